@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Installs what building and testing mcz needs on Debian 12, when it is missing.
+# As root it runs apt-get; otherwise it prints the exact command to run and fails.
+set -eu
+packages="build-essential pkg-config libzstd-dev libxxhash-dev libcmocka-dev zstd parallel clang"
+missing=""
+have_pkgconfig() { command -v pkg-config >/dev/null 2>&1 && pkg-config --exists "$@"; }
+have_pkgconfig libzstd libxxhash cmocka || missing="libzstd-dev libxxhash-dev libcmocka-dev pkg-config"
+for tool in cc make zstd parallel clang; do
+    command -v "$tool" >/dev/null 2>&1 || missing="$packages"
+done
+[ -z "$missing" ] && exit 0
+echo "mcz: installing build dependencies: $packages" >&2
+if [ "$(id -u)" -ne 0 ]; then
+    echo "mcz: not root; run: sudo apt-get update && sudo apt-get install -y $packages" >&2
+    exit 1
+fi
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq $packages >/dev/null

@@ -1,0 +1,136 @@
+# mcz - one non-recursive Makefile.
+#
+#   make            library and programs (bin/mcs, bin/mcz-replay, bin/mchgen)
+#   make test       unit, CLI and fuzz-regression tests
+#   make asan       the same tests under address and undefined-behaviour sanitizers
+#   make fuzz       libFuzzer targets (clang) in build/libfuzzer/
+#   make demo       the README's end-to-end run on a built-in sample
+#   make bench      benchmarks (not tests: they print figures)
+#
+# Sources are found by directory, so a new file needs no Makefile change:
+#   format/ writer/ reader/  -> build/libmcz.a (and libmcz.so, public symbols only)
+#   mcs/*.c                  -> bin/mcs
+#   parallel-replay/*.c      -> bin/mcz-replay
+#   bench/mchgen/*.c         -> bin/mchgen
+#   bench/*.c                -> build/bench/<name> (one program per file)
+#   tests/unit/test_*.c      -> build/tests/test_<name> (cmocka, one program per file)
+#   tests/fuzz/fuzz_*.c      -> build/fuzz/fuzz_<name> (corpus replay), build/libfuzzer/ (make fuzz)
+#   tests/cli/test_*.sh      -> run by tests/run-all.sh against $(BIN)
+
+CC      ?= cc
+BUILD   ?= build
+BIN     ?= bin
+OPT     ?= -O2 -g
+
+WARNINGS := -std=c11 -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wvla \
+            -Wformat=2 -Wcast-qual -Wpointer-arith -Wundef
+CPPFLAGS += -D_GNU_SOURCE -Iformat
+CFLAGS   += $(WARNINGS) $(OPT) -MMD -MP -pthread
+LDLIBS   += -lzstd -lxxhash -lm -pthread
+
+ifdef WERROR
+CFLAGS += -Werror
+endif
+ifdef SAN
+SANITIZE := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+CFLAGS  += $(SANITIZE)
+LDFLAGS += $(SANITIZE)
+endif
+
+LIB_SRC    := $(wildcard format/*.c writer/*.c reader/*.c)
+MCS_SRC    := $(wildcard mcs/*.c)
+REPLAY_SRC := $(wildcard parallel-replay/*.c)
+MCHGEN_SRC := $(wildcard bench/mchgen/*.c)
+BENCH_SRC  := $(wildcard bench/*.c)
+UNIT_SRC   := $(wildcard tests/unit/test_*.c)
+FUZZ_SRC   := $(wildcard tests/fuzz/fuzz_*.c)
+
+obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
+
+LIB_OBJ := $(call obj,$(LIB_SRC))
+LIB_A   := $(BUILD)/libmcz.a
+LIB_SO  := $(BUILD)/libmcz.so
+
+PROGRAMS := $(if $(MCS_SRC),$(BIN)/mcs) $(if $(REPLAY_SRC),$(BIN)/mcz-replay) \
+            $(if $(MCHGEN_SRC),$(BIN)/mchgen)
+BENCHES  := $(patsubst bench/%.c,$(BUILD)/bench/%,$(BENCH_SRC))
+UNITS    := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
+FUZZERS  := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(FUZZ_SRC))
+DEPS_OK  := $(BUILD)/.deps-ok
+
+.PHONY: all test asan fuzz demo bench clean deps
+.DEFAULT_GOAL := all
+
+all: $(LIB_A) $(LIB_SO) $(PROGRAMS) $(BENCHES)
+
+# Packages a fresh Debian 12 machine lacks are installed once, by the project's own script.
+deps: $(DEPS_OK)
+$(DEPS_OK): .ci/deps.sh
+	@bash .ci/deps.sh
+	@mkdir -p $(@D) && touch $@
+
+# Library objects export only the public API (MCZ_API) from the shared library.
+$(LIB_OBJ): CFLAGS += -fPIC -fvisibility=hidden -DMCZ_BUILDING_LIBRARY
+
+$(BUILD)/obj/%.o: %.c | $(DEPS_OK)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
+
+$(LIB_A): $(LIB_OBJ)
+	@mkdir -p $(@D)
+	rm -f $@ && ar rcs $@ $^
+
+$(LIB_SO): $(LIB_OBJ)
+	$(CC) -shared $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BIN)/mcs: $(call obj,$(MCS_SRC)) $(LIB_A)
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BIN)/mcz-replay: $(call obj,$(REPLAY_SRC)) $(LIB_A)
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) -rdynamic -o $@ $^ $(LDLIBS) -ldl
+
+$(BIN)/mchgen: $(call obj,$(MCHGEN_SRC)) $(LIB_A)
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/bench/%: $(BUILD)/obj/bench/%.o $(LIB_A)
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(LIB_A)
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lcmocka
+
+# Fuzz targets replay their corpus through a plain main() under gcc and the sanitizers.
+$(BUILD)/fuzz/%: $(BUILD)/obj/tests/fuzz/%.o $(BUILD)/obj/tests/fuzz/replay_main.o $(LIB_A)
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+test: all $(UNITS) $(FUZZERS)
+	@BUILD=$(BUILD) BIN=$(BIN) bash tests/run-all.sh
+
+asan:
+	$(MAKE) BUILD=build/asan BIN=build/asan/bin SAN=1 OPT="-O1 -g" test
+
+FUZZ_CC ?= clang
+fuzz: | $(DEPS_OK)
+	@mkdir -p $(BUILD)/libfuzzer
+	@for f in $(FUZZ_SRC); do \
+	    n=$$(basename $$f .c); echo "  FUZZ $$n"; \
+	    $(FUZZ_CC) $(CPPFLAGS) -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined \
+	        -o $(BUILD)/libfuzzer/$$n $$f $(LIB_SRC) $(LDLIBS) || exit 1; \
+	done
+	@echo "run: $(BUILD)/libfuzzer/fuzz_<name> tests/fuzz/corpus/<name>/"
+
+demo: all
+	@bash tests/demo.sh $(BIN)
+
+bench: all
+	@bash bench/run.sh $(BIN) $(BUILD)
+
+clean:
+	rm -rf build bin
+
+-include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

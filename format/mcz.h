@@ -1,0 +1,506 @@
+/*
+ * mcz.h - the one public header of mcz.
+ *
+ * mcz reads and writes .NET SuperPMI collections: the legacy formats (MCH method-context files,
+ * MCT tables of contents, MCL number lists) byte for byte, and the .mcz archive, a seekable,
+ * dictionary-compressed container of the same method contexts (format/FORMAT.md).
+ *
+ * Conventions that hold for every function below:
+ * - Functions return MCZ_OK (0) or a negative mcz error code; sizes are int64_t with a negative
+ *   value meaning an error. mcz_error_name() turns a code into text.
+ * - Every function that parses bytes takes an optional mcz_diag *: on error it is filled with the
+ *   code, the byte offset and the context number concerned, and a one-line message. Pass NULL
+ *   when the detail is not wanted.
+ * - Handles are opaque. Each has a create/open and a free/close that accepts NULL. A handle that
+ *   met a fatal error keeps it (sticky) and refuses further work with the same code.
+ * - Every byte from a file is hostile: nothing here reads out of bounds or allocates more than the
+ *   input can justify, whatever the input.
+ * - Views (mcz_mc, mcz_packet, mcz_map) point into memory owned by someone else and stay valid
+ *   as long as that memory does; they never own anything.
+ */
+#ifndef MCZ_H
+#define MCZ_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(MCZ_BUILDING_LIBRARY) && defined(__GNUC__)
+#define MCZ_API __attribute__((visibility("default")))
+#else
+#define MCZ_API
+#endif
+
+/* ============================================================================================ */
+/* Errors                                                                                        */
+/* ============================================================================================ */
+
+/* The single list of error codes: X(name, value, message). */
+#define MCZ_ERROR_LIST(X)                                                 \
+    X(MCZ_OK, 0, "success")                                               \
+    X(MCZ_EINVAL, -1, "invalid argument")                                 \
+    X(MCZ_ENOMEM, -2, "out of memory")                                    \
+    X(MCZ_EIO, -3, "I/O error")                                           \
+    X(MCZ_ECORRUPT, -4, "corrupt input")                                  \
+    X(MCZ_ETRUNCATED, -5, "truncated input")                              \
+    X(MCZ_ECHECKSUM, -6, "checksum mismatch")                             \
+    X(MCZ_EMISSING, -7, "missing packet or key")                          \
+    X(MCZ_ENOTFOUND, -8, "no such context")                               \
+    X(MCZ_EVERSION, -9, "unsupported format version")                     \
+    X(MCZ_EDICT, -10, "dictionary mismatch")                              \
+    X(MCZ_EZSTD, -11, "compression library error")                        \
+    X(MCZ_ESTATE, -12, "handle used in the wrong state")                  \
+    X(MCZ_ELIMIT, -13, "size limit exceeded")                             \
+    X(MCZ_EUNSUPPORTED, -14, "unsupported input")
+
+typedef enum mcz_error {
+#define MCZ_X_ENUM(name, value, text) name = value,
+    MCZ_ERROR_LIST(MCZ_X_ENUM)
+#undef MCZ_X_ENUM
+} mcz_error;
+
+/* Static text for a code ("corrupt input"); "unknown error" for a value not in the list. */
+MCZ_API const char *mcz_error_name(int code);
+
+/* What went wrong, and where. offset and context are -1 when they do not apply. */
+typedef struct mcz_diag {
+    int code;          /* an mcz_error */
+    int64_t offset;    /* byte offset in the file (or buffer) being read */
+    int64_t context;   /* 1-based method-context number */
+    char message[256]; /* one line, no trailing newline */
+} mcz_diag;
+
+/* Resets d to "no error" (code 0, offset and context -1, empty message). */
+MCZ_API void mcz_diag_clear(mcz_diag *d);
+
+/* ============================================================================================ */
+/* Legacy MCH: method contexts, packets, maps                                                    */
+/* ============================================================================================ */
+
+/*
+ * A method context (MC) serialized as SuperPMI does: 'm' 'c', u32 LE totalLen, totalLen bytes
+ * of packets, '4' '2'. An MCH file is MCs back to back; MCs are numbered 1, 2, 3... by position.
+ */
+#define MCZ_MC_OVERHEAD 8u          /* header (6) + trailer (2) */
+#define MCZ_MC_MAX_SIZE 0x7FFFFFF0u /* largest context mcz accepts, in bytes */
+
+typedef struct mcz_mc {
+    const uint8_t *bytes; /* the whole serialized context, header and trailer included */
+    size_t size;          /* totalLen + 8 */
+    uint64_t offset;      /* offset of the 'm' byte in its file, for messages and indexes */
+    uint32_t number;      /* 1-based context number */
+} mcz_mc;
+
+/*
+ * Container-level scan of an MCH image held in memory (typically an mmap).
+ * *pos is the offset to read at and *number the number of the previous context (start with 0
+ * and 0). On success fills out, advances *pos past the context, increments *number and returns
+ * 1; returns 0 at the exact end of buf; returns a negative code for a bad magic, a length past
+ * the end, or a bad end canary (diag names the context number and offset). Checks only the
+ * container (magic, length, trailer); mcz_mc_check() checks the packets. Never allocates.
+ */
+MCZ_API int mcz_mch_next(const uint8_t *buf, size_t len, uint64_t *pos, uint32_t *number,
+                         mcz_mc *out, mcz_diag *diag);
+
+/* Wraps a single serialized context that lies alone in [bytes, bytes+size): validates the
+ * container exactly like mcz_mch_next and requires it to fill the buffer. */
+MCZ_API int mcz_mc_from_bytes(const uint8_t *bytes, size_t size, uint32_t number,
+                              uint64_t offset, mcz_mc *out, mcz_diag *diag);
+
+/* One packet: u8 id, u32 size, size bytes of a serialized map, canary 0x42. */
+typedef struct mcz_packet {
+    uint8_t id;
+    uint32_t size;       /* bytes of the serialized map */
+    const uint8_t *data; /* the serialized map */
+    uint32_t offset;     /* offset of the id byte from the start of the context */
+} mcz_packet;
+
+/*
+ * Packet walk inside mc. *pos starts at 0 (it is relative to the packet area). Returns 1 with
+ * out filled, 0 after the last packet (which must end exactly at totalLen), or a negative code
+ * (packet overruns the area, bad canary). Does not parse the map.
+ */
+MCZ_API int mcz_packet_next(const mcz_mc *mc, uint32_t *pos, mcz_packet *out, mcz_diag *diag);
+
+/* Finds the first packet with this id; returns 1 found, 0 absent, negative on a bad context. */
+MCZ_API int mcz_packet_find(const mcz_mc *mc, uint8_t id, mcz_packet *out, mcz_diag *diag);
+
+/* A parsed map (LightWeightMap "LWM1" or DenseLightWeightMap "DWM1"), as views. */
+typedef struct mcz_map {
+    bool tagged;          /* the payload began with its LWM1/DWM1 tag */
+    bool dense;           /* DWM1: keys are implicit 0..count-1 */
+    uint32_t count;       /* items */
+    uint32_t item_size;   /* bytes per item: key+value for sparse maps, value for dense */
+    uint32_t key_size;    /* from the packet table; 0 for dense maps or when unknown */
+    uint32_t value_size;  /* item_size - key_size when key_size is known, else 0 */
+    const uint8_t *items; /* count * item_size bytes: all keys then all values (sparse) */
+    const uint8_t *pool;  /* the map's buffer pool */
+    uint32_t pool_size;
+} mcz_map;
+
+/*
+ * Parses a packet's map with full bounds checks: the tag, count, pool length and item arrays
+ * must exactly fill the packet. item_size is derived from the sizes; key/value split comes from
+ * the packet table when the id is known and its sizes agree. A legacy untagged map is read as
+ * SuperPMI reads it.
+ */
+MCZ_API int mcz_map_parse(const mcz_packet *p, mcz_map *out, mcz_diag *diag);
+
+/* Key i / value i of a sparse map with a known key size (NULL when out of range or unknown);
+ * for dense maps mcz_map_value returns item i. */
+MCZ_API const uint8_t *mcz_map_key(const mcz_map *m, uint32_t i);
+MCZ_API const uint8_t *mcz_map_value(const mcz_map *m, uint32_t i);
+
+/* Binary search by memcmp over the keys, as SuperPMI looks keys up. NULL when absent. */
+MCZ_API const uint8_t *mcz_map_find(const mcz_map *m, const void *key, uint32_t key_size);
+
+/*
+ * A pool buffer referenced by index (offset of its data; the u32 length sits 4 bytes before).
+ * Returns MCZ_OK with *data and *len set, MCZ_EMISSING for the null index 0xFFFFFFFF, or
+ * MCZ_ECORRUPT when the chunk does not lie inside the pool.
+ */
+MCZ_API int mcz_map_buffer(const mcz_map *m, uint32_t index, const uint8_t **data, uint32_t *len);
+
+/*
+ * Deep check of one context: every packet, every map, canaries, trailer. Unknown packet ids
+ * are not an error (the packet table is per JIT-EE version). Returns MCZ_OK or the first
+ * problem, with the offset of the offending byte in diag.
+ */
+MCZ_API int mcz_mc_check(const mcz_mc *mc, mcz_diag *diag);
+
+/* ---- Packet table (data, per JIT-EE version) ---- */
+
+typedef struct mcz_packet_info {
+    const char *name;    /* "CompileMethod"; NULL for ids not in the table */
+    bool compile_result; /* a PacketCR_* packet */
+    bool dense;          /* DWM1 */
+    uint32_t key_size;   /* 0 for dense */
+    uint32_t value_size; /* 0 when the value size is version-dependent and not checked */
+} mcz_packet_info;
+
+/* Table entry for id, or NULL when this build's table does not know it. */
+MCZ_API const mcz_packet_info *mcz_packet_lookup(uint8_t id);
+
+/* Writes the packet's name, or "unknown(N)", into buf; returns buf. */
+MCZ_API const char *mcz_packet_name(uint8_t id, char *buf, size_t cap);
+
+/* Name of the packet table this build reads, e.g. "JIT-EE dotnet/runtime main (ids up to 238)". */
+MCZ_API const char *mcz_packet_table_version(void);
+
+/* Well-known packet ids used by mcz itself. */
+enum {
+    MCZ_PACKET_GET_ARG_NEXT = 29,
+    MCZ_PACKET_GET_METHOD_ATTRIBS = 70,
+    MCZ_PACKET_GET_METHOD_CLASS = 71,
+    MCZ_PACKET_GET_METHOD_SIG = 76,
+    MCZ_PACKET_GET_ARG_CLASS = 139,
+    MCZ_PACKET_GET_ARG_TYPE = 140,
+    MCZ_PACKET_COMPILE_METHOD = 143,
+    MCZ_PACKET_PRINT_CLASS_NAME = 149,
+    MCZ_PACKET_PRINT_METHOD_NAME = 6,
+    MCZ_PACKET_GET_JIT_FLAGS = 154,
+    MCZ_PACKET_SIG_INST_HANDLE_MAP = 184,
+    MCZ_PACKET_GET_PGO_RESULTS = 187,
+    MCZ_PACKET_CR_PROCESS_NAME = 121
+};
+
+/* ---- Building contexts ---- */
+
+/*
+ * Builds serialized contexts the way SuperPMI's MethodContext::saveToFile does: packets in the
+ * order they are added, each map with its tag, sparse keys sorted by memcmp (the first value
+ * for a key wins), pool buffers deduplicated like LightWeightMap::AddBuffer. Reused across
+ * contexts with mcz_mc_builder_reset(); one builder per thread.
+ */
+typedef struct mcz_mc_builder mcz_mc_builder;
+
+MCZ_API mcz_mc_builder *mcz_mc_builder_create(void);
+MCZ_API void mcz_mc_builder_free(mcz_mc_builder *b);
+/* Starts a new, empty context. */
+MCZ_API void mcz_mc_builder_reset(mcz_mc_builder *b);
+
+/* Opens a map packet. dense: DWM1 (key_size must be 0). Only one map is open at a time. */
+MCZ_API int mcz_mc_builder_begin(mcz_mc_builder *b, uint8_t id, bool dense, uint32_t key_size,
+                                 uint32_t value_size);
+/* Adds a buffer to the open map's pool; returns its index, or 0xFFFFFFFF for len 0 / NULL
+ * (as AddBuffer does). */
+MCZ_API uint32_t mcz_mc_builder_buffer(mcz_mc_builder *b, const void *data, uint32_t len);
+/* Adds an item to the open map (key is ignored for dense maps). */
+MCZ_API int mcz_mc_builder_add(mcz_mc_builder *b, const void *key, const void *value);
+/* Closes the open map; a map with no items is dropped, as SuperPMI never writes empty maps. */
+MCZ_API int mcz_mc_builder_end(mcz_mc_builder *b);
+
+/* Appends a parsed map re-serialized canonically (tag, count, pool length, items, pool): a
+ * tagged map from a file comes out byte-identical. */
+MCZ_API int mcz_mc_builder_put_map(mcz_mc_builder *b, uint8_t id, const mcz_map *m);
+
+/* Finishes the context; *bytes stays valid until the next call on b. */
+MCZ_API int mcz_mc_builder_finish(mcz_mc_builder *b, const uint8_t **bytes, size_t *size);
+
+/* ============================================================================================ */
+/* Method identity (SuperPMI's method hash)                                                      */
+/* ============================================================================================ */
+
+typedef struct mcz_hash128 {
+    uint8_t bytes[16]; /* h1 then h2, each little-endian, as SuperPMI prints them */
+} mcz_hash128;
+
+/* MurmurHash3 x64 128, seed 0. */
+MCZ_API void mcz_murmur3_128(const void *data, size_t len, mcz_hash128 *out);
+
+/* 32 uppercase hex digits and a NUL. */
+MCZ_API void mcz_hash_hex(const mcz_hash128 *h, char out[33]);
+
+/* True when every byte is zero: the "no identity" value mcz stores for contexts lacking the
+ * packets the identity needs. */
+MCZ_API bool mcz_hash_is_zero(const mcz_hash128 *h);
+
+/*
+ * The identity string exactly as SuperPMI's dumpMethodIdentityInfoToBuffer builds it (two ISA
+ * flag words, 64-bit target), with literal CLASS/METHOD names when ignore_method_name is set.
+ * Writes at most cap bytes including a NUL into buf and returns the string length, or
+ * MCZ_EMISSING (diag names the packet) when the context lacks what the identity needs.
+ */
+MCZ_API int64_t mcz_mc_identity(const mcz_mc *mc, bool ignore_method_name, char *buf, size_t cap,
+                                mcz_diag *diag);
+
+/* MurmurHash3 of that string: the hash in .mct files (names) and -removeDup (no names). */
+MCZ_API int mcz_mc_identity_hash(const mcz_mc *mc, bool ignore_method_name, mcz_hash128 *out,
+                                 mcz_diag *diag);
+
+/* ============================================================================================ */
+/* MCT (table of contents) and MCL (context lists)                                               */
+/* ============================================================================================ */
+
+typedef struct mcz_toc_entry {
+    int64_t offset;   /* file offset of the context's 'm' byte */
+    int32_t number;   /* 1-based */
+    char hash[33];    /* 32 uppercase hex + NUL; all NUL when the identity could not be built */
+} mcz_toc_entry;
+
+#define MCZ_TOC_ELEMENT_SIZE 48u
+
+/* Parses an .mct image. validate: also require strictly increasing numbers (the loader's
+ * check; -dumpToc skips it). *entries is malloc'ed; free() it. */
+MCZ_API int mcz_toc_parse(const uint8_t *buf, size_t len, bool validate, mcz_toc_entry **entries,
+                          uint32_t *count, mcz_diag *diag);
+
+/* Encodes entries as an .mct image (padding zeroed). *out is malloc'ed; free() it. */
+MCZ_API int mcz_toc_encode(const mcz_toc_entry *entries, uint32_t count, uint8_t **out,
+                           size_t *len);
+
+/* The .mct paired with an .mch as SuperPMI finds it (foo.mch.mct, then foo.mct); writes the first
+ * that exists into buf and returns 1, or 0 when none does. */
+MCZ_API int mcz_toc_find(const char *mch_path, char *buf, size_t cap);
+
+/* A set of context numbers: sorted, disjoint, inclusive ranges. */
+typedef struct mcz_range {
+    uint32_t first, last;
+} mcz_range;
+
+typedef struct mcz_list {
+    mcz_range *ranges;
+    size_t count;
+} mcz_list;
+
+/* Parses SuperPMI's range syntax ("1-5,9,12-14": >= 1, strictly increasing, a < b). */
+MCZ_API int mcz_list_parse_ranges(const char *text, mcz_list *out, mcz_diag *diag);
+/* Parses an .mcl image (one number per line, LF or CRLF, strictly increasing, >= 1). */
+MCZ_API int mcz_list_parse_mcl(const uint8_t *buf, size_t len, mcz_list *out, mcz_diag *diag);
+/* A command-line argument: range syntax, or a path ending in .mcl (read from disk). */
+MCZ_API int mcz_list_from_arg(const char *arg, mcz_list *out, mcz_diag *diag);
+/* True when a range syntax / .mcl argument (what SuperPMI's processArgAsMCL accepts). */
+MCZ_API bool mcz_list_is_arg(const char *arg);
+MCZ_API bool mcz_list_contains(const mcz_list *l, uint32_t number);
+/* Number of context numbers in l. */
+MCZ_API uint64_t mcz_list_size(const mcz_list *l);
+/* Encodes as .mcl text ("%u\r\n" per number). *out is malloc'ed. */
+MCZ_API int mcz_list_encode_mcl(const mcz_list *l, char **out, size_t *len);
+MCZ_API void mcz_list_free(mcz_list *l);
+
+/* ============================================================================================ */
+/* Files                                                                                         */
+/* ============================================================================================ */
+
+/* A read-only file image (mmap when possible). */
+typedef struct mcz_file {
+    const uint8_t *data;
+    size_t size;
+    void *impl_; /* private */
+} mcz_file;
+
+MCZ_API int mcz_file_map(const char *path, mcz_file *out, mcz_diag *diag);
+MCZ_API void mcz_file_unmap(mcz_file *f);
+
+/*
+ * An output file that appears atomically: data goes to a temporary file beside path;
+ * mcz_outfile_commit() flushes, fsyncs and renames it over path; mcz_outfile_abort() (or a
+ * crash) leaves path untouched and removes the temporary.
+ */
+typedef struct mcz_outfile mcz_outfile;
+
+MCZ_API mcz_outfile *mcz_outfile_open(const char *path, mcz_diag *diag);
+MCZ_API int mcz_outfile_write(mcz_outfile *f, const void *data, size_t len);
+/* Current size written so far. */
+MCZ_API uint64_t mcz_outfile_tell(const mcz_outfile *f);
+MCZ_API int mcz_outfile_commit(mcz_outfile *f, mcz_diag *diag); /* frees f */
+MCZ_API void mcz_outfile_abort(mcz_outfile *f);                 /* frees f; accepts NULL */
+
+/* ============================================================================================ */
+/* The .mcz archive (format/FORMAT.md)                                                           */
+/* ============================================================================================ */
+
+/* ---- Dictionary ---- */
+
+/*
+ * Trains a zstd dictionary of at most cap bytes from n samples laid end to end in samples
+ * (sizes[i] bytes each), tuned for compression level `level`. *dict is malloc'ed. Returns
+ * MCZ_EUNSUPPORTED when training fails for lack of usable samples: go without a dictionary.
+ */
+MCZ_API int mcz_dict_train(const void *samples, const size_t *sizes, unsigned n, size_t cap,
+                           int level, void **dict, size_t *dict_len, mcz_diag *diag);
+
+/* ---- Writer ---- */
+
+typedef struct mcz_writer mcz_writer;
+
+/* Zero fields mean "the default"; the defaults and the figures behind them are in README.md. */
+typedef struct mcz_writer_options {
+    int level;             /* zstd level; 0: default */
+    uint32_t chunk_size;   /* target uncompressed bytes per chunk; 0: default (1 MiB) */
+    uint32_t dict_size;    /* dictionary capacity when training; 0: default */
+    bool no_dict;          /* compress without a dictionary */
+    int threads;           /* compression threads; 0: one per core */
+    const void *dict;      /* a ready dictionary (e.g. from another archive); NULL: train one */
+    size_t dict_len;
+    uint64_t train_bytes;  /* input buffered to train the dictionary; 0: default */
+    uint32_t first_number; /* number given to the first appended context; 0: 1 */
+} mcz_writer_options;
+
+#define MCZ_WRITER_OPTIONS_INIT {0, 0, 0, false, 0, NULL, 0, 0, 0}
+
+/*
+ * Creates an archive at path. Nothing appears at path before mcz_writer_close() succeeds: the
+ * data goes to a temporary file beside it.
+ */
+MCZ_API mcz_writer *mcz_writer_open(const char *path, const mcz_writer_options *opt,
+                                    mcz_diag *diag);
+
+/*
+ * Appends one serialized context (container-checked; copied, so the caller may reuse its
+ * buffer). Safe to call from several threads; contexts are numbered in the order the calls take
+ * effect, and *number (optional) receives the number given.
+ */
+MCZ_API int mcz_writer_append(mcz_writer *w, const void *mc, size_t size, uint32_t *number);
+
+/* Seals the last chunk, writes the index and footer, and renames the file into place. Frees w
+ * whatever the result; on failure nothing is left at the path. */
+MCZ_API int mcz_writer_close(mcz_writer *w, mcz_diag *diag);
+
+/* Discards everything written; frees w (accepts NULL). */
+MCZ_API void mcz_writer_abort(mcz_writer *w);
+
+/* The writer's sticky error, if any. */
+MCZ_API const mcz_diag *mcz_writer_diag(const mcz_writer *w);
+
+/* ---- Reader ---- */
+
+/*
+ * An open archive: the file mapped read-only, its footer and index validated. Immutable after
+ * open, so one reader serves any number of threads, each with its own mcz_cursor.
+ */
+typedef struct mcz_reader mcz_reader;
+
+typedef struct mcz_archive_info {
+    uint32_t version;      /* format version */
+    uint64_t contexts;     /* contexts held */
+    uint64_t chunks;
+    uint32_t first_number; /* lowest context number held (1 unless a rolling archive) */
+    uint32_t last_number;
+    uint64_t raw_bytes;    /* sum of the contexts' sizes (the equivalent .mch size) */
+    uint64_t file_bytes;
+    uint32_t dict_id;      /* 0: no dictionary */
+    uint32_t dict_size;
+    int level;             /* level recorded by the writer */
+    uint32_t chunk_size;   /* target recorded by the writer */
+} mcz_archive_info;
+
+typedef struct mcz_chunk_info {
+    uint64_t offset;       /* absolute file offset of the chunk's frames */
+    uint32_t stored_size;  /* bytes in the file */
+    uint32_t raw_size;     /* uncompressed bytes (whole contexts) */
+    uint32_t first_number;
+    uint32_t count;
+    uint64_t checksum;     /* XXH3-64 of the raw bytes */
+} mcz_chunk_info;
+
+MCZ_API mcz_reader *mcz_reader_open(const char *path, mcz_diag *diag);
+MCZ_API void mcz_reader_close(mcz_reader *r);
+MCZ_API void mcz_reader_get_info(const mcz_reader *r, mcz_archive_info *out);
+MCZ_API int mcz_reader_chunk(const mcz_reader *r, uint64_t index, mcz_chunk_info *out);
+/* Index of the chunk holding context `number`, or MCZ_ENOTFOUND. */
+MCZ_API int64_t mcz_reader_chunk_of(const mcz_reader *r, uint32_t number);
+/* Stored hashes of a context: identity with names (as in .mct) and the -removeDup key (identity
+ * without names, or a hash of the bytes when the identity cannot be built). Either may be NULL. */
+MCZ_API int mcz_reader_hashes(const mcz_reader *r, uint32_t number, mcz_hash128 *identity,
+                              mcz_hash128 *dedup);
+/* The archive's dictionary bytes (NULL, 0 when none). */
+MCZ_API void mcz_reader_dict(const mcz_reader *r, const void **dict, size_t *len);
+
+/* Per-thread decoding state: one zstd context and the last chunk decoded. */
+typedef struct mcz_cursor mcz_cursor;
+
+MCZ_API mcz_cursor *mcz_cursor_create(const mcz_reader *r);
+MCZ_API void mcz_cursor_free(mcz_cursor *c);
+/* Decompresses and verifies chunk `index` (cached: asking again is free). *raw stays valid until
+ * the cursor decodes another chunk. */
+MCZ_API int mcz_cursor_chunk(mcz_cursor *c, uint64_t index, const uint8_t **raw, size_t *len,
+                             mcz_diag *diag);
+/* Context `number` as a view into the decoded chunk (valid until the next chunk is decoded). */
+MCZ_API int mcz_cursor_get(mcz_cursor *c, uint32_t number, mcz_mc *out, mcz_diag *diag);
+
+/* Progress callback for long work: done and total in the caller's unit (bytes or contexts). */
+typedef void (*mcz_progress_fn)(void *arg, uint64_t done, uint64_t total);
+
+/* Deep verification: every chunk's checksum, every context's packets, every stored hash. */
+MCZ_API int mcz_reader_verify(const mcz_reader *r, mcz_progress_fn progress, void *arg,
+                              mcz_diag *diag);
+
+/*
+ * Rebuilds a complete archive at out_path from a damaged or truncated one (e.g. a writer killed
+ * mid-run) by scanning its self-describing chunks. Every chunk that decodes and checks out is
+ * kept; *kept and *lost count contexts. Fails only when nothing can be recovered.
+ */
+MCZ_API int mcz_recover(const char *in_path, const char *out_path, uint64_t *kept,
+                        uint64_t *lost, mcz_diag *diag);
+
+/* ---- Source: .mch and .mcz behind one interface ---- */
+
+/*
+ * A collection to read contexts from, whatever its format: an archive (detected by its magic)
+ * or an MCH file (with its .mct, when there is one, for random access). Single-threaded: open
+ * one source per thread.
+ */
+typedef struct mcz_source mcz_source;
+
+MCZ_API mcz_source *mcz_source_open(const char *path, mcz_diag *diag);
+MCZ_API void mcz_source_close(mcz_source *s);
+/* The archive behind the source, or NULL for an MCH file. */
+MCZ_API const mcz_reader *mcz_source_archive(const mcz_source *s);
+/*
+ * Next context in number order: 1 with *out filled (a view valid until the next call), 0 at the
+ * end, negative on damage (diag names the context number and offset).
+ */
+MCZ_API int mcz_source_next(mcz_source *s, mcz_mc *out, mcz_diag *diag);
+/* Context `number`; MCZ_ENOTFOUND when the source does not hold it. */
+MCZ_API int mcz_source_get(mcz_source *s, uint32_t number, mcz_mc *out, mcz_diag *diag);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MCZ_H */

@@ -1,0 +1,41 @@
+# Shared helpers for CLI tests (sourced). Each check prints "ok - NAME" or "not ok - NAME";
+# a script exits non-zero when any check failed.
+set -u
+BIN=$(cd "${BIN:-bin}" && pwd)
+MCZ_ROOT=${MCZ_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+cli_failures=0
+
+pass() { echo "ok - $1"; }
+fail() { echo "not ok - $1"; cli_failures=$((cli_failures + 1)); }
+
+# ok_run NAME CMD...: the command must exit 0.
+ok_run() {
+    local name=$1; shift
+    if "$@" >"$T/out" 2>"$T/err"; then pass "$name"; else
+        fail "$name (exit $?)"; sed 's/^/    /' "$T/err" | head -20; fi
+}
+
+# fail_run NAME CMD...: the command must exit non-zero, without a crash (exit < 128), and say
+# something on stderr.
+fail_run() {
+    local name=$1; shift
+    "$@" >"$T/out" 2>"$T/err"
+    local rc=$?
+    if [ "$rc" -ne 0 ] && [ "$rc" -lt 128 ] && [ -s "$T/err" ]; then pass "$name"; else
+        fail "$name (exit $rc)"; sed 's/^/    /' "$T/err" | head -20; fi
+}
+
+# same NAME FILE1 FILE2: byte-identical files.
+same() {
+    if cmp -s "$2" "$3"; then pass "$1"; else fail "$1 ($2 and $3 differ)"; fi
+}
+
+# contains NAME FILE TEXT: FILE contains TEXT (fixed string).
+contains() {
+    if grep -qF -- "$3" "$2"; then pass "$1"; else
+        fail "$1 ('$3' not in $2)"; head -5 "$2" | sed 's/^/    /'; fi
+}
+
+cli_done() { [ "$cli_failures" -eq 0 ]; }

@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Runs every test kind and prints one closing line, "N passed, N failed".
+#   unit:  $BUILD/tests/test_*        (cmocka; its "[  PASSED  ] N test(s)." lines are counted)
+#   fuzz:  $BUILD/fuzz/fuzz_<name>    replays tests/fuzz/corpus/<name>/ (one test per target)
+#   cli:   tests/cli/test_*.sh        (each prints "ok - ..." / "not ok - ..." lines)
+set -u
+BUILD=${BUILD:-build}
+BIN=${BIN:-bin}
+export BIN BUILD
+export MCZ_ROOT=$(cd "$(dirname "$0")/.." && pwd)
+passed=0
+failed=0
+failures=()
+
+count_cmocka() { # output file, exit code, name
+    local p f
+    p=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' "$1" | tail -n1)
+    f=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' "$1" | tail -n1)
+    passed=$((passed + ${p:-0}))
+    failed=$((failed + ${f:-0}))
+    if [ "$2" -ne 0 ]; then
+        [ -z "$f" ] && failed=$((failed + 1))
+        failures+=("$3")
+    fi
+}
+
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+
+for t in "$BUILD"/tests/test_*; do
+    [ -x "$t" ] || continue
+    echo "== unit $(basename "$t")"
+    "$t" >"$log" 2>&1
+    rc=$?
+    cat "$log"
+    count_cmocka "$log" "$rc" "$(basename "$t")"
+done
+
+for f in "$BUILD"/fuzz/fuzz_*; do
+    [ -x "$f" ] || continue
+    name=$(basename "$f"); name=${name#fuzz_}
+    corpus="$MCZ_ROOT/tests/fuzz/corpus/$name"
+    echo "== fuzz regression $name"
+    if [ -d "$corpus" ] && "$f" "$corpus"; then
+        passed=$((passed + 1))
+    else
+        failed=$((failed + 1)); failures+=("fuzz $name")
+    fi
+done
+
+for s in "$MCZ_ROOT"/tests/cli/test_*.sh; do
+    [ -f "$s" ] || continue
+    echo "== cli $(basename "$s")"
+    bash "$s" >"$log" 2>&1
+    rc=$?
+    cat "$log"
+    p=$(grep -c '^ok ' "$log")
+    f=$(grep -c '^not ok ' "$log")
+    passed=$((passed + p))
+    failed=$((failed + f))
+    if [ "$rc" -ne 0 ]; then
+        [ "$f" -eq 0 ] && failed=$((failed + 1))
+        failures+=("$(basename "$s")")
+    fi
+done
+
+for x in "${failures[@]+"${failures[@]}"}"; do echo "FAILED: $x"; done
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]
