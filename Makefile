@@ -26,7 +26,7 @@ WARNINGS := -std=c11 -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-protot
             -Wformat=2 -Wcast-qual -Wpointer-arith -Wundef
 CPPFLAGS += -D_GNU_SOURCE -Iformat
 CFLAGS   += $(WARNINGS) $(OPT) -MMD -MP -pthread
-LDLIBS   += -lzstd -lxxhash -lm -pthread
+LDLIBS   += -lzstd -lxxhash -lmurmurhash -lm -pthread
 
 ifdef WERROR
 CFLAGS += -Werror

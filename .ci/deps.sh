@@ -2,10 +2,10 @@
 # Installs what building and testing mcz needs on Debian 12, when it is missing.
 # As root it runs apt-get; otherwise it prints the exact command to run and fails.
 set -eu
-packages="build-essential pkg-config libzstd-dev libxxhash-dev libcmocka-dev zstd parallel clang"
+packages="build-essential pkg-config libzstd-dev libxxhash-dev libcmocka-dev libmurmurhash-dev zstd parallel clang"
 missing=""
 have_pkgconfig() { command -v pkg-config >/dev/null 2>&1 && pkg-config --exists "$@"; }
-have_pkgconfig libzstd libxxhash cmocka || missing="libzstd-dev libxxhash-dev libcmocka-dev pkg-config"
+have_pkgconfig libzstd libxxhash cmocka libmurmurhash || missing="$packages"
 for tool in cc make zstd parallel clang; do
     command -v "$tool" >/dev/null 2>&1 || missing="$packages"
 done
