@@ -146,7 +146,8 @@ typedef struct mcz_map {
  * Parses a packet's map with full bounds checks: the tag, count, pool length and item arrays
  * must exactly fill the packet. item_size is derived from the sizes; key/value split comes from
  * the packet table when the id is known and its sizes agree. A legacy untagged map is read as
- * SuperPMI reads it.
+ * SuperPMI reads it. diag offsets are relative to the start of the context (mcz_mc_check
+ * reports the same problems with file offsets and the context number).
  */
 MCZ_API int mcz_map_parse(const mcz_packet *p, mcz_map *out, mcz_diag *diag);
 
@@ -155,7 +156,8 @@ MCZ_API int mcz_map_parse(const mcz_packet *p, mcz_map *out, mcz_diag *diag);
 MCZ_API const uint8_t *mcz_map_key(const mcz_map *m, uint32_t i);
 MCZ_API const uint8_t *mcz_map_value(const mcz_map *m, uint32_t i);
 
-/* Binary search by memcmp over the keys, as SuperPMI looks keys up. NULL when absent. */
+/* Binary search by memcmp over the keys, as SuperPMI looks keys up (keys must be sorted). NULL
+ * when absent or when key_size is not the map's. For a dense map the key is a u32 index. */
 MCZ_API const uint8_t *mcz_map_find(const mcz_map *m, const void *key, uint32_t key_size);
 
 /*
@@ -166,11 +168,19 @@ MCZ_API const uint8_t *mcz_map_find(const mcz_map *m, const void *key, uint32_t 
 MCZ_API int mcz_map_buffer(const mcz_map *m, uint32_t index, const uint8_t **data, uint32_t *len);
 
 /*
- * Deep check of one context: every packet, every map, canaries, trailer. Unknown packet ids
- * are not an error (the packet table is per JIT-EE version). Returns MCZ_OK or the first
- * problem, with the offset of the offending byte in diag.
+ * Deep check of one context: every packet, every map, canaries, trailer: what holds in a
+ * collection of any JIT-EE version. Unknown packet ids and item sizes are not judged (the packet
+ * table is per version). Returns MCZ_OK or the first problem (MCZ_ECORRUPT, MCZ_ETRUNCATED...),
+ * with the offset of the offending byte in diag.
  */
 MCZ_API int mcz_mc_check(const mcz_mc *mc, mcz_diag *diag);
+
+/*
+ * mcz_mc_check, plus: every packet this build's table knows has the key and value sizes the
+ * table gives. A disagreement is MCZ_EVERSION (naming the packet): the collection comes from
+ * another JIT-EE version, or a packet is damaged in a way the framing cannot show.
+ */
+MCZ_API int mcz_mc_check_table(const mcz_mc *mc, mcz_diag *diag);
 
 /* ---- Packet table (data, per JIT-EE version) ---- */
 
@@ -190,6 +200,10 @@ MCZ_API const char *mcz_packet_name(uint8_t id, char *buf, size_t cap);
 
 /* Name of the packet table this build reads, e.g. "JIT-EE dotnet/runtime main (ids up to 238)". */
 MCZ_API const char *mcz_packet_table_version(void);
+
+/* The order SuperPMI writes packets in (lwmlist.h, then crlwmlist.h) for this build's table:
+ * *count ids, each once. Static data. */
+MCZ_API const uint8_t *mcz_packet_write_order(size_t *count);
 
 /* Well-known packet ids used by mcz itself. */
 enum {
@@ -227,7 +241,7 @@ MCZ_API void mcz_mc_builder_reset(mcz_mc_builder *b);
 MCZ_API int mcz_mc_builder_begin(mcz_mc_builder *b, uint8_t id, bool dense, uint32_t key_size,
                                  uint32_t value_size);
 /* Adds a buffer to the open map's pool; returns its index, or 0xFFFFFFFF for len 0 / NULL
- * (as AddBuffer does). */
+ * (as AddBuffer does) and on error (then sticky: the next call reports it). */
 MCZ_API uint32_t mcz_mc_builder_buffer(mcz_mc_builder *b, const void *data, uint32_t len);
 /* Adds an item to the open map (key is ignored for dense maps). */
 MCZ_API int mcz_mc_builder_add(mcz_mc_builder *b, const void *key, const void *value);
@@ -235,10 +249,13 @@ MCZ_API int mcz_mc_builder_add(mcz_mc_builder *b, const void *key, const void *v
 MCZ_API int mcz_mc_builder_end(mcz_mc_builder *b);
 
 /* Appends a parsed map re-serialized canonically (tag, count, pool length, items, pool): a
- * tagged map from a file comes out byte-identical. */
+ * tagged map from a file comes out byte-identical. As saveToFile does, an empty map is dropped,
+ * an untagged legacy map gains its tag and a legacy dense map becomes DWM1 (values by key). */
 MCZ_API int mcz_mc_builder_put_map(mcz_mc_builder *b, uint8_t id, const mcz_map *m);
 
-/* Finishes the context; *bytes stays valid until the next call on b. */
+/* Finishes the context; *bytes stays valid until the next call on b. The next context starts
+ * with mcz_mc_builder_reset(). The first error of any builder call is sticky until reset; a
+ * call out of order (a map open at finish, begin without end) is MCZ_ESTATE. */
 MCZ_API int mcz_mc_builder_finish(mcz_mc_builder *b, const uint8_t **bytes, size_t *size);
 
 /* ============================================================================================ */
@@ -249,7 +266,7 @@ typedef struct mcz_hash128 {
     uint8_t bytes[16]; /* h1 then h2, each little-endian, as SuperPMI prints them */
 } mcz_hash128;
 
-/* MurmurHash3 x64 128, seed 0. */
+/* MurmurHash3 x64 128, seed 0. len must be below 4 GiB (every hashed item is u32-sized). */
 MCZ_API void mcz_murmur3_128(const void *data, size_t len, mcz_hash128 *out);
 
 /* 32 uppercase hex digits and a NUL. */
@@ -262,8 +279,12 @@ MCZ_API bool mcz_hash_is_zero(const mcz_hash128 *h);
 /*
  * The identity string exactly as SuperPMI's dumpMethodIdentityInfoToBuffer builds it (two ISA
  * flag words, 64-bit target), with literal CLASS/METHOD names when ignore_method_name is set.
- * Writes at most cap bytes including a NUL into buf and returns the string length, or
- * MCZ_EMISSING (diag names the packet) when the context lacks what the identity needs.
+ * Writes at most cap bytes including a NUL into buf (buf may be NULL when cap is 0) and returns
+ * the full string length (always < 0x10000; truncated in buf when >= cap). Fails where SuperPMI
+ * would throw or crash: MCZ_EMISSING when a packet, key or name the identity needs is absent
+ * (diag names it, e.g. "no GetArgType entry for argument 2"), MCZ_ECORRUPT for values that point
+ * outside their pool, MCZ_EUNSUPPORTED for a CorInfoType SuperPMI cannot name, CORJIT_FLAGS
+ * longer than 24 bytes, or a JIT-helper method handle (helper names are per runtime version).
  */
 MCZ_API int64_t mcz_mc_identity(const mcz_mc *mc, bool ignore_method_name, char *buf, size_t cap,
                                 mcz_diag *diag);
@@ -284,8 +305,9 @@ typedef struct mcz_toc_entry {
 
 #define MCZ_TOC_ELEMENT_SIZE 48u
 
-/* Parses an .mct image. validate: also require strictly increasing numbers (the loader's
- * check; -dumpToc skips it). *entries is malloc'ed; free() it. */
+/* Parses an .mct image (exactly: nothing may follow the closing tag). validate: also require
+ * strictly increasing numbers (the loader's check; -dumpToc skips it). *entries is malloc'ed
+ * (NULL when *count is 0); free() it. Hashes come back NUL-padded to 33 bytes. */
 MCZ_API int mcz_toc_parse(const uint8_t *buf, size_t len, bool validate, mcz_toc_entry **entries,
                           uint32_t *count, mcz_diag *diag);
 
@@ -293,8 +315,9 @@ MCZ_API int mcz_toc_parse(const uint8_t *buf, size_t len, bool validate, mcz_toc
 MCZ_API int mcz_toc_encode(const mcz_toc_entry *entries, uint32_t count, uint8_t **out,
                            size_t *len);
 
-/* The .mct paired with an .mch as SuperPMI finds it (foo.mch.mct, then foo.mct); writes the first
- * that exists into buf and returns 1, or 0 when none does. */
+/* The .mct paired with an .mch as SuperPMI finds it (foo.mch.mct, then foo.mct when the name
+ * ends in .mch, any case); writes the first regular file that exists into buf and returns 1, or
+ * 0 when none does; MCZ_ELIMIT when cap cannot hold a candidate's name. */
 MCZ_API int mcz_toc_find(const char *mch_path, char *buf, size_t cap);
 
 /* A set of context numbers: sorted, disjoint, inclusive ranges. */
@@ -311,14 +334,20 @@ typedef struct mcz_list {
 MCZ_API int mcz_list_parse_ranges(const char *text, mcz_list *out, mcz_diag *diag);
 /* Parses an .mcl image (one number per line, LF or CRLF, strictly increasing, >= 1). */
 MCZ_API int mcz_list_parse_mcl(const uint8_t *buf, size_t len, mcz_list *out, mcz_diag *diag);
-/* A command-line argument: range syntax, or a path ending in .mcl (read from disk). */
+/* A command-line argument: range syntax, or a path ending in .mcl (read from disk; a file over
+ * MCZ_MCL_MAX_SIZE bytes is MCZ_ELIMIT). Parse errors are MCZ_EINVAL with the line or column. */
 MCZ_API int mcz_list_from_arg(const char *arg, mcz_list *out, mcz_diag *diag);
-/* True when a range syntax / .mcl argument (what SuperPMI's processArgAsMCL accepts). */
+/* True when arg looks like a list argument as SuperPMI's processArgAsMCL tells them apart: only
+ * digits, '-' and ',' (validity is left to mcz_list_from_arg), or a name ending in .mcl. */
 MCZ_API bool mcz_list_is_arg(const char *arg);
 MCZ_API bool mcz_list_contains(const mcz_list *l, uint32_t number);
 /* Number of context numbers in l. */
 MCZ_API uint64_t mcz_list_size(const mcz_list *l);
-/* Encodes as .mcl text ("%u\r\n" per number). *out is malloc'ed. */
+/* Largest .mcl file SuperPMI reads (and mcz reads or writes), in bytes. */
+#define MCZ_MCL_MAX_SIZE 0xFFFFFFu
+
+/* Encodes as .mcl text ("%u\r\n" per number). *out is malloc'ed (NUL-terminated, *len excludes
+ * the NUL). MCZ_ELIMIT when the text would exceed MCZ_MCL_MAX_SIZE. */
 MCZ_API int mcz_list_encode_mcl(const mcz_list *l, char **out, size_t *len);
 MCZ_API void mcz_list_free(mcz_list *l);
 
@@ -333,7 +362,10 @@ typedef struct mcz_file {
     void *impl_; /* private */
 } mcz_file;
 
+/* Maps path read-only (or reads it, for pipes and devices). An empty file gives size 0 and a
+ * non-NULL data. On error *out is such an empty image and diag names the path. */
 MCZ_API int mcz_file_map(const char *path, mcz_file *out, mcz_diag *diag);
+/* Releases the image; f becomes empty. Accepts NULL and images that failed to map. */
 MCZ_API void mcz_file_unmap(mcz_file *f);
 
 /*
@@ -343,7 +375,10 @@ MCZ_API void mcz_file_unmap(mcz_file *f);
  */
 typedef struct mcz_outfile mcz_outfile;
 
+/* Creates the temporary ".NAME.tmp.XXXXXX" beside path; NULL on error (diag names the path). */
 MCZ_API mcz_outfile *mcz_outfile_open(const char *path, mcz_diag *diag);
+/* Appends len bytes. The first failure is sticky: every later write and the commit return it,
+ * and commit reports it with the path. */
 MCZ_API int mcz_outfile_write(mcz_outfile *f, const void *data, size_t len);
 /* Current size written so far. */
 MCZ_API uint64_t mcz_outfile_tell(const mcz_outfile *f);
@@ -368,7 +403,8 @@ MCZ_API int mcz_dict_train(const void *samples, const size_t *sizes, unsigned n,
 
 typedef struct mcz_writer mcz_writer;
 
-/* Zero fields mean "the default"; the defaults and the figures behind them are in README.md. */
+/* Zero fields mean "the default"; the defaults and the figures behind them are in README.md
+ * and format/FORMAT.md §10. */
 typedef struct mcz_writer_options {
     int level;             /* zstd level; 0: default */
     uint32_t chunk_size;   /* target uncompressed bytes per chunk; 0: default (1 MiB) */
@@ -393,7 +429,10 @@ MCZ_API mcz_writer *mcz_writer_open(const char *path, const mcz_writer_options *
 /*
  * Appends one serialized context (container-checked; copied, so the caller may reuse its
  * buffer). Safe to call from several threads; contexts are numbered in the order the calls take
- * effect, and *number (optional) receives the number given.
+ * effect, and *number (optional) receives the number given. Blocks while 2 x threads + 2 sealed
+ * chunks wait for compression or writing (memory stays bounded), and once, while the dictionary
+ * is trained from the first train_bytes. A context refused by the container check returns its
+ * error and leaves the writer usable; I/O and compression failures are sticky (mcz_writer_diag).
  */
 MCZ_API int mcz_writer_append(mcz_writer *w, const void *mc, size_t size, uint32_t *number);
 

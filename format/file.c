@@ -1,0 +1,129 @@
+/*
+ * file.c - read-only file images: mmap for regular files, a read into memory for anything else
+ * (pipes, character devices), and a static empty image for empty files (mmap of length 0 fails).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "mcz_common.h"
+
+/* What mcz_file_unmap must release. */
+typedef struct file_image {
+    void *base;
+    size_t size;
+    bool mapped; /* munmap, else free */
+} file_image;
+
+static const uint8_t empty_image[1];
+
+static int set_image(mcz_file *out, void *base, size_t size, bool mapped)
+{
+    file_image *img = malloc(sizeof *img);
+    if (!img) {
+        if (mapped)
+            munmap(base, size);
+        else
+            free(base);
+        return MCZ_ENOMEM;
+    }
+    img->base = base;
+    img->size = size;
+    img->mapped = mapped;
+    out->data = base;
+    out->size = size;
+    out->impl_ = img;
+    return MCZ_OK;
+}
+
+/* Reads a stream of unknown length to its end. */
+static int read_all(int fd, const char *path, mcz_file *out, mcz_diag *diag)
+{
+    uint8_t *buf = NULL;
+    size_t len = 0, cap = 0;
+    for (;;) {
+        if (cap - len < 65536) {
+            size_t grown_cap = cap ? cap * 2 : 65536;
+            uint8_t *grown = grown_cap > cap ? realloc(buf, grown_cap) : NULL;
+            if (!grown) {
+                free(buf);
+                return mcz_fail(diag, MCZ_ENOMEM, (int64_t)len, -1, "%s: out of memory", path);
+            }
+            buf = grown;
+            cap = grown_cap;
+        }
+        ssize_t got = read(fd, buf + len, cap - len);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0) {
+            int err = errno;
+            free(buf);
+            return mcz_fail(diag, MCZ_EIO, (int64_t)len, -1, "%s: %s", path, strerror(err));
+        }
+        if (got == 0)
+            break;
+        len += (size_t)got;
+    }
+    if (len == 0) {
+        free(buf);
+        out->data = empty_image;
+        return MCZ_OK;
+    }
+    return set_image(out, buf, len, false);
+}
+
+static int map_open_file(int fd, const char *path, mcz_file *out, mcz_diag *diag)
+{
+    struct stat st;
+    if (fstat(fd, &st) != 0)
+        return mcz_fail(diag, MCZ_EIO, -1, -1, "%s: %s", path, strerror(errno));
+    if (!S_ISREG(st.st_mode))
+        return read_all(fd, path, out, diag);
+    if (st.st_size == 0) {
+        out->data = empty_image;
+        return MCZ_OK;
+    }
+    if ((uint64_t)st.st_size > SIZE_MAX)
+        return mcz_fail(diag, MCZ_ELIMIT, -1, -1, "%s: too large to map", path);
+    size_t size = (size_t)st.st_size;
+    void *base = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+    if (base == MAP_FAILED)
+        return read_all(fd, path, out, diag);
+    return set_image(out, base, size, true);
+}
+
+int mcz_file_map(const char *path, mcz_file *out, mcz_diag *diag)
+{
+    if (!path || !out)
+        return mcz_fail(diag, MCZ_EINVAL, -1, -1, "mcz_file_map: NULL argument");
+    out->data = empty_image;
+    out->size = 0;
+    out->impl_ = NULL;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return mcz_fail(diag, MCZ_EIO, -1, -1, "%s: %s", path, strerror(errno));
+    int rc = map_open_file(fd, path, out, diag);
+    close(fd);
+    return rc;
+}
+
+void mcz_file_unmap(mcz_file *f)
+{
+    if (!f)
+        return;
+    file_image *img = f->impl_;
+    if (img) {
+        if (img->mapped)
+            munmap(img->base, img->size);
+        else
+            free(img->base);
+        free(img);
+    }
+    f->data = empty_image;
+    f->size = 0;
+    f->impl_ = NULL;
+}

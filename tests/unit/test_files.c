@@ -1,0 +1,205 @@
+/*
+ * test_files.c - file images (regular, empty, missing, non-regular) and atomic output files
+ * (commit creates, abort leaves the old file and no temporary behind).
+ */
+#include <dirent.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "mcz.h"
+
+typedef struct test_dir {
+    char path[64];
+} test_dir;
+
+static int dir_setup(void **state)
+{
+    test_dir *d = malloc(sizeof *d);
+    if (!d)
+        return -1;
+    snprintf(d->path, sizeof d->path, "/tmp/mcz_test_files.XXXXXX");
+    if (!mkdtemp(d->path)) {
+        free(d);
+        return -1;
+    }
+    *state = d;
+    return 0;
+}
+
+static int dir_teardown(void **state)
+{
+    test_dir *d = *state;
+    DIR *dir = opendir(d->path);
+    struct dirent *e;
+    while (dir && (e = readdir(dir)) != NULL) {
+        char child[512];
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
+            snprintf(child, sizeof child, "%s/%s", d->path, e->d_name);
+            unlink(child);
+        }
+    }
+    if (dir)
+        closedir(dir);
+    rmdir(d->path);
+    free(d);
+    return 0;
+}
+
+/* Entries in the test directory other than . and .. */
+static int dir_entries(void **state)
+{
+    const test_dir *d = *state;
+    DIR *dir = opendir(d->path);
+    assert_non_null(dir);
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(dir)) != NULL)
+        n += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
+    closedir(dir);
+    return n;
+}
+
+/* path = the test directory's entry `name` */
+static void in_dir(void **state, const char *name, char *path, size_t cap)
+{
+    const test_dir *d = *state;
+    snprintf(path, cap, "%s/%s", d->path, name);
+}
+
+static void write_file(const char *path, const void *data, size_t len)
+{
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(data, 1, len, f), len);
+    assert_int_equal(fclose(f), 0);
+}
+
+static void assert_file_is(const char *path, const char *text)
+{
+    mcz_file f;
+    assert_int_equal(mcz_file_map(path, &f, NULL), 0);
+    assert_int_equal(f.size, strlen(text));
+    assert_memory_equal(f.data, text, f.size);
+    mcz_file_unmap(&f);
+}
+
+static void test_map_regular_and_empty(void **state)
+{
+    char path[128];
+    in_dir(state, "data", path, sizeof path);
+    write_file(path, "hello", 5);
+    assert_file_is(path, "hello");
+
+    in_dir(state, "empty", path, sizeof path);
+    write_file(path, "", 0);
+    mcz_file f;
+    assert_int_equal(mcz_file_map(path, &f, NULL), 0);
+    assert_int_equal(f.size, 0);
+    assert_non_null(f.data);
+    mcz_file_unmap(&f);
+    mcz_file_unmap(&f); /* idempotent */
+
+    assert_int_equal(mcz_file_map("/dev/null", &f, NULL), 0); /* not mappable: read */
+    assert_int_equal(f.size, 0);
+    mcz_file_unmap(&f);
+}
+
+static void test_map_missing_names_the_path(void **state)
+{
+    char path[128];
+    in_dir(state, "absent.mch", path, sizeof path);
+    mcz_file f;
+    mcz_diag diag;
+    assert_int_equal(mcz_file_map(path, &f, &diag), MCZ_EIO);
+    assert_int_equal(diag.code, MCZ_EIO);
+    assert_non_null(strstr(diag.message, path));
+    assert_int_equal(f.size, 0);
+    mcz_file_unmap(&f);
+}
+
+static void test_outfile_commit_creates(void **state)
+{
+    char path[128];
+    in_dir(state, "out.mch", path, sizeof path);
+    mcz_outfile *o = mcz_outfile_open(path, NULL);
+    assert_non_null(o);
+    assert_int_equal(access(path, F_OK), -1); /* nothing at the path before commit */
+    assert_int_equal(mcz_outfile_write(o, "abc", 3), 0);
+    assert_int_equal(mcz_outfile_write(o, NULL, 0), 0);
+    assert_int_equal(mcz_outfile_write(o, "de", 2), 0);
+    assert_int_equal(mcz_outfile_tell(o), 5);
+    assert_int_equal(dir_entries(state), 1); /* the temporary */
+    assert_int_equal(mcz_outfile_commit(o, NULL), 0);
+    assert_file_is(path, "abcde");
+    assert_int_equal(dir_entries(state), 1);
+
+    /* committing again replaces the file */
+    o = mcz_outfile_open(path, NULL);
+    assert_non_null(o);
+    assert_int_equal(mcz_outfile_write(o, "new", 3), 0);
+    assert_int_equal(mcz_outfile_commit(o, NULL), 0);
+    assert_file_is(path, "new");
+    assert_int_equal(dir_entries(state), 1);
+}
+
+static void test_outfile_abort_leaves_old_file(void **state)
+{
+    char path[128];
+    in_dir(state, "keep.mch", path, sizeof path);
+    write_file(path, "old", 3);
+    mcz_outfile *o = mcz_outfile_open(path, NULL);
+    assert_non_null(o);
+    assert_int_equal(mcz_outfile_write(o, "replacement", 11), 0);
+    assert_int_equal(dir_entries(state), 2);
+    mcz_outfile_abort(o);
+    mcz_outfile_abort(NULL);
+    assert_file_is(path, "old");
+    assert_int_equal(dir_entries(state), 1);
+}
+
+static void test_outfile_errors_name_the_path(void **state)
+{
+    char path[128];
+    in_dir(state, "no/such/dir/out.mch", path, sizeof path);
+    mcz_diag diag;
+    assert_null(mcz_outfile_open(path, &diag));
+    assert_int_equal(diag.code, MCZ_EIO);
+    assert_non_null(strstr(diag.message, path));
+    assert_null(mcz_outfile_open("", &diag));
+    assert_int_equal(diag.code, MCZ_EINVAL);
+
+    /* a write error is sticky and reported by commit, which leaves nothing behind */
+    in_dir(state, "sticky.mch", path, sizeof path);
+    mcz_outfile *o = mcz_outfile_open(path, NULL);
+    assert_non_null(o);
+    assert_int_equal(mcz_outfile_write(o, NULL, 4), MCZ_EINVAL);
+    assert_int_equal(mcz_outfile_write(o, "abc", 3), MCZ_EINVAL);
+    assert_int_equal(mcz_outfile_commit(o, &diag), MCZ_EINVAL);
+    assert_non_null(strstr(diag.message, path));
+    assert_int_equal(access(path, F_OK), -1);
+    assert_int_equal(dir_entries(state), 0);
+    assert_int_equal(mcz_outfile_commit(NULL, NULL), MCZ_EINVAL);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_map_regular_and_empty, dir_setup, dir_teardown),
+        cmocka_unit_test_setup_teardown(test_map_missing_names_the_path, dir_setup,
+                                        dir_teardown),
+        cmocka_unit_test_setup_teardown(test_outfile_commit_creates, dir_setup, dir_teardown),
+        cmocka_unit_test_setup_teardown(test_outfile_abort_leaves_old_file, dir_setup,
+                                        dir_teardown),
+        cmocka_unit_test_setup_teardown(test_outfile_errors_name_the_path, dir_setup,
+                                        dir_teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
