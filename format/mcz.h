@@ -330,9 +330,13 @@ typedef struct mcz_list {
     size_t count;
 } mcz_list;
 
-/* Parses SuperPMI's range syntax ("1-5,9,12-14": >= 1, strictly increasing, a < b). */
+/* Parses SuperPMI's range syntax ("1-5,9,12-14": >= 1, strictly increasing, a < b, at most
+ * 2^31-1). Touching numbers merge into one range; free the result with mcz_list_free(). Errors
+ * are MCZ_EINVAL with the column in diag (out is left empty). */
 MCZ_API int mcz_list_parse_ranges(const char *text, mcz_list *out, mcz_diag *diag);
-/* Parses an .mcl image (one number per line, LF or CRLF, strictly increasing, >= 1). */
+/* Parses an .mcl image (one number per line, LF or CRLF, strictly increasing, >= 1; the last
+ * line may lack its newline; empty input is the empty list). A blank line or anything but
+ * digits is MCZ_EINVAL naming the line, with its offset in diag. */
 MCZ_API int mcz_list_parse_mcl(const uint8_t *buf, size_t len, mcz_list *out, mcz_diag *diag);
 /* A command-line argument: range syntax, or a path ending in .mcl (read from disk; a file over
  * MCZ_MCL_MAX_SIZE bytes is MCZ_ELIMIT). Parse errors are MCZ_EINVAL with the line or column. */

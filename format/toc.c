@@ -1,0 +1,175 @@
+/*
+ * toc.c - SuperPMI's .mct table of contents (mch-format §5.3):
+ *   "INDX", u32 count, count x 48-byte TOCElement {i64 offset, i32 number, char hash[33], 3 pad},
+ *   "INDX".
+ * The pad bytes are uninitialised heap in files written by mcs: ignored on read, zero on write.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+
+#include "mcz_common.h"
+
+#define TOC_TAG "INDX"
+#define TOC_TAG_SIZE 4u
+#define TOC_HEADER_SIZE 8u /* tag + count */
+#define TOC_EL_OFFSET 0u
+#define TOC_EL_NUMBER 8u
+#define TOC_EL_HASH 12u
+#define TOC_HASH_SIZE 33u
+
+_Static_assert(TOC_EL_HASH + TOC_HASH_SIZE + 3 == MCZ_TOC_ELEMENT_SIZE, "TOCElement is 48 bytes");
+_Static_assert(sizeof(((mcz_toc_entry *)0)->hash) == TOC_HASH_SIZE, "hash field is 33 bytes");
+
+/* Copies a hash field up to its NUL, zero-filling the rest, so equal hashes compare equal. */
+static void hash_copy(char dst[TOC_HASH_SIZE], const char *src, size_t src_len)
+{
+    size_t n = 0;
+    while (n < src_len && n < TOC_HASH_SIZE - 1 && src[n] != '\0')
+        n++;
+    memcpy(dst, src, n);
+    memset(dst + n, 0, TOC_HASH_SIZE - n);
+}
+
+static int element_parse(const uint8_t *el, int64_t at, mcz_toc_entry *out, mcz_diag *diag)
+{
+    const char *hash = (const char *)el + TOC_EL_HASH;
+    if (!memchr(hash, '\0', TOC_HASH_SIZE))
+        return mcz_fail(diag, MCZ_ECORRUPT, at + TOC_EL_HASH, -1,
+                        "TOC element hash is not NUL-terminated within 33 bytes");
+    out->offset = (int64_t)mcz_get_le64(el + TOC_EL_OFFSET);
+    out->number = (int32_t)mcz_get_le32(el + TOC_EL_NUMBER);
+    hash_copy(out->hash, hash, TOC_HASH_SIZE);
+    return MCZ_OK;
+}
+
+static int toc_frame_check(const uint8_t *buf, size_t len, uint32_t *count, mcz_diag *diag)
+{
+    if (len < TOC_HEADER_SIZE)
+        return mcz_fail(diag, MCZ_ETRUNCATED, (int64_t)len, -1,
+                        "TOC of %zu bytes is shorter than its 8-byte header", len);
+    if (memcmp(buf, TOC_TAG, TOC_TAG_SIZE) != 0)
+        return mcz_fail(diag, MCZ_ECORRUPT, 0, -1, "TOC does not start with INDX");
+    *count = mcz_get_le32(buf + TOC_TAG_SIZE);
+    uint64_t body = (uint64_t)*count * MCZ_TOC_ELEMENT_SIZE; /* < 2^38: no overflow */
+    if (!mcz_fits(len, TOC_HEADER_SIZE, body) ||
+        !mcz_fits(len, TOC_HEADER_SIZE + body, TOC_TAG_SIZE))
+        return mcz_fail(diag, MCZ_ETRUNCATED, (int64_t)len, -1,
+                        "TOC claims %u elements (%llu bytes) but holds %zu bytes", *count,
+                        (unsigned long long)(body + TOC_HEADER_SIZE + TOC_TAG_SIZE), len);
+    size_t trailer = TOC_HEADER_SIZE + (size_t)body;
+    if (memcmp(buf + trailer, TOC_TAG, TOC_TAG_SIZE) != 0)
+        return mcz_fail(diag, MCZ_ECORRUPT, (int64_t)trailer, -1, "TOC does not end with INDX");
+    if (len - trailer != TOC_TAG_SIZE)
+        return mcz_fail(diag, MCZ_ECORRUPT, (int64_t)(trailer + TOC_TAG_SIZE), -1,
+                        "%zu bytes after the TOC's closing INDX", len - trailer - TOC_TAG_SIZE);
+    return MCZ_OK;
+}
+
+static int numbers_check(const mcz_toc_entry *e, uint32_t count, mcz_diag *diag)
+{
+    for (uint32_t i = 1; i < count; i++) {
+        if (e[i].number <= e[i - 1].number)
+            return mcz_fail(diag, MCZ_ECORRUPT,
+                            (int64_t)(TOC_HEADER_SIZE + (uint64_t)i * MCZ_TOC_ELEMENT_SIZE +
+                                      TOC_EL_NUMBER),
+                            e[i].number, "TOC numbers not increasing: %d after %d", e[i].number,
+                            e[i - 1].number);
+    }
+    return MCZ_OK;
+}
+
+int mcz_toc_parse(const uint8_t *buf, size_t len, bool validate, mcz_toc_entry **entries,
+                  uint32_t *count, mcz_diag *diag)
+{
+    if ((!buf && len) || !entries || !count)
+        return mcz_fail(diag, MCZ_EINVAL, -1, -1, "mcz_toc_parse: NULL argument");
+    *entries = NULL;
+    *count = 0;
+    uint32_t n = 0;
+    int rc = toc_frame_check(buf, len, &n, diag);
+    if (rc != MCZ_OK)
+        return rc;
+    /* n * 48 bytes are in buf, so the allocation is bounded by the input's size. */
+    mcz_toc_entry *e = n ? calloc(n, sizeof *e) : NULL;
+    if (n && !e)
+        return mcz_fail(diag, MCZ_ENOMEM, -1, -1, "out of memory for %u TOC entries", n);
+    for (uint32_t i = 0; i < n && rc == MCZ_OK; i++) {
+        size_t at = TOC_HEADER_SIZE + (size_t)i * MCZ_TOC_ELEMENT_SIZE;
+        rc = element_parse(buf + at, (int64_t)at, &e[i], diag);
+    }
+    if (rc == MCZ_OK && validate)
+        rc = numbers_check(e, n, diag);
+    if (rc != MCZ_OK) {
+        free(e);
+        return rc;
+    }
+    *entries = e;
+    *count = n;
+    return MCZ_OK;
+}
+
+int mcz_toc_encode(const mcz_toc_entry *entries, uint32_t count, uint8_t **out, size_t *len)
+{
+    if ((!entries && count) || !out || !len)
+        return MCZ_EINVAL;
+    *out = NULL;
+    *len = 0;
+    uint64_t total = TOC_HEADER_SIZE + (uint64_t)count * MCZ_TOC_ELEMENT_SIZE + TOC_TAG_SIZE;
+    if (total > SIZE_MAX)
+        return MCZ_ELIMIT;
+    uint8_t *buf = calloc(1, (size_t)total);
+    if (!buf)
+        return MCZ_ENOMEM;
+    memcpy(buf, TOC_TAG, TOC_TAG_SIZE);
+    mcz_put_le32(buf + TOC_TAG_SIZE, count);
+    for (uint32_t i = 0; i < count; i++) {
+        uint8_t *el = buf + TOC_HEADER_SIZE + (size_t)i * MCZ_TOC_ELEMENT_SIZE;
+        mcz_put_le64(el + TOC_EL_OFFSET, (uint64_t)entries[i].offset);
+        mcz_put_le32(el + TOC_EL_NUMBER, (uint32_t)entries[i].number);
+        hash_copy((char *)el + TOC_EL_HASH, entries[i].hash, TOC_HASH_SIZE);
+    }
+    memcpy(buf + total - TOC_TAG_SIZE, TOC_TAG, TOC_TAG_SIZE);
+    *out = buf;
+    *len = (size_t)total;
+    return MCZ_OK;
+}
+
+/* Writes a + b into buf; false when it does not fit. */
+static bool path_join(char *buf, size_t cap, const char *a, size_t a_len, const char *b)
+{
+    size_t b_len = strlen(b);
+    if (a_len >= cap || b_len >= cap - a_len)
+        return false;
+    memcpy(buf, a, a_len);
+    memcpy(buf + a_len, b, b_len + 1);
+    return true;
+}
+
+static bool is_regular_file(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+int mcz_toc_find(const char *mch_path, char *buf, size_t cap)
+{
+    if (!mch_path || !buf || cap == 0)
+        return MCZ_EINVAL;
+    size_t len = strlen(mch_path);
+    if (!path_join(buf, cap, mch_path, len, ".mct"))
+        return MCZ_ELIMIT;
+    if (is_regular_file(buf))
+        return 1;
+    static const char ext[] = ".mch";
+    size_t ext_len = sizeof ext - 1;
+    if (len > ext_len && strcasecmp(mch_path + len - ext_len, ext) == 0) {
+        if (!path_join(buf, cap, mch_path, len - ext_len, ".mct"))
+            return MCZ_ELIMIT;
+        if (is_regular_file(buf))
+            return 1;
+    }
+    buf[0] = '\0';
+    return 0;
+}

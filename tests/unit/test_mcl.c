@@ -1,0 +1,290 @@
+/*
+ * test_mcl.c - context-number lists (mch-format §5.4): the range syntax, .mcl text (LF, CRLF,
+ * a last line without newline), every rejection with its line or column, encoding and round
+ * trips, the SuperPMI size cap on .mcl files, and the list queries.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "mcz_common.h"
+
+static void assert_ranges(const mcz_list *l, const uint32_t (*want)[2], size_t n)
+{
+    assert_int_equal(l->count, n);
+    for (size_t i = 0; i < n; i++) {
+        assert_int_equal(l->ranges[i].first, want[i][0]);
+        assert_int_equal(l->ranges[i].last, want[i][1]);
+    }
+}
+
+static void test_ranges(void **state)
+{
+    (void)state;
+    mcz_list l;
+    assert_int_equal(mcz_list_parse_ranges("1-5,9,12-14", &l, NULL), 0);
+    static const uint32_t want[][2] = {{1, 5}, {9, 9}, {12, 14}};
+    assert_ranges(&l, want, 3);
+    assert_int_equal(mcz_list_size(&l), 9);
+    static const uint32_t in[] = {1, 3, 5, 9, 12, 14}, out[] = {0, 6, 8, 10, 11, 15, 0xFFFFFFFF};
+    for (size_t i = 0; i < sizeof in / sizeof in[0]; i++)
+        assert_true(mcz_list_contains(&l, in[i]));
+    for (size_t i = 0; i < sizeof out / sizeof out[0]; i++)
+        assert_false(mcz_list_contains(&l, out[i]));
+    mcz_list_free(&l);
+    assert_null(l.ranges);
+    assert_int_equal(l.count, 0);
+    /* touching pieces merge; the largest number SuperPMI can hold */
+    assert_int_equal(mcz_list_parse_ranges("1,2,3-4,5,7-2147483647", &l, NULL), 0);
+    static const uint32_t merged[][2] = {{1, 5}, {7, 2147483647}};
+    assert_ranges(&l, merged, 2);
+    assert_int_equal(mcz_list_size(&l), 5 + 2147483641ull);
+    mcz_list_free(&l);
+}
+
+static void test_range_errors(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *text;
+        const char *message;
+        int64_t column;
+    } bad[] = {
+        {"", "empty range list", 0},
+        {"0", "start at 1", 0},
+        {"0-3", "start at 1", 0},
+        {"5-3", "range 5-3 must go up", 0},
+        {"3-3", "range 3-3 must go up", 0},
+        {"1,1", "1 does not follow 1", 2},
+        {"4,2", "2 does not follow 4", 2},
+        {"1-5,5", "5 does not follow 5", 4},
+        {"1-5,3-9", "3 does not follow 5", 4},
+        {"1,", "expected a number", 2},
+        {",1", "expected a number", 0},
+        {"1,,2", "expected a number", 2},
+        {"1--3", "expected a number after '-'", 2},
+        {"1-", "expected a number after '-'", 2},
+        {"-3", "expected a number", 0},
+        {"1-2-3", "unexpected '-'", 3},
+        {"7 8", "unexpected ' '", 1},
+        {"x", "expected a number", 0},
+        {"2147483648", "expected a number", 0},
+        {"99999999999999999999", "expected a number", 0},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        mcz_list l = {(mcz_range *)1, 5};
+        mcz_diag d;
+        mcz_diag_clear(&d);
+        assert_int_equal(mcz_list_parse_ranges(bad[i].text, &l, &d), MCZ_EINVAL);
+        if (!strstr(d.message, bad[i].message))
+            fail_msg("'%s': message '%s' lacks '%s'", bad[i].text, d.message, bad[i].message);
+        assert_int_equal(d.offset, bad[i].column);
+        assert_null(l.ranges);
+        assert_int_equal(l.count, 0);
+    }
+    assert_int_equal(mcz_list_parse_ranges(NULL, &(mcz_list){0}, NULL), MCZ_EINVAL);
+}
+
+static int parse_mcl_copy(const char *text, size_t len, mcz_list *l, mcz_diag *d)
+{
+    uint8_t *copy = malloc(len ? len : 1); /* exact size: a read past the end is caught */
+    assert_non_null(copy);
+    memcpy(copy, text, len);
+    int rc = mcz_list_parse_mcl(copy, len, l, d);
+    free(copy);
+    return rc;
+}
+
+static void test_mcl_text(void **state)
+{
+    (void)state;
+    static const char *const good[] = {"1\r\n2\r\n5\r\n", "1\n2\n5\n", "1\n2\r\n5", "01\n2\n05\n"};
+    static const uint32_t want[][2] = {{1, 2}, {5, 5}};
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+        mcz_list l;
+        assert_int_equal(parse_mcl_copy(good[i], strlen(good[i]), &l, NULL), 0);
+        assert_ranges(&l, want, 2);
+        mcz_list_free(&l);
+    }
+    mcz_list l;
+    assert_int_equal(parse_mcl_copy("", 0, &l, NULL), 0);
+    assert_int_equal(l.count, 0);
+    assert_int_equal(mcz_list_size(&l), 0);
+    assert_false(mcz_list_contains(&l, 1));
+    mcz_list_free(&l);
+    mcz_list_free(NULL);
+}
+
+static void test_mcl_errors(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *text;
+        size_t len; /* 0: strlen */
+        const char *message;
+        int64_t offset;
+    } bad[] = {
+        {"\n", 0, "line 1: blank line", 0},
+        {"1\n\n2\n", 0, "line 2: blank line", 2},
+        {"1\r\n\r\n", 0, "line 2: blank line", 3},
+        {"1\n2 \n", 0, "line 2: not a decimal", 2},
+        {" 1\n", 0, "line 1: not a decimal", 0},
+        {"+1\n", 0, "line 1: not a decimal", 0},
+        {"1\r\r\n", 0, "line 1: not a decimal", 0},
+        {"1\n2\nx", 0, "line 3: not a decimal", 4},
+        {"1\0\n", 3, "line 1: not a decimal", 0},
+        {"0\n", 0, "line 1: context numbers start at 1", 0},
+        {"2\n1\n", 0, "line 2: 1 does not follow 2", 2},
+        {"1\n2\n2\n", 0, "line 3: 2 does not follow 2", 4},
+        {"3000000000\n", 0, "line 1: not a decimal", 0},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        mcz_list l;
+        mcz_diag d;
+        mcz_diag_clear(&d);
+        size_t len = bad[i].len ? bad[i].len : strlen(bad[i].text);
+        assert_int_equal(parse_mcl_copy(bad[i].text, len, &l, &d), MCZ_EINVAL);
+        if (!strstr(d.message, bad[i].message))
+            fail_msg("case %zu: message '%s' lacks '%s'", i, d.message, bad[i].message);
+        assert_int_equal(d.offset, bad[i].offset);
+        assert_null(l.ranges);
+    }
+}
+
+/* Encodes a range list and checks the text, then that the text reads back as the same list. */
+static void expect_encoding(const char *ranges, const char *want)
+{
+    mcz_list l, back;
+    char *text;
+    size_t len;
+    assert_int_equal(mcz_list_parse_ranges(ranges, &l, NULL), 0);
+    assert_int_equal(mcz_list_encode_mcl(&l, &text, &len), 0);
+    assert_int_equal(len, strlen(want));
+    assert_string_equal(text, want);
+    assert_int_equal(mcz_list_parse_mcl((const uint8_t *)text, len, &back, NULL), 0);
+    assert_int_equal(back.count, l.count);
+    assert_memory_equal(back.ranges, l.ranges, l.count * sizeof *l.ranges);
+    mcz_list_free(&back);
+    mcz_list_free(&l);
+    free(text);
+}
+
+static void test_encode(void **state)
+{
+    (void)state;
+    expect_encoding("1-3,7,9-11", "1\r\n2\r\n3\r\n7\r\n9\r\n10\r\n11\r\n");
+    /* digit-width boundaries */
+    expect_encoding("9-10,99-100,999999999-1000000000",
+                    "9\r\n10\r\n99\r\n100\r\n999999999\r\n1000000000\r\n");
+    /* the empty list, a list SuperPMI could not read back, a bad argument */
+    mcz_list l = {NULL, 0};
+    char *text;
+    size_t len;
+    assert_int_equal(mcz_list_encode_mcl(&l, &text, &len), 0);
+    assert_int_equal(len, 0);
+    assert_string_equal(text, "");
+    free(text);
+    assert_int_equal(mcz_list_parse_ranges("1-2000000", &l, NULL), 0);
+    assert_int_equal(mcz_list_encode_mcl(&l, &text, &len), MCZ_ELIMIT);
+    assert_null(text);
+    mcz_list_free(&l);
+    assert_int_equal(mcz_list_encode_mcl(NULL, &text, &len), MCZ_EINVAL);
+}
+
+/* The size cap: a text of exactly MCZ_MCL_MAX_SIZE bytes is written, one number more is not. */
+static void test_encode_cap(void **state)
+{
+    (void)state;
+    char *text;
+    size_t len;
+    /* 1..n: the longest such run whose text fits; 1..n+1 does not */
+    uint64_t total = 0;
+    uint32_t n = 0;
+    while (1) {
+        unsigned digits = (unsigned)snprintf(NULL, 0, "%u", n + 1);
+        if (total + digits + 2 > MCZ_MCL_MAX_SIZE)
+            break;
+        total += digits + 2;
+        n++;
+    }
+    mcz_range r = {1, n};
+    mcz_list fits = {&r, 1};
+    assert_int_equal(mcz_list_encode_mcl(&fits, &text, &len), 0);
+    assert_int_equal(len, total);
+    free(text);
+    r.last = n + 1;
+    assert_int_equal(mcz_list_encode_mcl(&fits, &text, &len), MCZ_ELIMIT);
+}
+
+static void write_file(const char *path, const char *text, size_t len)
+{
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(text, 1, len, f), len);
+    assert_int_equal(fclose(f), 0);
+}
+
+static void test_from_arg(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/mcz_test_mcl_XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char path[512];
+    mcz_list l;
+    mcz_diag d;
+    assert_int_equal(mcz_list_from_arg("2-4,8", &l, NULL), 0);
+    assert_int_equal(mcz_list_size(&l), 4);
+    mcz_list_free(&l);
+    snprintf(path, sizeof path, "%s/fail.MCL", dir);
+    write_file(path, "3\r\n4\r\n", 6);
+    assert_int_equal(mcz_list_from_arg(path, &l, NULL), 0);
+    static const uint32_t want[][2] = {{3, 4}};
+    assert_ranges(&l, want, 1);
+    mcz_list_free(&l);
+    write_file(path, "3\r\nabc\r\n", 8);
+    assert_int_equal(mcz_list_from_arg(path, &l, &d), MCZ_EINVAL);
+    assert_non_null(strstr(d.message, "fail.MCL: line 2: not a decimal"));
+    assert_int_equal(d.offset, 3);
+    /* SuperPMI refuses .mcl files over 0xFFFFFF bytes */
+    assert_int_equal(truncate(path, MCZ_MCL_MAX_SIZE + 1), 0);
+    assert_int_equal(mcz_list_from_arg(path, &l, &d), MCZ_ELIMIT);
+    assert_non_null(strstr(d.message, "16777216 bytes"));
+    snprintf(path, sizeof path, "%s/missing.mcl", dir);
+    assert_int_equal(mcz_list_from_arg(path, &l, &d), MCZ_EIO);
+    assert_non_null(strstr(d.message, "missing.mcl"));
+    assert_int_equal(mcz_list_from_arg(dir, &l, &d), MCZ_EINVAL); /* neither form */
+    assert_int_equal(mcz_list_from_arg("5-1", &l, &d), MCZ_EINVAL);
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
+static void test_is_arg(void **state)
+{
+    (void)state;
+    static const char *const yes[] = {"1", "1-5,9", "5-1", ",", "a.mcl", "dir/x.MCL", ".mcl"};
+    static const char *const no[] = {"", "1a", "a.mch", "a.mcl.mch", "1 2", "a.mc"};
+    for (size_t i = 0; i < sizeof yes / sizeof yes[0]; i++)
+        assert_true(mcz_list_is_arg(yes[i]));
+    for (size_t i = 0; i < sizeof no / sizeof no[0]; i++)
+        assert_false(mcz_list_is_arg(no[i]));
+    assert_false(mcz_list_is_arg(NULL));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_ranges),      cmocka_unit_test(test_range_errors),
+        cmocka_unit_test(test_mcl_text),    cmocka_unit_test(test_mcl_errors),
+        cmocka_unit_test(test_encode),      cmocka_unit_test(test_encode_cap),
+        cmocka_unit_test(test_from_arg),    cmocka_unit_test(test_is_arg),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
