@@ -6,6 +6,9 @@ MCZ_ROOT=${MCZ_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 cli_failures=0
+# Under the sanitizers a finding exits 223, so fail_run cannot take it for an ordinary failure.
+export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}exitcode=223"
+export UBSAN_OPTIONS="${UBSAN_OPTIONS:+$UBSAN_OPTIONS:}exitcode=223"
 
 pass() { echo "ok - $1"; }
 fail() { echo "not ok - $1"; cli_failures=$((cli_failures + 1)); }

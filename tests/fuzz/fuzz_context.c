@@ -60,9 +60,25 @@ static void reserialize(mcz_mc_builder *b, const mcz_mc *mc, const mcz_packet *p
         abort();
 }
 
+/* The identity walks packets by content (names, signatures, PGO): both forms, and the string
+ * must fit what was asked for. */
+static void identities(const mcz_mc *mc)
+{
+    char text[512];
+    for (int ignore_names = 0; ignore_names < 2; ignore_names++) {
+        int64_t len = mcz_mc_identity(mc, ignore_names, text, sizeof text, NULL);
+        if (len >= 0 && strnlen(text, sizeof text) == sizeof text)
+            abort();
+        mcz_hash128 h;
+        (void)mcz_mc_identity_hash(mc, ignore_names, &h, NULL);
+    }
+}
+
 static void exercise(mcz_mc_builder *b, const mcz_mc *mc)
 {
     (void)mcz_mc_check(mc, NULL);
+    (void)mcz_mc_check_table(mc, NULL);
+    identities(mc);
     uint32_t pos = 0;
     mcz_packet p;
     while (mcz_packet_next(mc, &pos, &p, NULL) == 1) {

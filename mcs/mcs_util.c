@@ -1,0 +1,339 @@
+/* mcs_util.c - messages, arguments, progress and stdout for every verb (mcs_io.c: files). */
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "mcs_util.h"
+
+/* ============================================================================================ */
+/* Messages                                                                                     */
+/* ============================================================================================ */
+
+/* SuperPMI's default shows everything but debug output. */
+static bool show_errors = true, show_warnings = true, show_info = true;
+
+bool mcs_set_verbosity(const char *chars)
+{
+    bool errors = false, warnings = false, info = false;
+    for (const char *c = chars; *c; c++) {
+        switch (*c) {
+        case 'e': case 'E': errors = true; break;
+        case 'w': case 'W': warnings = true; break;
+        case 'n': case 'N': case 'v': case 'V': info = true; break;
+        case 'a': case 'A': errors = warnings = info = true; break;
+        case 'q': case 'Q': case 'm': case 'M': case 'i': case 'I': case 'd': case 'D': break;
+        default: return false;
+        }
+    }
+    show_errors = errors;
+    show_warnings = warnings;
+    show_info = info;
+    return true;
+}
+
+static void message(bool show, FILE *f, const char *prefix, const char *fmt, va_list ap)
+    MCS_PRINTF(4, 0);
+
+static void message(bool show, FILE *f, const char *prefix, const char *fmt, va_list ap)
+{
+    if (!show)
+        return;
+    fputs(prefix, f);
+    vfprintf(f, fmt, ap);
+    fputc('\n', f);
+}
+
+void mcs_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    message(show_errors, stderr, "mcs: ", fmt, ap);
+    va_end(ap);
+}
+
+void mcs_warn(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    message(show_warnings, stderr, "mcs: warning: ", fmt, ap);
+    va_end(ap);
+}
+
+void mcs_info(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    message(show_info, stdout, "", fmt, ap);
+    va_end(ap);
+}
+
+const char *mcs_diag_text(const char *file, const mcz_diag *d, char *buf, size_t cap)
+{
+    const char *text = d->message[0] ? d->message : mcz_error_name(d->code);
+    size_t file_len = strlen(file);
+    /* The library often names the file or the context itself; say each once. */
+    if (strncmp(text, file, file_len) == 0 && strncmp(text + file_len, ": ", 2) == 0)
+        text += file_len + 2;
+    char context_prefix[40];
+    snprintf(context_prefix, sizeof context_prefix, "context %" PRId64 ": ", d->context);
+    if (d->context > 0 && strncmp(text, context_prefix, strlen(context_prefix)) == 0)
+        text += strlen(context_prefix);
+    if (d->context > 0 && d->offset >= 0)
+        snprintf(buf, cap, "%s: context %" PRId64 " at offset %" PRId64 ": %s", file,
+                 d->context, d->offset, text);
+    else if (d->context > 0)
+        snprintf(buf, cap, "%s: context %" PRId64 ": %s", file, d->context, text);
+    else if (d->offset >= 0)
+        snprintf(buf, cap, "%s: at offset %" PRId64 ": %s", file, d->offset, text);
+    else
+        snprintf(buf, cap, "%s: %s", file, text);
+    return buf;
+}
+
+void mcs_error_diag(const char *file, const mcz_diag *d)
+{
+    char text[MCS_DIAG_TEXT_SIZE];
+    mcs_error("%s", mcs_diag_text(file, d, text, sizeof text));
+}
+
+/* ============================================================================================ */
+/* Arguments                                                                                    */
+/* ============================================================================================ */
+
+void mcs_print_usage(FILE *f, const mcs_usage *u)
+{
+    fprintf(f, "usage: mcs %s\n  %s\n", u->synopsis, u->summary);
+    if (u->details)
+        fprintf(f, "\n%s", u->details);
+}
+
+/* Length of the verb at the start of a synopsis ("-copy RANGE IN OUT" -> 5). */
+static int verb_length(const mcs_usage *u)
+{
+    return (int)strcspn(u->synopsis, " \n");
+}
+
+int mcs_usage_error(const mcs_usage *u, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "mcs: %.*s: ", verb_length(u), u->synopsis);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "\nusage: mcs %s\nTry 'mcs %.*s --help'.\n", u->synopsis, verb_length(u),
+            u->synopsis);
+    return MCS_EXIT_USAGE;
+}
+
+static const mcs_option *find_option(const mcs_option *opts, const char *arg)
+{
+    if (!opts)
+        return NULL;
+    for (const mcs_option *o = opts; o->name; o++)
+        if (o->name[0] == '-' && strcasecmp(o->name, arg) == 0)
+            return o;
+    const char *canonical = arg[1] == '-' ? NULL : mcs_switch_resolve(arg);
+    for (const mcs_option *o = opts; canonical && o->name; o++)
+        if (strcmp(o->name, canonical) == 0)
+            return o;
+    return NULL;
+}
+
+int mcs_parse_args(int argc, char **argv, const mcs_usage *u, const mcs_option *opts,
+                   const char **pos, int min_pos, int max_pos)
+{
+    int count = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i];
+        if (arg[0] != '-' || arg[1] == '\0') {
+            if (count == max_pos) {
+                mcs_usage_error(u, "unexpected argument '%s'", arg);
+                return -1;
+            }
+            pos[count++] = arg;
+            continue;
+        }
+        const mcs_option *o = find_option(opts, arg);
+        if (!o) {
+            mcs_usage_error(u, "unknown option %s", arg);
+            return -1;
+        }
+        if (o->value && i + 1 == argc) {
+            mcs_usage_error(u, "%s needs a value", arg);
+            return -1;
+        }
+        if (o->value)
+            *o->value = argv[++i];
+        else
+            *o->flag = true;
+    }
+    if (count < min_pos) {
+        mcs_usage_error(u, "missing arguments");
+        return -1;
+    }
+    return count;
+}
+
+/* Multiplier of a size suffix: K, M, G, optionally followed by B or iB. 0 when unknown. */
+static uint64_t suffix_scale(const char *s)
+{
+    static const char letters[] = "KMG";
+    const char *at = *s ? strchr(letters, toupper((unsigned char)*s)) : NULL;
+    if (!at || *at == '\0')
+        return 0;
+    const char *rest = s + 1;
+    if (*rest != '\0' && strcasecmp(rest, "B") != 0 && strcasecmp(rest, "iB") != 0)
+        return 0;
+    return (uint64_t)1 << (10 * (at - letters + 1));
+}
+
+int mcs_parse_number(const mcs_usage *u, const char *name, const char *text, bool allow_suffix,
+                     uint64_t min, uint64_t max, uint64_t *out)
+{
+    char *end = NULL;
+    errno = 0;
+    unsigned long long value = text[0] >= '0' && text[0] <= '9' ? strtoull(text, &end, 10) : 0;
+    uint64_t scale = 1;
+    if (end && *end != '\0')
+        scale = allow_suffix ? suffix_scale(end) : 0;
+    bool valid = end && end != text && errno == 0 && scale != 0 && value <= max / scale;
+    if (!valid || value * scale < min || value * scale > max) {
+        mcs_usage_error(u, "%s: '%s' is not a number from %" PRIu64 " to %" PRIu64, name, text,
+                        min, max);
+        return -1;
+    }
+    *out = value * scale;
+    return 0;
+}
+
+int mcs_parse_list(const char *arg, mcz_list *out)
+{
+    mcz_diag d;
+    mcz_diag_clear(&d);
+    if (mcz_list_from_arg(arg, out, &d) == MCZ_OK)
+        return MCS_EXIT_OK;
+    mcs_error_diag(arg, &d);
+    return mcs_has_extension(arg, ".mcl") ? MCS_EXIT_FAIL : MCS_EXIT_USAGE;
+}
+
+bool mcs_has_extension(const char *path, const char *ext)
+{
+    size_t len = strlen(path), ext_len = strlen(ext);
+    return len >= ext_len && strcasecmp(path + len - ext_len, ext) == 0;
+}
+
+/* ============================================================================================ */
+/* Progress                                                                                     */
+/* ============================================================================================ */
+
+#define PROGRESS_INTERVAL 0.25 /* seconds between redraws */
+
+double mcs_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+void mcs_progress_start(mcs_progress *p, const char *what, uint64_t total_contexts,
+                        uint64_t total_bytes)
+{
+    p->what = what;
+    p->total_contexts = total_contexts;
+    p->total_bytes = total_bytes;
+    p->start = p->last_shown = mcs_now();
+    p->enabled = show_info && isatty(STDERR_FILENO);
+    p->shown = false;
+}
+
+/* Seconds left, from bytes when their total is known, else from contexts; -1 when unknown. */
+static double progress_eta(const mcs_progress *p, uint64_t contexts, uint64_t bytes,
+                           double elapsed)
+{
+    if (p->total_bytes && bytes > 0 && bytes <= p->total_bytes)
+        return elapsed * (double)(p->total_bytes - bytes) / (double)bytes;
+    if (p->total_contexts && contexts > 0 && contexts <= p->total_contexts)
+        return elapsed * (double)(p->total_contexts - contexts) / (double)contexts;
+    return -1;
+}
+
+void mcs_progress_update(mcs_progress *p, uint64_t contexts, uint64_t bytes)
+{
+    if (!p->enabled)
+        return;
+    double now = mcs_now();
+    if (now - p->last_shown < PROGRESS_INTERVAL)
+        return;
+    p->last_shown = now;
+    double elapsed = now - p->start;
+    char count[64];
+    if (p->total_contexts)
+        snprintf(count, sizeof count, "%" PRIu64 "/%" PRIu64 " contexts", contexts,
+                 p->total_contexts);
+    else if (p->total_bytes && bytes <= p->total_bytes)
+        snprintf(count, sizeof count, "%" PRIu64 " contexts (%.0f%%)", contexts,
+                 100.0 * (double)bytes / (double)p->total_bytes);
+    else
+        snprintf(count, sizeof count, "%" PRIu64 " contexts", contexts);
+    double eta = progress_eta(p, contexts, bytes, elapsed);
+    char eta_text[32] = "";
+    if (eta >= 0)
+        snprintf(eta_text, sizeof eta_text, ", ETA %.0fs", eta);
+    char rate[32];
+    if (bytes)
+        snprintf(rate, sizeof rate, "%.0f MB/s", (double)bytes / 1e6 / elapsed);
+    else
+        snprintf(rate, sizeof rate, "%.0f contexts/s", (double)contexts / elapsed);
+    fprintf(stderr, "\r%s: %s, %s%s\033[K", p->what, count, rate, eta_text);
+    p->shown = true;
+}
+
+void mcs_progress_end(mcs_progress *p)
+{
+    if (p->shown)
+        fputs("\r\033[K", stderr);
+    p->shown = false;
+}
+
+/* ============================================================================================ */
+/* stdout                                                                                       */
+/* ============================================================================================ */
+
+bool mcs_stdout_failed(void)
+{
+    return ferror(stdout) != 0;
+}
+
+static bool stdout_is_pipe(void)
+{
+    struct stat st;
+    return fstat(STDOUT_FILENO, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode));
+}
+
+int mcs_close_stdout(void)
+{
+    bool pipe = stdout_is_pipe();
+    bool failed = ferror(stdout) != 0;
+    int err = 0;
+    if (fflush(stdout) != 0) {
+        failed = true;
+        err = errno;
+    }
+    if (fclose(stdout) != 0 && !failed) {
+        failed = true;
+        err = errno;
+    }
+    /* A write to a pipe fails only when its reader is gone: not an error. */
+    if (!failed || err == EPIPE || (err == 0 && pipe))
+        return 0;
+    fprintf(stderr, "mcs: error writing to standard output: %s\n",
+            err ? strerror(err) : "write failed");
+    return -1;
+}

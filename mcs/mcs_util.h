@@ -1,0 +1,190 @@
+/*
+ * mcs_util.h - what every mcs verb needs: messages in one shape, argument parsing, a progress
+ * line for long work and the stdout check (mcs_util.c); opening inputs (.mch or .mcz through
+ * mcz_source) and creating outputs that appear atomically (mcs_io.c). Uses mcz.h only.
+ */
+#ifndef MCS_UTIL_H
+#define MCS_UTIL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "mcz.h"
+
+#if defined(__GNUC__)
+#define MCS_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#else
+#define MCS_PRINTF(f, a)
+#endif
+
+/* Exit codes. SuperPMI's mcs returns -1 (255) for every failure; mcz tells usage errors apart. */
+enum { MCS_EXIT_OK = 0, MCS_EXIT_FAIL = 1, MCS_EXIT_USAGE = 2 };
+
+/* A verb's help: "-copy RANGE IN OUT", a one-line summary, and optional detail lines. */
+typedef struct mcs_usage {
+    const char *synopsis;
+    const char *summary;
+    const char *details; /* NULL or text ending in a newline */
+} mcs_usage;
+
+/* ---- Switches (mcs.c) ---- */
+
+/* The canonical name of a switch ("-D" -> "dump") resolved by prefix in SuperPMI's order, or
+ * NULL when arg is not a known switch. arg includes its leading '-'. */
+const char *mcs_switch_resolve(const char *arg);
+
+/* ---- Messages ---- */
+
+/* Applies a SuperPMI verbosity string (e w n v d a q ...); false when it holds an unknown
+ * letter. Without it everything but debug is shown. */
+bool mcs_set_verbosity(const char *chars);
+
+/* "mcs: MESSAGE" on stderr. */
+void mcs_error(const char *fmt, ...) MCS_PRINTF(1, 2);
+/* "mcs: warning: MESSAGE" on stderr, unless warnings are off. */
+void mcs_warn(const char *fmt, ...) MCS_PRINTF(1, 2);
+/* An informational line on stdout (as SuperPMI prints them), unless info is off. */
+void mcs_info(const char *fmt, ...) MCS_PRINTF(1, 2);
+/* "FILE: context N at offset X: message" from a diag (parts that do not apply left out) into
+ * buf; returns buf. */
+#define MCS_DIAG_TEXT_SIZE 4608 /* a path, the where, and a diag message */
+const char *mcs_diag_text(const char *file, const mcz_diag *d, char *buf, size_t cap);
+/* "mcs: " and that text, on stderr. */
+void mcs_error_diag(const char *file, const mcz_diag *d);
+
+/* ---- Arguments ---- */
+
+/*
+ * An option a verb takes: name is "--long", "-x" (matched exactly, case-insensitively) or the
+ * canonical name of a SuperPMI switch ("thin", matched by prefix through mcs_switch_resolve).
+ * Options with value != NULL take the next argument.
+ */
+typedef struct mcs_option {
+    const char *name;
+    const char **value; /* receives the option's argument */
+    bool *flag;         /* set when the option is present (value == NULL) */
+} mcs_option;
+
+/*
+ * Parses a verb's arguments (argv[0] is the verb itself): options from opts (terminated by a
+ * {NULL} entry; opts may be NULL), everything else positional into pos. Returns the number of
+ * positionals, or -1 after printing a usage error when a switch is unknown or the count is not
+ * within [min_pos, max_pos].
+ */
+int mcs_parse_args(int argc, char **argv, const mcs_usage *u, const mcs_option *opts,
+                   const char **pos, int min_pos, int max_pos);
+
+/* Prints "mcs: MESSAGE" and the verb's synopsis on stderr; returns MCS_EXIT_USAGE. */
+int mcs_usage_error(const mcs_usage *u, const char *fmt, ...) MCS_PRINTF(2, 3);
+
+/* Prints a verb's full help on f. */
+void mcs_print_usage(FILE *f, const mcs_usage *u);
+
+/*
+ * Parses a decimal count for option `name`, with an optional K, M or G suffix (powers of 1024)
+ * when allow_suffix, within [min, max]. Returns 0, or -1 after printing a usage error.
+ */
+int mcs_parse_number(const mcs_usage *u, const char *name, const char *text, bool allow_suffix,
+                     uint64_t min, uint64_t max, uint64_t *out);
+
+/* A range list or .mcl path (mcz_list_from_arg). Returns MCS_EXIT_OK, or after printing the
+ * error MCS_EXIT_USAGE (bad range syntax) or MCS_EXIT_FAIL (an unreadable or bad .mcl file). */
+int mcs_parse_list(const char *arg, mcz_list *out);
+
+/* True when path ends in ext (".mcz"), compared case-insensitively. */
+bool mcs_has_extension(const char *path, const char *ext);
+
+/* ---- Inputs ---- */
+
+/* An opened collection: an MCH file or an archive, read through mcz_source. */
+typedef struct mcs_input {
+    const char *path;
+    mcz_source *source;
+    const mcz_reader *archive; /* NULL for an MCH file */
+    uint64_t contexts;         /* contexts held; 0 when unknown until read (MCH) */
+    uint64_t raw_bytes;        /* size of the equivalent MCH file */
+    uint64_t read_bytes;       /* sum of the sizes of the contexts returned so far */
+} mcs_input;
+
+/* Opens path (an empty file is refused). Returns 0, or -1 after printing the error. */
+int mcs_input_open(mcs_input *in, const char *path);
+void mcs_input_close(mcs_input *in);
+/* Reports a problem found inside context mc of in (a deep check, an identity): names the
+ * context, and the offset only when it is one in the file (an archive's contexts have
+ * offsets in the equivalent MCH file, not in the archive). */
+void mcs_input_context_error(const mcs_input *in, const mcz_mc *mc, mcz_diag *d);
+/* For verbs whose only argument is their input: parses argv and opens it. Returns
+ * MCS_EXIT_OK with in open, or the exit code after printing the error. */
+int mcs_input_from_args(int argc, char **argv, const mcs_usage *u, mcs_input *in);
+/* Next context in number order: 1 with *mc filled, 0 at the end, -1 after printing the error. */
+int mcs_input_next(mcs_input *in, mcz_mc *mc);
+
+/* ---- Outputs ---- */
+
+typedef enum mcs_output_kind {
+    MCS_OUTPUT_BY_EXTENSION, /* .mcz: an archive; anything else: MCH */
+    MCS_OUTPUT_MCH,
+    MCS_OUTPUT_MCZ
+} mcs_output_kind;
+
+/* A collection being written: nothing appears at its path before mcs_output_commit succeeds. */
+typedef struct mcs_output mcs_output;
+
+/* opt (NULL: defaults) applies to archives. Returns NULL after printing the error. */
+mcs_output *mcs_output_open(const char *path, mcs_output_kind kind,
+                            const mcz_writer_options *opt);
+/* Appends one serialized context. Returns 0, or -1 after printing the error. */
+int mcs_output_put(mcs_output *o, const mcz_mc *mc);
+/* Puts the file in place and frees o. Returns 0, or -1 after printing the error. */
+int mcs_output_commit(mcs_output *o);
+/* Discards everything written and frees o (accepts NULL). */
+void mcs_output_abort(mcs_output *o);
+
+/*
+ * Copies every context of in_path to a new out_path, showing progress as `what`
+ * ("converting"). Fills *contexts and *bytes (the equivalent MCH size). Returns 0, or -1 after
+ * printing the error, with nothing left at out_path.
+ */
+int mcs_copy_file(const char *in_path, const char *out_path, mcs_output_kind kind,
+                  const mcz_writer_options *opt, const char *what, uint64_t *contexts,
+                  uint64_t *bytes);
+
+/* ---- Progress ---- */
+
+/*
+ * A throttled one-line progress report on stderr, shown only when stderr is a terminal:
+ * "converting: 12345/20000 contexts, 45 MB/s, ETA 3s". Totals of 0 are unknown.
+ */
+typedef struct mcs_progress {
+    const char *what;
+    uint64_t total_contexts;
+    uint64_t total_bytes;
+    double start;
+    double last_shown;
+    bool enabled;
+    bool shown;
+} mcs_progress;
+
+void mcs_progress_start(mcs_progress *p, const char *what, uint64_t total_contexts,
+                        uint64_t total_bytes);
+void mcs_progress_update(mcs_progress *p, uint64_t contexts, uint64_t bytes);
+/* Erases the line. */
+void mcs_progress_end(mcs_progress *p);
+
+/* Seconds on a monotonic clock. */
+double mcs_now(void);
+
+/* Size of the file at path, or 0 when it cannot be read. */
+uint64_t mcs_file_size(const char *path);
+
+/* ---- stdout ---- */
+
+/* True once writing to stdout failed (a closed pipe, a full disk): a verb may stop early. */
+bool mcs_stdout_failed(void);
+
+/* Flushes and closes stdout. Returns 0, also for a closed pipe (a reader that stopped
+ * early is not an error), or -1 after reporting a write error. */
+int mcs_close_stdout(void);
+
+#endif /* MCS_UTIL_H */

@@ -1,0 +1,31 @@
+/*
+ * mcs_verbs.h - the verbs mcs implements, one file each (mcs/verb_<name>.c): its help and its
+ * entry point. argv[0] is the verb switch as typed; the return value is the exit code.
+ */
+#ifndef MCS_VERBS_H
+#define MCS_VERBS_H
+
+#include "mcs_util.h"
+
+#define MCS_VERB(name)                 \
+    extern const mcs_usage usage_##name; \
+    int cmd_##name(int argc, char **argv);
+
+MCS_VERB(concat)
+MCS_VERB(copy)
+MCS_VERB(dumptoc)
+MCS_VERB(toc)
+MCS_VERB(integ)
+MCS_VERB(convert)
+MCS_VERB(export)
+MCS_VERB(info)
+MCS_VERB(verify)
+MCS_VERB(recover)
+
+#undef MCS_VERB
+
+/* Deep-checks every context of an opened input (verb_integ.c, shared with -verify for MCH
+ * files). Returns 0 with *checked set, or -1 after printing the first damaged context. */
+int mcs_check_contexts(mcs_input *in, const char *what, uint64_t *checked);
+
+#endif /* MCS_VERBS_H */

@@ -1,0 +1,120 @@
+/* verb_copy.c - mcs -copy: writes only the listed contexts, byte for byte. */
+#include <inttypes.h>
+
+#include "mcs_verbs.h"
+
+const mcs_usage usage_copy = {
+    "-copy RANGE IN OUT",
+    "write only the listed contexts, in order, byte for byte",
+    "RANGE is a list such as 1-5,9 or a .mcl file. Contexts are read by number (through IN's\n"
+    ".mct when it has one, or the archive's index). OUT is an archive when it ends in .mcz.\n"
+    "Listed numbers that IN does not hold are reported in a warning. Unlike SuperPMI's mcs,\n"
+    "contexts are copied as they are, not re-serialized; -thin is not implemented yet.\n"};
+
+typedef struct copy_state {
+    mcs_input in;
+    mcs_output *out;
+    mcs_progress progress;
+    uint64_t saved;
+    uint64_t missing;
+} copy_state;
+
+/* How many numbers of l, from `number` in range `index` onwards, are left. */
+static uint64_t numbers_from(const mcz_list *l, size_t index, uint64_t number)
+{
+    uint64_t left = l->ranges[index].last - number + 1;
+    for (size_t i = index + 1; i < l->count; i++)
+        left += (uint64_t)l->ranges[i].last - l->ranges[i].first + 1;
+    return left;
+}
+
+/* True when no number from `number` upwards can be held: an MCH file numbers its contexts
+ * 1..N, an archive first_number..last_number. */
+static bool past_the_end(const mcs_input *in, uint64_t number)
+{
+    if (!in->archive)
+        return true;
+    mcz_archive_info info;
+    mcz_reader_get_info(in->archive, &info);
+    return number > info.last_number;
+}
+
+/* Copies context `number`: 1 copied, 0 not held, -1 on error (printed). */
+static int copy_one(copy_state *s, uint32_t number)
+{
+    mcz_diag d;
+    mcz_diag_clear(&d);
+    mcz_mc mc;
+    int rc = mcz_source_get(s->in.source, number, &mc, &d);
+    if (rc == MCZ_ENOTFOUND)
+        return 0;
+    if (rc != MCZ_OK) {
+        if (d.context < 0)
+            d.context = number;
+        mcs_progress_end(&s->progress);
+        mcs_error_diag(s->in.path, &d);
+        return -1;
+    }
+    if (mcs_output_put(s->out, &mc) != 0)
+        return -1;
+    s->saved++;
+    mcs_progress_update(&s->progress, s->saved, 0);
+    return 1;
+}
+
+static int copy_listed(copy_state *s, const mcz_list *list)
+{
+    for (size_t i = 0; i < list->count; i++) {
+        for (uint64_t n = list->ranges[i].first; n <= list->ranges[i].last; n++) {
+            int rc = copy_one(s, (uint32_t)n);
+            if (rc < 0)
+                return -1;
+            if (rc == 0 && past_the_end(&s->in, n)) {
+                s->missing += numbers_from(list, i, n);
+                return 0;
+            }
+            if (rc == 0)
+                s->missing++;
+        }
+    }
+    return 0;
+}
+
+int cmd_copy(int argc, char **argv)
+{
+    bool thin = false;
+    const mcs_option opts[] = {{"thin", NULL, &thin}, {NULL, NULL, NULL}};
+    const char *pos[3];
+    if (mcs_parse_args(argc, argv, &usage_copy, opts, pos, 3, 3) < 0)
+        return MCS_EXIT_USAGE;
+    if (thin) {
+        mcs_error("-copy -thin is not implemented yet");
+        return MCS_EXIT_FAIL;
+    }
+    mcz_list list = {0};
+    int list_rc = mcs_parse_list(pos[0], &list);
+    if (list_rc != MCS_EXIT_OK)
+        return list_rc;
+    copy_state s = {0};
+    int rc = mcs_input_open(&s.in, pos[1]);
+    if (rc == 0) {
+        s.out = mcs_output_open(pos[2], MCS_OUTPUT_BY_EXTENSION, NULL);
+        uint64_t listed = mcz_list_size(&list);
+        uint64_t total = s.in.contexts && s.in.contexts < listed ? s.in.contexts : listed;
+        mcs_progress_start(&s.progress, "copying", total, 0);
+        rc = s.out ? copy_listed(&s, &list) : -1;
+        mcs_progress_end(&s.progress);
+        if (rc == 0)
+            rc = mcs_output_commit(s.out);
+        else
+            mcs_output_abort(s.out);
+        mcs_input_close(&s.in);
+    }
+    mcz_list_free(&list);
+    if (rc != 0)
+        return MCS_EXIT_FAIL;
+    if (s.missing)
+        mcs_warn("%s: %" PRIu64 " listed contexts are not in the file", pos[1], s.missing);
+    mcs_info("Loaded %" PRIu64 ", Saved %" PRIu64, s.saved, s.saved);
+    return MCS_EXIT_OK;
+}

@@ -1,0 +1,153 @@
+/* verb_toc.c - mcs -toc: writes FILE.mct, the table of contents SuperPMI seeks with. */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mcs_verbs.h"
+
+const mcs_usage usage_toc = {
+    "-toc FILE",
+    "write FILE.mct: each context's offset, number and identity hash",
+    "The suffix is appended (a.mch -> a.mch.mct). A context whose identity cannot be built\n"
+    "(it lacks the packets the identity needs) gets an empty hash. For an archive, offsets\n"
+    "are those of the equivalent MCH file and hashes come from the archive's index.\n"};
+
+typedef struct toc_builder {
+    mcz_toc_entry *entries;
+    uint32_t count, cap;
+    uint64_t without_identity;
+    mcz_diag first_without; /* why the first of those has none (MCH input only) */
+} toc_builder;
+
+static mcz_toc_entry *toc_add(toc_builder *b)
+{
+    if (b->count == b->cap) {
+        uint32_t cap = b->cap ? b->cap * 2 : 1024;
+        mcz_toc_entry *grown = cap > b->cap ? realloc(b->entries, cap * sizeof *grown) : NULL;
+        if (!grown)
+            return NULL;
+        b->entries = grown;
+        b->cap = cap;
+    }
+    mcz_toc_entry *e = &b->entries[b->count++];
+    memset(e, 0, sizeof *e);
+    return e;
+}
+
+/*
+ * The identity with names, from the archive's index or computed. A damaged context (the deep
+ * check, as SuperPMI parses every context it indexes) is an error; a context whose identity
+ * cannot be built gets the zero hash, exactly as the archive writer stores it, so that an MCH
+ * file and its archive give the same table.
+ */
+static int identity_of(const mcs_input *in, const mcz_mc *mc, mcz_hash128 *h, toc_builder *b)
+{
+    mcz_diag d;
+    mcz_diag_clear(&d);
+    int rc = mcz_mc_check(mc, &d);
+    if (rc == MCZ_OK && in->archive) {
+        rc = d.code = mcz_reader_hashes(in->archive, mc->number, h, NULL);
+    } else if (rc == MCZ_OK) {
+        rc = mcz_mc_identity_hash(mc, false, h, &d);
+        if (rc != MCZ_OK && rc != MCZ_ENOMEM) {
+            if (b->first_without.code == MCZ_OK)
+                b->first_without = d;
+            memset(h, 0, sizeof *h);
+            return 0;
+        }
+    }
+    if (rc == MCZ_OK)
+        return 0;
+    mcs_input_context_error(in, mc, &d);
+    return -1;
+}
+
+static int toc_collect(mcs_input *in, toc_builder *b)
+{
+    mcz_mc mc;
+    int rc;
+    while ((rc = mcs_input_next(in, &mc)) > 0) {
+        mcz_hash128 h;
+        if (identity_of(in, &mc, &h, b) != 0)
+            return -1;
+        mcz_toc_entry *e = toc_add(b);
+        if (!e) {
+            mcs_error("%s: out of memory", in->path);
+            return -1;
+        }
+        /* An archive's contexts sit where they would in the equivalent MCH file. */
+        e->offset = in->archive ? (int64_t)(in->read_bytes - mc.size) : (int64_t)mc.offset;
+        e->number = (int32_t)mc.number;
+        if (mcz_hash_is_zero(&h))
+            b->without_identity++;
+        else
+            mcz_hash_hex(&h, e->hash);
+    }
+    return rc;
+}
+
+/* Says how many hashes were left empty, and why the first one was. */
+static void report_without_identity(const char *path, const toc_builder *b)
+{
+    if (!b->without_identity)
+        return;
+    mcs_warn("%s: %" PRIu64 " contexts lack what the identity needs: their hash is left empty",
+             path, b->without_identity);
+    char text[MCS_DIAG_TEXT_SIZE];
+    if (b->first_without.code != MCZ_OK)
+        mcs_warn("the first: %s", mcs_diag_text(path, &b->first_without, text, sizeof text));
+}
+
+static int toc_write(const char *path, const toc_builder *b)
+{
+    uint8_t *image = NULL;
+    size_t len = 0;
+    int rc = mcz_toc_encode(b->entries, b->count, &image, &len);
+    if (rc != MCZ_OK) {
+        mcs_error("%s: %s", path, mcz_error_name(rc));
+        return -1;
+    }
+    mcz_diag d;
+    mcz_diag_clear(&d);
+    mcz_outfile *f = mcz_outfile_open(path, &d);
+    if (f) {
+        mcz_outfile_write(f, image, len); /* a failure is sticky: commit reports it */
+        rc = mcz_outfile_commit(f, &d);
+    }
+    free(image);
+    if (!f || rc != MCZ_OK) {
+        mcs_error_diag(path, &d);
+        return -1;
+    }
+    return 0;
+}
+
+int cmd_toc(int argc, char **argv)
+{
+    const char *pos[1];
+    if (mcs_parse_args(argc, argv, &usage_toc, NULL, pos, 1, 1) < 0)
+        return MCS_EXIT_USAGE;
+    size_t path_len = strlen(pos[0]) + sizeof ".mct";
+    char *toc_path = malloc(path_len);
+    if (!toc_path) {
+        mcs_error("out of memory");
+        return MCS_EXIT_FAIL;
+    }
+    snprintf(toc_path, path_len, "%s.mct", pos[0]);
+    toc_builder b = {0};
+    mcs_input in;
+    int rc = mcs_input_open(&in, pos[0]);
+    if (rc == 0) {
+        rc = toc_collect(&in, &b);
+        mcs_input_close(&in);
+    }
+    if (rc == 0)
+        rc = toc_write(toc_path, &b);
+    if (rc == 0) {
+        mcs_info("Loaded %" PRIu32 ", added %" PRIu32 " to Table of Contents", b.count, b.count);
+        report_without_identity(pos[0], &b);
+    }
+    free(toc_path);
+    free(b.entries);
+    return rc == 0 ? MCS_EXIT_OK : MCS_EXIT_FAIL;
+}
