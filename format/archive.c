@@ -1,0 +1,544 @@
+/*
+ * archive.c - the on-disk codec of the .mcz archive (format/FORMAT.md). Pure byte work: no I/O,
+ * no zstd. Every decode checks bounds with mcz_fits before reading and reports through mcz_fail
+ * with the file offset concerned.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <xxhash.h>
+
+#include "archive.h"
+#include "mcz_common.h"
+
+_Static_assert(MCZ_ARC_HEADER_SIZE == 44, "file header frame size");
+_Static_assert(MCZ_ARC_FOOTER_SIZE == 56, "footer frame size");
+_Static_assert(MCZ_ARC_CONTEXT_ENTRY == 4 + 4 + 16 + 16, "context columns");
+
+uint64_t mcz_arc_xxh3(const void *data, size_t len)
+{
+    return XXH3_64bits(data, len);
+}
+
+/* Writes a skippable frame head with its tag; payload is the size after the 8-byte head. */
+static void put_frame_head(uint8_t *out, uint32_t payload, uint32_t tag)
+{
+    mcz_put_le32(out, MCZ_ARC_SKIP_MAGIC);
+    mcz_put_le32(out + 4, payload);
+    mcz_put_le32(out + 8, tag);
+}
+
+/*
+ * Checks that an mcz frame with this tag starts at off, that its payload holds at least
+ * min_payload bytes and that the whole frame fits; returns its payload size in *payload. what
+ * names the frame in messages.
+ */
+static int check_frame_head(const uint8_t *file, size_t size, uint64_t off, uint32_t tag,
+                            uint32_t min_payload, const char *what, uint32_t *payload,
+                            mcz_diag *diag)
+{
+    if (!mcz_fits(size, off, MCZ_ARC_FRAME_HEAD + 4))
+        return mcz_fail(diag, MCZ_ETRUNCATED, (int64_t)off, -1, "%s: truncated frame header", what);
+    const uint8_t *p = file + off;
+    if (mcz_get_le32(p) != MCZ_ARC_SKIP_MAGIC || mcz_get_le32(p + 8) != tag)
+        return mcz_fail(diag, MCZ_ECORRUPT, (int64_t)off, -1, "%s: bad frame magic or tag", what);
+    *payload = mcz_get_le32(p + 4);
+    if (*payload < min_payload)
+        return mcz_fail(diag, MCZ_ECORRUPT, (int64_t)off, -1, "%s: frame too small", what);
+    if (!mcz_fits(size - off - MCZ_ARC_FRAME_HEAD, 0, *payload))
+        return mcz_fail(diag, MCZ_ETRUNCATED, (int64_t)off, -1,
+                        "%s: frame of %u bytes runs past the end of the file", what, *payload);
+    return MCZ_OK;
+}
+
+/* ---- File header ---- */
+
+void mcz_arc_header_encode(const mcz_arc_header *h, uint8_t out[MCZ_ARC_HEADER_SIZE])
+{
+    put_frame_head(out, MCZ_ARC_HEADER_SIZE - MCZ_ARC_FRAME_HEAD, MCZ_ARC_TAG_HEADER);
+    mcz_put_le32(out + 12, h->version);
+    mcz_put_le32(out + 16, h->flags);
+    mcz_put_le32(out + 20, (uint32_t)h->level);
+    mcz_put_le32(out + 24, h->chunk_size);
+    mcz_put_le32(out + 28, h->dict_id);
+    mcz_put_le32(out + 32, 0);
+    mcz_put_le64(out + 36, mcz_arc_xxh3(out, 36));
+}
+
+bool mcz_arc_looks_like(const uint8_t *buf, size_t len)
+{
+    return len >= 12 && mcz_get_le32(buf) == MCZ_ARC_SKIP_MAGIC &&
+           mcz_get_le32(buf + 4) == MCZ_ARC_HEADER_SIZE - MCZ_ARC_FRAME_HEAD &&
+           mcz_get_le32(buf + 8) == MCZ_ARC_TAG_HEADER;
+}
+
+int mcz_arc_header_decode(const uint8_t *file, size_t size, mcz_arc_header *out, mcz_diag *diag)
+{
+    uint32_t payload;
+    int rc = check_frame_head(file, size, 0, MCZ_ARC_TAG_HEADER, 0, "archive header", &payload,
+                              diag);
+    if (rc != MCZ_OK)
+        return rc;
+    if (payload != MCZ_ARC_HEADER_SIZE - MCZ_ARC_FRAME_HEAD)
+        return mcz_fail(diag, MCZ_ECORRUPT, 4, -1, "archive header: size %u, expected %u", payload,
+                        MCZ_ARC_HEADER_SIZE - MCZ_ARC_FRAME_HEAD);
+    if (mcz_get_le64(file + 36) != mcz_arc_xxh3(file, 36))
+        return mcz_fail(diag, MCZ_ECHECKSUM, 36, -1, "archive header: checksum mismatch");
+    out->version = mcz_get_le32(file + 12);
+    out->flags = mcz_get_le32(file + 16);
+    out->level = (int32_t)mcz_get_le32(file + 20);
+    out->chunk_size = mcz_get_le32(file + 24);
+    out->dict_id = mcz_get_le32(file + 28);
+    if (out->version != MCZ_ARC_VERSION)
+        return mcz_fail(diag, MCZ_EVERSION, 12, -1, "archive header: format version %u, this build "
+                        "reads %u", out->version, MCZ_ARC_VERSION);
+    if ((out->flags & ~MCZ_ARC_FLAGS_KNOWN) != 0 || mcz_get_le32(file + 32) != 0)
+        return mcz_fail(diag, MCZ_ECORRUPT, 16, -1,
+                        "archive header: reserved bits set (flags 0x%x)", out->flags);
+    if (((out->flags & MCZ_ARC_FLAG_HAS_DICT) != 0) != (out->dict_id != 0))
+        return mcz_fail(diag, MCZ_ECORRUPT, 28, -1,
+                        "archive header: dictionary flag and id disagree");
+    return MCZ_OK;
+}
+
+/* ---- Dictionary frame ---- */
+
+void mcz_arc_dict_encode_head(uint32_t dict_id, const void *dict, uint32_t len,
+                              uint8_t out[MCZ_ARC_DICT_HEAD])
+{
+    put_frame_head(out, MCZ_ARC_DICT_HEAD - MCZ_ARC_FRAME_HEAD + len, MCZ_ARC_TAG_DICT);
+    mcz_put_le32(out + 12, dict_id);
+    mcz_put_le32(out + 16, len);
+    mcz_put_le64(out + 20, mcz_arc_xxh3(dict, len));
+    mcz_put_le32(out + 28, 0);
+}
+
+int mcz_arc_dict_decode(const uint8_t *file, size_t size, uint64_t off, uint32_t expect_id,
+                        mcz_arc_dict *out, mcz_diag *diag)
+{
+    uint32_t payload;
+    int rc = check_frame_head(file, size, off, MCZ_ARC_TAG_DICT,
+                              MCZ_ARC_DICT_HEAD - MCZ_ARC_FRAME_HEAD, "dictionary", &payload, diag);
+    if (rc != MCZ_OK)
+        return rc;
+    const uint8_t *p = file + off;
+    uint32_t len = mcz_get_le32(p + 16);
+    if (len != payload - (MCZ_ARC_DICT_HEAD - MCZ_ARC_FRAME_HEAD) || mcz_get_le32(p + 28) != 0)
+        return mcz_fail(diag, MCZ_ECORRUPT, (int64_t)off + 16, -1,
+                        "dictionary: size %u does not match its frame", len);
+    out->dict_id = mcz_get_le32(p + 12);
+    if (out->dict_id != expect_id)
+        return mcz_fail(diag, MCZ_EDICT, (int64_t)off + 12, -1,
+                        "dictionary: id %u, the header names %u", out->dict_id, expect_id);
+    out->bytes = p + MCZ_ARC_DICT_HEAD;
+    out->size = len;
+    out->frame_size = (uint64_t)MCZ_ARC_FRAME_HEAD + payload;
+    if (mcz_get_le64(p + 20) != mcz_arc_xxh3(out->bytes, len))
+        return mcz_fail(diag, MCZ_ECHECKSUM, (int64_t)off + 20, -1,
+                        "dictionary: checksum mismatch");
+    return MCZ_OK;
+}
+
+/* ---- Chunk header frame ---- */
+
+uint64_t mcz_arc_chunk_head_size(uint32_t count)
+{
+    return MCZ_ARC_CHUNK_HEAD + 4 * (uint64_t)count;
+}
+
+void mcz_arc_chunk_head_encode(const mcz_arc_chunk_head *h, const uint32_t *lengths, uint8_t *out)
+{
+    size_t body = 36 + 4 * (size_t)h->count;
+    put_frame_head(out, (uint32_t)(body + 4 - MCZ_ARC_FRAME_HEAD), MCZ_ARC_TAG_CHUNK);
+    mcz_put_le32(out + 12, h->first_number);
+    mcz_put_le32(out + 16, h->count);
+    mcz_put_le32(out + 20, h->raw_size);
+    mcz_put_le32(out + 24, h->data_size);
+    mcz_put_le64(out + 28, h->checksum);
+    for (uint32_t i = 0; i < h->count; i++)
+        mcz_put_le32(out + 36 + 4 * (size_t)i, lengths[i]);
+    mcz_put_le32(out + body, (uint32_t)mcz_arc_xxh3(out, body));
+}
+
+uint32_t mcz_arc_chunk_head_length(const mcz_arc_chunk_head *h, uint32_t i)
+{
+    return mcz_get_le32(h->lengths + 4 * (size_t)i);
+}
+
+/* The lengths must each hold a whole context and sum to the raw size. */
+static int check_chunk_lengths(const mcz_arc_chunk_head *h, uint64_t off, mcz_diag *diag)
+{
+    uint64_t sum = 0;
+    for (uint32_t i = 0; i < h->count; i++) {
+        uint32_t len = mcz_arc_chunk_head_length(h, i);
+        if (len < MCZ_MC_OVERHEAD || len > MCZ_MC_MAX_SIZE)
+            return mcz_fail(diag, MCZ_ECORRUPT, (int64_t)(off + 36 + 4 * (uint64_t)i),
+                            (int64_t)h->first_number + i, "chunk header: context length %u", len);
+        sum += len;
+    }
+    if (sum != h->raw_size)
+        return mcz_fail(diag, MCZ_ECORRUPT, (int64_t)off + 20, h->first_number,
+                        "chunk header: lengths sum to %llu, raw size is %u",
+                        (unsigned long long)sum, h->raw_size);
+    return MCZ_OK;
+}
+
+int mcz_arc_chunk_head_decode(const uint8_t *file, size_t size, uint64_t off,
+                              mcz_arc_chunk_head *out, mcz_diag *diag)
+{
+    uint32_t payload;
+    int rc = check_frame_head(file, size, off, MCZ_ARC_TAG_CHUNK,
+                              MCZ_ARC_CHUNK_HEAD - MCZ_ARC_FRAME_HEAD, "chunk header", &payload,
+                              diag);
+    if (rc != MCZ_OK)
+        return rc;
+    const uint8_t *p = file + off;
+    out->first_number = mcz_get_le32(p + 12);
+    out->count = mcz_get_le32(p + 16);
+    out->raw_size = mcz_get_le32(p + 20);
+    out->data_size = mcz_get_le32(p + 24);
+    out->checksum = mcz_get_le64(p + 28);
+    out->lengths = p + 36;
+    if (mcz_arc_chunk_head_size(out->count) != (uint64_t)MCZ_ARC_FRAME_HEAD + payload)
+        return mcz_fail(diag, MCZ_ECORRUPT, (int64_t)off + 16, out->first_number,
+                        "chunk header: count %u does not match its frame", out->count);
+    size_t body = 36 + 4 * (size_t)out->count;
+    if (mcz_get_le32(p + body) != (uint32_t)mcz_arc_xxh3(p, body))
+        return mcz_fail(diag, MCZ_ECHECKSUM, (int64_t)(off + body), out->first_number,
+                        "chunk header: checksum mismatch");
+    if (out->count == 0 || out->first_number == 0 ||
+        out->count - 1 > UINT32_MAX - out->first_number)
+        return mcz_fail(diag, MCZ_ECORRUPT, (int64_t)off + 12, out->first_number,
+                        "chunk header: bad numbers (first %u, count %u)", out->first_number,
+                        out->count);
+    return check_chunk_lengths(out, off, diag);
+}
+
+/* ---- Footer ---- */
+
+void mcz_arc_footer_encode(const mcz_arc_footer *f, uint8_t out[MCZ_ARC_FOOTER_SIZE])
+{
+    put_frame_head(out, MCZ_ARC_FOOTER_SIZE - MCZ_ARC_FRAME_HEAD, MCZ_ARC_TAG_FOOTER);
+    mcz_put_le32(out + 12, f->version);
+    mcz_put_le64(out + 16, f->index_offset);
+    mcz_put_le64(out + 24, f->index_size);
+    mcz_put_le64(out + 32, f->index_checksum);
+    mcz_put_le32(out + 40, f->chunk_count);
+    mcz_put_le32(out + 44, f->context_count);
+    mcz_put_le32(out + 48, (uint32_t)mcz_arc_xxh3(out, 48));
+    mcz_put_le32(out + 52, MCZ_ARC_END_MAGIC);
+}
+
+int mcz_arc_footer_decode(const uint8_t *file, size_t size, mcz_arc_footer *out, mcz_diag *diag)
+{
+    if (size < MCZ_ARC_HEADER_SIZE + MCZ_ARC_FOOTER_SIZE)
+        return mcz_fail(diag, MCZ_ETRUNCATED, (int64_t)size, -1,
+                        "archive of %zu bytes is too short to hold a header and a footer", size);
+    uint64_t off = size - MCZ_ARC_FOOTER_SIZE;
+    const uint8_t *p = file + off;
+    if (mcz_get_le32(p + 52) != MCZ_ARC_END_MAGIC)
+        return mcz_fail(diag, MCZ_ETRUNCATED, (int64_t)off + 52, -1,
+                        "no footer at the end of the file: truncated, or not an archive");
+    if (mcz_get_le32(p) != MCZ_ARC_SKIP_MAGIC ||
+        mcz_get_le32(p + 4) != MCZ_ARC_FOOTER_SIZE - MCZ_ARC_FRAME_HEAD ||
+        mcz_get_le32(p + 8) != MCZ_ARC_TAG_FOOTER)
+        return mcz_fail(diag, MCZ_ECORRUPT, (int64_t)off, -1, "footer: bad frame header");
+    if (mcz_get_le32(p + 48) != (uint32_t)mcz_arc_xxh3(p, 48))
+        return mcz_fail(diag, MCZ_ECHECKSUM, (int64_t)off + 48, -1, "footer: checksum mismatch");
+    out->version = mcz_get_le32(p + 12);
+    out->index_offset = mcz_get_le64(p + 16);
+    out->index_size = mcz_get_le64(p + 24);
+    out->index_checksum = mcz_get_le64(p + 32);
+    out->chunk_count = mcz_get_le32(p + 40);
+    out->context_count = mcz_get_le32(p + 44);
+    if (out->version != MCZ_ARC_VERSION)
+        return mcz_fail(diag, MCZ_EVERSION, (int64_t)off + 12, -1,
+                        "footer: format version %u, this build reads %u", out->version,
+                        MCZ_ARC_VERSION);
+    if (!mcz_fits(off, out->index_offset, out->index_size) ||
+        out->index_offset + out->index_size != off || out->index_offset < MCZ_ARC_HEADER_SIZE)
+        return mcz_fail(diag, MCZ_ECORRUPT, (int64_t)off + 16, -1,
+                        "footer: index at %llu, %llu bytes, does not end at the footer (%llu)",
+                        (unsigned long long)out->index_offset,
+                        (unsigned long long)out->index_size, (unsigned long long)off);
+    return MCZ_OK;
+}
+
+/* ---- Index ---- */
+
+uint64_t mcz_arc_index_size(uint32_t chunk_count, uint32_t context_count)
+{
+    return MCZ_ARC_INDEX_HEAD + (uint64_t)MCZ_ARC_CHUNK_ENTRY * chunk_count +
+           (uint64_t)MCZ_ARC_CONTEXT_ENTRY * context_count;
+}
+
+void mcz_arc_index_chunk(const mcz_arc_index *idx, uint32_t i, mcz_chunk_info *out)
+{
+    const uint8_t *e = idx->chunks + (size_t)MCZ_ARC_CHUNK_ENTRY * i;
+    out->offset = mcz_get_le64(e);
+    out->stored_size = mcz_get_le32(e + 8);
+    out->raw_size = mcz_get_le32(e + 12);
+    out->first_number = mcz_get_le32(e + 16);
+    out->count = mcz_get_le32(e + 20);
+    out->checksum = mcz_get_le64(e + 24);
+}
+
+uint32_t mcz_arc_index_offset(const mcz_arc_index *idx, uint32_t i)
+{
+    return mcz_get_le32(idx->offsets + 4 * (size_t)i);
+}
+
+uint32_t mcz_arc_index_length(const mcz_arc_index *idx, uint32_t i)
+{
+    return mcz_get_le32(idx->lengths + 4 * (size_t)i);
+}
+
+/* Checks one chunk entry against the previous one (prev_end, prev_last) and the file layout. */
+static int check_chunk_entry(const mcz_chunk_info *c, uint32_t i, uint64_t prev_end,
+                             uint64_t prev_last, uint64_t index_offset, mcz_diag *diag)
+{
+    if (c->count == 0 || c->first_number == 0 || c->count - 1 > UINT32_MAX - c->first_number)
+        return mcz_fail(diag, MCZ_ECORRUPT, (int64_t)c->offset, c->first_number,
+                        "index: chunk %u has bad numbers (first %u, count %u)", i,
+                        c->first_number, c->count);
+    if (c->first_number <= prev_last)
+        return mcz_fail(diag, MCZ_ECORRUPT, (int64_t)c->offset, c->first_number,
+                        "index: chunk %u numbers do not follow the previous chunk's", i);
+    if (c->offset < prev_end || !mcz_fits(index_offset, c->offset, c->stored_size))
+        return mcz_fail(diag, MCZ_ECORRUPT, (int64_t)c->offset, c->first_number,
+                        "index: chunk %u (%u bytes) overlaps or lies outside the data", i,
+                        c->stored_size);
+    uint64_t head = mcz_arc_chunk_head_size(c->count);
+    if (c->stored_size <= head ||
+        c->raw_size > (uint64_t)(c->stored_size - head) * MCZ_ARC_MAX_EXPANSION)
+        return mcz_fail(diag, MCZ_ECORRUPT, (int64_t)c->offset, c->first_number,
+                        "index: chunk %u sizes are impossible (stored %u, raw %u, count %u)", i,
+                        c->stored_size, c->raw_size, c->count);
+    return MCZ_OK;
+}
+
+/* Checks that the contexts [base, base+c->count) tile chunk c exactly. */
+static int check_chunk_contexts(const mcz_arc_index *idx, const mcz_chunk_info *c, uint32_t base,
+                                mcz_diag *diag)
+{
+    uint64_t expect = 0;
+    for (uint32_t j = 0; j < c->count; j++) {
+        uint32_t off = mcz_arc_index_offset(idx, base + j);
+        uint32_t len = mcz_arc_index_length(idx, base + j);
+        if (off != expect || len < MCZ_MC_OVERHEAD || len > MCZ_MC_MAX_SIZE)
+            return mcz_fail(diag, MCZ_ECORRUPT, (int64_t)c->offset, (int64_t)c->first_number + j,
+                            "index: context at %u (%u bytes) does not follow its predecessor in "
+                            "its chunk", off, len);
+        expect += len;
+    }
+    if (expect != c->raw_size)
+        return mcz_fail(diag, MCZ_ECORRUPT, (int64_t)c->offset, c->first_number,
+                        "index: contexts cover %llu bytes of a %u-byte chunk",
+                        (unsigned long long)expect, c->raw_size);
+    return MCZ_OK;
+}
+
+/* Every chunk and context entry (FORMAT.md §8). */
+static int check_index_tables(const mcz_arc_index *idx, uint64_t data_start,
+                              uint64_t index_offset, mcz_diag *diag)
+{
+    uint64_t prev_end = data_start, prev_last = 0, contexts = 0, raw = 0;
+    if (idx->chunk_count > 0 && mcz_get_le32(idx->chunks + 16) != idx->first_number)
+        return mcz_fail(diag, MCZ_ECORRUPT, (int64_t)index_offset + 20, idx->first_number,
+                        "index: first number disagrees with the first chunk");
+    for (uint32_t i = 0; i < idx->chunk_count; i++) {
+        mcz_chunk_info c;
+        mcz_arc_index_chunk(idx, i, &c);
+        int rc = check_chunk_entry(&c, i, prev_end, prev_last, index_offset, diag);
+        if (rc != MCZ_OK)
+            return rc;
+        if (c.count > idx->context_count - contexts)
+            return mcz_fail(diag, MCZ_ECORRUPT, (int64_t)c.offset, c.first_number,
+                            "index: chunk counts exceed the %u contexts", idx->context_count);
+        rc = check_chunk_contexts(idx, &c, (uint32_t)contexts, diag);
+        if (rc != MCZ_OK)
+            return rc;
+        prev_end = c.offset + c.stored_size;
+        prev_last = (uint64_t)c.first_number + c.count - 1;
+        contexts += c.count;
+        raw += c.raw_size;
+    }
+    if (contexts != idx->context_count || raw != idx->raw_bytes)
+        return mcz_fail(diag, MCZ_ECORRUPT, (int64_t)index_offset, -1,
+                        "index: chunks hold %llu contexts and %llu bytes, the index says %u and "
+                        "%llu", (unsigned long long)contexts, (unsigned long long)raw,
+                        idx->context_count, (unsigned long long)idx->raw_bytes);
+    return MCZ_OK;
+}
+
+int mcz_arc_index_decode(const uint8_t *file, size_t size, const mcz_arc_footer *footer,
+                         uint64_t data_start, mcz_arc_index *out, mcz_diag *diag)
+{
+    uint64_t off = footer->index_offset;
+    uint64_t expect = mcz_arc_index_size(footer->chunk_count, footer->context_count);
+    if (footer->index_size != expect || !mcz_fits(size, off, expect))
+        return mcz_fail(diag, MCZ_ECORRUPT, (int64_t)off, -1,
+                        "index: %llu bytes, %u chunks and %u contexts need %llu",
+                        (unsigned long long)footer->index_size, footer->chunk_count,
+                        footer->context_count, (unsigned long long)expect);
+    const uint8_t *p = file + off;
+    if (mcz_arc_xxh3(p, expect) != footer->index_checksum)
+        return mcz_fail(diag, MCZ_ECHECKSUM, (int64_t)off, -1, "index: checksum mismatch");
+    uint32_t payload;
+    int rc = check_frame_head(file, size, off, MCZ_ARC_TAG_INDEX, 0, "index", &payload, diag);
+    if (rc != MCZ_OK)
+        return rc;
+    out->chunk_count = mcz_get_le32(p + 12);
+    out->context_count = mcz_get_le32(p + 16);
+    out->first_number = mcz_get_le32(p + 20);
+    out->raw_bytes = mcz_get_le64(p + 24);
+    if (payload + (uint64_t)MCZ_ARC_FRAME_HEAD != expect ||
+        out->chunk_count != footer->chunk_count || out->context_count != footer->context_count ||
+        mcz_get_le32(p + 32) != 0)
+        return mcz_fail(diag, MCZ_ECORRUPT, (int64_t)off, -1, "index: header disagrees with the "
+                        "footer");
+    size_t n = out->context_count;
+    out->chunks = p + MCZ_ARC_INDEX_HEAD;
+    out->offsets = out->chunks + (size_t)MCZ_ARC_CHUNK_ENTRY * out->chunk_count;
+    out->lengths = out->offsets + 4 * n;
+    out->identity = out->lengths + 4 * n;
+    out->dedup = out->identity + 16 * n;
+    return check_index_tables(out, data_start, off, diag);
+}
+
+/* ---- Index under construction ---- */
+
+/* Grows *arr (elements of size elem) to hold at least need; *cap is updated. */
+static int grow(void **arr, uint32_t *cap, uint64_t need, size_t elem)
+{
+    if (need <= *cap)
+        return MCZ_OK;
+    if (need > UINT32_MAX)
+        return MCZ_ELIMIT;
+    uint64_t next = *cap ? (uint64_t)*cap * 2 : 64;
+    while (next < need)
+        next *= 2;
+    if (next > UINT32_MAX)
+        next = UINT32_MAX;
+    void *bigger = realloc(*arr, (size_t)next * elem);
+    if (!bigger)
+        return MCZ_ENOMEM;
+    *arr = bigger;
+    *cap = (uint32_t)next;
+    return MCZ_OK;
+}
+
+static int grow_contexts(mcz_arc_table *t, uint64_t need)
+{
+    uint32_t cap = t->context_cap;
+    int rc = MCZ_OK;
+    if (need <= cap)
+        return MCZ_OK;
+    uint32_t c1 = cap, c2 = cap, c3 = cap, c4 = cap;
+    rc = grow((void **)&t->offsets, &c1, need, sizeof *t->offsets);
+    if (rc == MCZ_OK)
+        rc = grow((void **)&t->lengths, &c2, need, sizeof *t->lengths);
+    if (rc == MCZ_OK)
+        rc = grow((void **)&t->identity, &c3, need, sizeof *t->identity);
+    if (rc == MCZ_OK)
+        rc = grow((void **)&t->dedup, &c4, need, sizeof *t->dedup);
+    if (rc == MCZ_OK)
+        t->context_cap = c1;
+    return rc;
+}
+
+int mcz_arc_table_add(mcz_arc_table *t, const mcz_chunk_info *chunk, const uint32_t *lengths,
+                      const mcz_hash128 *identity, const mcz_hash128 *dedup)
+{
+    uint64_t need = (uint64_t)t->context_count + chunk->count;
+    int rc = grow((void **)&t->chunks, &t->chunk_cap, (uint64_t)t->chunk_count + 1,
+                  sizeof *t->chunks);
+    if (rc == MCZ_OK)
+        rc = grow_contexts(t, need);
+    if (rc != MCZ_OK)
+        return rc;
+    uint32_t base = t->context_count, off = 0;
+    for (uint32_t j = 0; j < chunk->count; j++) {
+        t->offsets[base + j] = off;
+        t->lengths[base + j] = lengths[j];
+        off += lengths[j];
+    }
+    memcpy(t->identity + base, identity, chunk->count * sizeof *identity);
+    memcpy(t->dedup + base, dedup, chunk->count * sizeof *dedup);
+    t->chunks[t->chunk_count++] = *chunk;
+    t->context_count = (uint32_t)need;
+    t->raw_bytes += chunk->raw_size;
+    return MCZ_OK;
+}
+
+static void encode_chunk_entry(const mcz_chunk_info *c, uint8_t *e)
+{
+    mcz_put_le64(e, c->offset);
+    mcz_put_le32(e + 8, c->stored_size);
+    mcz_put_le32(e + 12, c->raw_size);
+    mcz_put_le32(e + 16, c->first_number);
+    mcz_put_le32(e + 20, c->count);
+    mcz_put_le64(e + 24, c->checksum);
+}
+
+int mcz_arc_table_encode(const mcz_arc_table *t, uint64_t index_offset, uint8_t **frame,
+                         size_t *frame_len, uint8_t footer[MCZ_ARC_FOOTER_SIZE])
+{
+    uint64_t size = mcz_arc_index_size(t->chunk_count, t->context_count);
+    if (size - MCZ_ARC_FRAME_HEAD > UINT32_MAX || size > SIZE_MAX)
+        return MCZ_ELIMIT;
+    uint8_t *p = malloc((size_t)size);
+    if (!p)
+        return MCZ_ENOMEM;
+    put_frame_head(p, (uint32_t)(size - MCZ_ARC_FRAME_HEAD), MCZ_ARC_TAG_INDEX);
+    uint32_t first = t->chunk_count ? t->chunks[0].first_number : t->first_number;
+    mcz_put_le32(p + 12, t->chunk_count);
+    mcz_put_le32(p + 16, t->context_count);
+    mcz_put_le32(p + 20, first);
+    mcz_put_le64(p + 24, t->raw_bytes);
+    mcz_put_le32(p + 32, 0);
+    uint8_t *q = p + MCZ_ARC_INDEX_HEAD;
+    for (uint32_t i = 0; i < t->chunk_count; i++, q += MCZ_ARC_CHUNK_ENTRY)
+        encode_chunk_entry(&t->chunks[i], q);
+    size_t n = t->context_count;
+    for (size_t j = 0; j < n; j++) {
+        mcz_put_le32(q + 4 * j, t->offsets[j]);
+        mcz_put_le32(q + 4 * n + 4 * j, t->lengths[j]);
+    }
+    q += 8 * n;
+    for (size_t j = 0; j < n; j++) {
+        memcpy(q + 16 * j, t->identity[j].bytes, 16);
+        memcpy(q + 16 * n + 16 * j, t->dedup[j].bytes, 16);
+    }
+    mcz_arc_footer f = {MCZ_ARC_VERSION, index_offset, size, mcz_arc_xxh3(p, (size_t)size),
+                        t->chunk_count, t->context_count};
+    mcz_arc_footer_encode(&f, footer);
+    *frame = p;
+    *frame_len = (size_t)size;
+    return MCZ_OK;
+}
+
+void mcz_arc_table_free(mcz_arc_table *t)
+{
+    if (!t)
+        return;
+    free(t->chunks);
+    free(t->offsets);
+    free(t->lengths);
+    free(t->identity);
+    free(t->dedup);
+    memset(t, 0, sizeof *t);
+}
+
+/* ---- Hashes ---- */
+
+void mcz_arc_context_hashes(const mcz_mc *mc, mcz_hash128 *identity, mcz_hash128 *dedup)
+{
+    if (mcz_mc_identity_hash(mc, false, identity, NULL) != MCZ_OK)
+        memset(identity->bytes, 0, sizeof identity->bytes);
+    if (mcz_mc_identity_hash(mc, true, dedup, NULL) == MCZ_OK)
+        return;
+    XXH128_canonical_t canon;
+    XXH128_canonicalFromHash(&canon, XXH3_128bits(mc->bytes, mc->size));
+    _Static_assert(sizeof canon.digest == sizeof dedup->bytes, "XXH128 digest is 16 bytes");
+    memcpy(dedup->bytes, canon.digest, sizeof dedup->bytes);
+}

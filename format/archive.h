@@ -1,0 +1,177 @@
+/*
+ * archive.h - the on-disk codec of the .mcz archive (format/FORMAT.md): encode and decode the
+ * file header, dictionary frame, chunk headers, index and footer, with every bound checked.
+ * Shared by writer/ and reader/, which never depend on each other. Internal: tools use mcz.h.
+ */
+#ifndef MCZ_ARCHIVE_H
+#define MCZ_ARCHIVE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mcz.h"
+
+#define MCZ_ARC_SKIP_MAGIC 0x184D2A5Cu /* every mcz skippable frame */
+#define MCZ_ARC_ZSTD_MAGIC 0xFD2FB528u /* a standard zstd frame */
+#define MCZ_ARC_VERSION 1u
+#define MCZ_ARC_FLAG_HAS_DICT 1u
+#define MCZ_ARC_FLAGS_KNOWN MCZ_ARC_FLAG_HAS_DICT
+
+#define MCZ_ARC_FRAME_HEAD 8u    /* skippable magic + payload size */
+#define MCZ_ARC_HEADER_SIZE 44u  /* file header frame */
+#define MCZ_ARC_DICT_HEAD 32u    /* dictionary frame without the dictionary bytes */
+#define MCZ_ARC_CHUNK_HEAD 40u   /* chunk header frame without the 4-byte lengths */
+#define MCZ_ARC_INDEX_HEAD 36u   /* index frame without its tables */
+#define MCZ_ARC_CHUNK_ENTRY 32u  /* one chunk in the index */
+#define MCZ_ARC_CONTEXT_ENTRY 40u /* one context in the index (all columns) */
+#define MCZ_ARC_FOOTER_SIZE 56u
+
+/* No zstd frame decodes to more than this many bytes per byte of frame (a 4-byte RLE block
+ * yields at most 128 KiB): the cap on a chunk's raw size relative to its stored size. */
+#define MCZ_ARC_MAX_EXPANSION 32768u
+
+/* The tags (first payload bytes), as little-endian u32 values of their ASCII text. */
+#define MCZ_ARC_TAG_HEADER 0x485A434Du /* "MCZH" */
+#define MCZ_ARC_TAG_DICT 0x445A434Du   /* "MCZD" */
+#define MCZ_ARC_TAG_CHUNK 0x435A434Du  /* "MCZC" */
+#define MCZ_ARC_TAG_INDEX 0x495A434Du  /* "MCZI" */
+#define MCZ_ARC_TAG_FOOTER 0x465A434Du /* "MCZF" */
+#define MCZ_ARC_END_MAGIC 0x7E5A434Du  /* "MCZ~", the file's last 4 bytes */
+
+/* ---- File header ---- */
+
+typedef struct mcz_arc_header {
+    uint32_t version;
+    uint32_t flags;
+    int32_t level;
+    uint32_t chunk_size;
+    uint32_t dict_id;
+} mcz_arc_header;
+
+void mcz_arc_header_encode(const mcz_arc_header *h, uint8_t out[MCZ_ARC_HEADER_SIZE]);
+/* Decodes the header at the start of file[0, size): magic, tag, version, reserved bits and
+ * checksum checked. */
+int mcz_arc_header_decode(const uint8_t *file, size_t size, mcz_arc_header *out, mcz_diag *diag);
+/* True when buf starts like an archive (skippable magic, header size, MCZH tag). */
+bool mcz_arc_looks_like(const uint8_t *buf, size_t len);
+
+/* ---- Dictionary frame ---- */
+
+typedef struct mcz_arc_dict {
+    uint32_t dict_id;
+    const uint8_t *bytes; /* view into the file */
+    size_t size;
+    uint64_t frame_size;  /* the whole frame */
+} mcz_arc_dict;
+
+/* The fixed head of a dictionary frame; the dictionary bytes follow it. */
+void mcz_arc_dict_encode_head(uint32_t dict_id, const void *dict, uint32_t len,
+                              uint8_t out[MCZ_ARC_DICT_HEAD]);
+/* Decodes the dictionary frame at off; its id must equal expect_id. */
+int mcz_arc_dict_decode(const uint8_t *file, size_t size, uint64_t off, uint32_t expect_id,
+                        mcz_arc_dict *out, mcz_diag *diag);
+
+/* ---- Chunk header frame ---- */
+
+typedef struct mcz_arc_chunk_head {
+    uint32_t first_number;
+    uint32_t count;
+    uint32_t raw_size;
+    uint32_t data_size;      /* the zstd data frame that follows */
+    uint64_t checksum;       /* XXH3-64 of the raw bytes */
+    const uint8_t *lengths;  /* count little-endian u32, a view into the frame */
+} mcz_arc_chunk_head;
+
+/* Bytes of a chunk header frame holding count lengths. */
+uint64_t mcz_arc_chunk_head_size(uint32_t count);
+/* Writes the frame (mcz_arc_chunk_head_size(h->count) bytes); lengths replaces h->lengths. */
+void mcz_arc_chunk_head_encode(const mcz_arc_chunk_head *h, const uint32_t *lengths, uint8_t *out);
+/*
+ * Decodes the chunk header frame at file offset off of file[0, size): tag, sizes, checksum, and
+ * that the lengths sum to raw_size and are each >= MCZ_MC_OVERHEAD.
+ */
+int mcz_arc_chunk_head_decode(const uint8_t *file, size_t size, uint64_t off,
+                              mcz_arc_chunk_head *out, mcz_diag *diag);
+/* Length i of a decoded chunk header (i < count). */
+uint32_t mcz_arc_chunk_head_length(const mcz_arc_chunk_head *h, uint32_t i);
+
+/* ---- Index and footer ---- */
+
+typedef struct mcz_arc_footer {
+    uint32_t version;
+    uint64_t index_offset;
+    uint64_t index_size;
+    uint64_t index_checksum;
+    uint32_t chunk_count;
+    uint32_t context_count;
+} mcz_arc_footer;
+
+void mcz_arc_footer_encode(const mcz_arc_footer *f, uint8_t out[MCZ_ARC_FOOTER_SIZE]);
+/* Decodes the footer from the last MCZ_ARC_FOOTER_SIZE bytes of file[0, size) and checks that the
+ * index lies inside the file and ends where the footer begins. */
+int mcz_arc_footer_decode(const uint8_t *file, size_t size, mcz_arc_footer *out, mcz_diag *diag);
+
+/* A decoded index: views into the file image. */
+typedef struct mcz_arc_index {
+    uint32_t chunk_count;
+    uint32_t context_count;
+    uint32_t first_number;
+    uint64_t raw_bytes;
+    const uint8_t *chunks;   /* chunk_count entries of MCZ_ARC_CHUNK_ENTRY bytes */
+    const uint8_t *offsets;  /* context_count u32 */
+    const uint8_t *lengths;  /* context_count u32 */
+    const uint8_t *identity; /* context_count × 16 */
+    const uint8_t *dedup;    /* context_count × 16 */
+} mcz_arc_index;
+
+/* Bytes of an index frame with these counts (fits in 64 bits for any u32 counts). */
+uint64_t mcz_arc_index_size(uint32_t chunk_count, uint32_t context_count);
+
+/*
+ * Decodes and validates the index the footer points at (FORMAT.md §8): frame, checksum, counts,
+ * and every chunk and context entry. data_start is where chunks may begin (after the header and
+ * dictionary frames).
+ */
+int mcz_arc_index_decode(const uint8_t *file, size_t size, const mcz_arc_footer *footer,
+                         uint64_t data_start, mcz_arc_index *out, mcz_diag *diag);
+/* Chunk entry i of a decoded index (i < chunk_count). */
+void mcz_arc_index_chunk(const mcz_arc_index *idx, uint32_t i, mcz_chunk_info *out);
+/* Offset and length of context at position i of a decoded index (i < context_count). */
+uint32_t mcz_arc_index_offset(const mcz_arc_index *idx, uint32_t i);
+uint32_t mcz_arc_index_length(const mcz_arc_index *idx, uint32_t i);
+
+/*
+ * An index under construction (writer, recovery): chunks appended in number order, each with its
+ * contexts' lengths and hashes. Encoded into an index frame and a footer at the end.
+ */
+typedef struct mcz_arc_table {
+    mcz_chunk_info *chunks;
+    uint32_t chunk_count, chunk_cap;
+    uint32_t *offsets, *lengths;
+    mcz_hash128 *identity, *dedup;
+    uint32_t context_count, context_cap;
+    uint32_t first_number; /* recorded when there are no chunks */
+    uint64_t raw_bytes;
+} mcz_arc_table;
+
+/* Appends a chunk; its count lengths and hashes are copied. MCZ_ENOMEM / MCZ_ELIMIT on failure. */
+int mcz_arc_table_add(mcz_arc_table *t, const mcz_chunk_info *chunk, const uint32_t *lengths,
+                      const mcz_hash128 *identity, const mcz_hash128 *dedup);
+/* Encodes the index frame and the footer for an index placed at index_offset; *frame is
+ * malloc'ed. */
+int mcz_arc_table_encode(const mcz_arc_table *t, uint64_t index_offset, uint8_t **frame,
+                         size_t *frame_len, uint8_t footer[MCZ_ARC_FOOTER_SIZE]);
+void mcz_arc_table_free(mcz_arc_table *t);
+
+/* ---- Hashes and frames ---- */
+
+/*
+ * The hashes stored for a context (FORMAT.md §5): identity with names (zero when it cannot be
+ * built) and the dedup key (identity without names, else XXH3-128 of the bytes).
+ */
+void mcz_arc_context_hashes(const mcz_mc *mc, mcz_hash128 *identity, mcz_hash128 *dedup);
+
+/* XXH3-64 of len bytes. */
+uint64_t mcz_arc_xxh3(const void *data, size_t len);
+
+#endif /* MCZ_ARCHIVE_H */

@@ -1,0 +1,108 @@
+/*
+ * chunk.c - decoding one chunk with every check (FORMAT.md §8): nothing is handed out before the
+ * whole chunk decoded to exactly its raw size and its XXH3 matched, so a damaged archive gives an
+ * error, never wrong bytes.
+ */
+#include <stdlib.h>
+#include <zstd_errors.h>
+
+#include "mcz_common.h"
+#include "reader_impl.h"
+
+/* The data frame must be one zstd frame filling its slot, with the expected content size and
+ * dictionary; checked before anything is allocated. */
+static int check_data_frame(const uint8_t *data, size_t len, uint64_t off,
+                            const mcz_arc_chunk_head *h, uint32_t dict_id, mcz_diag *diag)
+{
+    int64_t n = h->first_number;
+    if (len < 4 || mcz_get_le32(data) != MCZ_ARC_ZSTD_MAGIC)
+        return mcz_fail(diag, MCZ_ECORRUPT, (int64_t)off, n, "chunk data: not a zstd frame");
+    if (ZSTD_findFrameCompressedSize(data, len) != len)
+        return mcz_fail(diag, MCZ_ECORRUPT, (int64_t)off, n,
+                        "chunk data: the zstd frame does not fill its %zu bytes", len);
+    if (ZSTD_getFrameContentSize(data, len) != h->raw_size)
+        return mcz_fail(diag, MCZ_ECORRUPT, (int64_t)off, n,
+                        "chunk data: content size differs from the raw size %u", h->raw_size);
+    unsigned frame_dict = ZSTD_getDictID_fromFrame(data, len);
+    if (frame_dict != dict_id)
+        return mcz_fail(diag, MCZ_EDICT, (int64_t)off, n,
+                        "chunk data: compressed with dictionary %u, the archive holds %u",
+                        frame_dict, dict_id);
+    if (h->raw_size > (uint64_t)len * MCZ_ARC_MAX_EXPANSION)
+        return mcz_fail(diag, MCZ_ECORRUPT, (int64_t)off, n, "chunk data: impossible raw size");
+    return MCZ_OK;
+}
+
+static int reserve(mcz_rd_buffer *buf, size_t need)
+{
+    if (need <= buf->cap && buf->bytes)
+        return MCZ_OK;
+    uint8_t *bigger = realloc(buf->bytes, need ? need : 1);
+    if (!bigger)
+        return MCZ_ENOMEM;
+    buf->bytes = bigger;
+    buf->cap = need;
+    return MCZ_OK;
+}
+
+static int zstd_failure(size_t r, uint64_t off, int64_t n, mcz_diag *diag)
+{
+    ZSTD_ErrorCode e = ZSTD_getErrorCode(r);
+    int code = e == ZSTD_error_dictionary_wrong ? MCZ_EDICT
+               : e == ZSTD_error_checksum_wrong ? MCZ_ECHECKSUM
+               : e == ZSTD_error_memory_allocation ? MCZ_ENOMEM
+                                                   : MCZ_ECORRUPT;
+    return mcz_fail(diag, code, (int64_t)off, n, "chunk data: zstd: %s", ZSTD_getErrorName(r));
+}
+
+/* Every context's container (magic, length, trailer) inside the decoded bytes. */
+static int check_contexts(const uint8_t *raw, const mcz_arc_chunk_head *h, uint64_t off,
+                          mcz_diag *diag)
+{
+    size_t at = 0;
+    for (uint32_t i = 0; i < h->count; i++) {
+        uint32_t len = mcz_arc_chunk_head_length(h, i);
+        mcz_mc mc;
+        int rc = mcz_mc_from_bytes(raw + at, len, h->first_number + i, at, &mc, diag);
+        if (rc != MCZ_OK) {
+            if (diag)
+                diag->offset = (int64_t)off;
+            return rc;
+        }
+        at += len;
+    }
+    return MCZ_OK;
+}
+
+int mcz_rd_decode_chunk(const uint8_t *file, size_t size, uint64_t off, ZSTD_DCtx *dctx,
+                        const ZSTD_DDict *ddict, uint32_t dict_id, mcz_rd_buffer *buf,
+                        mcz_arc_chunk_head *head, mcz_diag *diag)
+{
+    int rc = mcz_arc_chunk_head_decode(file, size, off, head, diag);
+    if (rc != MCZ_OK)
+        return rc;
+    uint64_t data_off = off + mcz_arc_chunk_head_size(head->count);
+    int64_t n = head->first_number;
+    if (!mcz_fits(size, data_off, head->data_size))
+        return mcz_fail(diag, MCZ_ETRUNCATED, (int64_t)data_off, n,
+                        "chunk data: %u bytes run past the end of the file", head->data_size);
+    const uint8_t *data = file + data_off;
+    rc = check_data_frame(data, head->data_size, data_off, head, dict_id, diag);
+    if (rc == MCZ_OK && reserve(buf, head->raw_size) != MCZ_OK)
+        rc = mcz_fail(diag, MCZ_ENOMEM, (int64_t)data_off, n, "out of memory");
+    if (rc != MCZ_OK)
+        return rc;
+    size_t got = ddict ? ZSTD_decompress_usingDDict(dctx, buf->bytes, head->raw_size, data,
+                                                    head->data_size, ddict)
+                       : ZSTD_decompressDCtx(dctx, buf->bytes, head->raw_size, data,
+                                             head->data_size);
+    if (ZSTD_isError(got))
+        return zstd_failure(got, data_off, n, diag);
+    if (got != head->raw_size)
+        return mcz_fail(diag, MCZ_ECORRUPT, (int64_t)data_off, n,
+                        "chunk data: decoded %zu bytes, expected %u", got, head->raw_size);
+    if (mcz_arc_xxh3(buf->bytes, got) != head->checksum)
+        return mcz_fail(diag, MCZ_ECHECKSUM, (int64_t)data_off, n,
+                        "chunk data: checksum mismatch");
+    return check_contexts(buf->bytes, head, off, diag);
+}

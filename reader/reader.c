@@ -1,0 +1,187 @@
+/*
+ * reader.c - opening an archive: footer first (one read at the end), then the index and the
+ * header, every field validated before use (FORMAT.md §8). The reader is immutable afterwards and
+ * shared by any number of threads; per-thread state lives in mcz_cursor.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <zdict.h>
+
+#include "mcz_common.h"
+#include "reader_impl.h"
+
+/* Header and dictionary frames; sets r->data_start. */
+static int open_head(mcz_reader *r, mcz_diag *diag)
+{
+    int rc = mcz_arc_header_decode(r->data, r->size, &r->header, diag);
+    if (rc != MCZ_OK)
+        return rc;
+    r->data_start = MCZ_ARC_HEADER_SIZE;
+    if (!(r->header.flags & MCZ_ARC_FLAG_HAS_DICT))
+        return MCZ_OK;
+    rc = mcz_arc_dict_decode(r->data, r->size, r->data_start, r->header.dict_id, &r->dict, diag);
+    if (rc != MCZ_OK)
+        return rc;
+    if (ZDICT_getDictID(r->dict.bytes, r->dict.size) != r->header.dict_id)
+        return mcz_fail(diag, MCZ_EDICT, (int64_t)r->data_start, -1,
+                        "dictionary: its bytes do not carry id %u", r->header.dict_id);
+    r->ddict = ZSTD_createDDict(r->dict.bytes, r->dict.size);
+    if (!r->ddict)
+        return mcz_fail(diag, MCZ_EDICT, (int64_t)r->data_start, -1,
+                        "dictionary: zstd cannot load it");
+    r->data_start += r->dict.frame_size;
+    return MCZ_OK;
+}
+
+/* Per-chunk positions of the first context and of the raw bytes (for chunk_of and offsets). */
+static int build_bases(mcz_reader *r, mcz_diag *diag)
+{
+    uint32_t k = r->index.chunk_count;
+    r->context_base = malloc((k ? k : 1) * sizeof *r->context_base);
+    r->raw_base = malloc((k ? k : 1) * sizeof *r->raw_base);
+    if (!r->context_base || !r->raw_base)
+        return mcz_fail(diag, MCZ_ENOMEM, -1, -1, "out of memory");
+    uint32_t contexts = 0;
+    uint64_t raw = 0;
+    for (uint32_t i = 0; i < k; i++) {
+        mcz_chunk_info c;
+        mcz_arc_index_chunk(&r->index, i, &c);
+        r->context_base[i] = contexts;
+        r->raw_base[i] = raw;
+        contexts += c.count;
+        raw += c.raw_size;
+    }
+    return MCZ_OK;
+}
+
+static int open_checked(mcz_reader *r, mcz_diag *diag)
+{
+    mcz_arc_footer footer;
+    int rc = mcz_arc_footer_decode(r->data, r->size, &footer, diag);
+    if (rc == MCZ_OK)
+        rc = open_head(r, diag);
+    if (rc != MCZ_OK)
+        return rc;
+    if (r->data_start > footer.index_offset)
+        return mcz_fail(diag, MCZ_ECORRUPT, (int64_t)footer.index_offset, -1,
+                        "index at %llu overlaps the header",
+                        (unsigned long long)footer.index_offset);
+    rc = mcz_arc_index_decode(r->data, r->size, &footer, r->data_start, &r->index, diag);
+    return rc == MCZ_OK ? build_bases(r, diag) : rc;
+}
+
+mcz_reader *mcz_reader_open_image(const uint8_t *data, size_t size, mcz_diag *diag)
+{
+    mcz_reader *r = calloc(1, sizeof *r);
+    if (!r) {
+        mcz_fail(diag, MCZ_ENOMEM, -1, -1, "out of memory");
+        return NULL;
+    }
+    r->data = data;
+    r->size = size;
+    if (open_checked(r, diag) != MCZ_OK) {
+        mcz_reader_close(r);
+        return NULL;
+    }
+    return r;
+}
+
+mcz_reader *mcz_reader_open(const char *path, mcz_diag *diag)
+{
+    mcz_file file;
+    if (mcz_file_map(path, &file, diag) != MCZ_OK)
+        return NULL;
+    mcz_reader *r = mcz_reader_open_image(file.data, file.size, diag);
+    if (!r) {
+        mcz_file_unmap(&file);
+        return NULL;
+    }
+    r->file = file;
+    return r;
+}
+
+void mcz_reader_close(mcz_reader *r)
+{
+    if (!r)
+        return;
+    ZSTD_freeDDict(r->ddict);
+    free(r->context_base);
+    free(r->raw_base);
+    if (r->file.impl_)
+        mcz_file_unmap(&r->file);
+    free(r);
+}
+
+void mcz_reader_get_info(const mcz_reader *r, mcz_archive_info *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!r)
+        return;
+    const mcz_arc_index *idx = &r->index;
+    out->version = r->header.version;
+    out->contexts = idx->context_count;
+    out->chunks = idx->chunk_count;
+    out->first_number = idx->first_number;
+    out->last_number = idx->first_number - 1;
+    if (idx->chunk_count) {
+        mcz_chunk_info last;
+        mcz_arc_index_chunk(idx, idx->chunk_count - 1, &last);
+        out->last_number = last.first_number + last.count - 1;
+    }
+    out->raw_bytes = idx->raw_bytes;
+    out->file_bytes = r->size;
+    out->dict_id = r->header.dict_id;
+    out->dict_size = (uint32_t)r->dict.size;
+    out->level = r->header.level;
+    out->chunk_size = r->header.chunk_size;
+}
+
+int mcz_reader_chunk(const mcz_reader *r, uint64_t index, mcz_chunk_info *out)
+{
+    if (!r || !out)
+        return MCZ_EINVAL;
+    if (index >= r->index.chunk_count)
+        return MCZ_ENOTFOUND;
+    mcz_arc_index_chunk(&r->index, (uint32_t)index, out);
+    return MCZ_OK;
+}
+
+int64_t mcz_reader_chunk_of(const mcz_reader *r, uint32_t number)
+{
+    if (!r)
+        return MCZ_EINVAL;
+    uint32_t lo = 0, hi = r->index.chunk_count; /* first chunk whose first number > number */
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (mcz_get_le32(r->index.chunks + (size_t)MCZ_ARC_CHUNK_ENTRY * mid + 16) <= number)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == 0)
+        return MCZ_ENOTFOUND;
+    mcz_chunk_info c;
+    mcz_arc_index_chunk(&r->index, lo - 1, &c);
+    return number - c.first_number < c.count ? (int64_t)(lo - 1) : MCZ_ENOTFOUND;
+}
+
+int mcz_reader_hashes(const mcz_reader *r, uint32_t number, mcz_hash128 *identity,
+                      mcz_hash128 *dedup)
+{
+    int64_t chunk = mcz_reader_chunk_of(r, number);
+    if (chunk < 0)
+        return (int)chunk;
+    uint32_t first = mcz_get_le32(r->index.chunks + (size_t)MCZ_ARC_CHUNK_ENTRY * chunk + 16);
+    size_t pos = r->context_base[chunk] + (number - first);
+    if (identity)
+        memcpy(identity->bytes, r->index.identity + 16 * pos, 16);
+    if (dedup)
+        memcpy(dedup->bytes, r->index.dedup + 16 * pos, 16);
+    return MCZ_OK;
+}
+
+void mcz_reader_dict(const mcz_reader *r, const void **dict, size_t *len)
+{
+    *dict = r && r->dict.size ? r->dict.bytes : NULL;
+    *len = r ? r->dict.size : 0;
+}

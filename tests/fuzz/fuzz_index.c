@@ -1,0 +1,66 @@
+/*
+ * fuzz_index.c - the archive reader on hostile bytes. The input is a whole .mcz image: it is
+ * opened from memory (the validation mcz_reader_open runs), and when it opens, every query is
+ * made: info, every chunk entry, the chunk of every number, stored hashes, every context through
+ * a cursor, and deep verification. Nothing may crash or read outside the input.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../reader/reader_impl.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void walk_chunk(const mcz_reader *r, mcz_cursor *cur, uint64_t i)
+{
+    mcz_chunk_info c;
+    if (mcz_reader_chunk(r, i, &c) != MCZ_OK)
+        abort();
+    const uint8_t *raw;
+    size_t len;
+    int ok = mcz_cursor_chunk(cur, i, &raw, &len, NULL) == MCZ_OK;
+    if (ok && len != c.raw_size)
+        abort();
+    for (uint32_t k = 0; k < c.count; k++) {
+        uint32_t number = c.first_number + k;
+        if (mcz_reader_chunk_of(r, number) != (int64_t)i)
+            abort();
+        mcz_hash128 identity, dedup;
+        if (mcz_reader_hashes(r, number, &identity, &dedup) != MCZ_OK)
+            abort();
+        mcz_mc mc;
+        int rc = mcz_cursor_get(cur, number, &mc, NULL);
+        if ((rc == MCZ_OK) != ok)
+            abort(); /* a chunk that decoded yields all its contexts */
+        if (rc == MCZ_OK && (mc.bytes < raw || mc.bytes + mc.size > raw + len))
+            abort();
+    }
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    uint8_t *copy = malloc(size ? size : 1); /* exact size: the sanitizer sees any overread */
+    if (!copy)
+        return 0;
+    if (size)
+        memcpy(copy, data, size);
+    mcz_reader *r = mcz_reader_open_image(copy, size, NULL);
+    if (r) {
+        mcz_archive_info info;
+        mcz_reader_get_info(r, &info);
+        const void *dict;
+        size_t dict_len;
+        mcz_reader_dict(r, &dict, &dict_len);
+        mcz_cursor *cur = mcz_cursor_create(r);
+        for (uint64_t i = 0; cur && i < info.chunks; i++)
+            walk_chunk(r, cur, i);
+        (void)mcz_reader_chunk_of(r, 0);
+        (void)mcz_reader_chunk_of(r, UINT32_MAX);
+        (void)mcz_reader_verify(r, NULL, NULL, NULL);
+        mcz_cursor_free(cur);
+        mcz_reader_close(r);
+    }
+    free(copy);
+    return 0;
+}

@@ -1,0 +1,394 @@
+/*
+ * test_archive.c - .mcz round trips: write, read back every context by number and by chunk,
+ * compare with the input; determinism; dictionary given, trained and absent; edge cases.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+
+#include <cmocka.h>
+
+#include "archive.h"
+#include "archive_testlib.h"
+
+static char dir[64];
+static char path[128];
+static char path2[128];
+
+static int setup(void **state)
+{
+    (void)state;
+    tl_tmpdir(dir, sizeof dir);
+    snprintf(path, sizeof path, "%s/a.mcz", dir);
+    snprintf(path2, sizeof path2, "%s/b.mcz", dir);
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    tl_rmdir(dir);
+    return 0;
+}
+
+static mcz_writer_options small_chunks(uint32_t chunk_size, int threads)
+{
+    mcz_writer_options o = MCZ_WRITER_OPTIONS_INIT;
+    o.level = 3;
+    o.chunk_size = chunk_size;
+    o.threads = threads;
+    o.train_bytes = 256 << 10;
+    o.dict_size = 4096;
+    return o;
+}
+
+/* Every context by number (in a scattered order) equals corpus context numbers[i]. */
+static void check_by_number(mcz_reader *r, const tl_corpus *c, const uint32_t *numbers)
+{
+    mcz_cursor *cur = mcz_cursor_create(r);
+    assert_non_null(cur);
+    for (uint32_t k = 0; k < c->n; k++) {
+        uint32_t i = (uint32_t)(((uint64_t)k * 7919) % c->n);
+        mcz_mc mc;
+        mcz_diag d;
+        assert_int_equal(mcz_cursor_get(cur, numbers[i], &mc, &d), MCZ_OK);
+        assert_int_equal(mc.number, numbers[i]);
+        assert_int_equal(mc.size, c->sizes[i]);
+        assert_memory_equal(mc.bytes, c->bytes + c->offsets[i], mc.size);
+        mcz_hash128 identity, dedup, want_identity, want_dedup;
+        assert_int_equal(mcz_reader_hashes(r, numbers[i], &identity, &dedup), MCZ_OK);
+        mcz_arc_context_hashes(&mc, &want_identity, &want_dedup);
+        assert_memory_equal(identity.bytes, want_identity.bytes, 16);
+        assert_memory_equal(dedup.bytes, want_dedup.bytes, 16);
+    }
+    mcz_cursor_free(cur);
+}
+
+/* The chunks decoded in order and laid end to end give the input MCH (export). */
+static void check_export(mcz_reader *r, const tl_corpus *c)
+{
+    mcz_archive_info info;
+    mcz_reader_get_info(r, &info);
+    mcz_cursor *cur = mcz_cursor_create(r);
+    size_t at = 0;
+    for (uint64_t i = 0; i < info.chunks; i++) {
+        const uint8_t *raw;
+        size_t len;
+        assert_int_equal(mcz_cursor_chunk(cur, i, &raw, &len, NULL), MCZ_OK);
+        assert_true(at + len <= c->size);
+        assert_memory_equal(raw, c->bytes + at, len);
+        at += len;
+    }
+    assert_int_equal(at, c->size);
+    mcz_cursor_free(cur);
+}
+
+/* Opens path and checks it holds corpus c as numbers first, first+1, ... */
+static mcz_reader *check_archive(const char *p, const tl_corpus *c, uint32_t first)
+{
+    mcz_diag d;
+    mcz_reader *r = mcz_reader_open(p, &d);
+    if (!r)
+        fail_msg("open: %s", d.message);
+    mcz_archive_info info;
+    mcz_reader_get_info(r, &info);
+    assert_int_equal(info.version, 1);
+    assert_int_equal(info.contexts, c->n);
+    assert_int_equal(info.raw_bytes, c->size);
+    assert_int_equal(info.first_number, first);
+    assert_int_equal(info.last_number, first + c->n - 1);
+    uint32_t *numbers = malloc((c->n + 1) * sizeof *numbers);
+    for (uint32_t i = 0; i < c->n; i++)
+        numbers[i] = first + i;
+    check_by_number(r, c, numbers);
+    free(numbers);
+    check_export(r, c);
+    assert_int_equal(mcz_reader_chunk_of(r, first - 1), MCZ_ENOTFOUND);
+    assert_int_equal(mcz_reader_chunk_of(r, first + c->n), MCZ_ENOTFOUND);
+    assert_int_equal(mcz_reader_verify(r, NULL, NULL, &d), MCZ_OK);
+    return r;
+}
+
+static void test_roundtrip_single_thread(void **state)
+{
+    (void)state;
+    tl_corpus c;
+    tl_corpus_make(&c, 400, 0);
+    mcz_writer_options o = small_chunks(16 << 10, 1);
+    assert_int_equal(tl_write(path, &c, &o), MCZ_OK);
+    mcz_reader *r = check_archive(path, &c, 1);
+    mcz_archive_info info;
+    mcz_reader_get_info(r, &info);
+    assert_true(info.chunks > 5);
+    assert_int_equal(info.level, 3);
+    assert_int_equal(info.chunk_size, 16 << 10);
+    assert_true(info.file_bytes < c.size);
+    mcz_reader_close(r);
+    tl_corpus_free(&c);
+}
+
+static void progress_count(void *arg, uint64_t done, uint64_t total)
+{
+    uint64_t *calls = arg;
+    assert_true(done <= total);
+    ++*calls;
+}
+
+static void test_roundtrip_threads(void **state)
+{
+    (void)state;
+    tl_corpus c;
+    tl_corpus_make(&c, 600, 50);
+    mcz_writer_options o = small_chunks(8 << 10, 3);
+    mcz_writer *w = mcz_writer_open(path, &o, NULL);
+    assert_non_null(w);
+    uint32_t *numbers = calloc(c.n, sizeof *numbers);
+    enum { APPENDERS = 4 };
+    pthread_t th[APPENDERS];
+    tl_append_job jobs[APPENDERS];
+    for (uint32_t t = 0; t < APPENDERS; t++) {
+        jobs[t] = (tl_append_job){w, &c, t, APPENDERS, MCZ_OK};
+        assert_int_equal(pthread_create(&th[t], NULL, tl_append_thread, &jobs[t]), 0);
+    }
+    for (uint32_t t = 0; t < APPENDERS; t++) {
+        pthread_join(th[t], NULL);
+        assert_int_equal(jobs[t].rc, MCZ_OK);
+    }
+    assert_int_equal(mcz_writer_close(w, NULL), MCZ_OK);
+
+    mcz_reader *r = mcz_reader_open(path, NULL);
+    assert_non_null(r);
+    mcz_cursor *cur = mcz_cursor_create(r);
+    for (uint32_t i = 0; i < c.n; i++) { /* find which number each input got */
+        bool found = false;
+        for (uint32_t n = 1; n <= c.n && !found; n++) {
+            mcz_mc mc;
+            assert_int_equal(mcz_cursor_get(cur, n, &mc, NULL), MCZ_OK);
+            found = mc.size == c.sizes[i] && !memcmp(mc.bytes, c.bytes + c.offsets[i], mc.size);
+            numbers[i] = n;
+        }
+        assert_true(found);
+    }
+    mcz_cursor_free(cur);
+    check_by_number(r, &c, numbers);
+    uint64_t calls = 0;
+    assert_int_equal(mcz_reader_verify(r, progress_count, &calls, NULL), MCZ_OK);
+    mcz_archive_info info;
+    mcz_reader_get_info(r, &info);
+    assert_int_equal(calls, info.chunks);
+    mcz_reader_close(r);
+    free(numbers);
+    tl_corpus_free(&c);
+}
+
+/* Same input and options give the same uncompressed content and index, whatever the threads. */
+static void test_determinism(void **state)
+{
+    (void)state;
+    tl_corpus c;
+    tl_corpus_make(&c, 300, 40);
+    mcz_writer_options o1 = small_chunks(12 << 10, 1), o3 = small_chunks(12 << 10, 3);
+    assert_int_equal(tl_write(path, &c, &o1), MCZ_OK);
+    assert_int_equal(tl_write(path2, &c, &o3), MCZ_OK);
+    mcz_reader *a = mcz_reader_open(path, NULL), *b = mcz_reader_open(path2, NULL);
+    assert_non_null(a);
+    assert_non_null(b);
+    mcz_archive_info ia, ib;
+    mcz_reader_get_info(a, &ia);
+    mcz_reader_get_info(b, &ib);
+    assert_int_equal(ia.chunks, ib.chunks);
+    assert_int_equal(ia.dict_id, ib.dict_id);
+    for (uint64_t i = 0; i < ia.chunks; i++) {
+        mcz_chunk_info ca, cb;
+        assert_int_equal(mcz_reader_chunk(a, i, &ca), MCZ_OK);
+        assert_int_equal(mcz_reader_chunk(b, i, &cb), MCZ_OK);
+        assert_int_equal(ca.first_number, cb.first_number);
+        assert_int_equal(ca.count, cb.count);
+        assert_int_equal(ca.raw_size, cb.raw_size);
+        assert_int_equal(ca.checksum, cb.checksum);
+    }
+    for (uint32_t n = 1; n <= c.n; n++) {
+        mcz_hash128 h1, d1, h2, d2;
+        assert_int_equal(mcz_reader_hashes(a, n, &h1, &d1), MCZ_OK);
+        assert_int_equal(mcz_reader_hashes(b, n, &h2, &d2), MCZ_OK);
+        assert_memory_equal(h1.bytes, h2.bytes, 16);
+        assert_memory_equal(d1.bytes, d2.bytes, 16);
+    }
+    const void *da, *db;
+    size_t la, lb;
+    mcz_reader_dict(a, &da, &la);
+    mcz_reader_dict(b, &db, &lb);
+    assert_int_equal(la, lb);
+    assert_memory_equal(da, db, la);
+    mcz_reader_close(a);
+    mcz_reader_close(b);
+    tl_corpus_free(&c);
+}
+
+/* A context larger than the target gets a chunk of its own; other chunks stay under it. */
+static void test_context_bigger_than_chunk(void **state)
+{
+    (void)state;
+    tl_corpus c;
+    tl_corpus_make(&c, 60, 7);
+    mcz_writer_options o = small_chunks(4096, 2);
+    assert_int_equal(tl_write(path, &c, &o), MCZ_OK);
+    mcz_reader *r = check_archive(path, &c, 1);
+    mcz_archive_info info;
+    mcz_reader_get_info(r, &info);
+    uint32_t big = 0;
+    for (uint64_t i = 0; i < info.chunks; i++) {
+        mcz_chunk_info ci;
+        assert_int_equal(mcz_reader_chunk(r, i, &ci), MCZ_OK);
+        if (ci.raw_size > 4096)
+            assert_int_equal(ci.count, 1);
+        big += ci.raw_size >= 40000;
+    }
+    assert_int_equal(big, 60 / 7);
+    mcz_reader_close(r);
+    tl_corpus_free(&c);
+}
+
+static void test_empty_archive(void **state)
+{
+    (void)state;
+    tl_corpus c;
+    tl_corpus_make(&c, 0, 0);
+    mcz_writer_options o = small_chunks(0, 0);
+    o.first_number = 42;
+    assert_int_equal(tl_write(path, &c, &o), MCZ_OK);
+    mcz_reader *r = mcz_reader_open(path, NULL);
+    assert_non_null(r);
+    mcz_archive_info info;
+    mcz_reader_get_info(r, &info);
+    assert_int_equal(info.contexts, 0);
+    assert_int_equal(info.chunks, 0);
+    assert_int_equal(info.first_number, 42);
+    assert_int_equal(info.dict_id, 0);
+    mcz_cursor *cur = mcz_cursor_create(r);
+    mcz_mc mc;
+    assert_int_equal(mcz_cursor_get(cur, 42, &mc, NULL), MCZ_ENOTFOUND);
+    assert_int_equal(mcz_cursor_chunk(cur, 0, NULL, NULL, NULL), MCZ_ENOTFOUND);
+    assert_int_equal(mcz_reader_verify(r, NULL, NULL, NULL), MCZ_OK);
+    mcz_cursor_free(cur);
+    mcz_reader_close(r);
+    tl_corpus_free(&c);
+}
+
+static void test_first_number(void **state)
+{
+    (void)state;
+    tl_corpus c;
+    tl_corpus_make(&c, 50, 0);
+    mcz_writer_options o = small_chunks(4096, 2);
+    o.first_number = 1000;
+    assert_int_equal(tl_write(path, &c, &o), MCZ_OK);
+    mcz_reader_close(check_archive(path, &c, 1000));
+    o.first_number = UINT32_MAX - 10; /* numbers run out after 11 contexts */
+    mcz_writer *w = mcz_writer_open(path2, &o, NULL);
+    uint32_t i = 0, number;
+    while (mcz_writer_append(w, c.bytes + c.offsets[i], c.sizes[i], &number) == MCZ_OK)
+        i++;
+    assert_int_equal(i, 11);
+    assert_int_equal(mcz_writer_diag(w)->code, MCZ_ELIMIT);
+    assert_int_equal(mcz_writer_close(w, NULL), MCZ_ELIMIT);
+    assert_int_equal(access(path2, F_OK), -1);
+    tl_corpus_free(&c);
+}
+
+static void test_dictionary_modes(void **state)
+{
+    (void)state;
+    tl_corpus c;
+    tl_corpus_make(&c, 300, 0);
+    mcz_writer_options o = small_chunks(8192, 2);
+    assert_int_equal(tl_write(path, &c, &o), MCZ_OK); /* trained */
+    mcz_reader *trained = check_archive(path, &c, 1);
+    mcz_archive_info info;
+    mcz_reader_get_info(trained, &info);
+    assert_int_not_equal(info.dict_id, 0);
+    assert_true(info.dict_size > 0 && info.dict_size <= 4096);
+    const void *dict;
+    size_t dict_len;
+    mcz_reader_dict(trained, &dict, &dict_len);
+    assert_int_equal(dict_len, info.dict_size);
+
+    mcz_writer_options given = small_chunks(8192, 2); /* given: --dict-from */
+    given.dict = dict;
+    given.dict_len = dict_len;
+    assert_int_equal(tl_write(path2, &c, &given), MCZ_OK);
+    mcz_reader *r = check_archive(path2, &c, 1);
+    mcz_archive_info info2;
+    mcz_reader_get_info(r, &info2);
+    assert_int_equal(info2.dict_id, info.dict_id);
+    mcz_reader_close(r);
+    mcz_reader_close(trained);
+
+    o.no_dict = true; /* none */
+    assert_int_equal(tl_write(path, &c, &o), MCZ_OK);
+    r = check_archive(path, &c, 1);
+    mcz_reader_get_info(r, &info);
+    assert_int_equal(info.dict_id, 0);
+    mcz_reader_dict(r, &dict, &dict_len);
+    assert_null(dict);
+    mcz_reader_close(r);
+    tl_corpus_free(&c);
+
+    tl_corpus_make(&c, 2, 0); /* too little to train on: no dictionary, still an archive */
+    o.no_dict = false;
+    assert_int_equal(tl_write(path, &c, &o), MCZ_OK);
+    r = check_archive(path, &c, 1);
+    mcz_reader_get_info(r, &info);
+    assert_int_equal(info.dict_id, 0);
+    mcz_reader_close(r);
+    tl_corpus_free(&c);
+}
+
+static void test_writer_misuse(void **state)
+{
+    (void)state;
+    tl_corpus c;
+    tl_corpus_make(&c, 20, 0);
+    mcz_writer_options o = small_chunks(4096, 1);
+    mcz_writer *w = mcz_writer_open(path2, &o, NULL);
+    assert_non_null(w);
+    static const uint8_t junk[] = "not a method context";
+    assert_int_not_equal(mcz_writer_append(w, junk, sizeof junk, NULL), MCZ_OK);
+    uint8_t *bad = malloc(c.sizes[0]);
+    memcpy(bad, c.bytes, c.sizes[0]);
+    bad[c.sizes[0] - 1] = 'X'; /* trailer */
+    assert_int_not_equal(mcz_writer_append(w, bad, c.sizes[0], NULL), MCZ_OK);
+    free(bad);
+    for (uint32_t i = 0; i < c.n; i++)
+        assert_int_equal(mcz_writer_append(w, c.bytes + c.offsets[i], c.sizes[i], NULL), MCZ_OK);
+    assert_int_equal(access(path2, F_OK), -1); /* nothing at the path before close */
+    mcz_writer_abort(w);
+    assert_int_equal(access(path2, F_OK), -1);
+
+    mcz_writer_options bad_opt = small_chunks(4096, 1);
+    bad_opt.level = 99;
+    mcz_diag d;
+    assert_null(mcz_writer_open(path2, &bad_opt, &d));
+    assert_int_equal(d.code, MCZ_EINVAL);
+    assert_null(mcz_writer_open("/nonexistent-dir/x.mcz", NULL, &d));
+    assert_int_not_equal(d.code, MCZ_OK);
+    mcz_writer_abort(NULL);
+    mcz_reader_close(NULL);
+    mcz_cursor_free(NULL);
+    tl_corpus_free(&c);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_roundtrip_single_thread, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_roundtrip_threads, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_determinism, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_context_bigger_than_chunk, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_empty_archive, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_first_number, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_dictionary_modes, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_writer_misuse, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
