@@ -166,4 +166,185 @@ enum {
     MCZ_CALLCONV_EXPLICITTHIS = 0x40
 };
 
+/* ---- Layouts the corpus generator writes (agnostic.h; CORINFO_ACCESS_ALLOWED_MAX_ARGS 4,
+ * CORINFO_MAXINDIRECTIONS 4). ---- */
+
+/* Agnostic_CORINFO_RESOLVED_TOKENin (24), RESOLVED_TOKENout (40); Agnostic_CORINFO_RESOLVED_TOKEN
+ * is the two back to back (64). ResolveToken (109): TOKENin -> ResolveTokenValue (TOKENout, u32
+ * exceptionCode). */
+enum {
+    MCZ_RTI_CONTEXT = 0, /* u64 */
+    MCZ_RTI_SCOPE = 8,   /* u64 module handle */
+    MCZ_RTI_TOKEN = 16,  /* u32 */
+    MCZ_RTI_TYPE = 20,   /* u32 CorInfoTokenKind */
+    MCZ_RTI_SIZE = 24,
+    MCZ_RTO_CLASS = 0,             /* u64 */
+    MCZ_RTO_METHOD = 8,            /* u64 */
+    MCZ_RTO_FIELD = 16,            /* u64 */
+    MCZ_RTO_TYPE_SPEC_INDEX = 24,  /* u32 pool index */
+    MCZ_RTO_TYPE_SPEC_SIZE = 28,   /* u32 */
+    MCZ_RTO_METHOD_SPEC_INDEX = 32,
+    MCZ_RTO_METHOD_SPEC_SIZE = 36,
+    MCZ_RTO_SIZE = 40,
+    MCZ_RT_SIZE = 64,              /* in then out */
+    MCZ_RTV_EXCEPTION = 40,        /* ResolveTokenValue: TOKENout then u32 */
+    MCZ_RTV_SIZE = 44
+};
+
+/* Agnostic_CORINFO_HELPER_DESC (56), CONST_LOOKUP (12), LOOKUP (84: kind 10, runtime lookup 62,
+ * const lookup 12). */
+enum {
+    MCZ_HELPER_DESC_NUM = 0,  /* u32 helperNum */
+    MCZ_HELPER_DESC_ARGS = 4, /* u32 numArgs, then 4 x {u64 constant, u32 argType} */
+    MCZ_HELPER_DESC_SIZE = 56,
+    MCZ_CONST_LOOKUP_ACCESS = 0, /* u32 accessType */
+    MCZ_CONST_LOOKUP_HANDLE = 4, /* u64 */
+    MCZ_CONST_LOOKUP_SIZE = 12,
+    MCZ_LOOKUP_NEEDS_RUNTIME = 0, /* u32 */
+    MCZ_LOOKUP_CONST = 72,        /* the const-lookup view */
+    MCZ_LOOKUP_SIZE = 84
+};
+
+/* GetCallInfo (37): Agnostic_GetCallInfo (token, constrained token, u64 caller, u32 flags) ->
+ * Agnostic_CORINFO_CALL_INFO (288). */
+enum {
+    MCZ_GCI_KEY_TOKEN = 0,
+    MCZ_GCI_KEY_CONSTRAINED = 64,
+    MCZ_GCI_KEY_CALLER = 128, /* u64 */
+    MCZ_GCI_KEY_FLAGS = 136,  /* u32 */
+    MCZ_GCI_KEY_SIZE = 140,
+    MCZ_CI_METHOD = 0,          /* u64 */
+    MCZ_CI_METHOD_FLAGS = 8,    /* u32 */
+    MCZ_CI_CLASS_FLAGS = 12,    /* u32 */
+    MCZ_CI_SIG = 16,            /* SIG_INFO */
+    MCZ_CI_ACCESS_ALLOWED = 100,
+    MCZ_CI_CALLOUT_HELPER = 104, /* HELPER_DESC */
+    MCZ_CI_THIS_TRANSFORM = 160,
+    MCZ_CI_KIND = 164,
+    MCZ_CI_NULL_CHECK = 168,
+    MCZ_CI_CONTEXT = 172,        /* u64 */
+    MCZ_CI_EXACT_CONTEXT = 180,
+    MCZ_CI_STUB_LOOKUP = 184,    /* LOOKUP */
+    MCZ_CI_INST_PARAM = 268,     /* CONST_LOOKUP */
+    MCZ_CI_WRAPPER_DELEGATE = 280,
+    MCZ_CI_EXCEPTION = 284,
+    MCZ_CI_SIZE = 288
+};
+
+/* GetFieldInfo (55): Agnostic_GetFieldInfo (token, u64 caller, u32 flags) ->
+ * Agnostic_CORINFO_FIELD_INFO (100). */
+enum {
+    MCZ_GFI_KEY_TOKEN = 0,
+    MCZ_GFI_KEY_CALLER = 64,
+    MCZ_GFI_KEY_FLAGS = 72,
+    MCZ_GFI_KEY_SIZE = 76,
+    MCZ_FI_ACCESSOR = 0,
+    MCZ_FI_FLAGS = 4,
+    MCZ_FI_HELPER = 8,
+    MCZ_FI_OFFSET = 12,
+    MCZ_FI_TYPE = 16,        /* u32 CorInfoType */
+    MCZ_FI_STRUCT_TYPE = 20, /* u64 */
+    MCZ_FI_ACCESS_ALLOWED = 28,
+    MCZ_FI_CALLOUT_HELPER = 32, /* HELPER_DESC */
+    MCZ_FI_LOOKUP = 88,         /* CONST_LOOKUP */
+    MCZ_FI_SIZE = 100
+};
+
+/* GetEEInfo (50): u32 0 -> Agnostic_CORINFO_EE_INFO (76): nine u32 of the inlined call frame,
+ * then ten u32 (thread frame ... osType). */
+enum {
+    MCZ_EE_FRAME_INFO = 0,
+    MCZ_EE_THREAD_FRAME = 36,
+    MCZ_EE_OS_PAGE_SIZE = 60,
+    MCZ_EE_TARGET_ABI = 68,
+    MCZ_EE_OS_TYPE = 72,
+    MCZ_EE_SIZE = 76
+};
+
+/* CanInline (9): DLDL {caller, callee} -> Agnostic_CanInline (u32 result, u32 exceptionCode). */
+enum { MCZ_CAN_INLINE_RESULT = 0, MCZ_CAN_INLINE_EXCEPTION = 4, MCZ_CAN_INLINE_SIZE = 8 };
+
+/* GetMethodInfo (74): DLDL {ftn, context} -> METHOD_INFO, bool result, u32 exceptionCode. */
+enum { MCZ_GMI_RESULT = 208, MCZ_GMI_EXCEPTION = 209, MCZ_GMI_SIZE = 213 };
+
+/* GetMethodNameFromMetadata (161): TOKENin (20) -> TOKENout (16), string pool indices. */
+enum {
+    MCZ_MNI_FTN = 0,
+    MCZ_MNI_CLASS_NAME = 8,
+    MCZ_MNI_NAMESPACE = 12,
+    MCZ_MNI_MAX_ENCLOSING = 16,
+    MCZ_MNI_SIZE = 20,
+    MCZ_MNO_METHOD_NAME = 0,
+    MCZ_MNO_CLASS_NAME = 4,
+    MCZ_MNO_NAMESPACE = 8,
+    MCZ_MNO_ENCLOSING = 12,
+    MCZ_MNO_SIZE = 16
+};
+
+/* GetIntConfigValue (151): Agnostic_ConfigIntInfo {u32 name pool index, u32 default} -> u32. */
+enum { MCZ_CFG_NAME = 0, MCZ_CFG_DEFAULT = 4, MCZ_CFG_SIZE = 8 };
+
+/* InitClass (97): Agnostic_InitClass {u64 field, u64 method, u64 context} -> u32. */
+enum { MCZ_IC_FIELD = 0, MCZ_IC_METHOD = 8, MCZ_IC_CONTEXT = 16, MCZ_IC_SIZE = 24 };
+
+/* CR AllocMem (115): u32 0 -> Agnostic_AllocMemDetails (56); CR AllocGCInfo (114): u32 0 ->
+ * {u64 size, u32 pool index of the GC info}. */
+enum {
+    MCZ_AM_HOT_SIZE = 0,
+    MCZ_AM_COLD_SIZE = 4,
+    MCZ_AM_RODATA_SIZE = 8,
+    MCZ_AM_XCPTNS = 12,
+    MCZ_AM_FLAG = 16,
+    MCZ_AM_HOT_INDEX = 20,
+    MCZ_AM_COLD_INDEX = 24,
+    MCZ_AM_RODATA_INDEX = 28,
+    MCZ_AM_HOT_BLOCK = 32, /* u64 */
+    MCZ_AM_COLD_BLOCK = 40,
+    MCZ_AM_RODATA_BLOCK = 48,
+    MCZ_AM_SIZE = 56,
+    MCZ_GC_SIZE_FIELD = 0, /* u64 */
+    MCZ_GC_INDEX = 8,
+    MCZ_GC_SIZE = 12
+};
+
+/* ResolveVirtualMethod (160): Agnostic_ResolveVirtualMethodKey (92) ->
+ * Agnostic_ResolveVirtualMethodResult (151). */
+enum {
+    MCZ_RVM_KEY_METHOD = 0,     /* u64 virtual method */
+    MCZ_RVM_KEY_OBJ_CLASS = 8,  /* u64 */
+    MCZ_RVM_KEY_CONTEXT = 16,   /* u64 */
+    MCZ_RVM_KEY_HAS_TOKEN = 24, /* u32 */
+    MCZ_RVM_KEY_TOKEN = 28,     /* RESOLVED_TOKEN */
+    MCZ_RVM_KEY_SIZE = 92,
+    MCZ_RVM_RETURN = 0,         /* bool */
+    MCZ_RVM_DEVIRTUALIZED = 1,  /* u64 */
+    MCZ_RVM_INSTANTIATING = 9,  /* bool */
+    MCZ_RVM_ARRAY_INTERFACE = 10, /* bool */
+    MCZ_RVM_EXACT_CONTEXT = 11, /* u64 */
+    MCZ_RVM_DETAIL = 19,        /* u32 */
+    MCZ_RVM_TOKEN = 23,         /* RESOLVED_TOKEN */
+    MCZ_RVM_UNBOXED_TOKEN = 87, /* RESOLVED_TOKEN */
+    MCZ_RVM_SIZE = 151
+};
+
+/* GetHelperFtn (233): u32 CorInfoHelpFunc -> Agnostic_GetHelperFtn. The layout was not read
+ * from a source; this is the generator's plausible one: a CONST_LOOKUP (the entry point) and
+ * the helper's method handle (u64, 0 for native helpers). */
+enum {
+    MCZ_HELPER_FTN_LOOKUP = 0, /* CONST_LOOKUP */
+    MCZ_HELPER_FTN_METHOD = 12, /* u64 */
+    MCZ_HELPER_FTN_SIZE = 20
+};
+
+/* CanAccessClass (3): Agnostic_CanAccessClassIn (token, u64 caller) ->
+ * Agnostic_CanAccessClassOut (HELPER_DESC, u32 result). */
+enum {
+    MCZ_CAC_KEY_TOKEN = 0,
+    MCZ_CAC_KEY_CALLER = 64,
+    MCZ_CAC_KEY_SIZE = 72,
+    MCZ_CAC_HELPER = 0,
+    MCZ_CAC_RESULT = 56,
+    MCZ_CAC_SIZE = 60
+};
+
 #endif /* MCZ_AGNOSTIC_H */
