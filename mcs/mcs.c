@@ -31,28 +31,10 @@ typedef struct mcs_switch {
     const mcs_usage *usage;
 } mcs_switch;
 
-/* SuperPMI verbs mcs does not implement yet: listed in the help and resolved like the others. */
+/* The SuperPMI verb mcs does not implement: listed in the help and resolved like the others. */
 static const mcs_usage usage_asmdump = {"-ASMDump [RANGE] IN OUTPREFIX",
                                         "write a disassembly of each context's compiled code",
                                         NULL};
-static const mcs_usage usage_dump = {"-dump [RANGE] FILE [-simple]",
-                                     "print every map of each context", NULL};
-static const mcs_usage usage_fracture = {"-fracture RANGE IN OUTPREFIX [-thin]",
-                                         "split into files of RANGE contexts each", NULL};
-static const mcs_usage usage_dumpmap = {"-dumpMap FILE", "print one CSV row per context", NULL};
-static const mcs_usage usage_jitflags = {"-jitflags FILE", "summarize the JIT flags used",
-                                         NULL};
-static const mcs_usage usage_ildump = {"-ildump [RANGE] FILE", "print each context's IL", NULL};
-static const mcs_usage usage_merge = {"-merge OUT PATTERN [-recursive] [-dedup [-thin]]",
-                                      "concatenate many files into one", NULL};
-static const mcs_usage usage_jiteeversion = {"-printJITEEVersion",
-                                             "print the JIT-EE version GUID", NULL};
-static const mcs_usage usage_removedup = {"-removeDup [-legacy] [-thin] IN OUT",
-                                          "copy, dropping duplicate methods", NULL};
-static const mcs_usage usage_stat = {"-stat [RANGE] IN OUT.csv",
-                                     "write per-context map statistics as CSV", NULL};
-static const mcs_usage usage_strip = {"-strip RANGE IN OUT [-thin]",
-                                      "copy all but the listed contexts", NULL};
 
 static const mcs_switch switches[] = {
     {"help", SWITCH_HELP, NULL, NULL},
@@ -60,23 +42,23 @@ static const mcs_switch switches[] = {
     {"ASMDump", SWITCH_VERB, NULL, &usage_asmdump},
     {"concat", SWITCH_VERB, cmd_concat, &usage_concat},
     {"copy", SWITCH_VERB, cmd_copy, &usage_copy},
-    {"dump", SWITCH_VERB, NULL, &usage_dump},
-    {"fracture", SWITCH_VERB, NULL, &usage_fracture},
-    {"dumpMap", SWITCH_VERB, NULL, &usage_dumpmap},
+    {"dump", SWITCH_VERB, cmd_dump, &usage_dump},
+    {"fracture", SWITCH_VERB, cmd_fracture, &usage_fracture},
+    {"dumpMap", SWITCH_VERB, cmd_dumpmap, &usage_dumpmap},
     {"dumpToc", SWITCH_VERB, cmd_dumptoc, &usage_dumptoc},
-    {"jitflags", SWITCH_VERB, NULL, &usage_jitflags},
-    {"ildump", SWITCH_VERB, NULL, &usage_ildump},
-    {"merge", SWITCH_VERB, NULL, &usage_merge},
-    {"printJITEEVersion", SWITCH_VERB, NULL, &usage_jiteeversion},
+    {"jitflags", SWITCH_VERB, cmd_jitflags, &usage_jitflags},
+    {"ildump", SWITCH_VERB, cmd_ildump, &usage_ildump},
+    {"merge", SWITCH_VERB, cmd_merge, &usage_merge},
+    {"printJITEEVersion", SWITCH_VERB, cmd_jiteeversion, &usage_jiteeversion},
     {"recursive", SWITCH_OPTION, NULL, NULL},
     {"dedup", SWITCH_OPTION, NULL, NULL},
     {"toc", SWITCH_VERB, cmd_toc, &usage_toc},
     {"input", SWITCH_OPTION, NULL, NULL},
     {"integ", SWITCH_VERB, cmd_integ, &usage_integ},
     {"mcl", SWITCH_OPTION, NULL, NULL},
-    {"removeDup", SWITCH_VERB, NULL, &usage_removedup},
-    {"stat", SWITCH_VERB, NULL, &usage_stat},
-    {"strip", SWITCH_VERB, NULL, &usage_strip},
+    {"removeDup", SWITCH_VERB, cmd_removedup, &usage_removedup},
+    {"stat", SWITCH_VERB, cmd_stat, &usage_stat},
+    {"strip", SWITCH_VERB, cmd_strip, &usage_strip},
     {"thin", SWITCH_OPTION, NULL, NULL},
     {"legacy", SWITCH_OPTION, NULL, NULL},
     {"verbosity", SWITCH_GLOBAL, NULL, NULL},

@@ -21,6 +21,16 @@ MCS_VERB(export)
 MCS_VERB(info)
 MCS_VERB(verify)
 MCS_VERB(recover)
+MCS_VERB(dump)
+MCS_VERB(dumpmap)
+MCS_VERB(ildump)
+MCS_VERB(stat)
+MCS_VERB(jitflags)
+MCS_VERB(removedup)
+MCS_VERB(merge)
+MCS_VERB(strip)
+MCS_VERB(fracture)
+MCS_VERB(jiteeversion)
 
 #undef MCS_VERB
 

@@ -1,6 +1,7 @@
-/* verb_copy.c - mcs -copy: writes only the listed contexts, byte for byte. */
+/* verb_copy.c - mcs -copy: writes only the listed contexts, as they are or (-thin) thinned. */
 #include <inttypes.h>
 
+#include "mcs_context.h"
 #include "mcs_verbs.h"
 
 const mcs_usage usage_copy = {
@@ -9,11 +10,13 @@ const mcs_usage usage_copy = {
     "RANGE is a list such as 1-5,9 or a .mcl file. Contexts are read by number (through IN's\n"
     ".mct when it has one, or the archive's index). OUT is an archive when it ends in .mcz.\n"
     "Listed numbers that IN does not hold are reported in a warning. Unlike SuperPMI's mcs,\n"
-    "contexts are copied as they are, not re-serialized; -thin is not implemented yet.\n"};
+    "contexts are copied as they are, not re-serialized, unless -thin: then each is deep-checked\n"
+    "and re-serialized without its compile results (CR_* packets).\n"};
 
 typedef struct copy_state {
     mcs_input in;
     mcs_output *out;
+    mcz_mc_builder *thin; /* NULL unless -thin */
     mcs_progress progress;
     uint64_t saved;
     uint64_t missing;
@@ -55,7 +58,9 @@ static int copy_one(copy_state *s, uint32_t number)
         mcs_error_diag(s->in.path, &d);
         return -1;
     }
-    if (mcs_output_put(s->out, &mc) != 0)
+    int put = s->thin ? mcs_output_put_checked(s->out, s->thin, &s->in, &mc)
+                      : mcs_output_put(s->out, &mc);
+    if (put != 0)
         return -1;
     s->saved++;
     mcs_progress_update(&s->progress, s->saved, 0);
@@ -82,20 +87,12 @@ static int copy_listed(copy_state *s, const mcz_list *list)
 
 int cmd_copy(int argc, char **argv)
 {
-    bool thin = false;
-    const mcs_option opts[] = {{"thin", NULL, &thin}, {NULL, NULL, NULL}};
     const char *pos[3];
-    if (mcs_parse_args(argc, argv, &usage_copy, opts, pos, 3, 3) < 0)
-        return MCS_EXIT_USAGE;
-    if (thin) {
-        mcs_error("-copy -thin is not implemented yet");
-        return MCS_EXIT_FAIL;
-    }
-    mcz_list list = {0};
-    int list_rc = mcs_parse_list(pos[0], &list);
-    if (list_rc != MCS_EXIT_OK)
-        return list_rc;
+    mcz_list list;
     copy_state s = {0};
+    int exit_code = mcs_parse_list_verb(argc, argv, &usage_copy, pos, &list, &s.thin);
+    if (exit_code != MCS_EXIT_OK)
+        return exit_code;
     int rc = mcs_input_open(&s.in, pos[1]);
     if (rc == 0) {
         s.out = mcs_output_open(pos[2], MCS_OUTPUT_BY_EXTENSION, NULL);
@@ -111,6 +108,7 @@ int cmd_copy(int argc, char **argv)
         mcs_input_close(&s.in);
     }
     mcz_list_free(&list);
+    mcz_mc_builder_free(s.thin);
     if (rc != 0)
         return MCS_EXIT_FAIL;
     if (s.missing)

@@ -47,12 +47,12 @@ exit_is "-co is -concat" 2 "$M" -co
 contains "-co names -concat" "$T/err" "-concat"
 exit_is "-cop is -copy" 2 "$M" -cop
 contains "-cop names -copy" "$T/err" "-copy"
-exit_is "-d is -dump (not implemented: exit 1)" 1 "$M" -d "$T/a.mch"
-contains "-d names -dump" "$T/err" "-dump is not implemented yet"
+ok_run "-d is -dump" "$M" -d "$T/a.mch"
+contains "-d dumps contexts" "$T/out" "method context #1"
 exit_is "-dumpT is -dumpToc" 1 "$M" -dumpT "$T/missing.mct"
 exit_is "-t is -toc" 2 "$M" -t
 contains "-t names -toc" "$T/err" "-toc"
-exit_is "-str is -strip (not implemented yet)" 1 "$M" -str 1 "$T/a.mch" "$T/x.mch"
+exit_is "-str is -strip (missing arguments: exit 2)" 2 "$M" -str 1 "$T/a.mch"
 contains "-str names -strip" "$T/err" "-strip"
 ok_run "-conv is -convert" "$M" -conv "$T/a.mch" "$T/a.mcz"
 ok_run "-inf is -info" "$M" -inf "$T/a.mch"
@@ -65,7 +65,6 @@ exit_is "-integ with two files: exit 2" 2 "$M" -integ "$T/a.mch" "$T/a.mch"
 exit_is "-copy with a decreasing range: exit 2" 2 "$M" -copy 5-3 "$T/a.mch" "$T/x.mch"
 exit_is "-copy with a range of 0: exit 2" 2 "$M" -copy 0 "$T/a.mch" "$T/x.mch"
 exit_is "-copy with a missing .mcl file: exit 1" 1 "$M" -copy "$T/no.mcl" "$T/a.mch" "$T/x.mch"
-exit_is "-copy -thin is not implemented yet: exit 1" 1 "$M" -copy 1 "$T/a.mch" "$T/x.mch" -thin
 exit_is "-convert --level 99: exit 2" 2 "$M" -convert "$T/a.mch" "$T/x.mcz" --level 99
 exit_is "-convert --chunk-size 1X: exit 2" 2 "$M" -convert "$T/a.mch" "$T/x.mcz" --chunk-size 1X
 exit_is "-convert -j without a value: exit 2" 2 "$M" -convert "$T/a.mch" "$T/x.mcz" -j

@@ -1,0 +1,700 @@
+/* mcs_context.c - SuperPMI's replay lookups, as the printing verbs need them (mcs_context.h). */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mcs_context.h"
+#include "mcz_agnostic.h"
+
+#define PRIM_DEPTH_MAX 8 /* array element types nested deeper than this print as unknown */
+#define INST_SEARCH_BUDGET (1u << 26) /* handles compared while looking for a run */
+
+uint32_t mcs_le32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+uint64_t mcs_le64(const uint8_t *p)
+{
+    return (uint64_t)mcs_le32(p) | (uint64_t)mcs_le32(p + 4) << 32;
+}
+
+static void put_le32(uint8_t *p, uint32_t v)
+{
+    for (int i = 0; i < 4; i++)
+        p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static void put_le64(uint8_t *p, uint64_t v)
+{
+    put_le32(p, (uint32_t)v);
+    put_le32(p + 4, (uint32_t)(v >> 32));
+}
+
+/* ============================================================================================ */
+/* Maps                                                                                         */
+/* ============================================================================================ */
+
+int mcs_map_of(const mcz_mc *mc, uint8_t id, mcz_map *out, mcz_diag *d)
+{
+    uint32_t pos = 0;
+    mcz_packet p, last;
+    int rc, found = 0;
+    while ((rc = mcz_packet_next(mc, &pos, &p, d)) == 1) {
+        if (p.id == id) {
+            last = p;
+            found = 1;
+        }
+    }
+    if (rc < 0)
+        return rc;
+    if (!found)
+        return 0;
+    rc = mcz_map_parse(&last, out, d);
+    if (rc != MCZ_OK && d && d->offset >= 0)
+        d->offset += (int64_t)mc->offset; /* the parser's offsets are relative to the context */
+    return rc == MCZ_OK ? 1 : rc;
+}
+
+const uint8_t *mcs_find_u32(const mcz_map *m, uint32_t key)
+{
+    uint8_t k[4];
+    put_le32(k, key);
+    return mcz_map_find(m, k, sizeof k);
+}
+
+const uint8_t *mcs_find_u64(const mcz_map *m, uint64_t key)
+{
+    uint8_t k[8];
+    put_le64(k, key);
+    return mcz_map_find(m, k, sizeof k);
+}
+
+/* A value of at least min bytes for a u64 key of packet id, or NULL. */
+static const uint8_t *lookup_u64(const mcz_mc *mc, uint8_t id, uint64_t key, uint32_t min,
+                                 mcz_map *m)
+{
+    if (mcs_map_of(mc, id, m, NULL) != 1 || m->value_size < min)
+        return NULL;
+    return mcs_find_u64(m, key);
+}
+
+/* ============================================================================================ */
+/* CompileMethod and the JIT flags                                                              */
+/* ============================================================================================ */
+
+int mcs_method_load(const mcz_mc *mc, mcs_method *m, mcz_diag *d)
+{
+    int rc = mcs_map_of(mc, MCZ_PACKET_COMPILE_METHOD, &m->map, d);
+    if (rc <= 0)
+        return rc;
+    /* The table leaves the value size open (212 or 216 bytes): the key is a u32. */
+    if (m->map.dense || m->map.item_size < 4 + MCZ_CM_SIZE_NO_OS)
+        return 0;
+    m->map.key_size = 4;
+    m->map.value_size = m->map.item_size - 4;
+    m->info = mcs_find_u32(&m->map, 0);
+    m->has_os = m->map.value_size >= MCZ_CM_SIZE;
+    return m->info ? 1 : 0;
+}
+
+bool mcs_method_il(const mcs_method *m, const uint8_t **il, uint32_t *size)
+{
+    uint32_t len = 0;
+    *size = mcs_le32(m->info + MCZ_MI_IL_SIZE);
+    *il = NULL;
+    if (*size == 0)
+        return true;
+    return mcz_map_buffer(&m->map, mcs_le32(m->info + MCZ_MI_IL_OFFSET), il, &len) == MCZ_OK &&
+           len >= *size;
+}
+
+/* The PGO pseudo-flags mcs ORs in (EXTRA_JIT_FLAGS). */
+enum {
+    EXTRA_HAS_PGO = 63,
+    EXTRA_HAS_EDGE_PROFILE = 62,
+    EXTRA_HAS_CLASS_PROFILE = 61,
+    EXTRA_HAS_LIKELY_CLASS = 60,
+    EXTRA_HAS_STATIC_PROFILE = 59,
+    EXTRA_HAS_DYNAMIC_PROFILE = 58,
+    EXTRA_HAS_METHOD_PROFILE = 57,
+    EXTRA_HAS_LIKELY_METHOD = 56
+};
+
+enum { PGO_SOURCE_STATIC = 1, PGO_SOURCE_DYNAMIC = 2 };
+
+static uint64_t bit(unsigned n)
+{
+    return (uint64_t)1 << n;
+}
+
+static uint64_t pgo_kind_flag(uint32_t kind)
+{
+    switch (kind) {
+    case MCZ_PGO_KIND_EDGE_INT_COUNT:
+    case MCZ_PGO_KIND_EDGE_LONG_COUNT: return bit(EXTRA_HAS_EDGE_PROFILE);
+    case MCZ_PGO_KIND_HANDLE_HISTOGRAM_TYPES: return bit(EXTRA_HAS_CLASS_PROFILE);
+    case MCZ_PGO_KIND_HANDLE_HISTOGRAM_METHODS: return bit(EXTRA_HAS_METHOD_PROFILE);
+    case MCZ_PGO_KIND_LIKELY_CLASS: return bit(EXTRA_HAS_LIKELY_CLASS);
+    case MCZ_PGO_KIND_LIKELY_METHOD: return bit(EXTRA_HAS_LIKELY_METHOD);
+    default: return 0;
+    }
+}
+
+/* MethodContext::hasPgoData for the method being compiled: its pseudo-flags, 0 without data. */
+static uint64_t pgo_flags(const mcz_mc *mc)
+{
+    mcs_method method;
+    mcz_map m;
+    if (mcs_method_load(mc, &method, NULL) != 1)
+        return 0;
+    const uint8_t *v = lookup_u64(mc, MCZ_PACKET_GET_PGO_RESULTS,
+                                  mcs_le64(method.info + MCZ_MI_FTN), MCZ_PGO_SOURCE + 4, &m);
+    if (!v || (int32_t)mcs_le32(v + MCZ_PGO_RESULT) < 0)
+        return 0;
+    uint64_t flags = bit(EXTRA_HAS_PGO);
+    uint32_t count = mcs_le32(v + MCZ_PGO_COUNT_SCHEMA_ITEMS), len = 0;
+    const uint8_t *schema = NULL;
+    if (mcz_map_buffer(&m, mcs_le32(v + MCZ_PGO_SCHEMA_INDEX), &schema, &len) == MCZ_OK) {
+        for (uint32_t i = 0; i < count && (uint64_t)(i + 1) * MCZ_PGOS_SIZE <= len; i++)
+            flags |= pgo_kind_flag(mcs_le32(schema + (size_t)i * MCZ_PGOS_SIZE + MCZ_PGOS_KIND));
+    }
+    uint32_t source = mcs_le32(v + MCZ_PGO_SOURCE);
+    if (source == PGO_SOURCE_STATIC)
+        flags |= bit(EXTRA_HAS_STATIC_PROFILE);
+    else if (source == PGO_SOURCE_DYNAMIC)
+        flags |= bit(EXTRA_HAS_DYNAMIC_PROFILE);
+    return flags;
+}
+
+int mcs_jit_flags(const mcz_mc *mc, uint64_t *flags, mcz_diag *d)
+{
+    mcz_map m;
+    int rc = mcs_map_of(mc, MCZ_PACKET_GET_JIT_FLAGS, &m, d);
+    if (rc <= 0)
+        return rc;
+    const uint8_t *dd = m.value_size >= MCZ_DD_SIZE ? mcs_find_u32(&m, 0) : NULL;
+    const uint8_t *raw = NULL;
+    uint32_t len = 0;
+    if (!dd)
+        return 0;
+    /* repGetJitFlags copies the stored bytes over zeros: fewer than 8 leave high bits clear. */
+    uint8_t word[8] = {0};
+    uint32_t size = mcs_le32(dd + MCS_DD_B);
+    if (size && mcz_map_buffer(&m, mcs_le32(dd + MCS_DD_A), &raw, &len) == MCZ_OK)
+        memcpy(word, raw, size < len ? (size < 8 ? size : 8) : (len < 8 ? len : 8));
+    *flags = mcs_le64(word) | pgo_flags(mc);
+    return 1;
+}
+
+void mcs_jit_flags_text(uint64_t flags, char *buf, size_t cap)
+{
+    static const struct { const char *name; unsigned bit; } names[] = {
+        {"SPEED_OPT", 0}, {"SIZE_OPT", 1}, {"DEBUG_CODE", 2}, {"DEBUG_EnC", 3},
+        {"DEBUG_INFO", 4}, {"MIN_OPT", 5}, {"ENABLE_CFG", 6}, {"OSR", 7}, {"ALT_JIT", 8},
+        {"FROZEN_ALLOC_ALLOWED", 9}, {"PORTABLE_ENTRY_POINTS", 10}, {"AOT", 11},
+        {"PROF_ENTERLEAVE", 12}, {"PROF_NO_PINVOKE_INLINE", 13}, {"ASYNC", 14}, {"RELOC", 15},
+        {"IL_STUB", 16}, {"PROCSPLIT", 17}, {"BBINSTR", 18}, {"BBINSTR_IF_LOOPS", 19},
+        {"BBOPT", 20}, {"FRAMED", 21}, {"PUBLISH_SECRET_PARAM", 22},
+        {"USE_PINVOKE_HELPERS", 23}, {"REVERSE_PINVOKE", 24}, {"TRACK_TRANSITIONS", 25},
+        {"TIER0", 26}, {"TIER1", 27}, {"NO_INLINING", 28}, {"RELATIVE_CODE_RELOCS", 29},
+        {"SOFTFP_ABI", 30}, {"HAS_PGO", EXTRA_HAS_PGO},
+        {"HAS_EDGE_PROFILE", EXTRA_HAS_EDGE_PROFILE},
+        {"HAS_CLASS_PROFILE", EXTRA_HAS_CLASS_PROFILE},
+        {"HAS_METHOD_PROFILE", EXTRA_HAS_METHOD_PROFILE},
+        {"HAS_LIKELY_CLASS", EXTRA_HAS_LIKELY_CLASS},
+        {"HAS_LIKELY_METHOD", EXTRA_HAS_LIKELY_METHOD},
+        {"HAS_STATIC_PROFILE", EXTRA_HAS_STATIC_PROFILE},
+        {"HAS_DYNAMIC_PROFILE", EXTRA_HAS_DYNAMIC_PROFILE},
+    };
+    size_t len = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        if (!(flags & bit(names[i].bit)))
+            continue;
+        flags &= ~bit(names[i].bit);
+        int n = snprintf(buf + len, cap - len, " %s", names[i].name);
+        len += n > 0 && (size_t)n < cap - len ? (size_t)n : 0;
+    }
+    if (flags)
+        snprintf(buf + len, cap - len, " Unknown jit flags-%016" PRIX64, flags);
+}
+
+/* ============================================================================================ */
+/* Names and types                                                                              */
+/* ============================================================================================ */
+
+/* repPrint into a 256-byte buffer: min(255, stored) bytes of the stored string. */
+bool mcs_print_name(const mcz_mc *mc, uint8_t id, uint64_t handle, char buf[MCS_NAME_SIZE])
+{
+    mcz_map m;
+    const uint8_t *res = lookup_u64(mc, id, handle, MCZ_PR_SIZE, &m);
+    const uint8_t *text = NULL;
+    uint32_t stored = res ? mcs_le32(res + MCZ_PR_BUFFER_SIZE) : 0, len = 0;
+    if (res && stored > 0 &&
+        (mcz_map_buffer(&m, mcs_le32(res + MCZ_PR_BUFFER), &text, &len) != MCZ_OK ||
+         len < stored))
+        res = NULL;
+    if (!res) {
+        snprintf(buf, MCS_NAME_SIZE, "%s", MCS_UNKNOWN);
+        return false;
+    }
+    size_t n = stored < MCS_NAME_SIZE - 1 ? stored : MCS_NAME_SIZE - 1;
+    if (n)
+        memcpy(buf, text, n);
+    buf[n] = '\0';
+    return true;
+}
+
+bool mcs_method_class_name(const mcz_mc *mc, uint64_t ftn, char buf[MCS_NAME_SIZE])
+{
+    mcz_map m;
+    const uint8_t *cls = lookup_u64(mc, MCZ_PACKET_GET_METHOD_CLASS, ftn, 8, &m);
+    if (!cls) {
+        snprintf(buf, MCS_NAME_SIZE, "%s", MCS_UNKNOWN);
+        return false;
+    }
+    return mcs_print_name(mc, MCZ_PACKET_PRINT_CLASS_NAME, mcs_le64(cls), buf);
+}
+
+enum {
+    ATTR_STATIC = 0x8,
+    ATTR_CONSTRUCTOR = 0x00800000,
+    ATTR_DONT_INLINE = 0x10000000
+};
+
+/* DumpAttributeToConsoleBare: at most one attribute, the first that applies. */
+void mcs_print_attributes(FILE *f, const mcz_mc *mc, uint64_t ftn)
+{
+    mcz_map m;
+    const uint8_t *v = mcs_map_of(mc, MCZ_PACKET_GET_METHOD_ATTRIBS, &m, NULL) == 1 &&
+                               m.value_size >= 4 ? mcs_find_u64(&m, ftn) : NULL;
+    if (!v) {
+        fputs(MCS_UNKNOWN " ", f);
+        return;
+    }
+    uint32_t attr = mcs_le32(v);
+    if (attr & ATTR_STATIC)
+        fputs("static ", f);
+    else if (attr & ATTR_DONT_INLINE)
+        fputs("$dontInline  ", f);
+    else if (attr & ATTR_CONSTRUCTOR)
+        fputs("$constructor ", f);
+}
+
+enum { PACKET_GET_ARRAY_RANK = 32, PACKET_GET_CHILD_TYPE = 39 };
+
+static void print_class(FILE *f, const mcz_mc *mc, const char *kind, uint64_t cls, int depth);
+
+/* The body of DumpPrimToConsoleBare; depth bounds the element-type recursion of arrays. */
+static void print_prim(FILE *f, const mcz_mc *mc, uint32_t type, uint64_t cls, int depth)
+{
+    static const char *const names[] = {
+        [MCZ_TYPE_VOID] = "void", [MCZ_TYPE_BOOL] = "bool", [MCZ_TYPE_CHAR] = "char",
+        [MCZ_TYPE_BYTE] = "int8", [MCZ_TYPE_UBYTE] = "unsigned int8",
+        [MCZ_TYPE_SHORT] = "int16", [MCZ_TYPE_USHORT] = "unsigned int16",
+        [MCZ_TYPE_INT] = "int32", [MCZ_TYPE_UINT] = "unsigned int32",
+        [MCZ_TYPE_LONG] = "int64", [MCZ_TYPE_ULONG] = "unsigned int64",
+        [MCZ_TYPE_NATIVEINT] = "native int", [MCZ_TYPE_NATIVEUINT] = "native unsigned int",
+        [MCZ_TYPE_FLOAT] = "float32", [MCZ_TYPE_DOUBLE] = "float64", [MCZ_TYPE_PTR] = "ptr",
+        [MCZ_TYPE_BYREF] = "byref", [MCZ_TYPE_REFANY] = "refany", [MCZ_TYPE_VAR] = "var",
+    };
+    if (type == MCZ_TYPE_VALUECLASS || type == MCZ_TYPE_CLASS)
+        print_class(f, mc, type == MCZ_TYPE_CLASS ? "class" : "valueclass", cls, depth);
+    else if (type < sizeof names / sizeof names[0] && names[type])
+        fputs(names[type], f);
+    else
+        fputs(MCS_UNKNOWN, f);
+}
+
+/* An array (GetArrayRank > 0) prints as its element type and "[,,]"; any other class as
+ * "class NAME" / "valueclass NAME". */
+static void print_class(FILE *f, const mcz_mc *mc, const char *kind, uint64_t cls, int depth)
+{
+    mcz_map m;
+    const uint8_t *rank = lookup_u64(mc, PACKET_GET_ARRAY_RANK, cls, 4, &m);
+    if (!rank || depth >= PRIM_DEPTH_MAX) {
+        fputs(MCS_UNKNOWN, f);
+        return;
+    }
+    uint32_t r = mcs_le32(rank);
+    if (r == 0) {
+        char name[MCS_NAME_SIZE];
+        mcs_print_name(mc, MCZ_PACKET_PRINT_CLASS_NAME, cls, name);
+        fprintf(f, "%s %s", kind, name);
+        return;
+    }
+    const uint8_t *child = lookup_u64(mc, PACKET_GET_CHILD_TYPE, cls, MCZ_DLD_SIZE, &m);
+    if (child)
+        print_prim(f, mc, mcs_le32(child + 8), mcs_le64(child), depth + 1);
+    else
+        fputs(MCS_UNKNOWN, f);
+    fputc('[', f);
+    for (uint32_t i = 1; i < r && i < MCS_NAME_SIZE; i++)
+        fputc(',', f);
+    fputc(']', f);
+}
+
+void mcs_print_prim(FILE *f, const mcz_mc *mc, uint32_t type, uint64_t cls)
+{
+    print_prim(f, mc, type, cls, 0);
+}
+
+/* SigInstHandleMap (184) as a view: dense u64 class handles. */
+static bool inst_map(const mcz_mc *mc, mcz_map *m)
+{
+    return mcs_map_of(mc, MCZ_PACKET_SIG_INST_HANDLE_MAP, m, NULL) == 1 && m->dense &&
+           m->item_size == 8;
+}
+
+void mcs_print_inst(FILE *f, const mcz_mc *mc, uint32_t count, uint32_t index)
+{
+    if (count == 0)
+        return;
+    mcz_map m;
+    if (!inst_map(mc, &m) || index > m.count || count > m.count - index) {
+        fprintf(f, "[%s]", MCS_UNKNOWN);
+        return;
+    }
+    fputc('[', f);
+    for (uint32_t i = 0; i < count; i++) {
+        char name[MCS_NAME_SIZE];
+        mcs_print_name(mc, MCZ_PACKET_PRINT_CLASS_NAME, mcs_le64(mcz_map_value(&m, index + i)),
+                       name);
+        fprintf(f, "%s%s", i ? ", " : "", name);
+    }
+    fputc(']', f);
+}
+
+/*
+ * The index a GetArgType/GetArgClass key carries for a stored (count, index) pair: the first
+ * position of the handle run in SigInstHandleMap (SpmiRecordsHelper::ContainsHandleMap), not the
+ * stored index. MCZ_NULL_INDEX for an empty or unreadable run.
+ */
+static uint32_t inst_key_index(const mcz_mc *mc, const uint8_t *sig, unsigned count_at,
+                               unsigned index_at)
+{
+    uint32_t count = mcs_le32(sig + count_at), stored = mcs_le32(sig + index_at);
+    mcz_map m;
+    if (count == 0 || !inst_map(mc, &m) || stored > m.count || count > m.count - stored)
+        return MCZ_NULL_INDEX;
+    size_t run = (size_t)count * 8;
+    const uint8_t *want = m.items + (size_t)stored * 8;
+    /* A plain search, with a bound on its work so that a hostile map cannot make it
+     * quadratic; past the bound the stored index stands (it is where the run is). */
+    uint64_t budget = INST_SEARCH_BUDGET;
+    for (uint32_t at = 0; at < stored && budget >= count; at++, budget -= count)
+        if (memcmp(m.items + (size_t)at * 8, want, run) == 0)
+            return at;
+    return stored;
+}
+
+/* A GetArgClass key is the tail of the GetArgType key for the same argument. */
+_Static_assert(MCZ_AT_KEY_SIZE - MCZ_AT_KEY_CLASS_INST_COUNT == MCZ_AC_KEY_SIZE &&
+                   MCZ_AT_KEY_ARGS - MCZ_AT_KEY_CLASS_INST_COUNT == MCZ_AC_KEY_ARGS,
+               "GetArgClass key = GetArgType key from classInstCount on");
+
+/* The GetArgType key's fields that come from the signature; the arg handle is set per
+ * argument. */
+static void arg_key_init(const mcz_mc *mc, const uint8_t *sig, uint8_t key[MCZ_AT_KEY_SIZE])
+{
+    memset(key, 0, MCZ_AT_KEY_SIZE);
+    static const struct { unsigned at, from; } copied[] = {
+        {MCZ_AT_KEY_FLAGS, MCZ_SIG_FLAGS},
+        {MCZ_AT_KEY_NUM_ARGS, MCZ_SIG_NUM_ARGS},
+        {MCZ_AT_KEY_CLASS_INST_COUNT, MCZ_SIG_CLASS_INST_COUNT},
+        {MCZ_AT_KEY_METH_INST_COUNT, MCZ_SIG_METH_INST_COUNT}};
+    for (size_t i = 0; i < sizeof copied / sizeof copied[0]; i++)
+        memcpy(key + copied[i].at, sig + copied[i].from, 4);
+    memcpy(key + MCZ_AT_KEY_METHOD_SIGNATURE, sig + MCZ_SIG_METHOD_SIGNATURE, 8);
+    memcpy(key + MCZ_AT_KEY_SCOPE, sig + MCZ_SIG_SCOPE, 8);
+    put_le32(key + MCZ_AT_KEY_CLASS_INST_INDEX,
+             inst_key_index(mc, sig, MCZ_SIG_CLASS_INST_COUNT, MCZ_SIG_CLASS_INST_INDEX));
+    put_le32(key + MCZ_AT_KEY_METH_INST_INDEX,
+             inst_key_index(mc, sig, MCZ_SIG_METH_INST_COUNT, MCZ_SIG_METH_INST_INDEX));
+}
+
+/* One argument: "pinned " and its type. false when its GetArgType entry is missing. */
+static bool print_arg(FILE *f, const mcz_mc *mc, uint8_t key[MCZ_AT_KEY_SIZE], uint64_t arg)
+{
+    mcz_map types, classes;
+    put_le64(key + MCZ_AT_KEY_ARGS, arg);
+    const uint8_t *v = mcs_map_of(mc, MCZ_PACKET_GET_ARG_TYPE, &types, NULL) == 1
+                           ? mcz_map_find(&types, key, MCZ_AT_KEY_SIZE) : NULL;
+    if (!v || types.value_size < MCZ_AT_VALUE_SIZE)
+        return false;
+    uint32_t with_mod = mcs_le32(v + MCZ_AT_VALUE_RESULT);
+    uint32_t type = with_mod & MCZ_TYPE_MASK;
+    uint64_t cls = mcs_le64(v + MCZ_AT_VALUE_VC_TYPE_RET);
+    if (type == MCZ_TYPE_CLASS) {
+        const uint8_t *c = mcs_map_of(mc, MCZ_PACKET_GET_ARG_CLASS, &classes, NULL) == 1
+                               ? mcz_map_find(&classes, key + MCZ_AT_KEY_CLASS_INST_COUNT,
+                                             MCZ_AC_KEY_SIZE) : NULL;
+        cls = c && classes.value_size >= MCZ_AC_VALUE_SIZE ? mcs_le64(c + MCZ_AC_VALUE_CLASS)
+                                                            : 0;
+        if (!c) {
+            fputs(MCS_UNKNOWN, f);
+            return true;
+        }
+    }
+    if (with_mod & MCZ_TYPE_PINNED)
+        fputs("pinned ", f);
+    print_prim(f, mc, type, cls, 0);
+    return true;
+}
+
+void mcs_print_sig_args(FILE *f, const mcz_mc *mc, const uint8_t *sig)
+{
+    uint32_t num_args = mcs_le32(sig + MCZ_SIG_NUM_ARGS);
+    uint64_t arg = mcs_le64(sig + MCZ_SIG_ARGS);
+    uint8_t key[MCZ_AT_KEY_SIZE];
+    arg_key_init(mc, sig, key);
+    mcz_map next;
+    bool have_next = mcs_map_of(mc, MCZ_PACKET_GET_ARG_NEXT, &next, NULL) == 1;
+    uint32_t i;
+    for (i = 0; i < num_args; i++) {
+        if (i > 0)
+            fputs(", ", f);
+        if (!print_arg(f, mc, key, arg)) {
+            fputs(MCS_UNKNOWN, f);
+            break;
+        }
+        const uint8_t *following = have_next ? mcs_find_u64(&next, arg) : NULL;
+        if (!following)
+            break;
+        arg = mcs_le64(following);
+    }
+    /* Without an entry the walk cannot go on: say how many arguments are left. */
+    if (i + 1 < num_args)
+        fprintf(f, ", <%" PRIu32 " more>", num_args - i - 1);
+}
+
+const char *mcs_process_name(const mcz_mc *mc, char *buf, size_t cap)
+{
+    mcz_map m;
+    const uint8_t *text = NULL;
+    uint32_t len = 0;
+    if (mcs_map_of(mc, MCZ_PACKET_CR_PROCESS_NAME, &m, NULL) != 1 || m.count == 0 ||
+        m.item_size != 4 || !m.dense ||
+        mcz_map_buffer(&m, mcs_le32(mcz_map_value(&m, 0)), &text, &len) != MCZ_OK)
+        return NULL;
+    size_t n = strnlen((const char *)text, len);
+    n = n < cap - 1 ? n : cap - 1;
+    memcpy(buf, text, n);
+    buf[n] = '\0';
+    return buf;
+}
+
+/* ============================================================================================ */
+/* Thin contexts                                                                                */
+/* ============================================================================================ */
+
+/* Appends the last packet with this id (as SuperPMI keeps it) unless it is a compile result. */
+static int thin_put(mcz_mc_builder *b, const mcz_mc *mc, uint8_t id, mcz_diag *d)
+{
+    const mcz_packet_info *info = mcz_packet_lookup(id);
+    if (info && info->compile_result)
+        return MCZ_OK;
+    mcz_map m;
+    int rc = mcs_map_of(mc, id, &m, d);
+    if (rc <= 0)
+        return rc;
+    rc = mcz_mc_builder_put_map(b, id, &m);
+    if (rc != MCZ_OK && d) {
+        mcz_diag_clear(d);
+        d->code = rc;
+        d->context = mc->number;
+        snprintf(d->message, sizeof d->message, "re-serializing packet %u: %s", id,
+                 mcz_error_name(rc));
+    }
+    return rc;
+}
+
+int mcs_thin(mcz_mc_builder *b, const mcz_mc *mc, mcz_mc *out, mcz_diag *d)
+{
+    bool present[256] = {false};
+    uint32_t pos = 0;
+    mcz_packet p;
+    int rc;
+    while ((rc = mcz_packet_next(mc, &pos, &p, d)) == 1)
+        present[p.id] = true;
+    if (rc < 0)
+        return rc;
+    mcz_mc_builder_reset(b);
+    size_t count;
+    const uint8_t *order = mcz_packet_write_order(&count);
+    bool listed[256] = {false};
+    for (size_t i = 0; i < count && rc == MCZ_OK; i++) {
+        listed[order[i]] = true;
+        if (present[order[i]])
+            rc = thin_put(b, mc, order[i], d);
+    }
+    for (unsigned id = 0; id < 256 && rc == MCZ_OK; id++)
+        if (present[id] && !listed[id])
+            rc = thin_put(b, mc, (uint8_t)id, d);
+    const uint8_t *bytes;
+    size_t size;
+    if (rc == MCZ_OK)
+        rc = mcz_mc_builder_finish(b, &bytes, &size);
+    if (rc == MCZ_OK)
+        rc = mcz_mc_from_bytes(bytes, size, mc->number, mc->offset, out, d);
+    return rc;
+}
+
+int mcs_output_put_checked(mcs_output *o, mcz_mc_builder *thin, const mcs_input *in,
+                           const mcz_mc *mc)
+{
+    mcz_diag d;
+    mcz_diag_clear(&d);
+    mcz_mc thinned;
+    int rc = mcz_mc_check(mc, &d);
+    if (rc == MCZ_OK && thin)
+        rc = mcs_thin(thin, mc, &thinned, &d);
+    if (rc != MCZ_OK) {
+        if (d.code == MCZ_OK)
+            d.code = rc;
+        mcs_input_context_error(in, mc, &d);
+        return -1;
+    }
+    return mcs_output_put(o, thin ? &thinned : mc);
+}
+
+/* ============================================================================================ */
+/* Verb plumbing                                                                                */
+/* ============================================================================================ */
+
+int mcs_parse_ranged(int argc, char **argv, const mcs_usage *u, const mcs_option *opts,
+                     int files, const char **pos, mcz_list *list)
+{
+    const char *args[8];
+    memset(list, 0, sizeof *list);
+    int count = mcs_parse_args(argc, argv, u, opts, args, files, files + 1);
+    if (count < 0)
+        return MCS_EXIT_USAGE;
+    int first = count - files;
+    if (first == 1) {
+        int rc = mcs_parse_list(args[0], list);
+        if (rc != MCS_EXIT_OK)
+            return rc;
+    }
+    for (int i = 0; i < files; i++)
+        pos[i] = args[first + i];
+    return MCS_EXIT_OK;
+}
+
+int mcs_input_next_listed(mcs_input *in, const mcz_list *list, mcz_mc *mc)
+{
+    uint32_t last = list->count ? list->ranges[list->count - 1].last : UINT32_MAX;
+    int rc;
+    while ((rc = mcs_input_next(in, mc)) > 0) {
+        if (mc->number > last)
+            return 0;
+        if (!list->count || mcz_list_contains(list, mc->number))
+            return 1;
+    }
+    return rc;
+}
+
+int mcs_input_next_checked(mcs_input *in, const mcz_list *list, mcz_mc *mc)
+{
+    int rc = mcs_input_next_listed(in, list, mc);
+    mcz_diag d;
+    mcz_diag_clear(&d);
+    if (rc > 0 && mcz_mc_check(mc, &d) != MCZ_OK) {
+        mcs_input_context_error(in, mc, &d);
+        return -1;
+    }
+    return rc;
+}
+
+int mcs_parse_list_verb(int argc, char **argv, const mcs_usage *u, const char *pos[3],
+                        mcz_list *list, mcz_mc_builder **thin)
+{
+    bool want_thin = false;
+    const mcs_option opts[] = {{"thin", NULL, &want_thin}, {NULL, NULL, NULL}};
+    *thin = NULL;
+    memset(list, 0, sizeof *list);
+    if (mcs_parse_args(argc, argv, u, opts, pos, 3, 3) < 0)
+        return MCS_EXIT_USAGE;
+    int rc = mcs_parse_list(pos[0], list);
+    if (rc == MCS_EXIT_OK && want_thin && !(*thin = mcz_mc_builder_create())) {
+        mcs_error("out of memory");
+        mcz_list_free(list);
+        rc = MCS_EXIT_FAIL;
+    }
+    return rc;
+}
+
+int mcs_for_each_context(const char *path, const mcz_list *list, const char *what,
+                         mcs_context_fn fn, void *arg, uint64_t *count)
+{
+    mcs_input in;
+    if (mcs_input_open(&in, path) != 0)
+        return -1;
+    mcs_progress progress;
+    mcs_progress_start(&progress, what, in.contexts, in.raw_bytes);
+    uint64_t done = 0;
+    mcz_mc mc;
+    int rc = 0;
+    while (!mcs_stdout_failed() && (rc = mcs_input_next_checked(&in, list, &mc)) > 0) {
+        if (fn(arg, &mc) != 0) {
+            rc = -1;
+            break;
+        }
+        mcs_progress_update(&progress, ++done, in.read_bytes);
+    }
+    mcs_progress_end(&progress);
+    mcs_input_close(&in);
+    if (count)
+        *count = done;
+    return rc < 0 ? -1 : 0;
+}
+
+static ssize_t text_write(void *cookie, const char *buf, size_t size)
+{
+    return mcz_outfile_write(cookie, buf, size) == MCZ_OK ? (ssize_t)size : -1;
+}
+
+int mcs_text_open(mcs_text_out *t, const char *path)
+{
+    mcz_diag d;
+    mcz_diag_clear(&d);
+    t->path = path;
+    t->stream = NULL;
+    t->file = mcz_outfile_open(path, &d);
+    if (!t->file) {
+        mcs_error_diag(path, &d);
+        return -1;
+    }
+    cookie_io_functions_t io = {.write = text_write};
+    t->stream = fopencookie(t->file, "w", io);
+    if (!t->stream) {
+        mcs_error("%s: out of memory", path);
+        mcz_outfile_abort(t->file);
+        return -1;
+    }
+    return 0;
+}
+
+int mcs_text_commit(mcs_text_out *t)
+{
+    fclose(t->stream); /* a write failure is sticky in the outfile: commit reports it */
+    mcz_diag d;
+    mcz_diag_clear(&d);
+    int rc = mcz_outfile_commit(t->file, &d);
+    if (rc != MCZ_OK) {
+        if (d.code == MCZ_OK)
+            d.code = rc;
+        mcs_error_diag(t->path, &d);
+    }
+    return rc == MCZ_OK ? 0 : -1;
+}
+
+void mcs_text_abort(mcs_text_out *t)
+{
+    if (t->stream)
+        fclose(t->stream);
+    mcz_outfile_abort(t->file);
+    t->stream = NULL;
+    t->file = NULL;
+}

@@ -1,0 +1,152 @@
+/*
+ * mcs_context.h - what the printing verbs read out of one context, the way SuperPMI's replay
+ * lookups read it (mcs_context.c): maps by packet id, the CompileMethod record, the JIT flags
+ * with mcs's PGO pseudo-flags, names, signatures walked through GetArgType/GetArgNext; and a
+ * context re-serialized without its compile results (-thin).
+ *
+ * Nothing here fails on missing data: a lookup that finds nothing says so (0 or NULL), and the
+ * verbs print a placeholder where SuperPMI's mcs would stop. Value layouts come from
+ * mcz_agnostic.h, the one place they are written down.
+ */
+#ifndef MCS_CONTEXT_H
+#define MCS_CONTEXT_H
+
+#include "mcs_util.h"
+
+/* The fields of a DD value (mcz_agnostic.h: u32 A, u32 B), e.g. GetJitFlags' pool index and
+ * length. */
+enum { MCS_DD_A = 0, MCS_DD_B = 4 };
+
+/* Printed where a name, a type or a value cannot be looked up. */
+#define MCS_UNKNOWN "<unknown>"
+
+/* Reads of little-endian fields inside bytes already bounds-checked by the map parser. */
+uint32_t mcs_le32(const uint8_t *p);
+uint64_t mcs_le64(const uint8_t *p);
+
+/*
+ * The map of the last packet with this id (a repeated packet replaces the earlier one when
+ * SuperPMI loads a context). Returns 1 with *out parsed, 0 when absent, or a negative code with
+ * d filled (a damaged packet).
+ */
+int mcs_map_of(const mcz_mc *mc, uint8_t id, mcz_map *out, mcz_diag *d);
+
+/* A sparse map's value for a u32 / u64 key, or NULL (absent, or the map has other keys). */
+const uint8_t *mcs_find_u32(const mcz_map *m, uint32_t key);
+const uint8_t *mcs_find_u64(const mcz_map *m, uint64_t key);
+
+/* The one CompileMethod record (packet 143, key 0) and its map (for pool lookups). */
+typedef struct mcs_method {
+    mcz_map map;
+    const uint8_t *info; /* Agnostic_CORINFO_METHOD_INFO, at least MCZ_MI_SIZE bytes */
+    bool has_os;         /* the value holds the os field (216 bytes, not 212) */
+} mcs_method;
+
+/* Returns 1 with *m filled, 0 when the context lacks the record, or a negative code. */
+int mcs_method_load(const mcz_mc *mc, mcs_method *m, mcz_diag *d);
+
+/* The IL bytes of the method: true with *il and *size set, false when they are not there. */
+bool mcs_method_il(const mcs_method *m, const uint8_t **il, uint32_t *size);
+
+/*
+ * The JIT flags as mcs's verbs print them: GetFlagsRaw() of GetJitFlags (154) with the PGO
+ * pseudo-flags ORed in (mch-format §6.8). Returns 1, 0 when the context has no GetJitFlags
+ * entry, or a negative code.
+ */
+int mcs_jit_flags(const mcz_mc *mc, uint64_t *flags, mcz_diag *d);
+
+/* SpmiDumpHelper::DumpJitFlags: " NAME" per set flag in SuperPMI's fixed order, then
+ * " Unknown jit flags-%016llX" for bits without a name. */
+void mcs_jit_flags_text(uint64_t flags, char *buf, size_t cap);
+
+/* A name as getFromPrinter prints it into a 256-byte buffer: packet id is PrintMethodName (6)
+ * or PrintClassName (149). Returns true, or false with MCS_UNKNOWN in buf. */
+#define MCS_NAME_SIZE 256
+bool mcs_print_name(const mcz_mc *mc, uint8_t id, uint64_t handle, char buf[MCS_NAME_SIZE]);
+
+/* The class of a method (GetMethodClass) and its name. */
+bool mcs_method_class_name(const mcz_mc *mc, uint64_t ftn, char buf[MCS_NAME_SIZE]);
+
+/* DumpAttributeToConsoleBare for GetMethodAttribs(ftn): "static ", "$dontInline  " or
+ * "$constructor " (the first that applies), nothing, or "<unknown> " without the entry. */
+void mcs_print_attributes(FILE *f, const mcz_mc *mc, uint64_t ftn);
+
+/* DumpPrimToConsoleBare's text for a CorInfoType and class handle into f. */
+void mcs_print_prim(FILE *f, const mcz_mc *mc, uint32_t type, uint64_t cls);
+
+/* The instantiation handles of a stored signature (count, index into SigInstHandleMap), printed
+ * as "[A, B]" with class names; nothing when count is 0. */
+void mcs_print_inst(FILE *f, const mcz_mc *mc, uint32_t count, uint32_t index);
+
+/* A signature's arguments "T1, T2" walked through GetArgType, GetArgClass and GetArgNext as
+ * DumpSigToConsoleBare does; MCS_UNKNOWN for an argument that cannot be looked up. */
+void mcs_print_sig_args(FILE *f, const mcz_mc *mc, const uint8_t *sig);
+
+/* A string of the dense CR ProcessName map (entry 0), or NULL when absent. */
+const char *mcs_process_name(const mcz_mc *mc, char *buf, size_t cap);
+
+/*
+ * The context without its compile-result packets, re-serialized with b (map by map, in the
+ * order SuperPMI writes them; ids this build does not know after those, by id). *out
+ * views b's buffer until its next use. Returns 0 or a negative code with d filled.
+ */
+int mcs_thin(mcz_mc_builder *b, const mcz_mc *mc, mcz_mc *out, mcz_diag *d);
+
+/*
+ * Writes mc to o after the deep check SuperPMI's parse amounts to: as it is, or thinned with
+ * thin (NULL: as it is). Returns 0, or -1 after printing the error (a damaged context of in
+ * names its number and offset).
+ */
+int mcs_output_put_checked(mcs_output *o, mcz_mc_builder *thin, const mcs_input *in,
+                           const mcz_mc *mc);
+
+/*
+ * Arguments of the verbs that take an optional leading RANGE ("-dump [RANGE] FILE"): `files`
+ * positionals into pos, and the list (empty, meaning every context, when RANGE is absent).
+ * Returns MCS_EXIT_OK, or the exit code after printing the error.
+ */
+int mcs_parse_ranged(int argc, char **argv, const mcs_usage *u, const mcs_option *opts,
+                     int files, const char **pos, mcz_list *list);
+
+/* mcs_input_next restricted to the numbers of list (all of them when list is empty); ends
+ * after the last listed number without reading further. 1, 0 at the end, -1 (printed). */
+int mcs_input_next_listed(mcs_input *in, const mcz_list *list, mcz_mc *mc);
+
+/* A CSV field (RFC 4180): as it is, or quoted with its quotes doubled when it holds a comma,
+ * a quote or a line break; mcs_csv_quoted always quotes (verb_stat.c). */
+void mcs_csv_field(FILE *f, const char *text);
+void mcs_csv_quoted(FILE *f, const char *text);
+
+/* Arguments of "-VERB RANGE IN OUT [-thin]" (-copy, -strip): RANGE, IN and OUT in pos, the
+ * list, and a builder for re-serializing when -thin is given (NULL otherwise; free it with
+ * mcz_mc_builder_free). Returns MCS_EXIT_OK, or the exit code after printing the error. */
+int mcs_parse_list_verb(int argc, char **argv, const mcs_usage *u, const char *pos[3],
+                        mcz_list *list, mcz_mc_builder **thin);
+
+/*
+ * Opens path and calls fn for each listed context (every one when list is empty), deep-checked,
+ * in number order, showing progress as `what`, until fn fails or stdout does. *count (may be
+ * NULL) receives how many contexts fn took. Returns 0, or -1 after printing the error.
+ */
+typedef int (*mcs_context_fn)(void *arg, const mcz_mc *mc);
+int mcs_for_each_context(const char *path, const mcz_list *list, const char *what,
+                         mcs_context_fn fn, void *arg, uint64_t *count);
+
+/* mcs_input_next_listed, then the deep check SuperPMI's parse amounts to (a damaged context
+ * is reported, naming its number and offset, and ends the walk with -1). */
+int mcs_input_next_checked(mcs_input *in, const mcz_list *list, mcz_mc *mc);
+
+/* A text output that appears atomically: a stdio stream over an mcz_outfile. */
+typedef struct mcs_text_out {
+    const char *path;
+    mcz_outfile *file;
+    FILE *stream;
+} mcs_text_out;
+
+/* Returns 0, or -1 after printing the error. */
+int mcs_text_open(mcs_text_out *t, const char *path);
+/* Puts the file in place (0), or reports the first write error (-1), leaving nothing. */
+int mcs_text_commit(mcs_text_out *t);
+void mcs_text_abort(mcs_text_out *t);
+
+#endif /* MCS_CONTEXT_H */

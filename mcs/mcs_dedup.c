@@ -1,0 +1,283 @@
+/* mcs_dedup.c - the deduplicator of -removeDup and -merge -dedup (mcs_dedup.h). */
+#include <stdlib.h>
+#include <string.h>
+#include <xxhash.h>
+
+#include "mcs_context.h"
+#include "mcs_dedup.h"
+#include "mcz_agnostic.h"
+
+/* ---- A set of 128-bit keys: open addressing; keys are hashes, so their bytes index well ---- */
+
+typedef struct key_set {
+    mcz_hash128 *slots; /* the all-zero key marks an empty slot; it is kept in has_zero */
+    size_t cap, count;
+    bool has_zero;
+} key_set;
+
+static size_t key_slot(const mcz_hash128 *k, size_t cap)
+{
+    uint64_t h;
+    memcpy(&h, k->bytes, sizeof h);
+    return (size_t)h & (cap - 1);
+}
+
+static void key_place(mcz_hash128 *slots, size_t cap, const mcz_hash128 *k)
+{
+    size_t i = key_slot(k, cap);
+    while (!mcz_hash_is_zero(&slots[i]))
+        i = (i + 1) & (cap - 1);
+    slots[i] = *k;
+}
+
+static int key_set_grow(key_set *s)
+{
+    size_t cap = s->cap ? s->cap * 2 : 4096;
+    mcz_hash128 *slots = calloc(cap, sizeof *slots);
+    if (!slots)
+        return -1;
+    for (size_t i = 0; i < s->cap; i++)
+        if (!mcz_hash_is_zero(&s->slots[i]))
+            key_place(slots, cap, &s->slots[i]);
+    free(s->slots);
+    s->slots = slots;
+    s->cap = cap;
+    return 0;
+}
+
+/* 1 when k was added, 0 when it was there already, -1 out of memory. */
+static int key_set_add(key_set *s, const mcz_hash128 *k)
+{
+    if (mcz_hash_is_zero(k)) {
+        bool had = s->has_zero;
+        s->has_zero = true;
+        return had ? 0 : 1;
+    }
+    if (2 * (s->count + 1) > s->cap && key_set_grow(s) != 0)
+        return -1;
+    for (size_t i = key_slot(k, s->cap);; i = (i + 1) & (s->cap - 1)) {
+        if (mcz_hash_is_zero(&s->slots[i])) {
+            s->slots[i] = *k;
+            s->count++;
+            return 1;
+        }
+        if (memcmp(s->slots[i].bytes, k->bytes, sizeof k->bytes) == 0)
+            return 0;
+    }
+}
+
+/* ---- Keys ---- */
+
+/* The key of a context whose identity cannot be built: XXH3-128 of its bytes, in the canonical
+ * (big-endian) byte order, as the archive writer stores it. */
+static void bytes_key(const mcz_mc *mc, mcz_hash128 *key)
+{
+    XXH128_canonical_t canon;
+    XXH128_canonicalFromHash(&canon, XXH3_128bits(mc->bytes, mc->size));
+    memcpy(key->bytes, canon.digest, sizeof key->bytes);
+}
+
+static void default_key(const mcz_mc *mc, mcz_hash128 *key)
+{
+    if (mcz_mc_identity_hash(mc, true, key, NULL) != MCZ_OK)
+        bytes_key(mc, key);
+}
+
+/* What MethodContext::Equal compares of CompileMethod, in a fixed order. */
+static size_t legacy_fields(const mcs_method *m, uint8_t *out)
+{
+    static const unsigned info_fields[] = {
+        MCZ_MI_IL_SIZE, MCZ_MI_ARGS + MCZ_SIG_NUM_ARGS, MCZ_MI_ARGS + MCZ_SIG_RET_TYPE,
+        MCZ_MI_LOCALS + MCZ_SIG_NUM_ARGS, MCZ_MI_EH_COUNT, MCZ_MI_OPTIONS, MCZ_MI_MAX_STACK,
+        MCZ_MI_REGION_KIND, MCZ_MI_ARGS + MCZ_SIG_CALL_CONV, MCZ_MI_ARGS + MCZ_SIG_CB_SIG,
+        MCZ_MI_ARGS + MCZ_SIG_FLAGS, MCZ_MI_LOCALS + MCZ_SIG_CB_SIG, MCZ_CM_FLAGS};
+    size_t n = 0;
+    for (size_t i = 0; i < sizeof info_fields / sizeof info_fields[0]; i++, n += 4)
+        memcpy(out + n, m->info + info_fields[i], 4);
+    memset(out + n, 0, 4);
+    if (m->has_os)
+        memcpy(out + n, m->info + MCZ_CM_OS, 4);
+    n += 4;
+    const uint8_t *il;
+    uint32_t il_size;
+    mcz_hash128 il_hash = {{0}};
+    if (mcs_method_il(m, &il, &il_size))
+        mcz_murmur3_128(il, il_size, &il_hash);
+    memcpy(out + n, il_hash.bytes, sizeof il_hash.bytes);
+    return n + sizeof il_hash.bytes;
+}
+
+/* Map presence and item counts (the last packet of an id counts, as when SuperPMI loads it);
+ * compile results count as absent when thin. */
+static int legacy_maps(const mcz_mc *mc, bool thin, uint8_t *out, mcz_diag *d)
+{
+    memset(out, 0, 256 * 5);
+    uint32_t pos = 0;
+    mcz_packet p;
+    int rc;
+    while ((rc = mcz_packet_next(mc, &pos, &p, d)) == 1) {
+        const mcz_packet_info *info = mcz_packet_lookup(p.id);
+        mcz_map m;
+        if (thin && info && info->compile_result)
+            continue;
+        rc = mcz_map_parse(&p, &m, d);
+        if (rc != MCZ_OK)
+            return rc;
+        out[5 * p.id] = 1;
+        memcpy(out + 5 * p.id + 1, &m.count, 4);
+    }
+    return rc;
+}
+
+static int legacy_key(const mcz_mc *mc, bool thin, mcz_hash128 *key, mcz_diag *d)
+{
+    mcs_method m;
+    int rc = mcs_method_load(mc, &m, d);
+    if (rc < 0)
+        return rc;
+    if (rc == 0) {
+        bytes_key(mc, key);
+        return MCZ_OK;
+    }
+    uint8_t buf[16 * 4 + 16 + 256 * 5];
+    size_t n = legacy_fields(&m, buf);
+    rc = legacy_maps(mc, thin, buf + n, d);
+    if (rc == MCZ_OK)
+        mcz_murmur3_128(buf, n + 256 * 5, key);
+    return rc;
+}
+
+/* ---- The deduplicator ---- */
+
+struct mcs_dedup {
+    key_set seen;
+    bool legacy;
+    mcz_mc_builder *thin; /* NULL unless thinning */
+    uint64_t loaded, saved;
+    mcs_progress progress;
+};
+
+mcs_dedup *mcs_dedup_create(bool legacy, bool thin)
+{
+    mcs_dedup *dd = calloc(1, sizeof *dd);
+    if (dd && thin && !(dd->thin = mcz_mc_builder_create())) {
+        free(dd);
+        dd = NULL;
+    }
+    if (!dd)
+        mcs_error("out of memory");
+    else
+        dd->legacy = legacy;
+    return dd;
+}
+
+void mcs_dedup_free(mcs_dedup *dd)
+{
+    if (!dd)
+        return;
+    free(dd->seen.slots);
+    mcz_mc_builder_free(dd->thin);
+    free(dd);
+}
+
+uint64_t mcs_dedup_loaded(const mcs_dedup *dd)
+{
+    return dd->loaded;
+}
+
+uint64_t mcs_dedup_saved(const mcs_dedup *dd)
+{
+    return dd->saved;
+}
+
+/* Records key and writes mc when the key is new. Returns 0 or -1 (printed). */
+static int admit(mcs_dedup *dd, const mcz_hash128 *key, mcs_input *in, const mcz_mc *mc,
+                 mcs_output *out)
+{
+    dd->loaded++;
+    int added = key_set_add(&dd->seen, key);
+    if (added < 0) {
+        mcs_error("%s: out of memory", in->path);
+        return -1;
+    }
+    if (added == 0)
+        return 0;
+    dd->saved++;
+    return mcs_output_put_checked(out, dd->thin, in, mc);
+}
+
+/* An MCH file (or any input in legacy mode): every context is read and keyed. */
+static int dedup_sequential(mcs_dedup *dd, mcs_input *in, mcs_output *out)
+{
+    mcz_mc mc;
+    int rc;
+    while ((rc = mcs_input_next(in, &mc)) > 0) {
+        mcz_diag d;
+        mcz_diag_clear(&d);
+        mcz_hash128 key;
+        int krc = mcz_mc_check(&mc, &d);
+        if (krc == MCZ_OK && dd->legacy)
+            krc = legacy_key(&mc, dd->thin != NULL, &key, &d);
+        else if (krc == MCZ_OK)
+            default_key(&mc, &key);
+        if (krc != MCZ_OK) {
+            mcs_progress_end(&dd->progress);
+            mcs_input_context_error(in, &mc, &d);
+            return -1;
+        }
+        if (admit(dd, &key, in, &mc, out) != 0)
+            return -1;
+        mcs_progress_update(&dd->progress, dd->loaded, 0);
+    }
+    return rc;
+}
+
+/* An archive: keys come from the index, and only contexts kept are decompressed. */
+static int dedup_indexed(mcs_dedup *dd, mcs_input *in, mcs_output *out)
+{
+    mcz_archive_info info;
+    mcz_reader_get_info(in->archive, &info);
+    for (uint64_t n = info.first_number; info.contexts && n <= info.last_number; n++) {
+        mcz_hash128 key;
+        mcz_diag d;
+        mcz_diag_clear(&d);
+        int rc = mcz_reader_hashes(in->archive, (uint32_t)n, NULL, &key);
+        if (rc == MCZ_ENOTFOUND)
+            continue;
+        mcz_mc mc = {0};
+        int added = rc == MCZ_OK ? key_set_add(&dd->seen, &key) : 1;
+        if (added < 0) {
+            mcs_error("%s: out of memory", in->path);
+            return -1;
+        }
+        if (added == 0) {
+            dd->loaded++;
+            continue;
+        }
+        /* New (now recorded): fetch it and write it. */
+        if (rc == MCZ_OK)
+            rc = mcz_source_get(in->source, (uint32_t)n, &mc, &d);
+        if (rc != MCZ_OK) {
+            mcs_progress_end(&dd->progress);
+            d.code = d.code ? d.code : rc;
+            d.context = d.context > 0 ? d.context : (int64_t)n;
+            mcs_error_diag(in->path, &d);
+            return -1;
+        }
+        dd->loaded++;
+        dd->saved++;
+        if (mcs_output_put_checked(out, dd->thin, in, &mc) != 0)
+            return -1;
+        mcs_progress_update(&dd->progress, dd->loaded, 0);
+    }
+    return 0;
+}
+
+int mcs_dedup_copy(mcs_dedup *dd, mcs_input *in, mcs_output *out)
+{
+    mcs_progress_start(&dd->progress, "deduplicating", in->contexts, 0);
+    int rc = in->archive && !dd->legacy ? dedup_indexed(dd, in, out)
+                                        : dedup_sequential(dd, in, out);
+    mcs_progress_end(&dd->progress);
+    return rc < 0 ? -1 : 0;
+}

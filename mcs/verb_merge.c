@@ -1,0 +1,218 @@
+/* verb_merge.c - mcs -merge: one collection from many files, optionally deduplicated. */
+#include <dirent.h>
+#include <errno.h>
+#include <fnmatch.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "mcs_context.h"
+#include "mcs_dedup.h"
+#include "mcs_verbs.h"
+
+const mcs_usage usage_merge = {
+    "-merge OUT PATTERN [-recursive] [-dedup [-thin]]",
+    "concatenate many files (.mch and .mcz alike) into one",
+    "PATTERN is a directory (all its files), DIR/*.mch-style wildcards in the last component,\n"
+    "or one file. Files are taken in name order (strcmp); -recursive then descends into the\n"
+    "subdirectories, in name order, with the same wildcard. Names beginning with '.' and\n"
+    "symbolic links to directories are skipped; empty files are skipped with a line saying so.\n"
+    "  -dedup   drop duplicate methods across all files, as -removeDup does\n"
+    "  -thin    with -dedup: drop the compile results of the contexts written\n"
+    "Every context is deep-checked. OUT is an archive when it ends in .mcz; it appears only\n"
+    "once complete, and not at all on an error or when no file matched.\n"};
+
+#define MERGE_DEPTH_MAX 64
+
+typedef struct merge_run {
+    const char *glob;
+    bool recursive;
+    mcs_dedup *dedup; /* NULL: plain concatenation */
+    mcs_output *out;
+    struct stat out_st; /* OUT as it was before the run, so it is not merged into itself */
+    bool out_existed;
+    uint64_t files, loaded, saved;
+} merge_run;
+
+static int append_plain(merge_run *m, mcs_input *in)
+{
+    mcz_mc mc;
+    int rc;
+    while ((rc = mcs_input_next(in, &mc)) > 0) {
+        if (mcs_output_put_checked(m->out, NULL, in, &mc) != 0)
+            return -1;
+        m->loaded++;
+        m->saved++;
+    }
+    return rc;
+}
+
+static int merge_file(merge_run *m, const char *path, const struct stat *st)
+{
+    if (m->out_existed && st->st_dev == m->out_st.st_dev && st->st_ino == m->out_st.st_ino)
+        return 0;
+    if (st->st_size == 0) {
+        mcs_info("Skipping zero-length file %s", path);
+        return 0;
+    }
+    mcs_input in;
+    if (mcs_input_open(&in, path) != 0)
+        return -1;
+    int rc = m->dedup ? mcs_dedup_copy(m->dedup, &in, m->out) : append_plain(m, &in);
+    mcs_input_close(&in);
+    m->files += rc == 0;
+    return rc < 0 ? -1 : 0;
+}
+
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The entries of dir, sorted by name; *names is malloc'ed (free each and the array). */
+static int list_dir(const char *dir, char ***names, size_t *count)
+{
+    *names = NULL;
+    *count = 0;
+    DIR *d = opendir(dir);
+    if (!d) {
+        mcs_error("%s: %s", dir, strerror(errno));
+        return -1;
+    }
+    size_t cap = 0;
+    struct dirent *e;
+    int rc = 0;
+    while (rc == 0 && (e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.')
+            continue;
+        if (*count == cap) {
+            cap = cap ? 2 * cap : 64;
+            char **grown = realloc(*names, cap * sizeof *grown);
+            rc = grown ? 0 : -1;
+            if (grown)
+                *names = grown;
+        }
+        if (rc == 0 && !((*names)[*count] = strdup(e->d_name)))
+            rc = -1;
+        *count += rc == 0;
+    }
+    closedir(d);
+    if (rc != 0)
+        mcs_error("%s: out of memory", dir);
+    if (*count > 1)
+        qsort(*names, *count, sizeof **names, by_name);
+    return rc;
+}
+
+static int merge_dir(merge_run *m, const char *dir, int depth);
+
+/* Files of dir matching the wildcard first, then (recursive) its subdirectories. */
+static int merge_entries(merge_run *m, const char *dir, char **names, size_t count, int depth)
+{
+    for (int pass = 0; pass < 2; pass++) {
+        for (size_t i = 0; i < count; i++) {
+            size_t len = strlen(dir) + strlen(names[i]) + 2;
+            char *path = malloc(len);
+            struct stat st;
+            if (!path) {
+                mcs_error("out of memory");
+                return -1;
+            }
+            snprintf(path, len, "%s/%s", dir, names[i]);
+            /* Files are followed through symbolic links; directories are not (no loops). */
+            int rc = 0;
+            if (pass == 0 && stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
+                fnmatch(m->glob, names[i], FNM_PERIOD) == 0)
+                rc = merge_file(m, path, &st);
+            else if (pass == 1 && m->recursive && lstat(path, &st) == 0 && S_ISDIR(st.st_mode))
+                rc = merge_dir(m, path, depth + 1);
+            free(path);
+            if (rc != 0)
+                return -1;
+        }
+    }
+    return 0;
+}
+
+static int merge_dir(merge_run *m, const char *dir, int depth)
+{
+    if (depth > MERGE_DEPTH_MAX) {
+        mcs_error("%s: directories nested deeper than %d", dir, MERGE_DEPTH_MAX);
+        return -1;
+    }
+    char **names;
+    size_t count;
+    int rc = list_dir(dir, &names, &count);
+    if (rc == 0)
+        rc = merge_entries(m, dir, names, count, depth);
+    for (size_t i = 0; i < count; i++)
+        free(names[i]);
+    free(names);
+    return rc;
+}
+
+/* PATTERN: a directory, DIR/WILDCARD, or a single file. */
+static int merge_pattern(merge_run *m, const char *pattern)
+{
+    struct stat st;
+    if (stat(pattern, &st) == 0 && S_ISDIR(st.st_mode)) {
+        m->glob = "*";
+        return merge_dir(m, pattern, 0);
+    }
+    const char *slash = strrchr(pattern, '/');
+    m->glob = slash ? slash + 1 : pattern;
+    if (!strpbrk(m->glob, "*?[") && !m->recursive) {
+        if (stat(pattern, &st) != 0)
+            return 0; /* nothing matches: reported by the caller */
+        return merge_file(m, pattern, &st);
+    }
+    char *dir = slash ? strndup(pattern, (size_t)(slash - pattern)) : strdup(".");
+    if (dir && slash && dir[0] == '\0') {
+        free(dir);
+        dir = strdup("/");
+    }
+    if (!dir) {
+        mcs_error("out of memory");
+        return -1;
+    }
+    int rc = merge_dir(m, dir, 0);
+    free(dir);
+    return rc;
+}
+
+int cmd_merge(int argc, char **argv)
+{
+    bool recursive = false, dedup = false, thin = false;
+    const mcs_option opts[] = {{"recursive", NULL, &recursive}, {"dedup", NULL, &dedup},
+                               {"thin", NULL, &thin}, {NULL, NULL, NULL}};
+    const char *pos[2];
+    if (mcs_parse_args(argc, argv, &usage_merge, opts, pos, 2, 2) < 0)
+        return MCS_EXIT_USAGE;
+    if (thin && !dedup)
+        return mcs_usage_error(&usage_merge, "-thin needs -dedup");
+    merge_run m = {.recursive = recursive};
+    m.out_existed = stat(pos[0], &m.out_st) == 0;
+    if (dedup && !(m.dedup = mcs_dedup_create(false, thin)))
+        return MCS_EXIT_FAIL;
+    m.out = mcs_output_open(pos[0], MCS_OUTPUT_BY_EXTENSION, NULL);
+    int rc = m.out ? merge_pattern(&m, pos[1]) : -1;
+    if (rc == 0 && m.files == 0) {
+        mcs_error("ERROR: No files found to merge.");
+        rc = -1;
+    }
+    if (rc == 0)
+        rc = mcs_output_commit(m.out);
+    else
+        mcs_output_abort(m.out);
+    if (m.dedup) {
+        m.loaded = mcs_dedup_loaded(m.dedup);
+        m.saved = mcs_dedup_saved(m.dedup);
+    }
+    mcs_dedup_free(m.dedup);
+    if (rc != 0)
+        return MCS_EXIT_FAIL;
+    mcs_info("Merged %" PRIu64 " files: Loaded %" PRIu64 ", Saved %" PRIu64, m.files, m.loaded,
+             m.saved);
+    return MCS_EXIT_OK;
+}

@@ -1,0 +1,45 @@
+/* verb_removedup.c - mcs -removeDup: copies a collection without its duplicate methods. */
+#include <inttypes.h>
+
+#include "mcs_dedup.h"
+#include "mcs_verbs.h"
+
+const mcs_usage usage_removedup = {
+    "-removeDup [-legacy] [-thin] IN OUT",
+    "copy, dropping duplicate methods (the first occurrence wins)",
+    "Two contexts are duplicates when their identity without class and method names is the\n"
+    "same (SuperPMI's -removeDup). A context whose identity cannot be built is a duplicate of\n"
+    "another only when their bytes are identical. For an archive IN the keys come from its\n"
+    "index, so duplicates are never decompressed. Only the keys are kept in memory (16 bytes\n"
+    "per unique context).\n"
+    "  -legacy   compare as SuperPMI's old Equal(): CompileMethod's fields, the IL bytes, and\n"
+    "            which maps are present with how many items\n"
+    "  -thin     drop the compile results (CR_* packets) of the contexts written\n"
+    "Contexts are copied as they are unless -thin re-serializes them. OUT is an archive when\n"
+    "it ends in .mcz.\n"};
+
+int cmd_removedup(int argc, char **argv)
+{
+    bool legacy = false, thin = false;
+    const mcs_option opts[] = {{"legacy", NULL, &legacy}, {"thin", NULL, &thin},
+                               {NULL, NULL, NULL}};
+    const char *pos[2];
+    if (mcs_parse_args(argc, argv, &usage_removedup, opts, pos, 2, 2) < 0)
+        return MCS_EXIT_USAGE;
+    mcs_input in;
+    if (mcs_input_open(&in, pos[0]) != 0)
+        return MCS_EXIT_FAIL;
+    mcs_dedup *dd = mcs_dedup_create(legacy, thin);
+    mcs_output *out = dd ? mcs_output_open(pos[1], MCS_OUTPUT_BY_EXTENSION, NULL) : NULL;
+    int rc = out ? mcs_dedup_copy(dd, &in, out) : -1;
+    if (rc == 0)
+        rc = mcs_output_commit(out);
+    else
+        mcs_output_abort(out);
+    mcs_input_close(&in);
+    if (rc == 0)
+        mcs_info("Loaded %" PRIu64 ", Saved %" PRIu64, mcs_dedup_loaded(dd),
+                 mcs_dedup_saved(dd));
+    mcs_dedup_free(dd);
+    return rc == 0 ? MCS_EXIT_OK : MCS_EXIT_FAIL;
+}
