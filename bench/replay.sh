@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# bench/replay.sh - mcz-replay with the verify replayer on a generated corpus (fixed seed):
+#   1. wall time with -j 1 and -j 2 (chunk sharding, dynamic hand-out): the speedup;
+#   2. against SuperPMI's stride/offset sharding (hidden --stride: each worker walks and
+#      decompresses every chunk and replays every N-th context): bytes read and decompressed
+#      per worker, and the wall-time ratio.
+# Not a test: it prints figures. Usage: bash bench/replay.sh [BIN] [CONTEXTS]
+set -euo pipefail
+BIN=$(cd "${1:-bin}" && pwd)
+CONTEXTS=${2:-20000}
+RUNS=${RUNS:-5}
+D=$(mktemp -d)
+trap 'rm -rf "$D"' EXIT
+
+echo "== corpus: mchgen --seed 42 --contexts $CONTEXTS, mcs -convert (1 MiB chunks)"
+"$BIN/mchgen" --seed 42 --contexts "$CONTEXTS" --out "$D/corpus.mch" >/dev/null
+"$BIN/mcs" -convert "$D/corpus.mch" "$D/corpus.mcz" >/dev/null
+printf '%s: %d bytes; %s: %d bytes; %d cores online; load average %s\n' corpus.mch "$(stat -c %s "$D/corpus.mch")" \
+    corpus.mcz "$(stat -c %s "$D/corpus.mcz")" "$(getconf _NPROCESSORS_ONLN)" \
+    "$(cut -d' ' -f1-3 /proc/loadavg)" # wall-time ratios need idle cores
+
+# best_of NAME ARGS...: the fastest of $RUNS runs, in seconds; the last run's stats kept.
+best_of() {
+    local name=$1 best= t0 t1 s; shift
+    for _ in $(seq 1 "$RUNS"); do
+        t0=$(date +%s%N)
+        "$BIN/mcz-replay" -q --stats "$@" "$D/corpus.mcz" >"$D/$name.out" 2>"$D/$name.stats"
+        t1=$(date +%s%N)
+        s=$(( (t1 - t0) / 1000000 ))
+        if [ -z "$best" ] || [ "$s" -lt "$best" ]; then best=$s; fi
+    done
+    grep -q "^Loaded $CONTEXTS  Jitted $CONTEXTS  FailedCompile 0" "$D/$name.out" ||
+        { echo "$name: unexpected result: $(cat "$D/$name.out")"; exit 1; }
+    echo "$best"
+}
+
+ms_j1=$(best_of j1 -j 1)
+ms_j2=$(best_of j2 -j 2)
+ms_stride=$(best_of stride -j 2 --stride)
+
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
+echo
+echo "== wall time, verify replayer, best of $RUNS"
+printf '  -j 1 (chunk sharding)          %6d ms\n' "$ms_j1"
+printf '  -j 2 (chunk sharding)          %6d ms   speedup over -j 1: %sx (target >= 1.8x on 2 cores)\n' \
+    "$ms_j2" "$(ratio "$ms_j1" "$ms_j2")"
+printf '  -j 2 --stride (SuperPMI-style) %6d ms   stride / chunk wall time: %sx\n' \
+    "$ms_stride" "$(ratio "$ms_stride" "$ms_j2")"
+echo
+echo "== per worker, -j 2 chunk sharding"
+sed 's/^/  /' "$D/j2.stats"
+echo "== per worker, -j 2 stride/offset sharding"
+sed 's/^/  /' "$D/stride.stats"
+sum() { awk -v f="$2" '{ for (i = 1; i < NF; i++) if ($i == f) s += $(i + 1) } END { print s + 0 }' "$1"; }
+chunk_dec=$(sum "$D/j2.stats" bytes-decompressed)
+stride_dec=$(sum "$D/stride.stats" bytes-decompressed)
+chunk_read=$(sum "$D/j2.stats" bytes-read)
+stride_read=$(sum "$D/stride.stats" bytes-read)
+echo
+echo "== totals over both workers"
+printf '  bytes read:         chunk %d, stride %d (%sx)\n' "$chunk_read" "$stride_read" \
+    "$(ratio "$stride_read" "$chunk_read")"
+printf '  bytes decompressed: chunk %d, stride %d (%sx)\n' "$chunk_dec" "$stride_dec" \
+    "$(ratio "$stride_dec" "$chunk_dec")"

@@ -1,0 +1,113 @@
+/*
+ * replay_test_plugin.c - a replay plugin for tests/cli/test_replay.sh, and an example of the
+ * plugin ABI (mcz_replay.h). Its --plugin-arg says what to do with which context:
+ *
+ *   fail:N  missing:N  segv:N  hang:N  exit:N   (comma-separated; N a global context number)
+ *   initfail                                    init() fails
+ *
+ * hang prints "hanging on N" first. Every other context succeeds when it starts with the
+ * 'm' 'c' magic.
+ *
+ * Build: cc -shared -fPIC -Iparallel-replay -o test_plugin.so replay_test_plugin.c
+ */
+#define _POSIX_C_SOURCE 200809L /* strdup, strtok_r */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "mcz_replay.h"
+
+enum { ACT_FAIL, ACT_MISSING, ACT_SEGV, ACT_HANG, ACT_EXIT, ACT_COUNT };
+
+static const char *const act_names[ACT_COUNT] = {"fail", "missing", "segv", "hang", "exit"};
+
+#define MAX_RULES 64
+
+typedef struct rules {
+    int n;
+    int act[MAX_RULES];
+    uint32_t number[MAX_RULES];
+} rules;
+
+static int parse_rule(rules *r, const char *item, char *msg, size_t cap)
+{
+    for (int a = 0; a < ACT_COUNT; a++) {
+        size_t len = strlen(act_names[a]);
+        if (strncmp(item, act_names[a], len) == 0 && item[len] == ':' && r->n < MAX_RULES) {
+            r->act[r->n] = a;
+            r->number[r->n++] = (uint32_t)strtoul(item + len + 1, NULL, 10);
+            return 0;
+        }
+    }
+    snprintf(msg, cap, "bad rule '%s'", item);
+    return -1;
+}
+
+static void *test_init(const char *arg, char *msg, size_t cap)
+{
+    if (strcmp(arg, "initfail") == 0) {
+        snprintf(msg, cap, "asked to fail");
+        return NULL;
+    }
+    rules *r = calloc(1, sizeof *r);
+    char *copy = strdup(arg);
+    if (!r || !copy) {
+        free(r);
+        free(copy);
+        return NULL;
+    }
+    char *save = NULL;
+    for (char *item = strtok_r(copy, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
+        if (parse_rule(r, item, msg, cap) != 0) {
+            free(copy);
+            free(r);
+            return NULL;
+        }
+    }
+    free(copy);
+    return r;
+}
+
+static int test_replay(void *state, uint32_t number, const uint8_t *bytes, size_t size,
+                       char *msg, size_t cap)
+{
+    const rules *r = state;
+    for (int i = 0; i < r->n; i++) {
+        if (r->number[i] != number)
+            continue;
+        switch (r->act[i]) {
+        case ACT_FAIL:
+            snprintf(msg, cap, "planned failure of %u", number);
+            return MCZ_REPLAY_FAILURE;
+        case ACT_MISSING:
+            snprintf(msg, cap, "planned missing data in %u", number);
+            return MCZ_REPLAY_MISSING;
+        case ACT_SEGV:
+            raise(SIGSEGV);
+            break;
+        case ACT_HANG:
+            printf("hanging on %u\n", number); /* tests wait for this line */
+            fflush(stdout);
+            for (;;)
+                pause();
+        case ACT_EXIT:
+            _exit(7);
+        }
+    }
+    if (size < 8 || bytes[0] != 'm' || bytes[1] != 'c') {
+        snprintf(msg, cap, "not a method context");
+        return MCZ_REPLAY_FAILURE;
+    }
+    return MCZ_REPLAY_SUCCESS;
+}
+
+static void test_finish(void *state) { free(state); }
+
+static const mcz_replay_plugin_desc test_desc = {
+    MCZ_REPLAY_ABI_VERSION, sizeof(mcz_replay_plugin_desc), "test", test_init, test_replay,
+    test_finish,
+};
+
+const mcz_replay_plugin_desc *mcz_replay_plugin(void) { return &test_desc; }

@@ -1,0 +1,260 @@
+/*
+ * replay_int.h - internal interfaces of mcz-replay (parallel-replay/). Uses the public mcz.h only.
+ *
+ * The pieces: replay_plan.c turns a collection into work units (archive chunks, or runs of about
+ * 1 MiB of contexts of an MCH file); replay_proc.c is the one process module (workers, pipes,
+ * timeouts, crashes, signals); replay_worker.c is what a worker does with a unit; the replayers
+ * are replay_verify.c, replay_plugin.c and replay_exec.c; replay_results.c accounts results and
+ * writes every output; replay_main.c parses the command line.
+ */
+#ifndef MCZ_REPLAY_INT_H
+#define MCZ_REPLAY_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "mcz.h"
+#include "mcz_replay.h"
+
+/* SuperPMI's exit codes (superpmi.h SpmiResult; -1 and -2 as a Unix shell sees them). */
+enum {
+    REPLAY_EXIT_SUCCESS = 0,
+    REPLAY_EXIT_ERROR = 1,          /* some contexts failed */
+    REPLAY_EXIT_MISSING = 3,        /* no failures, some contexts lacked data */
+    REPLAY_EXIT_GENERAL = 255,      /* bad arguments, unreadable or damaged collection */
+    REPLAY_EXIT_INIT_FAILED = 254   /* the replayer failed to initialize */
+};
+
+/* What happened to one selected context: X(enum, name in outputs). */
+#define REPLAY_KIND_LIST(X)             \
+    X(REPLAY_NONE, "none")              \
+    X(REPLAY_SUCCESS, "success")        \
+    X(REPLAY_FAILURE, "failure")        \
+    X(REPLAY_MISSING, "missing")        \
+    X(REPLAY_CRASH, "crash")            \
+    X(REPLAY_TIMEOUT, "timeout")        \
+    X(REPLAY_ERROR, "error")            \
+    X(REPLAY_EXCLUDED, "excluded")
+
+typedef enum replay_kind {
+#define REPLAY_X_ENUM(name, text) name,
+    REPLAY_KIND_LIST(REPLAY_X_ENUM)
+#undef REPLAY_X_ENUM
+    REPLAY_KIND_COUNT
+} replay_kind;
+
+#if defined(__GNUC__)
+#define REPLAY_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#else
+#define REPLAY_PRINTF(f, a)
+#endif
+
+/* Fills d (when not NULL) with code, no offset or context, and the message; returns code. */
+int replay_fail(mcz_diag *d, int code, const char *fmt, ...) REPLAY_PRINTF(3, 4);
+
+/* Makes room for element `count` of the malloc'ed array *array (of *cap elements, each
+ * elem_size bytes), doubling it when full; MCZ_ENOMEM leaves the array as it was. */
+int replay_grow(void *array, size_t *cap, size_t count, size_t elem_size);
+
+/* Seconds on the monotonic clock. */
+double replay_now(void);
+
+const char *replay_kind_name(int kind);
+/* The kind named `name` (outputs' spelling), or -1. */
+int replay_kind_parse(const char *name);
+
+#define REPLAY_MESSAGE_MAX 512 /* bytes of one context's message, NUL included */
+
+/* ---- Plan: the collection cut into work units ---------------------------------------------- */
+
+/* A run of consecutive contexts decoded together: one archive chunk, or a run of an MCH file. */
+typedef struct replay_unit {
+    uint32_t first;        /* number of its first context */
+    uint32_t count;        /* contexts in the unit */
+    uint32_t selected;     /* of those, how many the selection (-c) keeps */
+    uint64_t chunk;        /* archive: chunk index */
+    uint64_t offset;       /* MCH: file offset of the first context */
+    uint64_t raw_bytes;    /* uncompressed bytes of the whole unit */
+    uint64_t stored_bytes; /* bytes read from the file to get them */
+} replay_unit;
+
+typedef struct replay_plan {
+    const char *path;
+    bool archive;          /* .mcz; else MCH */
+    uint32_t first_number; /* numbers held: first_number .. first_number + contexts - 1 */
+    uint64_t contexts;
+    uint64_t raw_bytes;
+    bool selective;        /* -c given */
+    mcz_list selection;
+    replay_unit *units;    /* the units this run replays (after --shard) */
+    size_t unit_count;
+    uint64_t selected;     /* selected contexts in those units */
+    char fingerprint[160]; /* the whole plan (before --shard), for --merge-results */
+    uint64_t plan_selected; /* selected contexts in the whole plan (before --shard) */
+    uint32_t shard_k, shard_n; /* 1/1 unless --shard */
+    mcz_toc_entry *toc;    /* MCH with a usable .mct: its entries (number i at index i-1) */
+    uint32_t toc_count;
+    char (*excluded)[33];  /* sorted identity hashes from the .exc file */
+    size_t excluded_count;
+} replay_plan;
+
+/* Opens the collection at path (to plan only: workers open it again), reads -c (select_arg, or
+ * NULL for everything), the .mct of an MCH file and the .exc file, and cuts units. MCH runs end
+ * once they hold unit_bytes. Messages for the user go to stderr (warnings) or diag (failure). */
+int replay_plan_build(replay_plan *p, const char *path, const char *select_arg,
+                      uint64_t unit_bytes, mcz_diag *diag);
+void replay_plan_free(replay_plan *p);
+/* Keeps only shard k (1-based) of n: contiguous units of near-equal selected bytes. */
+int replay_plan_shard(replay_plan *p, uint32_t k, uint32_t n, mcz_diag *diag);
+
+/* Every worker filters the same way: the selection, and in stride mode every n-th context. */
+typedef struct replay_filter {
+    uint32_t stride; /* 0: no striding */
+    uint32_t slot;   /* keep numbers with (number - first_number) % stride == slot */
+} replay_filter;
+
+bool replay_plan_wants(const replay_plan *p, replay_filter f, uint32_t number);
+/* True when the identity (32 hex digits) is listed in the .exc file. */
+bool replay_plan_excluded(const replay_plan *p, const char *hex);
+
+/* ---- Replayers --------------------------------------------------------------------------------- */
+
+typedef enum replay_mode { REPLAY_MODE_VERIFY, REPLAY_MODE_PLUGIN, REPLAY_MODE_EXEC } replay_mode;
+
+typedef struct replay_config {
+    replay_mode mode;
+    const replay_plan *plan;
+    const mcz_replay_plugin_desc *plugin; /* loaded by the parent before forking */
+    const char *plugin_arg;
+    char **exec_argv;     /* the --exec command split into words, NULL-terminated */
+    bool exec_original;   /* MCH: pass the original file with -c instead of a unit file */
+    const char *temp_dir; /* a directory the parent owns and removes (exec) */
+} replay_config;
+
+/* What the collection says a context's identity is. */
+typedef struct replay_identity {
+    bool known;   /* a stored hash exists (archive index or .mct) */
+    char hex[33]; /* 32 hex digits; "" for "no identity" */
+} replay_identity;
+
+/* verify: deep check, identity recomputed and compared with the stored one. Returns a kind. */
+int replay_verify_context(const mcz_mc *mc, const replay_identity *stored, char *msg, size_t cap);
+
+/* Loads a plugin (dlopen) and checks its ABI. */
+int replay_plugin_load(const char *path, const mcz_replay_plugin_desc **out, char *msg,
+                       size_t cap);
+/* One context through the plugin; returns a kind. */
+int replay_plugin_context(const mcz_replay_plugin_desc *p, void *state, const mcz_mc *mc,
+                          char *msg, size_t cap);
+
+/* ---- Worker side -------------------------------------------------------------------------------- */
+
+/* The worker's end of the pipe to the parent (replay_proc.c). */
+typedef struct replay_chan replay_chan;
+
+/* Announces the context about to be replayed (the parent blames it if the worker dies or runs
+ * past the timeout); whole_unit: the announcement covers every context of the unit not yet
+ * reported (an --exec command). */
+int replay_chan_start(replay_chan *ch, uint32_t number, uint32_t size, bool whole_unit);
+int replay_chan_result(replay_chan *ch, uint32_t number, int kind, uint32_t size, const char *msg);
+
+typedef struct replay_stats {
+    uint64_t units;         /* units worked on */
+    uint64_t contexts;      /* contexts replayed (results sent) */
+    uint64_t bytes_read;    /* bytes of the collection file read (compressed for an archive) */
+    uint64_t bytes_decoded; /* bytes decompressed */
+} replay_stats;
+
+typedef struct replay_worker replay_worker;
+
+/* In a freshly forked worker: opens the collection and initializes the replayer. */
+int replay_worker_open(const replay_config *cfg, replay_worker **out, char *msg, size_t cap);
+/* Replays the wanted contexts of unit u numbered >= resume, reporting each through ch. */
+int replay_worker_unit(replay_worker *w, const replay_unit *u, uint32_t resume, replay_filter f,
+                       replay_chan *ch);
+void replay_worker_close(replay_worker *w, replay_stats *stats);
+
+/* --exec: runs the command over the contexts (views) of one unit; reports each through ch. */
+int replay_exec_unit(const replay_config *cfg, const char *work_dir, const mcz_mc *contexts,
+                     size_t n, replay_chan *ch);
+
+/* ---- Process module (replay_proc.c) ------------------------------------------------------------- */
+
+/* Runs a command (argv[0] looked up in PATH) and waits; returns its exit status, 128+signal when
+ * a signal killed it, or a negative mcz error when it could not be started. */
+int replay_proc_command(char *const argv[]);
+
+/* A results table: every accounted context, any order until replay_table_finish(). */
+typedef struct replay_entry {
+    uint32_t number;
+    uint32_t size; /* serialized context bytes; 0 when unknown */
+    uint8_t kind;
+    char *message; /* NULL when none */
+} replay_entry;
+
+typedef struct replay_table {
+    replay_entry *entries;
+    size_t count, cap;
+} replay_table;
+
+typedef struct replay_run_options {
+    unsigned workers;
+    double timeout;     /* seconds per context (per unit for --exec); 0: none */
+    bool stride;        /* SuperPMI-style: every worker walks every unit */
+    bool progress;      /* a progress line on stderr */
+    bool stats;         /* per-worker I/O figures on stderr */
+} replay_run_options;
+
+/* How a run ended, beyond the table. */
+typedef struct replay_outcome {
+    int stop_signal;      /* SIGINT/SIGTERM that interrupted the run; 0 */
+    bool init_failed;     /* a worker could not start its replayer */
+    char message[REPLAY_MESSAGE_MAX];
+} replay_outcome;
+
+/* Replays every unit of cfg->plan with o->workers processes; fills t. */
+int replay_proc_run(const replay_config *cfg, const replay_run_options *o, replay_table *t,
+                    replay_outcome *out);
+
+/* ---- Results (replay_results.c) ----------------------------------------------------------------- */
+
+int replay_table_add(replay_table *t, uint32_t number, int kind, uint32_t size, const char *msg);
+/* Sorts by number; MCZ_ECORRUPT (diag) when a context is accounted twice. */
+int replay_table_finish(replay_table *t, mcz_diag *diag);
+void replay_table_free(replay_table *t);
+
+typedef struct replay_counts {
+    uint64_t by_kind[REPLAY_KIND_COUNT];
+    uint64_t loaded, jitted, failed, excluded, missing;
+} replay_counts;
+
+void replay_table_count(const replay_table *t, replay_counts *c);
+/* SuperPMI's summary line, e.g. "Loaded 5  Jitted 5  FailedCompile 0 Excluded 0 Missing 0". */
+void replay_counts_print(const replay_counts *c, FILE *out);
+int replay_counts_exit_code(const replay_counts *c);
+/* Lists non-success contexts on err (at most `limit` lines). */
+void replay_table_report(const replay_table *t, FILE *err, size_t limit);
+
+int replay_table_write_mcl(const replay_table *t, const char *path, mcz_diag *diag);
+int replay_table_write_details(const replay_table *t, const char *path, mcz_diag *diag);
+
+/* --results / --merge-results: one shard's results with the plan they came from. */
+typedef struct replay_shard_id {
+    uint32_t k, n;
+    char fingerprint[160];
+    uint64_t plan_selected; /* selected contexts in the whole plan */
+} replay_shard_id;
+
+int replay_table_write_results(const replay_table *t, const replay_shard_id *id,
+                               const char *path, mcz_diag *diag);
+/* Appends the results in path to t and fills id. */
+int replay_table_read_results(replay_table *t, const char *path, replay_shard_id *id,
+                              mcz_diag *diag);
+
+/* Progress on a terminal (replay_progress.c). */
+void replay_progress_update(uint64_t done, uint64_t total, bool force);
+void replay_progress_clear(void);
+
+#endif /* MCZ_REPLAY_INT_H */

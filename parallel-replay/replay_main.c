@@ -1,0 +1,439 @@
+/*
+ * replay_main.c - bin/mcz-replay: the command line, and what to do with a run's results.
+ *
+ *   mcz-replay [options] COLLECTION               replay (.mcz or .mch) across worker processes
+ *   mcz-replay --merge-results [outputs] FILES... merge --shard runs' --results files
+ */
+#include <errno.h>
+#include <ftw.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "replay_int.h"
+
+#define REPORT_LIMIT 20 /* failing contexts listed on stderr; the rest are in --details */
+
+static const char usage_text[] =
+    "usage: mcz-replay [options] COLLECTION\n"
+    "       mcz-replay --merge-results [-f FILE] [--details FILE] [--results FILE] RESULTS...\n"
+    "\n"
+    "Replays every method context of COLLECTION (.mcz archive or .mch file) in worker\n"
+    "processes. Work is handed out by unit (an archive chunk, or about 1 MiB of consecutive\n"
+    "contexts of an .mch), so each worker decompresses only its own units. Context numbers are\n"
+    "global (1-based, file-wide) everywhere. Contexts whose identity hash is listed in\n"
+    "COLLECTION.exc (or NAME.exc) are excluded, as superpmi does.\n"
+    "\n"
+    "options:\n"
+    "  -j N               worker processes (default: one per online core)\n"
+    "  -c LIST            only these contexts: ranges such as 1-5,9 or a .mcl file\n"
+    "  -f FILE            write the numbers of the contexts that did not pass to FILE (.mcl)\n"
+    "  --details FILE     one CSV row per context: context,result,size,message\n"
+    "  --plugin LIB.so    replay through a plugin (ABI: parallel-replay/mcz_replay.h)\n"
+    "  --plugin-arg S     string given to the plugin's init()\n"
+    "  --exec \"CMD ...\"   run a command per work unit (contract below; words split on blanks)\n"
+    "  --exec-original    .mch input: give the command the original file and -c RANGES\n"
+    "  --timeout SECONDS  kill a worker stuck on a context (an --exec command: on a unit) and\n"
+    "                     report the context as timed out; the rest of its unit goes on\n"
+    "  --shard K/N        replay only shard K of N: contiguous units of near-equal size\n"
+    "  --results FILE     write this run's results for --merge-results\n"
+    "  --merge-results    merge the RESULTS files of all N shards: the same summary, -f list,\n"
+    "                     details and exit code as one run over the whole collection\n"
+    "  --unit-size BYTES  .mch input: bytes of contexts per work unit (default 1048576)\n"
+    "  -q, --quiet        no progress line (shown only when stderr is a terminal)\n"
+    "  -h, --help         this text\n"
+    "\n"
+    "replayers: verify (default) checks every context deeply, recomputes its identity hash\n"
+    "and compares it with the stored one (archive index or .mct); chunk checksums are checked\n"
+    "on decompression. --plugin and --exec replace it.\n"
+    "\n"
+    "--exec contract: per work unit, mcz-replay runs\n"
+    "    CMD ... -f LIST UNIT.mch              (--exec-original: CMD ... -c RANGES -f LIST FILE)\n"
+    "UNIT.mch holds the unit's selected contexts, numbered 1..k in global order. Exit 0: all\n"
+    "passed. Exit 1 or 2: the contexts listed in LIST (one number per line) failed, the others\n"
+    "passed; no LIST: all failed. Exit 3: the same, as missing data. Any other status or a\n"
+    "signal: every context of the unit crashed. LIST numbers are mapped to global numbers.\n"
+    "\n"
+    "output: superpmi's summary line on stdout,\n"
+    "    Loaded N  Jitted N  FailedCompile N Excluded N Missing N\n"
+    "(FailedCompile counts failures, missing data, crashes, timeouts and unreadable contexts).\n"
+    "exit codes (superpmi's): 0 all passed; 1 failures, crashes or timeouts; 3 missing data\n"
+    "only; 254 the replayer failed to initialize; 255 bad arguments or an unreadable or damaged\n"
+    "collection; 128+S interrupted by signal S (what finished is still reported).\n";
+
+typedef struct options {
+    unsigned workers;
+    const char *select;
+    const char *fail_list;
+    const char *details;
+    const char *plugin;
+    const char *plugin_arg;
+    const char *exec;
+    bool exec_original;
+    double timeout;
+    uint32_t shard_k, shard_n;
+    const char *results;
+    bool merge;
+    uint64_t unit_size;
+    bool quiet, stride, stats;
+} options;
+
+/* "mcz-replay: MESSAGE" on stderr (and, for a usage error, where to find the usage); both
+ * return superpmi's code for a general failure. */
+static int fail(const char *fmt, ...) REPLAY_PRINTF(1, 2);
+static int fail_usage(const char *fmt, ...) REPLAY_PRINTF(1, 2);
+
+static void say(const char *fmt, va_list ap) REPLAY_PRINTF(1, 0);
+
+static void say(const char *fmt, va_list ap)
+{
+    fputs("mcz-replay: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+}
+
+static int fail(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    say(fmt, ap);
+    va_end(ap);
+    return REPLAY_EXIT_GENERAL;
+}
+
+static int fail_usage(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    say(fmt, ap);
+    va_end(ap);
+    fputs("(mcz-replay --help for usage)\n", stderr);
+    return REPLAY_EXIT_GENERAL;
+}
+
+static bool parse_count(const char *s, uint64_t min, uint64_t max, uint64_t *out)
+{
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (s[0] < '0' || s[0] > '9' || *end || errno || v < min || v > max)
+        return false;
+    *out = v;
+    return true;
+}
+
+enum {
+    OPT_DETAILS = 256, OPT_PLUGIN, OPT_PLUGIN_ARG, OPT_EXEC, OPT_EXEC_ORIGINAL, OPT_TIMEOUT,
+    OPT_SHARD, OPT_RESULTS, OPT_MERGE, OPT_UNIT_SIZE, OPT_STRIDE, OPT_STATS
+};
+
+static const struct option long_options[] = {
+    {"details", required_argument, NULL, OPT_DETAILS},
+    {"plugin", required_argument, NULL, OPT_PLUGIN},
+    {"plugin-arg", required_argument, NULL, OPT_PLUGIN_ARG},
+    {"exec", required_argument, NULL, OPT_EXEC},
+    {"exec-original", no_argument, NULL, OPT_EXEC_ORIGINAL},
+    {"timeout", required_argument, NULL, OPT_TIMEOUT},
+    {"shard", required_argument, NULL, OPT_SHARD},
+    {"results", required_argument, NULL, OPT_RESULTS},
+    {"merge-results", no_argument, NULL, OPT_MERGE},
+    {"unit-size", required_argument, NULL, OPT_UNIT_SIZE},
+    {"quiet", no_argument, NULL, 'q'},
+    {"help", no_argument, NULL, 'h'},
+    /* Not in --help: SuperPMI-style stride/offset sharding and per-worker I/O figures, for
+     * bench/replay.sh's comparison. */
+    {"stride", no_argument, NULL, OPT_STRIDE},
+    {"stats", no_argument, NULL, OPT_STATS},
+    {NULL, 0, NULL, 0},
+};
+
+static int parse_shard(const char *s, options *o)
+{
+    char *slash = strchr(s, '/');
+    uint64_t k, n;
+    char head[32];
+    if (!slash || (size_t)(slash - s) >= sizeof head)
+        return MCZ_EINVAL;
+    memcpy(head, s, (size_t)(slash - s));
+    head[slash - s] = '\0';
+    if (!parse_count(head, 1, 65535, &k) || !parse_count(slash + 1, 1, 65535, &n) || k > n)
+        return MCZ_EINVAL;
+    o->shard_k = (uint32_t)k;
+    o->shard_n = (uint32_t)n;
+    return MCZ_OK;
+}
+
+/* Returns -1 to go on, or the exit code. */
+static int parse_option(int c, const char *arg, options *o)
+{
+    uint64_t v;
+    char *end;
+    switch (c) {
+    case 'j':
+        if (!parse_count(arg, 1, 4096, &v))
+            return fail_usage("-j %s: want a number of workers from 1 to 4096", arg);
+        o->workers = (unsigned)v;
+        return -1;
+    case 'c': o->select = arg; return -1;
+    case 'f': o->fail_list = arg; return -1;
+    case 'q': o->quiet = true; return -1;
+    case 'h': fputs(usage_text, stdout); return 0;
+    case OPT_DETAILS: o->details = arg; return -1;
+    case OPT_PLUGIN: o->plugin = arg; return -1;
+    case OPT_PLUGIN_ARG: o->plugin_arg = arg; return -1;
+    case OPT_EXEC: o->exec = arg; return -1;
+    case OPT_EXEC_ORIGINAL: o->exec_original = true; return -1;
+    case OPT_RESULTS: o->results = arg; return -1;
+    case OPT_MERGE: o->merge = true; return -1;
+    case OPT_STRIDE: o->stride = true; return -1;
+    case OPT_STATS: o->stats = true; return -1;
+    case OPT_TIMEOUT:
+        errno = 0;
+        o->timeout = strtod(arg, &end);
+        if (*end || errno || !(o->timeout > 0 && o->timeout < 1e7))
+            return fail_usage("--timeout %s: want a positive number of seconds", arg);
+        return -1;
+    case OPT_SHARD:
+        if (parse_shard(arg, o) != MCZ_OK)
+            return fail_usage("--shard %s: want K/N with 1 <= K <= N", arg);
+        return -1;
+    case OPT_UNIT_SIZE:
+        if (!parse_count(arg, 1, UINT32_MAX, &o->unit_size))
+            return fail_usage("--unit-size %s: want a number of bytes", arg);
+        return -1;
+    default:
+        return fail_usage("unknown option");
+    }
+}
+
+static int parse_args(int argc, char **argv, options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->unit_size = 1u << 20;
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, "+j:c:f:qh", long_options, NULL)) != -1) {
+        if (c == '?' || c == ':')
+            return fail_usage("bad option %s", argv[optind - 1]);
+        int rc = parse_option(c, optarg, o);
+        if (rc >= 0)
+            return rc;
+    }
+    if (o->plugin && o->exec)
+        return fail_usage("--plugin and --exec exclude each other");
+    if (!o->merge && argc - optind != 1)
+        return fail_usage("want one COLLECTION");
+    if (o->merge && argc - optind < 1)
+        return fail_usage("--merge-results wants the results files");
+    return -1;
+}
+
+/* ---- Results ------------------------------------------------------------------------------- */
+
+/* Writes what the table holds: stderr report, -f, --details, --results (when id), summary. */
+static int conclude(const options *o, replay_table *t, const replay_shard_id *id)
+{
+    mcz_diag d;
+    if (replay_table_finish(t, &d) != MCZ_OK)
+        return fail("%s", d.message);
+    replay_counts c;
+    replay_table_count(t, &c);
+    replay_table_report(t, stderr, REPORT_LIMIT);
+    if (o->fail_list && replay_table_write_mcl(t, o->fail_list, &d) != MCZ_OK)
+        return fail("%s: %s", o->fail_list, d.message);
+    if (o->details && replay_table_write_details(t, o->details, &d) != MCZ_OK)
+        return fail("%s: %s", o->details, d.message);
+    if (id && o->results && replay_table_write_results(t, id, o->results, &d) != MCZ_OK)
+        return fail("%s: %s", o->results, d.message);
+    replay_counts_print(&c, stdout);
+    return replay_counts_exit_code(&c);
+}
+
+static int merge_check(const replay_shard_id *ids, size_t n, const char *const *paths,
+                       uint64_t entries)
+{
+    uint32_t shards = ids[0].n;
+    if (n != shards)
+        return fail("--merge-results: %zu files for %u shards", n, shards);
+    for (size_t i = 0; i < n; i++) {
+        if (ids[i].n != shards || strcmp(ids[i].fingerprint, ids[0].fingerprint) ||
+            ids[i].plan_selected != ids[0].plan_selected)
+            return fail("--merge-results: %s comes from another plan than %s", paths[i],
+                        paths[0]);
+        for (size_t j = 0; j < i; j++)
+            if (ids[j].k == ids[i].k)
+                return fail("--merge-results: %s and %s are both shard %u", paths[j], paths[i],
+                            ids[i].k);
+    }
+    if (entries != ids[0].plan_selected)
+        return fail("--merge-results: the shards hold %llu contexts, the plan selects %llu",
+                    (unsigned long long)entries, (unsigned long long)ids[0].plan_selected);
+    return MCZ_OK;
+}
+
+static int merge_main(const options *o, char **paths, size_t n)
+{
+    replay_table t = {NULL, 0, 0};
+    replay_shard_id *ids = calloc(n, sizeof *ids);
+    if (!ids)
+        return fail("out of memory");
+    int code = REPLAY_EXIT_GENERAL;
+    mcz_diag d;
+    size_t i = 0;
+    for (; i < n; i++) {
+        if (replay_table_read_results(&t, paths[i], &ids[i], &d) != MCZ_OK) {
+            fail("%s", d.message);
+            break;
+        }
+    }
+    if (i == n && merge_check(ids, n, (const char *const *)paths, t.count) == MCZ_OK) {
+        replay_shard_id whole = ids[0];
+        whole.k = whole.n = 1;
+        code = conclude(o, &t, &whole);
+    }
+    replay_table_free(&t);
+    free(ids);
+    return code;
+}
+
+/* ---- Replaying ------------------------------------------------------------------------------ */
+
+static int remove_entry(const char *path, const struct stat *sb, int type, struct FTW *ftw)
+{
+    (void)sb, (void)type, (void)ftw;
+    remove(path);
+    return 0;
+}
+
+/* The --exec command as words, and a private temporary directory for the units. */
+typedef struct exec_setup {
+    char *words;
+    char **argv;
+    char temp_dir[4096];
+} exec_setup;
+
+static int exec_prepare(const char *command, exec_setup *es)
+{
+    es->words = strdup(command);
+    es->argv = calloc(strlen(command) / 2 + 2, sizeof *es->argv);
+    if (!es->words || !es->argv)
+        return fail("out of memory");
+    size_t n = 0;
+    char *save = NULL;
+    for (char *w = strtok_r(es->words, " \t", &save); w; w = strtok_r(NULL, " \t", &save))
+        es->argv[n++] = w;
+    if (n == 0)
+        return fail_usage("--exec: empty command");
+    const char *tmp = getenv("TMPDIR");
+    snprintf(es->temp_dir, sizeof es->temp_dir, "%s/mcz-replay.XXXXXX",
+             tmp && tmp[0] ? tmp : "/tmp");
+    if (!mkdtemp(es->temp_dir)) {
+        es->temp_dir[0] = '\0';
+        return fail("cannot create a temporary directory: %s", strerror(errno));
+    }
+    return -1;
+}
+
+static void exec_cleanup(exec_setup *es)
+{
+    if (es->temp_dir[0])
+        nftw(es->temp_dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+    free(es->words);
+    free(es->argv);
+}
+
+static int configure(const options *o, const replay_plan *plan, replay_config *cfg,
+                     exec_setup *es)
+{
+    memset(cfg, 0, sizeof *cfg);
+    cfg->plan = plan;
+    cfg->plugin_arg = o->plugin_arg;
+    if (o->plugin) {
+        char msg[REPLAY_MESSAGE_MAX];
+        cfg->mode = REPLAY_MODE_PLUGIN;
+        if (replay_plugin_load(o->plugin, &cfg->plugin, msg, sizeof msg) != MCZ_OK)
+            return fail("%s", msg);
+    }
+    if (o->exec_original && (!o->exec || plan->archive))
+        return fail_usage("--exec-original needs --exec and an .mch collection");
+    if (o->exec) {
+        cfg->mode = REPLAY_MODE_EXEC;
+        cfg->exec_original = o->exec_original;
+        int rc = exec_prepare(o->exec, es);
+        if (rc >= 0)
+            return rc;
+        cfg->exec_argv = es->argv;
+        cfg->temp_dir = es->temp_dir;
+    }
+    return -1;
+}
+
+static int outcome_code(const options *o, replay_table *t, const replay_plan *plan,
+                        const replay_outcome *out)
+{
+    if (out->init_failed) {
+        fail("the replayer failed to initialize: %s", out->message);
+        return REPLAY_EXIT_INIT_FAILED;
+    }
+    if (out->stop_signal) {
+        options partial = *o;
+        partial.results = NULL; /* a partial run must not pass for a shard's results */
+        conclude(&partial, t, NULL);
+        fail("interrupted: %llu of %llu selected contexts were not replayed",
+             (unsigned long long)(plan->selected - t->count),
+             (unsigned long long)plan->selected);
+        return 128 + out->stop_signal;
+    }
+    replay_shard_id id = {plan->shard_k, plan->shard_n, "", plan->plan_selected};
+    snprintf(id.fingerprint, sizeof id.fingerprint, "%s", plan->fingerprint);
+    return conclude(o, t, &id);
+}
+
+static int replay_main(const options *o, const char *path)
+{
+    replay_plan plan;
+    mcz_diag d;
+    if (replay_plan_build(&plan, path, o->select, o->unit_size, &d) != MCZ_OK) {
+        replay_plan_free(&plan);
+        return fail("%s: %s", path, d.message);
+    }
+    if (o->shard_n && replay_plan_shard(&plan, o->shard_k, o->shard_n, &d) != MCZ_OK) {
+        replay_plan_free(&plan);
+        return fail("%s", d.message);
+    }
+    replay_config cfg;
+    exec_setup es = {NULL, NULL, ""};
+    int code = configure(o, &plan, &cfg, &es);
+    if (code < 0) {
+        long cores = sysconf(_SC_NPROCESSORS_ONLN);
+        replay_run_options ro = {.workers = o->workers ? o->workers : cores > 0 ? (unsigned)cores : 1,
+                                 .timeout = o->timeout, .stride = o->stride,
+                                 .progress = !o->quiet && isatty(2), .stats = o->stats};
+        replay_table t = {NULL, 0, 0};
+        replay_outcome out;
+        int rc = replay_proc_run(&cfg, &ro, &t, &out);
+        if (rc != MCZ_OK && !out.init_failed)
+            code = fail("%s", out.message[0] ? out.message : mcz_error_name(rc));
+        else
+            code = outcome_code(o, &t, &plan, &out);
+        replay_table_free(&t);
+    }
+    exec_cleanup(&es);
+    replay_plan_free(&plan);
+    return code;
+}
+
+int main(int argc, char **argv)
+{
+    options o;
+    int code = parse_args(argc, argv, &o);
+    if (code < 0)
+        code = o.merge ? merge_main(&o, argv + optind, (size_t)(argc - optind))
+                       : replay_main(&o, argv[optind]);
+    /* A closed pipe on stdout (mcz-replay ... | head) is not an error; a full disk is. */
+    if (fflush(stdout) != 0 && errno != EPIPE && code == 0)
+        code = fail("write error on stdout: %s", strerror(errno));
+    return code;
+}

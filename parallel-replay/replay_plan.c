@@ -1,0 +1,350 @@
+/*
+ * replay_plan.c - cuts a collection into work units before any worker starts.
+ *
+ * An archive's unit is its chunk: the smallest piece that decompresses alone, so no two workers
+ * ever decompress the same bytes. An MCH file has no chunks; runs of consecutive contexts of
+ * about unit_bytes play their role, found from the .mct when there is a usable one (no read of
+ * the file at all), else from one scan of the container headers (mcz_mch_next).
+ *
+ * The plan depends only on the collection, -c and the unit size, never on the number of workers,
+ * so --shard K/N computed by separate processes agrees on which units each shard owns.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "replay_int.h"
+
+static int unit_push(replay_plan *p, size_t *cap, const replay_unit *u)
+{
+    if (replay_grow(&p->units, cap, p->unit_count, sizeof *p->units) != MCZ_OK)
+        return MCZ_ENOMEM;
+    p->units[p->unit_count++] = *u;
+    return MCZ_OK;
+}
+
+/* Selected numbers in [first, last] (binary search for the first range that can overlap). */
+static uint32_t selected_between(const replay_plan *p, uint32_t first, uint32_t last)
+{
+    if (!p->selective)
+        return last - first + 1;
+    const mcz_list *l = &p->selection;
+    size_t lo = 0, hi = l->count;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (l->ranges[mid].last < first)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    uint32_t n = 0;
+    for (size_t i = lo; i < l->count && l->ranges[i].first <= last; i++) {
+        uint32_t a = l->ranges[i].first > first ? l->ranges[i].first : first;
+        uint32_t b = l->ranges[i].last < last ? l->ranges[i].last : last;
+        n += b - a + 1;
+    }
+    return n;
+}
+
+/* Keeps u when the selection touches it. */
+static int unit_add(replay_plan *p, size_t *cap, replay_unit *u)
+{
+    u->selected = selected_between(p, u->first, u->first + u->count - 1);
+    if (u->selected == 0)
+        return MCZ_OK;
+    p->selected += u->selected;
+    return unit_push(p, cap, u);
+}
+
+static int plan_archive(replay_plan *p, const mcz_reader *r, mcz_diag *diag)
+{
+    mcz_archive_info info;
+    mcz_reader_get_info(r, &info);
+    p->first_number = info.first_number;
+    p->contexts = info.contexts;
+    p->raw_bytes = info.raw_bytes;
+    size_t cap = 0;
+    for (uint64_t i = 0; i < info.chunks; i++) {
+        mcz_chunk_info ci;
+        int rc = mcz_reader_chunk(r, i, &ci);
+        if (rc != MCZ_OK)
+            return replay_fail(diag, rc, "chunk %llu: %s", (unsigned long long)i,
+                               mcz_error_name(rc));
+        if (ci.count == 0)
+            continue;
+        replay_unit u = {.first = ci.first_number, .count = ci.count, .chunk = i,
+                         .raw_bytes = ci.raw_size, .stored_bytes = ci.stored_size};
+        if ((rc = unit_add(p, &cap, &u)) != MCZ_OK)
+            return rc;
+    }
+    return MCZ_OK;
+}
+
+/* Accumulates MCH contexts into runs of about unit_bytes. */
+typedef struct run_builder {
+    replay_plan *p;
+    size_t cap;
+    uint64_t unit_bytes;
+    replay_unit cur;
+} run_builder;
+
+static int run_close(run_builder *b)
+{
+    if (b->cur.count == 0)
+        return MCZ_OK;
+    b->cur.stored_bytes = b->cur.raw_bytes;
+    int rc = unit_add(b->p, &b->cap, &b->cur);
+    memset(&b->cur, 0, sizeof b->cur);
+    return rc;
+}
+
+static int run_add(run_builder *b, uint32_t number, uint64_t offset, uint64_t size)
+{
+    if (b->cur.count == 0) {
+        b->cur.first = number;
+        b->cur.offset = offset;
+    }
+    b->cur.count++;
+    b->cur.raw_bytes += size;
+    return b->cur.raw_bytes >= b->unit_bytes ? run_close(b) : MCZ_OK;
+}
+
+/* A table of contents is used only when it describes the file exactly as SuperPMI numbers it:
+ * numbers 1..count, offsets increasing from 0 inside the file. */
+static const char *toc_problem(const mcz_toc_entry *e, uint32_t n, uint64_t file_size)
+{
+    if (n == 0)
+        return file_size == 0 ? NULL : "it is empty";
+    if (e[0].offset != 0)
+        return "its first context is not at offset 0";
+    for (uint32_t i = 0; i < n; i++) {
+        if (e[i].number != (int32_t)(i + 1))
+            return "its numbers are not 1, 2, 3...";
+        if (e[i].offset < 0 || file_size < MCZ_MC_OVERHEAD ||
+            (uint64_t)e[i].offset > file_size - MCZ_MC_OVERHEAD)
+            return "an offset lies outside the file";
+        if (i > 0 && e[i].offset - e[i - 1].offset < (int64_t)MCZ_MC_OVERHEAD)
+            return "its offsets do not increase";
+    }
+    return NULL;
+}
+
+static void toc_load(replay_plan *p, uint64_t file_size)
+{
+    char toc_path[4096];
+    if (mcz_toc_find(p->path, toc_path, sizeof toc_path) != 1)
+        return;
+    mcz_file f;
+    mcz_diag d;
+    const char *why = NULL;
+    if (mcz_file_map(toc_path, &f, &d) != MCZ_OK) {
+        why = d.message;
+    } else {
+        if (mcz_toc_parse(f.data, f.size, true, &p->toc, &p->toc_count, &d) != MCZ_OK)
+            why = d.message;
+        else
+            why = toc_problem(p->toc, p->toc_count, file_size);
+        mcz_file_unmap(&f);
+    }
+    if (why) {
+        fprintf(stderr, "mcz-replay: warning: ignoring %s: %s\n", toc_path, why);
+        free(p->toc);
+        p->toc = NULL;
+        p->toc_count = 0;
+    }
+}
+
+static int plan_mch_toc(replay_plan *p, run_builder *b, uint64_t file_size)
+{
+    for (uint32_t i = 0; i < p->toc_count; i++) {
+        uint64_t end = i + 1 < p->toc_count ? (uint64_t)p->toc[i + 1].offset : file_size;
+        int rc = run_add(b, i + 1, (uint64_t)p->toc[i].offset, end - (uint64_t)p->toc[i].offset);
+        if (rc != MCZ_OK)
+            return rc;
+    }
+    p->contexts = p->toc_count;
+    return MCZ_OK;
+}
+
+static int plan_mch_scan(replay_plan *p, run_builder *b, const mcz_file *f, mcz_diag *diag)
+{
+    uint64_t pos = 0;
+    uint32_t number = 0;
+    mcz_mc mc;
+    int rc;
+    while ((rc = mcz_mch_next(f->data, f->size, &pos, &number, &mc, diag)) == 1) {
+        if ((rc = run_add(b, mc.number, mc.offset, mc.size)) != MCZ_OK)
+            return rc;
+    }
+    p->contexts = number;
+    return rc;
+}
+
+static int plan_mch(replay_plan *p, const mcz_file *f, uint64_t unit_bytes, mcz_diag *diag)
+{
+    run_builder b = {.p = p, .unit_bytes = unit_bytes ? unit_bytes : 1};
+    p->first_number = 1;
+    p->raw_bytes = f->size;
+    toc_load(p, f->size);
+    int rc = p->toc ? plan_mch_toc(p, &b, f->size) : plan_mch_scan(p, &b, f, diag);
+    return rc == MCZ_OK ? run_close(&b) : rc;
+}
+
+static int hex_compare(const void *a, const void *b) { return strcmp(a, b); }
+
+/* The .exc next to the collection (NAME.exc, then NAME without its extension + .exc):
+ * whitespace-separated tokens; those of exactly 32 characters are identity hashes. */
+static int exclusions_load(replay_plan *p)
+{
+    size_t len = strlen(p->path);
+    char *name = malloc(len + 5);
+    if (!name)
+        return MCZ_ENOMEM;
+    mcz_file f;
+    snprintf(name, len + 5, "%s.exc", p->path);
+    int rc = mcz_file_map(name, &f, NULL);
+    const char *dot = strrchr(p->path, '.');
+    if (rc != MCZ_OK && dot && !strchr(dot, '/')) {
+        snprintf(name, len + 5, "%.*s.exc", (int)(dot - p->path), p->path);
+        rc = mcz_file_map(name, &f, NULL);
+    }
+    free(name);
+    if (rc != MCZ_OK)
+        return MCZ_OK; /* no exclusion file */
+    size_t cap = f.size / 33 + 1;
+    p->excluded = malloc(cap * sizeof *p->excluded);
+    if (!p->excluded) {
+        mcz_file_unmap(&f);
+        return MCZ_ENOMEM;
+    }
+    for (size_t i = 0; i < f.size;) {
+        size_t start = i;
+        while (i < f.size && f.data[i] > ' ')
+            i++;
+        if (i - start == 32) {
+            memcpy(p->excluded[p->excluded_count], f.data + start, 32);
+            p->excluded[p->excluded_count++][32] = '\0';
+        }
+        while (i < f.size && f.data[i] <= ' ')
+            i++;
+    }
+    mcz_file_unmap(&f);
+    qsort(p->excluded, p->excluded_count, sizeof *p->excluded, hex_compare);
+    return MCZ_OK;
+}
+
+static void warn_outside(const replay_plan *p)
+{
+    if (!p->selective || p->selection.count == 0)
+        return;
+    uint64_t last = (uint64_t)p->first_number + p->contexts - 1;
+    if (p->contexts == 0 || p->selection.ranges[p->selection.count - 1].last > last ||
+        p->selection.ranges[0].first < p->first_number)
+        fprintf(stderr, "mcz-replay: warning: -c names contexts the collection does not hold "
+                        "(it holds %llu contexts from number %u)\n",
+                (unsigned long long)p->contexts, p->first_number);
+}
+
+static int plan_collection(replay_plan *p, uint64_t unit_bytes, mcz_diag *diag)
+{
+    mcz_file f;
+    int rc = mcz_file_map(p->path, &f, diag);
+    if (rc != MCZ_OK)
+        return rc;
+    /* An MCH file starts with a context ('m' 'c') or is empty; anything else is an archive
+     * (whose reader says clearly what is wrong when it is not one). */
+    p->archive = !(f.size == 0 || (f.size >= 2 && f.data[0] == 'm' && f.data[1] == 'c'));
+    if (!p->archive) {
+        rc = plan_mch(p, &f, unit_bytes, diag);
+        mcz_file_unmap(&f);
+        return rc;
+    }
+    mcz_file_unmap(&f);
+    mcz_reader *r = mcz_reader_open(p->path, diag);
+    if (!r)
+        return diag->code ? diag->code : MCZ_ECORRUPT;
+    rc = plan_archive(p, r, diag);
+    mcz_reader_close(r);
+    return rc;
+}
+
+int replay_plan_build(replay_plan *p, const char *path, const char *select_arg,
+                      uint64_t unit_bytes, mcz_diag *diag)
+{
+    memset(p, 0, sizeof *p);
+    p->path = path;
+    p->shard_k = p->shard_n = 1;
+    mcz_diag_clear(diag);
+    int rc;
+    if (select_arg) {
+        if ((rc = mcz_list_from_arg(select_arg, &p->selection, diag)) != MCZ_OK)
+            return rc;
+        p->selective = true;
+    }
+    if ((rc = plan_collection(p, unit_bytes, diag)) != MCZ_OK)
+        return rc;
+    if ((rc = exclusions_load(p)) != MCZ_OK)
+        return rc;
+    warn_outside(p);
+    p->plan_selected = p->selected;
+    snprintf(p->fingerprint, sizeof p->fingerprint,
+             "%s units=%zu contexts=%llu raw=%llu selected=%llu",
+             p->archive ? "chunks" : "runs", p->unit_count, (unsigned long long)p->contexts,
+             (unsigned long long)p->raw_bytes, (unsigned long long)p->selected);
+    return MCZ_OK;
+}
+
+void replay_plan_free(replay_plan *p)
+{
+    if (!p)
+        return;
+    mcz_list_free(&p->selection);
+    free(p->units);
+    free(p->toc);
+    free(p->excluded);
+    memset(p, 0, sizeof *p);
+}
+
+/* The bytes a unit weighs for balancing: its selected share of its raw size. */
+static uint64_t unit_weight(const replay_unit *u)
+{
+    return u->raw_bytes / u->count * u->selected + 1;
+}
+
+int replay_plan_shard(replay_plan *p, uint32_t k, uint32_t n, mcz_diag *diag)
+{
+    if (n == 0 || k == 0 || k > n || n > 65535)
+        return replay_fail(diag, MCZ_EINVAL, "--shard %u/%u: want K/N with 1 <= K <= N", k, n);
+    uint64_t total = 0;
+    for (size_t i = 0; i < p->unit_count; i++)
+        total += unit_weight(&p->units[i]);
+    /* Unit i goes to the shard its midpoint falls in: contiguous, near-equal shards. */
+    uint64_t before = 0;
+    size_t kept = 0;
+    p->selected = 0;
+    for (size_t i = 0; i < p->unit_count; i++) {
+        uint64_t w = unit_weight(&p->units[i]);
+        uint64_t shard = (before + w / 2) / (total / n + (total % n != 0));
+        before += w;
+        if (shard + 1 != k)
+            continue;
+        p->selected += p->units[i].selected;
+        p->units[kept++] = p->units[i];
+    }
+    p->unit_count = kept;
+    p->shard_k = k;
+    p->shard_n = n;
+    return MCZ_OK;
+}
+
+bool replay_plan_wants(const replay_plan *p, replay_filter f, uint32_t number)
+{
+    if (f.stride && (number - p->first_number) % f.stride != f.slot)
+        return false;
+    return !p->selective || mcz_list_contains(&p->selection, number);
+}
+
+bool replay_plan_excluded(const replay_plan *p, const char *hex)
+{
+    return p->excluded_count && hex[0] &&
+           bsearch(hex, p->excluded, p->excluded_count, sizeof *p->excluded, hex_compare);
+}

@@ -1,0 +1,384 @@
+/*
+ * replay_results.c - accounting and every output of a run: SuperPMI's summary line and exit code,
+ * the failing list (-f, .mcl), the per-context details (--details, CSV) and the machine-readable
+ * shard results (--results) that --merge-results reads back.
+ *
+ * Everything is written from the table sorted by context number, never in arrival order, so the
+ * files depend neither on the number of workers nor on how the work was split.
+ *
+ * Results file (text, one record per line, fields separated by one TAB):
+ *   mcz-replay-results 1
+ *   shard K N
+ *   plan FINGERPRINT            (the whole collection's plan, identical in every shard)
+ *   selected S                  (selected contexts in the whole plan)
+ *   NUMBER KIND SIZE MESSAGE    (one per context, increasing numbers; MESSAGE may be empty)
+ *   end COUNT
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "replay_int.h"
+
+#define RESULTS_MAGIC "mcz-replay-results 1"
+
+/* Messages become one line of printable text, so every output format can hold them. */
+static char *message_copy(const char *msg)
+{
+    if (!msg || !msg[0])
+        return NULL;
+    size_t len = strnlen(msg, REPLAY_MESSAGE_MAX - 1);
+    char *s = malloc(len + 1);
+    if (!s)
+        return NULL;
+    for (size_t i = 0; i < len; i++)
+        s[i] = (unsigned char)msg[i] < ' ' || msg[i] == 0x7F ? ' ' : msg[i];
+    s[len] = '\0';
+    return s;
+}
+
+int replay_table_add(replay_table *t, uint32_t number, int kind, uint32_t size, const char *msg)
+{
+    if (replay_grow(&t->entries, &t->cap, t->count, sizeof *t->entries) != MCZ_OK)
+        return MCZ_ENOMEM;
+    char *copy = message_copy(msg);
+    if (msg && msg[0] && !copy)
+        return MCZ_ENOMEM;
+    t->entries[t->count++] = (replay_entry){number, size, (uint8_t)kind, copy};
+    return MCZ_OK;
+}
+
+static int entry_compare(const void *a, const void *b)
+{
+    uint32_t x = ((const replay_entry *)a)->number, y = ((const replay_entry *)b)->number;
+    return (x > y) - (x < y);
+}
+
+int replay_table_finish(replay_table *t, mcz_diag *diag)
+{
+    if (t->count > 1)
+        qsort(t->entries, t->count, sizeof *t->entries, entry_compare);
+    for (size_t i = 1; i < t->count; i++)
+        if (t->entries[i].number == t->entries[i - 1].number)
+            return replay_fail(diag, MCZ_ECORRUPT, "context %u is accounted twice",
+                               t->entries[i].number);
+    return MCZ_OK;
+}
+
+void replay_table_free(replay_table *t)
+{
+    if (!t)
+        return;
+    for (size_t i = 0; i < t->count; i++)
+        free(t->entries[i].message);
+    free(t->entries);
+    memset(t, 0, sizeof *t);
+}
+
+/* Kinds that go to the failing list: all but success and exclusion (as superpmi lists both
+ * failures and missing-data contexts). */
+static bool kind_failed(int kind)
+{
+    return kind != REPLAY_SUCCESS && kind != REPLAY_EXCLUDED;
+}
+
+void replay_table_count(const replay_table *t, replay_counts *c)
+{
+    memset(c, 0, sizeof *c);
+    for (size_t i = 0; i < t->count; i++)
+        c->by_kind[t->entries[i].kind]++;
+    c->loaded = t->count;
+    c->excluded = c->by_kind[REPLAY_EXCLUDED];
+    c->jitted = c->loaded - c->excluded;
+    c->missing = c->by_kind[REPLAY_MISSING];
+    c->failed = c->jitted - c->by_kind[REPLAY_SUCCESS];
+}
+
+void replay_counts_print(const replay_counts *c, FILE *out)
+{
+    fprintf(out, "Loaded %" PRIu64 "  Jitted %" PRIu64 "  FailedCompile %" PRIu64
+                 " Excluded %" PRIu64 " Missing %" PRIu64 "\n",
+            c->loaded, c->jitted, c->failed, c->excluded, c->missing);
+}
+
+int replay_counts_exit_code(const replay_counts *c)
+{
+    if (c->by_kind[REPLAY_ERROR])
+        return REPLAY_EXIT_GENERAL;
+    if (c->by_kind[REPLAY_FAILURE] || c->by_kind[REPLAY_CRASH] || c->by_kind[REPLAY_TIMEOUT])
+        return REPLAY_EXIT_ERROR;
+    if (c->missing)
+        return REPLAY_EXIT_MISSING;
+    return REPLAY_EXIT_SUCCESS;
+}
+
+void replay_table_report(const replay_table *t, FILE *err, size_t limit)
+{
+    size_t shown = 0, more = 0;
+    for (size_t i = 0; i < t->count; i++) {
+        const replay_entry *e = &t->entries[i];
+        if (!kind_failed(e->kind))
+            continue;
+        if (shown == limit) {
+            more++;
+            continue;
+        }
+        fprintf(err, "mcz-replay: context %u: %s%s%s\n", e->number, replay_kind_name(e->kind),
+                e->message ? ": " : "", e->message ? e->message : "");
+        shown++;
+    }
+    if (more)
+        fprintf(err, "mcz-replay: ... and %zu more (see --details)\n", more);
+}
+
+/* ---- Output files ---------------------------------------------------------------------------- */
+
+static int commit_text(const char *path, const char *text, size_t len, mcz_diag *diag)
+{
+    mcz_outfile *f = mcz_outfile_open(path, diag);
+    if (!f)
+        return diag && diag->code ? diag->code : MCZ_EIO;
+    int rc = mcz_outfile_write(f, text, len);
+    if (rc != MCZ_OK) {
+        mcz_outfile_abort(f);
+        return replay_fail(diag, rc, "%s: write failed", path);
+    }
+    return mcz_outfile_commit(f, diag);
+}
+
+int replay_table_write_mcl(const replay_table *t, const char *path, mcz_diag *diag)
+{
+    mcz_list l = {NULL, 0};
+    size_t cap = 0;
+    for (size_t i = 0; i < t->count; i++) {
+        uint32_t n = t->entries[i].number;
+        if (!kind_failed(t->entries[i].kind))
+            continue;
+        if (l.count && l.ranges[l.count - 1].last + 1 == n) {
+            l.ranges[l.count - 1].last = n;
+            continue;
+        }
+        if (replay_grow(&l.ranges, &cap, l.count, sizeof *l.ranges) != MCZ_OK) {
+            free(l.ranges);
+            return replay_fail(diag, MCZ_ENOMEM, "out of memory");
+        }
+        l.ranges[l.count++] = (mcz_range){n, n};
+    }
+    char *text = NULL;
+    size_t len = 0;
+    int rc = mcz_list_encode_mcl(&l, &text, &len);
+    free(l.ranges);
+    if (rc != MCZ_OK)
+        return replay_fail(diag, rc, "%s: %s", path, mcz_error_name(rc));
+    rc = commit_text(path, text ? text : "", len, diag);
+    free(text);
+    return rc;
+}
+
+/* A growable text buffer for the writers below. */
+typedef struct text_buf {
+    char *s;
+    size_t len, cap;
+    bool failed;
+} text_buf;
+
+static void text_add(text_buf *b, const char *fmt, ...) REPLAY_PRINTF(2, 3);
+
+static void text_add(text_buf *b, const char *fmt, ...)
+{
+    for (;;) {
+        va_list ap;
+        va_start(ap, fmt);
+        int n = b->failed ? 0 : vsnprintf(b->s + b->len, b->cap - b->len, fmt, ap);
+        va_end(ap);
+        if (b->failed || n < 0) {
+            b->failed = true;
+            return;
+        }
+        if ((size_t)n < b->cap - b->len) {
+            b->len += (size_t)n;
+            return;
+        }
+        size_t cap = (b->cap + (size_t)n + 1) * 2;
+        char *grown = realloc(b->s, cap);
+        if (!grown) {
+            b->failed = true;
+            return;
+        }
+        b->s = grown;
+        b->cap = cap;
+    }
+}
+
+static int text_commit(text_buf *b, const char *path, mcz_diag *diag)
+{
+    int rc = b->failed ? replay_fail(diag, MCZ_ENOMEM, "out of memory")
+                       : commit_text(path, b->s ? b->s : "", b->len, diag);
+    free(b->s);
+    return rc;
+}
+
+/* CSV field: quoted when it holds a comma or a quote (quotes doubled). */
+static void csv_field(text_buf *b, const char *s)
+{
+    if (!strpbrk(s, ",\"")) {
+        text_add(b, "%s", s);
+        return;
+    }
+    text_add(b, "\"");
+    for (const char *q; (q = strchr(s, '"')); s = q + 1)
+        text_add(b, "%.*s\"\"", (int)(q - s), s);
+    text_add(b, "%s\"", s);
+}
+
+int replay_table_write_details(const replay_table *t, const char *path, mcz_diag *diag)
+{
+    text_buf b = {NULL, 0, 0, false};
+    text_add(&b, "context,result,size,message\n");
+    for (size_t i = 0; i < t->count; i++) {
+        const replay_entry *e = &t->entries[i];
+        text_add(&b, "%u,%s,%u,", e->number, replay_kind_name(e->kind), e->size);
+        csv_field(&b, e->message ? e->message : "");
+        text_add(&b, "\n");
+    }
+    return text_commit(&b, path, diag);
+}
+
+int replay_table_write_results(const replay_table *t, const replay_shard_id *id,
+                               const char *path, mcz_diag *diag)
+{
+    text_buf b = {NULL, 0, 0, false};
+    text_add(&b, "%s\nshard\t%u\t%u\nplan\t%s\nselected\t%" PRIu64 "\n", RESULTS_MAGIC, id->k,
+             id->n, id->fingerprint, id->plan_selected);
+    for (size_t i = 0; i < t->count; i++) {
+        const replay_entry *e = &t->entries[i];
+        text_add(&b, "%u\t%s\t%u\t%s\n", e->number, replay_kind_name(e->kind), e->size,
+                 e->message ? e->message : "");
+    }
+    text_add(&b, "end\t%zu\n", t->count);
+    return text_commit(&b, path, diag);
+}
+
+/* ---- Reading results back ---------------------------------------------------------------- */
+
+typedef struct line_reader {
+    const char *path;
+    const char *p, *end;
+    uint64_t line;
+    char buf[REPLAY_MESSAGE_MAX + 256];
+} line_reader;
+
+/* Copies the next line (without its LF) into lr->buf; 0 at the end, negative when too long. */
+static int next_line(line_reader *lr)
+{
+    if (lr->p >= lr->end)
+        return 0;
+    const char *nl = memchr(lr->p, '\n', (size_t)(lr->end - lr->p));
+    if (!nl)
+        return MCZ_ETRUNCATED;
+    size_t len = (size_t)(nl - lr->p);
+    if (len >= sizeof lr->buf || memchr(lr->p, '\0', len))
+        return MCZ_ECORRUPT;
+    memcpy(lr->buf, lr->p, len);
+    lr->buf[len] = '\0';
+    lr->p = nl + 1;
+    lr->line++;
+    return 1;
+}
+
+static int bad_line(const line_reader *lr, mcz_diag *diag, const char *what)
+{
+    return replay_fail(diag, MCZ_ECORRUPT, "%s:%llu: %s", lr->path,
+                       (unsigned long long)lr->line, what);
+}
+
+/* Splits buf at TABs into at most max fields; returns how many. */
+static size_t split_tabs(char *buf, char **fields, size_t max)
+{
+    size_t n = 0;
+    fields[n++] = buf;
+    for (char *p = buf; *p && n < max; p++) {
+        if (*p == '\t') {
+            *p = '\0';
+            fields[n++] = p + 1;
+        }
+    }
+    return n;
+}
+
+static bool parse_u64(const char *s, uint64_t max, uint64_t *out)
+{
+    if (*s < '0' || *s > '9')
+        return false;
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (*end || errno || v > max)
+        return false;
+    *out = v;
+    return true;
+}
+
+static int read_header(line_reader *lr, replay_shard_id *id, mcz_diag *diag)
+{
+    char *f[3];
+    uint64_t k, n;
+    if (next_line(lr) != 1 || strcmp(lr->buf, RESULTS_MAGIC) != 0)
+        return bad_line(lr, diag, "not an mcz-replay results file");
+    if (next_line(lr) != 1 || split_tabs(lr->buf, f, 3) != 3 || strcmp(f[0], "shard") ||
+        !parse_u64(f[1], 65535, &k) || !parse_u64(f[2], 65535, &n) || k == 0 || k > n)
+        return bad_line(lr, diag, "expected \"shard K N\"");
+    id->k = (uint32_t)k;
+    id->n = (uint32_t)n;
+    if (next_line(lr) != 1 || split_tabs(lr->buf, f, 2) != 2 || strcmp(f[0], "plan"))
+        return bad_line(lr, diag, "expected \"plan ...\"");
+    snprintf(id->fingerprint, sizeof id->fingerprint, "%s", f[1]);
+    if (next_line(lr) != 1 || split_tabs(lr->buf, f, 2) != 2 || strcmp(f[0], "selected") ||
+        !parse_u64(f[1], UINT64_MAX, &id->plan_selected))
+        return bad_line(lr, diag, "expected \"selected N\"");
+    return MCZ_OK;
+}
+
+static int read_entries(line_reader *lr, replay_table *t, mcz_diag *diag)
+{
+    uint64_t count = 0, previous = 0;
+    int rc;
+    while ((rc = next_line(lr)) == 1) {
+        char *f[4];
+        size_t nf = split_tabs(lr->buf, f, 4);
+        uint64_t number, size, end_count;
+        if (nf == 2 && strcmp(f[0], "end") == 0) {
+            if (!parse_u64(f[1], UINT64_MAX, &end_count) || end_count != count)
+                return bad_line(lr, diag, "the end line does not match the number of results");
+            return next_line(lr) == 0 ? MCZ_OK : bad_line(lr, diag, "data after the end line");
+        }
+        int kind = nf == 4 ? replay_kind_parse(f[1]) : -1;
+        if (kind <= REPLAY_NONE || !parse_u64(f[0], UINT32_MAX, &number) || number <= previous ||
+            !parse_u64(f[2], UINT32_MAX, &size))
+            return bad_line(lr, diag, "expected \"NUMBER KIND SIZE MESSAGE\", numbers increasing");
+        if (replay_table_add(t, (uint32_t)number, kind, (uint32_t)size, f[3]) != MCZ_OK)
+            return replay_fail(diag, MCZ_ENOMEM, "out of memory");
+        previous = number;
+        count++;
+    }
+    return rc == 0 ? replay_fail(diag, MCZ_ETRUNCATED, "%s: no end line (truncated?)", lr->path)
+                   : bad_line(lr, diag, "unterminated or overlong line");
+}
+
+int replay_table_read_results(replay_table *t, const char *path, replay_shard_id *id,
+                              mcz_diag *diag)
+{
+    mcz_file f;
+    int rc = mcz_file_map(path, &f, diag);
+    if (rc != MCZ_OK)
+        return rc;
+    line_reader lr = {.path = path, .p = (const char *)f.data,
+                      .end = (const char *)f.data + f.size};
+    rc = read_header(&lr, id, diag);
+    if (rc == MCZ_OK)
+        rc = read_entries(&lr, t, diag);
+    mcz_file_unmap(&f);
+    return rc;
+}

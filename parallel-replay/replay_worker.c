@@ -1,0 +1,286 @@
+/*
+ * replay_worker.c - what one worker process does with a work unit: decode it (one archive chunk,
+ * or a run of an MCH file mapped by this process), then replay each wanted context in number
+ * order, announcing it first so the parent can blame it if this process dies.
+ *
+ * A unit that cannot be read (a chunk failing its checksum, a damaged MCH container) accounts
+ * each of its wanted contexts as an error naming the damage; the run goes on with other units.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "replay_int.h"
+
+struct replay_worker {
+    const replay_config *cfg;
+    const replay_plan *plan;
+    mcz_reader *reader; /* archive */
+    mcz_cursor *cursor;
+    mcz_file file;      /* MCH */
+    bool mapped;
+    void *plugin_state;
+    char work_dir[4096]; /* --exec */
+    replay_stats stats;
+    mcz_mc *batch;       /* --exec: the unit's contexts */
+    size_t batch_cap;
+};
+
+static int open_collection(replay_worker *w, char *msg, size_t cap)
+{
+    mcz_diag d;
+    mcz_diag_clear(&d);
+    if (w->plan->archive) {
+        w->reader = mcz_reader_open(w->plan->path, &d);
+        w->cursor = w->reader ? mcz_cursor_create(w->reader) : NULL;
+        if (!w->cursor) {
+            snprintf(msg, cap, "%s: %s", w->plan->path, d.message);
+            return MCZ_EIO;
+        }
+        return MCZ_OK;
+    }
+    if (mcz_file_map(w->plan->path, &w->file, &d) != MCZ_OK) {
+        snprintf(msg, cap, "%s: %s", w->plan->path, d.message);
+        return MCZ_EIO;
+    }
+    w->mapped = true;
+    return MCZ_OK;
+}
+
+static int open_replayer(replay_worker *w, char *msg, size_t cap)
+{
+    const replay_config *cfg = w->cfg;
+    if (cfg->mode == REPLAY_MODE_PLUGIN) {
+        msg[0] = '\0';
+        w->plugin_state = cfg->plugin->init(cfg->plugin_arg ? cfg->plugin_arg : "", msg, cap);
+        if (!w->plugin_state) {
+            if (!msg[0])
+                snprintf(msg, cap, "plugin %s: init failed", cfg->plugin->name);
+            return MCZ_EINVAL;
+        }
+    }
+    if (cfg->mode == REPLAY_MODE_EXEC) {
+        snprintf(w->work_dir, sizeof w->work_dir, "%s/w%ld", cfg->temp_dir, (long)getpid());
+        if (mkdir(w->work_dir, 0700) != 0) {
+            snprintf(msg, cap, "cannot create %s", w->work_dir);
+            return MCZ_EIO;
+        }
+    }
+    return MCZ_OK;
+}
+
+int replay_worker_open(const replay_config *cfg, replay_worker **out, char *msg, size_t cap)
+{
+    *out = NULL;
+    replay_worker *w = calloc(1, sizeof *w);
+    if (!w) {
+        snprintf(msg, cap, "out of memory");
+        return MCZ_ENOMEM;
+    }
+    w->cfg = cfg;
+    w->plan = cfg->plan;
+    int rc = open_collection(w, msg, cap);
+    if (rc == MCZ_OK)
+        rc = open_replayer(w, msg, cap);
+    if (rc != MCZ_OK) {
+        replay_worker_close(w, NULL);
+        return rc;
+    }
+    *out = w;
+    return MCZ_OK;
+}
+
+void replay_worker_close(replay_worker *w, replay_stats *stats)
+{
+    if (!w)
+        return;
+    if (stats)
+        *stats = w->stats;
+    if (w->plugin_state && w->cfg->plugin->finish)
+        w->cfg->plugin->finish(w->plugin_state);
+    if (w->work_dir[0])
+        rmdir(w->work_dir);
+    mcz_cursor_free(w->cursor);
+    mcz_reader_close(w->reader);
+    if (w->mapped)
+        mcz_file_unmap(&w->file);
+    free(w->batch);
+    free(w);
+}
+
+/* ---- Reading a unit ---------------------------------------------------------------------- */
+
+/* Where the next context of an MCH unit is; the whole walk stays inside this process's map. */
+typedef struct unit_walk {
+    replay_worker *w;
+    const replay_unit *u;
+    uint64_t pos;
+    uint32_t number; /* of the context read last */
+} unit_walk;
+
+/* Decodes the unit (archive: its chunk, checksum verified by the cursor). */
+static int unit_load(replay_worker *w, const replay_unit *u, unit_walk *walk, mcz_diag *d)
+{
+    *walk = (unit_walk){.w = w, .u = u, .pos = u->offset, .number = u->first - 1};
+    w->stats.units++;
+    if (!w->plan->archive) {
+        w->stats.bytes_read += u->raw_bytes;
+        return MCZ_OK;
+    }
+    int rc = mcz_cursor_chunk(w->cursor, u->chunk, NULL, NULL, d);
+    if (rc == MCZ_OK) {
+        w->stats.bytes_read += u->stored_bytes;
+        w->stats.bytes_decoded += u->raw_bytes;
+    }
+    return rc;
+}
+
+/* The TOC's offset for number, or -1 when there is no TOC. */
+static int64_t toc_offset(const replay_plan *p, uint32_t number)
+{
+    return p->toc && number >= 1 && number <= p->toc_count ? p->toc[number - 1].offset : -1;
+}
+
+/* The next context of the unit, in order. */
+static int unit_next(unit_walk *walk, mcz_mc *mc, mcz_diag *d)
+{
+    replay_worker *w = walk->w;
+    if (w->plan->archive)
+        return mcz_cursor_get(w->cursor, ++walk->number, mc, d);
+    int rc = mcz_mch_next(w->file.data, w->file.size, &walk->pos, &walk->number, mc, d);
+    if (rc == 0)
+        return replay_fail(d, MCZ_ETRUNCATED, "context %u: the file ends before it",
+                           walk->number + 1);
+    if (rc < 0)
+        return rc;
+    int64_t expected = toc_offset(w->plan, mc->number);
+    if (expected >= 0 && (uint64_t)expected != mc->offset)
+        return replay_fail(d, MCZ_ECORRUPT,
+                           "context %u is at offset %llu, the table of contents says %lld",
+                           mc->number, (unsigned long long)mc->offset, (long long)expected);
+    return MCZ_OK;
+}
+
+/* Accounts every wanted context of the unit from `from` on as unreadable. */
+static int report_unreadable(replay_worker *w, const replay_unit *u, uint32_t from,
+                             replay_filter f, const mcz_diag *d, replay_chan *ch)
+{
+    char msg[REPLAY_MESSAGE_MAX];
+    if (w->plan->archive)
+        snprintf(msg, sizeof msg, "chunk %llu: %s", (unsigned long long)u->chunk, d->message);
+    else
+        snprintf(msg, sizeof msg, "%s", d->message);
+    replay_progress_clear();
+    fprintf(stderr, "mcz-replay: %s: %s\n", w->plan->path, msg);
+    for (uint32_t n = from; n - u->first < u->count; n++) {
+        if (!replay_plan_wants(w->plan, f, n))
+            continue;
+        if (replay_chan_result(ch, n, REPLAY_ERROR, 0, msg) != MCZ_OK)
+            return MCZ_EIO;
+    }
+    return MCZ_OK;
+}
+
+/* ---- Identity and exclusion ---------------------------------------------------------------- */
+
+static void stored_identity(const replay_worker *w, uint32_t number, replay_identity *id)
+{
+    memset(id, 0, sizeof *id);
+    if (w->reader) {
+        mcz_hash128 h;
+        if (mcz_reader_hashes(w->reader, number, &h, NULL) != MCZ_OK)
+            return;
+        id->known = true;
+        if (!mcz_hash_is_zero(&h))
+            mcz_hash_hex(&h, id->hex);
+    } else if (toc_offset(w->plan, number) >= 0) {
+        id->known = true;
+        memcpy(id->hex, w->plan->toc[number - 1].hash, sizeof id->hex);
+        id->hex[32] = '\0';
+    }
+}
+
+static bool excluded(const replay_worker *w, const mcz_mc *mc)
+{
+    if (!w->plan->excluded_count)
+        return false;
+    replay_identity id;
+    stored_identity(w, mc->number, &id);
+    if (!id.known) {
+        mcz_hash128 h;
+        if (mcz_mc_identity_hash(mc, false, &h, NULL) != MCZ_OK)
+            return false;
+        mcz_hash_hex(&h, id.hex);
+    }
+    return replay_plan_excluded(w->plan, id.hex);
+}
+
+/* ---- Replaying ------------------------------------------------------------------------------ */
+
+static int replay_one(replay_worker *w, const mcz_mc *mc, char *msg, size_t cap)
+{
+    if (w->cfg->mode == REPLAY_MODE_PLUGIN)
+        return replay_plugin_context(w->cfg->plugin, w->plugin_state, mc, msg, cap);
+    replay_identity id;
+    stored_identity(w, mc->number, &id);
+    return replay_verify_context(mc, &id, msg, cap);
+}
+
+static int context_each(replay_worker *w, const mcz_mc *mc, replay_chan *ch)
+{
+    char msg[REPLAY_MESSAGE_MAX] = "";
+    uint32_t size = (uint32_t)mc->size;
+    if (excluded(w, mc))
+        return replay_chan_result(ch, mc->number, REPLAY_EXCLUDED, size, NULL);
+    if (replay_chan_start(ch, mc->number, size, false) != MCZ_OK)
+        return MCZ_EIO;
+    int kind = replay_one(w, mc, msg, sizeof msg);
+    w->stats.contexts++;
+    return replay_chan_result(ch, mc->number, kind, size, msg[0] ? msg : NULL);
+}
+
+static int batch_add(replay_worker *w, size_t n, const mcz_mc *mc)
+{
+    if (replay_grow(&w->batch, &w->batch_cap, n, sizeof *w->batch) != MCZ_OK)
+        return MCZ_ENOMEM;
+    w->batch[n] = *mc;
+    return MCZ_OK;
+}
+
+int replay_worker_unit(replay_worker *w, const replay_unit *u, uint32_t resume, replay_filter f,
+                       replay_chan *ch)
+{
+    mcz_diag d;
+    mcz_diag_clear(&d);
+    unit_walk walk;
+    if (unit_load(w, u, &walk, &d) != MCZ_OK)
+        return report_unreadable(w, u, resume, f, &d, ch);
+    bool exec = w->cfg->mode == REPLAY_MODE_EXEC;
+    size_t batched = 0;
+    while (walk.number + 1 - u->first < u->count) {
+        mcz_mc mc;
+        uint32_t next = walk.number + 1;
+        if (unit_next(&walk, &mc, &d) != MCZ_OK) {
+            int rc = report_unreadable(w, u, next > resume ? next : resume, f, &d, ch);
+            if (rc != MCZ_OK || !exec)
+                return rc;
+            break;
+        }
+        if (mc.number < resume || !replay_plan_wants(w->plan, f, mc.number))
+            continue;
+        int rc;
+        if (!exec)
+            rc = context_each(w, &mc, ch);
+        else if (excluded(w, &mc))
+            rc = replay_chan_result(ch, mc.number, REPLAY_EXCLUDED, (uint32_t)mc.size, NULL);
+        else
+            rc = batch_add(w, batched++, &mc);
+        if (rc != MCZ_OK)
+            return rc;
+    }
+    if (!exec || batched == 0)
+        return MCZ_OK;
+    w->stats.contexts += batched;
+    return replay_exec_unit(w->cfg, w->work_dir, w->batch, batched, ch);
+}

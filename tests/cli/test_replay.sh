@@ -1,0 +1,225 @@
+#!/usr/bin/env bash
+# mcz-replay: verify replay, -c, plugins (failures, missing data, a crash, a hang), --exec,
+# --shard + --merge-results through GNU parallel, .mch with and without .mct, damaged input,
+# exclusion, interruption. Results must not depend on -j.
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+R="$BIN/mcz-replay"
+# A sanitizer build must let the test plugin's segfault kill its worker, as it does elsewhere.
+export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}handle_segv=0"
+
+# code_run NAME CODE CMD...: the command must exit with exactly CODE (superpmi's codes include
+# 254 and 255, which fail_run would take for a crash) and, when non-zero, say why on stderr.
+code_run() {
+    local name=$1 want=$2; shift 2
+    "$@" >"$T/out" 2>"$T/err"
+    local rc=$?
+    if [ "$rc" -eq "$want" ] && { [ "$want" -eq 0 ] || [ -s "$T/err" ]; }; then pass "$name"
+    else fail "$name (exit $rc, want $want)"; sed 's/^/    /' "$T/err" | head -10; fi
+}
+
+# rows FILE: the context numbers of a details file, one per line.
+rows() { tail -n +2 "$1" | cut -d, -f1; }
+
+# --- a small collection: many archive chunks and many .mch runs, so -j 2 really splits work
+"$BIN/mchgen" --seed 7 --contexts 300 --out "$T/c.mch" >/dev/null 2>&1
+"$BIN/mcs" -convert "$T/c.mch" "$T/c.mcz" --chunk-size 128K >/dev/null 2>&1
+cp "$T/c.mch" "$T/t.mch"
+"$BIN/mcs" -toc "$T/t.mch" >/dev/null 2>&1
+N=300
+U="--unit-size 150000"
+[ -s "$T/c.mcz" ] && [ -s "$T/t.mch.mct" ] || { fail "setup: mchgen, mcs -convert, mcs -toc"; cli_done; exit; }
+
+# --- verify replay: -j 1 and -j 2 agree byte for byte
+ok_run "verify -j 1 passes" "$R" -q -j 1 -f "$T/v1.mcl" --details "$T/v1.csv" "$T/c.mcz"
+cp "$T/out" "$T/v1.out"
+ok_run "verify -j 2 passes" "$R" -q -j 2 -f "$T/v2.mcl" --details "$T/v2.csv" "$T/c.mcz"
+contains "summary line as superpmi prints it" "$T/out" "Loaded 300  Jitted 300  FailedCompile 0 Excluded 0 Missing 0"
+same "verify: same summary with -j 1 and -j 2" "$T/v1.out" "$T/out"
+same "verify: same details with -j 1 and -j 2" "$T/v1.csv" "$T/v2.csv"
+same "verify: same (empty) -f list with -j 1 and -j 2" "$T/v1.mcl" "$T/v2.mcl"
+if [ "$(rows "$T/v1.csv" | tr '\n' ' ')" = "$(seq 1 $N | tr '\n' ' ')" ]; then
+    pass "details: one row per context, in order"; else fail "details: one row per context, in order"; fi
+
+# --- .mch input, without and with its .mct: the same results as the archive
+ok_run "verify .mch without .mct" "$R" -q -j 2 $U --details "$T/m.csv" "$T/c.mch"
+same ".mch without .mct: same details as .mcz" "$T/v1.csv" "$T/m.csv"
+ok_run "verify .mch with .mct" "$R" -q -j 2 $U --details "$T/mt.csv" "$T/t.mch"
+same ".mch with .mct: same details as .mcz" "$T/v1.csv" "$T/mt.csv"
+
+# The .mct's stored identity is what verify compares with: tamper with context 2's hash.
+cp "$T/c.mch" "$T/h.mch"; cp "$T/t.mch.mct" "$T/h.mch.mct"
+printf 'F' | dd of="$T/h.mch.mct" bs=1 seek=$((8 + 48 + 12)) conv=notrunc 2>/dev/null
+code_run "verify: a wrong stored identity fails (exit 1)" 1 "$R" -q -j 2 $U -f "$T/h.mcl" "$T/h.mch"
+printf '2\r\n' > "$T/h.want"
+same "verify: -f names exactly the tampered context" "$T/h.want" "$T/h.mcl"
+
+# A damaged .mct is ignored (with a warning); one that disagrees with its file is an error.
+cp "$T/c.mch" "$T/k.mch"; head -c 1000 "$T/t.mch.mct" > "$T/k.mch.mct"
+ok_run "truncated .mct: ignored" "$R" -q -j 2 $U --details "$T/k.csv" "$T/k.mch"
+contains "truncated .mct: a warning says so" "$T/err" "ignoring"
+same "truncated .mct: same details as .mcz" "$T/v1.csv" "$T/k.csv"
+cp "$T/t.mch.mct" "$T/k.mch.mct"
+b=$(od -An -tu1 -j $((8 + 48 * 2)) -N1 "$T/k.mch.mct") # context 3's offset, moved by one byte
+printf "\\$(printf %o $((b ^ 1)))" | dd of="$T/k.mch.mct" bs=1 seek=$((8 + 48 * 2)) conv=notrunc 2>/dev/null
+code_run "a .mct that disagrees with its file: exit 255" 255 "$R" -q -j 2 $U "$T/k.mch"
+contains "a .mct that disagrees: the message says where" "$T/err" "table of contents"
+
+# --- -c: exactly the selected contexts
+ok_run "-c ranges" "$R" -q -j 2 -c 3-7,100,250-252 --details "$T/sel.csv" "$T/c.mcz"
+printf '%s\n' 3 4 5 6 7 100 250 251 252 > "$T/sel.want"
+rows "$T/sel.csv" > "$T/sel.got"
+same "-c 3-7,100,250-252 replays exactly those" "$T/sel.want" "$T/sel.got"
+ok_run "-c one context" "$R" -q -j 1 --stats -c 150 "$T/c.mcz"
+contains "-c one context: only its chunk is read" "$T/err" "worker 1: units 1 contexts 1 "
+printf '3\r\n100\r\n299\r\n' > "$T/sel.mcl"
+ok_run "-c FILE.mcl on .mch" "$R" -q -j 2 $U -c "$T/sel.mcl" --details "$T/selm.csv" "$T/t.mch"
+printf '%s\n' 3 100 299 > "$T/selm.want"
+rows "$T/selm.csv" > "$T/selm.got"
+same "-c FILE.mcl replays exactly those" "$T/selm.want" "$T/selm.got"
+code_run "-c with a bad range is an error" 255 "$R" -q -c 5-3 "$T/c.mcz"
+
+# --- plugin: failures, missing data, a segfault, a hang (timeout), an exit
+PLUGIN_SRC="$MCZ_ROOT/parallel-replay/plugins/replay_test_plugin.c"
+cc -std=c11 -shared -fPIC -I"$MCZ_ROOT/parallel-replay" -o "$T/tp.so" "$PLUGIN_SRC"
+RULES="fail:3,missing:5,segv:9,hang:11,fail:150,exit:200,missing:201,segv:300"
+for j in 1 2; do
+    code_run "plugin -j $j: failures give exit 1" 1 "$R" -q -j "$j" --timeout 2 --plugin "$T/tp.so" \
+        --plugin-arg "$RULES" -f "$T/p$j.mcl" --details "$T/p$j.csv" "$T/c.mcz"
+    cp "$T/out" "$T/p$j.out"
+done
+printf '3\r\n5\r\n9\r\n11\r\n150\r\n200\r\n201\r\n300\r\n' > "$T/p.want"
+same "plugin: -f lists every failing context, sorted, CRLF" "$T/p.want" "$T/p1.mcl"
+same "plugin: same -f with -j 1 and -j 2" "$T/p1.mcl" "$T/p2.mcl"
+same "plugin: same details with -j 1 and -j 2" "$T/p1.csv" "$T/p2.csv"
+contains "plugin: summary counts" "$T/p1.out" "Loaded 300  Jitted 300  FailedCompile 8 Excluded 0 Missing 2"
+contains "plugin: a failure with its message" "$T/p1.csv" "3,failure,"
+contains "plugin: missing data" "$T/p1.csv" "201,missing,"
+contains "plugin: segfault reported as a crash" "$T/p1.csv" "9,crash,"
+contains "plugin: the crash names the signal" "$T/p1.csv" "worker killed by signal 11"
+contains "plugin: hang reported as a timeout" "$T/p1.csv" "11,timeout,"
+contains "plugin: _exit reported as a crash" "$T/p1.csv" "200,crash,"
+if [ "$(rows "$T/p1.csv" | sort -n | uniq | wc -l)" -eq $N ] && [ "$(rows "$T/p1.csv" | wc -l)" -eq $N ]; then
+    pass "plugin: every context accounted exactly once"; else fail "plugin: every context accounted exactly once"; fi
+ok_run "plugin: all pass without rules" "$R" -q -j 2 --plugin "$T/tp.so" "$T/c.mch"
+code_run "plugin: only missing data gives exit 3" 3 "$R" -q -j 2 --plugin "$T/tp.so" --plugin-arg missing:7 "$T/c.mcz"
+code_run "plugin: init failure gives exit 254" 254 "$R" -q -j 2 --plugin "$T/tp.so" --plugin-arg initfail "$T/c.mcz"
+contains "plugin: init failure says why" "$T/err" "asked to fail"
+cat > "$T/old.c" <<'EOF'
+#include "mcz_replay.h"
+static const mcz_replay_plugin_desc d = {99, sizeof d, "old", 0, 0, 0};
+const mcz_replay_plugin_desc *mcz_replay_plugin(void) { return &d; }
+EOF
+cc -std=c11 -shared -fPIC -I"$MCZ_ROOT/parallel-replay" -o "$T/old.so" "$T/old.c"
+code_run "plugin: another ABI version is refused" 255 "$R" -q --plugin "$T/old.so" "$T/c.mcz"
+contains "plugin: the refusal names the versions" "$T/err" "ABI version 99"
+code_run "plugin: a missing file is an error" 255 "$R" -q --plugin "$T/none.so" "$T/c.mcz"
+
+# --- --exec: a fake superpmi that fails the contexts of odd size (read from an inner run's
+# details: local numbers, or global ones with -c), mapped back to global numbers.
+cat > "$T/fake-spmi.sh" <<EOF
+#!/bin/sh
+sel=
+while [ \$# -gt 1 ]; do
+    case \$1 in -f) list=\$2; shift 2;; -c) sel="-c \$2"; shift 2;; *) shift;; esac
+done
+"$R" -q -j 1 \$sel --details "\$list.csv" "\$1" >/dev/null || exit 255
+awk -F, 'NR > 1 && \$3 % 2 == 1 { printf "%d\r\n", \$1 }' "\$list.csv" > "\$list"
+rm -f "\$list.csv"
+[ -s "\$list" ] && exit 1
+exit 0
+EOF
+chmod +x "$T/fake-spmi.sh"
+awk -F, 'NR > 1 && $3 % 2 == 1 { printf "%d\r\n", $1 }' "$T/v1.csv" > "$T/odd.want"
+# (bigger .mch units keep the number of command runs small)
+code_run "exec -j 2 on .mcz" 1 "$R" -q -j 2 --exec "$T/fake-spmi.sh" -f "$T/e2.mcl" --details "$T/e2.csv" "$T/c.mcz"
+code_run "exec -j 1 on .mch" 1 "$R" -q -j 1 --unit-size 600000 --exec "$T/fake-spmi.sh" -f "$T/e1.mcl" --details "$T/e1.csv" "$T/c.mch"
+same "exec: failing lists mapped to global numbers" "$T/odd.want" "$T/e2.mcl"
+same "exec: same details with -j 1 and -j 2, .mch and .mcz" "$T/e1.csv" "$T/e2.csv"
+code_run "exec --exec-original on .mch" 1 "$R" -q -j 2 --unit-size 600000 --exec "$T/fake-spmi.sh" --exec-original -f "$T/eo.mcl" "$T/c.mch"
+same "exec --exec-original: the same failing list" "$T/odd.want" "$T/eo.mcl"
+printf '#!/bin/sh\nexit 5\n' > "$T/broken.sh"; chmod +x "$T/broken.sh"
+code_run "exec: a command exiting 5 fails every context" 1 "$R" -q -j 2 --exec "$T/broken.sh" -f "$T/b.mcl" "$T/c.mcz"
+if [ "$(wc -l < "$T/b.mcl")" -eq $N ]; then pass "exec: all contexts listed"; else fail "exec: all contexts listed"; fi
+ok_run "exec: a command exiting 0 passes" "$R" -q -j 2 --exec true "$T/c.mcz"
+printf '#!/bin/sh\nsleep 1000\n' > "$T/slow.sh"; chmod +x "$T/slow.sh"
+code_run "exec: a command past --timeout times out its unit" 1 "$R" -q -j 2 -c 1-40 --timeout 1 \
+    --exec "$T/slow.sh" --details "$T/sl.csv" "$T/c.mcz"
+if [ "$(grep -c ',timeout,' "$T/sl.csv")" -eq 40 ]; then
+    pass "exec: every context of the timed-out units reported once"; else fail "exec: every context of the timed-out units reported once"; fi
+
+# --- --shard K/N through GNU parallel, merged: identical to one whole run
+ARGS=(-q -j 1 --plugin "$T/tp.so" --plugin-arg "fail:3,missing:5,segv:9,fail:150,missing:201,segv:300")
+code_run "whole run for the shard comparison" 1 "$R" "${ARGS[@]}" -f "$T/w.mcl" --details "$T/w.csv" "$T/c.mcz"
+cp "$T/out" "$T/w.out"
+if command -v parallel >/dev/null; then
+    parallel --will-cite -j 3 "$R" "${ARGS[@]}" --shard {}/3 --results "$T/r{}.txt" "$T/c.mcz" \
+        ::: 1 2 3 >/dev/null 2>&1
+    code_run "merge 3 shards" 1 "$R" --merge-results -f "$T/mg.mcl" --details "$T/mg.csv" \
+        "$T/r2.txt" "$T/r3.txt" "$T/r1.txt"
+    same "merged shards: same -f as one run" "$T/w.mcl" "$T/mg.mcl"
+    same "merged shards: same details as one run" "$T/w.csv" "$T/mg.csv"
+    same "merged shards: same summary as one run" "$T/w.out" "$T/out"
+    code_run "merge with a shard missing is an error" 255 "$R" --merge-results "$T/r1.txt" "$T/r2.txt"
+    code_run "merge with a shard twice is an error" 255 "$R" --merge-results "$T/r1.txt" "$T/r1.txt" "$T/r2.txt"
+    head -c 200 "$T/r2.txt" > "$T/rt.txt"
+    code_run "merge of a truncated results file is an error" 255 "$R" --merge-results "$T/r1.txt" "$T/rt.txt" "$T/r3.txt"
+    sed '6s/^[0-9]*\t[a-z]*/99999999999\tbogus/' "$T/r2.txt" > "$T/rb.txt"
+    code_run "merge of a results file with a bad line is an error" 255 "$R" --merge-results "$T/r1.txt" "$T/rb.txt" "$T/r3.txt"
+    contains "merge: the error names the line" "$T/err" "rb.txt:6"
+else
+    fail "GNU parallel is not installed"
+fi
+if [ -s "$T/r1.txt" ] && [ -s "$T/r2.txt" ] && [ -s "$T/r3.txt" ] && ! cmp -s "$T/r1.txt" "$T/r2.txt"; then
+    pass "every shard has work"; else fail "every shard has work"; fi
+
+# --- SuperPMI-style stride sharding (the bench's baseline) gives the same results
+ok_run "stride mode" "$R" -q -j 2 --stride --details "$T/st.csv" "$T/c.mcz"
+same "stride mode: same details" "$T/v1.csv" "$T/st.csv"
+
+# --- exclusion (.exc next to the collection): context 1's identity from the .mct
+# (a collection may hold the same method twice: every context with that identity is excluded)
+"$BIN/mcs" -dumpToc "$T/t.mch.mct" | awk '{ h = ""; for (i = 3; i < 35; i++) h = h "\\x" $i; print h }' > "$T/hashes"
+X=$(grep -vnF '\x00' "$T/hashes" | head -n 1 | cut -d: -f1) # first context with an identity
+H=$(printf "$(sed -n "${X}p" "$T/hashes")")
+E=$(grep -cxF "$(sed -n "${X}p" "$T/hashes")" "$T/hashes")
+cp "$T/c.mcz" "$T/x.mcz"; echo "$H other-token" > "$T/x.mcz.exc"
+ok_run "exclusion file" "$R" -q -j 2 --details "$T/x.csv" "$T/x.mcz"
+contains "exclusion: counted as superpmi does" "$T/out" "Loaded 300  Jitted $((N - E))  FailedCompile 0 Excluded $E Missing 0"
+contains "exclusion: the context with that identity is excluded" "$T/x.csv" "$X,excluded,"
+
+# --- damaged input: a clear error (exit 255), never a crash
+cp "$T/c.mcz" "$T/d.mcz"
+printf '\377\377\377\377\377\377\377\377' | dd of="$T/d.mcz" bs=1 seek=200000 conv=notrunc 2>/dev/null
+code_run "damaged chunk: exit 255" 255 "$R" -q -j 2 --details "$T/d.csv" "$T/d.mcz"
+contains "damaged chunk: the message names the chunk" "$T/err" "chunk"
+if [ "$(rows "$T/d.csv" | wc -l)" -eq $N ]; then
+    pass "damaged chunk: every context still accounted"; else fail "damaged chunk: every context still accounted"; fi
+head -c 300000 "$T/c.mcz" > "$T/tr.mcz"
+code_run "truncated archive: exit 255" 255 "$R" -q "$T/tr.mcz"
+head -c 100000 "$T/c.mch" > "$T/tr.mch"
+code_run "truncated .mch: exit 255" 255 "$R" -q "$T/tr.mch"
+printf 'not an archive' > "$T/junk.mcz"
+code_run "not a collection: exit 255" 255 "$R" -q "$T/junk.mcz"
+code_run "no such file: exit 255" 255 "$R" -q "$T/absent.mcz"
+: > "$T/empty.mch"
+ok_run "empty .mch: nothing to do" "$R" -q "$T/empty.mch"
+code_run "usage: no collection" 255 "$R" -q
+code_run "usage: bad -j" 255 "$R" -q -j 0 "$T/c.mcz"
+code_run "usage: bad --shard" 255 "$R" -q --shard 4/3 "$T/c.mcz"
+ok_run "--help" "$R" --help
+contains "--help documents the exec contract" "$T/out" "CMD ... -f LIST UNIT.mch"
+
+# --- Ctrl-C: workers stop, what finished is still reported (waits for the plugin's line, so
+# no timing assumption)
+"$R" -j 2 --plugin "$T/tp.so" --plugin-arg hang:150 -f "$T/int.mcl" "$T/c.mcz" \
+    >"$T/int.out" 2>"$T/int.err" &
+pid=$!
+for _ in $(seq 1 200); do grep -q "hanging on 150" "$T/int.err" 2>/dev/null && break; sleep 0.1; done
+kill -INT "$pid"
+wait "$pid"
+rc=$?
+if [ "$rc" -eq 130 ]; then pass "interrupt: exit 130"; else fail "interrupt: exit 130 (got $rc)"; fi
+contains "interrupt: the summary of what finished" "$T/int.out" "Loaded "
+contains "interrupt: says how much was not replayed" "$T/int.err" "interrupted:"
+
+cli_done
