@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The README's end-to-end run on a built-in sample: generate a collection, check it, build its
 # table of contents, convert it to an archive, verify the archive, read a context back at random,
-# and export it to the original bytes.
+# replay it in parallel worker processes, and export it to the original bytes.
 set -euo pipefail
 BIN=$(cd "${1:-bin}" && pwd)
 out=${MCZ_DEMO_DIR:-build/demo}
@@ -29,6 +29,9 @@ step "random access: context 1234 from the archive equals the one in the collect
 "$BIN/mcs" -copy 1234 "$out/sample.mcz" "$out/one-from-mcz.mch"
 "$BIN/mcs" -copy 1234 "$out/sample.mch" "$out/one-from-mch.mch"
 cmp "$out/one-from-mcz.mch" "$out/one-from-mch.mch"
+
+step "replay every context in two worker processes, chunk by chunk (verify replayer)"
+"$BIN/mcz-replay" -j 2 "$out/sample.mcz"
 
 step "export back to MCH: byte for byte the original"
 "$BIN/mcs" -export "$out/sample.mcz" "$out/roundtrip.mch"
