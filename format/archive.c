@@ -5,6 +5,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#define XXH_STATIC_LINKING_ONLY /* XXH3_state_t on the stack: no allocation */
 #include <xxhash.h>
 
 #include "archive.h"
@@ -433,14 +434,12 @@ static int grow_contexts(mcz_arc_table *t, uint64_t need)
     int rc = MCZ_OK;
     if (need <= cap)
         return MCZ_OK;
-    uint32_t c1 = cap, c2 = cap, c3 = cap, c4 = cap;
-    rc = grow((void **)&t->offsets, &c1, need, sizeof *t->offsets);
+    uint32_t c1 = cap, c2 = cap, c3 = cap;
+    rc = grow((void **)&t->lengths, &c1, need, sizeof *t->lengths);
     if (rc == MCZ_OK)
-        rc = grow((void **)&t->lengths, &c2, need, sizeof *t->lengths);
+        rc = grow((void **)&t->identity, &c2, need, sizeof *t->identity);
     if (rc == MCZ_OK)
-        rc = grow((void **)&t->identity, &c3, need, sizeof *t->identity);
-    if (rc == MCZ_OK)
-        rc = grow((void **)&t->dedup, &c4, need, sizeof *t->dedup);
+        rc = grow((void **)&t->dedup, &c3, need, sizeof *t->dedup);
     if (rc == MCZ_OK)
         t->context_cap = c1;
     return rc;
@@ -456,12 +455,8 @@ int mcz_arc_table_add(mcz_arc_table *t, const mcz_chunk_info *chunk, const uint3
         rc = grow_contexts(t, need);
     if (rc != MCZ_OK)
         return rc;
-    uint32_t base = t->context_count, off = 0;
-    for (uint32_t j = 0; j < chunk->count; j++) {
-        t->offsets[base + j] = off;
-        t->lengths[base + j] = lengths[j];
-        off += lengths[j];
-    }
+    uint32_t base = t->context_count;
+    memcpy(t->lengths + base, lengths, chunk->count * sizeof *lengths);
     memcpy(t->identity + base, identity, chunk->count * sizeof *identity);
     memcpy(t->dedup + base, dedup, chunk->count * sizeof *dedup);
     t->chunks[t->chunk_count++] = *chunk;
@@ -480,39 +475,181 @@ static void encode_chunk_entry(const mcz_chunk_info *c, uint8_t *e)
     mcz_put_le64(e + 24, c->checksum);
 }
 
+/* ---- Streaming index encoding ---- */
+
+#define EMIT_BUFFER 4096
+
+/* The output side of the streaming encoder: a fixed buffer and the running XXH3 of the frame. */
+typedef struct index_emitter {
+    mcz_arc_sink_fn sink;
+    void *arg;
+    int rc; /* the sink's first failure */
+    size_t used;
+    XXH3_state_t hash;
+    uint8_t buf[EMIT_BUFFER];
+} index_emitter;
+
+static void emit_flush(index_emitter *e)
+{
+    if (e->rc == MCZ_OK && e->used > 0) {
+        XXH3_64bits_update(&e->hash, e->buf, e->used);
+        e->rc = e->sink(e->arg, e->buf, e->used);
+    }
+    e->used = 0;
+}
+
+/* Room for len (<= EMIT_BUFFER) more bytes of the frame; returns where they go. */
+static uint8_t *emit_reserve(index_emitter *e, size_t len)
+{
+    if (EMIT_BUFFER - e->used < len)
+        emit_flush(e);
+    uint8_t *p = e->buf + e->used;
+    e->used += len;
+    return p;
+}
+
+/* The index's totals, from one pass over the rows. */
+typedef struct index_totals {
+    uint64_t contexts, raw_bytes;
+    uint32_t first_number;
+} index_totals;
+
+static int sum_rows(uint32_t chunk_count, mcz_arc_rows_fn rows, void *arg, index_totals *t)
+{
+    for (uint32_t i = 0; i < chunk_count; i++) {
+        mcz_arc_rows r;
+        rows(arg, i, &r);
+        if (i == 0)
+            t->first_number = r.info.first_number;
+        t->contexts += r.info.count;
+        t->raw_bytes += r.info.raw_size;
+    }
+    if (t->contexts > UINT32_MAX)
+        return MCZ_ELIMIT;
+    uint64_t size = mcz_arc_index_size(chunk_count, (uint32_t)t->contexts);
+    return size - MCZ_ARC_FRAME_HEAD > UINT32_MAX ? MCZ_ELIMIT : MCZ_OK;
+}
+
+typedef enum index_column { COLUMN_OFFSET, COLUMN_LENGTH, COLUMN_IDENTITY, COLUMN_DEDUP } index_column;
+
+/* One per-context column (FORMAT.md §5), chunk after chunk. */
+static void emit_column(index_emitter *e, uint32_t chunk_count, mcz_arc_rows_fn rows, void *arg,
+                        index_column column)
+{
+    for (uint32_t i = 0; i < chunk_count; i++) {
+        mcz_arc_rows r;
+        rows(arg, i, &r);
+        uint32_t offset = 0;
+        for (uint32_t j = 0; j < r.info.count; j++) {
+            if (column == COLUMN_OFFSET)
+                mcz_put_le32(emit_reserve(e, 4), offset);
+            else if (column == COLUMN_LENGTH)
+                mcz_put_le32(emit_reserve(e, 4), r.lengths[j]);
+            else if (column == COLUMN_IDENTITY)
+                memcpy(emit_reserve(e, 16), r.identity[j].bytes, 16);
+            else
+                memcpy(emit_reserve(e, 16), r.dedup[j].bytes, 16);
+            offset += r.lengths[j];
+        }
+    }
+}
+
+int mcz_arc_index_stream(uint32_t chunk_count, uint32_t first_number, mcz_arc_rows_fn rows,
+                         void *rows_arg, uint64_t index_offset, mcz_arc_sink_fn sink,
+                         void *sink_arg)
+{
+    index_totals t = {0, 0, first_number};
+    int rc = sum_rows(chunk_count, rows, rows_arg, &t);
+    if (rc != MCZ_OK)
+        return rc;
+    uint64_t size = mcz_arc_index_size(chunk_count, (uint32_t)t.contexts);
+    index_emitter e;
+    e.sink = sink;
+    e.arg = sink_arg;
+    e.rc = MCZ_OK;
+    e.used = 0;
+    XXH3_64bits_reset(&e.hash);
+    uint8_t *p = emit_reserve(&e, MCZ_ARC_INDEX_HEAD);
+    put_frame_head(p, (uint32_t)(size - MCZ_ARC_FRAME_HEAD), MCZ_ARC_TAG_INDEX);
+    mcz_put_le32(p + 12, chunk_count);
+    mcz_put_le32(p + 16, (uint32_t)t.contexts);
+    mcz_put_le32(p + 20, t.first_number);
+    mcz_put_le64(p + 24, t.raw_bytes);
+    mcz_put_le32(p + 32, 0);
+    for (uint32_t i = 0; i < chunk_count; i++) {
+        mcz_arc_rows r;
+        rows(rows_arg, i, &r);
+        encode_chunk_entry(&r.info, emit_reserve(&e, MCZ_ARC_CHUNK_ENTRY));
+    }
+    for (index_column c = COLUMN_OFFSET; c <= COLUMN_DEDUP; c++)
+        emit_column(&e, chunk_count, rows, rows_arg, c);
+    emit_flush(&e);
+    if (e.rc != MCZ_OK)
+        return e.rc;
+    uint8_t footer[MCZ_ARC_FOOTER_SIZE];
+    mcz_arc_footer f = {MCZ_ARC_VERSION, index_offset, size, XXH3_64bits_digest(&e.hash),
+                        chunk_count, (uint32_t)t.contexts};
+    mcz_arc_footer_encode(&f, footer);
+    return sink(sink_arg, footer, sizeof footer);
+}
+
+/* ---- A table encoded through the stream ---- */
+
+/* Rows of a table; the encoder asks for them in order, so the context base is carried along. */
+typedef struct table_walk {
+    const mcz_arc_table *t;
+    uint32_t base; /* first context of the chunk asked for next */
+} table_walk;
+
+static void table_rows(void *arg, uint32_t i, mcz_arc_rows *out)
+{
+    table_walk *w = arg;
+    if (i == 0)
+        w->base = 0;
+    out->info = w->t->chunks[i];
+    out->lengths = w->t->lengths + w->base;
+    out->identity = w->t->identity + w->base;
+    out->dedup = w->t->dedup + w->base;
+    w->base += out->info.count;
+}
+
+/* A sink into a buffer of known capacity. */
+typedef struct buffer_sink {
+    uint8_t *bytes;
+    size_t used, cap;
+} buffer_sink;
+
+static int buffer_append(void *arg, const void *data, size_t len)
+{
+    buffer_sink *b = arg;
+    if (len > b->cap - b->used)
+        return MCZ_ELIMIT;
+    memcpy(b->bytes + b->used, data, len);
+    b->used += len;
+    return MCZ_OK;
+}
+
 int mcz_arc_table_encode(const mcz_arc_table *t, uint64_t index_offset, uint8_t **frame,
                          size_t *frame_len, uint8_t footer[MCZ_ARC_FOOTER_SIZE])
 {
     uint64_t size = mcz_arc_index_size(t->chunk_count, t->context_count);
-    if (size - MCZ_ARC_FRAME_HEAD > UINT32_MAX || size > SIZE_MAX)
+    if (size - MCZ_ARC_FRAME_HEAD > UINT32_MAX || size > SIZE_MAX - MCZ_ARC_FOOTER_SIZE)
         return MCZ_ELIMIT;
-    uint8_t *p = malloc((size_t)size);
-    if (!p)
+    buffer_sink b = {malloc((size_t)size + MCZ_ARC_FOOTER_SIZE), 0,
+                     (size_t)size + MCZ_ARC_FOOTER_SIZE};
+    if (!b.bytes)
         return MCZ_ENOMEM;
-    put_frame_head(p, (uint32_t)(size - MCZ_ARC_FRAME_HEAD), MCZ_ARC_TAG_INDEX);
-    uint32_t first = t->chunk_count ? t->chunks[0].first_number : t->first_number;
-    mcz_put_le32(p + 12, t->chunk_count);
-    mcz_put_le32(p + 16, t->context_count);
-    mcz_put_le32(p + 20, first);
-    mcz_put_le64(p + 24, t->raw_bytes);
-    mcz_put_le32(p + 32, 0);
-    uint8_t *q = p + MCZ_ARC_INDEX_HEAD;
-    for (uint32_t i = 0; i < t->chunk_count; i++, q += MCZ_ARC_CHUNK_ENTRY)
-        encode_chunk_entry(&t->chunks[i], q);
-    size_t n = t->context_count;
-    for (size_t j = 0; j < n; j++) {
-        mcz_put_le32(q + 4 * j, t->offsets[j]);
-        mcz_put_le32(q + 4 * n + 4 * j, t->lengths[j]);
+    table_walk walk = {t, 0};
+    int rc = mcz_arc_index_stream(t->chunk_count, t->first_number, table_rows, &walk,
+                                  index_offset, buffer_append, &b);
+    if (rc == MCZ_OK && b.used != b.cap)
+        rc = MCZ_ELIMIT; /* the table's counts disagree with its chunks */
+    if (rc != MCZ_OK) {
+        free(b.bytes);
+        return rc;
     }
-    q += 8 * n;
-    for (size_t j = 0; j < n; j++) {
-        memcpy(q + 16 * j, t->identity[j].bytes, 16);
-        memcpy(q + 16 * n + 16 * j, t->dedup[j].bytes, 16);
-    }
-    mcz_arc_footer f = {MCZ_ARC_VERSION, index_offset, size, mcz_arc_xxh3(p, (size_t)size),
-                        t->chunk_count, t->context_count};
-    mcz_arc_footer_encode(&f, footer);
-    *frame = p;
+    memcpy(footer, b.bytes + size, MCZ_ARC_FOOTER_SIZE);
+    *frame = b.bytes;
     *frame_len = (size_t)size;
     return MCZ_OK;
 }
@@ -522,7 +659,6 @@ void mcz_arc_table_free(mcz_arc_table *t)
     if (!t)
         return;
     free(t->chunks);
-    free(t->offsets);
     free(t->lengths);
     free(t->identity);
     free(t->dedup);
@@ -535,6 +671,11 @@ void mcz_arc_context_hashes(const mcz_mc *mc, mcz_hash128 *identity, mcz_hash128
 {
     if (mcz_mc_identity_hash(mc, false, identity, NULL) != MCZ_OK)
         memset(identity->bytes, 0, sizeof identity->bytes);
+    mcz_mc_dedup_key(mc, dedup);
+}
+
+void mcz_mc_dedup_key(const mcz_mc *mc, mcz_hash128 *dedup)
+{
     if (mcz_mc_identity_hash(mc, true, dedup, NULL) == MCZ_OK)
         return;
     XXH128_canonical_t canon;

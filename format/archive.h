@@ -147,7 +147,7 @@ uint32_t mcz_arc_index_length(const mcz_arc_index *idx, uint32_t i);
 typedef struct mcz_arc_table {
     mcz_chunk_info *chunks;
     uint32_t chunk_count, chunk_cap;
-    uint32_t *offsets, *lengths;
+    uint32_t *lengths; /* the offsets follow from them (FORMAT.md §5) */
     mcz_hash128 *identity, *dedup;
     uint32_t context_count, context_cap;
     uint32_t first_number; /* recorded when there are no chunks */
@@ -162,6 +162,34 @@ int mcz_arc_table_add(mcz_arc_table *t, const mcz_chunk_info *chunk, const uint3
 int mcz_arc_table_encode(const mcz_arc_table *t, uint64_t index_offset, uint8_t **frame,
                          size_t *frame_len, uint8_t footer[MCZ_ARC_FOOTER_SIZE]);
 void mcz_arc_table_free(mcz_arc_table *t);
+
+/* ---- Streaming index encoding ---- */
+
+/* The index rows of one chunk, as the streaming encoder reads them. */
+typedef struct mcz_arc_rows {
+    mcz_chunk_info info;       /* offset: where the chunk lies in the file being written */
+    const uint32_t *lengths;   /* info.count context lengths */
+    const mcz_hash128 *identity, *dedup;
+} mcz_arc_rows;
+
+/* Fills out with chunk i's rows. The encoder asks for i = 0, 1, ... chunk_count-1 in order, once
+ * per pass (several passes, one per column), so a source can walk a list; every pass must see
+ * the same rows. */
+typedef void (*mcz_arc_rows_fn)(void *arg, uint32_t i, mcz_arc_rows *out);
+
+/* Receives consecutive pieces of the output; returns MCZ_OK or an error that stops the work. */
+typedef int (*mcz_arc_sink_fn)(void *arg, const void *bytes, size_t len);
+
+/*
+ * Encodes the index frame of chunk_count chunks followed by the footer, for an index placed at
+ * index_offset, into sink in pieces of at most 4 KiB. No allocation and no lock (about 5 KiB of
+ * stack): async-signal-safe when rows and sink are, for a dump from a fatal-signal handler.
+ * first_number is recorded when chunk_count is 0. MCZ_ELIMIT when the counts overflow the
+ * format; otherwise the sink's first error.
+ */
+int mcz_arc_index_stream(uint32_t chunk_count, uint32_t first_number, mcz_arc_rows_fn rows,
+                         void *rows_arg, uint64_t index_offset, mcz_arc_sink_fn sink,
+                         void *sink_arg);
 
 /* ---- Hashes and frames ---- */
 

@@ -55,7 +55,8 @@ extern "C" {
     X(MCZ_EZSTD, -11, "compression library error")                        \
     X(MCZ_ESTATE, -12, "handle used in the wrong state")                  \
     X(MCZ_ELIMIT, -13, "size limit exceeded")                             \
-    X(MCZ_EUNSUPPORTED, -14, "unsupported input")
+    X(MCZ_EUNSUPPORTED, -14, "unsupported input")                        \
+    X(MCZ_EDROPPED, -15, "context dropped: the compression queue is full")
 
 typedef enum mcz_error {
 #define MCZ_X_ENUM(name, value, text) name = value,
@@ -293,6 +294,13 @@ MCZ_API int64_t mcz_mc_identity(const mcz_mc *mc, bool ignore_method_name, char 
 MCZ_API int mcz_mc_identity_hash(const mcz_mc *mc, bool ignore_method_name, mcz_hash128 *out,
                                  mcz_diag *diag);
 
+/*
+ * The duplicate key archives store and -removeDup compares: the identity hash without the
+ * method name, or, for a context whose identity cannot be built, the XXH3-128 of its bytes
+ * (canonical byte order), so such contexts are duplicates exactly when their bytes are equal.
+ */
+MCZ_API void mcz_mc_dedup_key(const mcz_mc *mc, mcz_hash128 *out);
+
 /* ============================================================================================ */
 /* MCT (table of contents) and MCL (context lists)                                               */
 /* ============================================================================================ */
@@ -406,6 +414,32 @@ MCZ_API int mcz_dict_train(const void *samples, const size_t *sizes, unsigned n,
 /* ---- Writer ---- */
 
 typedef struct mcz_writer mcz_writer;
+typedef struct mcz_reader mcz_reader; /* below */
+
+/* Where the archive lives while it is written. */
+typedef enum mcz_writer_mode {
+    /* A temporary file beside path, renamed into place by mcz_writer_close: nothing appears at
+     * path before the archive is complete (conversion, mcs). */
+    MCZ_WRITE_ATOMIC = 0,
+    /* The file at path from the start (a collector; an existing file is replaced): each chunk is
+     * written as soon as it is compressed, and the index and footer are rewritten after the last
+     * chunk at most every checkpoint_ms (and by flush), so the file is a complete archive at
+     * every checkpoint; fdatasync follows each checkpoint. After a crash at any moment,
+     * mcz_recover() gives back every context of every chunk written before it. With max_bytes,
+     * discarded chunks become holes in the file (FORMAT.md §12). */
+    MCZ_WRITE_LIVE = 1,
+    /* Compressed chunks kept in memory (bounded by max_bytes), written out as a complete archive
+     * by mcz_writer_dump(), by the signals mcz_writer_dump_on_signal() installs, and by close
+     * (to path). Nothing is written before. */
+    MCZ_WRITE_MEMORY = 2,
+} mcz_writer_mode;
+
+/* What mcz_writer_append does when queue_chunks sealed chunks already wait for compression or
+ * output and the context would need another. The other calls always wait. */
+typedef enum mcz_full_policy {
+    MCZ_FULL_BLOCK = 0, /* wait for a compression thread: nothing is lost, the caller may stall */
+    MCZ_FULL_DROP = 1,  /* refuse the context with MCZ_EDROPPED and count it: never waits */
+} mcz_full_policy;
 
 /* Zero fields mean "the default"; the defaults and the figures behind them are in README.md
  * and format/FORMAT.md §10. */
@@ -417,15 +451,31 @@ typedef struct mcz_writer_options {
     int threads;           /* compression threads; 0: one per core */
     const void *dict;      /* a ready dictionary (e.g. from another archive); NULL: train one */
     size_t dict_len;
-    uint64_t train_bytes;  /* input buffered to train the dictionary; 0: default */
+    uint64_t train_bytes;  /* input buffered to train the dictionary; 0: default (8 MiB; 2 MiB
+                            * for LIVE and MEMORY, which write nothing before it is decided) */
     uint32_t first_number; /* number given to the first appended context; 0: 1 */
+
+    /* ---- Collector options (README.md "Collecting inside a runtime"; FORMAT.md §12) ---- */
+    mcz_writer_mode mode;      /* where the archive lives while being written; default ATOMIC */
+    mcz_full_policy when_full; /* what append does when the queue is full; default BLOCK */
+    uint32_t queue_chunks;     /* sealed chunks waiting for compression or output; 0: 2 x threads + 2
+                                * (the training samples, up to train_bytes, come on top) */
+    uint64_t max_bytes;        /* rolling bound on retained chunk bytes (compressed, chunk frames);
+                                * the oldest chunks are discarded whole; 0: unbounded (MEMORY mode:
+                                * 0 means 64 MiB). LIVE and MEMORY only; LIVE needs a file system
+                                * that punches holes (else open fails, MCZ_EUNSUPPORTED) */
+    uint32_t flush_contexts;   /* seal the open chunk once it holds this many contexts; 0: off */
+    uint32_t flush_ms;         /* seal the open chunk this long after its first context; 0: off */
+    uint32_t checkpoint_ms;    /* LIVE: rewrite the index at most this often; 0: 1000 */
 } mcz_writer_options;
 
-#define MCZ_WRITER_OPTIONS_INIT {0, 0, 0, false, 0, NULL, 0, 0, 0}
+#define MCZ_WRITER_OPTIONS_INIT                                                                    \
+    {0, 0, 0, false, 0, NULL, 0, 0, 0, MCZ_WRITE_ATOMIC, MCZ_FULL_BLOCK, 0, 0, 0, 0, 0}
 
 /*
- * Creates an archive at path. Nothing appears at path before mcz_writer_close() succeeds: the
- * data goes to a temporary file beside it.
+ * Creates an archive at path. ATOMIC: nothing appears at path before mcz_writer_close()
+ * succeeds, the data goes to a temporary file beside it. LIVE: path is created (truncated) now.
+ * MEMORY: nothing is written before a dump or close.
  */
 MCZ_API mcz_writer *mcz_writer_open(const char *path, const mcz_writer_options *opt,
                                     mcz_diag *diag);
@@ -433,18 +483,89 @@ MCZ_API mcz_writer *mcz_writer_open(const char *path, const mcz_writer_options *
 /*
  * Appends one serialized context (container-checked; copied, so the caller may reuse its
  * buffer). Safe to call from several threads; contexts are numbered in the order the calls take
- * effect, and *number (optional) receives the number given. Blocks while 2 x threads + 2 sealed
- * chunks wait for compression or writing (memory stays bounded), and once, while the dictionary
- * is trained from the first train_bytes. A context refused by the container check returns its
- * error and leaves the writer usable; I/O and compression failures are sticky (mcz_writer_diag).
+ * effect, and *number (optional) receives the number given. The call only copies under a short
+ * lock: hashing, compression, dictionary training and I/O run on the writer's threads. When
+ * queue_chunks sealed chunks wait and this context needs a new chunk, MCZ_FULL_BLOCK waits for
+ * room (memory stays bounded) and MCZ_FULL_DROP returns MCZ_EDROPPED at once (counted in
+ * stats.dropped_full; no number is used). A context refused by the container check or dropped
+ * leaves the writer usable; I/O and compression failures are sticky (mcz_writer_diag).
  */
 MCZ_API int mcz_writer_append(mcz_writer *w, const void *mc, size_t size, uint32_t *number);
 
-/* Seals the last chunk, writes the index and footer, and renames the file into place. Frees w
- * whatever the result; on failure nothing is left at the path. */
+/*
+ * Appends chunk `index` of archive r as it is, without recompressing it, when r was written with
+ * the same dictionary as w (same dictionary id, or both without one); otherwise its contexts are
+ * decoded and appended one by one. A writer whose dictionary is still to be trained and that
+ * holds nothing yet takes r's dictionary; one holding contexts decides its own first. The open
+ * chunk is sealed first, so the copied chunk stays whole; its contexts get the next numbers and
+ * keep their stored hashes; its data frame is copied byte for byte, its chunk header re-encoded.
+ * The source chunk is verified in full first (as mcz_cursor_chunk does): a damaged one is an
+ * error naming its offset and first context, nothing of it is copied, and w stays usable. Waits
+ * for room whatever when_full says. Returns MCZ_OK either way; *verbatim (optional) says which
+ * happened.
+ */
+MCZ_API int mcz_writer_append_chunk(mcz_writer *w, const mcz_reader *r, uint64_t index,
+                                    bool *verbatim, mcz_diag *diag);
+
+/*
+ * Seals the open chunk now, decides the dictionary if it is still pending (training on what is
+ * buffered), and waits until every chunk sealed so far is compressed and in the output (the
+ * file, or the memory ring); in LIVE mode the index is then checkpointed, so the file is a
+ * complete archive of every context appended before the call.
+ */
+MCZ_API int mcz_writer_flush(mcz_writer *w);
+
+/*
+ * Writes a complete archive of what the writer retains to path, atomically, after a flush: every
+ * context appended before the call that max_bytes has not discarded. For MEMORY and LIVE writers
+ * (MCZ_ESTATE for ATOMIC); the writer goes on.
+ */
+MCZ_API int mcz_writer_dump(mcz_writer *w, const char *path, mcz_diag *diag);
+
+/*
+ * Installs signal handlers that write the retained chunks to path. request_signal (e.g.
+ * SIGUSR1; 0 for none; LIVE or MEMORY) asks for a dump, done by a writer thread with
+ * mcz_writer_dump() (a failed one is not the writer's error; the next request tries again).
+ * With on_fatal (MEMORY only), SIGSEGV, SIGBUS, SIGILL, SIGFPE and SIGABRT write the chunks
+ * already in the ring using only async-signal-safe calls (open, write, fsync, rename, close; no
+ * locks, no allocation; SA_ONSTACK, so an alternate signal stack is used when the thread has
+ * one) to "path.partial", renamed to path once complete; then the previous action is restored
+ * and the signal raised again. The dump holds every context stats.last_retained reported before
+ * it; from the moment it starts the ring is frozen. A dump cut short (a second fault, a kill)
+ * leaves path.partial, from which mcz_recover() restores every whole chunk. One writer per
+ * process may hold the handlers (MCZ_ESTATE otherwise); close and abort remove them.
+ */
+MCZ_API int mcz_writer_dump_on_signal(mcz_writer *w, const char *path, int request_signal,
+                                      bool on_fatal, mcz_diag *diag);
+
+/* What a writer has done so far (any mode, any thread). */
+typedef struct mcz_writer_stats {
+    uint64_t appended;         /* contexts accepted */
+    uint64_t dropped_full;     /* contexts refused by MCZ_FULL_DROP */
+    uint64_t dropped_rolling;  /* contexts discarded with their chunks by max_bytes */
+    uint64_t chunks_sealed;
+    uint64_t chunks_dropped;   /* chunks discarded by max_bytes */
+    uint64_t raw_bytes;        /* bytes of the contexts accepted */
+    uint64_t retained_bytes;   /* chunk bytes held now (file or memory), at most max_bytes */
+    uint64_t written_bytes;    /* ATOMIC, LIVE: bytes written to the file, checkpoints included */
+    uint32_t first_retained;   /* lowest context number still held; 0 when none */
+    uint32_t last_retained;    /* highest number in the output (file or ring); 0 when none */
+    uint32_t queue_peak;       /* most sealed chunks ever waiting at once */
+    uint64_t compress_cpu_ns;  /* CPU time of the background threads (hashing, compression,
+                                * dictionary training) */
+    uint64_t checkpoints;      /* LIVE: index rewrites */
+} mcz_writer_stats;
+
+MCZ_API void mcz_writer_get_stats(mcz_writer *w, mcz_writer_stats *out);
+
+/* Seals the last chunk, waits for every chunk, and finishes the archive: ATOMIC writes the index
+ * and footer and renames the file into place (on failure nothing is left at the path); LIVE
+ * writes the final checkpoint; MEMORY dumps the ring to path. Frees w whatever the result. */
 MCZ_API int mcz_writer_close(mcz_writer *w, mcz_diag *diag);
 
-/* Discards everything written; frees w (accepts NULL). */
+/* Stops at once and frees w (accepts NULL): an ATOMIC temporary file is removed; a LIVE file is
+ * left as it is (an archive as of its last checkpoint; mcz_recover() restores the chunks written
+ * after it); a MEMORY ring is lost. */
 MCZ_API void mcz_writer_abort(mcz_writer *w);
 
 /* The writer's sticky error, if any. */
@@ -487,6 +608,24 @@ MCZ_API void mcz_reader_get_info(const mcz_reader *r, mcz_archive_info *out);
 MCZ_API int mcz_reader_chunk(const mcz_reader *r, uint64_t index, mcz_chunk_info *out);
 /* Index of the chunk holding context `number`, or MCZ_ENOTFOUND. */
 MCZ_API int64_t mcz_reader_chunk_of(const mcz_reader *r, uint32_t number);
+/* The stored bytes of chunk `index` (chunk header frame + zstd data frame, mcz_chunk_info's
+ * stored_size of them) as a view into the archive, valid while r is open. Only their place in
+ * the file is checked here: mcz_cursor_chunk verifies their content. MCZ_ENOTFOUND past the end. */
+MCZ_API int mcz_reader_chunk_frames(const mcz_reader *r, uint64_t index, const uint8_t **frames,
+                                    size_t *len);
+/* One context as the index describes it: no decompression. */
+typedef struct mcz_context_info {
+    uint32_t number;
+    uint32_t size;         /* bytes of its legacy encoding */
+    uint64_t chunk;        /* index of the chunk holding it */
+    uint64_t mch_offset;   /* its offset in the equivalent MCH (the sizes before it, summed) */
+    mcz_hash128 identity;  /* as in .mct; all zero when the identity cannot be built */
+    mcz_hash128 dedup;     /* the -removeDup key (see mcz_mc_dedup_key) */
+} mcz_context_info;
+
+/* Context at `position` (0 .. contexts-1, in number order); MCZ_ENOTFOUND past the end. */
+MCZ_API int mcz_reader_context(const mcz_reader *r, uint64_t position, mcz_context_info *out);
+
 /* Stored hashes of a context: identity with names (as in .mct) and the -removeDup key (identity
  * without names, or a hash of the bytes when the identity cannot be built). Either may be NULL. */
 MCZ_API int mcz_reader_hashes(const mcz_reader *r, uint32_t number, mcz_hash128 *identity,

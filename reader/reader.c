@@ -185,3 +185,17 @@ void mcz_reader_dict(const mcz_reader *r, const void **dict, size_t *len)
     *dict = r && r->dict.size ? r->dict.bytes : NULL;
     *len = r ? r->dict.size : 0;
 }
+
+int mcz_reader_chunk_frames(const mcz_reader *r, uint64_t index, const uint8_t **frames,
+                            size_t *len)
+{
+    if (!r || !frames || !len)
+        return MCZ_EINVAL;
+    if (index >= r->index.chunk_count)
+        return MCZ_ENOTFOUND;
+    mcz_chunk_info c;
+    mcz_arc_index_chunk(&r->index, (uint32_t)index, &c);
+    *frames = r->data + c.offset; /* inside the file: checked when the index was opened */
+    *len = c.stored_size;
+    return MCZ_OK;
+}

@@ -166,11 +166,15 @@ static int write_tail(recovery *r, mcz_diag *diag)
     return rc;
 }
 
-/* When the original footer survived, it says how many contexts there were. */
-static void count_lost(recovery *r)
+/* When the original footer and its index survived, they say how many contexts there were. A
+ * footer whose index no longer verifies says nothing: a LIVE writer (FORMAT.md §12) wrote chunks
+ * over that index after its last checkpoint, so the file holds more than the footer knew. */
+static void count_lost(recovery *r, uint64_t data_start)
 {
     mcz_arc_footer f;
+    mcz_arc_index index;
     if (mcz_arc_footer_decode(r->data, r->size, &f, NULL) == MCZ_OK &&
+        mcz_arc_index_decode(r->data, r->size, &f, data_start, &index, NULL) == MCZ_OK &&
         f.context_count >= r->table.context_count)
         r->lost = f.context_count - r->table.context_count;
 }
@@ -194,7 +198,7 @@ static int run_recovery(recovery *r, const char *out_path, mcz_diag *diag)
     if (r->table.context_count == 0)
         return mcz_fail(diag, MCZ_ECORRUPT, (int64_t)data_start, -1,
                         "recovery: no intact chunk found");
-    count_lost(r);
+    count_lost(r, data_start);
     return write_tail(r, diag);
 }
 

@@ -1,87 +1,38 @@
 /*
- * writer.c - the streaming .mcz writer (format/FORMAT.md).
+ * writer.c - the streaming .mcz writer (format/FORMAT.md): the append path, the compression
+ * workers, the dictionary decision, open and close.
  *
  * Appends copy each context into the open chunk under one mutex and return. A chunk that reaches
  * the target is sealed and queued; a pool of worker threads (one ZSTD_CCtx each, one shared
- * ZSTD_CDict) computes its hashes and compresses it off the append path. The worker that finishes
- * the oldest queued chunk writes every finished chunk at the head of the queue, so chunks reach
- * the file in number order whatever order they finish in.
+ * ZSTD_CDict) computes its hashes and compresses it off the append path. Finished chunks leave
+ * the queue in number order through output.c, whatever order they finish in.
  *
- * Memory is bounded: at most MAX_IN_FLIGHT(threads) chunks are queued, and an append that would
- * exceed that waits. While a dictionary is to be trained, sealed chunks are kept (they are the
- * training samples) until train_bytes are buffered; then the dictionary is trained, the header
- * and dictionary are written, and the backlog drains.
+ * Memory is bounded: at most queue_limit chunks are queued, and a chunk that would exceed that
+ * waits (MCZ_FULL_BLOCK) or its context is refused (MCZ_FULL_DROP). The dictionary is decided
+ * on a worker too (dictionary.c), never on an appending thread.
  */
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
-#include <zdict.h>
-#include <zstd.h>
 
-#include "archive.h"
 #include "mcz_common.h"
+#include "writer_impl.h"
 
-/* Defaults; format/FORMAT.md §10 gives the figures behind them. */
+/* Defaults; format/FORMAT.md §10 and §12 give the figures and reasons behind them. */
 #define DEFAULT_LEVEL 7
 #define DEFAULT_CHUNK_SIZE (1u << 20)
 #define DEFAULT_DICT_SIZE (128u << 10)
 #define DEFAULT_TRAIN_BYTES (8ull << 20)
+#define COLLECTOR_TRAIN_BYTES (2ull << 20) /* LIVE, MEMORY: nothing reaches the output before */
+#define DEFAULT_MEMORY_MAX_BYTES (64ull << 20)
+#define DEFAULT_CHECKPOINT_MS 1000u
 #define MAX_CHUNK_SIZE (1u << 30)
-#define DICT_SHARE 64        /* the dictionary is at most 1/64 of the samples it comes from */
-#define MIN_DICT_SIZE 1024u  /* below this a dictionary is not worth a frame */
 #define MAX_THREADS 256
 #define MAX_IN_FLIGHT(threads) (2 * (uint32_t)(threads) + 2)
+#define OPEN_CHUNK_CAP(w) ((w)->chunk_size < (16u << 20) ? (w)->chunk_size : (16u << 20))
 
-typedef enum chunk_state { CHUNK_SEALED, CHUNK_BUSY, CHUNK_DONE } chunk_state;
-
-/* One chunk from the first append into it to its write. */
-typedef struct chunk {
-    struct chunk *next; /* queue order = number order */
-    chunk_state state;
-    uint32_t first_number;
-    uint32_t count, lengths_cap;
-    uint32_t *lengths;
-    uint8_t *raw;
-    size_t raw_len, raw_cap;
-    /* Filled by a worker. */
-    uint8_t *frames; /* chunk header frame + zstd data frame */
-    size_t frames_len;
-    uint64_t checksum;
-    mcz_hash128 *identity, *dedup;
-} chunk;
-
-typedef enum writer_state { WRITER_OPEN, WRITER_CLOSING } writer_state;
-
-struct mcz_writer {
-    pthread_mutex_t lock;
-    pthread_cond_t work;  /* workers: a chunk to compress, or closing */
-    pthread_cond_t space; /* appenders: the queue shrank */
-    pthread_t *threads;
-    int thread_count, threads_started;
-    writer_state state;
-    mcz_outfile *out;
-    mcz_diag error; /* sticky */
-
-    int level;
-    uint32_t chunk_size, dict_size;
-    uint64_t train_bytes;
-    bool dict_ready; /* dictionary decided (trained, given or none); header written */
-    void *dict;
-    size_t dict_len;
-    uint32_t dict_id;
-    ZSTD_CDict *cdict;
-
-    chunk *open;            /* being filled */
-    chunk *head, *tail;     /* sealed chunks not yet written */
-    chunk *todo;            /* first queued chunk no worker took yet */
-    uint32_t in_flight;     /* chunks in the queue */
-    uint64_t buffered_raw;  /* raw bytes queued while the dictionary is pending */
-    uint64_t next_number;
-    mcz_arc_table table;
-};
-
-static void chunk_free(chunk *c)
+void mcz_wr_chunk_free(chunk *c)
 {
     if (!c)
         return;
@@ -93,78 +44,37 @@ static void chunk_free(chunk *c)
     free(c);
 }
 
+uint64_t mcz_wr_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+uint64_t mcz_wr_thread_cpu_ns(void)
+{
+    struct timespec ts;
+    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
+        return 0;
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 /* Records the first error (sticky) and wakes everyone so nothing waits on a dead writer. */
-static int set_error(mcz_writer *w, const mcz_diag *d)
+int mcz_wr_set_error(mcz_writer *w, const mcz_diag *d)
 {
     if (w->error.code == MCZ_OK)
         w->error = *d;
     pthread_cond_broadcast(&w->space);
     pthread_cond_broadcast(&w->work);
+    pthread_cond_broadcast(&w->progress);
     return w->error.code;
 }
 
-static int fail_locked(mcz_writer *w, int code, int64_t context, const char *what)
+int mcz_wr_fail(mcz_writer *w, int code, int64_t context, const char *what)
 {
     mcz_diag d;
     mcz_fail(&d, code, -1, context, "%s", what);
-    return set_error(w, &d);
-}
-
-/* ---- Output ---- */
-
-static int write_bytes(mcz_writer *w, const void *data, size_t len)
-{
-    int rc = mcz_outfile_write(w->out, data, len);
-    if (rc != MCZ_OK) {
-        mcz_diag d;
-        mcz_fail(&d, rc, (int64_t)mcz_outfile_tell(w->out), -1, "archive write failed");
-        return set_error(w, &d);
-    }
-    return MCZ_OK;
-}
-
-/* Header and dictionary frames: written once, when the dictionary is decided. */
-static int write_head(mcz_writer *w)
-{
-    mcz_arc_header h = {MCZ_ARC_VERSION, w->dict_len ? MCZ_ARC_FLAG_HAS_DICT : 0, w->level,
-                        w->chunk_size, w->dict_id};
-    uint8_t buf[MCZ_ARC_HEADER_SIZE];
-    mcz_arc_header_encode(&h, buf);
-    int rc = write_bytes(w, buf, sizeof buf);
-    if (rc != MCZ_OK || !w->dict_len)
-        return rc;
-    uint8_t dh[MCZ_ARC_DICT_HEAD];
-    mcz_arc_dict_encode_head(w->dict_id, w->dict, (uint32_t)w->dict_len, dh);
-    rc = write_bytes(w, dh, sizeof dh);
-    return rc == MCZ_OK ? write_bytes(w, w->dict, w->dict_len) : rc;
-}
-
-/* Writes c and records it in the index. */
-static int write_chunk(mcz_writer *w, chunk *c)
-{
-    mcz_chunk_info info = {mcz_outfile_tell(w->out), (uint32_t)c->frames_len,
-                           (uint32_t)c->raw_len, c->first_number, c->count, c->checksum};
-    int rc = write_bytes(w, c->frames, c->frames_len);
-    if (rc != MCZ_OK)
-        return rc;
-    rc = mcz_arc_table_add(&w->table, &info, c->lengths, c->identity, c->dedup);
-    return rc == MCZ_OK ? MCZ_OK : fail_locked(w, rc, c->first_number, "index: out of memory");
-}
-
-/* Writes the finished chunks at the head of the queue (called with the lock held). */
-static void drain_done(mcz_writer *w)
-{
-    while (w->head && w->head->state == CHUNK_DONE) {
-        chunk *c = w->head;
-        w->head = c->next;
-        if (!w->head)
-            w->tail = NULL;
-        if (w->error.code == MCZ_OK)
-            write_chunk(w, c);
-        chunk_free(c);
-        w->in_flight--;
-        pthread_cond_broadcast(&w->space);
-    }
+    return mcz_wr_set_error(w, &d);
 }
 
 /* ---- Compression (workers, no lock held) ---- */
@@ -210,8 +120,6 @@ static int compress_chunk(ZSTD_CCtx *cctx, chunk *c, mcz_diag *d)
     c->frames_len = head + n;
     uint8_t *fitted = realloc(c->frames, c->frames_len);
     c->frames = fitted ? fitted : c->frames;
-    free(c->raw); /* no longer needed: keep the queue's memory to the compressed bytes */
-    c->raw = NULL;
     return MCZ_OK;
 }
 
@@ -230,21 +138,74 @@ static int setup_cctx(const mcz_writer *w, ZSTD_CCtx *cctx)
     return ZSTD_isError(r) ? MCZ_EZSTD : MCZ_OK;
 }
 
-/* Next chunk to compress, or NULL when the worker should exit (lock held). */
-static chunk *take_work(mcz_writer *w)
+/* ---- Workers ---- */
+
+typedef enum job { JOB_NONE, JOB_TRAIN, JOB_CHUNK } job;
+
+/* First queued chunk no worker took yet (verbatim copies arrive DONE and are skipped). */
+static chunk *next_todo(mcz_writer *w)
+{
+    while (w->todo && w->todo->state != CHUNK_SEALED)
+        w->todo = w->todo->next;
+    return w->todo;
+}
+
+/* Next job; JOB_NONE when the worker should exit (lock held). */
+static job take_work(mcz_writer *w, chunk **out)
 {
     for (;;) {
-        bool can_work = w->error.code == MCZ_OK && w->dict_ready && w->todo;
-        if (can_work) {
-            chunk *c = w->todo;
-            w->todo = c->next;
-            c->state = CHUNK_BUSY;
-            return c;
+        bool ready = atomic_load(&w->dict_ready);
+        if (w->error.code == MCZ_OK && !w->paused) {
+            if (w->train_wanted && !w->training && !ready)
+                return JOB_TRAIN;
+            if (ready && next_todo(w)) {
+                *out = w->todo;
+                w->todo = w->todo->next;
+                (*out)->state = CHUNK_BUSY;
+                return JOB_CHUNK;
+            }
         }
-        if (w->state == WRITER_CLOSING)
-            return NULL;
+        bool work_ahead = w->training || next_todo(w) != NULL;
+        if (w->state == WRITER_CLOSING && (w->error.code != MCZ_OK || !work_ahead))
+            return JOB_NONE;
         pthread_cond_wait(&w->work, &w->lock);
     }
+}
+
+/* Keeps the raw buffer of a compressed chunk for a later open chunk, or frees it (lock held):
+ * the queue's memory shrinks to the compressed bytes either way, and a reused buffer has its
+ * pages already mapped, which fresh memory would fault in inside the appends that fill it. */
+static void recycle_raw(mcz_writer *w, chunk *c)
+{
+    size_t spares = sizeof w->spare_raw / sizeof w->spare_raw[0];
+    if (c->raw_cap == OPEN_CHUNK_CAP(w) && w->spare_count < spares)
+        w->spare_raw[w->spare_count++] = c->raw;
+    else
+        free(c->raw);
+    c->raw = NULL;
+}
+
+/* Compresses c (lock held, released meanwhile) and hands it to the output. */
+static void run_chunk(mcz_writer *w, ZSTD_CCtx *cctx, bool *configured, chunk *c)
+{
+    pthread_mutex_unlock(&w->lock);
+    uint64_t cpu = mcz_wr_thread_cpu_ns();
+    mcz_diag d;
+    mcz_diag_clear(&d);
+    int rc = *configured ? MCZ_OK : setup_cctx(w, cctx);
+    if (rc != MCZ_OK)
+        mcz_fail(&d, rc, -1, c->first_number, "zstd: cannot set compression parameters");
+    else
+        rc = compress_chunk(cctx, c, &d);
+    *configured = true;
+    cpu = mcz_wr_thread_cpu_ns() - cpu;
+    pthread_mutex_lock(&w->lock);
+    w->stats.compress_cpu_ns += cpu;
+    if (rc != MCZ_OK)
+        mcz_wr_set_error(w, &d);
+    recycle_raw(w, c);
+    c->state = CHUNK_DONE;
+    mcz_wr_pump_output(w);
 }
 
 static void *worker_main(void *arg)
@@ -254,115 +215,56 @@ static void *worker_main(void *arg)
     bool configured = false;
     pthread_mutex_lock(&w->lock);
     if (!cctx)
-        fail_locked(w, MCZ_ENOMEM, -1, "zstd: cannot create a compression context");
-    chunk *c;
-    while (cctx && (c = take_work(w)) != NULL) {
-        pthread_mutex_unlock(&w->lock);
-        mcz_diag d;
-        mcz_diag_clear(&d);
-        int rc = configured ? MCZ_OK : setup_cctx(w, cctx);
-        if (rc != MCZ_OK)
-            mcz_fail(&d, rc, -1, c->first_number, "zstd: cannot set compression parameters");
+        mcz_wr_fail(w, MCZ_ENOMEM, -1, "zstd: cannot create a compression context");
+    chunk *c = NULL;
+    for (job j; cctx && (j = take_work(w, &c)) != JOB_NONE;) {
+        if (j == JOB_TRAIN)
+            mcz_wr_decide_dict(w);
         else
-            rc = compress_chunk(cctx, c, &d);
-        configured = true;
-        pthread_mutex_lock(&w->lock);
-        if (rc != MCZ_OK)
-            set_error(w, &d);
-        c->state = CHUNK_DONE;
-        drain_done(w);
+            run_chunk(w, cctx, &configured, c);
     }
     pthread_mutex_unlock(&w->lock);
     ZSTD_freeCCtx(cctx);
     return NULL;
 }
 
-/* ---- Dictionary ---- */
-
-/*
- * Trains from the queued chunks' contexts (lock held); no dictionary when training fails. The
- * capacity is capped at 1/DICT_SHARE of the samples: on a small input a large dictionary would
- * cost more than it saves (it is stored once, and pays only when many chunks share it).
- */
-static int train_from_queue(mcz_writer *w)
-{
-    size_t n = 0, total = 0;
-    for (chunk *c = w->head; c; c = c->next) {
-        n += c->count;
-        total += c->raw_len;
-    }
-    size_t cap = total / DICT_SHARE < w->dict_size ? total / DICT_SHARE : w->dict_size;
-    if (cap < MIN_DICT_SIZE)
-        return MCZ_OK;
-    uint8_t *samples = malloc(total ? total : 1);
-    size_t *sizes = malloc((n ? n : 1) * sizeof *sizes);
-    if (!samples || !sizes) {
-        free(samples);
-        free(sizes);
-        return fail_locked(w, MCZ_ENOMEM, -1, "dictionary training: out of memory");
-    }
-    size_t at = 0, k = 0;
-    for (chunk *c = w->head; c; c = c->next) {
-        memcpy(samples + at, c->raw, c->raw_len);
-        at += c->raw_len;
-        for (uint32_t i = 0; i < c->count; i++)
-            sizes[k++] = c->lengths[i];
-    }
-    mcz_diag d;
-    int rc = n > UINT32_MAX ? MCZ_ELIMIT
-                            : mcz_dict_train(samples, sizes, (unsigned)n, cap, w->level,
-                                             &w->dict, &w->dict_len, &d);
-    free(samples);
-    free(sizes);
-    if (rc == MCZ_EUNSUPPORTED || rc == MCZ_ELIMIT)
-        return MCZ_OK; /* go without: the dictionary would not have helped (zdict.h) */
-    return rc == MCZ_OK ? MCZ_OK : set_error(w, &d);
-}
-
-/* Digests the dictionary, writes the header, and lets the workers start (lock held). */
-static int dict_decided(mcz_writer *w)
-{
-    if (w->dict_len) {
-        w->dict_id = ZDICT_getDictID(w->dict, w->dict_len);
-        if (w->dict_id == 0)
-            return fail_locked(w, MCZ_EDICT, -1, "the dictionary is not a zstd dictionary");
-        w->cdict = ZSTD_createCDict(w->dict, w->dict_len, w->level);
-        if (!w->cdict)
-            return fail_locked(w, MCZ_EZSTD, -1, "zstd: cannot digest the dictionary");
-    }
-    int rc = write_head(w);
-    if (rc != MCZ_OK)
-        return rc;
-    w->dict_ready = true;
-    pthread_cond_broadcast(&w->work);
-    return MCZ_OK;
-}
-
 /* ---- Chunks ---- */
 
-/* Queues the open chunk; trains the dictionary once enough input is buffered (lock held). */
-static int seal_open(mcz_writer *w)
+bool mcz_wr_queue_full(const mcz_writer *w)
+{
+    bool sampling = !atomic_load(&w->dict_ready) && !w->train_wanted && !w->training;
+    return !sampling && w->in_flight >= w->queue_limit;
+}
+
+void mcz_wr_enqueue(mcz_writer *w, chunk *c)
+{
+    c->next = NULL;
+    if (w->tail_chunk)
+        w->tail_chunk->next = c;
+    else
+        w->head_chunk = c;
+    w->tail_chunk = c;
+    if (!w->todo && c->state == CHUNK_SEALED)
+        w->todo = c;
+    w->in_flight++;
+    w->stats.chunks_sealed++;
+    if (w->in_flight > w->stats.queue_peak)
+        w->stats.queue_peak = w->in_flight;
+}
+
+void mcz_wr_seal_open(mcz_writer *w, bool force)
 {
     chunk *c = w->open;
     w->open = NULL;
     c->state = CHUNK_SEALED;
-    if (w->tail)
-        w->tail->next = c;
-    else
-        w->head = c;
-    w->tail = c;
-    if (!w->todo)
-        w->todo = c;
-    w->in_flight++;
-    if (w->dict_ready) {
+    mcz_wr_enqueue(w, c);
+    if (atomic_load(&w->dict_ready)) {
         pthread_cond_signal(&w->work);
-        return MCZ_OK;
+        return;
     }
     w->buffered_raw += c->raw_len;
-    if (w->buffered_raw < w->train_bytes)
-        return MCZ_OK;
-    int rc = train_from_queue(w);
-    return rc == MCZ_OK ? dict_decided(w) : rc;
+    if (force || w->buffered_raw >= w->train_bytes)
+        mcz_wr_want_dict(w);
 }
 
 static int grow_bytes(uint8_t **buf, size_t *cap, size_t need)
@@ -380,15 +282,37 @@ static int grow_bytes(uint8_t **buf, size_t *cap, size_t need)
     return MCZ_OK;
 }
 
+/* A new open chunk, its buffer sized for a whole chunk at once (growing it by doubling would
+ * copy up to half a chunk inside one unlucky append) and reused when one is spare. The service
+ * thread learns of it when flush_ms is to be kept (lock held). */
+static int open_chunk(mcz_writer *w)
+{
+    w->open = calloc(1, sizeof *w->open);
+    if (!w->open)
+        return MCZ_ENOMEM;
+    if (w->spare_count) {
+        w->open->raw = w->spare_raw[--w->spare_count];
+        w->open->raw_cap = OPEN_CHUNK_CAP(w);
+    } else {
+        w->open->raw = malloc(OPEN_CHUNK_CAP(w));
+        if (!w->open->raw)
+            return MCZ_ENOMEM;
+        w->open->raw_cap = OPEN_CHUNK_CAP(w);
+    }
+    atomic_init(&w->open->retained_next, NULL);
+    w->open->first_number = (uint32_t)w->next_number;
+    if (w->flush_ms) {
+        w->open->opened_ns = mcz_wr_now_ns();
+        sem_post(&w->wake);
+    }
+    return MCZ_OK;
+}
+
 /* Copies mc into the open chunk (lock held). */
 static int add_to_open(mcz_writer *w, const void *mc, size_t size)
 {
-    if (!w->open) {
-        w->open = calloc(1, sizeof *w->open);
-        if (!w->open)
-            return MCZ_ENOMEM;
-        w->open->first_number = (uint32_t)w->next_number;
-    }
+    if (!w->open && open_chunk(w) != MCZ_OK)
+        return MCZ_ENOMEM;
     chunk *c = w->open;
     if (c->count == c->lengths_cap) {
         uint32_t cap = c->lengths_cap ? c->lengths_cap * 2 : 64;
@@ -406,27 +330,60 @@ static int add_to_open(mcz_writer *w, const void *mc, size_t size)
     return MCZ_OK;
 }
 
-/* Waits for room in the queue and seals the open chunk when size would overfill it. */
-static int make_room(mcz_writer *w, size_t size)
+/* The open chunk is complete: size more bytes would overfill it, or it holds flush_contexts. */
+static bool open_complete(const mcz_writer *w, size_t size)
+{
+    const chunk *c = w->open;
+    return c && c->count > 0 &&
+           (c->raw_len + size > w->chunk_size ||
+            (w->flush_contexts && c->count >= w->flush_contexts));
+}
+
+/* Seals the open chunk when it is complete, waiting for room in the queue when may_wait, else
+ * refusing with MCZ_EDROPPED. */
+static int make_room(mcz_writer *w, size_t size, bool may_wait)
 {
     for (;;) {
         if (w->error.code != MCZ_OK)
             return w->error.code;
-        if (w->dict_ready && w->in_flight >= MAX_IN_FLIGHT(w->thread_count)) {
-            pthread_cond_wait(&w->space, &w->lock);
+        if (!open_complete(w, size))
+            return MCZ_OK;
+        if (!mcz_wr_queue_full(w)) {
+            mcz_wr_seal_open(w, false);
             continue;
         }
-        if (w->open && w->open->count > 0 && w->open->raw_len + size > w->chunk_size) {
-            int rc = seal_open(w);
-            if (rc != MCZ_OK)
-                return rc;
-            continue;
-        }
-        return MCZ_OK;
+        if (!may_wait)
+            return MCZ_EDROPPED;
+        pthread_cond_wait(&w->space, &w->lock);
     }
 }
 
-int mcz_writer_append(mcz_writer *w, const void *mc, size_t size, uint32_t *number)
+/* Takes one checked context (lock held). */
+static int accept_context(mcz_writer *w, const void *mc, size_t size, uint32_t *number,
+                          bool may_wait)
+{
+    if (w->state != WRITER_OPEN)
+        return MCZ_ESTATE;
+    if (w->next_number > UINT32_MAX)
+        return mcz_wr_fail(w, MCZ_ELIMIT, -1, "context numbers exhausted");
+    int rc = make_room(w, size, may_wait);
+    if (rc == MCZ_EDROPPED)
+        w->stats.dropped_full++;
+    if (rc != MCZ_OK)
+        return rc;
+    if (add_to_open(w, mc, size) != MCZ_OK)
+        return mcz_wr_fail(w, MCZ_ENOMEM, (int64_t)w->next_number, "out of memory");
+    if (number)
+        *number = (uint32_t)w->next_number;
+    w->next_number++;
+    w->stats.appended++;
+    w->stats.raw_bytes += size;
+    if (open_complete(w, 0) && !mcz_wr_queue_full(w))
+        mcz_wr_seal_open(w, false); /* flush_contexts: off to compression at once */
+    return MCZ_OK;
+}
+
+int mcz_wr_append(mcz_writer *w, const void *mc, size_t size, uint32_t *number, bool may_wait)
 {
     if (!w || !mc)
         return MCZ_EINVAL;
@@ -435,39 +392,59 @@ int mcz_writer_append(mcz_writer *w, const void *mc, size_t size, uint32_t *numb
     if (rc != MCZ_OK)
         return rc; /* a bad context is refused; the writer stays usable */
     pthread_mutex_lock(&w->lock);
-    if (w->state != WRITER_OPEN)
-        rc = MCZ_ESTATE;
-    else if (w->next_number > UINT32_MAX)
-        rc = fail_locked(w, MCZ_ELIMIT, -1, "context numbers exhausted");
-    else
-        rc = make_room(w, size);
-    if (rc == MCZ_OK && add_to_open(w, mc, size) != MCZ_OK)
-        rc = fail_locked(w, MCZ_ENOMEM, (int64_t)w->next_number, "out of memory");
-    if (rc == MCZ_OK && number)
-        *number = (uint32_t)w->next_number;
-    if (rc == MCZ_OK)
-        w->next_number++;
+    rc = accept_context(w, mc, size, number, may_wait);
     pthread_mutex_unlock(&w->lock);
     return rc;
 }
 
+int mcz_writer_append(mcz_writer *w, const void *mc, size_t size, uint32_t *number)
+{
+    return mcz_wr_append(w, mc, size, number, !w || w->when_full == MCZ_FULL_BLOCK);
+}
+
 /* ---- Open, close ---- */
+
+static bool options_valid(const mcz_writer *w, const mcz_writer_options *opt)
+{
+    bool collector = opt->mode == MCZ_WRITE_LIVE || opt->mode == MCZ_WRITE_MEMORY;
+    return w->level >= ZSTD_minCLevel() && w->level <= ZSTD_maxCLevel() && opt->threads >= 0 &&
+           w->chunk_size <= MAX_CHUNK_SIZE && !(opt->dict && (!opt->dict_len || opt->no_dict)) &&
+           opt->dict_len <= UINT32_MAX && (collector || opt->mode == MCZ_WRITE_ATOMIC) &&
+           (opt->when_full == MCZ_FULL_BLOCK || opt->when_full == MCZ_FULL_DROP) &&
+           (collector || opt->max_bytes == 0);
+}
+
+static void resolve_collector_options(mcz_writer *w, const mcz_writer_options *opt)
+{
+    bool collector = opt->mode != MCZ_WRITE_ATOMIC;
+    w->mode = opt->mode;
+    w->when_full = opt->when_full;
+    w->queue_limit = opt->queue_chunks ? opt->queue_chunks : MAX_IN_FLIGHT(w->thread_count);
+    w->max_bytes = opt->max_bytes;
+    if (opt->mode == MCZ_WRITE_MEMORY && !w->max_bytes)
+        w->max_bytes = DEFAULT_MEMORY_MAX_BYTES;
+    w->flush_contexts = opt->flush_contexts;
+    w->flush_ms = opt->flush_ms;
+    w->checkpoint_ms = opt->checkpoint_ms ? opt->checkpoint_ms : DEFAULT_CHECKPOINT_MS;
+    w->train_bytes = opt->train_bytes ? opt->train_bytes
+                     : collector      ? COLLECTOR_TRAIN_BYTES
+                                      : DEFAULT_TRAIN_BYTES;
+}
 
 static int resolve_options(mcz_writer *w, const mcz_writer_options *opt, mcz_diag *diag)
 {
     w->level = opt->level ? opt->level : DEFAULT_LEVEL;
     w->chunk_size = opt->chunk_size ? opt->chunk_size : DEFAULT_CHUNK_SIZE;
     w->dict_size = opt->dict_size ? opt->dict_size : DEFAULT_DICT_SIZE;
-    w->train_bytes = opt->train_bytes ? opt->train_bytes : DEFAULT_TRAIN_BYTES;
     w->next_number = opt->first_number ? opt->first_number : 1;
-    w->table.first_number = (uint32_t)w->next_number;
+    w->first_number = (uint32_t)w->next_number;
+    w->out_next_number = w->first_number;
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     w->thread_count = opt->threads > 0 ? opt->threads : (cores > 0 ? (int)cores : 1);
     if (w->thread_count > MAX_THREADS)
         w->thread_count = MAX_THREADS;
-    if (w->level < ZSTD_minCLevel() || w->level > ZSTD_maxCLevel() || opt->threads < 0 ||
-        w->chunk_size > MAX_CHUNK_SIZE || (opt->dict && (!opt->dict_len || opt->no_dict)) ||
-        opt->dict_len > UINT32_MAX)
+    resolve_collector_options(w, opt);
+    if (!options_valid(w, opt))
         return mcz_fail(diag, MCZ_EINVAL, -1, -1, "mcz_writer_open: bad options");
     if (opt->dict) {
         w->dict = malloc(opt->dict_len);
@@ -489,37 +466,63 @@ static int start_threads(mcz_writer *w, mcz_diag *diag)
             return mcz_fail(diag, MCZ_ENOMEM, -1, -1, "cannot start compression threads");
         w->threads_started++;
     }
-    return MCZ_OK;
+    return mcz_wr_service_start(w, diag);
 }
 
-/* Stops the workers and frees everything but the output file. */
-static void writer_free(mcz_writer *w)
+/* Tells every thread to finish (lock held). */
+static void begin_closing(mcz_writer *w)
 {
-    pthread_mutex_lock(&w->lock);
     w->state = WRITER_CLOSING;
     pthread_cond_broadcast(&w->work);
-    pthread_mutex_unlock(&w->lock);
+    pthread_cond_broadcast(&w->space);
+    pthread_cond_broadcast(&w->progress);
+    sem_post(&w->wake);
+}
+
+static void join_threads(mcz_writer *w)
+{
     for (int i = 0; i < w->threads_started; i++)
         pthread_join(w->threads[i], NULL);
+    w->threads_started = 0;
+    mcz_wr_service_stop(w);
+}
+
+/* Stops the threads and frees everything; the output file is the caller's business. */
+static void writer_free(mcz_writer *w)
+{
+    mcz_wr_signals_remove(w);
+    pthread_mutex_lock(&w->lock);
+    w->paused = false;
+    begin_closing(w);
+    pthread_mutex_unlock(&w->lock);
+    join_threads(w);
     free(w->threads);
-    chunk_free(w->open);
-    while (w->head) {
-        chunk *c = w->head;
-        w->head = c->next;
-        chunk_free(c);
+    mcz_wr_chunk_free(w->open);
+    while (w->head_chunk) {
+        chunk *c = w->head_chunk;
+        w->head_chunk = c->next;
+        mcz_wr_chunk_free(c);
     }
+    mcz_wr_free_retained(w);
+    while (w->spare_count)
+        free(w->spare_raw[--w->spare_count]);
+    mcz_outfile_abort(w->out);
     ZSTD_freeCDict(w->cdict);
     free(w->dict);
-    mcz_arc_table_free(&w->table);
+    if (w->fd >= 0)
+        close(w->fd);
+    free(w->path);
+    free(w->signal_path);
+    sem_destroy(&w->wake);
     pthread_cond_destroy(&w->work);
     pthread_cond_destroy(&w->space);
+    pthread_cond_destroy(&w->progress);
     pthread_mutex_destroy(&w->lock);
     free(w);
 }
 
-mcz_writer *mcz_writer_open(const char *path, const mcz_writer_options *opt, mcz_diag *diag)
+static mcz_writer *writer_create(mcz_diag *diag)
 {
-    static const mcz_writer_options defaults = MCZ_WRITER_OPTIONS_INIT;
     mcz_writer *w = calloc(1, sizeof *w);
     if (!w) {
         mcz_fail(diag, MCZ_ENOMEM, -1, -1, "out of memory");
@@ -528,19 +531,49 @@ mcz_writer *mcz_writer_open(const char *path, const mcz_writer_options *opt, mcz
     pthread_mutex_init(&w->lock, NULL);
     pthread_cond_init(&w->work, NULL);
     pthread_cond_init(&w->space, NULL);
+    pthread_cond_init(&w->progress, NULL);
+    sem_init(&w->wake, 0, 0);
+    atomic_init(&w->dict_ready, false);
+    atomic_init(&w->retained_head, NULL);
+    atomic_init(&w->dump_wanted, false);
+    atomic_init(&w->fatal_dumping, 0);
+    atomic_init(&w->retaining, 0);
+    w->fd = -1;
     mcz_diag_clear(&w->error);
+    return w;
+}
+
+/* Where the archive goes while it is written: a temporary (ATOMIC), the file itself (LIVE), or
+ * nowhere before a dump (MEMORY, which only keeps the path). */
+static int open_output(mcz_writer *w, const char *path, mcz_diag *diag)
+{
+    if (!path)
+        return mcz_fail(diag, MCZ_EINVAL, -1, -1, "mcz_writer_open: NULL path");
+    w->path = strdup(path);
+    if (!w->path)
+        return mcz_fail(diag, MCZ_ENOMEM, -1, -1, "out of memory");
+    if (w->mode == MCZ_WRITE_LIVE)
+        return mcz_wr_open_live(w, diag);
+    if (w->mode == MCZ_WRITE_MEMORY)
+        return MCZ_OK;
+    w->out = mcz_outfile_open(path, diag);
+    return w->out ? MCZ_OK : MCZ_EIO;
+}
+
+mcz_writer *mcz_writer_open(const char *path, const mcz_writer_options *opt, mcz_diag *diag)
+{
+    static const mcz_writer_options defaults = MCZ_WRITER_OPTIONS_INIT;
+    mcz_writer *w = writer_create(diag);
+    if (!w)
+        return NULL;
     opt = opt ? opt : &defaults;
     int rc = resolve_options(w, opt, diag);
-    if (rc == MCZ_OK) {
-        w->out = mcz_outfile_open(path, diag);
-        rc = w->out ? MCZ_OK : MCZ_EIO;
-    }
+    if (rc == MCZ_OK)
+        rc = open_output(w, path, diag);
     if (rc == MCZ_OK && (opt->dict || opt->no_dict)) {
-        pthread_mutex_lock(&w->lock);
-        rc = dict_decided(w);
-        pthread_mutex_unlock(&w->lock);
-        if (rc != MCZ_OK && diag)
-            *diag = w->error;
+        rc = mcz_wr_prepare_dict(w, diag); /* no other thread yet */
+        if (rc == MCZ_OK)
+            mcz_wr_publish_dict(w);
     }
     if (rc == MCZ_OK)
         rc = start_threads(w, diag);
@@ -559,64 +592,67 @@ static int finish_input(mcz_writer *w)
     if (rc == MCZ_OK && w->state != WRITER_OPEN)
         rc = MCZ_ESTATE;
     if (rc == MCZ_OK && w->open && w->open->count > 0)
-        rc = seal_open(w);
-    if (rc == MCZ_OK && !w->dict_ready) {
-        rc = w->head ? train_from_queue(w) : MCZ_OK;
-        if (rc == MCZ_OK)
-            rc = dict_decided(w);
-    }
-    w->state = WRITER_CLOSING;
-    pthread_cond_broadcast(&w->work);
+        mcz_wr_seal_open(w, true); /* past the queue bound by one at most: the end is near */
+    mcz_wr_want_dict(w);
+    begin_closing(w);
     pthread_mutex_unlock(&w->lock);
     return rc;
 }
 
-static int write_index(mcz_writer *w)
+/* Index and footer for the mode: the final checkpoint (LIVE), the index then the rename
+ * (ATOMIC), or the whole archive from memory (MEMORY). No other thread runs any more. */
+static int write_final(mcz_writer *w, mcz_diag *diag)
 {
-    uint8_t *frame, footer[MCZ_ARC_FOOTER_SIZE];
-    size_t len;
-    int rc = mcz_arc_table_encode(&w->table, mcz_outfile_tell(w->out), &frame, &len, footer);
-    if (rc != MCZ_OK)
-        return fail_locked(w, rc, -1, "cannot encode the index");
-    rc = write_bytes(w, frame, len);
-    free(frame);
-    return rc == MCZ_OK ? write_bytes(w, footer, sizeof footer) : rc;
+    if (w->mode == MCZ_WRITE_MEMORY)
+        return mcz_wr_dump_retained(w, w->path, diag);
+    if (w->mode == MCZ_WRITE_LIVE) {
+        int rc = mcz_wr_checkpoint(w, diag);
+        int fd = w->fd;
+        w->fd = -1;
+        if (close(fd) != 0 && rc == MCZ_OK)
+            rc = mcz_fail(diag, MCZ_EIO, -1, -1, "%s: close failed", w->path);
+        return rc;
+    }
+    int rc = mcz_wr_write_index(w, diag);
+    if (rc == MCZ_OK)
+        rc = mcz_outfile_commit(w->out, diag);
+    w->out = NULL;
+    return rc;
 }
 
 int mcz_writer_close(mcz_writer *w, mcz_diag *diag)
 {
     if (!w)
         return mcz_fail(diag, MCZ_EINVAL, -1, -1, "mcz_writer_close: NULL writer");
+    mcz_wr_signals_remove(w);
     int rc = finish_input(w);
-    for (int i = 0; i < w->threads_started; i++)
-        pthread_join(w->threads[i], NULL);
-    w->threads_started = 0;
+    join_threads(w);
+    pthread_mutex_lock(&w->lock);
+    mcz_wr_pump_output(w);
     if (rc == MCZ_OK)
         rc = w->error.code;
-    if (rc == MCZ_OK && w->head)
-        rc = fail_locked(w, MCZ_ESTATE, -1, "chunks left unwritten");
+    if (rc == MCZ_OK && w->head_chunk)
+        rc = mcz_wr_fail(w, MCZ_ESTATE, -1, "chunks left unwritten");
+    pthread_mutex_unlock(&w->lock);
     if (rc == MCZ_OK)
-        rc = write_index(w);
-    if (rc == MCZ_OK) {
-        rc = mcz_outfile_commit(w->out, diag);
-        w->out = NULL;
-    } else if (diag && w->error.code != MCZ_OK) {
+        rc = write_final(w, diag);
+    else if (diag && w->error.code != MCZ_OK)
         *diag = w->error;
-    } else {
+    else
         mcz_fail(diag, rc, -1, -1, "mcz_writer_close: %s", mcz_error_name(rc));
-    }
-    mcz_outfile_abort(w->out);
-    w->out = NULL;
     writer_free(w);
     return rc;
 }
 
+/* The threads stop at once (the sticky error); a temporary file is removed, a LIVE file is left
+ * as it is (FORMAT.md §12). */
 void mcz_writer_abort(mcz_writer *w)
 {
     if (!w)
         return;
-    mcz_outfile_abort(w->out);
-    w->out = NULL;
+    pthread_mutex_lock(&w->lock);
+    mcz_wr_fail(w, MCZ_ESTATE, -1, "the writer was aborted");
+    pthread_mutex_unlock(&w->lock);
     writer_free(w);
 }
 

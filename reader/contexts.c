@@ -1,0 +1,36 @@
+/* contexts.c - the index's per-context columns, by position, without decompression. */
+#include <string.h>
+
+#include "mcz_common.h"
+#include "reader_impl.h"
+
+/* The chunk whose contexts include position: context_base is increasing, one entry per chunk. */
+static uint64_t chunk_of_position(const mcz_reader *r, uint64_t position)
+{
+    uint64_t lo = 0, hi = r->index.chunk_count; /* answer in [lo, hi) */
+    while (hi - lo > 1) {
+        uint64_t mid = lo + (hi - lo) / 2;
+        if (r->context_base[mid] <= position)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+int mcz_reader_context(const mcz_reader *r, uint64_t position, mcz_context_info *out)
+{
+    if (!r || !out)
+        return MCZ_EINVAL;
+    if (position >= r->index.context_count)
+        return MCZ_ENOTFOUND;
+    uint64_t chunk = chunk_of_position(r, position);
+    const uint8_t *entry = r->index.chunks + (size_t)MCZ_ARC_CHUNK_ENTRY * chunk;
+    out->chunk = chunk;
+    out->number = mcz_get_le32(entry + 16) + (uint32_t)(position - r->context_base[chunk]);
+    out->size = mcz_get_le32(r->index.lengths + 4 * position);
+    out->mch_offset = r->raw_base[chunk] + mcz_get_le32(r->index.offsets + 4 * position);
+    memcpy(out->identity.bytes, r->index.identity + 16 * position, 16);
+    memcpy(out->dedup.bytes, r->index.dedup + 16 * position, 16);
+    return MCZ_OK;
+}

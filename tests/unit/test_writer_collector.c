@@ -1,0 +1,728 @@
+/*
+ * test_writer_collector.c - the writer as a collector (FORMAT.md §12): the full-queue policies,
+ * rolling bounds, LIVE checkpoints and recovery after truncation at many offsets, MEMORY dumps
+ * by call and by signal (a request signal and a fatal one), chunk copies, flush intervals and
+ * statistics.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+
+#include <cmocka.h>
+
+#include "archive.h"
+#include "archive_testlib.h"
+#include "../../writer/writer_test.h"
+
+static char dir[64];
+static char path[128];
+static char path2[128];
+static char path3[128];
+
+static int setup(void **state)
+{
+    (void)state;
+    tl_tmpdir(dir, sizeof dir);
+    snprintf(path, sizeof path, "%s/a.mcz", dir);
+    snprintf(path2, sizeof path2, "%s/b.mcz", dir);
+    snprintf(path3, sizeof path3, "%s/c.mcz", dir);
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    tl_rmdir(dir);
+    return 0;
+}
+
+/* Small chunks without a dictionary: the queue bound applies from the first chunk. */
+static mcz_writer_options collector(mcz_writer_mode mode, uint32_t chunk_size)
+{
+    mcz_writer_options o = MCZ_WRITER_OPTIONS_INIT;
+    o.mode = mode;
+    o.level = 1;
+    o.chunk_size = chunk_size;
+    o.threads = 1;
+    o.no_dict = true;
+    return o;
+}
+
+static void sleep_ms(long ms)
+{
+    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000};
+    nanosleep(&ts, NULL);
+}
+
+/* Polls stats until last_retained reaches want; a generous bound keeps a broken writer from
+ * hanging the test (behaviour, not timing: the bound is never the thing tested). */
+static void wait_retained(mcz_writer *w, uint32_t want)
+{
+    mcz_writer_stats st;
+    for (int i = 0; i < 2000; i++) {
+        mcz_writer_get_stats(w, &st);
+        if (st.last_retained >= want)
+            return;
+        sleep_ms(5);
+    }
+    fail_msg("the writer never retained context %u (last %u)", want, st.last_retained);
+}
+
+static int append_context(mcz_writer *w, const tl_corpus *c, uint32_t i)
+{
+    return mcz_writer_append(w, c->bytes + c->offsets[i], c->sizes[i], NULL);
+}
+
+/* The archive at p holds exactly the numbers [first, last], number n being corpus context
+ * source[n - first]; returns its info. */
+static mcz_archive_info check_holds(const char *p, const tl_corpus *c, uint32_t first,
+                                    uint32_t last, const uint32_t *source)
+{
+    mcz_diag d;
+    mcz_reader *r = mcz_reader_open(p, &d);
+    if (!r)
+        fail_msg("%s: %s", p, d.message);
+    mcz_archive_info info;
+    mcz_reader_get_info(r, &info);
+    assert_int_equal(info.contexts, last - first + 1);
+    assert_int_equal(info.first_number, first);
+    assert_int_equal(info.last_number, last);
+    mcz_cursor *cur = mcz_cursor_create(r);
+    for (uint32_t n = first; n <= last; n++) {
+        mcz_mc mc;
+        assert_int_equal(mcz_cursor_get(cur, n, &mc, &d), MCZ_OK);
+        uint32_t i = source ? source[n - first] : n - 1;
+        assert_int_equal(mc.size, c->sizes[i]);
+        assert_memory_equal(mc.bytes, c->bytes + c->offsets[i], mc.size);
+    }
+    assert_int_equal(mcz_reader_verify(r, NULL, NULL, &d), MCZ_OK);
+    mcz_cursor_free(cur);
+    mcz_reader_close(r);
+    return info;
+}
+
+/* ---- Full queue ---- */
+
+/* DROP: with the workers held still and a one-chunk queue, appends keep returning (the test
+ * would hang otherwise), refuse what does not fit with MCZ_EDROPPED, and count it. */
+static void check_drop(bool dict_pending, uint32_t max_peak)
+{
+    tl_corpus c;
+    tl_corpus_make(&c, 400, 0);
+    mcz_writer_options o = collector(MCZ_WRITE_MEMORY, 4096);
+    o.when_full = MCZ_FULL_DROP;
+    o.queue_chunks = 1;
+    if (dict_pending) { /* training wanted after one chunk, but no worker can train */
+        o.no_dict = false;
+        o.train_bytes = 4096;
+    }
+    mcz_diag d;
+    mcz_writer *w = mcz_writer_open(path, &o, &d);
+    assert_non_null(w);
+    mcz_wr_test_pause(w, true);
+    uint32_t *accepted = calloc(c.n, sizeof *accepted), kept = 0, dropped = 0;
+    for (uint32_t i = 0; i < c.n; i++) {
+        int rc = append_context(w, &c, i);
+        if (rc == MCZ_OK)
+            accepted[kept++] = i;
+        else if (rc == MCZ_EDROPPED)
+            dropped++;
+        else
+            fail_msg("append: %s", mcz_error_name(rc));
+    }
+    mcz_writer_stats st;
+    mcz_writer_get_stats(w, &st);
+    assert_true(dropped > 0);
+    assert_int_equal(st.dropped_full, dropped);
+    assert_int_equal(st.appended, kept);
+    assert_true(st.queue_peak <= max_peak);
+    mcz_wr_test_pause(w, false);
+    assert_int_equal(mcz_writer_close(w, &d), MCZ_OK);
+    check_holds(path, &c, 1, kept, accepted); /* numbers stay consecutive: drops take none */
+    free(accepted);
+    tl_corpus_free(&c);
+}
+
+static void test_drop_when_full(void **state)
+{
+    (void)state;
+    check_drop(false, 1);
+}
+
+static void test_drop_while_dictionary_pending(void **state)
+{
+    (void)state;
+    check_drop(true, 2); /* the samples, up to train_bytes, then nothing more */
+}
+
+/* BLOCK loses nothing through the same one-chunk queue. */
+static void test_block_when_full(void **state)
+{
+    (void)state;
+    tl_corpus c;
+    tl_corpus_make(&c, 300, 0);
+    mcz_writer_options o = collector(MCZ_WRITE_ATOMIC, 4096);
+    o.queue_chunks = 1;
+    assert_int_equal(tl_write(path, &c, &o), MCZ_OK);
+    check_holds(path, &c, 1, c.n, NULL);
+    tl_corpus_free(&c);
+}
+
+/* ---- Rolling ---- */
+
+/* Sum of the chunks' stored sizes. */
+static uint64_t stored_bytes(const char *p)
+{
+    mcz_reader *r = mcz_reader_open(p, NULL);
+    assert_non_null(r);
+    mcz_archive_info info;
+    mcz_reader_get_info(r, &info);
+    uint64_t sum = 0;
+    for (uint64_t i = 0; i < info.chunks; i++) {
+        mcz_chunk_info ch;
+        assert_int_equal(mcz_reader_chunk(r, i, &ch), MCZ_OK);
+        sum += ch.stored_size;
+    }
+    mcz_reader_close(r);
+    return sum;
+}
+
+/* The bound holds at every moment the statistics are read, the oldest go first, and the
+ * archive says which numbers it still holds. */
+static void check_rolling(mcz_writer_mode mode)
+{
+    tl_corpus c;
+    tl_corpus_make(&c, 600, 0);
+    const uint64_t bound = 40000;
+    mcz_writer_options o = collector(mode, 8192);
+    o.max_bytes = bound;
+    mcz_diag d;
+    mcz_writer *w = mcz_writer_open(path, &o, &d);
+    assert_non_null(w);
+    mcz_writer_stats st;
+    for (uint32_t i = 0; i < c.n; i++) {
+        assert_int_equal(append_context(w, &c, i), MCZ_OK);
+        mcz_writer_get_stats(w, &st);
+        assert_true(st.retained_bytes <= bound);
+    }
+    assert_int_equal(mcz_writer_flush(w), MCZ_OK);
+    mcz_writer_get_stats(w, &st);
+    assert_true(st.chunks_dropped > 0);
+    assert_int_equal(st.last_retained, c.n);
+    assert_int_equal(st.dropped_rolling, st.first_retained - 1);
+    uint32_t first = st.first_retained;
+    assert_int_equal(mcz_writer_close(w, &d), MCZ_OK);
+    mcz_archive_info info = check_holds(path, &c, first, c.n, NULL);
+    assert_true(info.first_number > 1);
+    assert_true(stored_bytes(path) <= bound);
+    tl_corpus_free(&c);
+}
+
+static void test_rolling_memory(void **state)
+{
+    (void)state;
+    check_rolling(MCZ_WRITE_MEMORY);
+}
+
+/* LIVE: the discarded chunks are holes, so the blocks the file occupies stay near the bound
+ * while its apparent size grows; mcz_recover finds the retained chunks across the hole. */
+static void test_rolling_live(void **state)
+{
+    (void)state;
+    check_rolling(MCZ_WRITE_LIVE);
+    struct stat sb;
+    assert_int_equal(stat(path, &sb), 0);
+    assert_true((uint64_t)sb.st_blocks * 512 < (uint64_t)sb.st_size / 2);
+    /* No footer: recovery walks the file, zeros included. */
+    size_t size = 0;
+    uint8_t *bytes = tl_read(path, &size);
+    tl_save(path2, bytes, size - MCZ_ARC_FOOTER_SIZE);
+    free(bytes);
+    uint64_t kept, lost;
+    mcz_diag d;
+    assert_int_equal(mcz_recover(path2, path3, &kept, &lost, &d), MCZ_OK);
+    mcz_reader *r = mcz_reader_open(path, NULL), *rec = mcz_reader_open(path3, NULL);
+    mcz_archive_info a, b;
+    mcz_reader_get_info(r, &a);
+    mcz_reader_get_info(rec, &b);
+    assert_int_equal(kept, a.contexts);
+    assert_int_equal(b.first_number, a.first_number);
+    assert_int_equal(b.last_number, a.last_number);
+    mcz_reader_close(r);
+    mcz_reader_close(rec);
+}
+
+/* ---- LIVE ---- */
+
+/* Recovery from the first cut bytes of a LIVE file gives back exactly the chunks that lie whole
+ * below the cut (per the reference reader of the whole file). */
+static void check_cut(const uint8_t *bytes, uint64_t cut, const mcz_reader *whole,
+                      const tl_corpus *c)
+{
+    tl_save(path2, bytes, (size_t)cut);
+    mcz_archive_info info;
+    mcz_reader_get_info(whole, &info);
+    uint32_t last_whole = 0;
+    for (uint64_t i = 0; i < info.chunks; i++) {
+        mcz_chunk_info ch;
+        mcz_reader_chunk(whole, i, &ch);
+        if (ch.offset + ch.stored_size <= cut)
+            last_whole = ch.first_number + ch.count - 1;
+    }
+    uint64_t kept = 0, lost = 0;
+    mcz_diag d;
+    int rc = mcz_recover(path2, path3, &kept, &lost, &d);
+    if (last_whole == 0) {
+        assert_int_not_equal(rc, MCZ_OK);
+        return;
+    }
+    if (rc != MCZ_OK)
+        fail_msg("cut at %llu: %s", (unsigned long long)cut, d.message);
+    assert_int_equal(kept, last_whole);
+    check_holds(path3, c, 1, last_whole, NULL);
+}
+
+static void test_live_checkpoint_and_recover(void **state)
+{
+    (void)state;
+    tl_corpus c;
+    tl_corpus_make(&c, 200, 0);
+    mcz_writer_options o = collector(MCZ_WRITE_LIVE, 6000);
+    o.no_dict = false;
+    o.train_bytes = 64 << 10; /* a real dictionary frame before the first chunk */
+    o.dict_size = 4096;
+    mcz_diag d;
+    mcz_writer *w = mcz_writer_open(path, &o, &d);
+    assert_non_null(w);
+    for (uint32_t i = 0; i < c.n; i++)
+        assert_int_equal(append_context(w, &c, i), MCZ_OK);
+    assert_int_equal(mcz_writer_flush(w), MCZ_OK);
+    mcz_writer_stats st;
+    mcz_writer_get_stats(w, &st);
+    assert_true(st.checkpoints >= 1);
+    /* The file as it is now is a complete archive, written where it will stay. */
+    check_holds(path, &c, 1, c.n, NULL);
+    size_t size = 0;
+    uint8_t *bytes = tl_read(path, &size);
+    assert_true(st.written_bytes >= size);
+    mcz_reader *whole = mcz_reader_open(path, &d);
+    assert_non_null(whole);
+    for (uint64_t cut = 0; cut < size; cut += size / 97 + 1)
+        check_cut(bytes, cut, whole, &c);
+    for (uint64_t i = 0; i < 4; i++) { /* exactly at, and one byte short of, chunk ends */
+        mcz_chunk_info ch;
+        assert_int_equal(mcz_reader_chunk(whole, i, &ch), MCZ_OK);
+        check_cut(bytes, ch.offset + ch.stored_size, whole, &c);
+        check_cut(bytes, ch.offset + ch.stored_size - 1, whole, &c);
+    }
+    mcz_reader_close(whole);
+    free(bytes);
+    assert_int_equal(mcz_writer_dump(w, path3, &d), MCZ_OK); /* chunks read back from the file */
+    check_holds(path3, &c, 1, c.n, NULL);
+    assert_int_equal(mcz_writer_close(w, &d), MCZ_OK);
+    check_holds(path, &c, 1, c.n, NULL);
+    tl_corpus_free(&c);
+}
+
+/* Chunks written after the last checkpoint lie over the old index; the stale bytes behind them
+ * (old index, old footer) do not stop recovery, which gives back every written chunk. */
+static void test_live_stale_tail(void **state)
+{
+    (void)state;
+    tl_corpus c;
+    tl_corpus_make(&c, 120, 0);
+    mcz_writer_options o = collector(MCZ_WRITE_LIVE, 1 << 20);
+    o.flush_contexts = 2;        /* small chunks, each shorter than the index it overwrites */
+    o.checkpoint_ms = 100000000; /* only flush checkpoints */
+    mcz_diag d;
+    mcz_writer *w = mcz_writer_open(path, &o, &d);
+    assert_non_null(w);
+    for (uint32_t i = 0; i < 100; i++)
+        assert_int_equal(append_context(w, &c, i), MCZ_OK);
+    assert_int_equal(mcz_writer_flush(w), MCZ_OK);
+    for (uint32_t i = 100; i < 102; i++)
+        assert_int_equal(append_context(w, &c, i), MCZ_OK);
+    wait_retained(w, 102);
+    size_t size = 0;
+    uint8_t *bytes = tl_read(path, &size);
+    tl_save(path2, bytes, size);
+    free(bytes);
+    uint64_t kept, lost;
+    assert_int_equal(mcz_recover(path2, path3, &kept, &lost, &d), MCZ_OK);
+    assert_int_equal(kept, 102);
+    check_holds(path3, &c, 1, 102, NULL);
+    assert_int_equal(mcz_writer_close(w, &d), MCZ_OK);
+    check_holds(path, &c, 1, 102, NULL);
+    tl_corpus_free(&c);
+}
+
+/* flush_ms seals a chunk that nothing else would seal (and decides the pending dictionary);
+ * checkpoint_ms then makes the file an archive that holds it, without any call. */
+static void test_flush_interval(void **state)
+{
+    (void)state;
+    tl_corpus c;
+    tl_corpus_make(&c, 3, 0);
+    mcz_writer_options o = collector(MCZ_WRITE_LIVE, 1 << 20);
+    o.no_dict = false; /* the dictionary would wait for 2 MiB */
+    o.flush_ms = 20;
+    o.checkpoint_ms = 10;
+    mcz_diag d;
+    mcz_writer *w = mcz_writer_open(path, &o, &d);
+    assert_non_null(w);
+    for (uint32_t i = 0; i < c.n; i++)
+        assert_int_equal(append_context(w, &c, i), MCZ_OK);
+    wait_retained(w, 3);
+    mcz_archive_info info = {0};
+    for (int i = 0; i < 2000 && info.contexts < 3; i++) {
+        mcz_reader *r = mcz_reader_open(path, NULL);
+        if (r)
+            mcz_reader_get_info(r, &info);
+        mcz_reader_close(r);
+        sleep_ms(5);
+    }
+    assert_int_equal(info.contexts, 3);
+    assert_int_equal(mcz_writer_close(w, &d), MCZ_OK);
+    tl_corpus_free(&c);
+}
+
+/* flush_contexts caps every chunk's count. */
+static void test_flush_contexts(void **state)
+{
+    (void)state;
+    tl_corpus c;
+    tl_corpus_make(&c, 23, 0);
+    mcz_writer_options o = collector(MCZ_WRITE_ATOMIC, 1 << 20);
+    o.flush_contexts = 5;
+    assert_int_equal(tl_write(path, &c, &o), MCZ_OK);
+    mcz_reader *r = mcz_reader_open(path, NULL);
+    mcz_archive_info info;
+    mcz_reader_get_info(r, &info);
+    assert_int_equal(info.chunks, 5);
+    for (uint64_t i = 0; i < info.chunks; i++) {
+        mcz_chunk_info ch;
+        mcz_reader_chunk(r, i, &ch);
+        assert_int_equal(ch.count, i < 4 ? 5 : 3);
+    }
+    mcz_reader_close(r);
+    tl_corpus_free(&c);
+}
+
+/* ---- MEMORY dumps ---- */
+
+static void test_memory_dump_call(void **state)
+{
+    (void)state;
+    tl_corpus c;
+    tl_corpus_make(&c, 150, 0);
+    mcz_writer_options o = collector(MCZ_WRITE_MEMORY, 8192);
+    mcz_diag d;
+    mcz_writer *w = mcz_writer_open(path, &o, &d);
+    assert_non_null(w);
+    for (uint32_t i = 0; i < 100; i++)
+        assert_int_equal(append_context(w, &c, i), MCZ_OK);
+    assert_int_equal(mcz_writer_dump(w, path2, &d), MCZ_OK);
+    check_holds(path2, &c, 1, 100, NULL); /* the open chunk was sealed for it */
+    for (uint32_t i = 100; i < c.n; i++)
+        assert_int_equal(append_context(w, &c, i), MCZ_OK);
+    assert_int_equal(mcz_writer_dump(w, path2, &d), MCZ_OK);
+    check_holds(path2, &c, 1, c.n, NULL);
+    struct stat sb;
+    assert_int_not_equal(stat(path, &sb), 0); /* nothing at path before close */
+    assert_int_equal(mcz_writer_close(w, &d), MCZ_OK);
+    check_holds(path, &c, 1, c.n, NULL);
+    tl_corpus_free(&c);
+}
+
+static void test_memory_dump_request_signal(void **state)
+{
+    (void)state;
+    tl_corpus c;
+    tl_corpus_make(&c, 80, 0);
+    mcz_writer_options o = collector(MCZ_WRITE_MEMORY, 8192);
+    mcz_diag d;
+    mcz_writer *w = mcz_writer_open(path, &o, &d);
+    assert_non_null(w);
+    assert_int_equal(mcz_writer_dump_on_signal(w, path2, SIGUSR1, false, &d), MCZ_OK);
+    mcz_writer *other = mcz_writer_open(path3, &o, &d);
+    assert_int_equal(mcz_writer_dump_on_signal(other, path3, SIGUSR2, false, &d), MCZ_ESTATE);
+    mcz_writer_abort(other);
+    for (uint32_t i = 0; i < c.n; i++)
+        assert_int_equal(append_context(w, &c, i), MCZ_OK);
+    assert_int_equal(raise(SIGUSR1), 0);
+    struct stat sb;
+    for (int i = 0; i < 2000 && stat(path2, &sb) != 0; i++)
+        sleep_ms(5);
+    check_holds(path2, &c, 1, c.n, NULL);
+    assert_int_equal(mcz_writer_close(w, &d), MCZ_OK);
+    struct sigaction now;
+    sigaction(SIGUSR1, NULL, &now);
+    assert_true(now.sa_handler == SIG_DFL); /* close gave the signal back */
+    tl_corpus_free(&c);
+}
+
+/* A process dying of SIGABRT leaves a complete archive of what its writer had compressed, then
+ * dies of the signal as it would have anyway. */
+static void test_memory_dump_fatal_signal(void **state)
+{
+    (void)state;
+    tl_corpus c;
+    tl_corpus_make(&c, 120, 0);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        mcz_writer_options o = collector(MCZ_WRITE_MEMORY, 8192);
+        o.no_dict = false;
+        o.train_bytes = 32 << 10;
+        o.dict_size = 2048;
+        mcz_writer *w = mcz_writer_open(path, &o, NULL);
+        if (!w || mcz_writer_dump_on_signal(w, path2, 0, true, NULL) != MCZ_OK)
+            _exit(3);
+        for (uint32_t i = 0; i < c.n; i++)
+            if (append_context(w, &c, i) != MCZ_OK)
+                _exit(4);
+        if (mcz_writer_flush(w) != MCZ_OK)
+            _exit(5);
+        abort();
+    }
+    int status;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFSIGNALED(status));
+    assert_int_equal(WTERMSIG(status), SIGABRT);
+    check_holds(path2, &c, 1, c.n, NULL);
+    tl_corpus_free(&c);
+}
+
+static void test_signal_misuse(void **state)
+{
+    (void)state;
+    mcz_writer_options o = collector(MCZ_WRITE_LIVE, 8192);
+    mcz_diag d;
+    mcz_writer *w = mcz_writer_open(path, &o, &d);
+    assert_int_equal(mcz_writer_dump_on_signal(w, path2, 0, true, &d), MCZ_ESTATE);
+    mcz_writer_abort(w);
+    o.mode = MCZ_WRITE_ATOMIC;
+    w = mcz_writer_open(path, &o, &d);
+    assert_int_equal(mcz_writer_dump_on_signal(w, path2, SIGUSR1, false, &d), MCZ_ESTATE);
+    assert_int_equal(mcz_writer_dump(w, path2, &d), MCZ_ESTATE);
+    mcz_writer_abort(w);
+    o.max_bytes = 1000; /* rolling needs LIVE or MEMORY */
+    assert_null(mcz_writer_open(path, &o, &d));
+    assert_int_equal(d.code, MCZ_EINVAL);
+}
+
+/* ---- Chunk copies ---- */
+
+static void source_archive(const char *p, const tl_corpus *c, bool dict)
+{
+    mcz_writer_options o = collector(MCZ_WRITE_ATOMIC, 16384);
+    o.no_dict = !dict;
+    o.train_bytes = 64 << 10;
+    o.dict_size = 4096;
+    assert_int_equal(tl_write(p, c, &o), MCZ_OK);
+}
+
+/* Copies every chunk of src after `before` contexts of c appended one by one; returns how many
+ * copies were verbatim. */
+static uint32_t copy_chunks(const char *src, const char *dst, const mcz_writer_options *o,
+                            const tl_corpus *c, uint32_t before)
+{
+    mcz_diag d;
+    mcz_reader *r = mcz_reader_open(src, &d);
+    assert_non_null(r);
+    mcz_writer *w = mcz_writer_open(dst, o, &d);
+    assert_non_null(w);
+    for (uint32_t i = 0; i < before; i++)
+        assert_int_equal(append_context(w, c, i), MCZ_OK);
+    mcz_archive_info info;
+    mcz_reader_get_info(r, &info);
+    uint32_t verbatim_count = 0;
+    for (uint64_t i = 0; i < info.chunks; i++) {
+        bool verbatim = false;
+        if (mcz_writer_append_chunk(w, r, i, &verbatim, &d) != MCZ_OK)
+            fail_msg("chunk %llu: %s", (unsigned long long)i, d.message);
+        verbatim_count += verbatim;
+    }
+    assert_int_equal(mcz_writer_close(w, &d), MCZ_OK);
+    mcz_reader_close(r);
+    return verbatim_count;
+}
+
+/* The data frame of chunk i of archive p. */
+static void data_frame(mcz_reader *r, uint64_t i, const uint8_t **frame, size_t *len)
+{
+    mcz_chunk_info ch;
+    assert_int_equal(mcz_reader_chunk(r, i, &ch), MCZ_OK);
+    const uint8_t *frames;
+    assert_int_equal(mcz_reader_chunk_frames(r, i, &frames, len), MCZ_OK);
+    size_t head = (size_t)mcz_arc_chunk_head_size(ch.count);
+    *frame = frames + head;
+    *len -= head;
+}
+
+static void test_append_chunk_verbatim(void **state)
+{
+    (void)state;
+    tl_corpus c;
+    tl_corpus_make(&c, 200, 0);
+    source_archive(path, &c, true);
+    mcz_writer_options o = MCZ_WRITER_OPTIONS_INIT; /* no dictionary yet: adopts the source's */
+    o.threads = 1;
+    mcz_reader *src = mcz_reader_open(path, NULL);
+    mcz_archive_info si;
+    mcz_reader_get_info(src, &si);
+    assert_true(si.dict_id != 0);
+    assert_int_equal(copy_chunks(path, path2, &o, &c, 0), si.chunks);
+    check_holds(path2, &c, 1, c.n, NULL);
+    mcz_reader *dst = mcz_reader_open(path2, NULL);
+    mcz_archive_info di;
+    mcz_reader_get_info(dst, &di);
+    assert_int_equal(di.dict_id, si.dict_id);
+    for (uint64_t i = 0; i < si.chunks; i++) { /* data frames byte for byte */
+        const uint8_t *a, *b;
+        size_t alen, blen;
+        data_frame(src, i, &a, &alen);
+        data_frame(dst, i, &b, &blen);
+        assert_int_equal(alen, blen);
+        assert_memory_equal(a, b, alen);
+    }
+    mcz_reader_close(dst);
+    mcz_reader_close(src);
+    tl_corpus_free(&c);
+}
+
+/* Contexts appended first take the first numbers; the copies follow, renumbered. */
+static void test_append_chunk_renumbers(void **state)
+{
+    (void)state;
+    tl_corpus c;
+    tl_corpus_make(&c, 100, 0);
+    source_archive(path, &c, false);
+    mcz_writer_options o = collector(MCZ_WRITE_ATOMIC, 16384);
+    uint32_t *source = malloc((c.n + 30) * sizeof *source);
+    for (uint32_t n = 0; n < c.n + 30; n++)
+        source[n] = n < 30 ? n : n - 30;
+    mcz_reader *r = mcz_reader_open(path, NULL);
+    mcz_archive_info si;
+    mcz_reader_get_info(r, &si);
+    mcz_reader_close(r);
+    assert_int_equal(copy_chunks(path, path2, &o, &c, 30), si.chunks);
+    check_holds(path2, &c, 1, c.n + 30, source);
+    free(source);
+    tl_corpus_free(&c);
+}
+
+/* Another dictionary: the contexts are decoded and appended, the result is the same. */
+static void test_append_chunk_fallback(void **state)
+{
+    (void)state;
+    tl_corpus c;
+    tl_corpus_make(&c, 150, 0);
+    source_archive(path, &c, true);
+    mcz_writer_options o = collector(MCZ_WRITE_ATOMIC, 16384); /* no dictionary at all */
+    assert_int_equal(copy_chunks(path, path2, &o, &c, 0), 0);
+    check_holds(path2, &c, 1, c.n, NULL);
+    tl_corpus_free(&c);
+}
+
+/* A damaged source chunk is an error at its offset, and nothing of it is copied; the writer
+ * goes on. */
+static void test_append_chunk_damaged(void **state)
+{
+    (void)state;
+    tl_corpus c;
+    tl_corpus_make(&c, 100, 0);
+    source_archive(path, &c, false);
+    mcz_reader *r = mcz_reader_open(path, NULL);
+    mcz_chunk_info ch;
+    assert_int_equal(mcz_reader_chunk(r, 1, &ch), MCZ_OK);
+    mcz_reader_close(r);
+    size_t size = 0;
+    uint8_t *bytes = tl_read(path, &size);
+    bytes[ch.offset + ch.stored_size - 20] ^= 0x55; /* inside the data frame */
+    tl_save(path3, bytes, size);
+    free(bytes);
+    r = mcz_reader_open(path3, NULL);
+    assert_non_null(r);
+    mcz_writer_options o = collector(MCZ_WRITE_ATOMIC, 16384);
+    mcz_diag d;
+    mcz_writer *w = mcz_writer_open(path2, &o, &d);
+    bool verbatim = true;
+    assert_int_equal(mcz_writer_append_chunk(w, r, 0, &verbatim, &d), MCZ_OK);
+    assert_true(verbatim);
+    assert_int_not_equal(mcz_writer_append_chunk(w, r, 1, &verbatim, &d), MCZ_OK);
+    assert_false(verbatim);
+    assert_true(d.offset >= (int64_t)ch.offset && d.offset < (int64_t)(ch.offset + ch.stored_size));
+    assert_int_equal(mcz_writer_close(w, &d), MCZ_OK);
+    mcz_reader_close(r);
+    check_holds(path2, &c, 1, ch.first_number - 1, NULL);
+    tl_corpus_free(&c);
+}
+
+/* ---- Statistics ---- */
+
+static void test_stats(void **state)
+{
+    (void)state;
+    tl_corpus c;
+    tl_corpus_make(&c, 300, 0);
+    mcz_writer_options o = collector(MCZ_WRITE_LIVE, 8192);
+    o.threads = 2;
+    mcz_diag d;
+    mcz_writer *w = mcz_writer_open(path, &o, &d);
+    uint64_t raw = 0;
+    for (uint32_t i = 0; i < c.n; i++) {
+        assert_int_equal(append_context(w, &c, i), MCZ_OK);
+        raw += c.sizes[i];
+    }
+    assert_int_equal(mcz_writer_flush(w), MCZ_OK);
+    mcz_writer_stats st;
+    mcz_writer_get_stats(w, &st);
+    assert_int_equal(st.appended, c.n);
+    assert_int_equal(st.raw_bytes, raw);
+    assert_int_equal(st.dropped_full, 0);
+    assert_int_equal(st.dropped_rolling, 0);
+    assert_int_equal(st.chunks_dropped, 0);
+    assert_int_equal(st.first_retained, 1);
+    assert_int_equal(st.last_retained, c.n);
+    assert_true(st.compress_cpu_ns > 0);
+    assert_true(st.queue_peak >= 1 && st.queue_peak <= 2 * 2 + 2);
+    assert_true(st.checkpoints >= 1);
+    mcz_reader *r = mcz_reader_open(path, NULL);
+    mcz_archive_info info;
+    mcz_reader_get_info(r, &info);
+    assert_int_equal(st.chunks_sealed, info.chunks);
+    mcz_reader_close(r);
+    assert_int_equal(st.retained_bytes, stored_bytes(path));
+    assert_int_equal(mcz_writer_close(w, &d), MCZ_OK);
+    tl_corpus_free(&c);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_drop_when_full, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_drop_while_dictionary_pending, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_block_when_full, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_rolling_memory, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_rolling_live, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_live_checkpoint_and_recover, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_live_stale_tail, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_flush_interval, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_flush_contexts, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_memory_dump_call, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_memory_dump_request_signal, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_memory_dump_fatal_signal, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_signal_misuse, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_append_chunk_verbatim, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_append_chunk_renumbers, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_append_chunk_fallback, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_append_chunk_damaged, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_stats, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,479 @@
+/*
+ * output.c - where finished chunks go, in number order, in each mode (FORMAT.md §12):
+ *
+ *   ATOMIC  appended to the temporary file; the index is written once, at close.
+ *   LIVE    written into the file at path as they come, each over the previous index; a
+ *           checkpoint writes index and footer after the last chunk and cuts the file there, so
+ *           the file is a complete archive at every checkpoint. Chunks discarded by max_bytes
+ *           become a hole (FALLOC_FL_PUNCH_HOLE): disk use stays bounded, offsets stay valid.
+ *   MEMORY  kept compressed in the retained list (the ring), oldest discarded past max_bytes,
+ *           written out as a whole archive by a dump.
+ *
+ * Every chunk that reaches the output joins the retained list with its index rows, so an index
+ * is streamed from the list (mcz_arc_index_stream) at a checkpoint, a close or a dump, including
+ * a dump from a fatal-signal handler. The list is changed only by the holder of the output token,
+ * under the lock; its links are atomics so that handler can walk it without either, and a
+ * handshake keeps it still while the handler does (begin_retaining).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "mcz_common.h"
+#include "writer_impl.h"
+
+#define COPY_BUFFER 65536 /* LIVE dumps copy chunks from the file through this buffer */
+#define HOLE_BLOCK 4096   /* file system block size, for punching holes */
+
+/* ---- Plain I/O (async-signal-safe) ---- */
+
+/* Writes all of data: at off with pwrite, or at the file position when off is negative. */
+static int write_fully(int fd, const void *data, size_t len, int64_t off)
+{
+    const uint8_t *p = data;
+    while (len > 0) {
+        ssize_t n = off < 0 ? write(fd, p, len) : pwrite(fd, p, len, (off_t)off);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return MCZ_EIO;
+        p += n;
+        len -= (size_t)n;
+        off = off < 0 ? off : off + n;
+    }
+    return MCZ_OK;
+}
+
+static int live_failure(const mcz_writer *w, mcz_diag *d, uint64_t off, const char *what)
+{
+    return mcz_fail(d, MCZ_EIO, (int64_t)off, -1, "%s: %s failed: %s", w->path, what,
+                    strerror(errno));
+}
+
+/* ---- Sinks for the streaming encoder ---- */
+
+typedef struct file_sink {
+    int fd;
+    uint64_t at; /* pwrite position; unused by fd_write */
+    uint64_t written;
+} file_sink;
+
+static int fd_write(void *arg, const void *bytes, size_t len)
+{
+    file_sink *s = arg;
+    s->written += len;
+    return write_fully(s->fd, bytes, len, -1);
+}
+
+static int fd_pwrite(void *arg, const void *bytes, size_t len)
+{
+    file_sink *s = arg;
+    int rc = write_fully(s->fd, bytes, len, (int64_t)s->at);
+    s->at += len;
+    s->written += len;
+    return rc;
+}
+
+static int outfile_sink(void *arg, const void *bytes, size_t len)
+{
+    return mcz_outfile_write(arg, bytes, len);
+}
+
+/* ---- Opening, the head ---- */
+
+int mcz_wr_open_live(mcz_writer *w, mcz_diag *d)
+{
+    w->fd = open(w->path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    if (w->fd < 0)
+        return mcz_fail(d, MCZ_EIO, -1, -1, "%s: cannot create: %s", w->path, strerror(errno));
+    /* A rolling LIVE file needs holes; without them its disk use would not be bounded. */
+    if (w->max_bytes && fallocate(w->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0, 1) != 0)
+        return mcz_fail(d, MCZ_EUNSUPPORTED, -1, -1,
+                        "%s: max_bytes needs a file system that can punch holes: %s", w->path,
+                        strerror(errno));
+    return MCZ_OK;
+}
+
+int mcz_wr_write_head(mcz_writer *w, mcz_diag *d)
+{
+    if (w->mode == MCZ_WRITE_LIVE) {
+        if (write_fully(w->fd, w->head, w->head_len, 0) != MCZ_OK ||
+            write_fully(w->fd, w->dict, w->dict_len, (int64_t)w->head_len) != MCZ_OK)
+            return live_failure(w, d, 0, "write");
+        w->end = w->punched = w->head_len + w->dict_len;
+        return MCZ_OK;
+    }
+    int rc = mcz_outfile_write(w->out, w->head, w->head_len);
+    if (rc == MCZ_OK)
+        rc = mcz_outfile_write(w->out, w->dict, w->dict_len);
+    return rc == MCZ_OK ? MCZ_OK : mcz_fail(d, rc, 0, -1, "%s: archive write failed", w->path);
+}
+
+/* ---- The retained list ---- */
+
+static uint32_t retained_count(chunk *first)
+{
+    uint32_t k = 0;
+    for (chunk *c = first; c; c = atomic_load_explicit(&c->retained_next, memory_order_acquire))
+        k++;
+    return k;
+}
+
+/* Index rows of the retained chunks; relocated: laid back to back from data_start (a dump),
+ * else at their file offsets (a checkpoint or the ATOMIC index). */
+typedef struct retained_walk {
+    chunk *first, *at;
+    uint64_t data_start, pos;
+    bool relocate;
+} retained_walk;
+
+static void retained_rows(void *arg, uint32_t i, mcz_arc_rows *out)
+{
+    retained_walk *k = arg;
+    if (i == 0) {
+        k->at = k->first;
+        k->pos = k->data_start;
+    } else {
+        k->pos += k->at->frames_len;
+        k->at = atomic_load_explicit(&k->at->retained_next, memory_order_acquire);
+    }
+    const chunk *c = k->at;
+    mcz_chunk_info info = {k->relocate ? k->pos : c->offset, (uint32_t)c->frames_len,
+                           (uint32_t)c->raw_len, c->first_number, c->count, c->checksum};
+    out->info = info;
+    out->lengths = c->lengths;
+    out->identity = c->identity;
+    out->dedup = c->dedup;
+}
+
+/* Appends c to the retained list (lock and token held); the release store publishes its
+ * finished fields to a fatal-signal dump. */
+static void retain(mcz_writer *w, chunk *c)
+{
+    atomic_store_explicit(&c->retained_next, NULL, memory_order_relaxed);
+    if (w->retained_tail)
+        atomic_store_explicit(&w->retained_tail->retained_next, c, memory_order_release);
+    else
+        atomic_store_explicit(&w->retained_head, c, memory_order_release);
+    w->retained_tail = c;
+    w->stats.retained_bytes += c->frames_len;
+    w->out_next_number = c->first_number + c->count;
+}
+
+/* Unlinks the oldest chunks until the retained bytes fit max_bytes (lock and token held);
+ * returns them chained through ->next. An unlinked chunk keeps its retained_next. */
+static chunk *trim_retained(mcz_writer *w)
+{
+    chunk *gone = NULL, **link = &gone;
+    while (w->max_bytes && w->stats.retained_bytes > w->max_bytes) {
+        chunk *c = atomic_load(&w->retained_head);
+        atomic_store(&w->retained_head, atomic_load(&c->retained_next));
+        if (w->retained_tail == c)
+            w->retained_tail = NULL;
+        w->stats.retained_bytes -= c->frames_len;
+        w->stats.chunks_dropped++;
+        w->stats.dropped_rolling += c->count;
+        c->next = NULL;
+        *link = c;
+        link = &c->next;
+    }
+    return gone;
+}
+
+static void update_retained_range(mcz_writer *w)
+{
+    const chunk *first = atomic_load(&w->retained_head), *last = w->retained_tail;
+    w->stats.first_retained = first ? first->first_number : 0;
+    w->stats.last_retained = last ? last->first_number + last->count - 1 : 0;
+}
+
+/* Frees discarded chunks, after punching their bytes out of a LIVE file (token held, lock not
+ * held). Once a fatal-signal dump has started nothing is freed: should it have stopped waiting
+ * for this change (begin_retaining), it may be walking them. */
+static int release_discarded(mcz_writer *w, chunk *gone, mcz_diag *d)
+{
+    int rc = MCZ_OK;
+    if (gone && w->mode == MCZ_WRITE_LIVE) {
+        const chunk *last = gone;
+        while (last->next)
+            last = last->next;
+        /* From the start of the block holding the hole's end, so a block that chunks smaller
+         * than a block left partly punched is freed too; never into the header and dictionary. */
+        uint64_t end = last->offset + last->frames_len, data_start = w->head_len + w->dict_len;
+        uint64_t from = w->punched - w->punched % HOLE_BLOCK;
+        from = from < data_start ? data_start : from;
+        if (fallocate(w->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)from,
+                      (off_t)(end - from)) != 0)
+            rc = live_failure(w, d, from, "punching a hole");
+        w->punched = end;
+    }
+    while (gone) {
+        chunk *c = gone;
+        gone = c->next;
+        if (atomic_load(&w->fatal_dumping) == 0)
+            mcz_wr_chunk_free(c);
+    }
+    return rc;
+}
+
+void mcz_wr_free_retained(mcz_writer *w)
+{
+    chunk *c = atomic_load(&w->retained_head);
+    while (c) {
+        chunk *next = atomic_load(&c->retained_next);
+        mcz_wr_chunk_free(c);
+        c = next;
+    }
+    atomic_store(&w->retained_head, NULL);
+    w->retained_tail = NULL;
+}
+
+/* ---- Chunks into the output ---- */
+
+/* Puts c's frames in the file (ATOMIC, LIVE); a MEMORY chunk stays as it is. Token held. */
+static int store_chunk(mcz_writer *w, chunk *c, mcz_diag *d)
+{
+    if (w->mode == MCZ_WRITE_MEMORY)
+        return MCZ_OK;
+    if (w->mode == MCZ_WRITE_LIVE) {
+        c->offset = w->end;
+        if (write_fully(w->fd, c->frames, c->frames_len, (int64_t)c->offset) != MCZ_OK)
+            return live_failure(w, d, c->offset, "write");
+        w->end += c->frames_len;
+    } else {
+        c->offset = mcz_outfile_tell(w->out);
+        int rc = mcz_outfile_write(w->out, c->frames, c->frames_len);
+        if (rc != MCZ_OK)
+            return mcz_fail(d, rc, (int64_t)c->offset, c->first_number,
+                            "%s: archive write failed", w->path);
+    }
+    free(c->frames); /* in the file now: the index rows are all the writer keeps */
+    c->frames = NULL;
+    return MCZ_OK;
+}
+
+/* Detaches the finished chunks at the queue's head, chained through ->next (lock held). */
+static chunk *take_done(mcz_writer *w)
+{
+    chunk *first = w->head_chunk, *last = first;
+    while (last->next && last->next->state == CHUNK_DONE)
+        last = last->next;
+    w->head_chunk = last->next;
+    if (!w->head_chunk)
+        w->tail_chunk = NULL;
+    last->next = NULL;
+    w->todo = w->head_chunk; /* next_todo skips what workers hold */
+    return first;
+}
+
+/*
+ * Starts a change of the retained list (lock held); true when the list is frozen instead: a
+ * fatal-signal dump has begun. With fatal_dumping, a Dekker handshake (both sides write their
+ * flag, then read the other's, sequentially consistent): either this change sees the dump and
+ * leaves the list alone, or the dump sees the change and waits for its end
+ * (mcz_wr_dump_fatal). So the dump holds every chunk the statistics ever called retained, and
+ * what it reads never changes under it.
+ */
+static bool begin_retaining(mcz_writer *w)
+{
+    atomic_fetch_add(&w->retaining, 1);
+    return atomic_load(&w->fatal_dumping) > 0;
+}
+
+/* Writes the batch, then records it (token held; called and returning with the lock held). */
+static void output_batch(mcz_writer *w, chunk *batch)
+{
+    int rc = w->error.code; /* a failed writer writes nothing more */
+    pthread_mutex_unlock(&w->lock);
+    mcz_diag d;
+    mcz_diag_clear(&d);
+    uint64_t written = 0;
+    for (chunk *c = batch; c && rc == MCZ_OK; c = c->next) {
+        written += c->frames_len;
+        rc = store_chunk(w, c, &d);
+    }
+    pthread_mutex_lock(&w->lock);
+    bool frozen = begin_retaining(w);
+    while (batch) {
+        chunk *c = batch;
+        batch = c->next;
+        if (!frozen)
+            retain(w, c); /* else leaked: the process is dying */
+        w->in_flight--;
+        w->chunks_out++;
+    }
+    if (w->mode != MCZ_WRITE_MEMORY)
+        w->stats.written_bytes += written;
+    w->dirty = w->mode == MCZ_WRITE_LIVE;
+    chunk *gone = frozen ? NULL : trim_retained(w);
+    update_retained_range(w);
+    atomic_fetch_sub(&w->retaining, 1);
+    if (rc != MCZ_OK && d.code != MCZ_OK)
+        mcz_wr_set_error(w, &d);
+    pthread_cond_broadcast(&w->space);
+    pthread_cond_broadcast(&w->progress);
+    pthread_mutex_unlock(&w->lock);
+    rc = release_discarded(w, gone, &d);
+    if (w->mode == MCZ_WRITE_LIVE)
+        sem_post(&w->wake); /* the service thread checkpoints: workers go on compressing */
+    pthread_mutex_lock(&w->lock);
+    if (rc != MCZ_OK)
+        mcz_wr_set_error(w, &d);
+}
+
+void mcz_wr_pump_output(mcz_writer *w)
+{
+    while (!w->output_busy && w->head_chunk && w->head_chunk->state == CHUNK_DONE) {
+        w->output_busy = true;
+        output_batch(w, take_done(w));
+        w->output_busy = false;
+        pthread_cond_broadcast(&w->progress);
+    }
+}
+
+void mcz_wr_output_acquire(mcz_writer *w)
+{
+    while (w->output_busy)
+        pthread_cond_wait(&w->progress, &w->lock);
+    w->output_busy = true;
+}
+
+void mcz_wr_output_release(mcz_writer *w)
+{
+    w->output_busy = false;
+    pthread_cond_broadcast(&w->progress);
+    mcz_wr_pump_output(w);
+}
+
+/* ---- Index and footer ---- */
+
+int mcz_wr_checkpoint(mcz_writer *w, mcz_diag *d)
+{
+    chunk *first = atomic_load(&w->retained_head);
+    retained_walk walk = {first, NULL, 0, 0, false};
+    file_sink sink = {w->fd, w->end, 0};
+    int rc = mcz_arc_index_stream(retained_count(first), w->out_next_number, retained_rows, &walk,
+                                  w->end, fd_pwrite, &sink);
+    if (rc == MCZ_ELIMIT)
+        return mcz_fail(d, rc, (int64_t)w->end, -1, "%s: the index outgrew the format", w->path);
+    if (rc != MCZ_OK)
+        return live_failure(w, d, w->end, "index write");
+    if (ftruncate(w->fd, (off_t)(w->end + sink.written)) != 0)
+        return live_failure(w, d, w->end, "truncate");
+    if (fdatasync(w->fd) != 0)
+        return live_failure(w, d, w->end, "fdatasync");
+    pthread_mutex_lock(&w->lock);
+    w->stats.checkpoints++;
+    w->stats.written_bytes += sink.written;
+    w->dirty = false;
+    w->checkpoint_ns = mcz_wr_now_ns();
+    pthread_mutex_unlock(&w->lock);
+    return MCZ_OK;
+}
+
+int mcz_wr_write_index(mcz_writer *w, mcz_diag *d)
+{
+    chunk *first = atomic_load(&w->retained_head);
+    retained_walk walk = {first, NULL, 0, 0, false};
+    uint64_t at = mcz_outfile_tell(w->out);
+    int rc = mcz_arc_index_stream(retained_count(first), w->out_next_number, retained_rows, &walk,
+                                  at, outfile_sink, w->out);
+    if (rc != MCZ_OK)
+        return mcz_fail(d, rc, (int64_t)at, -1, "%s: cannot write the index: %s", w->path,
+                        mcz_error_name(rc));
+    w->stats.written_bytes += mcz_outfile_tell(w->out) - at;
+    return MCZ_OK;
+}
+
+/* ---- Whole archives from the retained list ---- */
+
+/* A LIVE chunk read back from the file (never from a signal handler: it allocates). */
+static int copy_from_file(const mcz_writer *w, const chunk *c, mcz_arc_sink_fn sink, void *arg)
+{
+    uint8_t *buf = malloc(COPY_BUFFER);
+    int rc = buf ? MCZ_OK : MCZ_ENOMEM;
+    for (size_t done = 0; rc == MCZ_OK && done < c->frames_len;) {
+        size_t want = c->frames_len - done < COPY_BUFFER ? c->frames_len - done : COPY_BUFFER;
+        ssize_t n = pread(w->fd, buf, want, (off_t)(c->offset + done));
+        if (n < 0 && errno == EINTR)
+            continue;
+        rc = n > 0 ? sink(arg, buf, (size_t)n) : MCZ_EIO;
+        done += n > 0 ? (size_t)n : 0;
+    }
+    free(buf);
+    return rc;
+}
+
+/* A chunk's stored bytes: from memory (MEMORY), or read back from the file (LIVE). */
+static int emit_chunk(const mcz_writer *w, const chunk *c, mcz_arc_sink_fn sink, void *arg)
+{
+    return c->frames ? sink(arg, c->frames, c->frames_len) : copy_from_file(w, c, sink, arg);
+}
+
+/*
+ * Header, dictionary, the k chunks from first laid back to back, index, footer. No allocation
+ * and no lock: async-signal-safe when sink is and the chunks are in memory.
+ */
+static int emit_archive(const mcz_writer *w, chunk *first, uint32_t k, uint32_t empty_first,
+                        mcz_arc_sink_fn sink, void *arg)
+{
+    int rc = sink(arg, w->head, w->head_len);
+    if (rc == MCZ_OK && w->dict_len)
+        rc = sink(arg, w->dict, w->dict_len);
+    uint64_t data_start = w->head_len + w->dict_len, end = data_start;
+    const chunk *c = first;
+    for (uint32_t i = 0; i < k && rc == MCZ_OK; i++) {
+        rc = emit_chunk(w, c, sink, arg);
+        end += c->frames_len;
+        c = atomic_load_explicit(&c->retained_next, memory_order_acquire);
+    }
+    retained_walk walk = {first, NULL, data_start, 0, true};
+    return rc == MCZ_OK ? mcz_arc_index_stream(k, empty_first, retained_rows, &walk, end, sink, arg)
+                        : rc;
+}
+
+int mcz_wr_dump_retained(mcz_writer *w, const char *path, mcz_diag *d)
+{
+    mcz_outfile *out = mcz_outfile_open(path, d);
+    if (!out)
+        return d ? d->code : MCZ_EIO;
+    chunk *first = atomic_load(&w->retained_head);
+    int rc = emit_archive(w, first, retained_count(first), w->out_next_number, outfile_sink, out);
+    if (rc != MCZ_OK) {
+        mcz_outfile_abort(out);
+        return mcz_fail(d, rc, -1, -1, "%s: dump failed: %s", path, mcz_error_name(rc));
+    }
+    return mcz_outfile_commit(out, d);
+}
+
+/* Waits, briefly, for a change of the retained list that began before the dump to end (see
+ * begin_retaining). Bounded: the change may belong to the thread that crashed. */
+static void wait_retaining(mcz_writer *w)
+{
+    struct timespec pause = {0, 100000}; /* 0.1 ms, at most 100 times */
+    for (int i = 0; i < 100 && atomic_load(&w->retaining) > 0; i++)
+        nanosleep(&pause, NULL);
+}
+
+void mcz_wr_dump_fatal(mcz_writer *w, const char *tmp_path, const char *path)
+{
+    atomic_fetch_add(&w->fatal_dumping, 1);
+    wait_retaining(w);
+    if (!atomic_load(&w->dict_ready))
+        return; /* nothing was compressed yet */
+    int fd = open(tmp_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    if (fd < 0)
+        return;
+    chunk *first = atomic_load(&w->retained_head);
+    file_sink sink = {fd, 0, 0};
+    int rc = emit_archive(w, first, retained_count(first), w->first_number, fd_write, &sink);
+    if (rc == MCZ_OK)
+        rc = fsync(fd) == 0 ? MCZ_OK : MCZ_EIO;
+    close(fd);
+    if (rc == MCZ_OK)
+        rename(tmp_path, path); /* else the partial file stays for mcz_recover */
+}

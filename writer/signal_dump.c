@@ -1,0 +1,152 @@
+/*
+ * signal_dump.c - mcz_writer_dump_on_signal (FORMAT.md §12).
+ *
+ * The request signal only sets a flag and posts the writer's semaphore (sem_post is
+ * async-signal-safe); the service thread then runs mcz_writer_dump like any caller.
+ *
+ * A fatal signal writes the chunks already compressed from the handler itself, with open, write,
+ * fsync, rename and close only, from buffers prepared beforehand: the header and dictionary, and
+ * each retained chunk's frames and index rows (the index is streamed through a stack buffer).
+ * It takes no lock, since the crashing thread may hold it. It reads the retained list through
+ * atomics; the writer never frees a chunk once a fatal dump has started, and a chunk unlinked
+ * meanwhile keeps its link, so the dump is a consistent archive of the list as it was when the
+ * dump started (plus, possibly, a chunk appended during it). Then the previous action is
+ * restored and the signal raised again, so the process dies (or the previous handler runs) as
+ * it would have without mcz.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mcz_common.h"
+#include "writer_impl.h"
+
+static const int fatal_signals[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT};
+#define FATAL_COUNT (sizeof fatal_signals / sizeof fatal_signals[0])
+
+/* One writer per process holds the handlers; everything the handlers read is set up before
+ * signal_writer is published and left alone until it is withdrawn. */
+static _Atomic(mcz_writer *) signal_writer;
+static int request_signo;
+static struct sigaction previous_request;
+static bool fatal_installed;
+static struct sigaction previous_fatal[FATAL_COUNT];
+static char fatal_path[PATH_MAX], fatal_partial[PATH_MAX];
+static atomic_flag fatal_started = ATOMIC_FLAG_INIT;
+
+static void request_handler(int sig)
+{
+    (void)sig;
+    int saved = errno;
+    mcz_writer *w = atomic_load(&signal_writer);
+    if (w) {
+        atomic_store(&w->dump_wanted, true);
+        sem_post(&w->wake);
+    }
+    errno = saved;
+}
+
+static void fatal_handler(int sig)
+{
+    int saved = errno;
+    mcz_writer *w = atomic_load(&signal_writer);
+    if (w && !atomic_flag_test_and_set(&fatal_started))
+        mcz_wr_dump_fatal(w, fatal_partial, fatal_path);
+    for (size_t i = 0; i < FATAL_COUNT; i++)
+        if (fatal_signals[i] == sig)
+            sigaction(sig, &previous_fatal[i], NULL);
+    raise(sig); /* pending until this handler returns, then the previous action runs */
+    errno = saved;
+}
+
+static int install(int sig, void (*handler)(int), struct sigaction *previous)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = handler;
+    sa.sa_flags = SA_RESTART | SA_ONSTACK; /* an alternate stack, if the thread has one */
+    sigemptyset(&sa.sa_mask);
+    return sigaction(sig, &sa, previous) == 0 ? MCZ_OK : MCZ_EINVAL;
+}
+
+static int install_fatal(void)
+{
+    for (size_t i = 0; i < FATAL_COUNT; i++) {
+        if (install(fatal_signals[i], fatal_handler, &previous_fatal[i]) != MCZ_OK) {
+            while (i-- > 0)
+                sigaction(fatal_signals[i], &previous_fatal[i], NULL);
+            return MCZ_EINVAL;
+        }
+    }
+    fatal_installed = true;
+    return MCZ_OK;
+}
+
+static int check_request(const mcz_writer *w, const char *path, int request_signal,
+                         bool on_fatal, mcz_diag *diag)
+{
+    if (!w || !path)
+        return mcz_fail(diag, MCZ_EINVAL, -1, -1, "mcz_writer_dump_on_signal: NULL argument");
+    if (w->mode == MCZ_WRITE_ATOMIC || (on_fatal && w->mode != MCZ_WRITE_MEMORY))
+        return mcz_fail(diag, MCZ_ESTATE, -1, -1, "mcz_writer_dump_on_signal: %s",
+                        on_fatal ? "fatal-signal dumps need a MEMORY writer"
+                                     : "not for an ATOMIC writer");
+    if (request_signal < 0 || request_signal >= NSIG)
+        return mcz_fail(diag, MCZ_EINVAL, -1, -1, "mcz_writer_dump_on_signal: bad signal %d",
+                        request_signal);
+    if (strlen(path) + sizeof ".partial" > PATH_MAX)
+        return mcz_fail(diag, MCZ_ELIMIT, -1, -1, "%s: path too long", path);
+    return MCZ_OK;
+}
+
+/* Paths and handlers, with w already holding signal_writer. */
+static int install_all(mcz_writer *w, const char *path, int request_signal, bool on_fatal,
+                       mcz_diag *diag)
+{
+    w->signal_path = strdup(path);
+    if (!w->signal_path)
+        return mcz_fail(diag, MCZ_ENOMEM, -1, -1, "out of memory");
+    snprintf(fatal_path, sizeof fatal_path, "%s", path);
+    snprintf(fatal_partial, sizeof fatal_partial, "%s.partial", path);
+    atomic_flag_clear(&fatal_started);
+    request_signo = request_signal;
+    if (request_signal && install(request_signal, request_handler, &previous_request) != MCZ_OK) {
+        request_signo = 0;
+        return mcz_fail(diag, MCZ_EINVAL, -1, -1, "cannot handle signal %d", request_signal);
+    }
+    if (on_fatal && install_fatal() != MCZ_OK)
+        return mcz_fail(diag, MCZ_EINVAL, -1, -1, "cannot handle the fatal signals");
+    return MCZ_OK;
+}
+
+int mcz_writer_dump_on_signal(mcz_writer *w, const char *path, int request_signal,
+                              bool on_fatal, mcz_diag *diag)
+{
+    int rc = check_request(w, path, request_signal, on_fatal, diag);
+    if (rc != MCZ_OK)
+        return rc;
+    mcz_writer *none = NULL;
+    if (!atomic_compare_exchange_strong(&signal_writer, &none, w))
+        return mcz_fail(diag, MCZ_ESTATE, -1, -1,
+                        "mcz_writer_dump_on_signal: a writer already holds the handlers");
+    rc = install_all(w, path, request_signal, on_fatal, diag);
+    if (rc != MCZ_OK)
+        mcz_wr_signals_remove(w);
+    return rc;
+}
+
+void mcz_wr_signals_remove(mcz_writer *w)
+{
+    if (atomic_load(&signal_writer) != w)
+        return;
+    if (request_signo)
+        sigaction(request_signo, &previous_request, NULL);
+    request_signo = 0;
+    for (size_t i = 0; fatal_installed && i < FATAL_COUNT; i++)
+        sigaction(fatal_signals[i], &previous_fatal[i], NULL);
+    fatal_installed = false;
+    atomic_store(&signal_writer, NULL);
+}

@@ -1,0 +1,192 @@
+/*
+ * writer_impl.h - internals shared by the files of writer/: the writer's structure, its chunks,
+ * and the hand-offs between the append path and the workers (writer.c), the dictionary decision
+ * (dictionary.c), the output of finished chunks in each mode (output.c), the collector's service
+ * thread and calls (collector.c), chunk copies (chunk_copy.c) and the signal handlers
+ * (signal_dump.c).
+ *
+ * Locking: one mutex guards the queue, the counters and the state. Nothing slow runs under it
+ * (no compression, no hashing, no I/O, no training), so an append waits for the mutex only as
+ * long as another append's copy. File output, the retained list and checkpoints belong to
+ * whoever holds the output token (output_busy, taken under the mutex): one thread at a time
+ * writes, in chunk-number order, without the mutex.
+ */
+#ifndef MCZ_WRITER_IMPL_H
+#define MCZ_WRITER_IMPL_H
+
+#include <pthread.h>
+#include <semaphore.h>
+#include <stdatomic.h>
+#include <zstd.h>
+
+#include "archive.h"
+
+typedef enum chunk_state { CHUNK_SEALED, CHUNK_BUSY, CHUNK_DONE } chunk_state;
+
+/* One chunk from the first append into it until it is discarded (or the writer closes). */
+typedef struct chunk {
+    struct chunk *next;                     /* the queue, in number order */
+    _Atomic(struct chunk *) retained_next;  /* the retained list (read by the fatal dump) */
+    chunk_state state;
+    uint32_t first_number;
+    uint32_t count, lengths_cap;
+    uint32_t *lengths;
+    uint8_t *raw; /* freed once compressed; raw_len stays */
+    size_t raw_len, raw_cap;
+    uint64_t opened_ns; /* CLOCK_MONOTONIC of its first context (flush_ms) */
+    /* Filled by a worker (or by mcz_writer_append_chunk), immutable once DONE. */
+    uint8_t *frames;    /* chunk header frame + zstd data frame; NULL once in a file */
+    size_t frames_len;  /* the stored size */
+    uint64_t checksum;
+    mcz_hash128 *identity, *dedup;
+    uint64_t offset;    /* ATOMIC, LIVE: where the frames lie in the file */
+} chunk;
+
+typedef enum writer_state { WRITER_OPEN, WRITER_CLOSING } writer_state;
+
+/* The file header and dictionary frame head, encoded once the dictionary is decided. */
+#define WRITER_HEAD_MAX (MCZ_ARC_HEADER_SIZE + MCZ_ARC_DICT_HEAD)
+
+struct mcz_writer {
+    pthread_mutex_t lock;
+    pthread_cond_t work;     /* workers: a chunk to compress, a dictionary to train, closing */
+    pthread_cond_t space;    /* appenders: the queue shrank */
+    pthread_cond_t progress; /* flush and dump: chunks reached the output; the token is free */
+    pthread_t *threads;
+    int thread_count, threads_started;
+    writer_state state;
+    mcz_diag error; /* sticky */
+
+    /* Options, resolved. */
+    mcz_writer_mode mode;
+    mcz_full_policy when_full;
+    uint32_t queue_limit;
+    uint64_t max_bytes; /* 0: unbounded */
+    uint32_t flush_contexts, flush_ms, checkpoint_ms;
+    int level;
+    uint32_t chunk_size, dict_size;
+    uint64_t train_bytes;
+    uint32_t first_number;
+
+    /* Dictionary. */
+    bool train_wanted;          /* decide now, on the samples buffered so far */
+    bool training;              /* a thread is deciding it */
+    atomic_bool dict_ready;     /* decided, head encoded; read by the fatal dump */
+    void *dict;
+    size_t dict_len;
+    uint32_t dict_id;
+    ZSTD_CDict *cdict;
+    uint8_t head[WRITER_HEAD_MAX]; /* header frame (+ dictionary frame head); dict bytes follow */
+    size_t head_len;
+
+    /* Queue: sealed chunks until they reach the output. */
+    chunk *open;           /* being filled */
+    chunk *head_chunk, *tail_chunk;
+    chunk *todo;           /* first queued chunk no worker took yet */
+    uint32_t in_flight;    /* chunks in the queue */
+    uint64_t buffered_raw; /* raw bytes queued while the dictionary is pending */
+    uint64_t next_number;
+    bool paused;           /* test hook: workers take nothing */
+    uint8_t *spare_raw[2]; /* compressed chunks' buffers, for the next open chunks */
+    unsigned spare_count;
+
+    /* Output (output token). */
+    bool output_busy;
+    mcz_outfile *out;  /* ATOMIC */
+    int fd;            /* LIVE, else -1 */
+    char *path;
+    uint64_t end;      /* LIVE: end of the data; the next chunk and the index go here */
+    uint64_t punched;  /* LIVE: [data start, punched) is a hole */
+    bool dirty;        /* LIVE: chunks written since the last checkpoint */
+    uint64_t checkpoint_ns;
+    _Atomic(chunk *) retained_head; /* chunks in the output, oldest first */
+    chunk *retained_tail;
+    uint64_t chunks_out;       /* chunks that reached the output, in order */
+    uint32_t out_next_number;  /* number after the last chunk output: an empty index's first */
+
+    /* Service thread (collector.c). */
+    pthread_t service;
+    bool service_started;
+    sem_t wake;               /* posted by appends, closing and the request signal */
+    atomic_bool dump_wanted;  /* set by the request signal */
+    atomic_int fatal_dumping; /* a fatal-signal dump reads the retained list: leave it be */
+    atomic_int retaining;     /* the retained list is being changed (see output.c) */
+    char *signal_path;
+
+    mcz_writer_stats stats; /* retained_bytes, first/last_retained kept current */
+};
+
+/* ---- writer.c ---- */
+int mcz_wr_set_error(mcz_writer *w, const mcz_diag *d);                     /* lock held */
+int mcz_wr_fail(mcz_writer *w, int code, int64_t context, const char *what); /* lock held */
+void mcz_wr_chunk_free(chunk *c);
+uint64_t mcz_wr_now_ns(void);
+/* Queues the open chunk; force asks for the dictionary decision now (flush). Lock held; the
+ * caller checked mcz_wr_queue_full. */
+void mcz_wr_seal_open(mcz_writer *w, bool force);
+/* True when a sealed chunk must wait (or be dropped): queue_chunks are queued and the
+ * dictionary is no longer collecting samples. Lock held. */
+bool mcz_wr_queue_full(const mcz_writer *w);
+/* Puts a chunk at the queue's tail (SEALED for the workers, or DONE for the output). */
+void mcz_wr_enqueue(mcz_writer *w, chunk *c);
+/* Appends one context; may_wait false makes a full queue MCZ_EDROPPED. */
+int mcz_wr_append(mcz_writer *w, const void *mc, size_t size, uint32_t *number, bool may_wait);
+uint64_t mcz_wr_thread_cpu_ns(void);
+
+/* ---- dictionary.c ---- */
+/* Asks a worker to decide the dictionary now, on what is buffered (lock held). */
+void mcz_wr_want_dict(mcz_writer *w);
+/* The worker's job: trains on the queued chunks, then decides (lock held, released while
+ * training). */
+void mcz_wr_decide_dict(mcz_writer *w);
+/* Decides the dictionary from dict/dict_len (may be none): digests it, encodes the head and, in
+ * ATOMIC and LIVE mode, writes it. Called by the one thread deciding (training flag or open),
+ * without the lock; mcz_wr_publish_dict (lock held) then lets the chunks flow. */
+int mcz_wr_prepare_dict(mcz_writer *w, mcz_diag *d);
+void mcz_wr_publish_dict(mcz_writer *w);
+/* Around a decision taken after open (lock held): begin marks it taken and takes the output
+ * token, so the head reaches the file before any chunk; end publishes the dictionary (rc OK) or
+ * makes d the sticky error, and gives the token back. */
+void mcz_wr_dict_begin(mcz_writer *w);
+void mcz_wr_dict_end(mcz_writer *w, int rc, const mcz_diag *d);
+/* Asks for the dictionary decision and waits until it is made (lock held). */
+int mcz_wr_dict_wait(mcz_writer *w);
+
+/* ---- output.c ---- */
+/* LIVE: creates or truncates path, checking that holes can be punched when max_bytes is set. */
+int mcz_wr_open_live(mcz_writer *w, mcz_diag *d);
+/* Writes every finished chunk at the queue's head unless another thread holds the output; lock
+ * held (released while writing). */
+void mcz_wr_pump_output(mcz_writer *w);
+/* Takes / gives back the output token (lock held; acquire waits). Release pumps. */
+void mcz_wr_output_acquire(mcz_writer *w);
+void mcz_wr_output_release(mcz_writer *w);
+/* Writes the head (header and dictionary frames) to the file of an ATOMIC or LIVE writer. */
+int mcz_wr_write_head(mcz_writer *w, mcz_diag *d);
+/* LIVE: writes index and footer after the last chunk, cuts the file there, fdatasyncs. Output
+ * token held, lock not held. */
+int mcz_wr_checkpoint(mcz_writer *w, mcz_diag *d);
+/* ATOMIC: writes index and footer to the temporary file. Output token held. */
+int mcz_wr_write_index(mcz_writer *w, mcz_diag *d);
+/* A complete archive of the retained chunks to path, atomically. Output token held. */
+int mcz_wr_dump_retained(mcz_writer *w, const char *path, mcz_diag *d);
+/* The same, from a fatal-signal handler: async-signal-safe (open, write, fsync, rename). */
+void mcz_wr_dump_fatal(mcz_writer *w, const char *tmp_path, const char *path);
+/* Frees the retained list (closing). */
+void mcz_wr_free_retained(mcz_writer *w);
+
+/* ---- collector.c ---- */
+int mcz_wr_service_start(mcz_writer *w, mcz_diag *d);
+void mcz_wr_service_stop(mcz_writer *w);
+/* Seals the open chunk (waiting for room), asks for the dictionary, and waits until every chunk
+ * sealed so far is in the output. */
+int mcz_wr_flush_wait(mcz_writer *w);
+
+/* rc as a diag: the writer's sticky error when it has one, else rc alone (lock not held). */
+int mcz_wr_report(mcz_writer *w, int rc, mcz_diag *diag);
+
+/* ---- signal_dump.c ---- */
+/* Removes the handlers w installed, if any (closing). */
+void mcz_wr_signals_remove(mcz_writer *w);
+
+#endif /* MCZ_WRITER_IMPL_H */
