@@ -595,16 +595,20 @@ int mcs_input_next_listed(mcs_input *in, const mcz_list *list, mcz_mc *mc)
     return rc;
 }
 
+int mcs_input_check_context(const mcs_input *in, const mcz_mc *mc)
+{
+    mcz_diag d;
+    mcz_diag_clear(&d);
+    if (mcz_mc_check(mc, &d) == MCZ_OK)
+        return 0;
+    mcs_input_context_error(in, mc, &d);
+    return -1;
+}
+
 int mcs_input_next_checked(mcs_input *in, const mcz_list *list, mcz_mc *mc)
 {
     int rc = mcs_input_next_listed(in, list, mc);
-    mcz_diag d;
-    mcz_diag_clear(&d);
-    if (rc > 0 && mcz_mc_check(mc, &d) != MCZ_OK) {
-        mcs_input_context_error(in, mc, &d);
-        return -1;
-    }
-    return rc;
+    return rc > 0 && mcs_input_check_context(in, mc) != 0 ? -1 : rc;
 }
 
 int mcs_parse_list_verb(int argc, char **argv, const mcs_usage *u, const char *pos[3],

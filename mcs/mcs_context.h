@@ -132,6 +132,10 @@ typedef int (*mcs_context_fn)(void *arg, const mcz_mc *mc);
 int mcs_for_each_context(const char *path, const mcz_list *list, const char *what,
                          mcs_context_fn fn, void *arg, uint64_t *count);
 
+/* The deep check SuperPMI's parse amounts to, on a context of in: 0, or -1 after reporting
+ * the damage (naming the context, and its offset when it is one in the file). */
+int mcs_input_check_context(const mcs_input *in, const mcz_mc *mc);
+
 /* mcs_input_next_listed, then the deep check SuperPMI's parse amounts to (a damaged context
  * is reported, naming its number and offset, and ends the walk with -1). */
 int mcs_input_next_checked(mcs_input *in, const mcz_list *list, mcz_mc *mc);

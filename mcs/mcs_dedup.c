@@ -1,8 +1,8 @@
 /* mcs_dedup.c - the deduplicator of -removeDup and -merge -dedup (mcs_dedup.h). */
 #include <stdlib.h>
 #include <string.h>
-#include <xxhash.h>
 
+#include "mcs_chunks.h"
 #include "mcs_context.h"
 #include "mcs_dedup.h"
 #include "mcz_agnostic.h"
@@ -68,21 +68,6 @@ static int key_set_add(key_set *s, const mcz_hash128 *k)
 
 /* ---- Keys ---- */
 
-/* The key of a context whose identity cannot be built: XXH3-128 of its bytes, in the canonical
- * (big-endian) byte order, as the archive writer stores it. */
-static void bytes_key(const mcz_mc *mc, mcz_hash128 *key)
-{
-    XXH128_canonical_t canon;
-    XXH128_canonicalFromHash(&canon, XXH3_128bits(mc->bytes, mc->size));
-    memcpy(key->bytes, canon.digest, sizeof key->bytes);
-}
-
-static void default_key(const mcz_mc *mc, mcz_hash128 *key)
-{
-    if (mcz_mc_identity_hash(mc, true, key, NULL) != MCZ_OK)
-        bytes_key(mc, key);
-}
-
 /* What MethodContext::Equal compares of CompileMethod, in a fixed order. */
 static size_t legacy_fields(const mcs_method *m, uint8_t *out)
 {
@@ -136,7 +121,7 @@ static int legacy_key(const mcz_mc *mc, bool thin, mcz_hash128 *key, mcz_diag *d
     if (rc < 0)
         return rc;
     if (rc == 0) {
-        bytes_key(mc, key);
+        mcz_mc_dedup_key(mc, key); /* no identity either: the hash of the bytes */
         return MCZ_OK;
     }
     uint8_t buf[16 * 4 + 16 + 256 * 5];
@@ -153,7 +138,7 @@ struct mcs_dedup {
     key_set seen;
     bool legacy;
     mcz_mc_builder *thin; /* NULL unless thinning */
-    uint64_t loaded, saved;
+    mcs_copy_counts counts;
     mcs_progress progress;
 };
 
@@ -182,102 +167,83 @@ void mcs_dedup_free(mcs_dedup *dd)
 
 uint64_t mcs_dedup_loaded(const mcs_dedup *dd)
 {
-    return dd->loaded;
+    return dd->counts.loaded;
 }
 
 uint64_t mcs_dedup_saved(const mcs_dedup *dd)
 {
-    return dd->saved;
+    return dd->counts.saved;
 }
 
-/* Records key and writes mc when the key is new. Returns 0 or -1 (printed). */
-static int admit(mcs_dedup *dd, const mcz_hash128 *key, mcs_input *in, const mcz_mc *mc,
-                 mcs_output *out)
+/* Records key: 1 when it is new (the context is kept), 0 when seen before, -1 (printed). */
+static int record(mcs_dedup *dd, const mcz_hash128 *key, const mcs_input *in)
 {
-    dd->loaded++;
     int added = key_set_add(&dd->seen, key);
-    if (added < 0) {
+    if (added < 0)
         mcs_error("%s: out of memory", in->path);
-        return -1;
-    }
-    if (added == 0)
-        return 0;
-    dd->saved++;
-    return mcs_output_put_checked(out, dd->thin, in, mc);
+    return added;
 }
 
-/* An MCH file (or any input in legacy mode): every context is read and keyed. */
+/* The key of a context read from in, after the deep check. Returns 0, or -1 (printed). */
+static int context_key(const mcs_dedup *dd, const mcs_input *in, const mcz_mc *mc,
+                       mcz_hash128 *key)
+{
+    mcz_diag d;
+    mcz_diag_clear(&d);
+    int rc = mcz_mc_check(mc, &d);
+    if (rc == MCZ_OK && dd->legacy)
+        rc = legacy_key(mc, dd->thin != NULL, key, &d);
+    else if (rc == MCZ_OK)
+        mcz_mc_dedup_key(mc, key);
+    if (rc == MCZ_OK)
+        return 0;
+    mcs_input_context_error(in, mc, &d);
+    return -1;
+}
+
+/* An MCH file: every context is read and keyed. */
 static int dedup_sequential(mcs_dedup *dd, mcs_input *in, mcs_output *out)
 {
+    mcs_progress_start(&dd->progress, "deduplicating", in->contexts, in->raw_bytes);
     mcz_mc mc;
     int rc;
     while ((rc = mcs_input_next(in, &mc)) > 0) {
-        mcz_diag d;
-        mcz_diag_clear(&d);
         mcz_hash128 key;
-        int krc = mcz_mc_check(&mc, &d);
-        if (krc == MCZ_OK && dd->legacy)
-            krc = legacy_key(&mc, dd->thin != NULL, &key, &d);
-        else if (krc == MCZ_OK)
-            default_key(&mc, &key);
-        if (krc != MCZ_OK) {
-            mcs_progress_end(&dd->progress);
-            mcs_input_context_error(in, &mc, &d);
-            return -1;
+        int added = context_key(dd, in, &mc, &key) == 0 ? record(dd, &key, in) : -1;
+        if (added < 0 || (added > 0 && mcs_output_put_checked(out, dd->thin, in, &mc) != 0)) {
+            rc = -1;
+            break;
         }
-        if (admit(dd, &key, in, &mc, out) != 0)
-            return -1;
-        mcs_progress_update(&dd->progress, dd->loaded, 0);
+        dd->counts.loaded++;
+        dd->counts.saved += (uint64_t)added;
+        mcs_progress_update(&dd->progress, dd->counts.loaded, in->read_bytes);
     }
+    mcs_progress_end(&dd->progress);
     return rc;
 }
 
-/* An archive: keys come from the index, and only contexts kept are decompressed. */
-static int dedup_indexed(mcs_dedup *dd, mcs_input *in, mcs_output *out)
+/* An archive: the stored key of each context, from the index (legacy keys need the bytes). */
+typedef struct dedup_input {
+    mcs_dedup *dd;
+    const mcs_input *in;
+} dedup_input;
+
+static int keep_new(void *arg, mcs_chunk_walk *walk, const mcz_context_info *ci)
 {
-    mcz_archive_info info;
-    mcz_reader_get_info(in->archive, &info);
-    for (uint64_t n = info.first_number; info.contexts && n <= info.last_number; n++) {
-        mcz_hash128 key;
-        mcz_diag d;
-        mcz_diag_clear(&d);
-        int rc = mcz_reader_hashes(in->archive, (uint32_t)n, NULL, &key);
-        if (rc == MCZ_ENOTFOUND)
-            continue;
-        mcz_mc mc = {0};
-        int added = rc == MCZ_OK ? key_set_add(&dd->seen, &key) : 1;
-        if (added < 0) {
-            mcs_error("%s: out of memory", in->path);
-            return -1;
-        }
-        if (added == 0) {
-            dd->loaded++;
-            continue;
-        }
-        /* New (now recorded): fetch it and write it. */
-        if (rc == MCZ_OK)
-            rc = mcz_source_get(in->source, (uint32_t)n, &mc, &d);
-        if (rc != MCZ_OK) {
-            mcs_progress_end(&dd->progress);
-            d.code = d.code ? d.code : rc;
-            d.context = d.context > 0 ? d.context : (int64_t)n;
-            mcs_error_diag(in->path, &d);
-            return -1;
-        }
-        dd->loaded++;
-        dd->saved++;
-        if (mcs_output_put_checked(out, dd->thin, in, &mc) != 0)
-            return -1;
-        mcs_progress_update(&dd->progress, dd->loaded, 0);
-    }
-    return 0;
+    dedup_input *di = arg;
+    mcz_hash128 key = ci->dedup;
+    mcz_mc mc;
+    if (di->dd->legacy && (mcs_chunk_walk_get(walk, ci->number, &mc) != 0 ||
+                           context_key(di->dd, di->in, &mc, &key) != 0))
+        return -1;
+    return record(di->dd, &key, di->in);
 }
 
 int mcs_dedup_copy(mcs_dedup *dd, mcs_input *in, mcs_output *out)
 {
-    mcs_progress_start(&dd->progress, "deduplicating", in->contexts, 0);
-    int rc = in->archive && !dd->legacy ? dedup_indexed(dd, in, out)
-                                        : dedup_sequential(dd, in, out);
-    mcs_progress_end(&dd->progress);
-    return rc < 0 ? -1 : 0;
+    if (!in->archive)
+        return dedup_sequential(dd, in, out) < 0 ? -1 : 0;
+    const mcs_copy_rules rules = {dd->thin, true, "deduplicating"};
+    dedup_input di = {dd, in};
+    return mcs_chunks_copy(in, out, &rules, keep_new, &di, &dd->counts);
 }

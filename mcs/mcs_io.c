@@ -1,4 +1,5 @@
 /* mcs_io.c - inputs (.mch or .mcz through mcz_source) and outputs that appear atomically. */
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -86,6 +87,23 @@ int mcs_input_next(mcs_input *in, mcz_mc *mc)
     return rc > 0;
 }
 
+int mcs_input_toc_entry(const mcs_input *in, uint64_t position, mcz_toc_entry *e)
+{
+    assert(in->archive);
+    mcz_context_info ci;
+    if (mcz_reader_context(in->archive, position, &ci) != MCZ_OK) {
+        mcs_error("%s: the index lacks context %llu", in->path,
+                  (unsigned long long)position + 1);
+        return -1;
+    }
+    memset(e, 0, sizeof *e);
+    e->offset = (int64_t)ci.mch_offset;
+    e->number = (int32_t)ci.number;
+    if (!mcz_hash_is_zero(&ci.identity))
+        mcz_hash_hex(&ci.identity, e->hash);
+    return 0;
+}
+
 /* ============================================================================================ */
 /* Outputs                                                                                      */
 /* ============================================================================================ */
@@ -94,6 +112,12 @@ struct mcs_output {
     const char *path;
     mcz_outfile *file;  /* an MCH file, or */
     mcz_writer *writer; /* an archive; both NULL once failed */
+    /* An archive with the default options: its writer opens when the first archive input is
+     * offered (taking that archive's dictionary, so its chunks can be copied verbatim), or at
+     * the first context or the commit (training a dictionary on what comes). */
+    bool pending;
+    bool dict_known;  /* the writer's dictionary is an input's: dict_id says which (0: none) */
+    uint32_t dict_id;
 };
 
 mcs_output *mcs_output_open(const char *path, mcs_output_kind kind,
@@ -107,11 +131,14 @@ mcs_output *mcs_output_open(const char *path, mcs_output_kind kind,
     o->path = path;
     if (kind == MCS_OUTPUT_BY_EXTENSION)
         kind = mcs_has_extension(path, ".mcz") ? MCS_OUTPUT_MCZ : MCS_OUTPUT_MCH;
-    mcz_writer_options defaults = MCZ_WRITER_OPTIONS_INIT;
+    if (kind == MCS_OUTPUT_MCZ && !opt) {
+        o->pending = true;
+        return o;
+    }
     mcz_diag d;
     mcz_diag_clear(&d);
     if (kind == MCS_OUTPUT_MCZ)
-        o->writer = mcz_writer_open(path, opt ? opt : &defaults, &d);
+        o->writer = mcz_writer_open(path, opt, &d);
     else
         o->file = mcz_outfile_open(path, &d);
     if (!o->writer && !o->file) {
@@ -122,8 +149,47 @@ mcs_output *mcs_output_open(const char *path, mcs_output_kind kind,
     return o;
 }
 
-/* Reports why mc could not be written and releases the output's file (nothing stays behind). */
-static int output_failed(mcs_output *o, int code, const mcz_mc *mc)
+/* Opens a pending archive's writer, with the dictionary of model (none when model has none),
+ * or with a trained one when model is NULL. Returns 0, or -1 after printing the error. */
+static int output_start(mcs_output *o, const mcz_reader *model)
+{
+    mcz_writer_options opt = MCZ_WRITER_OPTIONS_INIT;
+    if (model) {
+        mcz_archive_info info;
+        mcz_reader_get_info(model, &info);
+        mcz_reader_dict(model, &opt.dict, &opt.dict_len);
+        opt.no_dict = !opt.dict;
+        o->dict_known = true;
+        o->dict_id = opt.dict ? info.dict_id : 0;
+    }
+    o->pending = false;
+    mcz_diag d;
+    mcz_diag_clear(&d);
+    o->writer = mcz_writer_open(o->path, &opt, &d);
+    if (!o->writer) {
+        mcs_error_diag(o->path, &d);
+        return -1;
+    }
+    return 0;
+}
+
+int mcs_output_offer_dictionary(mcs_output *o, const mcs_input *in)
+{
+    return o->pending && in->archive ? output_start(o, in->archive) : 0;
+}
+
+bool mcs_output_copies_chunks_of(const mcs_output *o, const mcs_input *in)
+{
+    if (!o->writer || !o->dict_known || !in->archive)
+        return false;
+    mcz_archive_info info;
+    mcz_reader_get_info(in->archive, &info);
+    return info.dict_id == o->dict_id;
+}
+
+/* Reports why the output failed (its sticky error, else `code` about context `number`) and
+ * releases its file: nothing stays behind. */
+static int output_failed(mcs_output *o, int code, int64_t number)
 {
     mcz_diag d;
     mcz_diag_clear(&d);
@@ -139,7 +205,7 @@ static int output_failed(mcs_output *o, int code, const mcz_mc *mc)
     }
     if (d.code == MCZ_OK) { /* not sticky: the context itself was refused */
         d.code = code;
-        d.context = mc->number;
+        d.context = number;
     }
     mcs_error_diag(o->path, &d);
     return -1;
@@ -147,16 +213,41 @@ static int output_failed(mcs_output *o, int code, const mcz_mc *mc)
 
 int mcs_output_put(mcs_output *o, const mcz_mc *mc)
 {
+    if (o->pending && output_start(o, NULL) != 0)
+        return -1;
     int rc = MCZ_ESTATE;
     if (o->file)
         rc = mcz_outfile_write(o->file, mc->bytes, mc->size);
     else if (o->writer)
         rc = mcz_writer_append(o->writer, mc->bytes, mc->size, NULL);
-    return rc == MCZ_OK ? 0 : output_failed(o, rc, mc);
+    return rc == MCZ_OK ? 0 : output_failed(o, rc, mc->number);
+}
+
+int mcs_output_put_chunk(mcs_output *o, const mcs_input *in, uint64_t index, bool *verbatim)
+{
+    assert(mcs_output_copies_chunks_of(o, in));
+    mcz_diag d;
+    mcz_diag_clear(&d);
+    int rc = mcz_writer_append_chunk(o->writer, in->archive, index, verbatim, &d);
+    if (rc == MCZ_OK)
+        return 0;
+    const mcz_diag *wd = mcz_writer_diag(o->writer);
+    if (wd && wd->code != MCZ_OK) /* the output failed */
+        return output_failed(o, rc, -1);
+    if (d.code == MCZ_OK) /* the chunk could not be read: the input's fault */
+        d.code = rc;
+    mcs_error_diag(in->path, &d);
+    mcz_writer_abort(o->writer);
+    o->writer = NULL;
+    return -1;
 }
 
 int mcs_output_commit(mcs_output *o)
 {
+    if (o->pending && output_start(o, NULL) != 0) {
+        free(o);
+        return -1;
+    }
     mcz_diag d;
     mcz_diag_clear(&d);
     int rc = MCZ_ESTATE;
@@ -180,41 +271,4 @@ void mcs_output_abort(mcs_output *o)
     mcz_outfile_abort(o->file);
     mcz_writer_abort(o->writer);
     free(o);
-}
-
-static int copy_contexts(mcs_input *in, mcs_output *out, const char *what, uint64_t *count)
-{
-    mcs_progress progress;
-    mcs_progress_start(&progress, what, in->contexts, in->raw_bytes);
-    mcz_mc mc;
-    int rc;
-    while ((rc = mcs_input_next(in, &mc)) > 0) {
-        if (mcs_output_put(out, &mc) != 0) {
-            rc = -1;
-            break;
-        }
-        ++*count;
-        mcs_progress_update(&progress, *count, in->read_bytes);
-    }
-    mcs_progress_end(&progress);
-    return rc;
-}
-
-int mcs_copy_file(const char *in_path, const char *out_path, mcs_output_kind kind,
-                  const mcz_writer_options *opt, const char *what, uint64_t *contexts,
-                  uint64_t *bytes)
-{
-    *contexts = *bytes = 0;
-    mcs_input in;
-    if (mcs_input_open(&in, in_path) != 0)
-        return -1;
-    mcs_output *out = mcs_output_open(out_path, kind, opt);
-    int rc = out ? copy_contexts(&in, out, what, contexts) : -1;
-    if (rc == 0)
-        rc = mcs_output_commit(out);
-    else
-        mcs_output_abort(out);
-    *bytes = in.read_bytes;
-    mcs_input_close(&in);
-    return rc;
 }

@@ -119,6 +119,10 @@ void mcs_input_context_error(const mcs_input *in, const mcz_mc *mc, mcz_diag *d)
 int mcs_input_from_args(int argc, char **argv, const mcs_usage *u, mcs_input *in);
 /* Next context in number order: 1 with *mc filled, 0 at the end, -1 after printing the error. */
 int mcs_input_next(mcs_input *in, mcz_mc *mc);
+/* The .mct entry of the context at `position` (0 .. contexts-1) of an archive, from its index
+ * alone: its offset in the equivalent MCH file, its number, its stored identity hash (empty
+ * when it has none). Returns 0, or -1 after printing the error. */
+int mcs_input_toc_entry(const mcs_input *in, uint64_t position, mcz_toc_entry *e);
 
 /* ---- Outputs ---- */
 
@@ -131,24 +135,27 @@ typedef enum mcs_output_kind {
 /* A collection being written: nothing appears at its path before mcs_output_commit succeeds. */
 typedef struct mcs_output mcs_output;
 
-/* opt (NULL: defaults) applies to archives. Returns NULL after printing the error. */
+/* opt applies to archives. With opt NULL (the defaults) an archive's dictionary is decided
+ * late: that of the first archive input offered with mcs_output_offer_dictionary() before any
+ * context is put, else one trained on the contexts. Returns NULL after printing the error. */
 mcs_output *mcs_output_open(const char *path, mcs_output_kind kind,
                             const mcz_writer_options *opt);
+/* Offers in's dictionary to an archive output whose dictionary is not decided yet (nothing
+ * happens otherwise). Returns 0, or -1 after printing the error. */
+int mcs_output_offer_dictionary(mcs_output *o, const mcs_input *in);
+/* True when chunks of archive in go to o as they are: o is an archive using in's dictionary
+ * (or both have none). */
+bool mcs_output_copies_chunks_of(const mcs_output *o, const mcs_input *in);
 /* Appends one serialized context. Returns 0, or -1 after printing the error. */
 int mcs_output_put(mcs_output *o, const mcz_mc *mc);
+/* Appends chunk `index` of in's archive whole, its compressed bytes copied as they are
+ * (mcs_output_copies_chunks_of must hold); *verbatim (may be NULL) says whether they were.
+ * Returns 0, or -1 after printing the error (naming in when its chunk is at fault). */
+int mcs_output_put_chunk(mcs_output *o, const mcs_input *in, uint64_t index, bool *verbatim);
 /* Puts the file in place and frees o. Returns 0, or -1 after printing the error. */
 int mcs_output_commit(mcs_output *o);
 /* Discards everything written and frees o (accepts NULL). */
 void mcs_output_abort(mcs_output *o);
-
-/*
- * Copies every context of in_path to a new out_path, showing progress as `what`
- * ("converting"). Fills *contexts and *bytes (the equivalent MCH size). Returns 0, or -1 after
- * printing the error, with nothing left at out_path.
- */
-int mcs_copy_file(const char *in_path, const char *out_path, mcs_output_kind kind,
-                  const mcz_writer_options *opt, const char *what, uint64_t *contexts,
-                  uint64_t *bytes);
 
 /* ---- Progress ---- */
 

@@ -1,9 +1,11 @@
 /*
  * verb_concat.c - mcs -concat: appends FILE2's contexts to FILE1.
  *
- * FILE1 grows in place (collections are built by appending many small files to a large one,
- * so copying FILE1 each time would cost its whole size); any failure truncates it back to its
- * original length, and a FILE1 created by the run is removed.
+ * An MCH FILE1 grows in place (collections are built by appending many small files to a large
+ * one, so copying FILE1 each time would cost its whole size); any failure truncates it back to
+ * its original length, and a FILE1 created by the run is removed. An archive FILE1 cannot grow
+ * in place (its index is at its end): a new archive of FILE1's chunks then FILE2's replaces it,
+ * the compressed chunks copied as they are where the dictionaries allow (mcs_chunks.h).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -12,14 +14,17 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "mcs_chunks.h"
 #include "mcs_verbs.h"
 
 const mcs_usage usage_concat = {
     "-concat FILE1 FILE2",
     "append FILE2's contexts to FILE1",
-    "FILE1 is an MCH file (created when missing); FILE2 an MCH file or an archive. Every\n"
-    "context of FILE2 is checked (its container) as it is appended; on any failure FILE1 is\n"
-    "restored to its original length. Appending to an archive is not supported yet.\n"};
+    "FILE1 is an MCH file, or an archive when its name ends in .mcz (created when missing);\n"
+    "FILE2 an MCH file or an archive. Every context of FILE2 is checked (its container) as it\n"
+    "is appended; on any failure FILE1 is left as it was. An archive FILE1 is rewritten whole\n"
+    "but not recompressed: its chunks, and those of an archive FILE2 with the same dictionary,\n"
+    "are copied as they are (FILE1 created by the run takes FILE2's dictionary).\n"};
 
 typedef struct concat_target {
     const char *path;
@@ -56,10 +61,6 @@ static int check_target_kind(const concat_target *t)
 
 static int target_open(concat_target *t, const char *path)
 {
-    if (mcs_has_extension(path, ".mcz")) {
-        mcs_error("%s: appending to an archive is not supported yet", path);
-        return -1;
-    }
     t->path = path;
     t->created = false;
     t->fd = open(path, O_RDWR | O_APPEND | O_CLOEXEC);
@@ -135,6 +136,52 @@ static int append_all(mcs_input *in, concat_target *t, uint64_t *appended)
     return rc;
 }
 
+/* An archive FILE1 (existing or not): a new one of its chunks then in's, put in its place. */
+static int concat_archive(const char *path, mcs_input *in, uint64_t *appended,
+                          uint64_t *bytes)
+{
+    mcs_input base = {0};
+    bool exists = access(path, F_OK) == 0;
+    if (exists && mcs_input_open(&base, path) != 0)
+        return -1;
+    if (exists && !base.archive) {
+        mcs_error("%s: not an archive, though its name ends in .mcz", path);
+        mcs_input_close(&base);
+        return -1;
+    }
+    mcs_copy_counts base_counts = {0}, counts = {0};
+    const mcs_copy_rules rules = {NULL, false, "appending"};
+    mcs_output *out = mcs_output_open(path, MCS_OUTPUT_MCZ, NULL);
+    int rc = out ? 0 : -1;
+    if (rc == 0 && exists)
+        rc = mcs_copy_all(&base, out, &rules, &base_counts);
+    if (rc == 0)
+        rc = mcs_copy_all(in, out, &rules, &counts);
+    if (rc == 0)
+        rc = mcs_output_commit(out);
+    else
+        mcs_output_abort(out);
+    mcs_input_close(&base);
+    *appended = counts.saved;
+    *bytes = counts.saved_bytes;
+    return rc;
+}
+
+/* An MCH FILE1, grown in place. */
+static int concat_mch(const char *path, mcs_input *in, uint64_t *appended, uint64_t *bytes)
+{
+    concat_target t = {.fd = -1};
+    int rc = target_open(&t, path);
+    if (rc == 0)
+        rc = append_all(in, &t, appended);
+    if (rc == 0)
+        rc = target_finish(&t);
+    if (rc != 0)
+        target_restore(&t);
+    *bytes = in->read_bytes;
+    return rc;
+}
+
 int cmd_concat(int argc, char **argv)
 {
     const char *pos[2];
@@ -147,16 +194,9 @@ int cmd_concat(int argc, char **argv)
     mcs_input in;
     if (mcs_input_open(&in, pos[1]) != 0)
         return MCS_EXIT_FAIL;
-    concat_target t = {.fd = -1};
-    uint64_t appended = 0;
-    int rc = target_open(&t, pos[0]);
-    if (rc == 0)
-        rc = append_all(&in, &t, &appended);
-    if (rc == 0)
-        rc = target_finish(&t);
-    if (rc != 0)
-        target_restore(&t);
-    uint64_t bytes = in.read_bytes;
+    uint64_t appended = 0, bytes = 0;
+    int rc = mcs_has_extension(pos[0], ".mcz") ? concat_archive(pos[0], &in, &appended, &bytes)
+                                                : concat_mch(pos[0], &in, &appended, &bytes);
     mcs_input_close(&in);
     if (rc != 0)
         return MCS_EXIT_FAIL;

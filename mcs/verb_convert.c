@@ -1,6 +1,7 @@
 /* verb_convert.c - mcs -convert: writes a collection (MCH or archive) as an .mcz archive. */
 #include <inttypes.h>
 
+#include "mcs_chunks.h"
 #include "mcs_verbs.h"
 
 const mcs_usage usage_convert = {

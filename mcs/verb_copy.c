@@ -1,6 +1,7 @@
 /* verb_copy.c - mcs -copy: writes only the listed contexts, as they are or (-thin) thinned. */
 #include <inttypes.h>
 
+#include "mcs_chunks.h"
 #include "mcs_context.h"
 #include "mcs_verbs.h"
 
@@ -11,7 +12,8 @@ const mcs_usage usage_copy = {
     ".mct when it has one, or the archive's index). OUT is an archive when it ends in .mcz.\n"
     "Listed numbers that IN does not hold are reported in a warning. Unlike SuperPMI's mcs,\n"
     "contexts are copied as they are, not re-serialized, unless -thin: then each is deep-checked\n"
-    "and re-serialized without its compile results (CR_* packets).\n"};
+    "and re-serialized without its compile results (CR_* packets). From an archive into an\n"
+    "archive, a chunk whose contexts are all listed is copied without recompressing it.\n"};
 
 typedef struct copy_state {
     mcs_input in;
@@ -29,17 +31,6 @@ static uint64_t numbers_from(const mcz_list *l, size_t index, uint64_t number)
     for (size_t i = index + 1; i < l->count; i++)
         left += (uint64_t)l->ranges[i].last - l->ranges[i].first + 1;
     return left;
-}
-
-/* True when no number from `number` upwards can be held: an MCH file numbers its contexts
- * 1..N, an archive first_number..last_number. */
-static bool past_the_end(const mcs_input *in, uint64_t number)
-{
-    if (!in->archive)
-        return true;
-    mcz_archive_info info;
-    mcz_reader_get_info(in->archive, &info);
-    return number > info.last_number;
 }
 
 /* Copies context `number`: 1 copied, 0 not held, -1 on error (printed). */
@@ -67,22 +58,45 @@ static int copy_one(copy_state *s, uint32_t number)
     return 1;
 }
 
-static int copy_listed(copy_state *s, const mcz_list *list)
+/* Copies the listed numbers until one is not held: an MCH file numbers its contexts 1..N. */
+static int copy_until_missing(copy_state *s, const mcz_list *list)
 {
     for (size_t i = 0; i < list->count; i++) {
         for (uint64_t n = list->ranges[i].first; n <= list->ranges[i].last; n++) {
             int rc = copy_one(s, (uint32_t)n);
-            if (rc < 0)
-                return -1;
-            if (rc == 0 && past_the_end(&s->in, n)) {
-                s->missing += numbers_from(list, i, n);
-                return 0;
+            if (rc <= 0) {
+                s->missing += rc == 0 ? numbers_from(list, i, n) : 0;
+                return rc;
             }
-            if (rc == 0)
-                s->missing++;
         }
     }
     return 0;
+}
+
+/* An MCH file: context by context, through its .mct when it has one. */
+static int copy_listed(copy_state *s, const mcz_list *list)
+{
+    mcs_progress_start(&s->progress, "copying", mcz_list_size(list), 0);
+    int rc = copy_until_missing(s, list);
+    mcs_progress_end(&s->progress);
+    return rc;
+}
+
+static int keep_listed(void *arg, mcs_chunk_walk *walk, const mcz_context_info *ci)
+{
+    (void)walk;
+    return mcz_list_contains(arg, ci->number);
+}
+
+/* An archive: chunk by chunk (mcs_chunks.h); chunks without a listed context are not read. */
+static int copy_chunks(copy_state *s, mcz_list *list)
+{
+    const mcs_copy_rules rules = {s->thin, false, "copying"};
+    mcs_copy_counts counts = {0};
+    int rc = mcs_chunks_copy(&s->in, s->out, &rules, keep_listed, list, &counts);
+    s->saved = counts.saved;
+    s->missing = mcz_list_size(list) - counts.saved;
+    return rc;
 }
 
 int cmd_copy(int argc, char **argv)
@@ -96,11 +110,10 @@ int cmd_copy(int argc, char **argv)
     int rc = mcs_input_open(&s.in, pos[1]);
     if (rc == 0) {
         s.out = mcs_output_open(pos[2], MCS_OUTPUT_BY_EXTENSION, NULL);
-        uint64_t listed = mcz_list_size(&list);
-        uint64_t total = s.in.contexts && s.in.contexts < listed ? s.in.contexts : listed;
-        mcs_progress_start(&s.progress, "copying", total, 0);
-        rc = s.out ? copy_listed(&s, &list) : -1;
-        mcs_progress_end(&s.progress);
+        if (!s.out)
+            rc = -1;
+        else
+            rc = s.in.archive ? copy_chunks(&s, &list) : copy_listed(&s, &list);
         if (rc == 0)
             rc = mcs_output_commit(s.out);
         else

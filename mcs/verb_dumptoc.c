@@ -4,11 +4,12 @@
 #include "mcs_verbs.h"
 
 const mcs_usage usage_dumptoc = {
-    "-dumpToc FILE.mct",
+    "-dumpToc FILE.mct|ARCHIVE.mcz",
     "print a table of contents, one element per line",
     "Each line: the number, the offset in hex, then the 33 bytes of the hash field (the hash's\n"
     "characters and their NUL) in hex, as SuperPMI prints them. Numbers are not required to\n"
-    "increase, so a damaged table can be inspected.\n"};
+    "increase, so a damaged table can be inspected. For an archive, the table -toc would write,\n"
+    "read from its index without decompressing anything.\n"};
 
 static void print_entry(const mcz_toc_entry *e)
 {
@@ -18,27 +19,54 @@ static void print_entry(const mcz_toc_entry *e)
     putchar('\n');
 }
 
-int cmd_dumptoc(int argc, char **argv)
+/* A .mct file. Returns 0, or -1 after printing the error. */
+static int dump_mct(const char *path)
 {
-    const char *pos[1];
-    if (mcs_parse_args(argc, argv, &usage_dumptoc, NULL, pos, 1, 1) < 0)
-        return MCS_EXIT_USAGE;
     mcz_diag d;
     mcz_diag_clear(&d);
     mcz_file f;
     mcz_toc_entry *entries = NULL;
     uint32_t count = 0;
-    int rc = mcz_file_map(pos[0], &f, &d);
+    int rc = mcz_file_map(path, &f, &d);
     if (rc == MCZ_OK) {
         rc = mcz_toc_parse(f.data, f.size, false, &entries, &count, &d);
         mcz_file_unmap(&f);
     }
     if (rc != MCZ_OK) {
-        mcs_error_diag(pos[0], &d);
-        return MCS_EXIT_FAIL;
+        mcs_error_diag(path, &d);
+        return -1;
     }
     for (uint32_t i = 0; i < count && !mcs_stdout_failed(); i++)
         print_entry(&entries[i]);
     free(entries);
-    return MCS_EXIT_OK;
+    return 0;
+}
+
+/* An archive's table, from its index. */
+static int dump_index(const mcs_input *in)
+{
+    for (uint64_t position = 0; position < in->contexts && !mcs_stdout_failed(); position++) {
+        mcz_toc_entry e;
+        if (mcs_input_toc_entry(in, position, &e) != 0)
+            return -1;
+        print_entry(&e);
+    }
+    return 0;
+}
+
+int cmd_dumptoc(int argc, char **argv)
+{
+    const char *pos[1];
+    if (mcs_parse_args(argc, argv, &usage_dumptoc, NULL, pos, 1, 1) < 0)
+        return MCS_EXIT_USAGE;
+    /* An archive is told by its first bytes (mcz_source_open); anything else is read as .mct,
+     * which also reports a missing or empty file. */
+    if (mcs_file_size(pos[0]) == 0)
+        return dump_mct(pos[0]) == 0 ? MCS_EXIT_OK : MCS_EXIT_FAIL;
+    mcs_input in;
+    if (mcs_input_open(&in, pos[0]) != 0)
+        return MCS_EXIT_FAIL;
+    int rc = in.archive ? dump_index(&in) : dump_mct(pos[0]);
+    mcs_input_close(&in);
+    return rc == 0 ? MCS_EXIT_OK : MCS_EXIT_FAIL;
 }

@@ -1,6 +1,7 @@
 /* verb_export.c - mcs -export: writes an archive's contexts back as an MCH file. */
 #include <inttypes.h>
 
+#include "mcs_chunks.h"
 #include "mcs_verbs.h"
 
 const mcs_usage usage_export = {

@@ -4,9 +4,12 @@
 #include "mcs_verbs.h"
 
 const mcs_usage usage_info = {
-    "-info FILE",
+    "-info FILE [--chunks]",
     "show contexts, sizes and, for an archive, chunks, ratio and dictionary",
-    "For an MCH file every context's container is read to count them.\n"};
+    "For an MCH file every context's container is read to count them.\n"
+    "  --chunks   for an archive, also its chunk table from the index, one chunk per line:\n"
+    "             index, file offset of the chunk header, stored bytes, raw bytes, first\n"
+    "             context number, context count, XXH3 of the raw bytes\n"};
 
 static void print_numbers(uint64_t contexts, uint64_t first, uint64_t last)
 {
@@ -38,6 +41,22 @@ static void print_archive(const char *path, const mcz_reader *r)
     printf("chunk target:  %" PRIu32 " bytes\n", info.chunk_size);
 }
 
+static void print_chunks(const mcz_reader *r)
+{
+    mcz_archive_info info;
+    mcz_reader_get_info(r, &info);
+    printf("%6s %14s %10s %10s %10s %7s %16s\n", "chunk", "offset", "stored", "raw", "first",
+           "count", "xxh3");
+    for (uint64_t i = 0; i < info.chunks && !mcs_stdout_failed(); i++) {
+        mcz_chunk_info c;
+        if (mcz_reader_chunk(r, i, &c) != MCZ_OK)
+            break;
+        printf("%6" PRIu64 " %14" PRIu64 " %10" PRIu32 " %10" PRIu32 " %10" PRIu32 " %7" PRIu32
+               " %016" PRIx64 "\n",
+               i, c.offset, c.stored_size, c.raw_size, c.first_number, c.count, c.checksum);
+    }
+}
+
 static int print_mch(mcs_input *in)
 {
     uint64_t count = 0;
@@ -62,15 +81,21 @@ static int print_mch(mcs_input *in)
 
 int cmd_info(int argc, char **argv)
 {
+    bool chunks = false;
+    const mcs_option opts[] = {{"--chunks", NULL, &chunks}, {NULL, NULL, NULL}};
+    const char *pos[1];
     mcs_input in;
-    int exit_code = mcs_input_from_args(argc, argv, &usage_info, &in);
-    if (exit_code != MCS_EXIT_OK)
-        return exit_code;
+    if (mcs_parse_args(argc, argv, &usage_info, opts, pos, 1, 1) < 0)
+        return MCS_EXIT_USAGE;
+    if (mcs_input_open(&in, pos[0]) != 0)
+        return MCS_EXIT_FAIL;
     int rc = 0;
     if (in.archive)
         print_archive(in.path, in.archive);
     else
         rc = print_mch(&in);
+    if (in.archive && chunks)
+        print_chunks(in.archive);
     mcs_input_close(&in);
     return rc == 0 ? MCS_EXIT_OK : MCS_EXIT_FAIL;
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "mcs_chunks.h"
 #include "mcs_context.h"
 #include "mcs_dedup.h"
 #include "mcs_verbs.h"
@@ -21,7 +22,10 @@ const mcs_usage usage_merge = {
     "  -dedup   drop duplicate methods across all files, as -removeDup does\n"
     "  -thin    with -dedup: drop the compile results of the contexts written\n"
     "Every context is deep-checked. OUT is an archive when it ends in .mcz; it appears only\n"
-    "once complete, and not at all on an error or when no file matched.\n"};
+    "once complete, and not at all on an error or when no file matched. An archive OUT takes\n"
+    "the dictionary of the first archive merged (when it comes before any .mch file): chunks of\n"
+    "archives with that dictionary are then copied without recompressing them, whole when\n"
+    "none of their contexts is a duplicate.\n"};
 
 #define MERGE_DEPTH_MAX 64
 
@@ -32,20 +36,14 @@ typedef struct merge_run {
     mcs_output *out;
     struct stat out_st; /* OUT as it was before the run, so it is not merged into itself */
     bool out_existed;
-    uint64_t files, loaded, saved;
+    uint64_t files;
+    mcs_copy_counts counts;
 } merge_run;
 
 static int append_plain(merge_run *m, mcs_input *in)
 {
-    mcz_mc mc;
-    int rc;
-    while ((rc = mcs_input_next(in, &mc)) > 0) {
-        if (mcs_output_put_checked(m->out, NULL, in, &mc) != 0)
-            return -1;
-        m->loaded++;
-        m->saved++;
-    }
-    return rc;
+    static const mcs_copy_rules rules = {NULL, true, "merging"};
+    return mcs_copy_all(in, m->out, &rules, &m->counts);
 }
 
 static int merge_file(merge_run *m, const char *path, const struct stat *st)
@@ -206,13 +204,13 @@ int cmd_merge(int argc, char **argv)
     else
         mcs_output_abort(m.out);
     if (m.dedup) {
-        m.loaded = mcs_dedup_loaded(m.dedup);
-        m.saved = mcs_dedup_saved(m.dedup);
+        m.counts.loaded = mcs_dedup_loaded(m.dedup);
+        m.counts.saved = mcs_dedup_saved(m.dedup);
     }
     mcs_dedup_free(m.dedup);
     if (rc != 0)
         return MCS_EXIT_FAIL;
-    mcs_info("Merged %" PRIu64 " files: Loaded %" PRIu64 ", Saved %" PRIu64, m.files, m.loaded,
-             m.saved);
+    mcs_info("Merged %" PRIu64 " files: Loaded %" PRIu64 ", Saved %" PRIu64, m.files,
+             m.counts.loaded, m.counts.saved);
     return MCS_EXIT_OK;
 }

@@ -1,6 +1,7 @@
 /* verb_strip.c - mcs -strip: copies every context except the listed ones. */
 #include <inttypes.h>
 
+#include "mcs_chunks.h"
 #include "mcs_context.h"
 #include "mcs_verbs.h"
 
@@ -10,24 +11,48 @@ const mcs_usage usage_strip = {
     "RANGE is a list such as 1-5,9 or a .mcl file. Every context is deep-checked; those kept\n"
     "are copied as they are, or re-serialized without their compile results with -thin.\n"
     "Listed numbers that IN does not hold are reported in a warning. OUT is an archive when it\n"
-    "ends in .mcz.\n"};
+    "ends in .mcz. From an archive into an archive, a chunk that loses no context is copied\n"
+    "without recompressing it.\n"};
 
 typedef struct strip_run {
     mcs_input in;
     mcs_output *out;
     mcz_mc_builder *thin;
+    const mcz_list *list;
     uint64_t loaded, saved, listed_seen;
 } strip_run;
 
-static int strip_all(strip_run *s, const mcz_list *list)
+static int keep_unlisted(void *arg, mcs_chunk_walk *walk, const mcz_context_info *ci)
 {
+    (void)walk;
+    strip_run *s = arg;
+    bool listed = mcz_list_contains(s->list, ci->number);
+    s->listed_seen += listed;
+    return !listed;
+}
+
+/* An archive: chunk by chunk (mcs_chunks.h). */
+static int strip_chunks(strip_run *s)
+{
+    const mcs_copy_rules rules = {s->thin, true, "stripping"};
+    mcs_copy_counts counts = {0};
+    int rc = mcs_chunks_copy(&s->in, s->out, &rules, keep_unlisted, s, &counts);
+    s->loaded = counts.loaded;
+    s->saved = counts.saved;
+    return rc;
+}
+
+static int strip_all(strip_run *s)
+{
+    if (s->in.archive)
+        return strip_chunks(s);
     mcs_progress progress;
     mcs_progress_start(&progress, "stripping", s->in.contexts, s->in.raw_bytes);
     mcz_mc mc;
     int rc;
     while ((rc = mcs_input_next(&s->in, &mc)) > 0) {
         s->loaded++;
-        if (mcz_list_contains(list, mc.number)) {
+        if (mcz_list_contains(s->list, mc.number)) {
             s->listed_seen++;
         } else {
             if (mcs_output_put_checked(s->out, s->thin, &s->in, &mc) != 0) {
@@ -50,10 +75,11 @@ int cmd_strip(int argc, char **argv)
     int rc = mcs_parse_list_verb(argc, argv, &usage_strip, pos, &list, &s.thin);
     if (rc != MCS_EXIT_OK)
         return rc;
+    s.list = &list;
     rc = mcs_input_open(&s.in, pos[1]);
     if (rc == 0) {
         s.out = mcs_output_open(pos[2], MCS_OUTPUT_BY_EXTENSION, NULL);
-        rc = s.out ? strip_all(&s, &list) : -1;
+        rc = s.out ? strip_all(&s) : -1;
         if (rc == 0)
             rc = mcs_output_commit(s.out);
         else

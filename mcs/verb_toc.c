@@ -9,23 +9,27 @@ const mcs_usage usage_toc = {
     "-toc FILE",
     "write FILE.mct: each context's offset, number and identity hash",
     "The suffix is appended (a.mch -> a.mch.mct). A context whose identity cannot be built\n"
-    "(it lacks the packets the identity needs) gets an empty hash. For an archive, offsets\n"
-    "are those of the equivalent MCH file and hashes come from the archive's index.\n"};
+    "(it lacks the packets the identity needs) gets an empty hash. An MCH file's contexts are\n"
+    "each parsed (deep-checked) on the way, as SuperPMI does. An archive's table comes from its\n"
+    "index alone, nothing decompressed: offsets are those of the equivalent MCH file, hashes\n"
+    "the stored ones, and the contents are not checked (-verify checks contents).\n"};
 
 typedef struct toc_builder {
     mcz_toc_entry *entries;
     uint32_t count, cap;
-    uint64_t without_identity;
     mcz_diag first_without; /* why the first of those has none (MCH input only) */
 } toc_builder;
 
-static mcz_toc_entry *toc_add(toc_builder *b)
+/* A new, zeroed entry; NULL after printing the error. */
+static mcz_toc_entry *toc_add(toc_builder *b, const char *path)
 {
     if (b->count == b->cap) {
         uint32_t cap = b->cap ? b->cap * 2 : 1024;
         mcz_toc_entry *grown = cap > b->cap ? realloc(b->entries, cap * sizeof *grown) : NULL;
-        if (!grown)
+        if (!grown) {
+            mcs_error("%s: out of memory", path);
             return NULL;
+        }
         b->entries = grown;
         b->cap = cap;
     }
@@ -35,19 +39,17 @@ static mcz_toc_entry *toc_add(toc_builder *b)
 }
 
 /*
- * The identity with names, from the archive's index or computed. A damaged context (the deep
- * check, as SuperPMI parses every context it indexes) is an error; a context whose identity
- * cannot be built gets the zero hash, exactly as the archive writer stores it, so that an MCH
- * file and its archive give the same table.
+ * The identity with names of a context of an MCH file. A damaged context (the deep check, as
+ * SuperPMI parses every context it indexes) is an error; a context whose identity cannot be
+ * built gets the zero hash, exactly as the archive writer stores it, so that an MCH file and
+ * its archive give the same table.
  */
 static int identity_of(const mcs_input *in, const mcz_mc *mc, mcz_hash128 *h, toc_builder *b)
 {
     mcz_diag d;
     mcz_diag_clear(&d);
     int rc = mcz_mc_check(mc, &d);
-    if (rc == MCZ_OK && in->archive) {
-        rc = d.code = mcz_reader_hashes(in->archive, mc->number, h, NULL);
-    } else if (rc == MCZ_OK) {
+    if (rc == MCZ_OK) {
         rc = mcz_mc_identity_hash(mc, false, h, &d);
         if (rc != MCZ_OK && rc != MCZ_ENOMEM) {
             if (b->first_without.code == MCZ_OK)
@@ -62,7 +64,7 @@ static int identity_of(const mcs_input *in, const mcz_mc *mc, mcz_hash128 *h, to
     return -1;
 }
 
-static int toc_collect(mcs_input *in, toc_builder *b)
+static int toc_from_mch(mcs_input *in, toc_builder *b)
 {
     mcz_mc mc;
     int rc;
@@ -70,29 +72,38 @@ static int toc_collect(mcs_input *in, toc_builder *b)
         mcz_hash128 h;
         if (identity_of(in, &mc, &h, b) != 0)
             return -1;
-        mcz_toc_entry *e = toc_add(b);
-        if (!e) {
-            mcs_error("%s: out of memory", in->path);
+        mcz_toc_entry *e = toc_add(b, in->path);
+        if (!e)
             return -1;
-        }
-        /* An archive's contexts sit where they would in the equivalent MCH file. */
-        e->offset = in->archive ? (int64_t)(in->read_bytes - mc.size) : (int64_t)mc.offset;
+        e->offset = (int64_t)mc.offset;
         e->number = (int32_t)mc.number;
-        if (mcz_hash_is_zero(&h))
-            b->without_identity++;
-        else
+        if (!mcz_hash_is_zero(&h))
             mcz_hash_hex(&h, e->hash);
     }
     return rc;
 }
 
-/* Says how many hashes were left empty, and why the first one was. */
+/* An archive: everything from the index, nothing decompressed. */
+static int toc_from_index(const mcs_input *in, toc_builder *b)
+{
+    for (uint64_t position = 0; position < in->contexts; position++) {
+        mcz_toc_entry *e = toc_add(b, in->path);
+        if (!e || mcs_input_toc_entry(in, position, e) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* Says how many hashes were left empty, and why the first one was (MCH input only). */
 static void report_without_identity(const char *path, const toc_builder *b)
 {
-    if (!b->without_identity)
+    uint64_t without_identity = 0;
+    for (uint32_t i = 0; i < b->count; i++)
+        without_identity += b->entries[i].hash[0] == '\0';
+    if (!without_identity)
         return;
     mcs_warn("%s: %" PRIu64 " contexts lack what the identity needs: their hash is left empty",
-             path, b->without_identity);
+             path, without_identity);
     char text[MCS_DIAG_TEXT_SIZE];
     if (b->first_without.code != MCZ_OK)
         mcs_warn("the first: %s", mcs_diag_text(path, &b->first_without, text, sizeof text));
@@ -138,7 +149,7 @@ int cmd_toc(int argc, char **argv)
     mcs_input in;
     int rc = mcs_input_open(&in, pos[0]);
     if (rc == 0) {
-        rc = toc_collect(&in, &b);
+        rc = in.archive ? toc_from_index(&in, &b) : toc_from_mch(&in, &b);
         mcs_input_close(&in);
     }
     if (rc == 0)
