@@ -444,8 +444,9 @@ typedef enum mcz_full_policy {
 /* Zero fields mean "the default"; the defaults and the figures behind them are in README.md
  * and format/FORMAT.md §10. */
 typedef struct mcz_writer_options {
-    int level;             /* zstd level; 0: default */
-    uint32_t chunk_size;   /* target uncompressed bytes per chunk; 0: default (1 MiB) */
+    int level;             /* zstd level; 0: default (12; LIVE and MEMORY: 7) */
+    uint32_t chunk_size;   /* target uncompressed bytes per chunk; 0: default (1.5 MiB; LIVE
+                            * and MEMORY: 1 MiB); above 8 MiB the window covers the chunk */
     uint32_t dict_size;    /* dictionary capacity when training; 0: default */
     bool no_dict;          /* compress without a dictionary */
     int threads;           /* compression threads; 0: one per core */

@@ -20,8 +20,12 @@
 #include "writer_impl.h"
 
 /* Defaults; format/FORMAT.md §10 and §12 give the figures and reasons behind them. */
-#define DEFAULT_LEVEL 7
-#define DEFAULT_CHUNK_SIZE (1u << 20)
+#define DEFAULT_LEVEL 12                     /* conversion (ATOMIC): ratio first */
+#define DEFAULT_CHUNK_SIZE (1536u << 10)
+#define COLLECTOR_LEVEL 7                    /* LIVE, MEMORY: the JIT's process pays the CPU */
+#define COLLECTOR_CHUNK_SIZE (1u << 20)
+#define DEFAULT_WINDOW_LOG 23                /* what zstd's levels use at most below --long */
+#define MAX_WINDOW_LOG 27                    /* what every decoder accepts by default */
 #define DEFAULT_DICT_SIZE (128u << 10)
 #define DEFAULT_TRAIN_BYTES (8ull << 20)
 #define COLLECTOR_TRAIN_BYTES (2ull << 20) /* LIVE, MEMORY: nothing reaches the output before */
@@ -123,10 +127,29 @@ static int compress_chunk(ZSTD_CCtx *cctx, chunk *c, mcz_diag *d)
     return MCZ_OK;
 }
 
-/* Frame parameters: content size, checksum and dictionary id always on (FORMAT.md §4). */
+/* log2 of the smallest power of two holding a whole chunk, capped where decoders stop. */
+static int chunk_window_log(uint32_t chunk_size)
+{
+    int log = DEFAULT_WINDOW_LOG;
+    while (log < MAX_WINDOW_LOG && (1ull << log) < chunk_size)
+        log++;
+    return log;
+}
+
+/*
+ * Frame parameters: content size, checksum and dictionary id always on (FORMAT.md §4). Chunks
+ * larger than the levels' largest window (8 MiB) get a window covering the whole chunk and long
+ * distance matching, as `zstd --long` would: 64 MiB chunks at level 19 then come within 2-3% of
+ * a whole-file `zstd -19 --long=27` (FORMAT.md §11).
+ */
 static int setup_cctx(const mcz_writer *w, ZSTD_CCtx *cctx)
 {
     size_t r = ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, w->level);
+    int window_log = chunk_window_log(w->chunk_size);
+    if (!ZSTD_isError(r) && window_log > DEFAULT_WINDOW_LOG)
+        r = ZSTD_CCtx_setParameter(cctx, ZSTD_c_windowLog, window_log);
+    if (!ZSTD_isError(r) && window_log > DEFAULT_WINDOW_LOG)
+        r = ZSTD_CCtx_setParameter(cctx, ZSTD_c_enableLongDistanceMatching, 1);
     if (!ZSTD_isError(r))
         r = ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, 1);
     if (!ZSTD_isError(r))
@@ -433,8 +456,11 @@ static void resolve_collector_options(mcz_writer *w, const mcz_writer_options *o
 
 static int resolve_options(mcz_writer *w, const mcz_writer_options *opt, mcz_diag *diag)
 {
-    w->level = opt->level ? opt->level : DEFAULT_LEVEL;
-    w->chunk_size = opt->chunk_size ? opt->chunk_size : DEFAULT_CHUNK_SIZE;
+    bool collector = opt->mode == MCZ_WRITE_LIVE || opt->mode == MCZ_WRITE_MEMORY;
+    w->level = opt->level ? opt->level : collector ? COLLECTOR_LEVEL : DEFAULT_LEVEL;
+    w->chunk_size = opt->chunk_size ? opt->chunk_size
+                    : collector     ? COLLECTOR_CHUNK_SIZE
+                                    : DEFAULT_CHUNK_SIZE;
     w->dict_size = opt->dict_size ? opt->dict_size : DEFAULT_DICT_SIZE;
     w->next_number = opt->first_number ? opt->first_number : 1;
     w->first_number = (uint32_t)w->next_number;
