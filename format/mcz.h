@@ -445,7 +445,7 @@ typedef enum mcz_full_policy {
  * and format/FORMAT.md §10. */
 typedef struct mcz_writer_options {
     int level;             /* zstd level; 0: default (12; LIVE and MEMORY: 7) */
-    uint32_t chunk_size;   /* target uncompressed bytes per chunk; 0: default (1.5 MiB; LIVE
+    uint32_t chunk_size;   /* target uncompressed bytes per chunk; 0: default (2 MiB; LIVE
                             * and MEMORY: 1 MiB); above 8 MiB the window covers the chunk */
     uint32_t dict_size;    /* dictionary capacity when training; 0: default */
     bool no_dict;          /* compress without a dictionary */

@@ -9,7 +9,7 @@ const mcs_usage usage_convert = {
     "                  [--dict-from ARCHIVE.mcz] [-j THREADS]",
     "compress a collection into a seekable .mcz archive",
     "  --level N           zstd level (1-22; default: the library's)\n"
-    "  --chunk-size SIZE   uncompressed bytes per chunk, e.g. 1M (default 1.5 MiB)\n"
+    "  --chunk-size SIZE   uncompressed bytes per chunk, e.g. 1M (default 2 MiB)\n"
     "  --dict-size SIZE    capacity of the trained dictionary, e.g. 112K\n"
     "  --no-dict           compress without a dictionary\n"
     "  --dict-from A.mcz   reuse the dictionary of another archive instead of training one\n"

@@ -21,7 +21,7 @@
 
 /* Defaults; format/FORMAT.md §10 and §12 give the figures and reasons behind them. */
 #define DEFAULT_LEVEL 12                     /* conversion (ATOMIC): ratio first */
-#define DEFAULT_CHUNK_SIZE (1536u << 10)
+#define DEFAULT_CHUNK_SIZE (2u << 20)
 #define COLLECTOR_LEVEL 7                    /* LIVE, MEMORY: the JIT's process pays the CPU */
 #define COLLECTOR_CHUNK_SIZE (1u << 20)
 #define DEFAULT_WINDOW_LOG 23                /* what zstd's levels use at most below --long */
