@@ -6,6 +6,7 @@
 #   make fuzz       libFuzzer targets (clang) in build/libfuzzer/
 #   make demo       the README's end-to-end run on a built-in sample
 #   make bench      benchmarks (not tests: they print figures)
+#   make collect-sim  a runtime collecting contexts, simulated (bench/COLLECTOR.md)
 #
 # Sources are found by directory, so a new file needs no Makefile change:
 #   format/ writer/ reader/  -> build/libmcz.a (and libmcz.so, public symbols only)
@@ -107,6 +108,52 @@ $(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(LIB_A)
 $(BUILD)/fuzz/%: $(BUILD)/obj/tests/fuzz/%.o $(BUILD)/obj/tests/fuzz/replay_main.o $(LIB_A)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# ---- Collecting inside a runtime (bench/COLLECTOR.md) ----
+# tests/collector/*.c -> build/tests/<name> (programs the CLI tests drive, e.g. crash_harness).
+COLLECTOR_SRC := $(wildcard tests/collector/*.c)
+COLLECTOR     := $(patsubst tests/collector/%.c,$(BUILD)/tests/%,$(COLLECTOR_SRC))
+WRITER_OBJ    := $(call obj,$(wildcard writer/*.c))
+WRITER_SO     := $(BUILD)/libmcz-writer.so
+LIB_SO_STRIP  := $(BUILD)/libmcz-stripped.so
+
+$(COLLECTOR): $(BUILD)/tests/%: $(BUILD)/obj/tests/collector/%.o $(LIB_A)
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# What a runtime links to collect: the collector API below, exported alone, and the code of
+# format/ and writer/ it reaches (libmcz.a members are pulled only when referenced, unreached
+# sections dropped), stripped. -z defs proves nothing is missing (not under the sanitizers,
+# whose runtime a shared object leaves open).
+COLLECTOR_API := mcz_writer_open mcz_writer_append mcz_writer_flush mcz_writer_dump \
+                 mcz_writer_dump_on_signal mcz_writer_get_stats mcz_writer_close \
+                 mcz_writer_abort mcz_writer_diag mcz_error_name mcz_diag_clear
+WRITER_MAP    := $(BUILD)/libmcz-writer.map
+
+$(WRITER_MAP): Makefile
+	@mkdir -p $(@D)
+	@printf '{ global: %s local: *; };\n' "$(foreach f,$(COLLECTOR_API),$(f);)" >$@
+
+$(WRITER_SO): $(WRITER_OBJ) $(LIB_A) $(WRITER_MAP)
+	$(CC) -shared -s -Wl,--gc-sections -Wl,--version-script=$(WRITER_MAP) \
+	    $(if $(SAN),,-Wl,-z,defs) $(LDFLAGS) -o $@ $(WRITER_OBJ) $(LIB_A) $(LDLIBS)
+
+$(LIB_SO_STRIP): $(LIB_SO)
+	strip -o $@ $<
+
+.PHONY: writer-size
+writer-size: $(WRITER_SO) $(LIB_SO_STRIP)
+	@echo "libmcz-writer.so (stripped): $$(( ($$(stat -c %s $(WRITER_SO)) + 512) / 1024 )) KB" \
+	      "(the collector API; all of libmcz.so stripped:" \
+	      "$$(( ($$(stat -c %s $(LIB_SO_STRIP)) + 512) / 1024 )) KB; both use the shared" \
+	      "libzstd, libxxhash, libmurmurhash)"
+
+all: writer-size
+test: $(COLLECTOR)
+
+.PHONY: collect-sim
+collect-sim: all
+	@bash bench/collect-sim.sh $(BIN) $(BUILD)
 
 test: all $(UNITS) $(FUZZERS)
 	@BUILD=$(BUILD) BIN=$(BIN) bash tests/run-all.sh
