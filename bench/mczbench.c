@@ -449,7 +449,7 @@ int main(int argc, char **argv)
         mcz_reader_close(r);
     }
     if (strongest) {
-        mcz_writer_options strong = opts(19, 64u << 20, true);
+        mcz_writer_options strong = opts(22, 128u << 20, false);
         mcz_report("mcz strongest", input, out_strong, raw, ref, &strong);
         struct stat st;
         if (whole && stat(out_strong, &st) == 0)
