@@ -12,7 +12,7 @@ RUNS=${RUNS:-5}
 D=$(mktemp -d)
 trap 'rm -rf "$D"' EXIT
 
-echo "== corpus: mchgen --seed 42 --contexts $CONTEXTS, mcs -convert (1 MiB chunks)"
+echo "== corpus: mchgen --seed 42 --contexts $CONTEXTS, mcs -convert (default options)"
 "$BIN/mchgen" --seed 42 --contexts "$CONTEXTS" --out "$D/corpus.mch" >/dev/null
 "$BIN/mcs" -convert "$D/corpus.mch" "$D/corpus.mcz" >/dev/null
 printf '%s: %d bytes; %s: %d bytes; %d cores online; load average %s\n' corpus.mch "$(stat -c %s "$D/corpus.mch")" \
