@@ -1,13 +1,15 @@
 /*
  * archive.h - the on-disk codec of the .mcz archive (format/FORMAT.md): encode and decode the
- * file header, dictionary frame, chunk headers, index and footer, with every bound checked.
- * Shared by writer/ and reader/, which never depend on each other. Internal: tools use mcz.h.
+ * file header, dictionary frame, chunk headers, index and footer, with every bound checked, and
+ * decode a whole chunk with every check (chunk_decode.c). Shared by writer/ and reader/, which
+ * never depend on each other. Internal: tools use mcz.h.
  */
 #ifndef MCZ_ARCHIVE_H
 #define MCZ_ARCHIVE_H
 
 #include <stddef.h>
 #include <stdint.h>
+#include <zstd.h>
 
 #include "mcz.h"
 
@@ -94,6 +96,26 @@ int mcz_arc_chunk_head_decode(const uint8_t *file, size_t size, uint64_t off,
                               mcz_arc_chunk_head *out, mcz_diag *diag);
 /* Length i of a decoded chunk header (i < count). */
 uint32_t mcz_arc_chunk_head_length(const mcz_arc_chunk_head *h, uint32_t i);
+
+/* ---- A whole chunk, decoded and verified (chunk_decode.c) ---- */
+
+/* A growable decode buffer; the caller frees bytes. */
+typedef struct mcz_arc_buffer {
+    uint8_t *bytes;
+    size_t cap;
+} mcz_arc_buffer;
+
+/*
+ * Decodes the chunk (header frame + zstd data frame) at file offset off of file[0, size): the
+ * header, the data frame's dictionary id (must be dict_id, 0 for none: MCZ_EDICT otherwise,
+ * before anything is decoded) and content size, a decode of exactly raw_size bytes into buf, the
+ * raw XXH3, and each context's container. On success *head describes the chunk and buf->bytes
+ * holds its raw bytes; on failure nothing in buf is meaningful and diag gives the offset in file
+ * and the context concerned. ddict may be NULL (no dictionary).
+ */
+int mcz_arc_decode_chunk(const uint8_t *file, size_t size, uint64_t off, ZSTD_DCtx *dctx,
+                         const ZSTD_DDict *ddict, uint32_t dict_id, mcz_arc_buffer *buf,
+                         mcz_arc_chunk_head *head, mcz_diag *diag);
 
 /* ---- Index and footer ---- */
 

@@ -494,19 +494,23 @@ MCZ_API mcz_writer *mcz_writer_open(const char *path, const mcz_writer_options *
 MCZ_API int mcz_writer_append(mcz_writer *w, const void *mc, size_t size, uint32_t *number);
 
 /*
- * Appends chunk `index` of archive r as it is, without recompressing it, when r was written with
- * the same dictionary as w (same dictionary id, or both without one); otherwise its contexts are
- * decoded and appended one by one. A writer whose dictionary is still to be trained and that
- * holds nothing yet takes r's dictionary; one holding contexts decides its own first. The open
- * chunk is sealed first, so the copied chunk stays whole; its contexts get the next numbers and
- * keep their stored hashes; its data frame is copied byte for byte, its chunk header re-encoded.
- * The source chunk is verified in full first (as mcz_cursor_chunk does): a damaged one is an
- * error naming its offset and first context, nothing of it is copied, and w stays usable. Waits
- * for room whatever when_full says. Returns MCZ_OK either way; *verbatim (optional) says which
- * happened.
+ * A chunk as stored in an archive (its chunk-header frame and zstd data frame, e.g. from
+ * mcz_reader_chunk_frames) with the stored hashes of its contexts (identity, dedup: count
+ * entries each, in order). When the data frame uses the writer's dictionary (same id, or both
+ * none) it is decoded and verified in full (header, decode, XXH3, containers), then copied byte
+ * for byte with its header renumbered; otherwise MCZ_EDICT and nothing is appended (the caller
+ * appends the contexts instead). The open chunk is sealed first. The writer's dictionary is
+ * decided first (trained on what was appended, if it is still pending): open the writer with
+ * the source's dictionary (opt.dict) for its chunks to be copied. The copy takes the next
+ * numbers and keeps the given hashes. `count` must equal the chunk header's count (else
+ * MCZ_EINVAL). A damaged chunk is an error whose diag gives an offset within frames and, when
+ * the chunk header is readable, the context concerned (by its number in the source; the caller
+ * adds the file and where frames lie in it); nothing of it is appended and w stays usable.
+ * Waits for room whatever when_full says.
  */
-MCZ_API int mcz_writer_append_chunk(mcz_writer *w, const mcz_reader *r, uint64_t index,
-                                    bool *verbatim, mcz_diag *diag);
+MCZ_API int mcz_writer_append_compressed(mcz_writer *w, const void *frames, size_t len,
+                                         const mcz_hash128 *identity, const mcz_hash128 *dedup,
+                                         uint32_t count, mcz_diag *diag);
 
 /*
  * Seals the open chunk now, decides the dictionary if it is still pending (training on what is

@@ -63,28 +63,8 @@ static int64_t decide_chunk(mcs_chunk_walk *w, const mcz_chunk_info *ch, uint64_
     return kept;
 }
 
-/* Every context kept, into an archive with the same dictionary: the compressed bytes are
- * copied. mcz_writer_append_chunk verifies the chunk (checksum, containers) before it copies
- * anything; the deep check of each context, when the verb wants it, decodes the chunk here. */
-static int copy_whole(mcs_chunk_walk *w, uint64_t index, const mcz_chunk_info *ch)
-{
-    for (uint32_t i = 0; w->rules->deep_check && i < ch->count; i++) {
-        mcz_mc mc;
-        if (mcs_chunk_walk_get(w, ch->first_number + i, &mc) != 0 ||
-            mcs_input_check_context(w->in, &mc) != 0)
-            return -1;
-    }
-    bool verbatim = false;
-    if (mcs_output_put_chunk(w->out, w->in, index, &verbatim) != 0)
-        return -1;
-    if (verbatim)
-        w->counts->chunks_copied++;
-    else
-        w->counts->chunks_appended++;
-    return 0;
-}
-
-/* Otherwise: the chunk decoded once, its kept contexts appended (checked, thinned). */
+/* Otherwise (or when a whole chunk cannot be copied): the chunk decoded once, its kept contexts
+ * appended (checked, thinned). */
 static int append_kept(mcs_chunk_walk *w, const mcz_chunk_info *ch)
 {
     for (uint32_t i = 0; i < ch->count; i++) {
@@ -100,6 +80,27 @@ static int append_kept(mcs_chunk_walk *w, const mcz_chunk_info *ch)
             return -1;
     }
     w->counts->chunks_appended++;
+    return 0;
+}
+
+/* Every context kept, into an archive with the same dictionary: the compressed bytes are
+ * copied. The writer verifies the chunk (checksum, containers) before it copies anything; the
+ * deep check of each context, when the verb wants it, decodes the chunk here. A chunk whose data
+ * frame names another dictionary is not copied: it is decoded and appended instead. */
+static int copy_whole(mcs_chunk_walk *w, uint64_t index, const mcz_chunk_info *ch)
+{
+    for (uint32_t i = 0; w->rules->deep_check && i < ch->count; i++) {
+        mcz_mc mc;
+        if (mcs_chunk_walk_get(w, ch->first_number + i, &mc) != 0 ||
+            mcs_input_check_context(w->in, &mc) != 0)
+            return -1;
+    }
+    bool verbatim = false;
+    if (mcs_output_put_chunk(w->out, w->in, index, &verbatim) != 0)
+        return -1;
+    if (!verbatim)
+        return append_kept(w, ch);
+    w->counts->chunks_copied++;
     return 0;
 }
 

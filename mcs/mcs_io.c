@@ -223,23 +223,64 @@ int mcs_output_put(mcs_output *o, const mcz_mc *mc)
     return rc == MCZ_OK ? 0 : output_failed(o, rc, mc->number);
 }
 
-int mcs_output_put_chunk(mcs_output *o, const mcs_input *in, uint64_t index, bool *verbatim)
+/* Hands chunk ch (number `index`) of in's archive to the writer as it is stored, with its
+ * contexts' stored hashes. MCZ_EDICT when the writer does not use the chunk's dictionary:
+ * nothing was appended. */
+static int append_compressed(mcs_output *o, const mcs_input *in, uint64_t index,
+                             const mcz_chunk_info *ch, mcz_diag *d)
 {
-    assert(mcs_output_copies_chunks_of(o, in));
-    mcz_diag d;
-    mcz_diag_clear(&d);
-    int rc = mcz_writer_append_chunk(o->writer, in->archive, index, verbatim, &d);
+    const uint8_t *frames;
+    size_t len;
+    int rc = mcz_reader_chunk_frames(in->archive, index, &frames, &len);
+    if (rc != MCZ_OK)
+        return rc;
+    mcz_hash128 *hashes = malloc(2 * (size_t)ch->count * sizeof *hashes);
+    if (!hashes)
+        return MCZ_ENOMEM;
+    mcz_hash128 *identity = hashes, *dedup = hashes + ch->count;
+    for (uint32_t i = 0; i < ch->count && rc == MCZ_OK; i++)
+        rc = mcz_reader_hashes(in->archive, ch->first_number + i, &identity[i], &dedup[i]);
     if (rc == MCZ_OK)
-        return 0;
+        rc = mcz_writer_append_compressed(o->writer, frames, len, identity, dedup, ch->count, d);
+    free(hashes);
+    return rc;
+}
+
+/* Reports a failed chunk copy: the output's own failure, else the fault of in's chunk ch (d's
+ * offset, if any, is within the chunk), and releases the output: nothing stays behind. */
+static int chunk_copy_failed(mcs_output *o, const mcs_input *in, const mcz_chunk_info *ch,
+                             int rc, mcz_diag *d)
+{
     const mcz_diag *wd = mcz_writer_diag(o->writer);
-    if (wd && wd->code != MCZ_OK) /* the output failed */
+    if (wd && wd->code != MCZ_OK)
         return output_failed(o, rc, -1);
-    if (d.code == MCZ_OK) /* the chunk could not be read: the input's fault */
-        d.code = rc;
-    mcs_error_diag(in->path, &d);
+    if (d->code == MCZ_OK)
+        d->code = rc;
+    d->offset = (int64_t)ch->offset + (d->offset >= 0 ? d->offset : 0);
+    if (d->context < 0)
+        d->context = ch->first_number;
+    mcs_error_diag(in->path, d);
     mcz_writer_abort(o->writer);
     o->writer = NULL;
     return -1;
+}
+
+/* *verbatim false with 0 returned: the chunk's data frame names another dictionary than the
+ * writer's, and nothing was appended; the caller appends its contexts instead. */
+int mcs_output_put_chunk(mcs_output *o, const mcs_input *in, uint64_t index, bool *verbatim)
+{
+    assert(mcs_output_copies_chunks_of(o, in) && verbatim);
+    *verbatim = false;
+    mcz_diag d;
+    mcz_diag_clear(&d);
+    mcz_chunk_info ch = {0};
+    int rc = mcz_reader_chunk(in->archive, index, &ch);
+    if (rc == MCZ_OK)
+        rc = append_compressed(o, in, index, &ch, &d);
+    *verbatim = rc == MCZ_OK;
+    if (rc == MCZ_OK || rc == MCZ_EDICT)
+        return 0;
+    return chunk_copy_failed(o, in, &ch, rc, &d);
 }
 
 int mcs_output_commit(mcs_output *o)

@@ -149,8 +149,10 @@ bool mcs_output_copies_chunks_of(const mcs_output *o, const mcs_input *in);
 /* Appends one serialized context. Returns 0, or -1 after printing the error. */
 int mcs_output_put(mcs_output *o, const mcz_mc *mc);
 /* Appends chunk `index` of in's archive whole, its compressed bytes copied as they are
- * (mcs_output_copies_chunks_of must hold); *verbatim (may be NULL) says whether they were.
- * Returns 0, or -1 after printing the error (naming in when its chunk is at fault). */
+ * (mcs_output_copies_chunks_of should hold; verbatim is required). Returns 0 with *verbatim true when copied; 0 with
+ * *verbatim false when nothing was appended (the chunk names another dictionary: the caller
+ * appends its contexts instead); -1 after printing the error (naming in when its chunk is at
+ * fault). */
 int mcs_output_put_chunk(mcs_output *o, const mcs_input *in, uint64_t index, bool *verbatim);
 /* Puts the file in place and frees o. Returns 0, or -1 after printing the error. */
 int mcs_output_commit(mcs_output *o);

@@ -12,7 +12,7 @@
 struct mcz_cursor {
     const mcz_reader *r;
     ZSTD_DCtx *dctx;
-    mcz_rd_buffer buf;
+    mcz_arc_buffer buf;
     int64_t cached; /* chunk index held in buf, -1 for none */
 };
 
@@ -88,8 +88,8 @@ int mcz_cursor_chunk(mcz_cursor *c, uint64_t index, const uint8_t **raw, size_t 
     if (c->cached != (int64_t)index) {
         c->cached = -1;
         mcz_arc_chunk_head h;
-        int rc = mcz_rd_decode_chunk(r->data, r->size, e.offset, c->dctx, r->ddict,
-                                     r->header.dict_id, &c->buf, &h, diag);
+        int rc = mcz_arc_decode_chunk(r->data, r->size, e.offset, c->dctx, r->ddict,
+                                      r->header.dict_id, &c->buf, &h, diag);
         if (rc == MCZ_OK)
             rc = match_index(r, index, &e, &h, diag);
         if (rc != MCZ_OK && diag && diag->context < 0)

@@ -18,7 +18,7 @@ typedef struct recovery {
     mcz_arc_dict dict;
     ZSTD_DDict *ddict;
     ZSTD_DCtx *dctx;
-    mcz_rd_buffer buf;
+    mcz_arc_buffer buf;
     mcz_arc_table table;
     mcz_outfile *out;
     uint64_t last_number;    /* last number kept, 0 before the first chunk */
@@ -104,8 +104,8 @@ static int64_t try_chunk(recovery *r, uint64_t off)
 {
     mcz_arc_chunk_head h;
     mcz_diag d;
-    int rc = mcz_rd_decode_chunk(r->data, r->size, off, r->dctx, r->ddict, r->header.dict_id,
-                                 &r->buf, &h, &d);
+    int rc = mcz_arc_decode_chunk(r->data, r->size, off, r->dctx, r->ddict, r->header.dict_id,
+                                  &r->buf, &h, &d);
     if (rc != MCZ_OK) {
         if (mcz_arc_chunk_head_decode(r->data, r->size, off, &h, NULL) == MCZ_OK)
             r->pending_failed += h.count; /* the header is sound: we know what was lost */

@@ -34,7 +34,7 @@ typedef struct chunk {
     uint8_t *raw; /* freed once compressed; raw_len stays */
     size_t raw_len, raw_cap;
     uint64_t opened_ns; /* CLOCK_MONOTONIC of its first context (flush_ms) */
-    /* Filled by a worker (or by mcz_writer_append_chunk), immutable once DONE. */
+    /* Filled by a worker (or by mcz_writer_append_compressed), immutable once DONE. */
     uint8_t *frames;    /* chunk header frame + zstd data frame; NULL once in a file */
     size_t frames_len;  /* the stored size */
     uint64_t checksum;

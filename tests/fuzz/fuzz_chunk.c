@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../reader/reader_impl.h"
+#include "archive.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -35,9 +35,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (copy && dctx) {
         if (size)
             memcpy(copy, data, size);
-        mcz_rd_buffer buf = {NULL, 0};
+        mcz_arc_buffer buf = {NULL, 0};
         mcz_arc_chunk_head h;
-        if (mcz_rd_decode_chunk(copy, size, 0, dctx, NULL, 0, &buf, &h, NULL) == MCZ_OK)
+        if (mcz_arc_decode_chunk(copy, size, 0, dctx, NULL, 0, &buf, &h, NULL) == MCZ_OK)
             check_contexts(&h, buf.bytes);
         free(buf.bytes);
     }

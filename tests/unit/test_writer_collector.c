@@ -526,6 +526,76 @@ static void source_archive(const char *p, const tl_corpus *c, bool dict)
     assert_int_equal(tl_write(p, c, &o), MCZ_OK);
 }
 
+/* Chunk i of an archive as stored, with its contexts' stored hashes (stored_chunk_free). */
+typedef struct stored_chunk {
+    const uint8_t *frames;
+    size_t len;
+    mcz_chunk_info info;
+    mcz_hash128 *identity, *dedup;
+} stored_chunk;
+
+static stored_chunk stored_chunk_get(const mcz_reader *r, uint64_t i)
+{
+    stored_chunk s;
+    assert_int_equal(mcz_reader_chunk(r, i, &s.info), MCZ_OK);
+    assert_int_equal(mcz_reader_chunk_frames(r, i, &s.frames, &s.len), MCZ_OK);
+    s.identity = calloc(s.info.count, sizeof *s.identity);
+    s.dedup = calloc(s.info.count, sizeof *s.dedup);
+    assert_true(s.identity && s.dedup);
+    for (uint32_t k = 0; k < s.info.count; k++)
+        assert_int_equal(mcz_reader_hashes(r, s.info.first_number + k, &s.identity[k],
+                                           &s.dedup[k]),
+                         MCZ_OK);
+    return s;
+}
+
+static void stored_chunk_free(stored_chunk *s)
+{
+    free(s->identity);
+    free(s->dedup);
+}
+
+static int append_stored(mcz_writer *w, const stored_chunk *s, mcz_diag *d)
+{
+    return mcz_writer_append_compressed(w, s->frames, s->len, s->identity, s->dedup,
+                                        s->info.count, d);
+}
+
+/* What a caller does on MCZ_EDICT: the chunk's contexts decoded and appended one by one. */
+static void append_decoded(mcz_writer *w, const mcz_reader *r, const mcz_chunk_info *ch)
+{
+    mcz_cursor *cursor = mcz_cursor_create(r);
+    assert_non_null(cursor);
+    for (uint32_t k = 0; k < ch->count; k++) {
+        mcz_mc mc;
+        assert_int_equal(mcz_cursor_get(cursor, ch->first_number + k, &mc, NULL), MCZ_OK);
+        assert_int_equal(mcz_writer_append(w, mc.bytes, mc.size, NULL), MCZ_OK);
+    }
+    mcz_cursor_free(cursor);
+}
+
+/* Appends chunk i of r compressed, or decoded when the writer refuses it with MCZ_EDICT (which
+ * must then have appended nothing); returns whether it was copied. */
+static bool copy_chunk(mcz_writer *w, const mcz_reader *r, uint64_t i)
+{
+    mcz_diag d;
+    mcz_writer_stats before, after;
+    mcz_writer_get_stats(w, &before);
+    stored_chunk s = stored_chunk_get(r, i);
+    int rc = append_stored(w, &s, &d);
+    mcz_writer_get_stats(w, &after);
+    if (rc == MCZ_EDICT) {
+        assert_int_equal(after.appended, before.appended);
+        append_decoded(w, r, &s.info);
+    } else if (rc != MCZ_OK) {
+        fail_msg("chunk %llu: %s", (unsigned long long)i, d.message);
+    } else {
+        assert_int_equal(after.appended, before.appended + s.info.count);
+    }
+    stored_chunk_free(&s);
+    return rc == MCZ_OK;
+}
+
 /* Copies every chunk of src after `before` contexts of c appended one by one; returns how many
  * copies were verbatim. */
 static uint32_t copy_chunks(const char *src, const char *dst, const mcz_writer_options *o,
@@ -541,12 +611,8 @@ static uint32_t copy_chunks(const char *src, const char *dst, const mcz_writer_o
     mcz_archive_info info;
     mcz_reader_get_info(r, &info);
     uint32_t verbatim_count = 0;
-    for (uint64_t i = 0; i < info.chunks; i++) {
-        bool verbatim = false;
-        if (mcz_writer_append_chunk(w, r, i, &verbatim, &d) != MCZ_OK)
-            fail_msg("chunk %llu: %s", (unsigned long long)i, d.message);
-        verbatim_count += verbatim;
-    }
+    for (uint64_t i = 0; i < info.chunks; i++)
+        verbatim_count += copy_chunk(w, r, i);
     assert_int_equal(mcz_writer_close(w, &d), MCZ_OK);
     mcz_reader_close(r);
     return verbatim_count;
@@ -570,12 +636,13 @@ static void test_append_chunk_verbatim(void **state)
     tl_corpus c;
     tl_corpus_make(&c, 200, 0);
     source_archive(path, &c, true);
-    mcz_writer_options o = MCZ_WRITER_OPTIONS_INIT; /* no dictionary yet: adopts the source's */
+    mcz_writer_options o = MCZ_WRITER_OPTIONS_INIT;
     o.threads = 1;
     mcz_reader *src = mcz_reader_open(path, NULL);
     mcz_archive_info si;
     mcz_reader_get_info(src, &si);
     assert_true(si.dict_id != 0);
+    mcz_reader_dict(src, &o.dict, &o.dict_len); /* the source's dictionary, as mcs does */
     assert_int_equal(copy_chunks(path, path2, &o, &c, 0), si.chunks);
     check_holds(path2, &c, 1, c.n, NULL);
     mcz_reader *dst = mcz_reader_open(path2, NULL);
@@ -629,8 +696,8 @@ static void test_append_chunk_fallback(void **state)
     tl_corpus_free(&c);
 }
 
-/* A damaged source chunk is an error at its offset, and nothing of it is copied; the writer
- * goes on. */
+/* A damaged source chunk is an error naming its first context at an offset inside it, and
+ * nothing of it is copied; the writer goes on. */
 static void test_append_chunk_damaged(void **state)
 {
     (void)state;
@@ -651,15 +718,57 @@ static void test_append_chunk_damaged(void **state)
     mcz_writer_options o = collector(MCZ_WRITE_ATOMIC, 16384);
     mcz_diag d;
     mcz_writer *w = mcz_writer_open(path2, &o, &d);
-    bool verbatim = true;
-    assert_int_equal(mcz_writer_append_chunk(w, r, 0, &verbatim, &d), MCZ_OK);
-    assert_true(verbatim);
-    assert_int_not_equal(mcz_writer_append_chunk(w, r, 1, &verbatim, &d), MCZ_OK);
-    assert_false(verbatim);
-    assert_true(d.offset >= (int64_t)ch.offset && d.offset < (int64_t)(ch.offset + ch.stored_size));
+    stored_chunk good = stored_chunk_get(r, 0), bad = stored_chunk_get(r, 1);
+    assert_int_equal(append_stored(w, &good, &d), MCZ_OK);
+    mcz_diag_clear(&d);
+    assert_int_not_equal(append_stored(w, &bad, &d), MCZ_OK);
+    assert_int_equal(d.context, ch.first_number);
+    assert_true(d.offset >= 0 && d.offset < (int64_t)ch.stored_size);
+    mcz_writer_stats st;
+    mcz_writer_get_stats(w, &st);
+    assert_int_equal(st.appended, good.info.count);
+    stored_chunk_free(&bad);
+    stored_chunk_free(&good);
     assert_int_equal(mcz_writer_close(w, &d), MCZ_OK);
     mcz_reader_close(r);
     check_holds(path2, &c, 1, ch.first_number - 1, NULL);
+    tl_corpus_free(&c);
+}
+
+/* The frames are checked against the caller's count and must hold the chunk alone; refusals
+ * append nothing and leave the writer usable. */
+static void test_append_compressed_misuse(void **state)
+{
+    (void)state;
+    tl_corpus c;
+    tl_corpus_make(&c, 60, 0);
+    source_archive(path, &c, false);
+    mcz_reader *r = mcz_reader_open(path, NULL);
+    assert_non_null(r);
+    mcz_writer_options o = collector(MCZ_WRITE_ATOMIC, 16384);
+    mcz_diag d;
+    mcz_writer *w = mcz_writer_open(path2, &o, &d);
+    stored_chunk s = stored_chunk_get(r, 0);
+    assert_true(s.info.count > 1);
+    assert_int_equal(mcz_writer_append_compressed(w, s.frames, s.len, s.identity, s.dedup,
+                                                  s.info.count - 1, &d),
+                     MCZ_EINVAL);
+    assert_int_equal(mcz_writer_append_compressed(w, s.frames, s.len + 1, s.identity, s.dedup,
+                                                  s.info.count, &d),
+                     MCZ_ECORRUPT); /* the next chunk's first byte is no part of this one */
+    assert_int_equal(mcz_writer_append_compressed(w, s.frames, s.len - 1, s.identity, s.dedup,
+                                                  s.info.count, &d),
+                     MCZ_ETRUNCATED);
+    assert_int_equal(mcz_writer_append_compressed(w, NULL, s.len, s.identity, s.dedup,
+                                                  s.info.count, &d),
+                     MCZ_EINVAL);
+    mcz_writer_stats st;
+    mcz_writer_get_stats(w, &st);
+    assert_int_equal(st.appended, 0);
+    assert_int_equal(append_stored(w, &s, &d), MCZ_OK);
+    stored_chunk_free(&s);
+    assert_int_equal(mcz_writer_close(w, &d), MCZ_OK);
+    mcz_reader_close(r);
     tl_corpus_free(&c);
 }
 
@@ -722,6 +831,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_append_chunk_renumbers, setup, teardown),
         cmocka_unit_test_setup_teardown(test_append_chunk_fallback, setup, teardown),
         cmocka_unit_test_setup_teardown(test_append_chunk_damaged, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_append_compressed_misuse, setup, teardown),
         cmocka_unit_test_setup_teardown(test_stats, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

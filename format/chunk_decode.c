@@ -1,13 +1,14 @@
 /*
- * chunk.c - decoding one chunk with every check (FORMAT.md §8): nothing is handed out before the
- * whole chunk decoded to exactly its raw size and its XXH3 matched, so a damaged archive gives an
- * error, never wrong bytes.
+ * chunk_decode.c - decoding one chunk with every check (FORMAT.md §8): nothing is handed out
+ * before the whole chunk decoded to exactly its raw size and its XXH3 matched, so a damaged
+ * archive gives an error, never wrong bytes. The one place this happens, for the reader (cursor,
+ * verification, recovery) and for the writer (chunk copies) alike.
  */
 #include <stdlib.h>
 #include <zstd_errors.h>
 
+#include "archive.h"
 #include "mcz_common.h"
-#include "reader_impl.h"
 
 /* The data frame must be one zstd frame filling its slot, with the expected content size and
  * dictionary; checked before anything is allocated. */
@@ -33,7 +34,7 @@ static int check_data_frame(const uint8_t *data, size_t len, uint64_t off,
     return MCZ_OK;
 }
 
-static int reserve(mcz_rd_buffer *buf, size_t need)
+static int reserve(mcz_arc_buffer *buf, size_t need)
 {
     if (need <= buf->cap && buf->bytes)
         return MCZ_OK;
@@ -74,9 +75,9 @@ static int check_contexts(const uint8_t *raw, const mcz_arc_chunk_head *h, uint6
     return MCZ_OK;
 }
 
-int mcz_rd_decode_chunk(const uint8_t *file, size_t size, uint64_t off, ZSTD_DCtx *dctx,
-                        const ZSTD_DDict *ddict, uint32_t dict_id, mcz_rd_buffer *buf,
-                        mcz_arc_chunk_head *head, mcz_diag *diag)
+int mcz_arc_decode_chunk(const uint8_t *file, size_t size, uint64_t off, ZSTD_DCtx *dctx,
+                         const ZSTD_DDict *ddict, uint32_t dict_id, mcz_arc_buffer *buf,
+                         mcz_arc_chunk_head *head, mcz_diag *diag)
 {
     int rc = mcz_arc_chunk_head_decode(file, size, off, head, diag);
     if (rc != MCZ_OK)
