@@ -14,6 +14,7 @@
 _Static_assert(MCZ_ARC_HEADER_SIZE == 44, "file header frame size");
 _Static_assert(MCZ_ARC_FOOTER_SIZE == 56, "footer frame size");
 _Static_assert(MCZ_ARC_CONTEXT_ENTRY == 4 + 4 + 16 + 16, "context columns");
+_Static_assert(MCZ_ARC_CONTEXT_ENTRY_NO_HASHES == 4 + 4, "context columns without hashes");
 
 uint64_t mcz_arc_xxh3(const void *data, size_t len)
 {
@@ -266,10 +267,11 @@ int mcz_arc_footer_decode(const uint8_t *file, size_t size, mcz_arc_footer *out,
 
 /* ---- Index ---- */
 
-uint64_t mcz_arc_index_size(uint32_t chunk_count, uint32_t context_count)
+uint64_t mcz_arc_index_size(uint32_t chunk_count, uint32_t context_count, bool hashes)
 {
+    uint64_t per_context = hashes ? MCZ_ARC_CONTEXT_ENTRY : MCZ_ARC_CONTEXT_ENTRY_NO_HASHES;
     return MCZ_ARC_INDEX_HEAD + (uint64_t)MCZ_ARC_CHUNK_ENTRY * chunk_count +
-           (uint64_t)MCZ_ARC_CONTEXT_ENTRY * context_count;
+           per_context * context_count;
 }
 
 void mcz_arc_index_chunk(const mcz_arc_index *idx, uint32_t i, mcz_chunk_info *out)
@@ -371,11 +373,33 @@ static int check_index_tables(const mcz_arc_index *idx, uint64_t data_start,
     return MCZ_OK;
 }
 
+/* The index's flags word (FORMAT.md §5), read only once the fixed head lies in the file; a
+ * reserved bit set is corruption. */
+static int read_index_flags(const uint8_t *file, size_t size, uint64_t off, uint32_t *flags,
+                            mcz_diag *diag)
+{
+    if (!mcz_fits(size, off, MCZ_ARC_INDEX_HEAD))
+        return mcz_fail(diag, MCZ_ECORRUPT, (int64_t)off, -1,
+                        "index: its %u-byte head runs past the end of the file",
+                        MCZ_ARC_INDEX_HEAD);
+    *flags = mcz_get_le32(file + off + 32);
+    if ((*flags & ~MCZ_ARC_INDEX_FLAGS_KNOWN) != 0)
+        return mcz_fail(diag, MCZ_ECORRUPT, (int64_t)off + 32, -1,
+                        "index: reserved flag bits set (flags 0x%x)", *flags);
+    return MCZ_OK;
+}
+
 int mcz_arc_index_decode(const uint8_t *file, size_t size, const mcz_arc_footer *footer,
                          uint64_t data_start, mcz_arc_index *out, mcz_diag *diag)
 {
     uint64_t off = footer->index_offset;
-    uint64_t expect = mcz_arc_index_size(footer->chunk_count, footer->context_count);
+    uint32_t flags = 0;
+    int rc = read_index_flags(file, size, off, &flags, diag);
+    if (rc != MCZ_OK)
+        return rc;
+    out->has_hashes = (flags & MCZ_ARC_INDEX_NO_HASHES) == 0;
+    uint64_t expect =
+        mcz_arc_index_size(footer->chunk_count, footer->context_count, out->has_hashes);
     if (footer->index_size != expect || !mcz_fits(size, off, expect))
         return mcz_fail(diag, MCZ_ECORRUPT, (int64_t)off, -1,
                         "index: %llu bytes, %u chunks and %u contexts need %llu",
@@ -385,7 +409,7 @@ int mcz_arc_index_decode(const uint8_t *file, size_t size, const mcz_arc_footer 
     if (mcz_arc_xxh3(p, expect) != footer->index_checksum)
         return mcz_fail(diag, MCZ_ECHECKSUM, (int64_t)off, -1, "index: checksum mismatch");
     uint32_t payload;
-    int rc = check_frame_head(file, size, off, MCZ_ARC_TAG_INDEX, 0, "index", &payload, diag);
+    rc = check_frame_head(file, size, off, MCZ_ARC_TAG_INDEX, 0, "index", &payload, diag);
     if (rc != MCZ_OK)
         return rc;
     out->chunk_count = mcz_get_le32(p + 12);
@@ -393,16 +417,15 @@ int mcz_arc_index_decode(const uint8_t *file, size_t size, const mcz_arc_footer 
     out->first_number = mcz_get_le32(p + 20);
     out->raw_bytes = mcz_get_le64(p + 24);
     if (payload + (uint64_t)MCZ_ARC_FRAME_HEAD != expect ||
-        out->chunk_count != footer->chunk_count || out->context_count != footer->context_count ||
-        mcz_get_le32(p + 32) != 0)
+        out->chunk_count != footer->chunk_count || out->context_count != footer->context_count)
         return mcz_fail(diag, MCZ_ECORRUPT, (int64_t)off, -1, "index: header disagrees with the "
                         "footer");
     size_t n = out->context_count;
     out->chunks = p + MCZ_ARC_INDEX_HEAD;
     out->offsets = out->chunks + (size_t)MCZ_ARC_CHUNK_ENTRY * out->chunk_count;
     out->lengths = out->offsets + 4 * n;
-    out->identity = out->lengths + 4 * n;
-    out->dedup = out->identity + 16 * n;
+    out->identity = out->has_hashes ? out->lengths + 4 * n : NULL;
+    out->dedup = out->has_hashes ? out->identity + 16 * n : NULL;
     return check_index_tables(out, data_start, off, diag);
 }
 
@@ -436,9 +459,9 @@ static int grow_contexts(mcz_arc_table *t, uint64_t need)
         return MCZ_OK;
     uint32_t c1 = cap, c2 = cap, c3 = cap;
     rc = grow((void **)&t->lengths, &c1, need, sizeof *t->lengths);
-    if (rc == MCZ_OK)
+    if (rc == MCZ_OK && !t->no_hashes)
         rc = grow((void **)&t->identity, &c2, need, sizeof *t->identity);
-    if (rc == MCZ_OK)
+    if (rc == MCZ_OK && !t->no_hashes)
         rc = grow((void **)&t->dedup, &c3, need, sizeof *t->dedup);
     if (rc == MCZ_OK)
         t->context_cap = c1;
@@ -457,8 +480,10 @@ int mcz_arc_table_add(mcz_arc_table *t, const mcz_chunk_info *chunk, const uint3
         return rc;
     uint32_t base = t->context_count;
     memcpy(t->lengths + base, lengths, chunk->count * sizeof *lengths);
-    memcpy(t->identity + base, identity, chunk->count * sizeof *identity);
-    memcpy(t->dedup + base, dedup, chunk->count * sizeof *dedup);
+    if (!t->no_hashes) {
+        memcpy(t->identity + base, identity, chunk->count * sizeof *identity);
+        memcpy(t->dedup + base, dedup, chunk->count * sizeof *dedup);
+    }
     t->chunks[t->chunk_count++] = *chunk;
     t->context_count = (uint32_t)need;
     t->raw_bytes += chunk->raw_size;
@@ -514,7 +539,8 @@ typedef struct index_totals {
     uint32_t first_number;
 } index_totals;
 
-static int sum_rows(uint32_t chunk_count, mcz_arc_rows_fn rows, void *arg, index_totals *t)
+static int sum_rows(uint32_t chunk_count, bool hashes, mcz_arc_rows_fn rows, void *arg,
+                    index_totals *t)
 {
     for (uint32_t i = 0; i < chunk_count; i++) {
         mcz_arc_rows r;
@@ -526,7 +552,7 @@ static int sum_rows(uint32_t chunk_count, mcz_arc_rows_fn rows, void *arg, index
     }
     if (t->contexts > UINT32_MAX)
         return MCZ_ELIMIT;
-    uint64_t size = mcz_arc_index_size(chunk_count, (uint32_t)t->contexts);
+    uint64_t size = mcz_arc_index_size(chunk_count, (uint32_t)t->contexts, hashes);
     return size - MCZ_ARC_FRAME_HEAD > UINT32_MAX ? MCZ_ELIMIT : MCZ_OK;
 }
 
@@ -554,15 +580,15 @@ static void emit_column(index_emitter *e, uint32_t chunk_count, mcz_arc_rows_fn 
     }
 }
 
-int mcz_arc_index_stream(uint32_t chunk_count, uint32_t first_number, mcz_arc_rows_fn rows,
-                         void *rows_arg, uint64_t index_offset, mcz_arc_sink_fn sink,
-                         void *sink_arg)
+int mcz_arc_index_stream(uint32_t chunk_count, uint32_t first_number, bool hashes,
+                         mcz_arc_rows_fn rows, void *rows_arg, uint64_t index_offset,
+                         mcz_arc_sink_fn sink, void *sink_arg)
 {
     index_totals t = {0, 0, first_number};
-    int rc = sum_rows(chunk_count, rows, rows_arg, &t);
+    int rc = sum_rows(chunk_count, hashes, rows, rows_arg, &t);
     if (rc != MCZ_OK)
         return rc;
-    uint64_t size = mcz_arc_index_size(chunk_count, (uint32_t)t.contexts);
+    uint64_t size = mcz_arc_index_size(chunk_count, (uint32_t)t.contexts, hashes);
     index_emitter e;
     e.sink = sink;
     e.arg = sink_arg;
@@ -575,13 +601,14 @@ int mcz_arc_index_stream(uint32_t chunk_count, uint32_t first_number, mcz_arc_ro
     mcz_put_le32(p + 16, (uint32_t)t.contexts);
     mcz_put_le32(p + 20, t.first_number);
     mcz_put_le64(p + 24, t.raw_bytes);
-    mcz_put_le32(p + 32, 0);
+    mcz_put_le32(p + 32, hashes ? 0 : MCZ_ARC_INDEX_NO_HASHES);
     for (uint32_t i = 0; i < chunk_count; i++) {
         mcz_arc_rows r;
         rows(rows_arg, i, &r);
         encode_chunk_entry(&r.info, emit_reserve(&e, MCZ_ARC_CHUNK_ENTRY));
     }
-    for (index_column c = COLUMN_OFFSET; c <= COLUMN_DEDUP; c++)
+    index_column last = hashes ? COLUMN_DEDUP : COLUMN_LENGTH;
+    for (index_column c = COLUMN_OFFSET; c <= last; c++)
         emit_column(&e, chunk_count, rows, rows_arg, c);
     emit_flush(&e);
     if (e.rc != MCZ_OK)
@@ -608,8 +635,8 @@ static void table_rows(void *arg, uint32_t i, mcz_arc_rows *out)
         w->base = 0;
     out->info = w->t->chunks[i];
     out->lengths = w->t->lengths + w->base;
-    out->identity = w->t->identity + w->base;
-    out->dedup = w->t->dedup + w->base;
+    out->identity = w->t->no_hashes ? NULL : w->t->identity + w->base;
+    out->dedup = w->t->no_hashes ? NULL : w->t->dedup + w->base;
     w->base += out->info.count;
 }
 
@@ -632,7 +659,7 @@ static int buffer_append(void *arg, const void *data, size_t len)
 int mcz_arc_table_encode(const mcz_arc_table *t, uint64_t index_offset, uint8_t **frame,
                          size_t *frame_len, uint8_t footer[MCZ_ARC_FOOTER_SIZE])
 {
-    uint64_t size = mcz_arc_index_size(t->chunk_count, t->context_count);
+    uint64_t size = mcz_arc_index_size(t->chunk_count, t->context_count, !t->no_hashes);
     if (size - MCZ_ARC_FRAME_HEAD > UINT32_MAX || size > SIZE_MAX - MCZ_ARC_FOOTER_SIZE)
         return MCZ_ELIMIT;
     buffer_sink b = {malloc((size_t)size + MCZ_ARC_FOOTER_SIZE), 0,
@@ -640,8 +667,8 @@ int mcz_arc_table_encode(const mcz_arc_table *t, uint64_t index_offset, uint8_t 
     if (!b.bytes)
         return MCZ_ENOMEM;
     table_walk walk = {t, 0};
-    int rc = mcz_arc_index_stream(t->chunk_count, t->first_number, table_rows, &walk,
-                                  index_offset, buffer_append, &b);
+    int rc = mcz_arc_index_stream(t->chunk_count, t->first_number, !t->no_hashes, table_rows,
+                                  &walk, index_offset, buffer_append, &b);
     if (rc == MCZ_OK && b.used != b.cap)
         rc = MCZ_ELIMIT; /* the table's counts disagree with its chunks */
     if (rc != MCZ_OK) {

@@ -18,6 +18,8 @@
 #define MCZ_ARC_VERSION 1u
 #define MCZ_ARC_FLAG_HAS_DICT 1u
 #define MCZ_ARC_FLAGS_KNOWN MCZ_ARC_FLAG_HAS_DICT
+#define MCZ_ARC_INDEX_NO_HASHES 1u /* index flags: no identity and dedup columns */
+#define MCZ_ARC_INDEX_FLAGS_KNOWN MCZ_ARC_INDEX_NO_HASHES
 
 #define MCZ_ARC_FRAME_HEAD 8u    /* skippable magic + payload size */
 #define MCZ_ARC_HEADER_SIZE 44u  /* file header frame */
@@ -26,6 +28,7 @@
 #define MCZ_ARC_INDEX_HEAD 36u   /* index frame without its tables */
 #define MCZ_ARC_CHUNK_ENTRY 32u  /* one chunk in the index */
 #define MCZ_ARC_CONTEXT_ENTRY 40u /* one context in the index (all columns) */
+#define MCZ_ARC_CONTEXT_ENTRY_NO_HASHES 8u /* one context without the hash columns */
 #define MCZ_ARC_FOOTER_SIZE 56u
 
 /* No zstd frame decodes to more than this many bytes per byte of frame (a 4-byte RLE block
@@ -139,20 +142,22 @@ typedef struct mcz_arc_index {
     uint32_t context_count;
     uint32_t first_number;
     uint64_t raw_bytes;
+    bool has_hashes;         /* the index flags lack MCZ_ARC_INDEX_NO_HASHES */
     const uint8_t *chunks;   /* chunk_count entries of MCZ_ARC_CHUNK_ENTRY bytes */
     const uint8_t *offsets;  /* context_count u32 */
     const uint8_t *lengths;  /* context_count u32 */
-    const uint8_t *identity; /* context_count × 16 */
-    const uint8_t *dedup;    /* context_count × 16 */
+    const uint8_t *identity; /* context_count × 16; NULL without hashes */
+    const uint8_t *dedup;    /* context_count × 16; NULL without hashes */
 } mcz_arc_index;
 
-/* Bytes of an index frame with these counts (fits in 64 bits for any u32 counts). */
-uint64_t mcz_arc_index_size(uint32_t chunk_count, uint32_t context_count);
+/* Bytes of an index frame with these counts, with or without the hash columns (fits in 64 bits
+ * for any u32 counts). */
+uint64_t mcz_arc_index_size(uint32_t chunk_count, uint32_t context_count, bool hashes);
 
 /*
- * Decodes and validates the index the footer points at (FORMAT.md §8): frame, checksum, counts,
- * and every chunk and context entry. data_start is where chunks may begin (after the header and
- * dictionary frames).
+ * Decodes and validates the index the footer points at (FORMAT.md §8): flags (reserved bits
+ * zero), frame size for the flags and counts, checksum, and every chunk and context entry.
+ * data_start is where chunks may begin (after the header and dictionary frames).
  */
 int mcz_arc_index_decode(const uint8_t *file, size_t size, const mcz_arc_footer *footer,
                          uint64_t data_start, mcz_arc_index *out, mcz_diag *diag);
@@ -164,19 +169,22 @@ uint32_t mcz_arc_index_length(const mcz_arc_index *idx, uint32_t i);
 
 /*
  * An index under construction (writer, recovery): chunks appended in number order, each with its
- * contexts' lengths and hashes. Encoded into an index frame and a footer at the end.
+ * contexts' lengths and hashes. Encoded into an index frame and a footer at the end. Zeroed, it
+ * is an empty table with hashes; set no_hashes before the first chunk for an index without them.
  */
 typedef struct mcz_arc_table {
     mcz_chunk_info *chunks;
     uint32_t chunk_count, chunk_cap;
     uint32_t *lengths; /* the offsets follow from them (FORMAT.md §5) */
-    mcz_hash128 *identity, *dedup;
+    mcz_hash128 *identity, *dedup; /* NULL with no_hashes */
     uint32_t context_count, context_cap;
     uint32_t first_number; /* recorded when there are no chunks */
     uint64_t raw_bytes;
+    bool no_hashes;        /* encode without the identity and dedup columns */
 } mcz_arc_table;
 
-/* Appends a chunk; its count lengths and hashes are copied. MCZ_ENOMEM / MCZ_ELIMIT on failure. */
+/* Appends a chunk; its count lengths and hashes are copied (the hashes are ignored, and may be
+ * NULL, with no_hashes). MCZ_ENOMEM / MCZ_ELIMIT on failure. */
 int mcz_arc_table_add(mcz_arc_table *t, const mcz_chunk_info *chunk, const uint32_t *lengths,
                       const mcz_hash128 *identity, const mcz_hash128 *dedup);
 /* Encodes the index frame and the footer for an index placed at index_offset; *frame is
@@ -191,7 +199,7 @@ void mcz_arc_table_free(mcz_arc_table *t);
 typedef struct mcz_arc_rows {
     mcz_chunk_info info;       /* offset: where the chunk lies in the file being written */
     const uint32_t *lengths;   /* info.count context lengths */
-    const mcz_hash128 *identity, *dedup;
+    const mcz_hash128 *identity, *dedup; /* read only when the index has hashes */
 } mcz_arc_rows;
 
 /* Fills out with chunk i's rows. The encoder asks for i = 0, 1, ... chunk_count-1 in order, once
@@ -206,12 +214,13 @@ typedef int (*mcz_arc_sink_fn)(void *arg, const void *bytes, size_t len);
  * Encodes the index frame of chunk_count chunks followed by the footer, for an index placed at
  * index_offset, into sink in pieces of at most 4 KiB. No allocation and no lock (about 5 KiB of
  * stack): async-signal-safe when rows and sink are, for a dump from a fatal-signal handler.
- * first_number is recorded when chunk_count is 0. MCZ_ELIMIT when the counts overflow the
- * format; otherwise the sink's first error.
+ * first_number is recorded when chunk_count is 0. hashes false writes the index without its
+ * identity and dedup columns (flag MCZ_ARC_INDEX_NO_HASHES). MCZ_ELIMIT when the counts overflow
+ * the format; otherwise the sink's first error.
  */
-int mcz_arc_index_stream(uint32_t chunk_count, uint32_t first_number, mcz_arc_rows_fn rows,
-                         void *rows_arg, uint64_t index_offset, mcz_arc_sink_fn sink,
-                         void *sink_arg);
+int mcz_arc_index_stream(uint32_t chunk_count, uint32_t first_number, bool hashes,
+                         mcz_arc_rows_fn rows, void *rows_arg, uint64_t index_offset,
+                         mcz_arc_sink_fn sink, void *sink_arg);
 
 /* ---- Hashes and frames ---- */
 

@@ -468,10 +468,15 @@ typedef struct mcz_writer_options {
     uint32_t flush_contexts;   /* seal the open chunk once it holds this many contexts; 0: off */
     uint32_t flush_ms;         /* seal the open chunk this long after its first context; 0: off */
     uint32_t checkpoint_ms;    /* LIVE: rewrite the index at most this often; 0: 1000 */
+
+    /* The smallest archive: the index stores no identity hashes or dedup keys (32 bytes per
+     * context, FORMAT.md §5) and the workers compute none; -toc, -removeDup and the like then
+     * decode the chunks to compute them. */
+    bool no_hashes;
 } mcz_writer_options;
 
 #define MCZ_WRITER_OPTIONS_INIT                                                                    \
-    {0, 0, 0, false, 0, NULL, 0, 0, 0, MCZ_WRITE_ATOMIC, MCZ_FULL_BLOCK, 0, 0, 0, 0, 0}
+    {0, 0, 0, false, 0, NULL, 0, 0, 0, MCZ_WRITE_ATOMIC, MCZ_FULL_BLOCK, 0, 0, 0, 0, 0, false}
 
 /*
  * Creates an archive at path. ATOMIC: nothing appears at path before mcz_writer_close()
@@ -502,11 +507,13 @@ MCZ_API int mcz_writer_append(mcz_writer *w, const void *mc, size_t size, uint32
  * appends the contexts instead). The open chunk is sealed first. The writer's dictionary is
  * decided first (trained on what was appended, if it is still pending): open the writer with
  * the source's dictionary (opt.dict) for its chunks to be copied. The copy takes the next
- * numbers and keeps the given hashes. `count` must equal the chunk header's count (else
- * MCZ_EINVAL). A damaged chunk is an error whose diag gives an offset within frames and, when
- * the chunk header is readable, the context concerned (by its number in the source; the caller
- * adds the file and where frames lie in it); nothing of it is appended and w stays usable.
- * Waits for room whatever when_full says.
+ * numbers and keeps the given hashes. A writer opened with no_hashes ignores them; identity or
+ * dedup NULL (the source archive stores none: mcz_archive_info.hashes false) makes a writer
+ * that stores hashes compute both from the chunk it decodes anyway to verify it. `count` must
+ * equal the chunk header's count (else MCZ_EINVAL). A damaged chunk is an error whose diag
+ * gives an offset within frames and, when the chunk header is readable, the context concerned
+ * (by its number in the source; the caller adds the file and where frames lie in it); nothing
+ * of it is appended and w stays usable. Waits for room whatever when_full says.
  */
 MCZ_API int mcz_writer_append_compressed(mcz_writer *w, const void *frames, size_t len,
                                          const mcz_hash128 *identity, const mcz_hash128 *dedup,
@@ -596,6 +603,7 @@ typedef struct mcz_archive_info {
     uint32_t dict_size;
     int level;             /* level recorded by the writer */
     uint32_t chunk_size;   /* target recorded by the writer */
+    bool hashes;           /* the index stores identity hashes and dedup keys (no_hashes: not) */
 } mcz_archive_info;
 
 typedef struct mcz_chunk_info {
@@ -626,13 +634,17 @@ typedef struct mcz_context_info {
     uint64_t mch_offset;   /* its offset in the equivalent MCH (the sizes before it, summed) */
     mcz_hash128 identity;  /* as in .mct; all zero when the identity cannot be built */
     mcz_hash128 dedup;     /* the -removeDup key (see mcz_mc_dedup_key) */
+    bool hashes;           /* identity and dedup are stored; false: the archive stores none, both
+                            * are zero, and the context must be decoded to compute them */
 } mcz_context_info;
 
 /* Context at `position` (0 .. contexts-1, in number order); MCZ_ENOTFOUND past the end. */
 MCZ_API int mcz_reader_context(const mcz_reader *r, uint64_t position, mcz_context_info *out);
 
 /* Stored hashes of a context: identity with names (as in .mct) and the -removeDup key (identity
- * without names, or a hash of the bytes when the identity cannot be built). Either may be NULL. */
+ * without names, or a hash of the bytes when the identity cannot be built). Either may be NULL.
+ * MCZ_EMISSING when the archive stores no hashes (mcz_archive_info.hashes false): decode the
+ * context and use mcz_mc_identity_hash / mcz_mc_dedup_key. */
 MCZ_API int mcz_reader_hashes(const mcz_reader *r, uint32_t number, mcz_hash128 *identity,
                               mcz_hash128 *dedup);
 /* The archive's dictionary bytes (NULL, 0 when none). */
@@ -653,7 +665,8 @@ MCZ_API int mcz_cursor_get(mcz_cursor *c, uint32_t number, mcz_mc *out, mcz_diag
 /* Progress callback for long work: done and total in the caller's unit (bytes or contexts). */
 typedef void (*mcz_progress_fn)(void *arg, uint64_t done, uint64_t total);
 
-/* Deep verification: every chunk's checksum, every context's packets, every stored hash. */
+/* Deep verification: every chunk's checksum, every context's packets, every stored hash (when
+ * the archive stores hashes). */
 MCZ_API int mcz_reader_verify(const mcz_reader *r, mcz_progress_fn progress, void *arg,
                               mcz_diag *diag);
 

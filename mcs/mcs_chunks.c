@@ -23,13 +23,21 @@ int mcs_chunk_walk_get(mcs_chunk_walk *w, uint32_t number, mcz_mc *mc)
     int rc = mcz_cursor_get(w->cursor, number, mc, &d);
     if (rc == MCZ_OK)
         return 0;
-    if (d.code == MCZ_OK)
-        d.code = rc;
-    if (d.context < 0)
-        d.context = number;
     mcs_progress_end(&w->progress);
-    mcs_error_diag(w->in->path, &d); /* the offset, if any, is in the archive file */
-    return -1;
+    return mcs_input_read_failed(w->in, number, rc, &d);
+}
+
+int mcs_chunk_walk_dedup_key(mcs_chunk_walk *w, const mcz_context_info *ci, mcz_hash128 *key)
+{
+    if (ci->hashes) {
+        *key = ci->dedup;
+        return 0;
+    }
+    mcz_mc mc;
+    if (mcs_chunk_walk_get(w, ci->number, &mc) != 0)
+        return -1;
+    mcz_mc_dedup_key(&mc, key);
+    return 0;
 }
 
 /* Fills w->keep for the chunk's contexts (positions from `position`); returns how many are

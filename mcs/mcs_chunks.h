@@ -2,7 +2,8 @@
  * mcs_chunks.h - the copying verbs on an archive input, chunk by chunk (mcs_chunks.c).
  *
  * Which contexts to keep is decided from the index (numbers, stored hashes), without
- * decompressing. Then, per chunk:
+ * decompressing (an archive that stores no hashes has its chunks decoded for the keys:
+ * mcs_chunk_walk_dedup_key). Then, per chunk:
  * - nothing kept: the chunk is not read at all;
  * - everything kept, into an archive output that uses the input's dictionary: the chunk is
  *   checked (its checksum, and each context when the verb deep-checks), then its compressed
@@ -60,5 +61,10 @@ int mcs_copy_file(const char *in_path, const char *out_path, mcs_output_kind kin
  * decided, decoded (its chunk is decoded once for all its contexts) but not deep-checked. The
  * view lasts until the walk moves to another chunk. Returns 0, or -1 after printing the error. */
 int mcs_chunk_walk_get(mcs_chunk_walk *w, uint32_t number, mcz_mc *mc);
+
+/* For a keep function deduplicating: the dedup key of the context being decided: the stored
+ * one, or, when the archive stores none, mcz_mc_dedup_key of the decoded context (as
+ * mcs_chunk_walk_get). Returns 0, or -1 after printing the error. */
+int mcs_chunk_walk_dedup_key(mcs_chunk_walk *w, const mcz_context_info *ci, mcz_hash128 *key);
 
 #endif /* MCS_CHUNKS_H */

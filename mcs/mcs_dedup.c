@@ -222,7 +222,8 @@ static int dedup_sequential(mcs_dedup *dd, mcs_input *in, mcs_output *out)
     return rc;
 }
 
-/* An archive: the stored key of each context, from the index (legacy keys need the bytes). */
+/* An archive: the stored key of each context, from the index (legacy keys, and archives that
+ * store no keys, need the bytes). */
 typedef struct dedup_input {
     mcs_dedup *dd;
     const mcs_input *in;
@@ -231,12 +232,16 @@ typedef struct dedup_input {
 static int keep_new(void *arg, mcs_chunk_walk *walk, const mcz_context_info *ci)
 {
     dedup_input *di = arg;
-    mcz_hash128 key = ci->dedup;
+    mcz_hash128 key;
     mcz_mc mc;
-    if (di->dd->legacy && (mcs_chunk_walk_get(walk, ci->number, &mc) != 0 ||
-                           context_key(di->dd, di->in, &mc, &key) != 0))
-        return -1;
-    return record(di->dd, &key, di->in);
+    int rc;
+    if (di->dd->legacy)
+        rc = mcs_chunk_walk_get(walk, ci->number, &mc) != 0
+                 ? -1
+                 : context_key(di->dd, di->in, &mc, &key);
+    else
+        rc = mcs_chunk_walk_dedup_key(walk, ci, &key);
+    return rc != 0 ? -1 : record(di->dd, &key, di->in);
 }
 
 int mcs_dedup_copy(mcs_dedup *dd, mcs_input *in, mcs_output *out)

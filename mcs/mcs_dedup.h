@@ -6,8 +6,9 @@
  * Keys (mch-format §6.6):
  * - default: the identity hash without names (what SuperPMI compares), or, for a context whose
  *   identity cannot be built, the XXH3-128 of its bytes: the dedup key an archive stores, so
- *   that an .mch file and its archive deduplicate alike. An archive's keys come from its index,
- *   and its chunks are copied as mcs_chunks.h says: a chunk of duplicates only is never read.
+ *   that an .mch file and its archive deduplicate alike. An archive's keys come from its index
+ *   (or, when it stores none, from its decoded contexts), and its chunks are copied as
+ *   mcs_chunks.h says: with stored keys, a chunk of duplicates only is never read.
  * - legacy: MethodContext::Equal's fields (CompileMethod's scalars, the IL bytes, and whether
  *   each map is present with how many items) hashed together; contexts lacking CompileMethod
  *   fall back to the hash of their bytes.

@@ -87,6 +87,34 @@ int mcs_input_next(mcs_input *in, mcz_mc *mc)
     return rc > 0;
 }
 
+int mcs_input_read_failed(const mcs_input *in, uint32_t number, int rc, mcz_diag *d)
+{
+    if (d->code == MCZ_OK)
+        d->code = rc;
+    if (d->context < 0)
+        d->context = number;
+    mcs_error_diag(in->path, d); /* the offset, if any, is in the archive file */
+    return -1;
+}
+
+/* For an archive that stores no hashes: the identity of context `number`, decoded, as the
+ * writer would store it (zero when it cannot be built). Returns 0, or -1 after printing. */
+static int computed_identity(const mcs_input *in, uint32_t number, mcz_hash128 *identity)
+{
+    mcz_diag d;
+    mcz_diag_clear(&d);
+    mcz_mc mc;
+    int rc = mcz_source_get(in->source, number, &mc, &d);
+    if (rc == MCZ_OK) {
+        rc = mcz_mc_identity_hash(&mc, false, identity, &d);
+        if (rc != MCZ_OK && rc != MCZ_ENOMEM) {
+            memset(identity, 0, sizeof *identity);
+            return 0;
+        }
+    }
+    return rc == MCZ_OK ? 0 : mcs_input_read_failed(in, number, rc, &d);
+}
+
 int mcs_input_toc_entry(const mcs_input *in, uint64_t position, mcz_toc_entry *e)
 {
     assert(in->archive);
@@ -96,6 +124,8 @@ int mcs_input_toc_entry(const mcs_input *in, uint64_t position, mcz_toc_entry *e
                   (unsigned long long)position + 1);
         return -1;
     }
+    if (!ci.hashes && computed_identity(in, ci.number, &ci.identity) != 0)
+        return -1;
     memset(e, 0, sizeof *e);
     e->offset = (int64_t)ci.mch_offset;
     e->number = (int32_t)ci.number;
@@ -224,8 +254,8 @@ int mcs_output_put(mcs_output *o, const mcz_mc *mc)
 }
 
 /* Hands chunk ch (number `index`) of in's archive to the writer as it is stored, with its
- * contexts' stored hashes. MCZ_EDICT when the writer does not use the chunk's dictionary:
- * nothing was appended. */
+ * contexts' stored hashes (NULL when the archive stores none: the writer computes them).
+ * MCZ_EDICT when the writer does not use the chunk's dictionary: nothing was appended. */
 static int append_compressed(mcs_output *o, const mcs_input *in, uint64_t index,
                              const mcz_chunk_info *ch, mcz_diag *d)
 {
@@ -234,11 +264,13 @@ static int append_compressed(mcs_output *o, const mcs_input *in, uint64_t index,
     int rc = mcz_reader_chunk_frames(in->archive, index, &frames, &len);
     if (rc != MCZ_OK)
         return rc;
-    mcz_hash128 *hashes = malloc(2 * (size_t)ch->count * sizeof *hashes);
-    if (!hashes)
+    mcz_archive_info info;
+    mcz_reader_get_info(in->archive, &info);
+    mcz_hash128 *hashes = info.hashes ? malloc(2 * (size_t)ch->count * sizeof *hashes) : NULL;
+    if (info.hashes && !hashes)
         return MCZ_ENOMEM;
-    mcz_hash128 *identity = hashes, *dedup = hashes + ch->count;
-    for (uint32_t i = 0; i < ch->count && rc == MCZ_OK; i++)
+    mcz_hash128 *identity = hashes, *dedup = hashes ? hashes + ch->count : NULL;
+    for (uint32_t i = 0; hashes && i < ch->count && rc == MCZ_OK; i++)
         rc = mcz_reader_hashes(in->archive, ch->first_number + i, &identity[i], &dedup[i]);
     if (rc == MCZ_OK)
         rc = mcz_writer_append_compressed(o->writer, frames, len, identity, dedup, ch->count, d);

@@ -114,6 +114,9 @@ void mcs_input_close(mcs_input *in);
  * context, and the offset only when it is one in the file (an archive's contexts have
  * offsets in the equivalent MCH file, not in the archive). */
 void mcs_input_context_error(const mcs_input *in, const mcz_mc *mc, mcz_diag *d);
+/* Reports that context `number` of in's archive could not be read (decoded): d's detail, whose
+ * offset, if any, is in the archive file, else rc. Returns -1. */
+int mcs_input_read_failed(const mcs_input *in, uint32_t number, int rc, mcz_diag *d);
 /* For verbs whose only argument is their input: parses argv and opens it. Returns
  * MCS_EXIT_OK with in open, or the exit code after printing the error. */
 int mcs_input_from_args(int argc, char **argv, const mcs_usage *u, mcs_input *in);
@@ -121,7 +124,9 @@ int mcs_input_from_args(int argc, char **argv, const mcs_usage *u, mcs_input *in
 int mcs_input_next(mcs_input *in, mcz_mc *mc);
 /* The .mct entry of the context at `position` (0 .. contexts-1) of an archive, from its index
  * alone: its offset in the equivalent MCH file, its number, its stored identity hash (empty
- * when it has none). Returns 0, or -1 after printing the error. */
+ * when it has none). An archive that stores no hashes has the context decoded (through in's
+ * source) and its identity computed as the writer would store it. Returns 0, or -1 after
+ * printing the error. */
 int mcs_input_toc_entry(const mcs_input *in, uint64_t position, mcz_toc_entry *e);
 
 /* ---- Outputs ---- */

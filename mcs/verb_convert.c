@@ -6,13 +6,16 @@
 
 const mcs_usage usage_convert = {
     "-convert IN OUT.mcz [--level N] [--chunk-size SIZE] [--dict-size SIZE] [--no-dict]\n"
-    "                  [--dict-from ARCHIVE.mcz] [-j THREADS]",
+    "                  [--dict-from ARCHIVE.mcz] [--no-hashes] [-j THREADS]",
     "compress a collection into a seekable .mcz archive",
     "  --level N           zstd level (1-22; default: the library's)\n"
     "  --chunk-size SIZE   uncompressed bytes per chunk, e.g. 1M (default 2 MiB)\n"
     "  --dict-size SIZE    capacity of the trained dictionary, e.g. 112K\n"
     "  --no-dict           compress without a dictionary\n"
     "  --dict-from A.mcz   reuse the dictionary of another archive instead of training one\n"
+    "  --no-hashes         store no identity hashes or dedup keys in the index: the smallest\n"
+    "                      archive (32 bytes less per context); -toc, -removeDup and -merge\n"
+    "                      -dedup then decode the chunks to compute them\n"
     "  -j THREADS          compression threads (default: one per core)\n"
     "SIZE takes a K, M or G suffix (powers of 1024). OUT appears only once complete.\n"};
 
@@ -24,7 +27,7 @@ const mcs_usage usage_convert = {
 
 typedef struct convert_args {
     const char *level, *chunk_size, *dict_size, *dict_from, *threads;
-    bool no_dict;
+    bool no_dict, no_hashes;
 } convert_args;
 
 /* A numeric option: its text (NULL when absent), bounds, and the value parsed (0: absent,
@@ -56,6 +59,7 @@ static int convert_options(const convert_args *a, mcz_writer_options *opt)
     opt->dict_size = (uint32_t)n[2].value;
     opt->threads = (int)n[3].value;
     opt->no_dict = a->no_dict;
+    opt->no_hashes = a->no_hashes;
     return 0;
 }
 
@@ -99,6 +103,7 @@ int cmd_convert(int argc, char **argv)
                                {"--dict-size", &a.dict_size, NULL},
                                {"--dict-from", &a.dict_from, NULL},
                                {"--no-dict", NULL, &a.no_dict},
+                               {"--no-hashes", NULL, &a.no_hashes},
                                {"-j", &a.threads, NULL},
                                {"--threads", &a.threads, NULL},
                                {NULL, NULL, NULL}};

@@ -37,6 +37,8 @@ static void print_archive(const char *path, const mcz_reader *r)
                info.dict_size);
     else
         printf("dictionary:    none\n");
+    printf("hashes:        %s\n", info.hashes ? "stored" : "none (computed from the contexts "
+                                                            "when needed)");
     printf("level:         %d\n", info.level);
     printf("chunk target:  %" PRIu32 " bytes\n", info.chunk_size);
 }

@@ -12,7 +12,8 @@ const mcs_usage usage_toc = {
     "(it lacks the packets the identity needs) gets an empty hash. An MCH file's contexts are\n"
     "each parsed (deep-checked) on the way, as SuperPMI does. An archive's table comes from its\n"
     "index alone, nothing decompressed: offsets are those of the equivalent MCH file, hashes\n"
-    "the stored ones, and the contents are not checked (-verify checks contents).\n"};
+    "the stored ones, and the contents are not checked (-verify checks contents). An archive\n"
+    "written without hashes (-convert --no-hashes) is decoded to compute them.\n"};
 
 typedef struct toc_builder {
     mcz_toc_entry *entries;
@@ -83,7 +84,7 @@ static int toc_from_mch(mcs_input *in, toc_builder *b)
     return rc;
 }
 
-/* An archive: everything from the index, nothing decompressed. */
+/* An archive: everything from the index, nothing decompressed (unless it stores no hashes). */
 static int toc_from_index(const mcs_input *in, toc_builder *b)
 {
     for (uint64_t position = 0; position < in->contexts; position++) {

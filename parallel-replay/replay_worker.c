@@ -184,6 +184,9 @@ static int report_unreadable(replay_worker *w, const replay_unit *u, uint32_t fr
 
 /* ---- Identity and exclusion ---------------------------------------------------------------- */
 
+/* The identity stored for a context (archive index, or the .mct of an .mch). Unknown when
+ * nothing is stored, e.g. an archive written without hashes (MCZ_EMISSING): the verify replayer
+ * then skips the comparison, and exclusion computes the identity. */
 static void stored_identity(const replay_worker *w, uint32_t number, replay_identity *id)
 {
     memset(id, 0, sizeof *id);

@@ -30,7 +30,12 @@ int mcz_reader_context(const mcz_reader *r, uint64_t position, mcz_context_info 
     out->number = mcz_get_le32(entry + 16) + (uint32_t)(position - r->context_base[chunk]);
     out->size = mcz_get_le32(r->index.lengths + 4 * position);
     out->mch_offset = r->raw_base[chunk] + mcz_get_le32(r->index.offsets + 4 * position);
-    memcpy(out->identity.bytes, r->index.identity + 16 * position, 16);
-    memcpy(out->dedup.bytes, r->index.dedup + 16 * position, 16);
+    out->hashes = r->index.has_hashes;
+    memset(out->identity.bytes, 0, sizeof out->identity.bytes);
+    memset(out->dedup.bytes, 0, sizeof out->dedup.bytes);
+    if (out->hashes) {
+        memcpy(out->identity.bytes, r->index.identity + 16 * position, 16);
+        memcpy(out->dedup.bytes, r->index.dedup + 16 * position, 16);
+    }
     return MCZ_OK;
 }

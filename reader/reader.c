@@ -134,6 +134,7 @@ void mcz_reader_get_info(const mcz_reader *r, mcz_archive_info *out)
     out->dict_size = (uint32_t)r->dict.size;
     out->level = r->header.level;
     out->chunk_size = r->header.chunk_size;
+    out->hashes = idx->has_hashes;
 }
 
 int mcz_reader_chunk(const mcz_reader *r, uint64_t index, mcz_chunk_info *out)
@@ -171,6 +172,8 @@ int mcz_reader_hashes(const mcz_reader *r, uint32_t number, mcz_hash128 *identit
     int64_t chunk = mcz_reader_chunk_of(r, number);
     if (chunk < 0)
         return (int)chunk;
+    if (!r->index.has_hashes)
+        return MCZ_EMISSING;
     uint32_t first = mcz_get_le32(r->index.chunks + (size_t)MCZ_ARC_CHUNK_ENTRY * chunk + 16);
     size_t pos = r->context_base[chunk] + (number - first);
     if (identity)

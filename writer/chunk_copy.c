@@ -3,7 +3,8 @@
  * recompression when it uses the writer's dictionary (mcs -merge, -concat, -strip). The writer
  * trusts nothing of the frames it is handed: the chunk is decoded and verified in full
  * (mcz_arc_decode_chunk: header, data frame, decode, XXH3, every context's container) before
- * anything is queued, so a damaged chunk is an error, never copied.
+ * anything is queued, so a damaged chunk is an error, never copied. The contexts' hashes come
+ * from the caller, or from that decode when the caller has none and the writer stores them.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -59,29 +60,49 @@ static int verify_chunk(const mcz_writer *w, const uint8_t *frames, size_t len,
     return rc;
 }
 
-/* The verified chunk's stored bytes, lengths and the caller's hashes, as a finished chunk still
- * to be numbered. */
-static int prepare_copy(const uint8_t *frames, size_t len, const mcz_arc_chunk_head *h,
-                        const mcz_hash128 *identity, const mcz_hash128 *dedup, chunk **out)
+/* The hashes the copy stores: none when the writer stores none, else the caller's, else (the
+ * caller has none) computed from raw, the chunk as decoded. */
+static int copy_hashes(const mcz_writer *w, chunk *c, const uint8_t *raw,
+                       const mcz_hash128 *identity, const mcz_hash128 *dedup, mcz_diag *diag)
+{
+    if (w->no_hashes)
+        return MCZ_OK;
+    if (!identity || !dedup)
+        return mcz_wr_hash_contexts(c, raw, diag);
+    c->identity = malloc(c->count * sizeof *c->identity);
+    c->dedup = malloc(c->count * sizeof *c->dedup);
+    if (!c->identity || !c->dedup)
+        return mcz_fail(diag, MCZ_ENOMEM, -1, -1, "out of memory");
+    memcpy(c->identity, identity, c->count * sizeof *identity);
+    memcpy(c->dedup, dedup, c->count * sizeof *dedup);
+    return MCZ_OK;
+}
+
+/* The verified chunk's stored bytes, lengths and hashes, as a finished chunk still to be
+ * numbered. */
+static int prepare_copy(const mcz_writer *w, const uint8_t *frames, size_t len,
+                        const mcz_arc_chunk_head *h, const uint8_t *raw,
+                        const mcz_hash128 *identity, const mcz_hash128 *dedup, chunk **out,
+                        mcz_diag *diag)
 {
     chunk *c = calloc(1, sizeof *c);
     if (!c)
-        return MCZ_ENOMEM;
+        return mcz_fail(diag, MCZ_ENOMEM, -1, -1, "out of memory");
     *out = c;
+    c->count = h->count;
+    c->first_number = h->first_number; /* the source's, for messages until numbered */
     c->lengths = malloc(h->count * sizeof *c->lengths);
-    c->identity = malloc(h->count * sizeof *c->identity);
-    c->dedup = malloc(h->count * sizeof *c->dedup);
     c->frames = malloc(len);
-    if (!c->lengths || !c->identity || !c->dedup || !c->frames)
-        return MCZ_ENOMEM;
+    if (!c->lengths || !c->frames)
+        return mcz_fail(diag, MCZ_ENOMEM, -1, -1, "out of memory");
     for (uint32_t i = 0; i < h->count; i++)
         c->lengths[i] = mcz_arc_chunk_head_length(h, i);
-    memcpy(c->identity, identity, h->count * sizeof *identity);
-    memcpy(c->dedup, dedup, h->count * sizeof *dedup);
+    int rc = copy_hashes(w, c, raw, identity, dedup, diag);
+    if (rc != MCZ_OK)
+        return rc;
     size_t head = (size_t)mcz_arc_chunk_head_size(h->count);
     memcpy(c->frames + head, frames + head, len - head); /* the data frame, byte for byte */
     c->frames_len = len;
-    c->count = h->count;
     c->raw_len = h->raw_size;
     c->checksum = h->checksum;
     c->state = CHUNK_DONE;
@@ -135,15 +156,16 @@ static int queue_copy(mcz_writer *w, chunk *c)
 }
 
 static int copy_verified(mcz_writer *w, const uint8_t *frames, size_t len,
-                         const mcz_arc_chunk_head *h, const mcz_hash128 *identity,
-                         const mcz_hash128 *dedup, mcz_diag *diag)
+                         const mcz_arc_chunk_head *h, const uint8_t *raw,
+                         const mcz_hash128 *identity, const mcz_hash128 *dedup, mcz_diag *diag)
 {
     chunk *c = NULL;
-    if (prepare_copy(frames, len, h, identity, dedup, &c) != MCZ_OK) {
+    int rc = prepare_copy(w, frames, len, h, raw, identity, dedup, &c, diag);
+    if (rc != MCZ_OK) {
         mcz_wr_chunk_free(c);
-        return mcz_fail(diag, MCZ_ENOMEM, -1, -1, "out of memory");
+        return rc;
     }
-    int rc = queue_copy(w, c);
+    rc = queue_copy(w, c);
     if (rc == MCZ_OK)
         return MCZ_OK;
     mcz_wr_chunk_free(c);
@@ -154,18 +176,20 @@ int mcz_writer_append_compressed(mcz_writer *w, const void *frames, size_t len,
                                  const mcz_hash128 *identity, const mcz_hash128 *dedup,
                                  uint32_t count, mcz_diag *diag)
 {
-    if (!w || !frames || !identity || !dedup)
+    if (!w || !frames)
         return mcz_fail(diag, MCZ_EINVAL, -1, -1, "mcz_writer_append_compressed: NULL argument");
     int rc = settle_dictionary(w);
     if (rc != MCZ_OK)
         return mcz_wr_report(w, rc, diag);
-    mcz_arc_buffer raw = {NULL, 0}; /* the decode proves the chunk sound; its bytes go unused */
+    mcz_arc_buffer raw = {NULL, 0}; /* the decode proves the chunk sound (and may give hashes) */
     mcz_arc_chunk_head h;
     rc = verify_chunk(w, frames, len, &raw, &h, diag);
-    free(raw.bytes);
     if (rc == MCZ_OK && h.count != count)
         rc = mcz_fail(diag, MCZ_EINVAL, -1, h.first_number,
                       "mcz_writer_append_compressed: %u hashes for a chunk of %u contexts", count,
                       h.count);
-    return rc == MCZ_OK ? copy_verified(w, frames, len, &h, identity, dedup, diag) : rc;
+    if (rc == MCZ_OK)
+        rc = copy_verified(w, frames, len, &h, raw.bytes, identity, dedup, diag);
+    free(raw.bytes);
+    return rc;
 }

@@ -356,8 +356,8 @@ int mcz_wr_checkpoint(mcz_writer *w, mcz_diag *d)
     chunk *first = atomic_load(&w->retained_head);
     retained_walk walk = {first, NULL, 0, 0, false};
     file_sink sink = {w->fd, w->end, 0};
-    int rc = mcz_arc_index_stream(retained_count(first), w->out_next_number, retained_rows, &walk,
-                                  w->end, fd_pwrite, &sink);
+    int rc = mcz_arc_index_stream(retained_count(first), w->out_next_number, !w->no_hashes,
+                                  retained_rows, &walk, w->end, fd_pwrite, &sink);
     if (rc == MCZ_ELIMIT)
         return mcz_fail(d, rc, (int64_t)w->end, -1, "%s: the index outgrew the format", w->path);
     if (rc != MCZ_OK)
@@ -380,8 +380,8 @@ int mcz_wr_write_index(mcz_writer *w, mcz_diag *d)
     chunk *first = atomic_load(&w->retained_head);
     retained_walk walk = {first, NULL, 0, 0, false};
     uint64_t at = mcz_outfile_tell(w->out);
-    int rc = mcz_arc_index_stream(retained_count(first), w->out_next_number, retained_rows, &walk,
-                                  at, outfile_sink, w->out);
+    int rc = mcz_arc_index_stream(retained_count(first), w->out_next_number, !w->no_hashes,
+                                  retained_rows, &walk, at, outfile_sink, w->out);
     if (rc != MCZ_OK)
         return mcz_fail(d, rc, (int64_t)at, -1, "%s: cannot write the index: %s", w->path,
                         mcz_error_name(rc));
@@ -432,7 +432,8 @@ static int emit_archive(const mcz_writer *w, chunk *first, uint32_t k, uint32_t 
         c = atomic_load_explicit(&c->retained_next, memory_order_acquire);
     }
     retained_walk walk = {first, NULL, data_start, 0, true};
-    return rc == MCZ_OK ? mcz_arc_index_stream(k, empty_first, retained_rows, &walk, end, sink, arg)
+    return rc == MCZ_OK ? mcz_arc_index_stream(k, empty_first, !w->no_hashes, retained_rows, &walk,
+                                               end, sink, arg)
                         : rc;
 }
 

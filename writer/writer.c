@@ -4,8 +4,9 @@
  *
  * Appends copy each context into the open chunk under one mutex and return. A chunk that reaches
  * the target is sealed and queued; a pool of worker threads (one ZSTD_CCtx each, one shared
- * ZSTD_CDict) computes its hashes and compresses it off the append path. Finished chunks leave
- * the queue in number order through output.c, whatever order they finish in.
+ * ZSTD_CDict) computes its hashes (unless no_hashes) and compresses it off the append path.
+ * Finished chunks leave the queue in number order through output.c, whatever order they
+ * finish in.
  *
  * Memory is bounded: at most queue_limit chunks are queued, and a chunk that would exceed that
  * waits (MCZ_FULL_BLOCK) or its context is refused (MCZ_FULL_DROP). The dictionary is decided
@@ -83,8 +84,8 @@ int mcz_wr_fail(mcz_writer *w, int code, int64_t context, const char *what)
 
 /* ---- Compression (workers, no lock held) ---- */
 
-/* Hashes of every context of c (FORMAT.md §5), computed off the append path. */
-static int hash_contexts(chunk *c, mcz_diag *d)
+/* Off the append path: workers call it before compressing, chunk copies on what they decoded. */
+int mcz_wr_hash_contexts(chunk *c, const uint8_t *raw, mcz_diag *d)
 {
     c->identity = malloc(c->count * sizeof *c->identity);
     c->dedup = malloc(c->count * sizeof *c->dedup);
@@ -93,7 +94,7 @@ static int hash_contexts(chunk *c, mcz_diag *d)
     size_t off = 0;
     for (uint32_t i = 0; i < c->count; i++) {
         mcz_mc mc;
-        int rc = mcz_mc_from_bytes(c->raw + off, c->lengths[i], c->first_number + i, off, &mc, d);
+        int rc = mcz_mc_from_bytes(raw + off, c->lengths[i], c->first_number + i, off, &mc, d);
         if (rc != MCZ_OK)
             return rc;
         mcz_arc_context_hashes(&mc, &c->identity[i], &c->dedup[i]);
@@ -102,9 +103,9 @@ static int hash_contexts(chunk *c, mcz_diag *d)
     return MCZ_OK;
 }
 
-static int compress_chunk(ZSTD_CCtx *cctx, chunk *c, mcz_diag *d)
+static int compress_chunk(ZSTD_CCtx *cctx, bool hashes, chunk *c, mcz_diag *d)
 {
-    int rc = hash_contexts(c, d);
+    int rc = hashes ? mcz_wr_hash_contexts(c, c->raw, d) : MCZ_OK;
     if (rc != MCZ_OK)
         return rc;
     c->checksum = mcz_arc_xxh3(c->raw, c->raw_len);
@@ -219,7 +220,7 @@ static void run_chunk(mcz_writer *w, ZSTD_CCtx *cctx, bool *configured, chunk *c
     if (rc != MCZ_OK)
         mcz_fail(&d, rc, -1, c->first_number, "zstd: cannot set compression parameters");
     else
-        rc = compress_chunk(cctx, c, &d);
+        rc = compress_chunk(cctx, !w->no_hashes, c, &d);
     *configured = true;
     cpu = mcz_wr_thread_cpu_ns() - cpu;
     pthread_mutex_lock(&w->lock);
@@ -464,6 +465,7 @@ static int resolve_options(mcz_writer *w, const mcz_writer_options *opt, mcz_dia
     w->dict_size = opt->dict_size ? opt->dict_size : DEFAULT_DICT_SIZE;
     w->next_number = opt->first_number ? opt->first_number : 1;
     w->first_number = (uint32_t)w->next_number;
+    w->no_hashes = opt->no_hashes;
     w->out_next_number = w->first_number;
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     w->thread_count = opt->threads > 0 ? opt->threads : (cores > 0 ? (int)cores : 1);

@@ -38,7 +38,7 @@ typedef struct chunk {
     uint8_t *frames;    /* chunk header frame + zstd data frame; NULL once in a file */
     size_t frames_len;  /* the stored size */
     uint64_t checksum;
-    mcz_hash128 *identity, *dedup;
+    mcz_hash128 *identity, *dedup; /* NULL when the writer stores no hashes */
     uint64_t offset;    /* ATOMIC, LIVE: where the frames lie in the file */
 } chunk;
 
@@ -67,6 +67,7 @@ struct mcz_writer {
     uint32_t chunk_size, dict_size;
     uint64_t train_bytes;
     uint32_t first_number;
+    bool no_hashes; /* the index stores no identity and dedup columns */
 
     /* Dictionary. */
     bool train_wanted;          /* decide now, on the samples buffered so far */
@@ -132,6 +133,9 @@ void mcz_wr_enqueue(mcz_writer *w, chunk *c);
 /* Appends one context; may_wait false makes a full queue MCZ_EDROPPED. */
 int mcz_wr_append(mcz_writer *w, const void *mc, size_t size, uint32_t *number, bool may_wait);
 uint64_t mcz_wr_thread_cpu_ns(void);
+/* Allocates and fills c->identity and c->dedup (FORMAT.md §5) from raw, the c->count contexts
+ * of c->lengths back to back. */
+int mcz_wr_hash_contexts(chunk *c, const uint8_t *raw, mcz_diag *d);
 
 /* ---- dictionary.c ---- */
 /* Asks a worker to decide the dictionary now, on what is buffered (lock held). */

@@ -11,7 +11,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <xxhash.h>
+
 #include "mcz.h"
+#include "mcz_common.h"
 
 /* A corpus: n contexts back to back (an MCH image), context i at offsets[i]. */
 typedef struct tl_corpus {
@@ -115,6 +118,19 @@ static inline void *tl_append_thread(void *arg)
     return NULL;
 }
 
+/* Fast options for small test archives: level 3, two threads, a 1 KiB dictionary trained on
+ * the first 64 KiB, chunks of chunk_size bytes. */
+static inline mcz_writer_options tl_small_options(uint32_t chunk_size)
+{
+    mcz_writer_options o = MCZ_WRITER_OPTIONS_INIT;
+    o.level = 3;
+    o.chunk_size = chunk_size;
+    o.threads = 2;
+    o.train_bytes = 64 << 10;
+    o.dict_size = 1024;
+    return o;
+}
+
 /* Writes the corpus in order from one thread; returns mcz_writer_close's result. */
 static inline int tl_write(const char *path, const tl_corpus *c, const mcz_writer_options *opt)
 {
@@ -169,6 +185,27 @@ static inline void tl_save(const char *path, const void *data, size_t size)
     FILE *f = fopen(path, "wb");
     if (!f || fwrite(data, 1, size, f) != size || fclose(f) != 0)
         abort();
+}
+
+/* An exact-size heap copy (at least one byte allocated), so the sanitizer sees any overread. */
+static inline uint8_t *tl_copy_of(const uint8_t *data, size_t len)
+{
+    uint8_t *p = malloc(len ? len : 1);
+    if (!p)
+        abort();
+    memcpy(p, data, len);
+    return p;
+}
+
+/* After an edit to an archive image: recomputes the index checksum into the footer (when the
+ * footer's index lies in the image) and the footer's own checksum. */
+static inline void tl_reseal(uint8_t *p, size_t size)
+{
+    uint8_t *foot = p + size - 56; /* the footer frame, FORMAT.md §6 */
+    uint64_t off = mcz_get_le64(foot + 16), len = mcz_get_le64(foot + 24);
+    if (mcz_fits(size, off, len))
+        mcz_put_le64(foot + 32, XXH3_64bits(p + off, len));
+    mcz_put_le32(foot + 48, (uint32_t)XXH3_64bits(foot, 48));
 }
 
 #endif /* ARCHIVE_TESTLIB_H */

@@ -26,12 +26,7 @@ static size_t image_size;
 
 static mcz_writer_options options(bool dict)
 {
-    mcz_writer_options o = MCZ_WRITER_OPTIONS_INIT;
-    o.level = 3;
-    o.chunk_size = 2048;
-    o.threads = 2;
-    o.train_bytes = 64 << 10;
-    o.dict_size = 1024;
+    mcz_writer_options o = tl_small_options(2048);
     o.no_dict = !dict;
     return o;
 }
@@ -59,17 +54,10 @@ static int teardown(void **state)
     return 0;
 }
 
-static uint8_t *copy_of(const uint8_t *data, size_t len)
-{
-    uint8_t *p = malloc(len ? len : 1);
-    memcpy(p, data, len);
-    return p;
-}
-
 /* Opening must fail with a code and a message that says where. */
 static void expect_rejected(const uint8_t *data, size_t len)
 {
-    uint8_t *p = copy_of(data, len);
+    uint8_t *p = tl_copy_of(data, len);
     mcz_diag d;
     mcz_diag_clear(&d);
     mcz_reader *r = mcz_reader_open_image(p, len, &d);
@@ -85,7 +73,7 @@ static void expect_rejected(const uint8_t *data, size_t len)
  * Returns the number of failed reads; *verify_failed tells whether deep verification failed. */
 static uint32_t read_all_checked(const uint8_t *data, size_t len, bool *verify_failed)
 {
-    uint8_t *p = copy_of(data, len);
+    uint8_t *p = tl_copy_of(data, len);
     mcz_diag d;
     mcz_reader *r = mcz_reader_open_image(p, len, &d);
     if (!r)
@@ -117,7 +105,7 @@ static uint32_t read_all_checked(const uint8_t *data, size_t len, bool *verify_f
 
 static mcz_reader *open_copy(uint8_t **p)
 {
-    *p = copy_of(image, image_size);
+    *p = tl_copy_of(image, image_size);
     mcz_reader *r = mcz_reader_open_image(*p, image_size, NULL);
     assert_non_null(r);
     return r;
@@ -156,7 +144,7 @@ static void test_flips_footer_index_header(void **state)
     (void)state;
     mcz_arc_footer f;
     assert_int_equal(mcz_arc_footer_decode(image, image_size, &f, NULL), MCZ_OK);
-    uint8_t *p = copy_of(image, image_size);
+    uint8_t *p = tl_copy_of(image, image_size);
     for (size_t at = f.index_offset; at < image_size; at++) { /* index and footer */
         for (unsigned bit = 0; bit < 8; bit += at >= image_size - 56 ? 1 : 3) {
             flip(p, at, bit);
@@ -210,23 +198,13 @@ static void test_flips_in_chunks(void **state)
     free(p);
 }
 
-/* Recomputes the index checksum into the footer and the footer's own checksum. */
-static void reseal(uint8_t *p, size_t size)
-{
-    uint8_t *foot = p + size - MCZ_ARC_FOOTER_SIZE;
-    uint64_t off = mcz_get_le64(foot + 16), len = mcz_get_le64(foot + 24);
-    if (mcz_fits(size, off, len))
-        mcz_put_le64(foot + 32, XXH3_64bits(p + off, len));
-    mcz_put_le32(foot + 48, (uint32_t)XXH3_64bits(foot, 48));
-}
-
 /* Applies an edit to a copy of the image, reseals it, and requires open to reject it. */
 static void expect_edit_rejected(void (*edit)(uint8_t *p, uint64_t index, uint8_t *foot), int code)
 {
-    uint8_t *p = copy_of(image, image_size);
+    uint8_t *p = tl_copy_of(image, image_size);
     uint8_t *foot = p + image_size - MCZ_ARC_FOOTER_SIZE;
     edit(p, mcz_get_le64(foot + 16), foot);
-    reseal(p, image_size);
+    tl_reseal(p, image_size);
     mcz_diag d;
     mcz_reader *r = mcz_reader_open_image(p, image_size, &d);
     if (r)
@@ -339,7 +317,7 @@ static void test_chunk_checksum_fails(void **state)
     mcz_put_le32(h + body, (uint32_t)XXH3_64bits(h, body));
     uint8_t *foot = p + image_size - MCZ_ARC_FOOTER_SIZE;
     mcz_put_le64(chunk_entry(p, mcz_get_le64(foot + 16), 2) + 24, c.checksum ^ 1);
-    reseal(p, image_size);
+    tl_reseal(p, image_size);
     r = mcz_reader_open_image(p, image_size, NULL);
     assert_non_null(r);
     mcz_cursor *cur = mcz_cursor_create(r);
@@ -378,7 +356,7 @@ static void test_wrong_dictionary(void **state)
     assert_int_not_equal(ha.dict_id, hb.dict_id);
     assert_int_equal(da.frame_size, db.frame_size); /* both filled their 1 KiB capacity */
 
-    uint8_t *p = copy_of(image, image_size);
+    uint8_t *p = tl_copy_of(image, image_size);
     memcpy(p + 44, b + 44, db.frame_size);
     mcz_diag d;
     assert_null(mcz_reader_open_image(p, image_size, &d));
@@ -456,7 +434,7 @@ static void test_recover_truncated(void **state)
         check_recovered(keep, k);
     }
     tl_save(path, image, image_size); /* the header itself damaged: nothing can be done */
-    uint8_t *p = copy_of(image, image_size);
+    uint8_t *p = tl_copy_of(image, image_size);
     p[20] ^= 1;
     tl_save(path, p, image_size);
     assert_int_equal(mcz_recover(path, path2, NULL, NULL, NULL), MCZ_ECHECKSUM);
@@ -476,7 +454,7 @@ static void test_recover_damaged_middle(void **state)
     bool *keep = malloc(k * sizeof *keep);
     for (uint32_t i = 0; i < k; i++)
         keep[i] = i != 3 && i != 4;
-    uint8_t *p = copy_of(image, image_size);
+    uint8_t *p = tl_copy_of(image, image_size);
     mcz_chunk_info c3, c4;
     mcz_reader_chunk(orig, 3, &c3);
     mcz_reader_chunk(orig, 4, &c4);
