@@ -372,10 +372,13 @@ static void mcz_report(const char *name, const char *in, const char *out, uint64
                        uint64_t ref, const mcz_writer_options *o)
 {
     convert_result r = convert(in, out, o);
+    /* Default options (level 0) are named by what the writer records, printed after. */
     char label[128];
-    snprintf(label, sizeof label, "%s (level %d, chunk %uK, %s%s)", name, o->level,
-             o->chunk_size >> 10, o->no_dict ? "no dict" : "dict",
-             o->no_hashes ? ", no hashes" : "");
+    if (o->level == 0)
+        snprintf(label, sizeof label, "%s options", name);
+    else
+        snprintf(label, sizeof label, "%s (L%d, %uM, %s%s)", name, o->level, o->chunk_size >> 20,
+                 o->no_dict ? "no dict" : "dict", o->no_hashes ? "/hashes" : "");
     line(label, r.file_bytes, raw, ref);
     printf("  %-44s convert %.1f MB/s wall, %.1f MB per CPU-second (%.1f CPU-s), peak memory "
            "%.1f MiB\n", "", (double)raw / MIB / r.secs, (double)raw / MIB / r.cpu_secs,
@@ -387,7 +390,18 @@ int main(int argc, char **argv)
     const char *input = NULL, *half = NULL;
     double sweep_mb = 24;
     bool cli = true, strongest = true;
+    static const char usage[] =
+        "usage: mczbench INPUT.mch [HALF.mch] [--sweep-mb N] [--no-cli] [--no-strong]\n"
+        "  Prints the archive's size, speed and memory figures side by side with per-context\n"
+        "  zstd, 1 MiB zstd chunks and whole-file zstd -19 --long=27 (FORMAT.md §10-11).\n"
+        "  HALF.mch: a smaller input, to show that convert memory does not grow with input.\n"
+        "  --sweep-mb N: the level/chunk sweep on the first N MiB (0: none; default 24)\n"
+        "  --no-cli: skip the zstd command-line baseline; --no-strong: skip the strongest setting\n";
     for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            fputs(usage, stdout);
+            return 0;
+        }
         if (!strcmp(argv[i], "--sweep-mb") && i + 1 < argc)
             sweep_mb = atof(argv[++i]);
         else if (!strcmp(argv[i], "--no-cli"))
@@ -400,8 +414,7 @@ int main(int argc, char **argv)
             half = argv[i];
     }
     if (!input) {
-        fprintf(stderr, "usage: mczbench INPUT.mch [HALF.mch] [--sweep-mb N] [--no-cli] "
-                        "[--no-strong]\n");
+        fputs(usage, stderr);
         return 2;
     }
     const char *tmpdir = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
