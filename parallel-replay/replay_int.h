@@ -3,9 +3,9 @@
  *
  * The pieces: replay_plan.c turns a collection into work units (archive chunks, or runs of about
  * 1 MiB of contexts of an MCH file); replay_proc.c is the one process module (workers, pipes,
- * timeouts, crashes, signals); replay_worker.c is what a worker does with a unit; the replayers
- * are replay_verify.c, replay_plugin.c and replay_exec.c; replay_results.c accounts results and
- * writes every output; replay_main.c parses the command line.
+ * rings, timeouts, crashes, signals); replay_worker.c is what a worker does with a unit; the
+ * replayers are replay_verify.c, replay_plugin.c and replay_exec.c; replay_results.c accounts
+ * results and writes every output; replay_main.c parses the command line.
  */
 #ifndef MCZ_REPLAY_INT_H
 #define MCZ_REPLAY_INT_H
@@ -151,7 +151,8 @@ int replay_plugin_context(const mcz_replay_plugin_desc *p, void *state, const mc
 
 /* ---- Worker side -------------------------------------------------------------------------------- */
 
-/* The worker's end of the pipe to the parent (replay_proc.c). */
+/* The worker's end of its channel to the parent: a shared record ring and a wake-up pipe
+ * (replay_proc.c). */
 typedef struct replay_chan replay_chan;
 
 /* Announces the context about to be replayed (the parent blames it if the worker dies or runs

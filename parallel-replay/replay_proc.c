@@ -15,10 +15,15 @@
  *   STATS   4 x u64             I/O figures, sent once before a normal exit
  *
  * A record is a 12-byte header (u8 type, u8 kind, u16 text length, u32 number, u32 size) and its
- * text (at most 511 bytes); a worker batches records and writes them in one go before each START
- * (see replay_chan). Requests from the parent are 16 bytes (u32 unit, u32 resume, u32 stride,
- * u32 slot); closing the request pipe means "no more work". Records cross a pipe between
- * processes of one machine: native byte order.
+ * text (at most 511 bytes), in native byte order. Records travel through a ring in memory shared
+ * by the parent and that one worker (see ring): a record costs the worker no system call, and
+ * what a worker wrote before it died is still there for the parent to read. The worker's pipe
+ * only wakes the parent: a byte after READY, UNIT_DONE, FATAL and STATS, and while the ring is
+ * full; its end says the worker is gone. Otherwise the parent looks at the rings when it wakes
+ * for other reasons: worker output, the progress tick, and every SCAN_MS while --timeout runs, so
+ * a timeout counts from at most SCAN_MS after its context was announced. Requests from the parent
+ * are 16 bytes on a pipe (u32 unit, u32 resume, u32 stride, u32 slot); closing it means "no more
+ * work".
  *
  * Because a worker announces each context before replaying it, the parent knows which context
  * was in flight when the worker died or overran --timeout: that context is accounted as crashed
@@ -30,8 +35,11 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdalign.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -44,14 +52,57 @@ enum { MSG_READY = 1, MSG_START, MSG_RESULT, MSG_UNIT_DONE, MSG_FATAL, MSG_STATS
 
 #define MSG_HEADER 12u
 #define MSG_MAX (MSG_HEADER + REPLAY_MESSAGE_MAX)
-#define CHAN_BUFFER 16384u /* worker side: records waiting for the next write */
-#define READ_BUFFER 16384u /* parent side: records read at once */
+#define RING_SIZE 65536u   /* bytes of records in flight per worker; a power of two */
+#define RING_WAIT_NS 100000 /* a worker's pause while its ring is full */
+#define READ_BUFFER 16384u /* parent side: records taken at once */
 #define REQUEST_SIZE 16u
 #define OUT_LINE_MAX 4096u
 #define PROGRESS_TICK_MS 250
-#define COALESCE_NS 500000 /* pause after reading records, see run_loop */
+#define SCAN_MS 10         /* how often the rings are looked at while --timeout runs */
 
 _Static_assert(READ_BUFFER >= 2 * MSG_MAX, "a partial record and a whole one must fit");
+_Static_assert((RING_SIZE & (RING_SIZE - 1)) == 0 && RING_SIZE >= 2 * MSG_MAX, "ring size");
+
+/* The records of one worker, in a MAP_SHARED mapping made by the parent before the fork. The
+ * positions count bytes ever written (tail, the worker's) and taken (head, the parent's); the
+ * worker stores tail with release order after writing the bytes, so the parent, loading it with
+ * acquire order, sees whole records. The parent keeps its own copy of head and treats tail and
+ * the bytes as hostile: a crashing worker may have scribbled on them. */
+typedef struct ring {
+    alignas(64) _Atomic uint64_t tail;
+    alignas(64) _Atomic uint64_t head;
+    alignas(64) uint8_t data[RING_SIZE];
+} ring;
+
+_Static_assert(ATOMIC_LLONG_LOCK_FREE == 2, "the ring's positions must be lock-free");
+
+static ring *ring_map(void)
+{
+    void *p = mmap(NULL, sizeof(ring), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    return p == MAP_FAILED ? NULL : p; /* zero-filled: both positions 0 */
+}
+
+static void ring_unmap(ring **g)
+{
+    if (*g)
+        munmap(*g, sizeof(ring));
+    *g = NULL;
+}
+
+/* Copies len bytes between buf and the ring at position at, across its wrap. */
+static void ring_copy(ring *g, uint64_t at, void *buf, size_t len, bool into_ring)
+{
+    size_t off = (size_t)(at & (RING_SIZE - 1));
+    size_t first = len < RING_SIZE - off ? len : RING_SIZE - off;
+    uint8_t *b = buf;
+    if (into_ring) {
+        memcpy(g->data + off, b, first);
+        memcpy(g->data, b + first, len - first);
+    } else {
+        memcpy(b, g->data + off, first);
+        memcpy(b + first, g->data, len - first);
+    }
+}
 
 /* ---- Both sides: whole reads and writes ----------------------------------------------------- */
 
@@ -117,20 +168,28 @@ static void close_fd(int *fd)
 
 /* ---- Worker side --------------------------------------------------------------------------- */
 
-/* Records are buffered and written when the parent must know: before a context starts, at
- * the end of a unit, and for READY, FATAL and STATS. A result thus travels with the next START
- * (one write per context instead of two). */
+/* A worker's end of its ring and of the pipe that wakes the parent. */
 struct replay_chan {
     int fd;
-    size_t len;
-    uint8_t buf[CHAN_BUFFER];
+    ring *ring;
 };
 
-static int chan_flush(replay_chan *ch)
+static int chan_wake(replay_chan *ch)
 {
-    int rc = write_all(ch->fd, ch->buf, ch->len);
-    ch->len = 0;
-    return rc;
+    static const uint8_t doorbell = 0;
+    return write_all(ch->fd, &doorbell, 1);
+}
+
+/* Waits until the parent has taken enough of the ring for need more bytes. */
+static int chan_room(replay_chan *ch, uint64_t tail, size_t need)
+{
+    while (RING_SIZE - (tail - atomic_load_explicit(&ch->ring->head, memory_order_acquire)) <
+           need) {
+        if (chan_wake(ch) != MCZ_OK)
+            return MCZ_EIO;
+        nanosleep(&(struct timespec){0, RING_WAIT_NS}, NULL);
+    }
+    return MCZ_OK;
 }
 
 static int chan_put(replay_chan *ch, int type, int kind, uint32_t number, uint32_t size,
@@ -138,32 +197,35 @@ static int chan_put(replay_chan *ch, int type, int kind, uint32_t number, uint32
 {
     if (text_len > REPLAY_MESSAGE_MAX - 1)
         text_len = REPLAY_MESSAGE_MAX - 1;
-    if (sizeof ch->buf - ch->len < MSG_HEADER + text_len && chan_flush(ch) != MCZ_OK)
+    uint64_t tail = atomic_load_explicit(&ch->ring->tail, memory_order_relaxed);
+    if (chan_room(ch, tail, MSG_HEADER + text_len) != MCZ_OK)
         return MCZ_EIO;
-    uint8_t *rec = ch->buf + ch->len;
+    uint8_t rec[MSG_HEADER];
     uint16_t len16 = (uint16_t)text_len;
     rec[0] = (uint8_t)type;
     rec[1] = (uint8_t)kind;
     memcpy(rec + 2, &len16, 2);
     memcpy(rec + 4, &number, 4);
     memcpy(rec + 8, &size, 4);
+    ring_copy(ch->ring, tail, rec, MSG_HEADER, true);
     if (text_len)
-        memcpy(rec + MSG_HEADER, text, text_len);
-    ch->len += MSG_HEADER + text_len;
+        ring_copy(ch->ring, tail + MSG_HEADER, (void *)(uintptr_t)text, text_len, true);
+    atomic_store_explicit(&ch->ring->tail, tail + MSG_HEADER + text_len, memory_order_release);
     return MCZ_OK;
 }
 
+/* A record the parent must act on now. */
 static int chan_send(replay_chan *ch, int type, int kind, uint32_t number, uint32_t size,
                      const void *text, size_t text_len)
 {
     int rc = chan_put(ch, type, kind, number, size, text, text_len);
-    return rc == MCZ_OK ? chan_flush(ch) : rc;
+    return rc == MCZ_OK ? chan_wake(ch) : rc;
 }
 
 int replay_chan_start(replay_chan *ch, uint32_t number, uint32_t size, bool whole_unit)
 {
     fflush(NULL); /* the replayer's output so far belongs before whatever comes next */
-    return chan_send(ch, MSG_START, whole_unit, number, size, NULL, 0);
+    return chan_put(ch, MSG_START, whole_unit, number, size, NULL, 0);
 }
 
 int replay_chan_result(replay_chan *ch, uint32_t number, int kind, uint32_t size, const char *msg)
@@ -171,10 +233,9 @@ int replay_chan_result(replay_chan *ch, uint32_t number, int kind, uint32_t size
     return chan_put(ch, MSG_RESULT, kind, number, size, msg, msg ? strlen(msg) : 0);
 }
 
-static _Noreturn void worker_main(const replay_config *cfg, int req_fd, int msg_fd)
+static _Noreturn void worker_main(const replay_config *cfg, int req_fd, int msg_fd, ring *g)
 {
-    static replay_chan ch;
-    ch.fd = msg_fd;
+    replay_chan ch = {msg_fd, g};
     replay_worker *w;
     char msg[REPLAY_MESSAGE_MAX];
     if (replay_worker_open(cfg, &w, msg, sizeof msg) != MCZ_OK) {
@@ -217,6 +278,8 @@ typedef struct slot {
     double deadline;   /* 0: no timeout running */
     replay_filter filter;
     size_t stride_next;
+    ring *ring;        /* the worker's records (NULL: no worker) */
+    uint64_t taken;    /* ring position up to which records were taken */
     uint8_t msg[READ_BUFFER];
     size_t msg_len;
     char out[OUT_LINE_MAX];
@@ -263,7 +326,7 @@ static void fatal(run *r, int error, const char *what)
     stop_all(r);
 }
 
-static _Noreturn void child_main(run *r, int req_fd, int msg_fd, int out_fd)
+static _Noreturn void child_main(run *r, slot *mine, int req_fd, int msg_fd, int out_fd)
 {
     setpgid(0, 0);
     prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -276,6 +339,8 @@ static _Noreturn void child_main(run *r, int req_fd, int msg_fd, int out_fd)
         close_fd(&r->slots[i].req_fd);
         close_fd(&r->slots[i].msg_fd);
         close_fd(&r->slots[i].out_fd);
+        if (&r->slots[i] != mine)
+            ring_unmap(&r->slots[i].ring); /* a wild write must not reach other workers' rings */
     }
     int null_fd = open("/dev/null", O_RDONLY);
     if (null_fd >= 0) {
@@ -286,54 +351,53 @@ static _Noreturn void child_main(run *r, int req_fd, int msg_fd, int out_fd)
     dup2(out_fd, 2);
     close(out_fd);
     setvbuf(stdout, NULL, _IOLBF, 0);
-    worker_main(r->cfg, req_fd, msg_fd);
+    worker_main(r->cfg, req_fd, msg_fd, mine->ring);
 }
 
-static int make_pipe(int fds[2])
+static void close_pipes(int (*fds)[2], size_t n)
 {
-    return pipe2(fds, O_CLOEXEC) == 0 ? MCZ_OK : MCZ_EIO;
+    int err = errno;
+    for (size_t i = 0; i < n; i++)
+        close(fds[i][0]), close(fds[i][1]);
+    errno = err;
 }
 
-/* Starts a worker in slot s. On failure errno says why. */
+/* Starts a worker in slot s, with a fresh ring. On failure errno says why. */
 static int spawn(run *r, slot *s)
 {
-    int req[2], msg[2], out[2], err;
-    if (make_pipe(req) != MCZ_OK)
-        return MCZ_EIO;
-    if (make_pipe(msg) != MCZ_OK) {
-        err = errno;
-        close(req[0]), close(req[1]);
-        errno = err;
+    enum { REQ, MSG, OUT, PIPES };
+    int fds[PIPES][2];
+    for (size_t i = 0; i < PIPES; i++) {
+        if (pipe2(fds[i], O_CLOEXEC) != 0) {
+            close_pipes(fds, i);
+            return MCZ_EIO;
+        }
+    }
+    s->ring = ring_map();
+    if (!s->ring) {
+        close_pipes(fds, PIPES);
         return MCZ_EIO;
     }
-    if (make_pipe(out) != MCZ_OK) {
-        err = errno;
-        close(req[0]), close(req[1]), close(msg[0]), close(msg[1]);
-        errno = err;
-        return MCZ_EIO;
-    }
+    s->taken = 0;
     fflush(NULL);
     pid_t pid = fork();
     if (pid == 0) {
-        close(req[1]), close(msg[0]), close(out[0]);
-        child_main(r, req[0], msg[1], out[1]);
+        close(fds[REQ][1]), close(fds[MSG][0]), close(fds[OUT][0]);
+        child_main(r, s, fds[REQ][0], fds[MSG][1], fds[OUT][1]);
     }
-    err = errno;
-    close(req[0]), close(msg[1]), close(out[1]);
-    errno = err;
     if (pid < 0) {
-        err = errno;
-        close(req[1]), close(msg[0]), close(out[0]);
-        errno = err;
+        close_pipes(fds, PIPES);
+        ring_unmap(&s->ring);
         return MCZ_EIO;
     }
+    close(fds[REQ][0]), close(fds[MSG][1]), close(fds[OUT][1]);
     setpgid(pid, pid); /* also done by the child: whichever runs first wins the race */
-    fcntl(msg[0], F_SETFL, O_NONBLOCK);
-    fcntl(out[0], F_SETFL, O_NONBLOCK);
+    fcntl(fds[MSG][0], F_SETFL, O_NONBLOCK);
+    fcntl(fds[OUT][0], F_SETFL, O_NONBLOCK);
     s->pid = pid;
-    s->req_fd = req[1];
-    s->msg_fd = msg[0];
-    s->out_fd = out[0];
+    s->req_fd = fds[REQ][1];
+    s->msg_fd = fds[MSG][0];
+    s->out_fd = fds[OUT][0];
     s->ready = false;
     s->inflight = 0;
     s->deadline = 0;
@@ -554,20 +618,45 @@ static void parse_records(run *r, slot *s)
     s->msg_len -= at;
 }
 
-/* Reads what the worker sent; returns false at the end of the pipe (the worker is gone). */
+/* Takes the records the worker has put in its ring since last time. */
+static void take_records(run *r, slot *s)
+{
+    if (!s->ring)
+        return;
+    uint64_t tail = atomic_load_explicit(&s->ring->tail, memory_order_acquire);
+    if (tail - s->taken > RING_SIZE) {
+        fatal(r, MCZ_ECORRUPT, "a worker damaged its record ring");
+        ring_unmap(&s->ring);
+        return;
+    }
+    while (s->taken != tail) {
+        size_t room = sizeof s->msg - s->msg_len;
+        size_t n = tail - s->taken < room ? (size_t)(tail - s->taken) : room;
+        ring_copy(s->ring, s->taken, s->msg + s->msg_len, n, false);
+        s->taken += n;
+        s->msg_len += n;
+        atomic_store_explicit(&s->ring->head, s->taken, memory_order_release);
+        parse_records(r, s); /* leaves at most a partial record: room for more */
+    }
+}
+
+/* Reads the worker's wake-up bytes, then its records; returns false at the end of the pipe (the
+ * worker is gone, and everything it wrote has been taken). */
 static bool read_records(run *r, slot *s)
 {
+    uint8_t bytes[256];
+    bool open = true;
     for (;;) {
-        ssize_t n = read(s->msg_fd, s->msg + s->msg_len, sizeof s->msg - s->msg_len);
+        ssize_t n = read(s->msg_fd, bytes, sizeof bytes);
         if (n < 0 && errno == EINTR)
             continue;
-        if (n < 0)
-            return errno == EAGAIN || errno == EWOULDBLOCK;
-        if (n == 0)
-            return false;
-        s->msg_len += (size_t)n;
-        parse_records(r, s);
+        if (n <= 0) {
+            open = n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK);
+            break;
+        }
     }
+    take_records(r, s);
+    return open;
 }
 
 /* Copies a worker's output to stderr a whole line at a time, so lines never interleave. */
@@ -665,6 +754,7 @@ static void reap(run *r, slot *s, const victim *t)
     close_fd(&s->msg_fd);
     close_fd(&s->out_fd);
     close_fd(&s->req_fd);
+    ring_unmap(&s->ring);
     s->pid = 0;
     if (r->stopping)
         return;
@@ -709,6 +799,8 @@ static int poll_timeout_ms(const run *r)
             (next == 0 || r->slots[i].deadline < next))
             next = r->slots[i].deadline;
     int ms = r->o->progress ? PROGRESS_TICK_MS : -1;
+    if (r->o->timeout > 0) /* an announcement in a ring starts a deadline once it is seen */
+        ms = ms < 0 || SCAN_MS < ms ? SCAN_MS : ms;
     if (next > 0) {
         double wait = (next - replay_now()) * 1000.0 + 1;
         int wait_ms = wait < 0 ? 0 : wait > 60000 ? 60000 : (int)wait;
@@ -746,10 +838,10 @@ static size_t live_workers(const run *r)
     return n;
 }
 
-/* Waits for output, records or a deadline, and handles what came. Only live descriptors are
- * polled (poll() refuses more entries than the descriptor limit). */
-/* Returns whether records were read. */
-static bool poll_once(run *r, struct pollfd *fds, size_t *owner)
+/* Waits for output, a wake-up, a deadline or a scan, and handles what came; then takes every
+ * worker's records. Only live descriptors are polled (poll() refuses more entries than the
+ * descriptor limit). */
+static void poll_once(run *r, struct pollfd *fds, size_t *owner)
 {
     size_t nfds = 0;
     for (size_t i = 0; i < r->nslots; i++) {
@@ -778,16 +870,14 @@ static bool poll_once(run *r, struct pollfd *fds, size_t *owner)
         if (fds[k].revents && owner[k] % 2 == 1 && s->out_fd == fds[k].fd)
             read_output(s);
     }
-    bool records = false;
     for (size_t k = 0; k < nfds && n > 0; k++) {
         slot *s = &r->slots[owner[k] / 2];
-        if (fds[k].revents && owner[k] % 2 == 0 && s->pid > 0 && s->msg_fd == fds[k].fd) {
-            records = true;
-            if (!read_records(r, s))
-                reap(r, s, NULL);
-        }
+        if (fds[k].revents && owner[k] % 2 == 0 && s->pid > 0 && s->msg_fd == fds[k].fd &&
+            !read_records(r, s))
+            reap(r, s, NULL);
     }
-    return records;
+    for (size_t i = 0; i < r->nslots; i++)
+        take_records(r, &r->slots[i]);
 }
 
 static double cpu_seconds(int who)
@@ -856,11 +946,7 @@ static void run_loop(run *r)
             r->outcome->stop_signal = stop_signal;
             stop_all(r);
         }
-        /* Workers never wait for the parent (each has a unit queued), so after reading it
-         * pauses briefly: records pile up and are read many per system call, leaving the CPU
-         * to the workers. Timeouts and deaths are noticed at most a pause later. */
-        if (poll_once(r, fds, owner) && !stop_signal)
-            nanosleep(&(struct timespec){0, COALESCE_NS}, NULL);
+        poll_once(r, fds, owner);
         check_deadlines(r);
         if (r->o->progress)
             replay_progress_update(r->done, r->plan->selected, false);
@@ -909,8 +995,10 @@ int replay_proc_run(const replay_config *cfg, const replay_run_options *o, repla
         replay_progress_clear();
     if (o->stats)
         print_stats(&r);
-    for (size_t i = 0; i < nslots; i++)
+    for (size_t i = 0; i < nslots; i++) {
         free(r.slots[i].reported);
+        ring_unmap(&r.slots[i].ring);
+    }
     free(r.slots);
     return r.error;
 }

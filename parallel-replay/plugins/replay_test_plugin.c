@@ -3,6 +3,8 @@
  * plugin ABI (mcz_replay.h). Its --plugin-arg says what to do with which context:
  *
  *   fail:N  missing:N  segv:N  hang:N  exit:N   (comma-separated; N a global context number)
+ *   failall                                     every other context fails, with a message as
+ *                                               long as the ABI allows
  *   initfail                                    init() fails
  *
  * hang prints "hanging on N" first. Every other context succeeds when it starts with the
@@ -12,6 +14,7 @@
  */
 #define _POSIX_C_SOURCE 200809L /* strdup, strtok_r */
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,12 +30,17 @@ static const char *const act_names[ACT_COUNT] = {"fail", "missing", "segv", "han
 
 typedef struct rules {
     int n;
+    bool fail_all;
     int act[MAX_RULES];
     uint32_t number[MAX_RULES];
 } rules;
 
 static int parse_rule(rules *r, const char *item, char *msg, size_t cap)
 {
+    if (strcmp(item, "failall") == 0) {
+        r->fail_all = true;
+        return 0;
+    }
     for (int a = 0; a < ACT_COUNT; a++) {
         size_t len = strlen(act_names[a]);
         if (strncmp(item, act_names[a], len) == 0 && item[len] == ':' && r->n < MAX_RULES) {
@@ -95,6 +103,14 @@ static int test_replay(void *state, uint32_t number, const uint8_t *bytes, size_
         case ACT_EXIT:
             _exit(7);
         }
+    }
+    if (r->fail_all) {
+        int len = snprintf(msg, cap, "planned failure of %u:", number);
+        if (len >= 0 && (size_t)len < cap - 1) {
+            memset(msg + len, 'x', cap - 1 - (size_t)len);
+            msg[cap - 1] = '\0';
+        }
+        return MCZ_REPLAY_FAILURE;
     }
     if (size < 8 || bytes[0] != 'm' || bytes[1] != 'c') {
         snprintf(msg, cap, "not a method context");

@@ -101,6 +101,19 @@ contains "plugin: _exit reported as a crash" "$T/p1.csv" "200,crash,"
 if [ "$(rows "$T/p1.csv" | sort -n | uniq | wc -l)" -eq $N ] && [ "$(rows "$T/p1.csv" | wc -l)" -eq $N ]; then
     pass "plugin: every context accounted exactly once"; else fail "plugin: every context accounted exactly once"; fi
 ok_run "plugin: all pass without rules" "$R" -q -j 2 --plugin "$T/tp.so" "$T/c.mch"
+# One unit of 300 contexts, each failing with the longest message: more records than a worker's
+# ring holds, so the worker must wait for the parent to take them; then a crash at 250, whose
+# worker's last records are read after its death.
+code_run "plugin: a unit of long messages and a crash" 1 "$R" -q -j 1 --unit-size 67108864 \
+    --plugin "$T/tp.so" --plugin-arg failall,segv:250 --details "$T/long.csv" "$T/c.mch"
+contains "plugin: long messages, summary" "$T/out" "Loaded 300  Jitted 300  FailedCompile 300"
+contains "plugin: the crash amid long messages" "$T/long.csv" "250,crash,"
+[ "$(grep -c 'planned failure of [0-9]*:xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx' "$T/long.csv")" -eq 299 ] &&
+    pass "plugin: 299 long messages kept whole" || fail "plugin: 299 long messages kept whole"
+[ "$(awk -F, 'NR > 1 { print length($0) }' "$T/long.csv" | sort -n | tail -1)" -gt 500 ] &&
+    pass "plugin: messages of 500 bytes and more" || fail "plugin: messages of 500 bytes and more"
+if [ "$(rows "$T/long.csv" | sort -n | uniq | wc -l)" -eq $N ] && [ "$(rows "$T/long.csv" | wc -l)" -eq $N ]; then
+    pass "plugin: long messages, every context once"; else fail "plugin: long messages, every context once"; fi
 code_run "plugin: only missing data gives exit 3" 3 "$R" -q -j 2 --plugin "$T/tp.so" --plugin-arg missing:7 "$T/c.mcz"
 code_run "plugin: init failure gives exit 254" 254 "$R" -q -j 2 --plugin "$T/tp.so" --plugin-arg initfail "$T/c.mcz"
 contains "plugin: init failure says why" "$T/err" "asked to fail"
