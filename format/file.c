@@ -127,3 +127,19 @@ void mcz_file_unmap(mcz_file *f)
     f->size = 0;
     f->impl_ = NULL;
 }
+
+#define DROP_BATCH (8u << 20) /* one madvise per 8 MiB walked */
+
+void mcz_file_drop_behind(const mcz_file *f, uint64_t *dropped, uint64_t pos)
+{
+    const file_image *img = f ? f->impl_ : NULL;
+    if (pos < *dropped)
+        *dropped = pos; /* the walk went back: a new one starts here */
+    if (!img || !img->mapped || pos > img->size || pos - *dropped < DROP_BATCH)
+        return;
+    uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+    uint64_t from = *dropped / page * page, to = pos / page * page; /* both behind pos */
+    if (to > from)
+        madvise((uint8_t *)img->base + from, (size_t)(to - from), MADV_DONTNEED);
+    *dropped = to;
+}

@@ -379,6 +379,15 @@ typedef struct mcz_file {
 MCZ_API int mcz_file_map(const char *path, mcz_file *out, mcz_diag *diag);
 /* Releases the image; f becomes empty. Accepts NULL and images that failed to map. */
 MCZ_API void mcz_file_unmap(mcz_file *f);
+/*
+ * For walks in file order: once [*dropped, pos) spans 8 MiB, its whole pages leave the
+ * process's resident set (MADV_DONTNEED), and *dropped (start it at 0) moves up to pos; a pos
+ * below *dropped starts a new walk there. Touching them again reads them back from the file
+ * (the mapping is private and read-only), so pointers into them stay valid: this only keeps a
+ * walk's memory flat however large the file. No effect on images read into memory. The
+ * library's own walks (mcz_source, cursors) do it already.
+ */
+MCZ_API void mcz_file_drop_behind(const mcz_file *f, uint64_t *dropped, uint64_t pos);
 
 /*
  * An output file that appears atomically: data goes to a temporary file beside path;

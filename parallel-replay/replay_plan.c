@@ -167,13 +167,14 @@ static int plan_mch_toc(replay_plan *p, run_builder *b, uint64_t file_size)
 
 static int plan_mch_scan(replay_plan *p, run_builder *b, const mcz_file *f, mcz_diag *diag)
 {
-    uint64_t pos = 0;
+    uint64_t pos = 0, dropped = 0;
     uint32_t number = 0;
     mcz_mc mc;
     int rc;
     while ((rc = mcz_mch_next(f->data, f->size, &pos, &number, &mc, diag)) == 1) {
         if ((rc = run_add(b, mc.number, mc.offset, mc.size)) != MCZ_OK)
             return rc;
+        mcz_file_drop_behind(f, &dropped, pos);
     }
     p->contexts = number;
     return rc;

@@ -20,6 +20,7 @@ struct replay_worker {
     mcz_cursor *cursor;
     mcz_file file;      /* MCH */
     bool mapped;
+    uint64_t dropped;   /* what of file left memory (mcz_file_drop_behind) */
     void *plugin_state;
     char work_dir[4096]; /* --exec */
     replay_stats stats;
@@ -126,6 +127,7 @@ static int unit_load(replay_worker *w, const replay_unit *u, unit_walk *walk, mc
     w->stats.units++;
     if (!w->plan->archive) {
         w->stats.bytes_read += u->raw_bytes;
+        mcz_file_drop_behind(&w->file, &w->dropped, u->offset); /* units come in file order */
         return MCZ_OK;
     }
     int rc = mcz_cursor_chunk(w->cursor, u->chunk, NULL, NULL, d);

@@ -18,6 +18,7 @@ struct mcz_source {
     mcz_file file; /* MCH */
     uint64_t pos;
     uint32_t number;
+    uint64_t dropped; /* the file's bytes before this left memory (mcz_file_drop_behind) */
     mcz_toc_entry *toc; /* NULL when absent, invalid, or found wrong */
     uint32_t toc_count;
     uint64_t *offsets; /* scan table: offsets[i] is context i+1; NULL until needed */
@@ -118,17 +119,19 @@ int mcz_source_next(mcz_source *s, mcz_mc *out, mcz_diag *diag)
         return mcz_fail(diag, MCZ_EINVAL, -1, -1, "mcz_source_next: NULL argument");
     if (s->reader)
         return archive_next(s, out, diag);
+    mcz_file_drop_behind(&s->file, &s->dropped, s->pos);
     return mcz_mch_next(s->file.data, s->file.size, &s->pos, &s->number, out, diag);
 }
 
 /* Builds the scan table once: every context's offset, up to the end or the first damage. */
 static int scan_offsets(mcz_source *s)
 {
-    uint64_t pos = 0, cap = 0;
+    uint64_t pos = 0, cap = 0, dropped = 0;
     uint32_t number = 0;
     for (;;) {
         uint64_t at = pos;
         mcz_mc mc;
+        mcz_file_drop_behind(&s->file, &dropped, pos);
         int rc = mcz_mch_next(s->file.data, s->file.size, &pos, &number, &mc, &s->scan_error);
         if (rc <= 0) /* the end, or damage: scan_error says which */
             return MCZ_OK;
@@ -148,6 +151,7 @@ static int mch_at(mcz_source *s, uint64_t offset, uint32_t number, mcz_mc *out, 
 {
     uint64_t pos = offset;
     uint32_t n = number - 1;
+    mcz_file_drop_behind(&s->file, &s->dropped, offset); /* reads in file order stay flat */
     int rc = mcz_mch_next(s->file.data, s->file.size, &pos, &n, out, diag);
     if (rc == 1)
         return MCZ_OK;
