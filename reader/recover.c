@@ -12,8 +12,10 @@
 #include "reader_impl.h"
 
 typedef struct recovery {
+    const mcz_file *file;
     const uint8_t *data;
     size_t size;
+    uint64_t dropped;        /* what of file left memory (mcz_file_drop_behind) */
     mcz_arc_header header;
     mcz_arc_dict dict;
     ZSTD_DDict *ddict;
@@ -139,6 +141,7 @@ static uint64_t resync(const recovery *r, uint64_t from)
 static int scan_chunks(recovery *r, uint64_t pos)
 {
     while (mcz_fits(r->size, pos, MCZ_ARC_CHUNK_HEAD)) {
+        mcz_file_drop_behind(r->file, &r->dropped, pos);
         int64_t used = try_chunk(r, pos);
         if (used < 0)
             return (int)used;
@@ -211,7 +214,7 @@ int mcz_recover(const char *in_path, const char *out_path, uint64_t *kept, uint6
     int rc = mcz_file_map(in_path, &file, diag);
     if (rc != MCZ_OK)
         return rc;
-    recovery r = {.data = file.data, .size = file.size};
+    recovery r = {.file = &file, .data = file.data, .size = file.size};
     rc = run_recovery(&r, out_path, diag);
     if (kept)
         *kept = rc == MCZ_OK ? r.table.context_count : 0;
