@@ -67,6 +67,12 @@ typedef enum mcz_error {
 /* Static text for a code ("corrupt input"); "unknown error" for a value not in the list. */
 MCZ_API const char *mcz_error_name(int code);
 
+/* A count as the tools spell it: decimal digits (no sign, no space), times an optional K, M or G
+ * (1024-based; KB and KiB and the like too) when suffix is true. MCZ_EINVAL when text is not
+ * such a count or lies outside [min, max]; *out is then unchanged. */
+MCZ_API int mcz_parse_count(const char *text, bool suffix, uint64_t min, uint64_t max,
+                            uint64_t *out);
+
 /* What went wrong, and where. offset and context are -1 when they do not apply. */
 typedef struct mcz_diag {
     int code;          /* an mcz_error */

@@ -181,36 +181,14 @@ int mcs_parse_args(int argc, char **argv, const mcs_usage *u, const mcs_option *
     return count;
 }
 
-/* Multiplier of a size suffix: K, M, G, optionally followed by B or iB. 0 when unknown. */
-static uint64_t suffix_scale(const char *s)
-{
-    static const char letters[] = "KMG";
-    const char *at = *s ? strchr(letters, toupper((unsigned char)*s)) : NULL;
-    if (!at || *at == '\0')
-        return 0;
-    const char *rest = s + 1;
-    if (*rest != '\0' && strcasecmp(rest, "B") != 0 && strcasecmp(rest, "iB") != 0)
-        return 0;
-    return (uint64_t)1 << (10 * (at - letters + 1));
-}
-
 int mcs_parse_number(const mcs_usage *u, const char *name, const char *text, bool allow_suffix,
                      uint64_t min, uint64_t max, uint64_t *out)
 {
-    char *end = NULL;
-    errno = 0;
-    unsigned long long value = text[0] >= '0' && text[0] <= '9' ? strtoull(text, &end, 10) : 0;
-    uint64_t scale = 1;
-    if (end && *end != '\0')
-        scale = allow_suffix ? suffix_scale(end) : 0;
-    bool valid = end && end != text && errno == 0 && scale != 0 && value <= max / scale;
-    if (!valid || value * scale < min || value * scale > max) {
-        mcs_usage_error(u, "%s: '%s' is not a number from %" PRIu64 " to %" PRIu64, name, text,
-                        min, max);
-        return -1;
-    }
-    *out = value * scale;
-    return 0;
+    if (mcz_parse_count(text, allow_suffix, min, max, out) == MCZ_OK)
+        return 0;
+    mcs_usage_error(u, "%s: '%s' is not a number from %" PRIu64 " to %" PRIu64, name, text, min,
+                    max);
+    return -1;
 }
 
 int mcs_parse_list(const char *arg, mcz_list *out)

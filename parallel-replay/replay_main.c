@@ -41,7 +41,7 @@ static const char usage_text[] =
     "  --results FILE     write this run's results for --merge-results\n"
     "  --merge-results    merge the RESULTS files of all N shards: the same summary, -f list,\n"
     "                     details and exit code as one run over the whole collection\n"
-    "  --unit-size BYTES  .mch input: bytes of contexts per work unit (default 1048576)\n"
+    "  --unit-size SIZE   .mch input: bytes of contexts per work unit, e.g. 4M (default 1M)\n"
     "  -q, --quiet        no progress line (shown only when stderr is a terminal)\n"
     "  -h, --help         this text\n"
     "\n"
@@ -115,13 +115,7 @@ static int fail_usage(const char *fmt, ...)
 
 static bool parse_count(const char *s, uint64_t min, uint64_t max, uint64_t *out)
 {
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (s[0] < '0' || s[0] > '9' || *end || errno || v < min || v > max)
-        return false;
-    *out = v;
-    return true;
+    return mcz_parse_count(s, false, min, max, out) == MCZ_OK;
 }
 
 enum {
@@ -200,8 +194,8 @@ static int parse_option(int c, const char *arg, options *o)
             return fail_usage("--shard %s: want K/N with 1 <= K <= N", arg);
         return -1;
     case OPT_UNIT_SIZE:
-        if (!parse_count(arg, 1, UINT32_MAX, &o->unit_size))
-            return fail_usage("--unit-size %s: want a number of bytes", arg);
+        if (mcz_parse_count(arg, true, 1, UINT32_MAX, &o->unit_size) != MCZ_OK)
+            return fail_usage("--unit-size %s: want a size in bytes such as 1048576 or 4M", arg);
         return -1;
     default:
         return fail_usage("unknown option");

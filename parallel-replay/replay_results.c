@@ -310,15 +310,7 @@ static size_t split_tabs(char *buf, char **fields, size_t max)
 
 static bool parse_u64(const char *s, uint64_t max, uint64_t *out)
 {
-    if (*s < '0' || *s > '9')
-        return false;
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (*end || errno || v > max)
-        return false;
-    *out = v;
-    return true;
+    return mcz_parse_count(s, false, 0, max, out) == MCZ_OK;
 }
 
 static int read_header(line_reader *lr, replay_shard_id *id, mcz_diag *diag)

@@ -98,15 +98,7 @@ static void usage(FILE *f)
 
 static bool parse_u64(const char *text, uint64_t max, uint64_t *out)
 {
-    if (!text || !*text || *text == '-' || *text == '+')
-        return false;
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(text, &end, 10);
-    if (errno || *end || v > max)
-        return false;
-    *out = v;
-    return true;
+    return mcz_parse_count(text, false, 0, max, out) == MCZ_OK;
 }
 
 static int usage_error(const char *what, const char *arg)

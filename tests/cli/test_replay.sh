@@ -104,7 +104,7 @@ ok_run "plugin: all pass without rules" "$R" -q -j 2 --plugin "$T/tp.so" "$T/c.m
 # One unit of 300 contexts, each failing with the longest message: more records than a worker's
 # ring holds, so the worker must wait for the parent to take them; then a crash at 250, whose
 # worker's last records are read after its death.
-code_run "plugin: a unit of long messages and a crash" 1 "$R" -q -j 1 --unit-size 67108864 \
+code_run "plugin: a unit of long messages and a crash" 1 "$R" -q -j 1 --unit-size 64M \
     --plugin "$T/tp.so" --plugin-arg failall,segv:250 --details "$T/long.csv" "$T/c.mch"
 contains "plugin: long messages, summary" "$T/out" "Loaded 300  Jitted 300  FailedCompile 300"
 contains "plugin: the crash amid long messages" "$T/long.csv" "250,crash,"
