@@ -5,6 +5,8 @@
  *   fail:N  missing:N  segv:N  hang:N  exit:N   (comma-separated; N a global context number)
  *   failall                                     every other context fails, with a message as
  *                                               long as the ABI allows
+ *   spin:US                                     every context first keeps the CPU busy for US
+ *                                               microseconds, as a JIT would (benchmarks)
  *   initfail                                    init() fails
  *
  * hang prints "hanging on N" first. Every other context succeeds when it starts with the
@@ -18,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "mcz_replay.h"
@@ -31,6 +34,7 @@ static const char *const act_names[ACT_COUNT] = {"fail", "missing", "segv", "han
 typedef struct rules {
     int n;
     bool fail_all;
+    uint32_t spin_us;
     int act[MAX_RULES];
     uint32_t number[MAX_RULES];
 } rules;
@@ -39,6 +43,10 @@ static int parse_rule(rules *r, const char *item, char *msg, size_t cap)
 {
     if (strcmp(item, "failall") == 0) {
         r->fail_all = true;
+        return 0;
+    }
+    if (strncmp(item, "spin:", 5) == 0) {
+        r->spin_us = (uint32_t)strtoul(item + 5, NULL, 10);
         return 0;
     }
     for (int a = 0; a < ACT_COUNT; a++) {
@@ -78,10 +86,22 @@ static void *test_init(const char *arg, char *msg, size_t cap)
     return r;
 }
 
+/* Busy for us microseconds of this thread's CPU time: a stand-in for compiling a method. */
+static void spin(uint32_t us)
+{
+    struct timespec t0, t;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
+    do
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    while ((t.tv_sec - t0.tv_sec) * 1000000L + (t.tv_nsec - t0.tv_nsec) / 1000 < (long)us);
+}
+
 static int test_replay(void *state, uint32_t number, const uint8_t *bytes, size_t size,
                        char *msg, size_t cap)
 {
     const rules *r = state;
+    if (r->spin_us)
+        spin(r->spin_us);
     for (int i = 0; i < r->n; i++) {
         if (r->number[i] != number)
             continue;
