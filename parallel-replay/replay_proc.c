@@ -74,7 +74,8 @@ typedef struct ring {
     alignas(64) uint8_t data[RING_SIZE];
 } ring;
 
-_Static_assert(ATOMIC_LLONG_LOCK_FREE == 2, "the ring's positions must be lock-free");
+_Static_assert(ATOMIC_LONG_LOCK_FREE == 2 && ATOMIC_LLONG_LOCK_FREE == 2,
+               "the ring's positions must be lock-free, hence address-free across processes");
 
 static ring *ring_map(void)
 {
@@ -89,19 +90,25 @@ static void ring_unmap(ring **g)
     *g = NULL;
 }
 
-/* Copies len bytes between buf and the ring at position at, across its wrap. */
-static void ring_copy(ring *g, uint64_t at, void *buf, size_t len, bool into_ring)
+/* Bytes of the ring from position at up to its wrap (then the rest from its start). */
+static size_t ring_first(uint64_t at, size_t len)
 {
     size_t off = (size_t)(at & (RING_SIZE - 1));
-    size_t first = len < RING_SIZE - off ? len : RING_SIZE - off;
-    uint8_t *b = buf;
-    if (into_ring) {
-        memcpy(g->data + off, b, first);
-        memcpy(g->data, b + first, len - first);
-    } else {
-        memcpy(b, g->data + off, first);
-        memcpy(b + first, g->data, len - first);
-    }
+    return len < RING_SIZE - off ? len : RING_SIZE - off;
+}
+
+static void ring_write(ring *g, uint64_t at, const void *src, size_t len)
+{
+    size_t first = ring_first(at, len);
+    memcpy(g->data + (at & (RING_SIZE - 1)), src, first);
+    memcpy(g->data, (const uint8_t *)src + first, len - first);
+}
+
+static void ring_read(const ring *g, uint64_t at, void *dst, size_t len)
+{
+    size_t first = ring_first(at, len);
+    memcpy(dst, g->data + (at & (RING_SIZE - 1)), first);
+    memcpy((uint8_t *)dst + first, g->data, len - first);
 }
 
 /* ---- Both sides: whole reads and writes ----------------------------------------------------- */
@@ -207,9 +214,9 @@ static int chan_put(replay_chan *ch, int type, int kind, uint32_t number, uint32
     memcpy(rec + 2, &len16, 2);
     memcpy(rec + 4, &number, 4);
     memcpy(rec + 8, &size, 4);
-    ring_copy(ch->ring, tail, rec, MSG_HEADER, true);
+    ring_write(ch->ring, tail, rec, MSG_HEADER);
     if (text_len)
-        ring_copy(ch->ring, tail + MSG_HEADER, (void *)(uintptr_t)text, text_len, true);
+        ring_write(ch->ring, tail + MSG_HEADER, text, text_len);
     atomic_store_explicit(&ch->ring->tail, tail + MSG_HEADER + text_len, memory_order_release);
     return MCZ_OK;
 }
@@ -632,7 +639,7 @@ static void take_records(run *r, slot *s)
     while (s->taken != tail) {
         size_t room = sizeof s->msg - s->msg_len;
         size_t n = tail - s->taken < room ? (size_t)(tail - s->taken) : room;
-        ring_copy(s->ring, s->taken, s->msg + s->msg_len, n, false);
+        ring_read(s->ring, s->taken, s->msg + s->msg_len, n);
         s->taken += n;
         s->msg_len += n;
         atomic_store_explicit(&s->ring->head, s->taken, memory_order_release);
