@@ -641,6 +641,9 @@ MCZ_API int64_t mcz_reader_chunk_of(const mcz_reader *r, uint32_t number);
  * the file is checked here: mcz_cursor_chunk verifies their content. MCZ_ENOTFOUND past the end. */
 MCZ_API int mcz_reader_chunk_frames(const mcz_reader *r, uint64_t index, const uint8_t **frames,
                                     size_t *len);
+/* mcz_file_drop_behind on the archive's file, for walks over its chunks in file order that do
+ * not go through a cursor (which drops behind itself), e.g. copying chunk frames. */
+MCZ_API void mcz_reader_drop_behind(const mcz_reader *r, uint64_t *dropped, uint64_t offset);
 /* One context as the index describes it: no decompression. */
 typedef struct mcz_context_info {
     uint32_t number;

@@ -14,6 +14,7 @@ struct mcs_chunk_walk {
     size_t keep_cap;
     mcs_progress progress;
     uint64_t raw_done; /* raw bytes of the chunks walked, for the progress line */
+    uint64_t dropped;  /* what of the archive left memory (mcz_reader_drop_behind) */
 };
 
 int mcs_chunk_walk_get(mcs_chunk_walk *w, uint32_t number, mcz_mc *mc)
@@ -121,6 +122,7 @@ static int walk_chunk(mcs_chunk_walk *w, uint64_t index, uint64_t *position, mcs
         mcs_error("%s: the index lacks chunk %llu", w->in->path, (unsigned long long)index);
         return -1;
     }
+    mcz_reader_drop_behind(w->in->archive, &w->dropped, ch.offset); /* flat memory */
     int64_t kept = decide_chunk(w, &ch, *position, keep, arg);
     if (kept < 0)
         return -1;

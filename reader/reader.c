@@ -202,3 +202,9 @@ int mcz_reader_chunk_frames(const mcz_reader *r, uint64_t index, const uint8_t *
     *len = c.stored_size;
     return MCZ_OK;
 }
+
+void mcz_reader_drop_behind(const mcz_reader *r, uint64_t *dropped, uint64_t offset)
+{
+    if (r && dropped)
+        mcz_file_drop_behind(&r->file, dropped, offset);
+}
