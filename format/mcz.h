@@ -437,9 +437,11 @@ typedef enum mcz_writer_mode {
      * path before the archive is complete (conversion, mcs). */
     MCZ_WRITE_ATOMIC = 0,
     /* The file at path from the start (a collector; an existing file is replaced): each chunk is
-     * written as soon as it is compressed, and the index and footer are rewritten after the last
-     * chunk at most every checkpoint_ms (and by flush), so the file is a complete archive at
-     * every checkpoint; fdatasync follows each checkpoint. After a crash at any moment,
+     * written as soon as it is compressed; every checkpoint_ms the written chunks are synced
+     * (fdatasync), and the index and footer rewritten after the last chunk when that costs at
+     * most a quarter of the chunk bytes written since the last time, or once chunks stop
+     * coming (and at every flush), so the file is a complete archive at every checkpoint and
+     * checkpoint_ms after its writer pauses (FORMAT.md §12). After a crash at any moment,
      * mcz_recover() gives back every context of every chunk written before it. With max_bytes,
      * discarded chunks become holes in the file (FORMAT.md §12). */
     MCZ_WRITE_LIVE = 1,
@@ -482,7 +484,7 @@ typedef struct mcz_writer_options {
                                 * that punches holes (else open fails, MCZ_EUNSUPPORTED) */
     uint32_t flush_contexts;   /* seal the open chunk once it holds this many contexts; 0: off */
     uint32_t flush_ms;         /* seal the open chunk this long after its first context; 0: off */
-    uint32_t checkpoint_ms;    /* LIVE: rewrite the index at most this often; 0: 1000 */
+    uint32_t checkpoint_ms;    /* LIVE: sync, and maybe rewrite the index, this often; 0: 1000 */
 
     /* The smallest archive: the index stores no identity hashes or dedup keys (32 bytes per
      * context, FORMAT.md §5) and the workers compute none; -toc, -removeDup and the like then

@@ -35,17 +35,35 @@ static void service_flush(mcz_writer *w, uint64_t now, uint64_t *deadline)
         mcz_wr_seal_open(w, true);
 }
 
-/* LIVE: checkpoints at most every checkpoint_ms once chunks were written (lock held, released
- * while writing). */
+mcz_wr_live_step mcz_wr_live_decide(const mcz_wr_live_clock *c, uint64_t now, uint64_t *wake)
+{
+    *wake = UINT64_MAX;
+    if (!c->dirty && !c->unsynced)
+        return MCZ_WR_LIVE_WAIT;
+    if (now < c->last_ns + c->period_ns) {
+        *wake = c->last_ns + c->period_ns;
+        return MCZ_WR_LIVE_WAIT;
+    }
+    bool quiet = now >= c->chunk_ns + c->period_ns;
+    if (c->dirty && (c->since_index / MCZ_WR_INDEX_SHARE >= c->index_bytes || quiet))
+        return MCZ_WR_LIVE_INDEX;
+    if (c->dirty)
+        *wake = c->chunk_ns + c->period_ns; /* the index comes when chunks stop */
+    return c->unsynced ? MCZ_WR_LIVE_SYNC : MCZ_WR_LIVE_WAIT;
+}
+
+/* LIVE: the step mcz_wr_live_decide says (lock held, released while writing). */
 static void service_checkpoint(mcz_writer *w, uint64_t now, uint64_t *deadline)
 {
-    if (w->mode != MCZ_WRITE_LIVE || !w->dirty || w->error.code != MCZ_OK)
+    if (w->mode != MCZ_WRITE_LIVE || w->error.code != MCZ_OK)
         return;
-    uint64_t due = w->checkpoint_ns + (uint64_t)w->checkpoint_ms * 1000000u;
-    if (now < due) {
-        earliest(deadline, due);
+    mcz_wr_live_clock clock = {w->dirty, w->unsynced, (uint64_t)w->checkpoint_ms * 1000000u,
+                               w->checkpoint_ns, w->chunk_ns, w->since_index, w->index_bytes};
+    uint64_t wake;
+    mcz_wr_live_step step = mcz_wr_live_decide(&clock, now, &wake);
+    earliest(deadline, wake);
+    if (step == MCZ_WR_LIVE_WAIT)
         return;
-    }
     if (w->output_busy) {
         earliest(deadline, now + SERVICE_RETRY_NS);
         return;
@@ -53,7 +71,7 @@ static void service_checkpoint(mcz_writer *w, uint64_t now, uint64_t *deadline)
     mcz_wr_output_acquire(w);
     pthread_mutex_unlock(&w->lock);
     mcz_diag d;
-    int rc = mcz_wr_checkpoint(w, &d);
+    int rc = step == MCZ_WR_LIVE_INDEX ? mcz_wr_checkpoint(w, &d) : mcz_wr_sync(w, &d);
     pthread_mutex_lock(&w->lock);
     if (rc != MCZ_OK)
         mcz_wr_set_error(w, &d);

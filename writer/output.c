@@ -161,6 +161,8 @@ static void retain(mcz_writer *w, chunk *c)
         atomic_store_explicit(&w->retained_head, c, memory_order_release);
     w->retained_tail = c;
     w->stats.retained_bytes += c->frames_len;
+    w->retained_chunks++;
+    w->retained_contexts += c->count;
     w->out_next_number = c->first_number + c->count;
 }
 
@@ -175,6 +177,8 @@ static chunk *trim_retained(mcz_writer *w)
         if (w->retained_tail == c)
             w->retained_tail = NULL;
         w->stats.retained_bytes -= c->frames_len;
+        w->retained_chunks--;
+        w->retained_contexts -= c->count;
         w->stats.chunks_dropped++;
         w->stats.dropped_rolling += c->count;
         c->next = NULL;
@@ -308,8 +312,14 @@ static void output_batch(mcz_writer *w, chunk *batch)
     }
     if (w->mode != MCZ_WRITE_MEMORY)
         w->stats.written_bytes += written;
-    w->dirty = w->mode == MCZ_WRITE_LIVE;
     chunk *gone = frozen ? NULL : trim_retained(w);
+    if (w->mode == MCZ_WRITE_LIVE) {
+        w->dirty = w->unsynced = true;
+        w->since_index += written;
+        w->chunk_ns = mcz_wr_now_ns();
+        w->index_bytes = mcz_arc_index_size(w->retained_chunks, w->retained_contexts,
+                                            !w->no_hashes);
+    }
     update_retained_range(w);
     atomic_fetch_sub(&w->retaining, 1);
     if (rc != MCZ_OK && d.code != MCZ_OK)
@@ -369,7 +379,19 @@ int mcz_wr_checkpoint(mcz_writer *w, mcz_diag *d)
     pthread_mutex_lock(&w->lock);
     w->stats.checkpoints++;
     w->stats.written_bytes += sink.written;
-    w->dirty = false;
+    w->dirty = w->unsynced = false;
+    w->since_index = 0;
+    w->checkpoint_ns = mcz_wr_now_ns();
+    pthread_mutex_unlock(&w->lock);
+    return MCZ_OK;
+}
+
+int mcz_wr_sync(mcz_writer *w, mcz_diag *d)
+{
+    if (fdatasync(w->fd) != 0)
+        return live_failure(w, d, w->end, "fdatasync");
+    pthread_mutex_lock(&w->lock);
+    w->unsynced = false;
     w->checkpoint_ns = mcz_wr_now_ns();
     pthread_mutex_unlock(&w->lock);
     return MCZ_OK;

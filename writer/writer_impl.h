@@ -99,7 +99,12 @@ struct mcz_writer {
     uint64_t end;      /* LIVE: end of the data; the next chunk and the index go here */
     uint64_t punched;  /* LIVE: [data start, punched) is a hole */
     bool dirty;        /* LIVE: chunks written since the last checkpoint */
-    uint64_t checkpoint_ns;
+    bool unsynced;     /* LIVE: chunks written since the last fdatasync */
+    uint64_t checkpoint_ns;    /* LIVE: the last checkpoint or sync */
+    uint64_t chunk_ns;         /* LIVE: the last chunk written */
+    uint64_t since_index;      /* LIVE: chunk bytes written since the last index */
+    uint64_t index_bytes;      /* LIVE: size of the index a checkpoint would write now */
+    uint32_t retained_chunks, retained_contexts; /* what the retained list holds */
     _Atomic(chunk *) retained_head; /* chunks in the output, oldest first */
     chunk *retained_tail;
     uint64_t chunks_out;       /* chunks that reached the output, in order */
@@ -170,6 +175,9 @@ int mcz_wr_write_head(mcz_writer *w, mcz_diag *d);
 /* LIVE: writes index and footer after the last chunk, cuts the file there, fdatasyncs. Output
  * token held, lock not held. */
 int mcz_wr_checkpoint(mcz_writer *w, mcz_diag *d);
+/* LIVE: fdatasync of the chunks written, without a new index (output token held). */
+int mcz_wr_sync(mcz_writer *w, mcz_diag *d);
+
 /* ATOMIC: writes index and footer to the temporary file. Output token held. */
 int mcz_wr_write_index(mcz_writer *w, mcz_diag *d);
 /* A complete archive of the retained chunks to path, atomically. Output token held. */

@@ -811,6 +811,85 @@ static void test_stats(void **state)
     tl_corpus_free(&c);
 }
 
+/* The LIVE checkpoint rule, case by case. */
+static void test_live_checkpoint_rule(void **state)
+{
+    (void)state;
+    const uint64_t ms = 1000000u, period = 100 * ms;
+    uint64_t wake;
+    mcz_wr_live_clock clean = {false, false, period, 0, 0, 0, 0};
+    assert_int_equal(mcz_wr_live_decide(&clean, 5000 * ms, &wake), MCZ_WR_LIVE_WAIT);
+    assert_true(wake == UINT64_MAX); /* nothing to do until a chunk is written */
+
+    /* The first index comes at once: it makes the file an archive. */
+    mcz_wr_live_clock first = {true, true, period, 0, 0, 500, 0};
+    assert_int_equal(mcz_wr_live_decide(&first, 150 * ms, &wake), MCZ_WR_LIVE_INDEX);
+
+    /* Within a period of the last index or sync: wait for the period's end. */
+    mcz_wr_live_clock c = {true, true, period, 1000 * ms, 1050 * ms, 0, 5000};
+    assert_int_equal(mcz_wr_live_decide(&c, 1060 * ms, &wake), MCZ_WR_LIVE_WAIT);
+    assert_true(wake == 1100 * ms);
+    /* Enough chunk bytes since the last index (20000 >= 4 x 5000): a new index. */
+    c.since_index = 20000;
+    assert_int_equal(mcz_wr_live_decide(&c, 1100 * ms, &wake), MCZ_WR_LIVE_INDEX);
+
+    /* Fewer chunk bytes than that while chunks keep coming: only a sync, and a look again when
+     * chunks would have stopped for a period. */
+    c.since_index = 19999;
+    c.chunk_ns = 1090 * ms;
+    assert_int_equal(mcz_wr_live_decide(&c, 1100 * ms, &wake), MCZ_WR_LIVE_SYNC);
+    assert_true(wake == 1190 * ms);
+    c.unsynced = false;
+    c.last_ns = 1100 * ms;
+    assert_int_equal(mcz_wr_live_decide(&c, 1150 * ms, &wake), MCZ_WR_LIVE_WAIT);
+    assert_true(wake == 1200 * ms);
+    assert_int_equal(mcz_wr_live_decide(&c, 1200 * ms, &wake), MCZ_WR_LIVE_INDEX); /* quiet */
+}
+
+/* A long simulated run: chunks of 2000 bytes every 10 ms, each adding 72 index bytes (two
+ * contexts of 40 and one chunk entry of 32): the index rewrites cost at most a quarter of the
+ * chunks' bytes, every written chunk is synced within two periods, and the file ends complete. */
+static void test_live_checkpoint_cost(void **state)
+{
+    (void)state;
+    const uint64_t ms = 1000000u;
+    mcz_wr_live_clock c = {false, false, 100 * ms, 0, 0, 0, 0};
+    uint64_t chunk_bytes = 0, index_written = 0, index_size = 64, unsynced_since = 0;
+    uint64_t checkpoints = 0, syncs = 0, end = 600000 * ms; /* 10 minutes */
+    for (uint64_t now = 0; now <= end + 300 * ms; now += ms) {
+        if (now <= end && now % (10 * ms) == 0) {
+            if (!c.unsynced)
+                unsynced_since = now;
+            c.dirty = c.unsynced = true;
+            c.chunk_ns = now;
+            c.since_index += 2000;
+            chunk_bytes += 2000;
+            index_size += 72;
+            c.index_bytes = index_size;
+        }
+        uint64_t wake;
+        mcz_wr_live_step step = mcz_wr_live_decide(&c, now, &wake);
+        if (step == MCZ_WR_LIVE_INDEX) {
+            index_written += index_size;
+            c.since_index = 0;
+            c.dirty = false;
+            checkpoints++;
+        } else if (step == MCZ_WR_LIVE_SYNC) {
+            syncs++;
+        }
+        if (step != MCZ_WR_LIVE_WAIT) {
+            assert_true(now - unsynced_since <= 200 * ms);
+            c.unsynced = false;
+            c.last_ns = now;
+        }
+    }
+    assert_false(c.dirty); /* the index came after the last chunk */
+    assert_true(index_written <= chunk_bytes / MCZ_WR_INDEX_SHARE + index_size);
+    assert_true(checkpoints > 10 && syncs > checkpoints);
+    /* Rewriting the index at every period would have cost some 50 times as much. */
+    assert_true(index_written * 25 < (end / (100 * ms)) * (index_size / 2));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -833,6 +912,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_append_chunk_damaged, setup, teardown),
         cmocka_unit_test_setup_teardown(test_append_compressed_misuse, setup, teardown),
         cmocka_unit_test_setup_teardown(test_stats, setup, teardown),
+        cmocka_unit_test(test_live_checkpoint_rule),
+        cmocka_unit_test(test_live_checkpoint_cost),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
