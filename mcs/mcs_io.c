@@ -97,21 +97,25 @@ int mcs_input_read_failed(const mcs_input *in, uint32_t number, int rc, mcz_diag
     return -1;
 }
 
+int mcs_identity_as_stored(const mcz_mc *mc, mcz_hash128 *h, mcz_diag *d)
+{
+    int rc = mcz_mc_identity_hash(mc, false, h, d);
+    if (rc == MCZ_OK || rc == MCZ_ENOMEM)
+        return rc;
+    memset(h, 0, sizeof *h);
+    return MCZ_OK;
+}
+
 /* For an archive that stores no hashes: the identity of context `number`, decoded, as the
- * writer would store it (zero when it cannot be built). Returns 0, or -1 after printing. */
+ * writer would store it. Returns 0, or -1 after printing. */
 static int computed_identity(const mcs_input *in, uint32_t number, mcz_hash128 *identity)
 {
     mcz_diag d;
     mcz_diag_clear(&d);
     mcz_mc mc;
     int rc = mcz_source_get(in->source, number, &mc, &d);
-    if (rc == MCZ_OK) {
-        rc = mcz_mc_identity_hash(&mc, false, identity, &d);
-        if (rc != MCZ_OK && rc != MCZ_ENOMEM) {
-            memset(identity, 0, sizeof *identity);
-            return 0;
-        }
-    }
+    if (rc == MCZ_OK)
+        rc = mcs_identity_as_stored(&mc, identity, &d);
     return rc == MCZ_OK ? 0 : mcs_input_read_failed(in, number, rc, &d);
 }
 

@@ -122,6 +122,9 @@ int mcs_input_read_failed(const mcs_input *in, uint32_t number, int rc, mcz_diag
 int mcs_input_from_args(int argc, char **argv, const mcs_usage *u, mcs_input *in);
 /* Next context in number order: 1 with *mc filled, 0 at the end, -1 after printing the error. */
 int mcs_input_next(mcs_input *in, mcz_mc *mc);
+/* The identity with names of mc as the archive writer stores it and -toc writes it: the zero
+ * hash when it cannot be built (MCZ_OK, d saying why). Only running out of memory is an error. */
+int mcs_identity_as_stored(const mcz_mc *mc, mcz_hash128 *h, mcz_diag *d);
 /* The .mct entry of the context at `position` (0 .. contexts-1) of an archive, from its index
  * alone: its offset in the equivalent MCH file, its number, its stored identity hash (empty
  * when it has none). An archive that stores no hashes has the context decoded (through in's

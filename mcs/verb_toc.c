@@ -50,19 +50,15 @@ static int identity_of(const mcs_input *in, const mcz_mc *mc, mcz_hash128 *h, to
     mcz_diag d;
     mcz_diag_clear(&d);
     int rc = mcz_mc_check(mc, &d);
-    if (rc == MCZ_OK) {
-        rc = mcz_mc_identity_hash(mc, false, h, &d);
-        if (rc != MCZ_OK && rc != MCZ_ENOMEM) {
-            if (b->first_without.code == MCZ_OK)
-                b->first_without = d;
-            memset(h, 0, sizeof *h);
-            return 0;
-        }
-    }
     if (rc == MCZ_OK)
-        return 0;
-    mcs_input_context_error(in, mc, &d);
-    return -1;
+        rc = mcs_identity_as_stored(mc, h, &d);
+    if (rc != MCZ_OK) {
+        mcs_input_context_error(in, mc, &d);
+        return -1;
+    }
+    if (d.code != MCZ_OK && b->first_without.code == MCZ_OK) /* no identity: why */
+        b->first_without = d;
+    return 0;
 }
 
 static int toc_from_mch(mcs_input *in, toc_builder *b)
