@@ -20,19 +20,36 @@ printf '%s: %d bytes; %s: %d bytes; %d cores online; load average %s\n' corpus.m
     corpus.mcz "$(stat -c %s "$D/corpus.mcz")" "$(getconf _NPROCESSORS_ONLN)" \
     "$(cut -d' ' -f1-3 /proc/loadavg)" # wall-time ratios need idle cores
 
-# best_of NAME ARGS...: the fastest of $RUNS runs, in seconds; the last run's stats kept.
-best_of() {
-    local name=$1 best= t0 t1 s; shift
-    for _ in $(seq 1 "$RUNS"); do
+# fastest N CMD...: the fastest of N runs of CMD, in milliseconds.
+fastest() {
+    local n=$1 best= t0 t1 ms; shift
+    for _ in $(seq 1 "$n"); do
         t0=$(date +%s%N)
-        "$BIN/mcz-replay" -q --stats "$@" "$D/corpus.mcz" >"$D/$name.out" 2>"$D/$name.stats"
+        "$@"
         t1=$(date +%s%N)
-        s=$(( (t1 - t0) / 1000000 ))
-        if [ -z "$best" ] || [ "$s" -lt "$best" ]; then best=$s; fi
+        ms=$(( (t1 - t0) / 1000000 ))
+        if [ -z "$best" ] || [ "$ms" -lt "$best" ]; then best=$ms; fi
     done
-    grep -q "^Loaded $CONTEXTS  Jitted $CONTEXTS  FailedCompile 0" "$D/$name.out" ||
-        { echo "$name: unexpected result: $(cat "$D/$name.out")"; exit 1; }
     echo "$best"
+}
+
+# expect NAME FILE CONTEXTS: the run's summary says every context passed.
+expect() {
+    grep -q "^Loaded $3  Jitted $3  FailedCompile 0" "$2" ||
+        { echo "$1: unexpected result: $(cat "$2")"; exit 1; }
+}
+
+# replay_stats NAME ARGS...: one verify run, its summary in NAME.out and stats in NAME.stats.
+replay_stats() {
+    local name=$1; shift
+    "$BIN/mcz-replay" -q --stats "$@" "$D/corpus.mcz" >"$D/$name.out" 2>"$D/$name.stats"
+}
+# best_of NAME ARGS...: the fastest of $RUNS of those, in milliseconds; the last run's files kept.
+best_of() {
+    local ms
+    ms=$(fastest "$RUNS" replay_stats "$@")
+    expect "$1" "$D/$1.out" "$CONTEXTS"
+    echo "$ms"
 }
 
 ms_j1=$(best_of j1 -j 1)
@@ -42,20 +59,12 @@ ms_stride=$(best_of stride -j 2 --stride)
 # The machine's own ceiling for this work: two independent -j 1 runs at once, against one alone.
 # Decompression streams through memory, so two cores sharing caches and memory bandwidth may do
 # less than twice the work of one; -j 2 cannot beat that.
-best_pair() {
-    local best= t0 t1 s
-    for _ in $(seq 1 "$RUNS"); do
-        t0=$(date +%s%N)
-        "$BIN/mcz-replay" -q -j 1 "$D/corpus.mcz" >/dev/null &
-        "$BIN/mcz-replay" -q -j 1 "$D/corpus.mcz" >/dev/null
-        wait
-        t1=$(date +%s%N)
-        s=$(( (t1 - t0) / 1000000 ))
-        if [ -z "$best" ] || [ "$s" -lt "$best" ]; then best=$s; fi
-    done
-    echo "$best"
+replay_pair() {
+    "$BIN/mcz-replay" -q -j 1 "$D/corpus.mcz" >/dev/null &
+    "$BIN/mcz-replay" -q -j 1 "$D/corpus.mcz" >/dev/null
+    wait
 }
-ms_pair=$(best_pair)
+ms_pair=$(fastest "$RUNS" replay_pair)
 
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 echo
@@ -88,19 +97,15 @@ printf '  bytes decompressed: chunk %d, stride %d (%sx)\n' "$chunk_dec" "$stride
 # (contexts 1-5000, 1 s of work), so the driver's own overhead is what remains of the gap to 2x.
 PLUGIN_SRC="$(dirname "$0")/../parallel-replay/plugins/replay_test_plugin.c"
 cc -std=c11 -O2 -shared -fPIC -I"$(dirname "$0")/../parallel-replay" -o "$D/tp.so" "$PLUGIN_SRC"
+replay_plugin() {
+    "$BIN/mcz-replay" -q -j "$1" --plugin "$D/tp.so" --plugin-arg spin:200 -c 1-5000 \
+        "$D/corpus.mcz" >"$D/plugin.out"
+}
 best_plugin() {
-    local best= t0 t1 s
-    for _ in $(seq 1 3); do
-        t0=$(date +%s%N)
-        "$BIN/mcz-replay" -q -j "$1" --plugin "$D/tp.so" --plugin-arg spin:200 -c 1-5000 \
-            "$D/corpus.mcz" >"$D/plugin.out"
-        t1=$(date +%s%N)
-        s=$(( (t1 - t0) / 1000000 ))
-        if [ -z "$best" ] || [ "$s" -lt "$best" ]; then best=$s; fi
-    done
-    grep -q "^Loaded 5000  Jitted 5000  FailedCompile 0" "$D/plugin.out" ||
-        { echo "plugin: unexpected result: $(cat "$D/plugin.out")"; exit 1; }
-    echo "$best"
+    local ms
+    ms=$(fastest 3 replay_plugin "$1")
+    expect plugin "$D/plugin.out" 5000
+    echo "$ms"
 }
 ms_p1=$(best_plugin 1)
 ms_p2=$(best_plugin 2)

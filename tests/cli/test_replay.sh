@@ -20,6 +20,12 @@ code_run() {
 # rows FILE: the context numbers of a details file, one per line.
 rows() { tail -n +2 "$1" | cut -d, -f1; }
 
+# each_once NAME FILE: the details file has a row for each of the N contexts, none twice.
+each_once() {
+    if [ "$(rows "$2" | sort -n | uniq | wc -l)" -eq $N ] && [ "$(rows "$2" | wc -l)" -eq $N ]; then
+        pass "$1"; else fail "$1"; fi
+}
+
 # --- a small collection: many archive chunks and many .mch runs, so -j 2 really splits work
 "$BIN/mchgen" --seed 7 --contexts 300 --out "$T/c.mch" >/dev/null 2>&1
 "$BIN/mcs" -convert "$T/c.mch" "$T/c.mcz" --chunk-size 128K >/dev/null 2>&1
@@ -98,8 +104,7 @@ contains "plugin: segfault reported as a crash" "$T/p1.csv" "9,crash,"
 contains "plugin: the crash names the signal" "$T/p1.csv" "worker killed by signal 11"
 contains "plugin: hang reported as a timeout" "$T/p1.csv" "11,timeout,"
 contains "plugin: _exit reported as a crash" "$T/p1.csv" "200,crash,"
-if [ "$(rows "$T/p1.csv" | sort -n | uniq | wc -l)" -eq $N ] && [ "$(rows "$T/p1.csv" | wc -l)" -eq $N ]; then
-    pass "plugin: every context accounted exactly once"; else fail "plugin: every context accounted exactly once"; fi
+each_once "plugin: every context accounted exactly once" "$T/p1.csv"
 ok_run "plugin: all pass without rules" "$R" -q -j 2 --plugin "$T/tp.so" "$T/c.mch"
 # One unit of 300 contexts, each failing with the longest message: more records than a worker's
 # ring holds, so the worker must wait for the parent to take them; then a crash at 250, whose
@@ -112,8 +117,7 @@ contains "plugin: the crash amid long messages" "$T/long.csv" "250,crash,"
     pass "plugin: 299 long messages kept whole" || fail "plugin: 299 long messages kept whole"
 [ "$(awk -F, 'NR > 1 { print length($0) }' "$T/long.csv" | sort -n | tail -1)" -gt 500 ] &&
     pass "plugin: messages of 500 bytes and more" || fail "plugin: messages of 500 bytes and more"
-if [ "$(rows "$T/long.csv" | sort -n | uniq | wc -l)" -eq $N ] && [ "$(rows "$T/long.csv" | wc -l)" -eq $N ]; then
-    pass "plugin: long messages, every context once"; else fail "plugin: long messages, every context once"; fi
+each_once "plugin: long messages, every context once" "$T/long.csv"
 code_run "plugin: only missing data gives exit 3" 3 "$R" -q -j 2 --plugin "$T/tp.so" --plugin-arg missing:7 "$T/c.mcz"
 code_run "plugin: init failure gives exit 254" 254 "$R" -q -j 2 --plugin "$T/tp.so" --plugin-arg initfail "$T/c.mcz"
 contains "plugin: init failure says why" "$T/err" "asked to fail"
