@@ -56,6 +56,9 @@ int replay_fail(mcz_diag *d, int code, const char *fmt, ...) REPLAY_PRINTF(3, 4)
 
 /* Makes room for element `count` of the malloc'ed array *array (of *cap elements, each
  * elem_size bytes), doubling it when full; MCZ_ENOMEM leaves the array as it was. */
+/* A decimal count in [min, max] (no sign, no suffix), as command lines and results files
+ * write them. */
+bool replay_parse_count(const char *s, uint64_t min, uint64_t max, uint64_t *out);
 int replay_grow(void *array, size_t *cap, size_t count, size_t elem_size);
 
 /* Seconds on the monotonic clock. */

@@ -113,11 +113,6 @@ static int fail_usage(const char *fmt, ...)
     return REPLAY_EXIT_GENERAL;
 }
 
-static bool parse_count(const char *s, uint64_t min, uint64_t max, uint64_t *out)
-{
-    return mcz_parse_count(s, false, min, max, out) == MCZ_OK;
-}
-
 enum {
     OPT_DETAILS = 256, OPT_PLUGIN, OPT_PLUGIN_ARG, OPT_EXEC, OPT_EXEC_ORIGINAL, OPT_TIMEOUT,
     OPT_SHARD, OPT_RESULTS, OPT_MERGE, OPT_UNIT_SIZE, OPT_STRIDE, OPT_STATS
@@ -152,7 +147,8 @@ static int parse_shard(const char *s, options *o)
         return MCZ_EINVAL;
     memcpy(head, s, (size_t)(slash - s));
     head[slash - s] = '\0';
-    if (!parse_count(head, 1, 65535, &k) || !parse_count(slash + 1, 1, 65535, &n) || k > n)
+    if (!replay_parse_count(head, 1, 65535, &k) || !replay_parse_count(slash + 1, 1, 65535, &n) ||
+        k > n)
         return MCZ_EINVAL;
     o->shard_k = (uint32_t)k;
     o->shard_n = (uint32_t)n;
@@ -166,7 +162,7 @@ static int parse_option(int c, const char *arg, options *o)
     char *end;
     switch (c) {
     case 'j':
-        if (!parse_count(arg, 1, 4096, &v))
+        if (!replay_parse_count(arg, 1, 4096, &v))
             return fail_usage("-j %s: want a number of workers from 1 to 4096", arg);
         o->workers = (unsigned)v;
         return -1;

@@ -308,11 +308,6 @@ static size_t split_tabs(char *buf, char **fields, size_t max)
     return n;
 }
 
-static bool parse_u64(const char *s, uint64_t max, uint64_t *out)
-{
-    return mcz_parse_count(s, false, 0, max, out) == MCZ_OK;
-}
-
 static int read_header(line_reader *lr, replay_shard_id *id, mcz_diag *diag)
 {
     char *f[3];
@@ -320,7 +315,8 @@ static int read_header(line_reader *lr, replay_shard_id *id, mcz_diag *diag)
     if (next_line(lr) != 1 || strcmp(lr->buf, RESULTS_MAGIC) != 0)
         return bad_line(lr, diag, "not an mcz-replay results file");
     if (next_line(lr) != 1 || split_tabs(lr->buf, f, 3) != 3 || strcmp(f[0], "shard") ||
-        !parse_u64(f[1], 65535, &k) || !parse_u64(f[2], 65535, &n) || k == 0 || k > n)
+        !replay_parse_count(f[1], 0, 65535, &k) || !replay_parse_count(f[2], 0, 65535, &n) ||
+        k == 0 || k > n)
         return bad_line(lr, diag, "expected \"shard K N\"");
     id->k = (uint32_t)k;
     id->n = (uint32_t)n;
@@ -328,7 +324,7 @@ static int read_header(line_reader *lr, replay_shard_id *id, mcz_diag *diag)
         return bad_line(lr, diag, "expected \"plan ...\"");
     snprintf(id->fingerprint, sizeof id->fingerprint, "%s", f[1]);
     if (next_line(lr) != 1 || split_tabs(lr->buf, f, 2) != 2 || strcmp(f[0], "selected") ||
-        !parse_u64(f[1], UINT64_MAX, &id->plan_selected))
+        !replay_parse_count(f[1], 0, UINT64_MAX, &id->plan_selected))
         return bad_line(lr, diag, "expected \"selected N\"");
     return MCZ_OK;
 }
@@ -342,13 +338,13 @@ static int read_entries(line_reader *lr, replay_table *t, mcz_diag *diag)
         size_t nf = split_tabs(lr->buf, f, 4);
         uint64_t number, size, end_count;
         if (nf == 2 && strcmp(f[0], "end") == 0) {
-            if (!parse_u64(f[1], UINT64_MAX, &end_count) || end_count != count)
+            if (!replay_parse_count(f[1], 0, UINT64_MAX, &end_count) || end_count != count)
                 return bad_line(lr, diag, "the end line does not match the number of results");
             return next_line(lr) == 0 ? MCZ_OK : bad_line(lr, diag, "data after the end line");
         }
         int kind = nf == 4 ? replay_kind_parse(f[1]) : -1;
-        if (kind <= REPLAY_NONE || !parse_u64(f[0], UINT32_MAX, &number) || number <= previous ||
-            !parse_u64(f[2], UINT32_MAX, &size))
+        if (kind <= REPLAY_NONE || !replay_parse_count(f[0], 0, UINT32_MAX, &number) ||
+            number <= previous || !replay_parse_count(f[2], 0, UINT32_MAX, &size))
             return bad_line(lr, diag, "expected \"NUMBER KIND SIZE MESSAGE\", numbers increasing");
         if (replay_table_add(t, (uint32_t)number, kind, (uint32_t)size, f[3]) != MCZ_OK)
             return replay_fail(diag, MCZ_ENOMEM, "out of memory");

@@ -22,6 +22,11 @@ int replay_fail(mcz_diag *d, int code, const char *fmt, ...)
     return code;
 }
 
+bool replay_parse_count(const char *s, uint64_t min, uint64_t max, uint64_t *out)
+{
+    return mcz_parse_count(s, false, min, max, out) == MCZ_OK;
+}
+
 int replay_grow(void *array, size_t *cap, size_t count, size_t elem_size)
 {
     if (count < *cap)
