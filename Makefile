@@ -13,6 +13,7 @@
 #   mcs/*.c                  -> bin/mcs
 #   parallel-replay/*.c      -> bin/mcz-replay
 #   bench/mchgen/*.c         -> bin/mchgen
+#   tools/*.c                -> linked into each program (what they share: tools/tool.h)
 #   bench/*.c                -> build/bench/<name> (one program per file)
 #   tests/unit/test_*.c      -> build/tests/test_<name> (cmocka, one program per file)
 #   tests/fuzz/fuzz_*.c      -> build/fuzz/fuzz_<name> (corpus replay), build/libfuzzer/ (make fuzz)
@@ -42,6 +43,7 @@ LIB_SRC    := $(wildcard format/*.c writer/*.c reader/*.c)
 MCS_SRC    := $(wildcard mcs/*.c)
 REPLAY_SRC := $(wildcard parallel-replay/*.c)
 MCHGEN_SRC := $(wildcard bench/mchgen/*.c)
+TOOL_SRC   := $(wildcard tools/*.c)
 BENCH_SRC  := $(wildcard bench/*.c)
 UNIT_SRC   := $(wildcard tests/unit/test_*.c)
 FUZZ_SRC   := $(wildcard tests/fuzz/fuzz_*.c)
@@ -49,6 +51,7 @@ FUZZ_SRC   := $(wildcard tests/fuzz/fuzz_*.c)
 obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
 
 LIB_OBJ := $(call obj,$(LIB_SRC))
+TOOL_OBJ := $(call obj,$(TOOL_SRC))
 LIB_A   := $(BUILD)/libmcz.a
 LIB_SO  := $(BUILD)/libmcz.so
 
@@ -84,15 +87,18 @@ $(LIB_A): $(LIB_OBJ)
 $(LIB_SO): $(LIB_OBJ)
 	$(CC) -shared $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-$(BIN)/mcs: $(call obj,$(MCS_SRC)) $(LIB_A)
+# The programs share tools/ (tool.h): files, signals.
+$(call obj,$(MCS_SRC) $(REPLAY_SRC) $(MCHGEN_SRC) $(TOOL_SRC)): CPPFLAGS += -Itools
+
+$(BIN)/mcs: $(call obj,$(MCS_SRC)) $(TOOL_OBJ) $(LIB_A)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-$(BIN)/mcz-replay: $(call obj,$(REPLAY_SRC)) $(LIB_A)
+$(BIN)/mcz-replay: $(call obj,$(REPLAY_SRC)) $(TOOL_OBJ) $(LIB_A)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -rdynamic -o $@ $^ $(LDLIBS) -ldl
 
-$(BIN)/mchgen: $(call obj,$(MCHGEN_SRC)) $(LIB_A)
+$(BIN)/mchgen: $(call obj,$(MCHGEN_SRC)) $(TOOL_OBJ) $(LIB_A)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 

@@ -396,14 +396,24 @@ MCZ_API void mcz_file_unmap(mcz_file *f);
 MCZ_API void mcz_file_drop_behind(const mcz_file *f, uint64_t *dropped, uint64_t pos);
 
 /*
- * An output file that appears atomically: data goes to a temporary file beside path;
- * mcz_outfile_commit() flushes, fsyncs and renames it over path; mcz_outfile_abort() (or a
- * crash) leaves path untouched and removes the temporary.
+ * An output file a user can trust. A regular file (or a new name) appears atomically: data goes
+ * to a temporary ".NAME.mcz-tmp.PID.XXXXXX" beside it, and mcz_outfile_commit() flushes, fsyncs
+ * and renames it over the name, keeping an existing file's permission bits; mcz_outfile_abort()
+ * leaves the name untouched and removes the temporary. A symbolic link is followed: its target
+ * is replaced, the link stays. Anything else that exists (device, FIFO, terminal, socket) and
+ * "-", /dev/stdout, /dev/fd/N, /proc/self/fd/N are written in place as a stream (nothing to
+ * undo on abort). A directory is refused. Opening removes the temporaries beside the target
+ * whose process no longer exists (left by a SIGKILL).
  */
 typedef struct mcz_outfile mcz_outfile;
 
-/* Creates the temporary ".NAME.tmp.XXXXXX" beside path; NULL on error (diag names the path). */
+/* Opens path as above; NULL on error (diag names the path). */
 MCZ_API mcz_outfile *mcz_outfile_open(const char *path, mcz_diag *diag);
+/* Checks what mcz_outfile_open(path) would do, before any work: fails as it would on a
+ * directory, a missing or unwritable directory; *stream (may be NULL) tells a stream. */
+MCZ_API int mcz_outfile_check(const char *path, bool *stream, mcz_diag *diag);
+/* True when f writes in place (a stream): an abort cannot take back what was written. */
+MCZ_API bool mcz_outfile_is_stream(const mcz_outfile *f);
 /* Appends len bytes. The first failure is sticky: every later write and the commit return it,
  * and commit reports it with the path. */
 MCZ_API int mcz_outfile_write(mcz_outfile *f, const void *data, size_t len);
@@ -411,6 +421,10 @@ MCZ_API int mcz_outfile_write(mcz_outfile *f, const void *data, size_t len);
 MCZ_API uint64_t mcz_outfile_tell(const mcz_outfile *f);
 MCZ_API int mcz_outfile_commit(mcz_outfile *f, mcz_diag *diag); /* frees f */
 MCZ_API void mcz_outfile_abort(mcz_outfile *f);                 /* frees f; accepts NULL */
+/* Removes every temporary file of this process that is not committed yet (outputs being
+ * written, by any writer or mcz_outfile) and returns how many. Async-signal-safe: for a
+ * SIGINT/SIGTERM handler, which then ends the process. */
+MCZ_API unsigned mcz_remove_temporaries(void);
 
 /* ============================================================================================ */
 /* The .mcz archive (format/FORMAT.md)                                                           */

@@ -1,83 +1,341 @@
 /*
- * outfile.c - output files that appear atomically. Data goes to ".NAME.tmp.XXXXXX" beside the
- * target (same directory, hence same file system, so rename() is atomic); commit flushes, fsyncs
- * and renames; abort unlinks. The temporary is created with mode 0666 so the umask applies to the
- * final file exactly as it would to a file opened directly.
+ * outfile.c - output files a user can trust.
+ *
+ * A regular file (or a name that does not exist yet) appears atomically: data goes to
+ * ".NAME.mcz-tmp.PID.XXXXXX" beside the target (same directory, hence same file system, so
+ * rename() is atomic); commit flushes, fsyncs and renames; abort unlinks. A symbolic link is
+ * followed: its final target is what gets replaced, the link stays. An existing file keeps its
+ * permission bits (and, for root, its owner); a new one gets 0666 less the umask, exactly as a
+ * file opened directly would.
+ *
+ * Anything else that exists (a character device, a FIFO, a socket, a terminal) and "-",
+ * /dev/stdout, /dev/fd/N or /proc/self/fd/N is written in place as a stream: never renamed over,
+ * never removed. A directory is refused.
+ *
+ * Temporaries are listed in a fixed table that mcz_remove_temporaries() walks from a signal
+ * handler. The PID in a temporary's name lets a later open beside it recognise one left by a
+ * process that was killed outright (SIGKILL, power loss) and remove it.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "mcz_common.h"
 
+#define TMP_TAG ".mcz-tmp."
+#define TMP_ATTEMPTS 100
+#define LINK_HOPS_MAX 40
+
 struct mcz_outfile {
-    char *path;
-    char *tmp_path;
+    char *path;     /* the name the user gave, for messages */
+    char *target;   /* what a commit replaces: path with its symbolic links resolved */
+    char *tmp_path; /* NULL for a stream */
+    int slot;       /* in the temporaries table, or -1 */
+    int fd;
     FILE *fp;
     uint64_t written;
     mcz_diag error; /* sticky: the first failure, reported again by commit */
 };
 
-#define TMP_ATTEMPTS 100
+/* ============================================================================================ */
+/* Temporaries a signal handler can remove                                                      */
+/* ============================================================================================ */
 
-/* tmp_path = dir/.base.tmp.XXXXXX with dir and base taken from path. */
-static char *temp_name(const char *path, unsigned attempt)
+#define TMP_SLOTS 32
+
+enum { SLOT_FREE, SLOT_BUSY, SLOT_LIVE };
+
+static struct {
+    atomic_int state;
+    char path[PATH_MAX];
+} tmp_slots[TMP_SLOTS];
+
+/* Returns the slot now listing path, or -1 when the table is full or the path too long (the
+ * temporary then still works; only a signal would leave it behind). */
+static int slot_take(const char *path)
 {
-    const char *slash = strrchr(path, '/');
-    size_t dir_len = slash ? (size_t)(slash - path) + 1 : 0;
-    const char *base = path + dir_len;
-    size_t cap = strlen(path) + 32;
-    char *name = malloc(cap);
-    if (!name)
-        return NULL;
-    unsigned long salt = (unsigned long)getpid() * 2654435761u ^ (unsigned long)time(NULL) ^
-                         ((unsigned long)attempt * 40503u) ^ (unsigned long)(uintptr_t)name;
-    snprintf(name, cap, "%.*s.%s.tmp.%06lx", (int)dir_len, path, base, salt & 0xFFFFFFu);
-    return name;
+    size_t len = strlen(path);
+    if (len >= PATH_MAX)
+        return -1;
+    for (int i = 0; i < TMP_SLOTS; i++) {
+        int expect = SLOT_FREE;
+        if (atomic_compare_exchange_strong(&tmp_slots[i].state, &expect, SLOT_BUSY)) {
+            memcpy(tmp_slots[i].path, path, len + 1);
+            atomic_store(&tmp_slots[i].state, SLOT_LIVE);
+            return i;
+        }
+    }
+    return -1;
 }
 
-static int open_temp(mcz_outfile *f, mcz_diag *diag)
+static void slot_release(int slot)
 {
-    for (unsigned attempt = 0; attempt < TMP_ATTEMPTS; attempt++) {
-        char *name = temp_name(f->path, attempt);
-        if (!name)
-            return mcz_fail(diag, MCZ_ENOMEM, -1, -1, "%s: out of memory", f->path);
-        int fd = open(name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-        if (fd < 0) {
-            int err = errno;
-            free(name);
-            if (err == EEXIST)
-                continue;
-            return mcz_fail(diag, MCZ_EIO, -1, -1, "%s: cannot create temporary file: %s",
-                            f->path, strerror(err));
+    if (slot >= 0)
+        atomic_store(&tmp_slots[slot].state, SLOT_FREE);
+}
+
+unsigned mcz_remove_temporaries(void)
+{
+    unsigned removed = 0;
+    for (int i = 0; i < TMP_SLOTS; i++) {
+        int expect = SLOT_LIVE;
+        if (atomic_compare_exchange_strong(&tmp_slots[i].state, &expect, SLOT_BUSY)) {
+            unlink(tmp_slots[i].path); /* async-signal-safe */
+            removed++;
         }
-        f->fp = fdopen(fd, "wb");
-        if (!f->fp) {
-            int err = errno;
-            close(fd);
-            unlink(name);
-            free(name);
-            return mcz_fail(diag, MCZ_EIO, -1, -1, "%s: %s", f->path, strerror(err));
-        }
-        f->tmp_path = name;
-        return MCZ_OK;
     }
-    return mcz_fail(diag, MCZ_EIO, -1, -1, "%s: no free temporary name", f->path);
+    return removed;
+}
+
+/* ============================================================================================ */
+/* Names                                                                                        */
+/* ============================================================================================ */
+
+static size_t dir_length(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash ? (size_t)(slash - path) + 1 : 0;
+}
+
+/* path with its symbolic links followed to the final name (which need not exist yet); NULL
+ * with errno set on a loop or out of memory. */
+static char *resolve_links(const char *path)
+{
+    char *cur = strdup(path);
+    for (int hop = 0; cur && hop < LINK_HOPS_MAX; hop++) {
+        struct stat st;
+        if (lstat(cur, &st) != 0 || !S_ISLNK(st.st_mode))
+            return cur;
+        char link[PATH_MAX];
+        ssize_t n = readlink(cur, link, sizeof link - 1);
+        if (n < 0) {
+            free(cur);
+            return NULL;
+        }
+        link[n] = '\0';
+        size_t dir_len = link[0] == '/' ? 0 : dir_length(cur);
+        char *next = malloc(dir_len + (size_t)n + 1);
+        if (next) {
+            memcpy(next, cur, dir_len);
+            memcpy(next + dir_len, link, (size_t)n + 1);
+        }
+        free(cur);
+        cur = next;
+    }
+    if (cur) {
+        free(cur);
+        errno = ELOOP;
+    }
+    return NULL;
+}
+
+/* The descriptor a name stands for ("-" is 1), or -1 when it names no descriptor. */
+static int named_descriptor(const char *path)
+{
+    if (strcmp(path, "-") == 0 || strcmp(path, "/dev/stdout") == 0)
+        return 1;
+    if (strcmp(path, "/dev/stderr") == 0)
+        return 2;
+    const char *digits = NULL;
+    if (strncmp(path, "/dev/fd/", 8) == 0)
+        digits = path + 8;
+    else if (strncmp(path, "/proc/self/fd/", 14) == 0)
+        digits = path + 14;
+    if (!digits || !*digits)
+        return -1;
+    char *end;
+    long fd = strtol(digits, &end, 10);
+    return *end == '\0' && fd >= 0 && fd < INT_MAX ? (int)fd : -1;
+}
+
+static void temp_name(const char *target, unsigned attempt, char *out, size_t cap)
+{
+    size_t dir_len = dir_length(target);
+    unsigned long salt = (unsigned long)getpid() * 2654435761u ^ (unsigned long)time(NULL) ^
+                         ((unsigned long)attempt * 40503u) ^ (unsigned long)clock();
+    snprintf(out, cap, "%.*s.%s" TMP_TAG "%ld.%06lx", (int)dir_len, target, target + dir_len,
+             (long)getpid(), salt & 0xFFFFFFu);
+}
+
+/* PID of the process that made temporary `name` (a directory entry), or 0 when name is not one
+ * of ours: ".BASE.mcz-tmp.PID.XXXXXX". */
+static long temp_owner(const char *name)
+{
+    if (name[0] != '.')
+        return 0;
+    const char *tag = strstr(name, TMP_TAG);
+    const char *last;
+    while (tag && (last = strstr(tag + 1, TMP_TAG)) != NULL)
+        tag = last;
+    if (!tag)
+        return 0;
+    char *end;
+    long pid = strtol(tag + strlen(TMP_TAG), &end, 10);
+    if (pid <= 0 || *end != '.' || strlen(end + 1) != 6)
+        return 0;
+    return strspn(end + 1, "0123456789abcdef") == 6 ? pid : 0;
+}
+
+/* Removes the temporaries in target's directory whose process is gone (killed before it could
+ * clean up). A PID is only meaningful on this machine: a directory shared with another machine
+ * running mcz at the same moment could lose that machine's temporary. */
+static void remove_stale_temporaries(const char *target)
+{
+    size_t dir_len = dir_length(target);
+    char dir[PATH_MAX];
+    if (dir_len >= sizeof dir)
+        return;
+    snprintf(dir, sizeof dir, "%.*s", dir_len ? (int)dir_len : 1, dir_len ? target : ".");
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        long pid = temp_owner(e->d_name);
+        if (pid > 0 && pid != (long)getpid() && kill((pid_t)pid, 0) != 0 && errno == ESRCH)
+            unlinkat(dirfd(d), e->d_name, 0);
+    }
+    closedir(d);
+}
+
+/* ============================================================================================ */
+/* Opening                                                                                      */
+/* ============================================================================================ */
+
+static int open_stream(mcz_outfile *f, int named_fd, mcz_diag *diag)
+{
+    f->fd = named_fd >= 0 ? fcntl(named_fd, F_DUPFD_CLOEXEC, 3)
+                          : open(f->target, O_WRONLY | O_CLOEXEC | O_NOCTTY);
+    if (f->fd < 0)
+        return mcz_fail(diag, MCZ_EIO, -1, -1, "%s: %s", f->path, strerror(errno));
+    return MCZ_OK;
+}
+
+/* Gives the temporary the mode (and, when we may, the owner) of the file it will replace. */
+static void keep_attributes(int fd, const struct stat *old)
+{
+    if (geteuid() == 0 && fchown(fd, old->st_uid, old->st_gid) != 0) {
+        /* the file system may not keep owners: the mode below still applies */
+    }
+    (void)fchmod(fd, old->st_mode & 07777);
+}
+
+static int open_temp(mcz_outfile *f, const struct stat *old, mcz_diag *diag)
+{
+    char name[PATH_MAX + 64];
+    for (unsigned attempt = 0; attempt < TMP_ATTEMPTS; attempt++) {
+        temp_name(f->target, attempt, name, sizeof name);
+        f->slot = slot_take(name); /* before the file exists: a signal cannot miss it */
+        f->fd = open(name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        if (f->fd >= 0)
+            break;
+        int err = errno;
+        slot_release(f->slot);
+        f->slot = -1;
+        if (err != EEXIST)
+            return mcz_fail(diag, MCZ_EIO, -1, -1, "%s: cannot create a file in its directory: %s",
+                            f->path, strerror(err));
+    }
+    if (f->fd < 0)
+        return mcz_fail(diag, MCZ_EIO, -1, -1, "%s: no free temporary name", f->path);
+    f->tmp_path = strdup(name);
+    if (!f->tmp_path)
+        return mcz_fail(diag, MCZ_ENOMEM, -1, -1, "%s: out of memory", f->path);
+    if (old)
+        keep_attributes(f->fd, old);
+    return MCZ_OK;
 }
 
 static void outfile_free(mcz_outfile *f)
 {
     if (f->fp)
         fclose(f->fp);
+    else if (f->fd >= 0)
+        close(f->fd);
     if (f->tmp_path)
         unlink(f->tmp_path);
+    slot_release(f->slot);
     free(f->tmp_path);
+    free(f->target);
     free(f->path);
     free(f);
+}
+
+/* A new file in target's directory needs it to exist and be writable. */
+static int check_directory(const char *path, const char *target, mcz_diag *diag)
+{
+    size_t dir_len = dir_length(target);
+    char dir[PATH_MAX];
+    if (dir_len >= sizeof dir)
+        return mcz_fail(diag, MCZ_EINVAL, -1, -1, "%s: name too long", path);
+    snprintf(dir, sizeof dir, "%.*s", dir_len ? (int)dir_len : 1, dir_len ? target : ".");
+    struct stat st;
+    if (stat(dir, &st) != 0)
+        return mcz_fail(diag, MCZ_EIO, -1, -1, "%s: directory %s: %s", path, dir,
+                        strerror(errno));
+    if (!S_ISDIR(st.st_mode))
+        return mcz_fail(diag, MCZ_EIO, -1, -1, "%s: %s is not a directory", path, dir);
+    if (access(dir, W_OK | X_OK) != 0)
+        return mcz_fail(diag, MCZ_EIO, -1, -1, "%s: cannot write in directory %s: %s", path,
+                        dir, strerror(errno));
+    return MCZ_OK;
+}
+
+/* What opening path would do: *named_fd >= 0 for a descriptor's name, else *target (malloc'd)
+ * with *st filled when it exists (*exists). Fails on a directory or an unwritable place. */
+static int classify(const char *path, int *named_fd, char **target, struct stat *st,
+                    bool *exists, mcz_diag *diag)
+{
+    *target = NULL;
+    *exists = false;
+    if ((*named_fd = named_descriptor(path)) >= 0)
+        return MCZ_OK;
+    if (!(*target = resolve_links(path)))
+        return mcz_fail(diag, MCZ_EIO, -1, -1, "%s: %s", path, strerror(errno));
+    *exists = stat(*target, st) == 0;
+    if (*exists && S_ISDIR(st->st_mode))
+        return mcz_fail(diag, MCZ_EINVAL, -1, -1, "%s: is a directory", path);
+    if (*exists && !S_ISREG(st->st_mode))
+        return MCZ_OK;
+    return check_directory(path, *target, diag);
+}
+
+int mcz_outfile_check(const char *path, bool *stream, mcz_diag *diag)
+{
+    if (!path || !*path)
+        return mcz_fail(diag, MCZ_EINVAL, -1, -1, "mcz_outfile_check: empty path");
+    int named_fd;
+    char *target;
+    struct stat st;
+    bool exists;
+    int rc = classify(path, &named_fd, &target, &st, &exists, diag);
+    if (stream)
+        *stream = named_fd >= 0 || (exists && !S_ISREG(st.st_mode));
+    free(target);
+    return rc;
+}
+
+static int open_output(mcz_outfile *f, mcz_diag *diag)
+{
+    int named_fd;
+    struct stat st;
+    bool exists;
+    int rc = classify(f->path, &named_fd, &f->target, &st, &exists, diag);
+    if (rc != MCZ_OK)
+        return rc;
+    if (named_fd >= 0 || (exists && !S_ISREG(st.st_mode)))
+        return open_stream(f, named_fd, diag);
+    remove_stale_temporaries(f->target);
+    return open_temp(f, exists ? &st : NULL, diag);
 }
 
 mcz_outfile *mcz_outfile_open(const char *path, mcz_diag *diag)
@@ -87,20 +345,34 @@ mcz_outfile *mcz_outfile_open(const char *path, mcz_diag *diag)
         return NULL;
     }
     mcz_outfile *f = calloc(1, sizeof *f);
-    if (f)
+    if (f) {
+        f->fd = -1;
+        f->slot = -1;
         f->path = strdup(path);
+    }
     if (!f || !f->path) {
         free(f);
         mcz_fail(diag, MCZ_ENOMEM, -1, -1, "%s: out of memory", path);
         return NULL;
     }
     mcz_diag_clear(&f->error);
-    if (open_temp(f, diag) != MCZ_OK) {
+    if (open_output(f, diag) != MCZ_OK || !(f->fp = fdopen(f->fd, "wb"))) {
+        if (!f->fp && diag && diag->code == MCZ_OK)
+            mcz_fail(diag, MCZ_EIO, -1, -1, "%s: %s", path, strerror(errno));
         outfile_free(f);
         return NULL;
     }
     return f;
 }
+
+bool mcz_outfile_is_stream(const mcz_outfile *f)
+{
+    return f && !f->tmp_path;
+}
+
+/* ============================================================================================ */
+/* Writing and committing                                                                       */
+/* ============================================================================================ */
 
 /* Records the first failure; later ones are consequences of it. */
 static int outfile_error(mcz_outfile *f, int code, const char *what, int err)
@@ -132,16 +404,18 @@ uint64_t mcz_outfile_tell(const mcz_outfile *f)
     return f ? f->written : 0;
 }
 
-/* Makes the data durable, then closes the stream (f->fp is NULL afterwards either way). */
+/* Makes the data durable, then closes the stream (f->fp is NULL afterwards either way). A
+ * stream that cannot be synced (a pipe, a terminal) is not an error. */
 static int flush_and_close(mcz_outfile *f)
 {
     if (fflush(f->fp) != 0)
-        outfile_error(f, MCZ_EIO, "flush failed", errno);
-    else if (fsync(fileno(f->fp)) != 0 && errno != EINVAL)
+        outfile_error(f, MCZ_EIO, "write failed", errno);
+    else if (fsync(fileno(f->fp)) != 0 && errno != EINVAL && errno != EROFS)
         outfile_error(f, MCZ_EIO, "fsync failed", errno);
     if (fclose(f->fp) != 0)
         outfile_error(f, MCZ_EIO, "close failed", errno);
     f->fp = NULL;
+    f->fd = -1;
     return f->error.code;
 }
 
@@ -149,8 +423,8 @@ int mcz_outfile_commit(mcz_outfile *f, mcz_diag *diag)
 {
     if (!f)
         return mcz_fail(diag, MCZ_EINVAL, -1, -1, "mcz_outfile_commit: NULL handle");
-    if (f->error.code == MCZ_OK && flush_and_close(f) == MCZ_OK) {
-        if (rename(f->tmp_path, f->path) != 0) {
+    if (f->error.code == MCZ_OK && flush_and_close(f) == MCZ_OK && f->tmp_path) {
+        if (rename(f->tmp_path, f->target) != 0) {
             outfile_error(f, MCZ_EIO, "rename failed", errno);
         } else {
             free(f->tmp_path); /* renamed: nothing left to remove */

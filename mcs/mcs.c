@@ -140,7 +140,8 @@ static int usage_failure(const char *fmt, ...)
 static int run_verb(const mcs_switch *verb, int argc, char **argv)
 {
     for (int i = 1; i < argc; i++) {
-        if (is_help_arg(argv[i])) {
+        /* After the verb, "-" alone is standard input or output, not a request for help. */
+        if (strcmp(argv[i], "-") != 0 && is_help_arg(argv[i])) {
             mcs_print_usage(stdout, verb->usage);
             return MCS_EXIT_OK;
         }
@@ -204,8 +205,9 @@ static int dispatch(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-    /* A reader that closes the pipe early ends output quietly instead of killing mcs. */
-    signal(SIGPIPE, SIG_IGN);
+    /* Ctrl-C and friends remove half-written outputs; a reader that closes the pipe early ends
+     * text output quietly instead of killing mcs (tool.h). */
+    tool_signals_install();
     int rc = dispatch(argc, argv);
     if (mcs_close_stdout() != 0 && rc == MCS_EXIT_OK)
         rc = MCS_EXIT_FAIL;

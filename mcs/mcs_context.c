@@ -665,6 +665,9 @@ int mcs_text_open(mcs_text_out *t, const char *path)
     mcz_diag_clear(&d);
     t->path = path;
     t->stream = NULL;
+    t->file = NULL;
+    if (mcs_output_check(path) != 0)
+        return -1;
     t->file = mcz_outfile_open(path, &d);
     if (!t->file) {
         mcs_error_diag(path, &d);

@@ -22,21 +22,57 @@ static bool is_empty_file(const char *path)
     return stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 0;
 }
 
-int mcs_input_open(mcs_input *in, const char *path)
+void mcs_diag_rename(mcz_diag *d, const char *from, const char *to)
 {
-    memset(in, 0, sizeof *in);
-    in->path = path;
-    if (is_empty_file(path)) {
-        mcs_error("%s: empty file: no method contexts", path);
+    size_t len = strlen(from);
+    if (strncmp(d->message, from, len) != 0)
+        return;
+    char rest[sizeof d->message];
+    snprintf(rest, sizeof rest, "%s", d->message + len);
+    snprintf(d->message, sizeof d->message, "%s%s", to, rest);
+}
+
+/* Opens in's source from `file`, which is path itself or a spooled copy of it. */
+static int source_open(mcs_input *in, const char *file)
+{
+    if (is_empty_file(file)) {
+        mcs_error("%s: empty file: no method contexts", in->path);
         return -1;
     }
     mcz_diag d;
     mcz_diag_clear(&d);
-    in->source = mcz_source_open(path, &d);
+    in->source = mcz_source_open(file, &d);
     if (!in->source) {
-        mcs_error_diag(path, &d);
+        mcs_diag_rename(&d, file, in->path);
+        mcs_error_diag(in->path, &d);
         return -1;
     }
+    return 0;
+}
+
+/* A stream input goes through a temporary copy, removed once open (its pages stay mapped). */
+static int open_spooled(mcs_input *in, const char *path)
+{
+    char err[TOOL_ERROR_SIZE];
+    char *spooled = tool_spool(path, err);
+    if (!spooled) {
+        mcs_error("%s", err);
+        return -1;
+    }
+    int rc = source_open(in, spooled);
+    tool_spool_remove(spooled);
+    return rc;
+}
+
+int mcs_input_open(mcs_input *in, const char *path)
+{
+    memset(in, 0, sizeof *in);
+    in->path = tool_display_name(path, false);
+    bool stream = tool_input_is_stream(path);
+    if (!stream)
+        tool_note_input(path);
+    if ((stream ? open_spooled(in, path) : source_open(in, path)) != 0)
+        return -1;
     in->archive = mcz_source_archive(in->source);
     if (in->archive) {
         mcz_archive_info info;
@@ -44,7 +80,7 @@ int mcs_input_open(mcs_input *in, const char *path)
         in->contexts = info.contexts;
         in->raw_bytes = info.raw_bytes;
     } else {
-        in->raw_bytes = mcs_file_size(path);
+        in->raw_bytes = stream ? 0 : mcs_file_size(path);
     }
     return 0;
 }
@@ -143,26 +179,44 @@ int mcs_input_toc_entry(const mcs_input *in, uint64_t position, mcz_toc_entry *e
 /* ============================================================================================ */
 
 struct mcs_output {
-    const char *path;
+    const char *path;      /* for messages */
+    const char *file_name; /* as given: "-" is standard output */
     mcz_outfile *file;  /* an MCH file, or */
     mcz_writer *writer; /* an archive; both NULL once failed */
     /* An archive with the default options: its writer opens when the first archive input is
      * offered (taking that archive's dictionary, so its chunks can be copied verbatim), or at
      * the first context or the commit (training a dictionary on what comes). */
     bool pending;
+    uint64_t put;     /* contexts put so far */
     bool dict_known;  /* the writer's dictionary is an input's: dict_id says which (0: none) */
     uint32_t dict_id;
 };
 
+int mcs_output_check(const char *path)
+{
+    char err[TOOL_ERROR_SIZE];
+    bool stream = false;
+    if (tool_output_check(path, &stream, err) != 0) {
+        mcs_error("%s", err);
+        return -1;
+    }
+    if (stream && tool_output_is_stdout(path))
+        mcs_info_to_stderr();
+    return 0;
+}
+
 mcs_output *mcs_output_open(const char *path, mcs_output_kind kind,
                             const mcz_writer_options *opt)
 {
+    if (mcs_output_check(path) != 0)
+        return NULL;
     mcs_output *o = calloc(1, sizeof *o);
     if (!o) {
         mcs_error("%s: out of memory", path);
         return NULL;
     }
-    o->path = path;
+    o->path = tool_display_name(path, true);
+    o->file_name = path;
     if (kind == MCS_OUTPUT_BY_EXTENSION)
         kind = mcs_has_extension(path, ".mcz") ? MCS_OUTPUT_MCZ : MCS_OUTPUT_MCH;
     if (kind == MCS_OUTPUT_MCZ && !opt) {
@@ -175,6 +229,7 @@ mcs_output *mcs_output_open(const char *path, mcs_output_kind kind,
         o->writer = mcz_writer_open(path, opt, &d);
     else
         o->file = mcz_outfile_open(path, &d);
+    mcs_diag_rename(&d, path, o->path);
     if (!o->writer && !o->file) {
         mcs_error_diag(path, &d);
         free(o);
@@ -199,8 +254,9 @@ static int output_start(mcs_output *o, const mcz_reader *model)
     o->pending = false;
     mcz_diag d;
     mcz_diag_clear(&d);
-    o->writer = mcz_writer_open(o->path, &opt, &d);
+    o->writer = mcz_writer_open(o->file_name, &opt, &d);
     if (!o->writer) {
+        mcs_diag_rename(&d, o->file_name, o->path);
         mcs_error_diag(o->path, &d);
         return -1;
     }
@@ -254,6 +310,7 @@ int mcs_output_put(mcs_output *o, const mcz_mc *mc)
         rc = mcz_outfile_write(o->file, mc->bytes, mc->size);
     else if (o->writer)
         rc = mcz_writer_append(o->writer, mc->bytes, mc->size, NULL);
+    tool_test_signal_point(++o->put);
     return rc == MCZ_OK ? 0 : output_failed(o, rc, mc->number);
 }
 

@@ -66,11 +66,18 @@ void mcs_warn(const char *fmt, ...)
     va_end(ap);
 }
 
+static bool info_on_stderr;
+
+void mcs_info_to_stderr(void)
+{
+    info_on_stderr = true;
+}
+
 void mcs_info(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    message(show_info, stdout, "", fmt, ap);
+    message(show_info, info_on_stderr ? stderr : stdout, "", fmt, ap);
     va_end(ap);
 }
 

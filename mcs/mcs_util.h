@@ -11,6 +11,7 @@
 #include <stdio.h>
 
 #include "mcz.h"
+#include "tool.h"
 
 #if defined(__GNUC__)
 #define MCS_PRINTF(f, a) __attribute__((format(printf, f, a)))
@@ -46,12 +47,16 @@ void mcs_error(const char *fmt, ...) MCS_PRINTF(1, 2);
 void mcs_warn(const char *fmt, ...) MCS_PRINTF(1, 2);
 /* An informational line on stdout (as SuperPMI prints them), unless info is off. */
 void mcs_info(const char *fmt, ...) MCS_PRINTF(1, 2);
+/* From now on mcs_info writes to stderr: standard output carries a collection. */
+void mcs_info_to_stderr(void);
 /* "FILE: context N at offset X: message" from a diag (parts that do not apply left out) into
  * buf; returns buf. */
 #define MCS_DIAG_TEXT_SIZE 4608 /* a path, the where, and a diag message */
 const char *mcs_diag_text(const char *file, const mcz_diag *d, char *buf, size_t cap);
 /* "mcs: " and that text, on stderr. */
 void mcs_error_diag(const char *file, const mcz_diag *d);
+/* A library message that names file `from` (a spooled copy, "-") names `to` instead. */
+void mcs_diag_rename(mcz_diag *d, const char *from, const char *to);
 
 /* ---- Arguments ---- */
 
@@ -107,7 +112,9 @@ typedef struct mcs_input {
     uint64_t read_bytes;       /* sum of the sizes of the contexts returned so far */
 } mcs_input;
 
-/* Opens path (an empty file is refused). Returns 0, or -1 after printing the error. */
+/* Opens path (an empty file is refused). "-" (standard input) and other streams are spooled
+ * to a temporary file first, which is gone once open; messages then name "standard input".
+ * Returns 0, or -1 after printing the error. */
 int mcs_input_open(mcs_input *in, const char *path);
 void mcs_input_close(mcs_input *in);
 /* Reports a problem found inside context mc of in (a deep check, an identity): names the
@@ -143,9 +150,14 @@ typedef enum mcs_output_kind {
 /* A collection being written: nothing appears at its path before mcs_output_commit succeeds. */
 typedef struct mcs_output mcs_output;
 
-/* opt applies to archives. With opt NULL (the defaults) an archive's dictionary is decided
+/* Checks path as an output before any work (tool_output_check: not a directory, nor an input,
+ * in a writable directory); "-" is standard output, and mcs's own messages then go to
+ * stderr. opt applies to archives. With opt NULL (the defaults) an archive's dictionary is decided
  * late: that of the first archive input offered with mcs_output_offer_dictionary() before any
  * context is put, else one trained on the contexts. Returns NULL after printing the error. */
+/* The check alone, for outputs opened late or written otherwise. Returns 0, or -1 after
+ * printing the reason. */
+int mcs_output_check(const char *path);
 mcs_output *mcs_output_open(const char *path, mcs_output_kind kind,
                             const mcz_writer_options *opt);
 /* Offers in's dictionary to an archive output whose dictionary is not decided yet (nothing

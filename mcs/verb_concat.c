@@ -31,6 +31,7 @@ typedef struct concat_target {
     int fd;
     off_t original_size;
     bool created;
+    int undo; /* a signal truncates FILE1 back (tool_undo_truncate) */
 } concat_target;
 
 static int write_all(int fd, const uint8_t *p, size_t len)
@@ -78,7 +79,18 @@ static int target_open(concat_target *t, const char *path)
         return -1;
     }
     t->original_size = st.st_size;
+    if (t->created)
+        tool_undo_remove(path);
+    t->undo = tool_undo_truncate(t->fd, t->original_size);
     return check_target_kind(t);
+}
+
+static void target_forget_undo(concat_target *t)
+{
+    tool_undo_forget(t->undo);
+    t->undo = -1;
+    if (t->created)
+        tool_undo_remove_forget(t->path);
 }
 
 /* Undoes the run: FILE1 back to its original length (or gone, when the run created it). */
@@ -86,6 +98,7 @@ static void target_restore(concat_target *t)
 {
     if (t->fd < 0)
         return;
+    target_forget_undo(t);
     if (t->created)
         unlink(t->path);
     else if (ftruncate(t->fd, t->original_size) != 0)
@@ -103,6 +116,7 @@ static int target_finish(concat_target *t)
     }
     int rc = close(t->fd);
     t->fd = -1;
+    target_forget_undo(t);
     if (rc != 0) {
         mcs_error("%s: close failed: %s", t->path, strerror(errno));
         return -1;
@@ -129,7 +143,7 @@ static int append_all(mcs_input *in, concat_target *t, uint64_t *appended)
             mcs_error("%s: write failed: %s", t->path, strerror(errno));
             return -1;
         }
-        ++*appended;
+        tool_test_signal_point(++*appended);
         mcs_progress_update(&progress, *appended, in->read_bytes);
     }
     mcs_progress_end(&progress);
@@ -140,19 +154,19 @@ static int append_all(mcs_input *in, concat_target *t, uint64_t *appended)
 static int concat_archive(const char *path, mcs_input *in, uint64_t *appended,
                           uint64_t *bytes)
 {
+    /* The output is opened first: it replaces FILE1 on purpose, once FILE1 has been read. */
+    mcs_output *out = mcs_output_open(path, MCS_OUTPUT_MCZ, NULL);
+    if (!out)
+        return -1;
     mcs_input base = {0};
     bool exists = access(path, F_OK) == 0;
-    if (exists && mcs_input_open(&base, path) != 0)
-        return -1;
-    if (exists && !base.archive) {
+    int rc = exists ? mcs_input_open(&base, path) : 0;
+    if (rc == 0 && exists && !base.archive) {
         mcs_error("%s: not an archive, though its name ends in .mcz", path);
-        mcs_input_close(&base);
-        return -1;
+        rc = -1;
     }
     mcs_copy_counts base_counts = {0}, counts = {0};
     const mcs_copy_rules rules = {NULL, false, "appending"};
-    mcs_output *out = mcs_output_open(path, MCS_OUTPUT_MCZ, NULL);
-    int rc = out ? 0 : -1;
     if (rc == 0 && exists)
         rc = mcs_copy_all(&base, out, &rules, &base_counts);
     if (rc == 0)
@@ -170,7 +184,7 @@ static int concat_archive(const char *path, mcs_input *in, uint64_t *appended,
 /* An MCH FILE1, grown in place. */
 static int concat_mch(const char *path, mcs_input *in, uint64_t *appended, uint64_t *bytes)
 {
-    concat_target t = {.fd = -1};
+    concat_target t = {.fd = -1, .undo = -1};
     int rc = target_open(&t, path);
     if (rc == 0)
         rc = append_all(in, &t, appended);

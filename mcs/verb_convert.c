@@ -88,10 +88,13 @@ static int convert_file(const char *in_path, const char *out_path,
     uint64_t count, raw;
     if (mcs_copy_file(in_path, out_path, MCS_OUTPUT_MCZ, opt, "converting", &count, &raw) != 0)
         return -1;
-    uint64_t stored = mcs_file_size(out_path);
-    mcs_info("Converted %" PRIu64 " contexts: %" PRIu64 " bytes -> %" PRIu64
-             " bytes (ratio %.2f)",
-             count, raw, stored, stored ? (double)raw / (double)stored : 0.0);
+    uint64_t stored = tool_input_is_stream(out_path) ? 0 : mcs_file_size(out_path);
+    if (stored)
+        mcs_info("Converted %" PRIu64 " contexts: %" PRIu64 " bytes -> %" PRIu64
+                 " bytes (ratio %.2f)",
+                 count, raw, stored, (double)raw / (double)stored);
+    else /* written as a stream: its size is not ours to see */
+        mcs_info("Converted %" PRIu64 " contexts: %" PRIu64 " bytes", count, raw);
     return 0;
 }
 

@@ -14,18 +14,35 @@ int cmd_recover(int argc, char **argv)
     const char *pos[2];
     if (mcs_parse_args(argc, argv, &usage_recover, NULL, pos, 2, 2) < 0)
         return MCS_EXIT_USAGE;
+    const char *in_name = tool_display_name(pos[0], false);
+    char err[TOOL_ERROR_SIZE];
+    char *spooled = NULL;
+    if (tool_input_is_stream(pos[0]) && !(spooled = tool_spool(pos[0], err))) {
+        mcs_error("%s", err);
+        return MCS_EXIT_FAIL;
+    }
+    if (!spooled)
+        tool_note_input(pos[0]);
+    if (mcs_output_check(pos[1]) != 0) {
+        tool_spool_remove(spooled);
+        return MCS_EXIT_FAIL;
+    }
     mcz_diag d;
     mcz_diag_clear(&d);
     uint64_t kept = 0, lost = 0;
-    int rc = mcz_recover(pos[0], pos[1], &kept, &lost, &d);
+    int rc = mcz_recover(spooled ? spooled : pos[0], pos[1], &kept, &lost, &d);
+    if (spooled)
+        mcs_diag_rename(&d, spooled, in_name);
+    tool_spool_remove(spooled);
     if (rc != MCZ_OK) {
         if (d.code == MCZ_OK)
             d.code = rc;
-        mcs_error_diag(pos[0], &d);
+        mcs_error_diag(in_name, &d);
         return MCS_EXIT_FAIL;
     }
-    mcs_info("Recovered %" PRIu64 " contexts into %s; lost %" PRIu64, kept, pos[1], lost);
+    mcs_info("Recovered %" PRIu64 " contexts into %s; lost %" PRIu64, kept,
+             tool_display_name(pos[1], true), lost);
     if (lost)
-        mcs_warn("%s: %" PRIu64 " contexts could not be recovered", pos[0], lost);
+        mcs_warn("%s: %" PRIu64 " contexts could not be recovered", in_name, lost);
     return MCS_EXIT_OK;
 }

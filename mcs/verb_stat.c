@@ -91,6 +91,7 @@ int cmd_stat(int argc, char **argv)
     int rc = mcs_parse_ranged(argc, argv, &usage_stat, NULL, 2, pos, &list);
     if (rc != MCS_EXIT_OK)
         return rc;
+    tool_note_input(pos[0]);
     rc = mcs_text_open(&out, pos[1]);
     if (rc == 0) {
         stat_header(out.stream);

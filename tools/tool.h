@@ -1,0 +1,78 @@
+/*
+ * tool.h - what the mcz programs (mcs, mcz-replay, mchgen) share, built on mcz.h alone.
+ *
+ * Files a user names: "-" and other streams as inputs are spooled to a temporary file so that
+ * every program can map and reopen them; outputs are checked before any work (directory
+ * present and writable, not a directory, not the same file as an input); signals remove what a
+ * run left half-done and end the process as the signal would.
+ */
+#ifndef MCZ_TOOL_H
+#define MCZ_TOOL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "mcz.h"
+
+#define TOOL_ERROR_SIZE 1024
+
+/* ---- Signals ---- */
+
+/*
+ * SIGINT, SIGTERM and SIGHUP remove this process's uncommitted temporaries
+ * (mcz_remove_temporaries), spooled inputs and registered truncations, then end the process by
+ * the same signal (the shell sees 128+signal). SIGPIPE does the same while such work is under
+ * way; otherwise it is ignored, so that a reader closing a pipe early ends text output with a
+ * write error the program handles (EPIPE) rather than a kill.
+ */
+void tool_signals_install(void);
+
+/* On a signal, fd is truncated back to size (an in-place append being undone). Returns a
+ * handle for tool_undo_forget, or -1 when the table is full. */
+int tool_undo_truncate(int fd, off_t size);
+void tool_undo_forget(int handle);
+/* On a signal, path is removed (a file the run created and has not finished); forget takes it
+ * off the list. A full table (8 of each) leaves the extra ones to the caller alone. */
+void tool_undo_remove(const char *path);
+void tool_undo_remove_forget(const char *path);
+
+/* For the tests: with MCZ_TEST_SIGNAL=INT@N (TERM, HUP, PIPE) in the environment, the signal
+ * is raised when `done` (units of work so far, e.g. contexts written) reaches N. */
+void tool_test_signal_point(uint64_t done);
+
+/* ---- Inputs ---- */
+
+/* True when path is "-" or names an existing FIFO, character device, socket or terminal. */
+bool tool_input_is_stream(const char *path);
+
+/*
+ * Copies the stream path names ("-": standard input) to a new file in $TMPDIR (or /tmp).
+ * Returns its malloc'd name, or NULL with the reason in err. The file is removed by a signal
+ * (above) and by tool_spool_remove; a caller that maps it may remove it at once.
+ */
+char *tool_spool(const char *path, char err[TOOL_ERROR_SIZE]);
+void tool_spool_remove(char *spooled); /* unlinks and frees; accepts NULL */
+
+/* How messages name an input or output: "standard input"/"standard output" for "-". */
+const char *tool_display_name(const char *path, bool output);
+
+/* ---- Outputs ---- */
+
+/* Remembers an input (its device and inode) so that tool_output_check can refuse it as an
+ * output. Streams and missing files are ignored. */
+void tool_note_input(const char *path);
+
+/*
+ * Before any work: fails (0 is success, -1 with the reason in err) when output path is a
+ * directory, when its directory is missing or not writable, or when it is the same file as an
+ * input noted above. *stream says whether it will be written in place (see mcz_outfile).
+ */
+int tool_output_check(const char *path, bool *stream, char err[TOOL_ERROR_SIZE]);
+
+/* True when writing path writes where standard output goes ("-", /dev/stdout, or the file or
+ * pipe that stdout is): the program's own messages must then go to stderr. */
+bool tool_output_is_stdout(const char *path);
+
+#endif
