@@ -36,6 +36,32 @@ extern "C" {
 #endif
 
 /* ============================================================================================ */
+/* Version                                                                                       */
+/* ============================================================================================ */
+
+/*
+ * The library's version. MAJOR changes when the ABI breaks (libmcz.so.MAJOR), MINOR when
+ * functions or options are added, PATCH for fixes. A program built against one MAJOR.MINOR runs
+ * with any later MINOR of the same MAJOR; compare mcz_version_number() with MCZ_VERSION_NUMBER
+ * at start to find out which library was loaded.
+ */
+#define MCZ_VERSION_MAJOR 1
+#define MCZ_VERSION_MINOR 0
+#define MCZ_VERSION_PATCH 0
+#define MCZ_VERSION_NUMBER \
+    (MCZ_VERSION_MAJOR * 10000 + MCZ_VERSION_MINOR * 100 + MCZ_VERSION_PATCH)
+#define MCZ_VERSION_STR_(x) #x
+#define MCZ_VERSION_STR(x) MCZ_VERSION_STR_(x)
+#define MCZ_VERSION_STRING                                                            \
+    MCZ_VERSION_STR(MCZ_VERSION_MAJOR) "." MCZ_VERSION_STR(MCZ_VERSION_MINOR) "." \
+        MCZ_VERSION_STR(MCZ_VERSION_PATCH)
+
+/* The version of the library actually loaded: MCZ_VERSION_NUMBER and MCZ_VERSION_STRING as it
+ * was built. */
+MCZ_API unsigned mcz_version_number(void);
+MCZ_API const char *mcz_version_string(void);
+
+/* ============================================================================================ */
 /* Errors                                                                                        */
 /* ============================================================================================ */
 
