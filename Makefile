@@ -67,10 +67,13 @@ DEPS_OK  := $(BUILD)/.deps-ok
 
 all: $(LIB_A) $(LIB_SO) $(PROGRAMS) $(BENCHES)
 
-# Packages a fresh Debian 12 machine lacks are installed once, by the project's own script.
+# Packages a fresh Debian 12 machine lacks are installed by `make deps` (and by the README's
+# two commands, make test and make demo, which run it first); a plain build only checks, and
+# says the exact command when something is missing.
+DEPS_MODE := $(if $(filter test demo asan fuzz deps,$(MAKECMDGOALS)),,--check)
 deps: $(DEPS_OK)
 $(DEPS_OK): .ci/deps.sh
-	@bash .ci/deps.sh
+	@bash .ci/deps.sh $(DEPS_MODE)
 	@mkdir -p $(@D) && touch $@
 
 # Library objects export only the public API (MCZ_API) from the shared library.
@@ -161,6 +164,9 @@ test: $(COLLECTOR)
 collect-sim: all
 	@bash bench/collect-sim.sh $(BIN) $(BUILD)
 
+# Test objects are kept between runs (they are intermediate files of pattern rules).
+.SECONDARY:
+
 test: all $(UNITS) $(FUZZERS)
 	@BUILD=$(BUILD) BIN=$(BIN) bash tests/run-all.sh
 
@@ -168,7 +174,7 @@ asan:
 	$(MAKE) BUILD=build/asan BIN=build/asan/bin SAN=1 OPT="-O1 -g" test
 
 FUZZ_CC ?= clang
-fuzz: | $(DEPS_OK)
+fuzz: | deps
 	@mkdir -p $(BUILD)/libfuzzer
 	@for f in $(FUZZ_SRC); do \
 	    n=$$(basename $$f .c); echo "  FUZZ $$n"; \
