@@ -105,7 +105,8 @@ static bool is_help_arg(const char *arg)
 static void print_help(FILE *f)
 {
     fprintf(f, "usage: mcs [-verbosity CHARS] -VERB [verb options] FILES...\n"
-               "       mcs -VERB --help\n\n"
+               "       mcs -VERB --help\n"
+               "       mcs --version\n\n"
                "Reads and writes SuperPMI collections: MCH files and .mcz archives alike.\n"
                "Switches are case-insensitive and may be abbreviated; an abbreviation means\n"
                "the first switch it begins, in SuperPMI's order (-d is -dump, -c is -concat,\n"
@@ -208,6 +209,12 @@ int main(int argc, char **argv)
     /* Ctrl-C and friends remove half-written outputs; a reader that closes the pipe early ends
      * text output quietly instead of killing mcs (tool.h). */
     tool_signals_install();
+    if (tool_check_library("mcs") != 0)
+        return MCS_EXIT_FAIL;
+    if (tool_wants_version(argc, argv)) {
+        tool_print_version("mcs");
+        return mcs_close_stdout() == 0 ? MCS_EXIT_OK : MCS_EXIT_FAIL;
+    }
     int rc = dispatch(argc, argv);
     if (mcs_close_stdout() != 0 && rc == MCS_EXIT_OK)
         rc = MCS_EXIT_FAIL;

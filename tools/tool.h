@@ -18,6 +18,16 @@
 
 #define TOOL_ERROR_SIZE 1024
 
+/* ---- Versions ---- */
+
+/* `prog --version` alone on its command line. */
+bool tool_wants_version(int argc, char **argv);
+/* Prints prog's version and the loaded libraries' to stdout. */
+void tool_print_version(const char *prog);
+/* 0 when the libmcz loaded keeps the ABI this program was built against (same major, a minor
+ * at least as new); otherwise says which was loaded, on stderr, and returns -1. */
+int tool_check_library(const char *prog);
+
 /* ---- Signals ---- */
 
 /*

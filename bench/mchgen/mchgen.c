@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "mchgen_model.h"
+#include "tool.h"
 
 #define EXIT_USAGE 2
 
@@ -88,6 +89,7 @@ static void usage(FILE *f)
             "                 next to the published targets (dictionary trained on 300\n"
             "                 held-out contexts of other runs); alone, works in memory\n"
             "  --help         this text\n"
+            "  --version      the version of mchgen and of its libraries\n"
             "\n"
             "presets:\n");
     for (size_t i = 0; presets[i]; i++)
@@ -119,6 +121,9 @@ static int parse_args(int argc, char **argv, options *o)
         uint64_t n;
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             usage(stdout);
+            return 0;
+        } else if (strcmp(a, "--version") == 0) {
+            tool_print_version("mchgen");
             return 0;
         } else if (strcmp(a, "--report") == 0) {
             o->report = true;
@@ -212,6 +217,9 @@ static int generate(const options *o, mcz_outfile *out, image *im, image *train)
 
 int main(int argc, char **argv)
 {
+    if (tool_check_library("mchgen") != 0)
+        return 1;
+    tool_signals_install();
     options o = {0};
     int code = parse_args(argc, argv, &o);
     if (code >= 0)
@@ -219,7 +227,7 @@ int main(int argc, char **argv)
     mcz_diag diag;
     mcz_outfile *out = NULL;
     if (o.out && !(out = mcz_outfile_open(o.out, &diag))) {
-        fprintf(stderr, "mchgen: %s: %s\n", o.out, diag.message);
+        fprintf(stderr, "mchgen: %s\n", diag.message); /* it names the file */
         return 1;
     }
     image im = {0}, train = {0};
@@ -228,7 +236,7 @@ int main(int argc, char **argv)
         rc = mcz_outfile_commit(out, &diag);
         out = NULL;
         if (rc != MCZ_OK)
-            fprintf(stderr, "mchgen: %s: %s\n", o.out, diag.message);
+            fprintf(stderr, "mchgen: %s\n", diag.message);
     }
     mcz_outfile_abort(out);
     if (rc == 0 && o.report)

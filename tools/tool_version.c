@@ -1,0 +1,28 @@
+/* tool_version.c - --version, and the check that the library loaded is one built for. */
+#include <stdio.h>
+#include <string.h>
+
+#include "tool.h"
+
+void tool_print_version(const char *prog)
+{
+    printf("%s (mcz) %s\n", prog, MCZ_VERSION_STRING);
+    printf("libmcz %s\n", mcz_version_string());
+}
+
+/* The ABI promise (mcz.h: Version): same MAJOR, and a MINOR at least the one built against. */
+int tool_check_library(const char *prog)
+{
+    unsigned loaded = mcz_version_number();
+    unsigned built_minor = MCZ_VERSION_MAJOR * 10000u + MCZ_VERSION_MINOR * 100u;
+    if (loaded / 10000 == MCZ_VERSION_MAJOR && loaded >= built_minor)
+        return 0;
+    fprintf(stderr, "%s: built for libmcz %s, but libmcz %s was loaded\n", prog,
+            MCZ_VERSION_STRING, mcz_version_string());
+    return -1;
+}
+
+bool tool_wants_version(int argc, char **argv)
+{
+    return argc == 2 && strcmp(argv[1], "--version") == 0;
+}
