@@ -499,8 +499,12 @@ typedef enum mcz_full_policy {
 } mcz_full_policy;
 
 /* Zero fields mean "the default"; the defaults and the figures behind them are in README.md
- * and format/FORMAT.md §10. */
+ * and format/FORMAT.md §10. Start from MCZ_WRITER_OPTIONS_INIT, then set fields by name:
+ * struct_size records which version of the struct the caller was built with, so fields can be
+ * added at the end without breaking programs built before (the library reads only the first
+ * struct_size bytes, the rest taken as zero). */
 typedef struct mcz_writer_options {
+    uint32_t struct_size; /* sizeof(mcz_writer_options) as the caller sees it */
     int level;             /* zstd level; 0: default (12; LIVE and MEMORY: 7) */
     uint32_t chunk_size;   /* target uncompressed bytes per chunk; 0: default (2 MiB; LIVE
                             * and MEMORY: 1 MiB); above 8 MiB the window covers the chunk */
@@ -532,11 +536,16 @@ typedef struct mcz_writer_options {
     bool no_hashes;
 } mcz_writer_options;
 
-#define MCZ_WRITER_OPTIONS_INIT                                                                    \
-    {0, 0, 0, false, 0, NULL, 0, 0, 0, MCZ_WRITE_ATOMIC, MCZ_FULL_BLOCK, 0, 0, 0, 0, 0, false}
+/* struct_size set, every other field zero (its default). */
+#ifdef __cplusplus
+#define MCZ_WRITER_OPTIONS_INIT {sizeof(mcz_writer_options)}
+#else
+#define MCZ_WRITER_OPTIONS_INIT {.struct_size = sizeof(mcz_writer_options)}
+#endif
 
 /*
- * Creates an archive at path. ATOMIC: nothing appears at path before mcz_writer_close()
+ * Creates an archive at path (opt NULL: every default; a struct_size smaller than the first
+ * field's end, or larger than this library's struct, is MCZ_EINVAL). ATOMIC: nothing appears at path before mcz_writer_close()
  * succeeds, the data goes to a temporary file beside it. LIVE: path is created (truncated) now.
  * MEMORY: nothing is written before a dump or close.
  */

@@ -13,6 +13,7 @@
  * on a worker too (dictionary.c), never on an appending thread.
  */
 #include <stdlib.h>
+#include <stddef.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -588,13 +589,33 @@ static int open_output(mcz_writer *w, const char *path, mcz_diag *diag)
     return w->out ? MCZ_OK : MCZ_EIO;
 }
 
-mcz_writer *mcz_writer_open(const char *path, const mcz_writer_options *opt, mcz_diag *diag)
+/* The caller's options as this library's struct: the fields it knows of, the rest zero. */
+static int caller_options(const mcz_writer_options *given, mcz_writer_options *out,
+                          mcz_diag *diag)
 {
-    static const mcz_writer_options defaults = MCZ_WRITER_OPTIONS_INIT;
+    memset(out, 0, sizeof *out);
+    out->struct_size = sizeof *out;
+    if (!given)
+        return MCZ_OK;
+    if (given->struct_size < offsetof(mcz_writer_options, level) + sizeof given->level ||
+        given->struct_size > sizeof *out)
+        return mcz_fail(diag, MCZ_EINVAL, -1, -1,
+                        "mcz_writer_open: options with struct_size %u (this library: %zu; "
+                        "start from MCZ_WRITER_OPTIONS_INIT)",
+                        (unsigned)given->struct_size, sizeof *out);
+    memcpy(out, given, given->struct_size);
+    return MCZ_OK;
+}
+
+mcz_writer *mcz_writer_open(const char *path, const mcz_writer_options *given, mcz_diag *diag)
+{
+    mcz_writer_options options;
+    if (caller_options(given, &options, diag) != MCZ_OK)
+        return NULL;
+    const mcz_writer_options *opt = &options;
     mcz_writer *w = writer_create(diag);
     if (!w)
         return NULL;
-    opt = opt ? opt : &defaults;
     int rc = resolve_options(w, opt, diag);
     if (rc == MCZ_OK)
         rc = open_output(w, path, diag);

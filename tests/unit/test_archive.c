@@ -344,6 +344,32 @@ static void test_dictionary_modes(void **state)
     tl_corpus_free(&c);
 }
 
+/* A caller built when the options ended before no_hashes: the fields it knows of apply, the
+ * rest take their defaults, whatever lies in memory after its struct. */
+static void test_options_from_an_older_caller(void **state)
+{
+    (void)state;
+    tl_corpus c;
+    tl_corpus_make(&c, 40, 0);
+    struct {
+        mcz_writer_options o;
+        uint8_t beyond[8];
+    } old;
+    memset(&old, 0xA5, sizeof old);
+    old.o = small_chunks(4096, 1);
+    old.o.struct_size = (uint32_t)offsetof(mcz_writer_options, no_hashes);
+    memset(&old.o.no_hashes, 0xA5, sizeof old.o - offsetof(mcz_writer_options, no_hashes));
+    assert_int_equal(tl_write(path, &c, &old.o), 0);
+    mcz_reader *r = mcz_reader_open(path, NULL);
+    assert_non_null(r);
+    mcz_archive_info info;
+    mcz_reader_get_info(r, &info);
+    assert_int_equal(info.contexts, c.n);
+    assert_true(info.hashes); /* no_hashes was beyond the caller's struct: its default */
+    mcz_reader_close(r);
+    tl_corpus_free(&c);
+}
+
 static void test_writer_misuse(void **state)
 {
     (void)state;
@@ -372,6 +398,13 @@ static void test_writer_misuse(void **state)
     assert_int_equal(d.code, MCZ_EINVAL);
     assert_null(mcz_writer_open("/nonexistent-dir/x.mcz", NULL, &d));
     assert_int_not_equal(d.code, MCZ_OK);
+    mcz_writer_options no_size = small_chunks(4096, 1);
+    no_size.struct_size = 0; /* not from MCZ_WRITER_OPTIONS_INIT */
+    assert_null(mcz_writer_open(path2, &no_size, &d));
+    assert_int_equal(d.code, MCZ_EINVAL);
+    no_size.struct_size = sizeof no_size + 8; /* from a newer library than this one */
+    assert_null(mcz_writer_open(path2, &no_size, &d));
+    assert_int_equal(d.code, MCZ_EINVAL);
     mcz_writer_abort(NULL);
     mcz_reader_close(NULL);
     mcz_cursor_free(NULL);
@@ -389,6 +422,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_first_number, setup, teardown),
         cmocka_unit_test_setup_teardown(test_dictionary_modes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_writer_misuse, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_options_from_an_older_caller, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
