@@ -35,6 +35,13 @@ extern "C" {
 #define MCZ_API
 #endif
 
+/* On results that must not be ignored: a commit or close that failed means no output. */
+#if defined(__GNUC__)
+#define MCZ_NODISCARD __attribute__((warn_unused_result))
+#else
+#define MCZ_NODISCARD
+#endif
+
 /* ============================================================================================ */
 /* Version                                                                                       */
 /* ============================================================================================ */
@@ -434,7 +441,7 @@ MCZ_API void mcz_file_drop_behind(const mcz_file *f, uint64_t *dropped, uint64_t
 typedef struct mcz_outfile mcz_outfile;
 
 /* Opens path as above; NULL on error (diag names the path). */
-MCZ_API mcz_outfile *mcz_outfile_open(const char *path, mcz_diag *diag);
+MCZ_API MCZ_NODISCARD mcz_outfile *mcz_outfile_open(const char *path, mcz_diag *diag);
 /* Checks what mcz_outfile_open(path) would do, before any work: fails as it would on a
  * directory, a missing or unwritable directory; *stream (may be NULL) tells a stream. */
 MCZ_API int mcz_outfile_check(const char *path, bool *stream, mcz_diag *diag);
@@ -445,7 +452,7 @@ MCZ_API bool mcz_outfile_is_stream(const mcz_outfile *f);
 MCZ_API int mcz_outfile_write(mcz_outfile *f, const void *data, size_t len);
 /* Current size written so far. */
 MCZ_API uint64_t mcz_outfile_tell(const mcz_outfile *f);
-MCZ_API int mcz_outfile_commit(mcz_outfile *f, mcz_diag *diag); /* frees f */
+MCZ_API MCZ_NODISCARD int mcz_outfile_commit(mcz_outfile *f, mcz_diag *diag); /* frees f */
 MCZ_API void mcz_outfile_abort(mcz_outfile *f);                 /* frees f; accepts NULL */
 /* Removes every temporary file of this process that is not committed yet (outputs being
  * written, by any writer or mcz_outfile) and returns how many. Async-signal-safe: for a
@@ -549,7 +556,7 @@ typedef struct mcz_writer_options {
  * succeeds, the data goes to a temporary file beside it. LIVE: path is created (truncated) now.
  * MEMORY: nothing is written before a dump or close.
  */
-MCZ_API mcz_writer *mcz_writer_open(const char *path, const mcz_writer_options *opt,
+MCZ_API MCZ_NODISCARD mcz_writer *mcz_writer_open(const char *path, const mcz_writer_options *opt,
                                     mcz_diag *diag);
 
 /*
@@ -562,7 +569,7 @@ MCZ_API mcz_writer *mcz_writer_open(const char *path, const mcz_writer_options *
  * stats.dropped_full; no number is used). A context refused by the container check or dropped
  * leaves the writer usable; I/O and compression failures are sticky (mcz_writer_diag).
  */
-MCZ_API int mcz_writer_append(mcz_writer *w, const void *mc, size_t size, uint32_t *number);
+MCZ_API MCZ_NODISCARD int mcz_writer_append(mcz_writer *w, const void *mc, size_t size, uint32_t *number);
 
 /*
  * A chunk as stored in an archive (its chunk-header frame and zstd data frame, e.g. from
@@ -581,7 +588,7 @@ MCZ_API int mcz_writer_append(mcz_writer *w, const void *mc, size_t size, uint32
  * (by its number in the source; the caller adds the file and where frames lie in it); nothing
  * of it is appended and w stays usable. Waits for room whatever when_full says.
  */
-MCZ_API int mcz_writer_append_compressed(mcz_writer *w, const void *frames, size_t len,
+MCZ_API MCZ_NODISCARD int mcz_writer_append_compressed(mcz_writer *w, const void *frames, size_t len,
                                          const mcz_hash128 *identity, const mcz_hash128 *dedup,
                                          uint32_t count, mcz_diag *diag);
 
@@ -591,14 +598,14 @@ MCZ_API int mcz_writer_append_compressed(mcz_writer *w, const void *frames, size
  * file, or the memory ring); in LIVE mode the index is then checkpointed, so the file is a
  * complete archive of every context appended before the call.
  */
-MCZ_API int mcz_writer_flush(mcz_writer *w);
+MCZ_API MCZ_NODISCARD int mcz_writer_flush(mcz_writer *w);
 
 /*
  * Writes a complete archive of what the writer retains to path, atomically, after a flush: every
  * context appended before the call that max_bytes has not discarded. For MEMORY and LIVE writers
  * (MCZ_ESTATE for ATOMIC); the writer goes on.
  */
-MCZ_API int mcz_writer_dump(mcz_writer *w, const char *path, mcz_diag *diag);
+MCZ_API MCZ_NODISCARD int mcz_writer_dump(mcz_writer *w, const char *path, mcz_diag *diag);
 
 /*
  * Installs signal handlers that write the retained chunks to path. request_signal (e.g.
@@ -639,7 +646,7 @@ MCZ_API void mcz_writer_get_stats(mcz_writer *w, mcz_writer_stats *out);
 /* Seals the last chunk, waits for every chunk, and finishes the archive: ATOMIC writes the index
  * and footer and renames the file into place (on failure nothing is left at the path); LIVE
  * writes the final checkpoint; MEMORY dumps the ring to path. Frees w whatever the result. */
-MCZ_API int mcz_writer_close(mcz_writer *w, mcz_diag *diag);
+MCZ_API MCZ_NODISCARD int mcz_writer_close(mcz_writer *w, mcz_diag *diag);
 
 /* Stops at once and frees w (accepts NULL): an ATOMIC temporary file is removed; a LIVE file is
  * left as it is (an archive as of its last checkpoint; mcz_recover() restores the chunks written
@@ -681,7 +688,7 @@ typedef struct mcz_chunk_info {
     uint64_t checksum;     /* XXH3-64 of the raw bytes */
 } mcz_chunk_info;
 
-MCZ_API mcz_reader *mcz_reader_open(const char *path, mcz_diag *diag);
+MCZ_API MCZ_NODISCARD mcz_reader *mcz_reader_open(const char *path, mcz_diag *diag);
 MCZ_API void mcz_reader_close(mcz_reader *r);
 MCZ_API void mcz_reader_get_info(const mcz_reader *r, mcz_archive_info *out);
 MCZ_API int mcz_reader_chunk(const mcz_reader *r, uint64_t index, mcz_chunk_info *out);
@@ -722,7 +729,7 @@ MCZ_API void mcz_reader_dict(const mcz_reader *r, const void **dict, size_t *len
 /* Per-thread decoding state: one zstd context and the last chunk decoded. */
 typedef struct mcz_cursor mcz_cursor;
 
-MCZ_API mcz_cursor *mcz_cursor_create(const mcz_reader *r);
+MCZ_API MCZ_NODISCARD mcz_cursor *mcz_cursor_create(const mcz_reader *r);
 MCZ_API void mcz_cursor_free(mcz_cursor *c);
 /* Decompresses and verifies chunk `index` (cached: asking again is free). *raw stays valid until
  * the cursor decodes another chunk. */
@@ -736,7 +743,7 @@ typedef void (*mcz_progress_fn)(void *arg, uint64_t done, uint64_t total);
 
 /* Deep verification: every chunk's checksum, every context's packets, every stored hash (when
  * the archive stores hashes). */
-MCZ_API int mcz_reader_verify(const mcz_reader *r, mcz_progress_fn progress, void *arg,
+MCZ_API MCZ_NODISCARD int mcz_reader_verify(const mcz_reader *r, mcz_progress_fn progress, void *arg,
                               mcz_diag *diag);
 
 /*
@@ -744,7 +751,7 @@ MCZ_API int mcz_reader_verify(const mcz_reader *r, mcz_progress_fn progress, voi
  * mid-run) by scanning its self-describing chunks. Every chunk that decodes and checks out is
  * kept; *kept and *lost count contexts. Fails only when nothing can be recovered.
  */
-MCZ_API int mcz_recover(const char *in_path, const char *out_path, uint64_t *kept,
+MCZ_API MCZ_NODISCARD int mcz_recover(const char *in_path, const char *out_path, uint64_t *kept,
                         uint64_t *lost, mcz_diag *diag);
 
 /* ---- Source: .mch and .mcz behind one interface ---- */
@@ -756,7 +763,7 @@ MCZ_API int mcz_recover(const char *in_path, const char *out_path, uint64_t *kep
  */
 typedef struct mcz_source mcz_source;
 
-MCZ_API mcz_source *mcz_source_open(const char *path, mcz_diag *diag);
+MCZ_API MCZ_NODISCARD mcz_source *mcz_source_open(const char *path, mcz_diag *diag);
 MCZ_API void mcz_source_close(mcz_source *s);
 /* The archive behind the source, or NULL for an MCH file. */
 MCZ_API const mcz_reader *mcz_source_archive(const mcz_source *s);

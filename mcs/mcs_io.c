@@ -284,7 +284,8 @@ static int output_failed(mcs_output *o, int code, int64_t number)
     mcz_diag d;
     mcz_diag_clear(&d);
     if (o->file) {
-        mcz_outfile_commit(o->file, &d); /* with a sticky error: reports it, renames nothing */
+        if (mcz_outfile_commit(o->file, &d) == MCZ_OK) /* a sticky error: reports it */
+            d.code = MCZ_ESTATE; /* cannot be: the failure that brought us here is sticky */
         o->file = NULL;
     } else if (o->writer) {
         const mcz_diag *wd = mcz_writer_diag(o->writer);
