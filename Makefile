@@ -193,3 +193,8 @@ clean:
 	rm -rf build bin
 
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
+
+# ---- The public boundary, checked on the built objects (tests/layering/check-layering.sh) ----
+.PHONY: check-layering
+check-layering: all
+	@bash tests/layering/check-layering.sh $(BUILD)
