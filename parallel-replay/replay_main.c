@@ -222,21 +222,30 @@ static int parse_args(int argc, char **argv, options *o)
 
 /* ---- Results ------------------------------------------------------------------------------- */
 
+/* The error of writing output path. */
+static int fail_output(const char *path, const mcz_diag *d)
+{
+    char text[REPLAY_MESSAGE_MAX];
+    replay_where at = {path, -1, -1, -1, -1};
+    return fail("%s", replay_where_text(&at, d, text, sizeof text));
+}
+
 /* Writes what the table holds: stderr report, -f, --details, --results (when id), summary. */
 static int conclude(const options *o, replay_table *t, const replay_shard_id *id)
 {
     mcz_diag d;
+    mcz_diag_clear(&d);
     if (replay_table_finish(t, &d) != MCZ_OK)
         return fail("%s", d.message);
     replay_counts c;
     replay_table_count(t, &c);
     replay_table_report(t, stderr, REPORT_LIMIT);
     if (o->fail_list && replay_table_write_mcl(t, o->fail_list, &d) != MCZ_OK)
-        return fail("%s: %s", o->fail_list, d.message);
+        return fail_output(o->fail_list, &d);
     if (o->details && replay_table_write_details(t, o->details, &d) != MCZ_OK)
-        return fail("%s: %s", o->details, d.message);
+        return fail_output(o->details, &d);
     if (id && o->results && replay_table_write_results(t, id, o->results, &d) != MCZ_OK)
-        return fail("%s: %s", o->results, d.message);
+        return fail_output(o->results, &d);
     replay_counts_print(&c, stdout);
     return replay_counts_exit_code(&c);
 }
@@ -317,11 +326,11 @@ static int exec_prepare(const char *command, exec_setup *es)
     if (n == 0)
         return fail_usage("--exec: empty command");
     const char *tmp = getenv("TMPDIR");
-    snprintf(es->temp_dir, sizeof es->temp_dir, "%s/mcz-replay.XXXXXX",
-             tmp && tmp[0] ? tmp : "/tmp");
+    tmp = tmp && tmp[0] ? tmp : "/tmp";
+    snprintf(es->temp_dir, sizeof es->temp_dir, "%s/mcz-replay.XXXXXX", tmp);
     if (!mkdtemp(es->temp_dir)) {
         es->temp_dir[0] = '\0';
-        return fail("cannot create a temporary directory: %s", strerror(errno));
+        return fail("%s: cannot create a temporary directory in it: %s", tmp, strerror(errno));
     }
     return -1;
 }
@@ -387,7 +396,7 @@ static int replay_main(const options *o, const char *path)
     mcz_diag d;
     if (replay_plan_build(&plan, path, o->select, o->unit_size, &d) != MCZ_OK) {
         replay_plan_free(&plan);
-        return fail("%s: %s", path, d.message);
+        return fail("%s", d.message);
     }
     if (o->shard_n && replay_plan_shard(&plan, o->shard_k, o->shard_n, &d) != MCZ_OK) {
         replay_plan_free(&plan);

@@ -17,6 +17,21 @@ code_run() {
     else fail "$name (exit $rc, want $want)"; sed 's/^/    /' "$T/err" | head -10; fi
 }
 
+# once NAME FILE TEXT: TEXT occurs exactly once in FILE (fixed string).
+once() {
+    local n
+    n=$(grep -oF -- "$3" "$2" | wc -l)
+    if [ "$n" -eq 1 ]; then pass "$1"; else
+        fail "$1 ('$3' $n times in $2)"; sed 's/^/    /' "$2" | head -5; fi
+}
+
+# absent NAME FILE TEXT: FILE does not contain TEXT (fixed string).
+absent() {
+    if grep -qF -- "$3" "$2"; then
+        fail "$1 ('$3' in $2)"; grep -F -- "$3" "$2" | head -3 | sed 's/^/    /'
+    else pass "$1"; fi
+}
+
 # rows FILE: the context numbers of a details file, one per line.
 rows() { tail -n +2 "$1" | cut -d, -f1; }
 
@@ -68,7 +83,9 @@ cp "$T/t.mch.mct" "$T/k.mch.mct"
 b=$(od -An -tu1 -j $((8 + 48 * 2)) -N1 "$T/k.mch.mct") # context 3's offset, moved by one byte
 printf "\\$(printf %o $((b ^ 1)))" | dd of="$T/k.mch.mct" bs=1 seek=$((8 + 48 * 2)) conv=notrunc 2>/dev/null
 code_run "a .mct that disagrees with its file: exit 255" 255 "$R" -q -j 2 $U "$T/k.mch"
-contains "a .mct that disagrees: the message says where" "$T/err" "table of contents"
+contains "a .mct that disagrees: the message says where" "$T/err" "k.mch: context 3 at offset "
+contains "a .mct that disagrees: ... and what the .mct says" "$T/err" "the table of contents puts this context at"
+contains "a .mct that disagrees: context 3's line does not repeat its number" "$T/err" "context 3: error: at offset "
 
 # --- -c: exactly the selected contexts
 ok_run "-c ranges" "$R" -q -j 2 -c 3-7,100,250-252 --details "$T/sel.csv" "$T/c.mcz"
@@ -83,6 +100,10 @@ printf '%s\n' 3 100 299 > "$T/selm.want"
 rows "$T/selm.csv" > "$T/selm.got"
 same "-c FILE.mcl replays exactly those" "$T/selm.want" "$T/selm.got"
 code_run "-c with a bad range is an error" 255 "$R" -q -c 5-3 "$T/c.mcz"
+contains "-c with a bad range: the message names -c" "$T/err" "mcz-replay: -c: range list '5-3'"
+absent "-c with a bad range: the message does not name the collection" "$T/err" "c.mcz"
+code_run "-c with a missing .mcl is an error" 255 "$R" -q -c "$T/none.mcl" "$T/c.mcz"
+once "-c with a missing .mcl: its path said once" "$T/err" "$T/none.mcl"
 
 # --- plugin: failures, missing data, a segfault, a hang (timeout), an exit
 PLUGIN_SRC="$MCZ_ROOT/parallel-replay/plugins/replay_test_plugin.c"
@@ -210,15 +231,21 @@ csize=$(stat -c %s "$T/c.mcz") # damage and cuts relative to the size: the defau
 printf '\377\377\377\377\377\377\377\377' | dd of="$T/d.mcz" bs=1 seek=$((csize / 2)) conv=notrunc 2>/dev/null
 code_run "damaged chunk: exit 255" 255 "$R" -q -j 2 --details "$T/d.csv" "$T/d.mcz"
 contains "damaged chunk: the message names the chunk" "$T/err" "chunk"
+once "damaged chunk: the archive named once" "$T/err" "$T/d.mcz"
+absent "damaged chunk: no offset quoted from the archive" "$T/err" "offset"
 if [ "$(rows "$T/d.csv" | wc -l)" -eq $N ]; then
     pass "damaged chunk: every context still accounted"; else fail "damaged chunk: every context still accounted"; fi
 head -c $((csize * 2 / 3)) "$T/c.mcz" > "$T/tr.mcz"
 code_run "truncated archive: exit 255" 255 "$R" -q "$T/tr.mcz"
 head -c 100000 "$T/c.mch" > "$T/tr.mch"
 code_run "truncated .mch: exit 255" 255 "$R" -q "$T/tr.mch"
+once "truncated .mch: the file named once" "$T/err" "$T/tr.mch"
+contains "truncated .mch: the context and the walk's offset" "$T/err" "$T/tr.mch: context 4 at offset "
+once "truncated .mch: the context named once" "$T/err" "context 4"
 printf 'not an archive' > "$T/junk.mcz"
 code_run "not a collection: exit 255" 255 "$R" -q "$T/junk.mcz"
 code_run "no such file: exit 255" 255 "$R" -q "$T/absent.mcz"
+once "no such file: the path said once" "$T/err" "$T/absent.mcz"
 : > "$T/empty.mch"
 ok_run "empty .mch: nothing to do" "$R" -q "$T/empty.mch"
 code_run "usage: no collection" 255 "$R" -q
