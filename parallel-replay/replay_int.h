@@ -125,7 +125,7 @@ typedef struct replay_plan {
 /* Opens the collection at path (to plan only: workers open it again), reads -c (select_arg, or
  * NULL for everything), the .mct of an MCH file and the .exc file, and cuts units. MCH runs end
  * once they hold unit_bytes. Warnings go to stderr; on failure diag's message is whole: it
- * names the file (or -c) and, for an MCH file, the context and offset. */
+ * names the file (or -c) and, for an MCH file, the context and offset. An empty file fails. */
 int replay_plan_build(replay_plan *p, const char *path, const char *select_arg,
                       uint64_t unit_bytes, mcz_diag *diag);
 void replay_plan_free(replay_plan *p);

@@ -60,8 +60,8 @@ static const char usage_text[] =
     "    Loaded N  Jitted N  FailedCompile N Excluded N Missing N\n"
     "(FailedCompile counts failures, missing data, crashes, timeouts and unreadable contexts).\n"
     "exit codes (superpmi's): 0 all passed; 1 failures, crashes or timeouts; 3 missing data\n"
-    "only; 254 the replayer failed to initialize; 255 bad arguments or an unreadable or damaged\n"
-    "collection; 128+S interrupted by signal S (what finished is still reported).\n";
+    "only; 254 the replayer failed to initialize; 255 bad arguments or an empty, unreadable or\n"
+    "damaged collection; 128+S interrupted by signal S (what finished is still reported).\n";
 
 typedef struct options {
     unsigned workers;

@@ -270,11 +270,15 @@ static int plan_collection(replay_plan *p, uint64_t unit_bytes, mcz_diag *diag)
     replay_where at = {p->path, -1, -1, -1, -1};
     mcz_file f;
     int rc = mcz_file_map(p->path, &f, diag);
-    if (rc != MCZ_OK)
+    if (rc == MCZ_OK && f.size == 0)
+        rc = replay_fail(diag, MCZ_ECORRUPT, "empty file: no method contexts");
+    if (rc != MCZ_OK) {
+        mcz_file_unmap(&f);
         return plan_fail(rc, diag, &at);
-    /* An MCH file starts with a context ('m' 'c') or is empty; anything else is an archive
-     * (whose reader says clearly what is wrong when it is not one). */
-    p->archive = !(f.size == 0 || (f.size >= 2 && f.data[0] == 'm' && f.data[1] == 'c'));
+    }
+    /* An MCH file starts with a context ('m' 'c'); anything else is an archive (whose reader
+     * says clearly what is wrong when it is not one). */
+    p->archive = !(f.size >= 2 && f.data[0] == 'm' && f.data[1] == 'c');
     if (!p->archive) {
         rc = plan_mch(p, &f, unit_bytes, diag);
         mcz_file_unmap(&f);

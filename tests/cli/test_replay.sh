@@ -246,8 +246,14 @@ printf 'not an archive' > "$T/junk.mcz"
 code_run "not a collection: exit 255" 255 "$R" -q "$T/junk.mcz"
 code_run "no such file: exit 255" 255 "$R" -q "$T/absent.mcz"
 once "no such file: the path said once" "$T/err" "$T/absent.mcz"
+# An empty file holds no contexts: refused, as every mcs verb refuses it.
 : > "$T/empty.mch"
-ok_run "empty .mch: nothing to do" "$R" -q "$T/empty.mch"
+code_run "empty .mch: refused (exit 255)" 255 "$R" -q "$T/empty.mch"
+contains "empty .mch: says why" "$T/err" "$T/empty.mch: empty file: no method contexts"
+if [ -s "$T/out" ]; then fail "empty .mch: no summary"; else pass "empty .mch: no summary"; fi
+: > "$T/empty.mcz"
+code_run "empty .mcz: refused (exit 255)" 255 "$R" -q "$T/empty.mcz"
+contains "empty .mcz: says why" "$T/err" "empty file: no method contexts"
 code_run "usage: no collection" 255 "$R" -q
 code_run "usage: bad -j" 255 "$R" -q -j 0 "$T/c.mcz"
 code_run "usage: bad --shard" 255 "$R" -q --shard 4/3 "$T/c.mcz"
