@@ -260,6 +260,41 @@ code_run "usage: bad --shard" 255 "$R" -q --shard 4/3 "$T/c.mcz"
 ok_run "--help" "$R" --help
 contains "--help documents the exec contract" "$T/out" "CMD ... -f LIST UNIT.mch"
 
+# --- outputs are checked before any work: a replay that cannot write its results never starts
+# (the --exec command leaves a mark when it runs)
+printf '#!/bin/sh\n: > "%s"\nexit 0\n' "$T/ran" > "$T/mark.sh"; chmod +x "$T/mark.sh"
+: > "$T/plain"; mkdir -p "$T/outdir"
+bad_output() { # NAME OPTION PATH TEXT [COLLECTION]
+    rm -f "$T/ran"
+    code_run "output $1: exit 255 before any work" 255 "$R" -q -j 1 --exec "$T/mark.sh" "$2" "$3" "${5:-$T/c.mcz}"
+    contains "output $1: the message says why" "$T/err" "$4"
+    once "output $1: the file named once" "$T/err" "$3"
+    if [ -s "$T/out" ] || [ -e "$T/ran" ]; then fail "output $1: no replay, no summary"
+    else pass "output $1: no replay, no summary"; fi
+}
+rm -f "$T/ran"
+ok_run "output: the marking command runs when outputs are fine" "$R" -q -j 1 --exec "$T/mark.sh" -c 1-3 -f "$T/outdir/ok.mcl" "$T/c.mcz"
+if [ -e "$T/ran" ] && [ -e "$T/outdir/ok.mcl" ]; then pass "output: the mark and the -f list are there"
+else fail "output: the mark and the -f list are there"; fi
+bad_output "-f in a missing directory" -f "$T/nodir/x.mcl" "-f $T/nodir/x.mcl: directory $T/nodir: No such file or directory"
+bad_output "--details that is a directory" --details "$T/outdir" "--details $T/outdir: is a directory"
+bad_output "--details ending in /" --details "$T/newdir/" "is a directory"
+bad_output "--results under a file" --results "$T/plain/r.txt" "$T/plain is not a directory"
+cp "$T/c.mcz" "$T/in.mcz"
+bad_output "-f naming the collection itself" -f "$T/in.mcz" "is an input of this run" "$T/in.mcz"
+same "output: the collection is left untouched" "$T/c.mcz" "$T/in.mcz"
+mkdir -p "$T/ro"; chmod 555 "$T/ro"
+if (: > "$T/ro/probe") 2>/dev/null; then
+    pass "output in a read-only directory # skip: this user writes there anyway (root)"
+else
+    bad_output "-f in a read-only directory" -f "$T/ro/f.mcl" "cannot create files in $T/ro: Permission denied"
+fi
+chmod 755 "$T/ro"
+if [ -s "$T/r1.txt" ]; then
+    code_run "merge: outputs are checked too" 255 "$R" --merge-results -f "$T/nodir/m.mcl" "$T/r1.txt" "$T/r2.txt" "$T/r3.txt"
+    if [ -s "$T/out" ]; then fail "merge: a bad output, no summary"; else pass "merge: a bad output, no summary"; fi
+fi
+
 # --- Ctrl-C: workers stop, what finished is still reported (waits for the plugin's line, so
 # no timing assumption)
 "$R" -j 2 --plugin "$T/tp.so" --plugin-arg hang:150 -f "$T/int.mcl" "$T/c.mcz" \
