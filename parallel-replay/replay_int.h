@@ -183,6 +183,10 @@ typedef struct replay_chan replay_chan;
  * reported (an --exec command). */
 int replay_chan_start(replay_chan *ch, uint32_t number, uint32_t size, bool whole_unit);
 int replay_chan_result(replay_chan *ch, uint32_t number, int kind, uint32_t size, const char *msg);
+/* The replayer cannot work (a plugin's init() failed, an --exec command cannot start): tells the
+ * parent, which stops the run with superpmi's "JIT failed to initialize" code, and ends this
+ * worker. */
+_Noreturn void replay_chan_fatal(replay_chan *ch, const char *msg);
 
 typedef struct replay_stats {
     uint64_t units;         /* units worked on */
@@ -200,15 +204,18 @@ int replay_worker_unit(replay_worker *w, const replay_unit *u, uint32_t resume, 
                        replay_chan *ch);
 void replay_worker_close(replay_worker *w, replay_stats *stats);
 
-/* --exec: runs the command over the contexts (views) of one unit; reports each through ch. */
-int replay_exec_unit(const replay_config *cfg, const char *work_dir, const mcz_mc *contexts,
-                     size_t n, replay_chan *ch);
+/* --exec: runs the command over the contexts (views) of one unit; reports each through ch.
+ * first: the worker's first command, whose exit status 254 (superpmi: the JIT failed to
+ * initialize) stops the run, as a command that cannot start always does. */
+int replay_exec_unit(const replay_config *cfg, const char *work_dir, bool first,
+                     const mcz_mc *contexts, size_t n, replay_chan *ch);
 
 /* ---- Process module (replay_proc.c) ------------------------------------------------------------- */
 
 /* Runs a command (argv[0] looked up in PATH) and waits; returns its exit status, 128+signal when
- * a signal killed it, or a negative mcz error when it could not be started. */
-int replay_proc_command(char *const argv[]);
+ * a signal killed it, or MCZ_EIO when no process could be made (errno says why). *exec_errno is
+ * 0, or the errno of an exec that failed (the status is then 127, as a shell's). */
+int replay_proc_command(char *const argv[], int *exec_errno);
 
 /* A results table: every accounted context, any order until replay_table_finish(). */
 typedef struct replay_entry {

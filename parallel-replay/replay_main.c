@@ -57,6 +57,8 @@ static const char usage_text[] =
     "passed. Exit 1 or 2: the contexts listed in LIST (one number per line) failed, the others\n"
     "passed; no LIST: all failed. Exit 3: the same, as missing data. Any other status or a\n"
     "signal: every context of the unit crashed. LIST numbers are mapped to global numbers.\n"
+    "A command that cannot start, or exits 254 (the JIT failed to initialize) on a worker's\n"
+    "first unit, stops the run: exit 254.\n"
     "\n"
     "output: superpmi's summary line on stdout,\n"
     "    Loaded N  Jitted N  FailedCompile N Excluded N Missing N\n"

@@ -27,6 +27,7 @@ struct replay_worker {
     replay_stats stats;
     mcz_mc *batch;       /* --exec: the unit's contexts */
     size_t batch_cap;
+    uint64_t commands;   /* --exec: commands run */
 };
 
 static int open_collection(replay_worker *w, char *msg, size_t cap)
@@ -288,5 +289,5 @@ int replay_worker_unit(replay_worker *w, const replay_unit *u, uint32_t resume, 
     if (!exec || batched == 0)
         return MCZ_OK;
     w->stats.contexts += batched;
-    return replay_exec_unit(w->cfg, w->work_dir, w->batch, batched, ch);
+    return replay_exec_unit(w->cfg, w->work_dir, w->commands++ == 0, w->batch, batched, ch);
 }

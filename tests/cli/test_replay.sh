@@ -185,6 +185,35 @@ code_run "exec: a command past --timeout times out its unit" 1 "$R" -q -j 2 -c 1
 if [ "$(grep -c ',timeout,' "$T/sl.csv")" -eq 40 ]; then
     pass "exec: every context of the timed-out units reported once"; else fail "exec: every context of the timed-out units reported once"; fi
 
+# A command that cannot start, or exits 254 (superpmi: the JIT failed to initialize) on its
+# first unit, stops the run as a plugin whose init fails does: exit 254, no summary, no crashes.
+code_run "exec: a command that does not exist stops the run (exit 254)" 254 \
+    "$R" -q -j 2 --exec "$T/no-such-command" -f "$T/nx.mcl" "$T/c.mcz"
+contains "exec: a missing command: the reason and the errno" "$T/err" "cannot run $T/no-such-command: No such file or directory"
+once "exec: a missing command: said once, not per context" "$T/err" "cannot run"
+absent "exec: a missing command: no context reported as a crash" "$T/err" "crash"
+if [ -s "$T/out" ] || [ -e "$T/nx.mcl" ]; then fail "exec: a missing command: no summary, no -f list"
+else pass "exec: a missing command: no summary, no -f list"; fi
+printf '#!/bin/sh\nexit 0\n' > "$T/noexec.sh"; chmod -x "$T/noexec.sh"
+code_run "exec: a command that is not executable stops the run (exit 254)" 254 \
+    "$R" -q -j 2 --exec "$T/noexec.sh" "$T/c.mcz"
+contains "exec: a command that is not executable: the errno" "$T/err" "cannot run $T/noexec.sh: Permission denied"
+printf '#!/bin/sh\necho "no JIT here" >&2\nexit 254\n' > "$T/noinit.sh"; chmod +x "$T/noinit.sh"
+code_run "exec: a command exiting 254 on its first unit stops the run (exit 254)" 254 \
+    "$R" -q -j 2 --exec "$T/noinit.sh" "$T/c.mcz"
+contains "exec: a 254 on the first unit: the message says why" "$T/err" "on its first unit (superpmi: JIT failed to initialize)"
+contains "exec: a 254 on the first unit: the command's own words come through" "$T/err" "no JIT here"
+absent "exec: a 254 on the first unit: no context reported as a crash" "$T/err" "crash"
+# Only a worker's first unit counts: the same status later is a crash like any other (one
+# worker, so its first command is the run's first).
+printf '#!/bin/sh\n[ -e "%s" ] && exit 254\n: > "%s"\nexit 0\n' "$T/late.seen" "$T/late.seen" > "$T/late254.sh"
+chmod +x "$T/late254.sh"
+code_run "exec: a 254 after the first unit is a crash (exit 1)" 1 \
+    "$R" -q -j 1 -c 1-200 --exec "$T/late254.sh" --details "$T/l254.csv" "$T/c.mcz"
+contains "exec: a 254 after the first unit: a crash" "$T/l254.csv" ",crash,"
+contains "exec: a 254 after the first unit: ... with its status" "$T/l254.csv" "command exited with status 254"
+contains "exec: a 254 after the first unit: the first unit passed" "$T/l254.csv" "1,success,"
+
 # --- --shard K/N through GNU parallel, merged: identical to one whole run
 ARGS=(-q -j 1 --plugin "$T/tp.so" --plugin-arg "fail:3,missing:5,segv:9,fail:150,missing:201,segv:300")
 code_run "whole run for the shard comparison" 1 "$R" "${ARGS[@]}" -f "$T/w.mcl" --details "$T/w.csv" "$T/c.mcz"
