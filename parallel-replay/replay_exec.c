@@ -9,8 +9,10 @@
  * Exit 0: every context passed (any listed in LIST failed). Exit 1 or 2: the contexts listed in
  * LIST failed, the others passed; with no list, all failed. Exit 3: the same, but "missing data".
  * Any other exit, or death by a signal: every context of the unit crashed. The numbers in LIST
- * are mapped back to global numbers.
+ * are mapped back to global numbers. A command that cannot start (its exec fails), or that exits
+ * 254 (superpmi: the JIT failed to initialize) on a worker's first unit, stops the whole run.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -116,7 +118,11 @@ static int report_outcome(const exec_files *ef, int code, const mcz_mc *ctx, siz
                           replay_chan *ch)
 {
     char msg[REPLAY_MESSAGE_MAX];
-    if (code < 0 || (code > 3 && code < 128) || code > 128 + 64) {
+    if (code < 0) {
+        snprintf(msg, sizeof msg, "cannot start the command: %s", strerror(errno));
+        return report_all(ch, ctx, n, REPLAY_CRASH, msg);
+    }
+    if ((code > 3 && code < 128) || code > 128 + 64) {
         snprintf(msg, sizeof msg, "command exited with status %d", code);
         return report_all(ch, ctx, n, REPLAY_CRASH, msg);
     }
@@ -148,8 +154,21 @@ static int report_outcome(const exec_files *ef, int code, const mcz_mc *ctx, siz
     return rc;
 }
 
-int replay_exec_unit(const replay_config *cfg, const char *work_dir, const mcz_mc *ctx,
-                     size_t n, replay_chan *ch)
+/* Why the run must stop after the command ended with code: it could not start, or it is the
+ * worker's first and exited as superpmi does when the JIT fails to initialize. Empty: go on. */
+static void fatal_reason(char *const argv[], int code, int exec_errno, bool first, char *why,
+                         size_t cap)
+{
+    why[0] = '\0';
+    if (exec_errno)
+        snprintf(why, cap, "cannot run %s: %s", argv[0], strerror(exec_errno));
+    else if (first && code == REPLAY_EXIT_INIT_FAILED)
+        snprintf(why, cap, "%s exited with status %d on its first unit (superpmi: JIT failed "
+                 "to initialize)", argv[0], code);
+}
+
+int replay_exec_unit(const replay_config *cfg, const char *work_dir, bool first,
+                     const mcz_mc *ctx, size_t n, replay_chan *ch)
 {
     exec_files ef = {.ranges = NULL};
     snprintf(ef.unit, sizeof ef.unit, "%s/unit.mch", work_dir);
@@ -163,12 +182,20 @@ int replay_exec_unit(const replay_config *cfg, const char *work_dir, const mcz_m
         return report_all(ch, ctx, n, REPLAY_ERROR, "cannot write the unit's temporary .mch");
     }
     char **argv = build_argv(cfg, &ef);
+    char why[REPLAY_MESSAGE_MAX] = "";
     int rc = MCZ_ENOMEM;
-    if (argv && (rc = replay_chan_start(ch, ctx[0].number, 0, true)) == MCZ_OK)
-        rc = report_outcome(&ef, replay_proc_command(argv), ctx, n, ch);
+    if (argv && (rc = replay_chan_start(ch, ctx[0].number, 0, true)) == MCZ_OK) {
+        int exec_errno;
+        int code = replay_proc_command(argv, &exec_errno);
+        fatal_reason(argv, code, exec_errno, first, why, sizeof why);
+        if (!why[0])
+            rc = report_outcome(&ef, code, ctx, n, ch);
+    }
     free(argv);
     free(ef.ranges);
     unlink(ef.unit);
     unlink(ef.list);
+    if (why[0])
+        replay_chan_fatal(ch, why);
     return rc;
 }

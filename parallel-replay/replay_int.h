@@ -53,12 +53,31 @@ typedef enum replay_kind {
 
 /* Fills d (when not NULL) with code, no offset or context, and the message; returns code. */
 int replay_fail(mcz_diag *d, int code, const char *fmt, ...) REPLAY_PRINTF(3, 4);
+/* The same, about a context (number, -1: none) at a file offset (-1: none). */
+int replay_fail_at(mcz_diag *d, int code, int64_t context, int64_t offset, const char *fmt, ...)
+    REPLAY_PRINTF(5, 6);
 
-/* Makes room for element `count` of the malloc'ed array *array (of *cap elements, each
- * elem_size bytes), doubling it when full; MCZ_ENOMEM leaves the array as it was. */
+/* Where an error is, for a message that says each part once. Only locations this program found
+ * itself belong here (a walk's position, a loop's chunk index), never a number read from a
+ * damaged file. */
+typedef struct replay_where {
+    const char *path; /* the file (or option) concerned, said first; NULL: said elsewhere */
+    int64_t chunk;    /* archive chunk index; -1: none */
+    int64_t context;  /* context number; <= 0: none */
+    int64_t offset;   /* file offset; -1: none */
+    int64_t known;    /* context the line names already, not repeated; <= 0: none */
+} replay_where;
+
+/* "PATH: chunk C: context N at offset X: TEXT" into buf, with the parts w gives; TEXT is d's
+ * message (or its code's name) less the parts the library already put at its front, so none
+ * is said twice. Returns buf. */
+const char *replay_where_text(const replay_where *w, const mcz_diag *d, char *buf, size_t cap);
+
 /* A decimal count in [min, max] (no sign, no suffix), as command lines and results files
  * write them. */
 bool replay_parse_count(const char *s, uint64_t min, uint64_t max, uint64_t *out);
+/* Makes room for element `count` of the malloc'ed array *array (of *cap elements, each
+ * elem_size bytes), doubling it when full; MCZ_ENOMEM leaves the array as it was. */
 int replay_grow(void *array, size_t *cap, size_t count, size_t elem_size);
 
 /* Seconds on the monotonic clock. */
@@ -105,7 +124,8 @@ typedef struct replay_plan {
 
 /* Opens the collection at path (to plan only: workers open it again), reads -c (select_arg, or
  * NULL for everything), the .mct of an MCH file and the .exc file, and cuts units. MCH runs end
- * once they hold unit_bytes. Messages for the user go to stderr (warnings) or diag (failure). */
+ * once they hold unit_bytes. Warnings go to stderr; on failure diag's message is whole: it
+ * names the file (or -c) and, for an MCH file, the context and offset. An empty file fails. */
 int replay_plan_build(replay_plan *p, const char *path, const char *select_arg,
                       uint64_t unit_bytes, mcz_diag *diag);
 void replay_plan_free(replay_plan *p);
@@ -163,6 +183,10 @@ typedef struct replay_chan replay_chan;
  * reported (an --exec command). */
 int replay_chan_start(replay_chan *ch, uint32_t number, uint32_t size, bool whole_unit);
 int replay_chan_result(replay_chan *ch, uint32_t number, int kind, uint32_t size, const char *msg);
+/* The replayer cannot work (a plugin's init() failed, an --exec command cannot start): tells the
+ * parent, which stops the run with superpmi's "JIT failed to initialize" code, and ends this
+ * worker. */
+_Noreturn void replay_chan_fatal(replay_chan *ch, const char *msg);
 
 typedef struct replay_stats {
     uint64_t units;         /* units worked on */
@@ -180,15 +204,18 @@ int replay_worker_unit(replay_worker *w, const replay_unit *u, uint32_t resume, 
                        replay_chan *ch);
 void replay_worker_close(replay_worker *w, replay_stats *stats);
 
-/* --exec: runs the command over the contexts (views) of one unit; reports each through ch. */
-int replay_exec_unit(const replay_config *cfg, const char *work_dir, const mcz_mc *contexts,
-                     size_t n, replay_chan *ch);
+/* --exec: runs the command over the contexts (views) of one unit; reports each through ch.
+ * first: the worker's first command, whose exit status 254 (superpmi: the JIT failed to
+ * initialize) stops the run, as a command that cannot start always does. */
+int replay_exec_unit(const replay_config *cfg, const char *work_dir, bool first,
+                     const mcz_mc *contexts, size_t n, replay_chan *ch);
 
 /* ---- Process module (replay_proc.c) ------------------------------------------------------------- */
 
 /* Runs a command (argv[0] looked up in PATH) and waits; returns its exit status, 128+signal when
- * a signal killed it, or a negative mcz error when it could not be started. */
-int replay_proc_command(char *const argv[]);
+ * a signal killed it, or MCZ_EIO when no process could be made (errno says why). *exec_errno is
+ * 0, or the errno of an exec that failed (the status is then 127, as a shell's). */
+int replay_proc_command(char *const argv[], int *exec_errno);
 
 /* A results table: every accounted context, any order until replay_table_finish(). */
 typedef struct replay_entry {

@@ -5,11 +5,13 @@
  *   mcz-replay --merge-results [outputs] FILES... merge --shard runs' --results files
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <ftw.h>
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "replay_int.h"
@@ -55,13 +57,16 @@ static const char usage_text[] =
     "passed. Exit 1 or 2: the contexts listed in LIST (one number per line) failed, the others\n"
     "passed; no LIST: all failed. Exit 3: the same, as missing data. Any other status or a\n"
     "signal: every context of the unit crashed. LIST numbers are mapped to global numbers.\n"
+    "A command that cannot start, or exits 254 (the JIT failed to initialize) on a worker's\n"
+    "first unit, stops the run: exit 254.\n"
     "\n"
     "output: superpmi's summary line on stdout,\n"
     "    Loaded N  Jitted N  FailedCompile N Excluded N Missing N\n"
     "(FailedCompile counts failures, missing data, crashes, timeouts and unreadable contexts).\n"
     "exit codes (superpmi's): 0 all passed; 1 failures, crashes or timeouts; 3 missing data\n"
-    "only; 254 the replayer failed to initialize; 255 bad arguments or an unreadable or damaged\n"
-    "collection; 128+S interrupted by signal S (what finished is still reported).\n";
+    "only; 254 the replayer failed to initialize; 255 bad arguments, an output that cannot be\n"
+    "created (checked before any work), an empty, unreadable or damaged collection; 128+S\n"
+    "interrupted by signal S (what finished is still reported).\n";
 
 typedef struct options {
     unsigned workers;
@@ -220,23 +225,93 @@ static int parse_args(int argc, char **argv, options *o)
     return -1;
 }
 
+/* ---- Outputs, checked before any work -------------------------------------------------------- */
+
+/* The directory part of path ("." when it has none); false when it does not fit. */
+static bool dir_of(const char *path, char *dir, size_t cap)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash)
+        return snprintf(dir, cap, ".") < (int)cap;
+    size_t len = slash == path ? 1 : (size_t)(slash - path); /* "/x" lies in "/" */
+    if (len >= cap)
+        return false;
+    memcpy(dir, path, len);
+    dir[len] = '\0';
+    return true;
+}
+
+static bool same_file(const char *a, const char *b)
+{
+    struct stat x, y;
+    return stat(a, &x) == 0 && stat(b, &y) == 0 && x.st_dev == y.st_dev && x.st_ino == y.st_ino;
+}
+
+/* An output is written beside its path and renamed over it at the end of the run: its
+ * directory must exist and take new files, and it must be neither a directory nor an input.
+ * Returns -1 to go on, or the exit code. */
+static int output_check(const char *option, const char *path, char *const *inputs, size_t n)
+{
+    struct stat st;
+    char dir[4096];
+    size_t len = strlen(path);
+    if (len == 0)
+        return fail_usage("%s: empty file name", option);
+    if (path[len - 1] == '/' || (stat(path, &st) == 0 && S_ISDIR(st.st_mode)))
+        return fail("%s %s: is a directory", option, path);
+    if (!dir_of(path, dir, sizeof dir))
+        return fail("%s %s: name too long", option, path);
+    if (stat(dir, &st) != 0)
+        return fail("%s %s: directory %s: %s", option, path, dir, strerror(errno));
+    if (!S_ISDIR(st.st_mode))
+        return fail("%s %s: %s is not a directory", option, path, dir);
+    if (faccessat(AT_FDCWD, dir, W_OK | X_OK, AT_EACCESS) != 0)
+        return fail("%s %s: cannot create files in %s: %s", option, path, dir, strerror(errno));
+    for (size_t i = 0; i < n; i++)
+        if (same_file(path, inputs[i]))
+            return fail("%s %s: is an input of this run", option, path);
+    return -1;
+}
+
+static int outputs_check(const options *o, char *const *inputs, size_t n)
+{
+    const struct { const char *option, *path; } outputs[] = {
+        {"-f", o->fail_list}, {"--details", o->details}, {"--results", o->results}};
+    for (size_t i = 0; i < sizeof outputs / sizeof outputs[0]; i++) {
+        int code = outputs[i].path ? output_check(outputs[i].option, outputs[i].path, inputs, n)
+                                   : -1;
+        if (code >= 0)
+            return code;
+    }
+    return -1;
+}
+
 /* ---- Results ------------------------------------------------------------------------------- */
+
+/* The error of writing output path. */
+static int fail_output(const char *path, const mcz_diag *d)
+{
+    char text[REPLAY_MESSAGE_MAX];
+    replay_where at = {path, -1, -1, -1, -1};
+    return fail("%s", replay_where_text(&at, d, text, sizeof text));
+}
 
 /* Writes what the table holds: stderr report, -f, --details, --results (when id), summary. */
 static int conclude(const options *o, replay_table *t, const replay_shard_id *id)
 {
     mcz_diag d;
+    mcz_diag_clear(&d);
     if (replay_table_finish(t, &d) != MCZ_OK)
         return fail("%s", d.message);
     replay_counts c;
     replay_table_count(t, &c);
     replay_table_report(t, stderr, REPORT_LIMIT);
     if (o->fail_list && replay_table_write_mcl(t, o->fail_list, &d) != MCZ_OK)
-        return fail("%s: %s", o->fail_list, d.message);
+        return fail_output(o->fail_list, &d);
     if (o->details && replay_table_write_details(t, o->details, &d) != MCZ_OK)
-        return fail("%s: %s", o->details, d.message);
+        return fail_output(o->details, &d);
     if (id && o->results && replay_table_write_results(t, id, o->results, &d) != MCZ_OK)
-        return fail("%s: %s", o->results, d.message);
+        return fail_output(o->results, &d);
     replay_counts_print(&c, stdout);
     return replay_counts_exit_code(&c);
 }
@@ -317,11 +392,11 @@ static int exec_prepare(const char *command, exec_setup *es)
     if (n == 0)
         return fail_usage("--exec: empty command");
     const char *tmp = getenv("TMPDIR");
-    snprintf(es->temp_dir, sizeof es->temp_dir, "%s/mcz-replay.XXXXXX",
-             tmp && tmp[0] ? tmp : "/tmp");
+    tmp = tmp && tmp[0] ? tmp : "/tmp";
+    snprintf(es->temp_dir, sizeof es->temp_dir, "%s/mcz-replay.XXXXXX", tmp);
     if (!mkdtemp(es->temp_dir)) {
         es->temp_dir[0] = '\0';
-        return fail("cannot create a temporary directory: %s", strerror(errno));
+        return fail("%s: cannot create a temporary directory in it: %s", tmp, strerror(errno));
     }
     return -1;
 }
@@ -387,7 +462,7 @@ static int replay_main(const options *o, const char *path)
     mcz_diag d;
     if (replay_plan_build(&plan, path, o->select, o->unit_size, &d) != MCZ_OK) {
         replay_plan_free(&plan);
-        return fail("%s: %s", path, d.message);
+        return fail("%s", d.message);
     }
     if (o->shard_n && replay_plan_shard(&plan, o->shard_k, o->shard_n, &d) != MCZ_OK) {
         replay_plan_free(&plan);
@@ -419,6 +494,8 @@ int main(int argc, char **argv)
 {
     options o;
     int code = parse_args(argc, argv, &o);
+    if (code < 0)
+        code = outputs_check(&o, argv + optind, (size_t)(argc - optind));
     if (code < 0)
         code = o.merge ? merge_main(&o, argv + optind, (size_t)(argc - optind))
                        : replay_main(&o, argv[optind]);

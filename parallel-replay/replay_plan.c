@@ -128,25 +128,31 @@ static const char *toc_problem(const mcz_toc_entry *e, uint32_t n, uint64_t file
     return NULL;
 }
 
+/* Reads and checks the .mct (MCZ_OK when there is none); d says what is wrong with it. */
+static int toc_read(replay_plan *p, const char *toc_path, uint64_t file_size, mcz_diag *d)
+{
+    mcz_file f;
+    int rc = mcz_file_map(toc_path, &f, d);
+    if (rc != MCZ_OK)
+        return rc;
+    rc = mcz_toc_parse(f.data, f.size, true, &p->toc, &p->toc_count, d);
+    mcz_file_unmap(&f);
+    const char *why = rc == MCZ_OK ? toc_problem(p->toc, p->toc_count, file_size) : NULL;
+    return why ? replay_fail(d, MCZ_ECORRUPT, "%s", why) : rc;
+}
+
 static void toc_load(replay_plan *p, uint64_t file_size)
 {
     char toc_path[4096];
     if (mcz_toc_find(p->path, toc_path, sizeof toc_path) != 1)
         return;
-    mcz_file f;
     mcz_diag d;
-    const char *why = NULL;
-    if (mcz_file_map(toc_path, &f, &d) != MCZ_OK) {
-        why = d.message;
-    } else {
-        if (mcz_toc_parse(f.data, f.size, true, &p->toc, &p->toc_count, &d) != MCZ_OK)
-            why = d.message;
-        else
-            why = toc_problem(p->toc, p->toc_count, file_size);
-        mcz_file_unmap(&f);
-    }
-    if (why) {
-        fprintf(stderr, "mcz-replay: warning: ignoring %s: %s\n", toc_path, why);
+    mcz_diag_clear(&d);
+    if (toc_read(p, toc_path, file_size, &d) != MCZ_OK) {
+        char text[REPLAY_MESSAGE_MAX];
+        replay_where at = {toc_path, -1, -1, -1, -1};
+        fprintf(stderr, "mcz-replay: warning: ignoring %s\n",
+                replay_where_text(&at, &d, text, sizeof text));
         free(p->toc);
         p->toc = NULL;
         p->toc_count = 0;
@@ -245,27 +251,48 @@ static void warn_outside(const replay_plan *p)
                 (unsigned long long)p->contexts, p->first_number);
 }
 
+/* Rewrites diag's message (or, when it holds none, rc's name) to say where, each part once;
+ * returns rc. */
+static int plan_fail(int rc, mcz_diag *diag, const replay_where *at)
+{
+    char text[REPLAY_MESSAGE_MAX];
+    if (diag->code == MCZ_OK)
+        replay_fail(diag, rc, "%s", mcz_error_name(rc));
+    replay_where_text(at, diag, text, sizeof text);
+    snprintf(diag->message, sizeof diag->message, "%.*s", (int)sizeof diag->message - 1, text);
+    return rc;
+}
+
+/* An archive's errors are located by its path alone: offsets and numbers in its diagnostics may
+ * come from its damaged index. An MCH walk's are its own position and count. */
 static int plan_collection(replay_plan *p, uint64_t unit_bytes, mcz_diag *diag)
 {
+    replay_where at = {p->path, -1, -1, -1, -1};
     mcz_file f;
     int rc = mcz_file_map(p->path, &f, diag);
-    if (rc != MCZ_OK)
-        return rc;
-    /* An MCH file starts with a context ('m' 'c') or is empty; anything else is an archive
-     * (whose reader says clearly what is wrong when it is not one). */
-    p->archive = !(f.size == 0 || (f.size >= 2 && f.data[0] == 'm' && f.data[1] == 'c'));
+    if (rc == MCZ_OK && f.size == 0)
+        rc = replay_fail(diag, MCZ_ECORRUPT, "empty file: no method contexts");
+    if (rc != MCZ_OK) {
+        mcz_file_unmap(&f);
+        return plan_fail(rc, diag, &at);
+    }
+    /* An MCH file starts with a context ('m' 'c'); anything else is an archive (whose reader
+     * says clearly what is wrong when it is not one). */
+    p->archive = !(f.size >= 2 && f.data[0] == 'm' && f.data[1] == 'c');
     if (!p->archive) {
         rc = plan_mch(p, &f, unit_bytes, diag);
         mcz_file_unmap(&f);
-        return rc;
+        at.context = diag->context;
+        at.offset = diag->offset;
+        return rc == MCZ_OK ? MCZ_OK : plan_fail(rc, diag, &at);
     }
     mcz_file_unmap(&f);
     mcz_reader *r = mcz_reader_open(p->path, diag);
     if (!r)
-        return diag->code ? diag->code : MCZ_ECORRUPT;
+        return plan_fail(diag->code ? diag->code : MCZ_ECORRUPT, diag, &at);
     rc = plan_archive(p, r, diag);
     mcz_reader_close(r);
-    return rc;
+    return rc == MCZ_OK ? MCZ_OK : plan_fail(rc, diag, &at);
 }
 
 int replay_plan_build(replay_plan *p, const char *path, const char *select_arg,
@@ -278,13 +305,13 @@ int replay_plan_build(replay_plan *p, const char *path, const char *select_arg,
     int rc;
     if (select_arg) {
         if ((rc = mcz_list_from_arg(select_arg, &p->selection, diag)) != MCZ_OK)
-            return rc;
+            return plan_fail(rc, diag, &(replay_where){"-c", -1, -1, -1, -1});
         p->selective = true;
     }
     if ((rc = plan_collection(p, unit_bytes, diag)) != MCZ_OK)
         return rc;
     if ((rc = exclusions_load(p)) != MCZ_OK)
-        return rc;
+        return plan_fail(rc, diag, &(replay_where){path, -1, -1, -1, -1});
     warn_outside(p);
     p->plan_selected = p->selected;
     snprintf(p->fingerprint, sizeof p->fingerprint,

@@ -240,15 +240,20 @@ int replay_chan_result(replay_chan *ch, uint32_t number, int kind, uint32_t size
     return chan_put(ch, MSG_RESULT, kind, number, size, msg, msg ? strlen(msg) : 0);
 }
 
+_Noreturn void replay_chan_fatal(replay_chan *ch, const char *msg)
+{
+    fflush(NULL);
+    chan_send(ch, MSG_FATAL, 0, 0, 0, msg, strlen(msg));
+    _exit(REPLAY_EXIT_INIT_FAILED);
+}
+
 static _Noreturn void worker_main(const replay_config *cfg, int req_fd, int msg_fd, ring *g)
 {
     replay_chan ch = {msg_fd, g};
     replay_worker *w;
     char msg[REPLAY_MESSAGE_MAX];
-    if (replay_worker_open(cfg, &w, msg, sizeof msg) != MCZ_OK) {
-        chan_send(&ch, MSG_FATAL, 0, 0, 0, msg, strlen(msg));
-        _exit(REPLAY_EXIT_INIT_FAILED);
-    }
+    if (replay_worker_open(cfg, &w, msg, sizeof msg) != MCZ_OK)
+        replay_chan_fatal(&ch, msg);
     chan_send(&ch, MSG_READY, 0, 0, 0, NULL, 0);
     uint32_t req[REQUEST_SIZE / 4];
     int rc;
@@ -1010,19 +1015,40 @@ int replay_proc_run(const replay_config *cfg, const replay_run_options *o, repla
     return r.error;
 }
 
-int replay_proc_command(char *const argv[])
+/* The child's side of replay_proc_command: the exec, or its errno on the status pipe. */
+static _Noreturn void command_child(char *const argv[], int status_fd)
 {
+    execvp(argv[0], argv);
+    int err = errno;
+    (void)write_all(status_fd, &err, sizeof err);
+    _exit(127);
+}
+
+int replay_proc_command(char *const argv[], int *exec_errno)
+{
+    *exec_errno = 0;
+    int fds[2];
+    if (pipe2(fds, O_CLOEXEC) != 0)
+        return MCZ_EIO;
     fflush(NULL);
     pid_t pid = fork();
-    if (pid < 0)
-        return MCZ_EIO;
     if (pid == 0) {
-        execvp(argv[0], argv);
-        fprintf(stderr, "mcz-replay: cannot run %s: %s\n", argv[0], strerror(errno));
-        _exit(127);
+        close(fds[0]);
+        command_child(argv, fds[1]);
     }
+    if (pid < 0) {
+        close_pipes(&fds, 1);
+        return MCZ_EIO;
+    }
+    close(fds[1]);
+    /* The exec closes the pipe (CLOEXEC): end of file means the command started. */
+    int err = 0;
+    bool failed = read_full(fds[0], &err, sizeof err) == 1;
+    close(fds[0]);
     int status;
     if (wait_pid(pid, &status) != MCZ_OK)
         return MCZ_EIO;
+    if (failed)
+        *exec_errno = err > 0 ? err : ENOEXEC;
     return exit_code(status);
 }

@@ -6,6 +6,7 @@
  * A unit that cannot be read (a chunk failing its checksum, a damaged MCH container) accounts
  * each of its wanted contexts as an error naming the damage; the run goes on with other units.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -26,6 +27,7 @@ struct replay_worker {
     replay_stats stats;
     mcz_mc *batch;       /* --exec: the unit's contexts */
     size_t batch_cap;
+    uint64_t commands;   /* --exec: commands run */
 };
 
 static int open_collection(replay_worker *w, char *msg, size_t cap)
@@ -35,18 +37,14 @@ static int open_collection(replay_worker *w, char *msg, size_t cap)
     if (w->plan->archive) {
         w->reader = mcz_reader_open(w->plan->path, &d);
         w->cursor = w->reader ? mcz_cursor_create(w->reader) : NULL;
-        if (!w->cursor) {
-            snprintf(msg, cap, "%s: %s", w->plan->path, d.message);
-            return MCZ_EIO;
-        }
+    } else {
+        w->mapped = mcz_file_map(w->plan->path, &w->file, &d) == MCZ_OK;
+    }
+    if (w->cursor || w->mapped)
         return MCZ_OK;
-    }
-    if (mcz_file_map(w->plan->path, &w->file, &d) != MCZ_OK) {
-        snprintf(msg, cap, "%s: %s", w->plan->path, d.message);
-        return MCZ_EIO;
-    }
-    w->mapped = true;
-    return MCZ_OK;
+    replay_where at = {w->plan->path, -1, -1, -1, -1};
+    replay_where_text(&at, &d, msg, cap);
+    return MCZ_EIO;
 }
 
 static int open_replayer(replay_worker *w, char *msg, size_t cap)
@@ -64,7 +62,7 @@ static int open_replayer(replay_worker *w, char *msg, size_t cap)
     if (cfg->mode == REPLAY_MODE_EXEC) {
         snprintf(w->work_dir, sizeof w->work_dir, "%s/w%ld", cfg->temp_dir, (long)getpid());
         if (mkdir(w->work_dir, 0700) != 0) {
-            snprintf(msg, cap, "cannot create %s", w->work_dir);
+            snprintf(msg, cap, "%s: cannot create it: %s", w->work_dir, strerror(errno));
             return MCZ_EIO;
         }
     }
@@ -152,32 +150,36 @@ static int unit_next(unit_walk *walk, mcz_mc *mc, mcz_diag *d)
         return mcz_cursor_get(w->cursor, ++walk->number, mc, d);
     int rc = mcz_mch_next(w->file.data, w->file.size, &walk->pos, &walk->number, mc, d);
     if (rc == 0)
-        return replay_fail(d, MCZ_ETRUNCATED, "context %u: the file ends before it",
-                           walk->number + 1);
+        return replay_fail_at(d, MCZ_ETRUNCATED, walk->number + 1, (int64_t)walk->pos,
+                              "the file ends before this context");
     if (rc < 0)
         return rc;
     int64_t expected = toc_offset(w->plan, mc->number);
     if (expected >= 0 && (uint64_t)expected != mc->offset)
-        return replay_fail(d, MCZ_ECORRUPT,
-                           "context %u is at offset %llu, the table of contents says %lld",
-                           mc->number, (unsigned long long)mc->offset, (long long)expected);
+        return replay_fail_at(d, MCZ_ECORRUPT, mc->number, (int64_t)mc->offset,
+                              "the table of contents puts this context at %lld",
+                              (long long)expected);
     return MCZ_OK;
 }
 
-/* Accounts every wanted context of the unit from `from` on as unreadable. */
+/* Accounts every wanted context of the unit from `from` on as unreadable. An archive's damage
+ * is located by its chunk (numbers in the diagnostic may come from the damaged index), an MCH
+ * file's by the walk's own context and offset. */
 static int report_unreadable(replay_worker *w, const replay_unit *u, uint32_t from,
                              replay_filter f, const mcz_diag *d, replay_chan *ch)
 {
+    bool archive = w->plan->archive;
+    replay_where at = {w->plan->path, archive ? (int64_t)u->chunk : -1,
+                       archive ? -1 : d->context, archive ? -1 : d->offset, -1};
     char msg[REPLAY_MESSAGE_MAX];
-    if (w->plan->archive)
-        snprintf(msg, sizeof msg, "chunk %llu: %s", (unsigned long long)u->chunk, d->message);
-    else
-        snprintf(msg, sizeof msg, "%s", d->message);
     replay_progress_clear();
-    fprintf(stderr, "mcz-replay: %s: %s\n", w->plan->path, msg);
+    fprintf(stderr, "mcz-replay: %s\n", replay_where_text(&at, d, msg, sizeof msg));
+    at.path = NULL; /* each context's own message: the line above named the file */
     for (uint32_t n = from; n - u->first < u->count; n++) {
         if (!replay_plan_wants(w->plan, f, n))
             continue;
+        at.known = n;
+        replay_where_text(&at, d, msg, sizeof msg);
         if (replay_chan_result(ch, n, REPLAY_ERROR, 0, msg) != MCZ_OK)
             return MCZ_EIO;
     }
@@ -287,5 +289,5 @@ int replay_worker_unit(replay_worker *w, const replay_unit *u, uint32_t resume, 
     if (!exec || batched == 0)
         return MCZ_OK;
     w->stats.contexts += batched;
-    return replay_exec_unit(w->cfg, w->work_dir, w->batch, batched, ch);
+    return replay_exec_unit(w->cfg, w->work_dir, w->commands++ == 0, w->batch, batched, ch);
 }

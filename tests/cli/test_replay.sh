@@ -17,6 +17,21 @@ code_run() {
     else fail "$name (exit $rc, want $want)"; sed 's/^/    /' "$T/err" | head -10; fi
 }
 
+# once NAME FILE TEXT: TEXT occurs exactly once in FILE (fixed string).
+once() {
+    local n
+    n=$(grep -oF -- "$3" "$2" | wc -l)
+    if [ "$n" -eq 1 ]; then pass "$1"; else
+        fail "$1 ('$3' $n times in $2)"; sed 's/^/    /' "$2" | head -5; fi
+}
+
+# absent NAME FILE TEXT: FILE does not contain TEXT (fixed string).
+absent() {
+    if grep -qF -- "$3" "$2"; then
+        fail "$1 ('$3' in $2)"; grep -F -- "$3" "$2" | head -3 | sed 's/^/    /'
+    else pass "$1"; fi
+}
+
 # rows FILE: the context numbers of a details file, one per line.
 rows() { tail -n +2 "$1" | cut -d, -f1; }
 
@@ -68,7 +83,9 @@ cp "$T/t.mch.mct" "$T/k.mch.mct"
 b=$(od -An -tu1 -j $((8 + 48 * 2)) -N1 "$T/k.mch.mct") # context 3's offset, moved by one byte
 printf "\\$(printf %o $((b ^ 1)))" | dd of="$T/k.mch.mct" bs=1 seek=$((8 + 48 * 2)) conv=notrunc 2>/dev/null
 code_run "a .mct that disagrees with its file: exit 255" 255 "$R" -q -j 2 $U "$T/k.mch"
-contains "a .mct that disagrees: the message says where" "$T/err" "table of contents"
+contains "a .mct that disagrees: the message says where" "$T/err" "k.mch: context 3 at offset "
+contains "a .mct that disagrees: ... and what the .mct says" "$T/err" "the table of contents puts this context at"
+contains "a .mct that disagrees: context 3's line does not repeat its number" "$T/err" "context 3: error: at offset "
 
 # --- -c: exactly the selected contexts
 ok_run "-c ranges" "$R" -q -j 2 -c 3-7,100,250-252 --details "$T/sel.csv" "$T/c.mcz"
@@ -83,6 +100,10 @@ printf '%s\n' 3 100 299 > "$T/selm.want"
 rows "$T/selm.csv" > "$T/selm.got"
 same "-c FILE.mcl replays exactly those" "$T/selm.want" "$T/selm.got"
 code_run "-c with a bad range is an error" 255 "$R" -q -c 5-3 "$T/c.mcz"
+contains "-c with a bad range: the message names -c" "$T/err" "mcz-replay: -c: range list '5-3'"
+absent "-c with a bad range: the message does not name the collection" "$T/err" "c.mcz"
+code_run "-c with a missing .mcl is an error" 255 "$R" -q -c "$T/none.mcl" "$T/c.mcz"
+once "-c with a missing .mcl: its path said once" "$T/err" "$T/none.mcl"
 
 # --- plugin: failures, missing data, a segfault, a hang (timeout), an exit
 PLUGIN_SRC="$MCZ_ROOT/parallel-replay/plugins/replay_test_plugin.c"
@@ -164,6 +185,35 @@ code_run "exec: a command past --timeout times out its unit" 1 "$R" -q -j 2 -c 1
 if [ "$(grep -c ',timeout,' "$T/sl.csv")" -eq 40 ]; then
     pass "exec: every context of the timed-out units reported once"; else fail "exec: every context of the timed-out units reported once"; fi
 
+# A command that cannot start, or exits 254 (superpmi: the JIT failed to initialize) on its
+# first unit, stops the run as a plugin whose init fails does: exit 254, no summary, no crashes.
+code_run "exec: a command that does not exist stops the run (exit 254)" 254 \
+    "$R" -q -j 2 --exec "$T/no-such-command" -f "$T/nx.mcl" "$T/c.mcz"
+contains "exec: a missing command: the reason and the errno" "$T/err" "cannot run $T/no-such-command: No such file or directory"
+once "exec: a missing command: said once, not per context" "$T/err" "cannot run"
+absent "exec: a missing command: no context reported as a crash" "$T/err" "crash"
+if [ -s "$T/out" ] || [ -e "$T/nx.mcl" ]; then fail "exec: a missing command: no summary, no -f list"
+else pass "exec: a missing command: no summary, no -f list"; fi
+printf '#!/bin/sh\nexit 0\n' > "$T/noexec.sh"; chmod -x "$T/noexec.sh"
+code_run "exec: a command that is not executable stops the run (exit 254)" 254 \
+    "$R" -q -j 2 --exec "$T/noexec.sh" "$T/c.mcz"
+contains "exec: a command that is not executable: the errno" "$T/err" "cannot run $T/noexec.sh: Permission denied"
+printf '#!/bin/sh\necho "no JIT here" >&2\nexit 254\n' > "$T/noinit.sh"; chmod +x "$T/noinit.sh"
+code_run "exec: a command exiting 254 on its first unit stops the run (exit 254)" 254 \
+    "$R" -q -j 2 --exec "$T/noinit.sh" "$T/c.mcz"
+contains "exec: a 254 on the first unit: the message says why" "$T/err" "on its first unit (superpmi: JIT failed to initialize)"
+contains "exec: a 254 on the first unit: the command's own words come through" "$T/err" "no JIT here"
+absent "exec: a 254 on the first unit: no context reported as a crash" "$T/err" "crash"
+# Only a worker's first unit counts: the same status later is a crash like any other (one
+# worker, so its first command is the run's first).
+printf '#!/bin/sh\n[ -e "%s" ] && exit 254\n: > "%s"\nexit 0\n' "$T/late.seen" "$T/late.seen" > "$T/late254.sh"
+chmod +x "$T/late254.sh"
+code_run "exec: a 254 after the first unit is a crash (exit 1)" 1 \
+    "$R" -q -j 1 -c 1-200 --exec "$T/late254.sh" --details "$T/l254.csv" "$T/c.mcz"
+contains "exec: a 254 after the first unit: a crash" "$T/l254.csv" ",crash,"
+contains "exec: a 254 after the first unit: ... with its status" "$T/l254.csv" "command exited with status 254"
+contains "exec: a 254 after the first unit: the first unit passed" "$T/l254.csv" "1,success,"
+
 # --- --shard K/N through GNU parallel, merged: identical to one whole run
 ARGS=(-q -j 1 --plugin "$T/tp.so" --plugin-arg "fail:3,missing:5,segv:9,fail:150,missing:201,segv:300")
 code_run "whole run for the shard comparison" 1 "$R" "${ARGS[@]}" -f "$T/w.mcl" --details "$T/w.csv" "$T/c.mcz"
@@ -210,22 +260,69 @@ csize=$(stat -c %s "$T/c.mcz") # damage and cuts relative to the size: the defau
 printf '\377\377\377\377\377\377\377\377' | dd of="$T/d.mcz" bs=1 seek=$((csize / 2)) conv=notrunc 2>/dev/null
 code_run "damaged chunk: exit 255" 255 "$R" -q -j 2 --details "$T/d.csv" "$T/d.mcz"
 contains "damaged chunk: the message names the chunk" "$T/err" "chunk"
+once "damaged chunk: the archive named once" "$T/err" "$T/d.mcz"
+absent "damaged chunk: no offset quoted from the archive" "$T/err" "offset"
 if [ "$(rows "$T/d.csv" | wc -l)" -eq $N ]; then
     pass "damaged chunk: every context still accounted"; else fail "damaged chunk: every context still accounted"; fi
 head -c $((csize * 2 / 3)) "$T/c.mcz" > "$T/tr.mcz"
 code_run "truncated archive: exit 255" 255 "$R" -q "$T/tr.mcz"
 head -c 100000 "$T/c.mch" > "$T/tr.mch"
 code_run "truncated .mch: exit 255" 255 "$R" -q "$T/tr.mch"
+once "truncated .mch: the file named once" "$T/err" "$T/tr.mch"
+contains "truncated .mch: the context and the walk's offset" "$T/err" "$T/tr.mch: context 4 at offset "
+once "truncated .mch: the context named once" "$T/err" "context 4"
 printf 'not an archive' > "$T/junk.mcz"
 code_run "not a collection: exit 255" 255 "$R" -q "$T/junk.mcz"
 code_run "no such file: exit 255" 255 "$R" -q "$T/absent.mcz"
+once "no such file: the path said once" "$T/err" "$T/absent.mcz"
+# An empty file holds no contexts: refused, as every mcs verb refuses it.
 : > "$T/empty.mch"
-ok_run "empty .mch: nothing to do" "$R" -q "$T/empty.mch"
+code_run "empty .mch: refused (exit 255)" 255 "$R" -q "$T/empty.mch"
+contains "empty .mch: says why" "$T/err" "$T/empty.mch: empty file: no method contexts"
+if [ -s "$T/out" ]; then fail "empty .mch: no summary"; else pass "empty .mch: no summary"; fi
+: > "$T/empty.mcz"
+code_run "empty .mcz: refused (exit 255)" 255 "$R" -q "$T/empty.mcz"
+contains "empty .mcz: says why" "$T/err" "empty file: no method contexts"
 code_run "usage: no collection" 255 "$R" -q
 code_run "usage: bad -j" 255 "$R" -q -j 0 "$T/c.mcz"
 code_run "usage: bad --shard" 255 "$R" -q --shard 4/3 "$T/c.mcz"
 ok_run "--help" "$R" --help
 contains "--help documents the exec contract" "$T/out" "CMD ... -f LIST UNIT.mch"
+
+# --- outputs are checked before any work: a replay that cannot write its results never starts
+# (the --exec command leaves a mark when it runs)
+printf '#!/bin/sh\n: > "%s"\nexit 0\n' "$T/ran" > "$T/mark.sh"; chmod +x "$T/mark.sh"
+: > "$T/plain"; mkdir -p "$T/outdir"
+bad_output() { # NAME OPTION PATH TEXT [COLLECTION]
+    rm -f "$T/ran"
+    code_run "output $1: exit 255 before any work" 255 "$R" -q -j 1 --exec "$T/mark.sh" "$2" "$3" "${5:-$T/c.mcz}"
+    contains "output $1: the message says why" "$T/err" "$4"
+    once "output $1: the file named once" "$T/err" "$3"
+    if [ -s "$T/out" ] || [ -e "$T/ran" ]; then fail "output $1: no replay, no summary"
+    else pass "output $1: no replay, no summary"; fi
+}
+rm -f "$T/ran"
+ok_run "output: the marking command runs when outputs are fine" "$R" -q -j 1 --exec "$T/mark.sh" -c 1-3 -f "$T/outdir/ok.mcl" "$T/c.mcz"
+if [ -e "$T/ran" ] && [ -e "$T/outdir/ok.mcl" ]; then pass "output: the mark and the -f list are there"
+else fail "output: the mark and the -f list are there"; fi
+bad_output "-f in a missing directory" -f "$T/nodir/x.mcl" "-f $T/nodir/x.mcl: directory $T/nodir: No such file or directory"
+bad_output "--details that is a directory" --details "$T/outdir" "--details $T/outdir: is a directory"
+bad_output "--details ending in /" --details "$T/newdir/" "is a directory"
+bad_output "--results under a file" --results "$T/plain/r.txt" "$T/plain is not a directory"
+cp "$T/c.mcz" "$T/in.mcz"
+bad_output "-f naming the collection itself" -f "$T/in.mcz" "is an input of this run" "$T/in.mcz"
+same "output: the collection is left untouched" "$T/c.mcz" "$T/in.mcz"
+mkdir -p "$T/ro"; chmod 555 "$T/ro"
+if (: > "$T/ro/probe") 2>/dev/null; then
+    pass "output in a read-only directory # skip: this user writes there anyway (root)"
+else
+    bad_output "-f in a read-only directory" -f "$T/ro/f.mcl" "cannot create files in $T/ro: Permission denied"
+fi
+chmod 755 "$T/ro"
+if [ -s "$T/r1.txt" ]; then
+    code_run "merge: outputs are checked too" 255 "$R" --merge-results -f "$T/nodir/m.mcl" "$T/r1.txt" "$T/r2.txt" "$T/r3.txt"
+    if [ -s "$T/out" ]; then fail "merge: a bad output, no summary"; else pass "merge: a bad output, no summary"; fi
+fi
 
 # --- Ctrl-C: workers stop, what finished is still reported (waits for the plugin's line, so
 # no timing assumption)
