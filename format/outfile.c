@@ -277,13 +277,15 @@ static int check_directory(const char *path, const char *target, mcz_diag *diag)
     char dir[PATH_MAX];
     if (dir_len >= sizeof dir)
         return mcz_fail(diag, MCZ_EINVAL, -1, -1, "%s: name too long", path);
+    if (dir_len > 1)
+        dir_len--; /* "a/b/x" lies in "a/b", "/x" in "/" */
     snprintf(dir, sizeof dir, "%.*s", dir_len ? (int)dir_len : 1, dir_len ? target : ".");
     struct stat st;
-    if (stat(dir, &st) != 0)
-        return mcz_fail(diag, MCZ_EIO, -1, -1, "%s: directory %s: %s", path, dir,
-                        strerror(errno));
-    if (!S_ISDIR(st.st_mode))
+    int err = stat(dir, &st) != 0 ? errno : 0;
+    if (err == ENOTDIR || (!err && !S_ISDIR(st.st_mode)))
         return mcz_fail(diag, MCZ_EIO, -1, -1, "%s: %s is not a directory", path, dir);
+    if (err)
+        return mcz_fail(diag, MCZ_EIO, -1, -1, "%s: directory %s: %s", path, dir, strerror(err));
     if (access(dir, W_OK | X_OK) != 0)
         return mcz_fail(diag, MCZ_EIO, -1, -1, "%s: cannot write in directory %s: %s", path,
                         dir, strerror(errno));
@@ -302,7 +304,8 @@ static int classify(const char *path, int *named_fd, char **target, struct stat 
     if (!(*target = resolve_links(path)))
         return mcz_fail(diag, MCZ_EIO, -1, -1, "%s: %s", path, strerror(errno));
     *exists = stat(*target, st) == 0;
-    if (*exists && S_ISDIR(st->st_mode))
+    size_t len = strlen(*target);
+    if ((*exists && S_ISDIR(st->st_mode)) || (*target)[len - 1] == '/')
         return mcz_fail(diag, MCZ_EINVAL, -1, -1, "%s: is a directory", path);
     if (*exists && !S_ISREG(st->st_mode))
         return MCZ_OK;

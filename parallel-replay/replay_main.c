@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "replay_int.h"
+#include "tool.h"
 
 #define REPORT_LIMIT 20 /* failing contexts listed on stderr; the rest are in --details */
 
@@ -227,59 +228,27 @@ static int parse_args(int argc, char **argv, options *o)
 
 /* ---- Outputs, checked before any work -------------------------------------------------------- */
 
-/* The directory part of path ("." when it has none); false when it does not fit. */
-static bool dir_of(const char *path, char *dir, size_t cap)
+/* An output is written beside its path and renamed over it at the end of the run (or written
+ * in place when it is a stream): checked before any work (tool_output_check). Returns -1 to go
+ * on, or the exit code. */
+static int output_check(const char *option, const char *path)
 {
-    const char *slash = strrchr(path, '/');
-    if (!slash)
-        return snprintf(dir, cap, ".") < (int)cap;
-    size_t len = slash == path ? 1 : (size_t)(slash - path); /* "/x" lies in "/" */
-    if (len >= cap)
-        return false;
-    memcpy(dir, path, len);
-    dir[len] = '\0';
-    return true;
-}
-
-static bool same_file(const char *a, const char *b)
-{
-    struct stat x, y;
-    return stat(a, &x) == 0 && stat(b, &y) == 0 && x.st_dev == y.st_dev && x.st_ino == y.st_ino;
-}
-
-/* An output is written beside its path and renamed over it at the end of the run: its
- * directory must exist and take new files, and it must be neither a directory nor an input.
- * Returns -1 to go on, or the exit code. */
-static int output_check(const char *option, const char *path, char *const *inputs, size_t n)
-{
-    struct stat st;
-    char dir[4096];
-    size_t len = strlen(path);
-    if (len == 0)
+    char err[TOOL_ERROR_SIZE];
+    if (!*path)
         return fail_usage("%s: empty file name", option);
-    if (path[len - 1] == '/' || (stat(path, &st) == 0 && S_ISDIR(st.st_mode)))
-        return fail("%s %s: is a directory", option, path);
-    if (!dir_of(path, dir, sizeof dir))
-        return fail("%s %s: name too long", option, path);
-    if (stat(dir, &st) != 0)
-        return fail("%s %s: directory %s: %s", option, path, dir, strerror(errno));
-    if (!S_ISDIR(st.st_mode))
-        return fail("%s %s: %s is not a directory", option, path, dir);
-    if (faccessat(AT_FDCWD, dir, W_OK | X_OK, AT_EACCESS) != 0)
-        return fail("%s %s: cannot create files in %s: %s", option, path, dir, strerror(errno));
-    for (size_t i = 0; i < n; i++)
-        if (same_file(path, inputs[i]))
-            return fail("%s %s: is an input of this run", option, path);
+    if (tool_output_check(path, NULL, err) != 0)
+        return fail("%s %s", option, err);
     return -1;
 }
 
 static int outputs_check(const options *o, char *const *inputs, size_t n)
 {
+    for (size_t i = 0; i < n; i++)
+        tool_note_input(inputs[i]);
     const struct { const char *option, *path; } outputs[] = {
         {"-f", o->fail_list}, {"--details", o->details}, {"--results", o->results}};
     for (size_t i = 0; i < sizeof outputs / sizeof outputs[0]; i++) {
-        int code = outputs[i].path ? output_check(outputs[i].option, outputs[i].path, inputs, n)
-                                   : -1;
+        int code = outputs[i].path ? output_check(outputs[i].option, outputs[i].path) : -1;
         if (code >= 0)
             return code;
     }
@@ -490,15 +459,37 @@ static int replay_main(const options *o, const char *path)
     return code;
 }
 
+/* The workers open the collection by name: a stream ("-", a FIFO) is copied to a file first,
+ * removed at the end (or by a signal). */
+static int replay_input(const options *o, const char *path)
+{
+    if (!tool_input_is_stream(path))
+        return replay_main(o, path);
+    char err[TOOL_ERROR_SIZE];
+    char *spooled = tool_spool(path, err);
+    if (!spooled)
+        return fail("%s", err);
+    int code = replay_main(o, spooled);
+    tool_spool_remove(spooled);
+    return code;
+}
+
 int main(int argc, char **argv)
 {
+    tool_signals_install(); /* the run itself installs its own (replay_proc.c) */
+    if (tool_check_library("mcz-replay") != 0)
+        return 255;
+    if (tool_wants_version(argc, argv)) {
+        tool_print_version("mcz-replay");
+        return 0;
+    }
     options o;
     int code = parse_args(argc, argv, &o);
     if (code < 0)
         code = outputs_check(&o, argv + optind, (size_t)(argc - optind));
     if (code < 0)
         code = o.merge ? merge_main(&o, argv + optind, (size_t)(argc - optind))
-                       : replay_main(&o, argv[optind]);
+                       : replay_input(&o, argv[optind]);
     /* A closed pipe on stdout (mcz-replay ... | head) is not an error; a full disk is. */
     if (fflush(stdout) != 0 && errno != EPIPE && code == 0)
         code = fail("write error on stdout: %s", strerror(errno));

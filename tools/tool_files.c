@@ -49,10 +49,10 @@ static char *spool_name(void)
     const char *dir = getenv("TMPDIR");
     if (!dir || !*dir)
         dir = "/tmp";
-    size_t cap = strlen(dir) + sizeof "/mcz-spool.XXXXXX";
+    size_t cap = strlen(dir) + sizeof "/mcz-stdin.XXXXXX";
     char *name = malloc(cap);
     if (name)
-        snprintf(name, cap, "%s/mcz-spool.XXXXXX", dir);
+        snprintf(name, cap, "%s/mcz-stdin.XXXXXX", dir);
     return name;
 }
 

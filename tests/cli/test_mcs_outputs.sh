@@ -59,14 +59,30 @@ same "-copy from an archive on standard input" "$T/a5.mch" "$T/from-stdin.mch"
 same "-copy ... - | -convert - OUT: a pipeline of verbs" "$T/a5.mch" "$T/piped.mch"
 head -c 1000 "$T/a.mch" | "$M" -integ - >"$T/out" 2>"$T/err"
 contains "a damaged standard input is named as such" "$T/err" "mcs: standard input:"
-if grep -q "mcz-spool" "$T/err"; then fail "the spooled copy is not named"; else
+if grep -q "mcz-stdin" "$T/err"; then fail "the spooled copy is not named"; else
     pass "the spooled copy is not named"; fi
 exit_is "-integ of an empty standard input fails" 1 "$M" -integ - </dev/null
 contains "an empty standard input is called empty" "$T/err" "empty file"
 exit_is "-toc of standard input is refused" 1 "$M" -toc - <"$T/a.mch"
 if ls "$T"/*.mct 2>/dev/null | grep -q -- '-\.mct'; then fail "-toc - writes no '-.mct'"; else
     pass "-toc - writes no '-.mct'"; fi
-if ls "${TMPDIR:-/tmp}" | grep -q "mcz-spool\.$$"; then fail "spool left"; fi
+
+# --- mcz-replay reads standard input too, and checks its outputs first ---
+R=$BIN/mcz-replay
+export TMPDIR=$T/tmp
+mkdir -p "$TMPDIR"
+cat "$T/a.mch" | "$R" - >"$T/out" 2>"$T/err"
+contains "mcz-replay - replays standard input" "$T/out" "Loaded $N  Jitted $N"
+cat "$T/a.mcz" | "$R" -j 2 /dev/stdin >"$T/out" 2>"$T/err"
+contains "mcz-replay /dev/stdin (an archive in a pipe)" "$T/out" "Loaded $N  Jitted $N"
+[ -z "$(ls -A "$TMPDIR")" ] && pass "mcz-replay removes its copy of standard input" ||
+    fail "mcz-replay removes its copy of standard input ($(ls "$TMPDIR"))"
+exit_is "mcz-replay -f naming its input is refused" 255 "$R" -f "$T/a.mch" "$T/a.mch"
+same "the input stays whole" "$T/back.mch" "$T/a.mch"
+ok_run "mcz-replay --version" "$R" --version
+contains "it names the library" "$T/out" "libmcz "
+ok_run "mcs --version" "$M" --version
+unset TMPDIR
 
 # --- devices, FIFOs, symbolic links ---
 mknod "$T/null" c 1 3 2>/dev/null && {

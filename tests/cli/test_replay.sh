@@ -310,7 +310,7 @@ bad_output "--details that is a directory" --details "$T/outdir" "--details $T/o
 bad_output "--details ending in /" --details "$T/newdir/" "is a directory"
 bad_output "--results under a file" --results "$T/plain/r.txt" "$T/plain is not a directory"
 cp "$T/c.mcz" "$T/in.mcz"
-bad_output "-f naming the collection itself" -f "$T/in.mcz" "is an input of this run" "$T/in.mcz"
+bad_output "-f naming the collection itself" -f "$T/in.mcz" "is an input too" "$T/in.mcz"
 same "output: the collection is left untouched" "$T/c.mcz" "$T/in.mcz"
 mkdir -p "$T/ro"; chmod 555 "$T/ro"
 if (: > "$T/ro/probe") 2>/dev/null; then
