@@ -70,7 +70,8 @@ struct mcz_writer {
     bool no_hashes; /* the index stores no identity and dedup columns */
 
     /* Dictionary. */
-    bool train_wanted;          /* decide now, on the samples buffered so far */
+    bool train_wanted;          /* decide now, on the first train_chunks queued chunks */
+    uint32_t train_chunks;      /* the samples, fixed when the decision is asked for */
     bool training;              /* a thread is deciding it */
     atomic_bool dict_ready;     /* decided, head encoded; read by the fatal dump */
     void *dict;
@@ -143,10 +144,10 @@ uint64_t mcz_wr_thread_cpu_ns(void);
 int mcz_wr_hash_contexts(chunk *c, const uint8_t *raw, mcz_diag *d);
 
 /* ---- dictionary.c ---- */
-/* Asks a worker to decide the dictionary now, on what is buffered (lock held). */
+/* Asks a worker to decide the dictionary now, on the chunks queued at this call (lock held). */
 void mcz_wr_want_dict(mcz_writer *w);
-/* The worker's job: trains on the queued chunks, then decides (lock held, released while
- * training). */
+/* The worker's job: trains on the chunks mcz_wr_want_dict fixed, then decides (lock held,
+ * released while training). */
 void mcz_wr_decide_dict(mcz_writer *w);
 /* Decides the dictionary from dict/dict_len (may be none): digests it, encodes the head and, in
  * ATOMIC and LIVE mode, writes it. Called by the one thread deciding (training flag or open),
