@@ -20,6 +20,7 @@
 #include <zstd.h>
 
 #include "archive.h"
+#include "writer_test.h"
 
 typedef enum chunk_state { CHUNK_SEALED, CHUNK_BUSY, CHUNK_DONE } chunk_state;
 
@@ -51,7 +52,7 @@ struct mcz_writer {
     pthread_mutex_t lock;
     pthread_cond_t work;     /* workers: a chunk to compress, a dictionary to train, closing */
     pthread_cond_t space;    /* appenders: the queue shrank */
-    pthread_cond_t progress; /* flush and dump: chunks reached the output; the token is free */
+    pthread_cond_t progress; /* chunks were compressed or reached the output; the token is free */
     pthread_t *threads;
     int thread_count, threads_started;
     writer_state state;
@@ -89,6 +90,8 @@ struct mcz_writer {
     uint64_t buffered_raw; /* raw bytes queued while the dictionary is pending */
     uint64_t next_number;
     bool paused;           /* test hook: workers take nothing */
+    mcz_wr_test_write_fn test_write; /* test hook: called before each chunk write */
+    void *test_write_arg;
     uint8_t *spare_raw[2]; /* compressed chunks' buffers, for the next open chunks */
     unsigned spare_count;
 
