@@ -3,6 +3,7 @@
 #   make            library and programs (bin/mcs, bin/mcz-replay, bin/mchgen)
 #   make test       unit, CLI and fuzz-regression tests
 #   make asan       the same tests under address and undefined-behaviour sanitizers
+#   make torture    the crash test on a seed from the clock, longer (printed, to replay)
 #   make fuzz       libFuzzer targets (clang) in build/libfuzzer/
 #   make demo       the README's end-to-end run on a built-in sample
 #   make bench      benchmarks (not tests: they print figures)
@@ -172,6 +173,14 @@ test: all $(UNITS) $(FUZZERS)
 
 asan:
 	$(MAKE) BUILD=build/asan BIN=build/asan/bin SAN=1 OPT="-O1 -g" test
+
+# The crash test on a new seed from the clock, with more runs (make test keeps its fixed seed).
+# It prints the seed first: COLLECTOR_SEED=N make torture replays a failure.
+.PHONY: torture
+torture: all $(COLLECTOR)
+	@BUILD=$(BUILD) BIN=$(BIN) COLLECTOR_SEED=$${COLLECTOR_SEED:-clock} \
+	    COLLECTOR_KILLS=$${COLLECTOR_KILLS:-40} COLLECTOR_SEGVS=$${COLLECTOR_SEGVS:-20} \
+	    COLLECTOR_CUTS=$${COLLECTOR_CUTS:-15} bash tests/cli/test_collector_crash.sh
 
 FUZZ_CC ?= clang
 fuzz: | deps

@@ -4,6 +4,11 @@
  * train_bytes are buffered or a flush, a dump, close or flush_ms asks for the decision; then a
  * worker trains (dict.c), digests the dictionary, writes the head, and the backlog drains. A
  * dictionary given at open, or adopted from the archive of a chunk copy, is decided at once.
+ *
+ * The samples are the chunks queued when the decision is asked for: the first chunks to reach
+ * train_bytes (or all of them at a flush or close), a prefix fixed by the input, never by how
+ * soon a worker takes the job. So the same input and options give the same dictionary, and the
+ * same archive, whatever the number of threads and their timing.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -111,7 +116,7 @@ void mcz_wr_decide_dict(mcz_writer *w)
 {
     mcz_wr_dict_begin(w);
     chunk *first = w->head_chunk;
-    uint32_t k = w->in_flight;
+    uint32_t k = w->train_chunks;
     pthread_mutex_unlock(&w->lock);
     uint64_t cpu = mcz_wr_thread_cpu_ns();
     mcz_diag d;
@@ -130,6 +135,7 @@ void mcz_wr_want_dict(mcz_writer *w)
     if (atomic_load(&w->dict_ready) || w->train_wanted)
         return;
     w->train_wanted = true;
+    w->train_chunks = w->in_flight;
     pthread_cond_broadcast(&w->work);
 }
 

@@ -15,6 +15,7 @@
  * under the lock; its links are atomics so that handler can walk it without either, and a
  * handshake keeps it still while the handler does (begin_retaining).
  */
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -260,18 +261,17 @@ static int store_chunk(mcz_writer *w, chunk *c, mcz_diag *d)
     return MCZ_OK;
 }
 
-/* Detaches the finished chunks at the queue's head, chained through ->next (lock held). */
-static chunk *take_done(mcz_writer *w)
+/* Detaches the finished chunk at the queue's head (lock held). */
+static chunk *take_head(mcz_writer *w)
 {
-    chunk *first = w->head_chunk, *last = first;
-    while (last->next && last->next->state == CHUNK_DONE)
-        last = last->next;
-    w->head_chunk = last->next;
+    chunk *c = w->head_chunk;
+    assert(c && c->state == CHUNK_DONE);
+    w->head_chunk = c->next;
     if (!w->head_chunk)
         w->tail_chunk = NULL;
-    last->next = NULL;
+    c->next = NULL;
     w->todo = w->head_chunk; /* next_todo skips what workers hold */
-    return first;
+    return c;
 }
 
 /*
@@ -288,30 +288,28 @@ static bool begin_retaining(mcz_writer *w)
     return atomic_load(&w->fatal_dumping) > 0;
 }
 
-/* Writes the batch, then records it (token held; called and returning with the lock held). */
-static void output_batch(mcz_writer *w, chunk *batch)
+/* The test hook (writer_test.h), then c's frames into the file. Token held, lock not held. */
+static int write_chunk(mcz_writer *w, chunk *c, uint64_t index, mcz_diag *d)
 {
-    int rc = w->error.code; /* a failed writer writes nothing more */
-    pthread_mutex_unlock(&w->lock);
-    mcz_diag d;
-    mcz_diag_clear(&d);
-    uint64_t written = 0;
-    for (chunk *c = batch; c && rc == MCZ_OK; c = c->next) {
-        written += c->frames_len;
-        rc = store_chunk(w, c, &d);
-    }
-    pthread_mutex_lock(&w->lock);
+    mcz_wr_test_write_fn hook = w->test_write;
+    int rc = hook ? hook(w, index, w->test_write_arg) : MCZ_OK;
+    if (rc != MCZ_OK)
+        return mcz_fail(d, rc, -1, c->first_number, "the test hook stopped chunk write %llu",
+                        (unsigned long long)index);
+    return store_chunk(w, c, d);
+}
+
+/* Records c as in the output and trims the retained list to max_bytes; returns the chunks
+ * discarded (lock and token held). */
+static chunk *record_chunk(mcz_writer *w, chunk *c)
+{
+    uint64_t written = w->mode == MCZ_WRITE_MEMORY ? 0 : c->frames_len;
     bool frozen = begin_retaining(w);
-    while (batch) {
-        chunk *c = batch;
-        batch = c->next;
-        if (!frozen)
-            retain(w, c); /* else leaked: the process is dying */
-        w->in_flight--;
-        w->chunks_out++;
-    }
-    if (w->mode != MCZ_WRITE_MEMORY)
-        w->stats.written_bytes += written;
+    if (!frozen)
+        retain(w, c); /* else leaked: the process is dying */
+    w->in_flight--;
+    w->chunks_out++;
+    w->stats.written_bytes += written;
     chunk *gone = frozen ? NULL : trim_retained(w);
     if (w->mode == MCZ_WRITE_LIVE) {
         w->dirty = w->unsynced = true;
@@ -322,10 +320,42 @@ static void output_batch(mcz_writer *w, chunk *batch)
     }
     update_retained_range(w);
     atomic_fetch_sub(&w->retaining, 1);
-    if (rc != MCZ_OK && d.code != MCZ_OK)
-        mcz_wr_set_error(w, &d);
+    return gone;
+}
+
+/* A chunk that did not reach the file (its write failed, or the writer had failed before) is
+ * freed, not retained: nothing refers to it, and no older chunk is discarded for it (lock held).
+ * The sticky error ends the writer. */
+static void drop_unwritten(mcz_writer *w, chunk *c, const mcz_diag *d)
+{
+    w->in_flight--;
+    if (d->code != MCZ_OK)
+        mcz_wr_set_error(w, d);
+    mcz_wr_chunk_free(c);
+}
+
+/*
+ * Writes c, records it, and discards (LIVE: punches out) what max_bytes no longer keeps, all
+ * before the next chunk is written: the chunks before the newest never exceed the bound, at any
+ * moment (FORMAT.md §12). Token held; called and returning with the lock held.
+ */
+static void output_chunk(mcz_writer *w, chunk *c)
+{
+    int rc = w->error.code; /* a failed writer writes nothing more */
+    uint64_t index = w->chunks_out;
+    pthread_mutex_unlock(&w->lock);
+    mcz_diag d;
+    mcz_diag_clear(&d);
+    if (rc == MCZ_OK)
+        rc = write_chunk(w, c, index, &d);
+    pthread_mutex_lock(&w->lock);
     pthread_cond_broadcast(&w->space);
     pthread_cond_broadcast(&w->progress);
+    if (rc != MCZ_OK) {
+        drop_unwritten(w, c, &d);
+        return;
+    }
+    chunk *gone = record_chunk(w, c);
     pthread_mutex_unlock(&w->lock);
     rc = release_discarded(w, gone, &d);
     if (w->mode == MCZ_WRITE_LIVE)
@@ -339,7 +369,7 @@ void mcz_wr_pump_output(mcz_writer *w)
 {
     while (!w->output_busy && w->head_chunk && w->head_chunk->state == CHUNK_DONE) {
         w->output_busy = true;
-        output_batch(w, take_done(w));
+        output_chunk(w, take_head(w));
         w->output_busy = false;
         pthread_cond_broadcast(&w->progress);
     }
@@ -499,4 +529,35 @@ void mcz_wr_dump_fatal(mcz_writer *w, const char *tmp_path, const char *path)
     close(fd);
     if (rc == MCZ_OK)
         rename(tmp_path, path); /* else the partial file stays for mcz_recover */
+}
+
+/* ---- Test hooks (writer_test.h) ---- */
+
+void mcz_wr_test_on_write(mcz_writer *w, mcz_wr_test_write_fn fn, void *arg)
+{
+    pthread_mutex_lock(&w->lock);
+    w->test_write = fn;
+    w->test_write_arg = arg;
+    pthread_mutex_unlock(&w->lock);
+}
+
+static bool queue_compressed(const mcz_writer *w)
+{
+    for (const chunk *c = w->head_chunk; c; c = c->next)
+        if (c->state != CHUNK_DONE)
+            return false;
+    return true;
+}
+
+void mcz_wr_test_hold_output(mcz_writer *w, bool held)
+{
+    pthread_mutex_lock(&w->lock);
+    if (held) {
+        mcz_wr_output_acquire(w);
+    } else {
+        while (w->error.code == MCZ_OK && !queue_compressed(w))
+            pthread_cond_wait(&w->progress, &w->lock);
+        mcz_wr_output_release(w);
+    }
+    pthread_mutex_unlock(&w->lock);
 }

@@ -230,6 +230,7 @@ static void run_chunk(mcz_writer *w, ZSTD_CCtx *cctx, bool *configured, chunk *c
         mcz_wr_set_error(w, &d);
     recycle_raw(w, c);
     c->state = CHUNK_DONE;
+    pthread_cond_broadcast(&w->progress); /* for a held output (writer_test.h) */
     mcz_wr_pump_output(w);
 }
 

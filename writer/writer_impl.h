@@ -20,6 +20,7 @@
 #include <zstd.h>
 
 #include "archive.h"
+#include "writer_test.h"
 
 typedef enum chunk_state { CHUNK_SEALED, CHUNK_BUSY, CHUNK_DONE } chunk_state;
 
@@ -51,7 +52,7 @@ struct mcz_writer {
     pthread_mutex_t lock;
     pthread_cond_t work;     /* workers: a chunk to compress, a dictionary to train, closing */
     pthread_cond_t space;    /* appenders: the queue shrank */
-    pthread_cond_t progress; /* flush and dump: chunks reached the output; the token is free */
+    pthread_cond_t progress; /* chunks were compressed or reached the output; the token is free */
     pthread_t *threads;
     int thread_count, threads_started;
     writer_state state;
@@ -70,7 +71,8 @@ struct mcz_writer {
     bool no_hashes; /* the index stores no identity and dedup columns */
 
     /* Dictionary. */
-    bool train_wanted;          /* decide now, on the samples buffered so far */
+    bool train_wanted;          /* decide now, on the first train_chunks queued chunks */
+    uint32_t train_chunks;      /* the samples, fixed when the decision is asked for */
     bool training;              /* a thread is deciding it */
     atomic_bool dict_ready;     /* decided, head encoded; read by the fatal dump */
     void *dict;
@@ -88,6 +90,8 @@ struct mcz_writer {
     uint64_t buffered_raw; /* raw bytes queued while the dictionary is pending */
     uint64_t next_number;
     bool paused;           /* test hook: workers take nothing */
+    mcz_wr_test_write_fn test_write; /* test hook: called before each chunk write */
+    void *test_write_arg;
     uint8_t *spare_raw[2]; /* compressed chunks' buffers, for the next open chunks */
     unsigned spare_count;
 
@@ -143,10 +147,10 @@ uint64_t mcz_wr_thread_cpu_ns(void);
 int mcz_wr_hash_contexts(chunk *c, const uint8_t *raw, mcz_diag *d);
 
 /* ---- dictionary.c ---- */
-/* Asks a worker to decide the dictionary now, on what is buffered (lock held). */
+/* Asks a worker to decide the dictionary now, on the chunks queued at this call (lock held). */
 void mcz_wr_want_dict(mcz_writer *w);
-/* The worker's job: trains on the queued chunks, then decides (lock held, released while
- * training). */
+/* The worker's job: trains on the chunks mcz_wr_want_dict fixed, then decides (lock held,
+ * released while training). */
 void mcz_wr_decide_dict(mcz_writer *w);
 /* Decides the dictionary from dict/dict_len (may be none): digests it, encodes the head and, in
  * ATOMIC and LIVE mode, writes it. Called by the one thread deciding (training flag or open),

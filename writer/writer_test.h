@@ -1,7 +1,9 @@
 /*
  * writer_test.h - what the writer's unit tests reach besides the API: a hook that holds the
- * compression workers still, so a test can fill the queue and see what a full queue does, and
- * the LIVE checkpoint rule as a pure function.
+ * compression workers still, so a test can fill the queue and see what a full queue does; hooks
+ * at the output, so a test can make finished chunks pile up and stop or look at any chunk write
+ * (in the spirit of SQLite's crash-simulating test layer, src/test6.c: a crash lands at a chosen
+ * write, not after a random delay); and the LIVE checkpoint rule as a pure function.
  */
 #ifndef MCZ_WRITER_TEST_H
 #define MCZ_WRITER_TEST_H
@@ -13,6 +15,21 @@
 
 /* While paused, no worker takes a chunk or trains the dictionary. Unpause before closing. */
 void mcz_wr_test_pause(mcz_writer *w, bool paused);
+
+/*
+ * Called before each chunk is written to the output (the file; in MEMORY mode the ring), with
+ * the output token held and no lock, so it may read the file or call mcz_writer_get_stats (but
+ * not flush or dump). index counts the chunks output before this one. Any code but MCZ_OK fails
+ * that write as an I/O error would: the writer stops there, and a LIVE file stays as a crash
+ * at that write would leave it. NULL removes the hook.
+ */
+typedef int (*mcz_wr_test_write_fn)(mcz_writer *w, uint64_t index, void *arg);
+void mcz_wr_test_on_write(mcz_writer *w, mcz_wr_test_write_fn fn, void *arg);
+
+/* held: takes the output token, so finished chunks pile up in the queue. Not held: waits until
+ * every queued chunk is compressed (none may be paused), then gives the token back, which
+ * writes them all from this thread, one after another. No dictionary may be pending. */
+void mcz_wr_test_hold_output(mcz_writer *w, bool held);
 
 /*
  * LIVE checkpoints (collector.c). Every checkpoint_ms once chunks were written, the service

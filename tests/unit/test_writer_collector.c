@@ -256,6 +256,119 @@ static void test_rolling_live(void **state)
     mcz_reader_close(rec);
 }
 
+/* Chunk bytes a crash now would leave in the LIVE file at p: what mcz_recover finds there (0
+ * when it finds nothing); *last: the highest number found. */
+static uint64_t recoverable_bytes(const char *p, uint32_t *last)
+{
+    uint64_t kept, lost;
+    *last = 0;
+    if (mcz_recover(p, path3, &kept, &lost, NULL) != MCZ_OK)
+        return 0;
+    mcz_reader *r = mcz_reader_open(path3, NULL);
+    assert_non_null(r);
+    mcz_archive_info info;
+    mcz_reader_get_info(r, &info);
+    *last = info.last_number;
+    mcz_reader_close(r);
+    return stored_bytes(path3);
+}
+
+/* What the write hook saw. It may run on a writer thread, so it asserts nothing: the test does,
+ * afterwards. */
+typedef struct write_watch {
+    uint64_t bound, stop_at; /* stop_at: the write the hook fails, as a crash there would */
+    uint64_t writes, over, lost, peak; /* calls; those finding the bound broken, chunks missing */
+    mcz_writer_stats at_stop;
+} write_watch;
+
+/* Before each chunk write the file holds every chunk output so far (stats.last_retained) and,
+ * the newest having been trimmed for, at most max_bytes of chunks. */
+static int watch_write(mcz_writer *w, uint64_t index, void *arg)
+{
+    write_watch *ww = arg;
+    mcz_writer_stats st;
+    mcz_writer_get_stats(w, &st);
+    uint32_t last;
+    uint64_t bytes = recoverable_bytes(path, &last);
+    ww->writes++;
+    ww->over += bytes > ww->bound || st.retained_bytes > ww->bound;
+    ww->lost += last != st.last_retained;
+    ww->peak = bytes > ww->peak ? bytes : ww->peak;
+    if (index != ww->stop_at)
+        return MCZ_OK;
+    ww->at_stop = st;
+    return MCZ_EIO;
+}
+
+/*
+ * A rolling LIVE writer handed many finished chunks at once: the output is held while they are
+ * compressed, then written in one go. Each must be trimmed for before the next is written.
+ * Returns the writer, every chunk sealed so far written (or the write stop_at failed).
+ */
+static mcz_writer *write_in_one_go(const tl_corpus *c, write_watch *ww, uint64_t *held)
+{
+    mcz_writer_options o = collector(MCZ_WRITE_LIVE, 8192);
+    o.threads = 2;
+    o.max_bytes = ww->bound;
+    o.queue_chunks = 64;
+    o.checkpoint_ms = 60000; /* no checkpoint between the writes: only what the test does */
+    mcz_diag d;
+    mcz_writer *w = mcz_writer_open(path, &o, &d);
+    assert_non_null(w);
+    mcz_wr_test_on_write(w, watch_write, ww);
+    mcz_wr_test_hold_output(w, true);
+    for (uint32_t i = 0; i < c->n; i++)
+        assert_int_equal(append_context(w, c, i), MCZ_OK);
+    mcz_writer_stats st;
+    mcz_writer_get_stats(w, &st);
+    *held = st.chunks_sealed;
+    assert_true(*held > 10 && *held < o.queue_chunks && ww->writes == 0);
+    mcz_wr_test_hold_output(w, false);
+    return w;
+}
+
+static void test_rolling_live_chunks_at_once(void **state)
+{
+    (void)state;
+    tl_corpus c;
+    tl_corpus_make(&c, 160, 0);
+    write_watch ww = {.bound = 12000, .stop_at = UINT64_MAX};
+    uint64_t held;
+    mcz_writer *w = write_in_one_go(&c, &ww, &held);
+    assert_int_equal(ww.writes, held); /* in one go, from this thread */
+    mcz_writer_stats st;
+    mcz_writer_get_stats(w, &st);
+    assert_true(st.chunks_dropped > 2);
+    mcz_diag d;
+    assert_int_equal(mcz_writer_close(w, &d), MCZ_OK);
+    assert_int_equal(ww.over, 0);
+    assert_int_equal(ww.lost, 0);
+    assert_true(ww.peak > ww.bound / 2); /* the files seen held chunks: the check had teeth */
+    tl_corpus_free(&c);
+}
+
+/* A crash at a chosen write of such a run (the hook fails it): the file then holds, within the
+ * bound, exactly the chunks retained at that moment. */
+static void test_rolling_live_crash_at_write(void **state)
+{
+    (void)state;
+    tl_corpus c;
+    tl_corpus_make(&c, 160, 0);
+    write_watch ww = {.bound = 12000, .stop_at = 30};
+    uint64_t held;
+    mcz_writer *w = write_in_one_go(&c, &ww, &held);
+    assert_int_equal(ww.writes, ww.stop_at + 1);
+    assert_int_equal(mcz_writer_diag(w)->code, MCZ_EIO);
+    mcz_writer_abort(w); /* a LIVE file stays as it is */
+    uint32_t last;
+    assert_true(recoverable_bytes(path, &last) <= ww.bound);
+    assert_int_equal(last, ww.at_stop.last_retained);
+    mcz_archive_info info = check_holds(path3, &c, ww.at_stop.first_retained, last, NULL);
+    assert_true(info.first_number > 1);
+    assert_int_equal(ww.over, 0);
+    tl_corpus_free(&c);
+}
+
 /* ---- LIVE ---- */
 
 /* Recovery from the first cut bytes of a LIVE file gives back exactly the chunks that lie whole
@@ -898,6 +1011,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_block_when_full, setup, teardown),
         cmocka_unit_test_setup_teardown(test_rolling_memory, setup, teardown),
         cmocka_unit_test_setup_teardown(test_rolling_live, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_rolling_live_chunks_at_once, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_rolling_live_crash_at_write, setup, teardown),
         cmocka_unit_test_setup_teardown(test_live_checkpoint_and_recover, setup, teardown),
         cmocka_unit_test_setup_teardown(test_live_stale_tail, setup, teardown),
         cmocka_unit_test_setup_teardown(test_flush_interval, setup, teardown),
