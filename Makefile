@@ -27,7 +27,7 @@ OPT     ?= -O2 -g
 
 WARNINGS := -std=c11 -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wvla \
             -Wformat=2 -Wcast-qual -Wpointer-arith -Wundef
-CPPFLAGS += -D_GNU_SOURCE -Iformat
+CPPFLAGS += -D_GNU_SOURCE -Iinclude
 CFLAGS   += $(WARNINGS) $(OPT) -MMD -MP -pthread
 LDLIBS   += -lzstd -lxxhash -lmurmurhash -lm -pthread
 
@@ -78,7 +78,10 @@ $(DEPS_OK): .ci/deps.sh
 	@mkdir -p $(@D) && touch $@
 
 # Library objects export only the public API (MCZ_API) from the shared library.
+# Library objects also see the internal headers (format/); everything else sees include/ only,
+# and a test that needs an internal names its path.
 $(LIB_OBJ): CFLAGS += -fPIC -fvisibility=hidden -DMCZ_BUILDING_LIBRARY
+$(LIB_OBJ): CPPFLAGS += -Iformat
 
 $(BUILD)/obj/%.o: %.c | $(DEPS_OK)
 	@mkdir -p $(@D)

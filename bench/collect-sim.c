@@ -35,7 +35,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../tests/collector/collector_corpus.h"
+#include "collector_corpus.h"
 
 #define MAX_THREADS 64
 #define MAX_MODES 8

@@ -20,7 +20,9 @@
 #include <unistd.h>
 #include <zstd.h>
 
+#define MCZ_STATIC_LINKING_ONLY /* mcz_file_map, mcz_dict_train: built with the library */
 #include "mcz.h"
+#include "mcz_superpmi.h"
 
 #define MIB (1024.0 * 1024.0)
 #define RANDOM_READS 10000

@@ -10,7 +10,6 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "mcz.h"
 #include "tool.h"
 
 #if defined(__GNUC__)

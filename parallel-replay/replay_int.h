@@ -15,7 +15,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "mcz.h"
+#include "tool.h"
 #include "mcz_replay.h"
 
 /* SuperPMI's exit codes (superpmi.h SpmiResult; -1 and -2 as a Unix shell sees them). */

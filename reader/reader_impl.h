@@ -7,7 +7,7 @@
 
 #include <zstd.h>
 
-#include "archive.h"
+#include "../format/archive.h"
 
 struct mcz_reader {
     mcz_file file;           /* owned when opened from a path */

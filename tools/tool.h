@@ -14,7 +14,10 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+/* The programs are built with the library they ship with: they may use its static-only part. */
+#define MCZ_STATIC_LINKING_ONLY
 #include "mcz.h"
+#include "mcz_superpmi.h"
 
 #define TOOL_ERROR_SIZE 1024
 

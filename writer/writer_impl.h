@@ -19,7 +19,7 @@
 #include <stdatomic.h>
 #include <zstd.h>
 
-#include "archive.h"
+#include "../format/archive.h"
 #include "writer_test.h"
 
 typedef enum chunk_state { CHUNK_SEALED, CHUNK_BUSY, CHUNK_DONE } chunk_state;

@@ -12,7 +12,8 @@
 #include <string.h>
 
 #include "mcz_agnostic.h"
-#include "mcz_common.h"
+#include "mcz_agnostic.h"
+#include "mcz_superpmi.h"
 #include "mchgen_model.h"
 
 /* Core helpers per run: HELPER_CORE_MIN + [0, HELPER_CORE_SPREAD). */

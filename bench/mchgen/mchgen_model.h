@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "mcz.h"
+#include "tool.h"
 
 /* ---- Pseudo-random numbers: xoshiro256** seeded by splitmix64 (never rand()). ---- */
 

@@ -14,7 +14,8 @@
 #include <zstd.h>
 
 #include "mcz_agnostic.h"
-#include "mcz_common.h"
+#include "mcz_agnostic.h"
+#include "mcz_superpmi.h"
 #include "mchgen_model.h"
 
 #define TARGET_PER_CONTEXT 6.05

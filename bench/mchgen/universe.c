@@ -10,7 +10,8 @@
 #include <string.h>
 
 #include "mcz_agnostic.h"
-#include "mcz_common.h"
+#include "mcz_agnostic.h"
+#include "mcz_superpmi.h"
 #include "mchgen_model.h"
 
 /* ---- PRNG ---- */

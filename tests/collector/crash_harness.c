@@ -39,7 +39,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "collector_corpus.h"
+#include "../../bench/collector_corpus.h"
 
 #define EXIT_BROKEN_PROMISE 3
 #define MAX_THREADS 64

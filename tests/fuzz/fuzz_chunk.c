@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "archive.h"
+#include "../../format/archive.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mcz_common.h"
+#include "../../format/mcz_common.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -64,7 +64,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             walk_chunk(r, cur, i);
         (void)mcz_reader_chunk_of(r, 0);
         (void)mcz_reader_chunk_of(r, UINT32_MAX);
-        (void)mcz_reader_verify(r, NULL, NULL, NULL);
+        if (mcz_reader_verify(r, NULL, NULL, NULL) != MCZ_OK) {
+            /* damage is what a fuzzer feeds: only a crash would be a finding */
+        }
         mcz_cursor_free(cur);
         mcz_reader_close(r);
     }

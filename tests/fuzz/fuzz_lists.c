@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mcz.h"
+#include "mcz_superpmi.h"
 
 /* Round trips that would encode more than this many numbers are skipped to keep runs fast. */
 #define ROUND_TRIP_MAX_NUMBERS (1u << 20)

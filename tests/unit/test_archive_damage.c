@@ -13,9 +13,9 @@
 #include <xxhash.h>
 
 #include "../../reader/reader_impl.h"
-#include "archive.h"
+#include "../../format/archive.h"
 #include "archive_testlib.h"
-#include "mcz_common.h"
+#include "../../format/mcz_common.h"
 
 static char dir[64];
 static char path[128];

@@ -12,9 +12,9 @@
 #include <cmocka.h>
 
 #include "../../reader/reader_impl.h"
-#include "archive.h"
+#include "../../format/archive.h"
 #include "archive_testlib.h"
-#include "mcz_common.h"
+#include "../../format/mcz_common.h"
 
 #define CONTEXTS 80u
 

@@ -11,7 +11,7 @@
 
 #include <cmocka.h>
 
-#include "mcz_common.h"
+#include "../../format/mcz_common.h"
 
 #define NULL_INDEX 0xFFFFFFFFu
 

@@ -15,7 +15,7 @@
 #include <cmocka.h>
 
 #include "mcz_agnostic.h"
-#include "mcz_common.h"
+#include "../../format/mcz_common.h"
 
 #define FTN 0x00007FF800001000ull
 #define CLS 0x00007FF800002000ull

@@ -13,7 +13,7 @@
 #include <cmocka.h>
 
 #include "mcz_agnostic.h"
-#include "mcz_common.h"
+#include "../../format/mcz_common.h"
 
 /* The 318-byte minimal context: CompileMethod (143) and GetJitFlags (154), as §9.1 prints it. */
 static const uint8_t golden[318] = {

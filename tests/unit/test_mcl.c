@@ -15,7 +15,7 @@
 
 #include <cmocka.h>
 
-#include "mcz_common.h"
+#include "../../format/mcz_common.h"
 
 static void assert_ranges(const mcz_list *l, const uint32_t (*want)[2], size_t n)
 {

@@ -15,7 +15,7 @@
 
 #include <cmocka.h>
 
-#include "mcz_common.h"
+#include "../../format/mcz_common.h"
 
 static const mcz_toc_entry sample[] = {
     {0, 1, "0F60B52288C2088CC03239DB7A1C15CE"},

@@ -14,7 +14,7 @@
 
 #include <cmocka.h>
 
-#include "archive.h"
+#include "../../format/archive.h"
 #include "archive_testlib.h"
 #include "../../writer/writer_test.h"
 

@@ -1,14 +1,58 @@
 /*
  * mcz_agnostic.h - byte layouts of the SuperPMI value structs mcz reads and writes
  * (agnostic.h in dotnet/runtime; every struct is #pragma pack(1), little-endian, handles
- * widened to u64). Field offsets are constants, read with mcz_get_le32/64 from mcz_common.h:
- * never overlay a C struct on file bytes.
+ * widened to u64). Field offsets are constants, read with the mcz_get_le16/32/64 accessors
+ * below: never overlay a C struct on file bytes.
  *
  * Shared by the library (identity, dumps) and by the corpus generator (bench/mchgen), so that a
- * layout is written down exactly once. Reference: ../shared/mch-format.md §4.
+ * layout is written down exactly once.
  */
 #ifndef MCZ_AGNOSTIC_H
 #define MCZ_AGNOSTIC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Little-endian access; never memcpy a struct to or from disk. */
+static inline uint16_t mcz_get_le16(const uint8_t *p) { return (uint16_t)(p[0] | (p[1] << 8)); }
+
+static inline uint32_t mcz_get_le32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
+}
+
+static inline uint64_t mcz_get_le64(const uint8_t *p)
+{
+    return (uint64_t)mcz_get_le32(p) | ((uint64_t)mcz_get_le32(p + 4) << 32);
+}
+
+static inline void mcz_put_le16(uint8_t *p, uint16_t v)
+{
+    p[0] = (uint8_t)v;
+    p[1] = (uint8_t)(v >> 8);
+}
+
+static inline void mcz_put_le32(uint8_t *p, uint32_t v)
+{
+    p[0] = (uint8_t)v;
+    p[1] = (uint8_t)(v >> 8);
+    p[2] = (uint8_t)(v >> 16);
+    p[3] = (uint8_t)(v >> 24);
+}
+
+static inline void mcz_put_le64(uint8_t *p, uint64_t v)
+{
+    mcz_put_le32(p, (uint32_t)v);
+    mcz_put_le32(p + 4, (uint32_t)(v >> 32));
+}
+
+
+/* True when [off, off+len) lies inside a buffer of `size` bytes. Written so it cannot overflow. */
+static inline bool mcz_fits(size_t size, size_t off, size_t len)
+{
+    return off <= size && len <= size - off;
+}
 
 #define MCZ_NULL_INDEX 0xFFFFFFFFu /* "no pool buffer" */
 

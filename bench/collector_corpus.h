@@ -10,7 +10,9 @@
 #include <stdlib.h>
 #include <time.h>
 
+#define MCZ_STATIC_LINKING_ONLY /* mcz_file_map: bench and tests build with the library */
 #include "mcz.h"
+#include "mcz_superpmi.h"
 
 /* The contexts of an MCH file, mapped: context i (0-based) is bytes[i], sizes[i] bytes. */
 typedef struct cc_corpus {

@@ -1,0 +1,287 @@
+/*
+ * mcz_superpmi.h - the legacy SuperPMI layer of mcz: MCH method contexts, their packets and
+ * maps, building contexts, method identities, .mct tables of contents and .mcl lists, read and
+ * written byte for byte as SuperPMI does (format/SUPERPMI.md describes the formats).
+ * Conventions as in mcz.h.
+ */
+#ifndef MCZ_SUPERPMI_H
+#define MCZ_SUPERPMI_H
+
+#include "mcz.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ============================================================================================ */
+/* Legacy MCH: method contexts, packets, maps                                                    */
+/* ============================================================================================ */
+
+
+/*
+ * Container-level scan of an MCH image held in memory (typically an mmap).
+ * *pos is the offset to read at and *number the number of the previous context (start with 0
+ * and 0). On success fills out, advances *pos past the context, increments *number and returns
+ * 1; returns 0 at the exact end of buf; returns a negative code for a bad magic, a length past
+ * the end, or a bad end canary (diag names the context number and offset). Checks only the
+ * container (magic, length, trailer); mcz_mc_check() checks the packets. Never allocates.
+ */
+MCZ_API int mcz_mch_next(const uint8_t *buf, size_t len, uint64_t *pos, uint32_t *number,
+                         mcz_mc *out, mcz_diag *diag);
+
+/* Wraps a single serialized context that lies alone in [bytes, bytes+size): validates the
+ * container exactly like mcz_mch_next and requires it to fill the buffer. */
+MCZ_API int mcz_mc_from_bytes(const uint8_t *bytes, size_t size, uint32_t number,
+                              uint64_t offset, mcz_mc *out, mcz_diag *diag);
+
+/* One packet: u8 id, u32 size, size bytes of a serialized map, canary 0x42. */
+typedef struct mcz_packet {
+    uint8_t id;
+    uint32_t size;       /* bytes of the serialized map */
+    const uint8_t *data; /* the serialized map */
+    uint32_t offset;     /* offset of the id byte from the start of the context */
+} mcz_packet;
+
+/*
+ * Packet walk inside mc. *pos starts at 0 (it is relative to the packet area). Returns 1 with
+ * out filled, 0 after the last packet (which must end exactly at totalLen), or a negative code
+ * (packet overruns the area, bad canary). Does not parse the map.
+ */
+MCZ_API int mcz_packet_next(const mcz_mc *mc, uint32_t *pos, mcz_packet *out, mcz_diag *diag);
+
+/* Finds the first packet with this id; returns 1 found, 0 absent, negative on a bad context. */
+MCZ_API int mcz_packet_find(const mcz_mc *mc, uint8_t id, mcz_packet *out, mcz_diag *diag);
+
+/* A parsed map (LightWeightMap "LWM1" or DenseLightWeightMap "DWM1"), as views. */
+typedef struct mcz_map {
+    bool tagged;          /* the payload began with its LWM1/DWM1 tag */
+    bool dense;           /* DWM1: keys are implicit 0..count-1 */
+    uint32_t count;       /* items */
+    uint32_t item_size;   /* bytes per item: key+value for sparse maps, value for dense */
+    uint32_t key_size;    /* from the packet table; 0 for dense maps or when unknown */
+    uint32_t value_size;  /* item_size - key_size when key_size is known, else 0 */
+    const uint8_t *items; /* count * item_size bytes: all keys then all values (sparse) */
+    const uint8_t *pool;  /* the map's buffer pool */
+    uint32_t pool_size;
+} mcz_map;
+
+/*
+ * Parses a packet's map with full bounds checks: the tag, count, pool length and item arrays
+ * must exactly fill the packet. item_size is derived from the sizes; key/value split comes from
+ * the packet table when the id is known and its sizes agree. A legacy untagged map is read as
+ * SuperPMI reads it. diag offsets are relative to the start of the context (mcz_mc_check
+ * reports the same problems with file offsets and the context number).
+ */
+MCZ_API int mcz_map_parse(const mcz_packet *p, mcz_map *out, mcz_diag *diag);
+
+/* Key i / value i of a sparse map with a known key size (NULL when out of range or unknown);
+ * for dense maps mcz_map_value returns item i. */
+MCZ_API const uint8_t *mcz_map_key(const mcz_map *m, uint32_t i);
+MCZ_API const uint8_t *mcz_map_value(const mcz_map *m, uint32_t i);
+
+/* Binary search by memcmp over the keys, as SuperPMI looks keys up (keys must be sorted). NULL
+ * when absent or when key_size is not the map's. For a dense map the key is a u32 index. */
+MCZ_API const uint8_t *mcz_map_find(const mcz_map *m, const void *key, uint32_t key_size);
+
+/*
+ * A pool buffer referenced by index (offset of its data; the u32 length sits 4 bytes before).
+ * Returns MCZ_OK with *data and *len set, MCZ_EMISSING for the null index 0xFFFFFFFF, or
+ * MCZ_ECORRUPT when the chunk does not lie inside the pool.
+ */
+MCZ_API int mcz_map_buffer(const mcz_map *m, uint32_t index, const uint8_t **data, uint32_t *len);
+
+/*
+ * Deep check of one context: every packet, every map, canaries, trailer: what holds in a
+ * collection of any JIT-EE version. Unknown packet ids and item sizes are not judged (the packet
+ * table is per version). Returns MCZ_OK or the first problem (MCZ_ECORRUPT, MCZ_ETRUNCATED...),
+ * with the offset of the offending byte in diag.
+ */
+MCZ_API int mcz_mc_check(const mcz_mc *mc, mcz_diag *diag);
+
+/*
+ * mcz_mc_check, plus: every packet this build's table knows has the key and value sizes the
+ * table gives. A disagreement is MCZ_EVERSION (naming the packet): the collection comes from
+ * another JIT-EE version, or a packet is damaged in a way the framing cannot show.
+ */
+MCZ_API int mcz_mc_check_table(const mcz_mc *mc, mcz_diag *diag);
+
+/* ---- Packet table (data, per JIT-EE version) ---- */
+
+typedef struct mcz_packet_info {
+    const char *name;    /* "CompileMethod"; NULL for ids not in the table */
+    bool compile_result; /* a PacketCR_* packet */
+    bool dense;          /* DWM1 */
+    uint32_t key_size;   /* 0 for dense */
+    uint32_t value_size; /* 0 when the value size is version-dependent and not checked */
+} mcz_packet_info;
+
+/* Table entry for id, or NULL when this build's table does not know it. */
+MCZ_API const mcz_packet_info *mcz_packet_lookup(uint8_t id);
+
+/* Writes the packet's name, or "unknown(N)", into buf; returns buf. */
+MCZ_API const char *mcz_packet_name(uint8_t id, char *buf, size_t cap);
+
+/* Name of the packet table this build reads, e.g. "JIT-EE dotnet/runtime main (ids up to 238)". */
+MCZ_API const char *mcz_packet_table_version(void);
+
+/* The order SuperPMI writes packets in (lwmlist.h, then crlwmlist.h) for this build's table:
+ * *count ids, each once. Static data. */
+MCZ_API const uint8_t *mcz_packet_write_order(size_t *count);
+
+/* Well-known packet ids used by mcz itself. */
+enum {
+    MCZ_PACKET_GET_ARG_NEXT = 29,
+    MCZ_PACKET_GET_METHOD_ATTRIBS = 70,
+    MCZ_PACKET_GET_METHOD_CLASS = 71,
+    MCZ_PACKET_GET_METHOD_SIG = 76,
+    MCZ_PACKET_GET_ARG_CLASS = 139,
+    MCZ_PACKET_GET_ARG_TYPE = 140,
+    MCZ_PACKET_COMPILE_METHOD = 143,
+    MCZ_PACKET_PRINT_CLASS_NAME = 149,
+    MCZ_PACKET_PRINT_METHOD_NAME = 6,
+    MCZ_PACKET_GET_JIT_FLAGS = 154,
+    MCZ_PACKET_SIG_INST_HANDLE_MAP = 184,
+    MCZ_PACKET_GET_PGO_RESULTS = 187,
+    MCZ_PACKET_CR_PROCESS_NAME = 121
+};
+
+/* ---- Building contexts ---- */
+
+/*
+ * Builds serialized contexts the way SuperPMI's MethodContext::saveToFile does: packets in the
+ * order they are added, each map with its tag, sparse keys sorted by memcmp (the first value
+ * for a key wins), pool buffers deduplicated like LightWeightMap::AddBuffer. Reused across
+ * contexts with mcz_mc_builder_reset(); one builder per thread.
+ */
+typedef struct mcz_mc_builder mcz_mc_builder;
+
+MCZ_API mcz_mc_builder *mcz_mc_builder_create(void);
+MCZ_API void mcz_mc_builder_free(mcz_mc_builder *b);
+/* Starts a new, empty context. */
+MCZ_API void mcz_mc_builder_reset(mcz_mc_builder *b);
+
+/* Opens a map packet. dense: DWM1 (key_size must be 0). Only one map is open at a time. */
+MCZ_API int mcz_mc_builder_begin(mcz_mc_builder *b, uint8_t id, bool dense, uint32_t key_size,
+                                 uint32_t value_size);
+/* Adds a buffer to the open map's pool; returns its index, or 0xFFFFFFFF for len 0 / NULL
+ * (as AddBuffer does) and on error (then sticky: the next call reports it). */
+MCZ_API uint32_t mcz_mc_builder_buffer(mcz_mc_builder *b, const void *data, uint32_t len);
+/* Adds an item to the open map (key is ignored for dense maps). */
+MCZ_API int mcz_mc_builder_add(mcz_mc_builder *b, const void *key, const void *value);
+/* Closes the open map; a map with no items is dropped, as SuperPMI never writes empty maps. */
+MCZ_API int mcz_mc_builder_end(mcz_mc_builder *b);
+
+/* Appends a parsed map re-serialized canonically (tag, count, pool length, items, pool): a
+ * tagged map from a file comes out byte-identical. As saveToFile does, an empty map is dropped,
+ * an untagged legacy map gains its tag and a legacy dense map becomes DWM1 (values by key). */
+MCZ_API int mcz_mc_builder_put_map(mcz_mc_builder *b, uint8_t id, const mcz_map *m);
+
+/* Finishes the context; *bytes stays valid until the next call on b. The next context starts
+ * with mcz_mc_builder_reset(). The first error of any builder call is sticky until reset; a
+ * call out of order (a map open at finish, begin without end) is MCZ_ESTATE. */
+MCZ_API int mcz_mc_builder_finish(mcz_mc_builder *b, const uint8_t **bytes, size_t *size);
+
+/* ============================================================================================ */
+/* Method identity (SuperPMI's method hash)                                                      */
+/* ============================================================================================ */
+/* MurmurHash3 x64 128, seed 0. len must be below 4 GiB (every hashed item is u32-sized). */
+MCZ_API void mcz_murmur3_128(const void *data, size_t len, mcz_hash128 *out);
+
+/* 32 uppercase hex digits and a NUL. */
+MCZ_API void mcz_hash_hex(const mcz_hash128 *h, char out[33]);
+
+/* True when every byte is zero: the "no identity" value mcz stores for contexts lacking the
+ * packets the identity needs. */
+MCZ_API bool mcz_hash_is_zero(const mcz_hash128 *h);
+
+/*
+ * The identity string exactly as SuperPMI's dumpMethodIdentityInfoToBuffer builds it (two ISA
+ * flag words, 64-bit target), with literal CLASS/METHOD names when ignore_method_name is set.
+ * Writes at most cap bytes including a NUL into buf (buf may be NULL when cap is 0) and returns
+ * the full string length (always < 0x10000; truncated in buf when >= cap). Fails where SuperPMI
+ * would throw or crash: MCZ_EMISSING when a packet, key or name the identity needs is absent
+ * (diag names it, e.g. "no GetArgType entry for argument 2"), MCZ_ECORRUPT for values that point
+ * outside their pool, MCZ_EUNSUPPORTED for a CorInfoType SuperPMI cannot name, CORJIT_FLAGS
+ * longer than 24 bytes, or a JIT-helper method handle (helper names are per runtime version).
+ */
+MCZ_API int64_t mcz_mc_identity(const mcz_mc *mc, bool ignore_method_name, char *buf, size_t cap,
+                                mcz_diag *diag);
+
+/* MurmurHash3 of that string: the hash in .mct files (names) and -removeDup (no names). */
+MCZ_API int mcz_mc_identity_hash(const mcz_mc *mc, bool ignore_method_name, mcz_hash128 *out,
+                                 mcz_diag *diag);
+
+/*
+ * The duplicate key archives store and -removeDup compares: the identity hash without the
+ * method name, or, for a context whose identity cannot be built, the XXH3-128 of its bytes
+ * (canonical byte order), so such contexts are duplicates exactly when their bytes are equal.
+ */
+MCZ_API void mcz_mc_dedup_key(const mcz_mc *mc, mcz_hash128 *out);
+
+/* ============================================================================================ */
+/* MCT (table of contents) and MCL (context lists)                                               */
+/* ============================================================================================ */
+
+typedef struct mcz_toc_entry {
+    int64_t offset;   /* file offset of the context's 'm' byte */
+    int32_t number;   /* 1-based */
+    char hash[33];    /* 32 uppercase hex + NUL; all NUL when the identity could not be built */
+} mcz_toc_entry;
+
+#define MCZ_TOC_ELEMENT_SIZE 48u
+
+/* Parses an .mct image (exactly: nothing may follow the closing tag). validate: also require
+ * strictly increasing numbers (the loader's check; -dumpToc skips it). *entries is malloc'ed
+ * (NULL when *count is 0); free() it. Hashes come back NUL-padded to 33 bytes. */
+MCZ_API int mcz_toc_parse(const uint8_t *buf, size_t len, bool validate, mcz_toc_entry **entries,
+                          uint32_t *count, mcz_diag *diag);
+
+/* Encodes entries as an .mct image (padding zeroed). *out is malloc'ed; free() it. */
+MCZ_API int mcz_toc_encode(const mcz_toc_entry *entries, uint32_t count, uint8_t **out,
+                           size_t *len);
+
+/* The .mct paired with an .mch as SuperPMI finds it (foo.mch.mct, then foo.mct when the name
+ * ends in .mch, any case); writes the first regular file that exists into buf and returns 1, or
+ * 0 when none does; MCZ_ELIMIT when cap cannot hold a candidate's name. */
+MCZ_API int mcz_toc_find(const char *mch_path, char *buf, size_t cap);
+
+/* A set of context numbers: sorted, disjoint, inclusive ranges. */
+typedef struct mcz_range {
+    uint32_t first, last;
+} mcz_range;
+
+typedef struct mcz_list {
+    mcz_range *ranges;
+    size_t count;
+} mcz_list;
+
+/* Parses SuperPMI's range syntax ("1-5,9,12-14": >= 1, strictly increasing, a < b, at most
+ * 2^31-1). Touching numbers merge into one range; free the result with mcz_list_free(). Errors
+ * are MCZ_EINVAL with the column in diag (out is left empty). */
+MCZ_API int mcz_list_parse_ranges(const char *text, mcz_list *out, mcz_diag *diag);
+/* Parses an .mcl image (one number per line, LF or CRLF, strictly increasing, >= 1; the last
+ * line may lack its newline; empty input is the empty list). A blank line or anything but
+ * digits is MCZ_EINVAL naming the line, with its offset in diag. */
+MCZ_API int mcz_list_parse_mcl(const uint8_t *buf, size_t len, mcz_list *out, mcz_diag *diag);
+/* A command-line argument: range syntax, or a path ending in .mcl (read from disk; a file over
+ * MCZ_MCL_MAX_SIZE bytes is MCZ_ELIMIT). Parse errors are MCZ_EINVAL with the line or column. */
+MCZ_API int mcz_list_from_arg(const char *arg, mcz_list *out, mcz_diag *diag);
+/* True when arg looks like a list argument as SuperPMI's processArgAsMCL tells them apart: only
+ * digits, '-' and ',' (validity is left to mcz_list_from_arg), or a name ending in .mcl. */
+MCZ_API bool mcz_list_is_arg(const char *arg);
+MCZ_API bool mcz_list_contains(const mcz_list *l, uint32_t number);
+/* Number of context numbers in l. */
+MCZ_API uint64_t mcz_list_size(const mcz_list *l);
+/* Largest .mcl file SuperPMI reads (and mcz reads or writes), in bytes. */
+#define MCZ_MCL_MAX_SIZE 0xFFFFFFu
+
+/* Encodes as .mcl text ("%u\r\n" per number). *out is malloc'ed (NUL-terminated, *len excludes
+ * the NUL). MCZ_ELIMIT when the text would exceed MCZ_MCL_MAX_SIZE. */
+MCZ_API int mcz_list_encode_mcl(const mcz_list *l, char **out, size_t *len);
+MCZ_API void mcz_list_free(mcz_list *l);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MCZ_SUPERPMI_H */
