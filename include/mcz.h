@@ -488,11 +488,6 @@ MCZ_API int mcz_source_get(mcz_source *s, uint32_t number, mcz_mc *out, mcz_diag
 extern "C" {
 #endif
 
-/* A count as the tools spell it: decimal digits (no sign, no space), times an optional K, M or G
- * (1024-based; KB and KiB and the like too) when suffix is true. MCZ_EINVAL when text is not
- * such a count or lies outside [min, max]; *out is then unchanged. */
-MCZ_API int mcz_parse_count(const char *text, bool suffix, uint64_t min, uint64_t max,
-                            uint64_t *out);
 
 /* ============================================================================================ */
 /* Files                                                                                         */

@@ -191,7 +191,7 @@ int mcs_parse_args(int argc, char **argv, const mcs_usage *u, const mcs_option *
 int mcs_parse_number(const mcs_usage *u, const char *name, const char *text, bool allow_suffix,
                      uint64_t min, uint64_t max, uint64_t *out)
 {
-    if (mcz_parse_count(text, allow_suffix, min, max, out) == MCZ_OK)
+    if (tool_parse_count(text, allow_suffix, min, max, out) == MCZ_OK)
         return 0;
     mcs_usage_error(u, "%s: '%s' is not a number from %" PRIu64 " to %" PRIu64, name, text, min,
                     max);

@@ -196,7 +196,7 @@ static int parse_option(int c, const char *arg, options *o)
             return fail_usage("--shard %s: want K/N with 1 <= K <= N", arg);
         return -1;
     case OPT_UNIT_SIZE:
-        if (mcz_parse_count(arg, true, 1, UINT32_MAX, &o->unit_size) != MCZ_OK)
+        if (tool_parse_count(arg, true, 1, UINT32_MAX, &o->unit_size) != MCZ_OK)
             return fail_usage("--unit-size %s: want a size in bytes such as 1048576 or 4M", arg);
         return -1;
     default:

@@ -98,7 +98,7 @@ const char *replay_where_text(const replay_where *w, const mcz_diag *d, char *bu
 
 bool replay_parse_count(const char *s, uint64_t min, uint64_t max, uint64_t *out)
 {
-    return mcz_parse_count(s, false, min, max, out) == MCZ_OK;
+    return tool_parse_count(s, false, min, max, out) == MCZ_OK;
 }
 
 int replay_grow(void *array, size_t *cap, size_t count, size_t elem_size)

@@ -21,6 +21,13 @@
 
 #define TOOL_ERROR_SIZE 1024
 
+/* ---- Counts ---- */
+
+/* A count as the programs spell it: decimal digits (no sign, no space), times an optional K, M
+ * or G (1024-based; KB and KiB and the like too) when suffix is true. MCZ_EINVAL when text is
+ * not such a count or lies outside [min, max]; *out is then unchanged. */
+int tool_parse_count(const char *text, bool suffix, uint64_t min, uint64_t max, uint64_t *out);
+
 /* ---- Versions ---- */
 
 /* `prog --version` alone on its command line. */

@@ -100,7 +100,7 @@ static void usage(FILE *f)
 
 static bool parse_u64(const char *text, uint64_t max, uint64_t *out)
 {
-    return mcz_parse_count(text, false, 0, max, out) == MCZ_OK;
+    return tool_parse_count(text, false, 0, max, out) == MCZ_OK;
 }
 
 static int usage_error(const char *what, const char *arg)

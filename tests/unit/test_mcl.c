@@ -2,7 +2,7 @@
  * test_mcl.c - context-number lists (mch-format §5.4): the range syntax, .mcl text (LF, CRLF,
  * a last line without newline), every rejection with its line or column, encoding and round
  * trips, the SuperPMI size cap on .mcl files, and the list queries; counts as the tools take
- * them (mcz_parse_count).
+ * them (tool_parse_count).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "../../format/mcz_common.h"
+#include "../../tools/tool.h"
 
 static void assert_ranges(const mcz_list *l, const uint32_t (*want)[2], size_t n)
 {
@@ -279,30 +280,30 @@ static void test_is_arg(void **state)
     assert_false(mcz_list_is_arg(NULL));
 }
 
-/* Counts as every tool takes them (mcz_parse_count). */
+/* Counts as every tool takes them (tool_parse_count). */
 static void test_parse_count(void **state)
 {
     (void)state;
     uint64_t v = 99;
-    assert_int_equal(mcz_parse_count("0", false, 0, 10, &v), MCZ_OK);
+    assert_int_equal(tool_parse_count("0", false, 0, 10, &v), MCZ_OK);
     assert_int_equal(v, 0);
-    assert_int_equal(mcz_parse_count("18446744073709551615", false, 0, UINT64_MAX, &v), MCZ_OK);
+    assert_int_equal(tool_parse_count("18446744073709551615", false, 0, UINT64_MAX, &v), MCZ_OK);
     assert_true(v == UINT64_MAX);
-    assert_int_equal(mcz_parse_count("4M", true, 1, UINT64_MAX, &v), MCZ_OK);
+    assert_int_equal(tool_parse_count("4M", true, 1, UINT64_MAX, &v), MCZ_OK);
     assert_int_equal(v, 4u << 20);
-    assert_int_equal(mcz_parse_count("2kib", true, 1, UINT64_MAX, &v), MCZ_OK);
+    assert_int_equal(tool_parse_count("2kib", true, 1, UINT64_MAX, &v), MCZ_OK);
     assert_int_equal(v, 2048);
-    assert_int_equal(mcz_parse_count("1GB", true, 1, UINT64_MAX, &v), MCZ_OK);
+    assert_int_equal(tool_parse_count("1GB", true, 1, UINT64_MAX, &v), MCZ_OK);
     assert_int_equal(v, 1u << 30);
     v = 7;
     static const char *const bad[] = {"", "-1", "+1", " 1", "1 ", "1.5M", "4X", "4MBB", "0x10",
                                       "18446744073709551616", "17179869184G"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
-        assert_int_equal(mcz_parse_count(bad[i], true, 0, UINT64_MAX, &v), MCZ_EINVAL);
-    assert_int_equal(mcz_parse_count("4M", false, 0, UINT64_MAX, &v), MCZ_EINVAL); /* no suffix */
-    assert_int_equal(mcz_parse_count("11", false, 0, 10, &v), MCZ_EINVAL);          /* > max */
-    assert_int_equal(mcz_parse_count("1K", true, 2048, 4096, &v), MCZ_EINVAL);      /* < min */
-    assert_int_equal(mcz_parse_count(NULL, true, 0, 1, &v), MCZ_EINVAL);
+        assert_int_equal(tool_parse_count(bad[i], true, 0, UINT64_MAX, &v), MCZ_EINVAL);
+    assert_int_equal(tool_parse_count("4M", false, 0, UINT64_MAX, &v), MCZ_EINVAL); /* no suffix */
+    assert_int_equal(tool_parse_count("11", false, 0, 10, &v), MCZ_EINVAL);          /* > max */
+    assert_int_equal(tool_parse_count("1K", true, 2048, 4096, &v), MCZ_EINVAL);      /* < min */
+    assert_int_equal(tool_parse_count(NULL, true, 0, 1, &v), MCZ_EINVAL);
     assert_int_equal(v, 7); /* untouched by every refusal */
 }
 

@@ -1,5 +1,5 @@
 /*
- * number.c - counts as the tools take them on command lines and in their own text files: one
+ * tool_count.c - counts as the tools take them on command lines and in their own text files: one
  * parser, so that every tool accepts and refuses the same spellings.
  */
 #include <ctype.h>
@@ -8,7 +8,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "mcz_common.h"
+#include "tool.h"
 
 /* Multiplier of a size suffix: K, M, G, optionally followed by B or iB; 0 when unknown. */
 static uint64_t suffix_scale(const char *s)
@@ -23,7 +23,7 @@ static uint64_t suffix_scale(const char *s)
     return (uint64_t)1 << (10 * (at - letters + 1));
 }
 
-int mcz_parse_count(const char *text, bool suffix, uint64_t min, uint64_t max, uint64_t *out)
+int tool_parse_count(const char *text, bool suffix, uint64_t min, uint64_t max, uint64_t *out)
 {
     if (!text || !out || *text < '0' || *text > '9') /* strtoull would take signs and spaces */
         return MCZ_EINVAL;
