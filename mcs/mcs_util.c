@@ -7,7 +7,6 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "mcs_util.h"
@@ -220,20 +219,13 @@ bool mcs_has_extension(const char *path, const char *ext)
 
 #define PROGRESS_INTERVAL 0.25 /* seconds between redraws */
 
-double mcs_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 void mcs_progress_start(mcs_progress *p, const char *what, uint64_t total_contexts,
                         uint64_t total_bytes)
 {
     p->what = what;
     p->total_contexts = total_contexts;
     p->total_bytes = total_bytes;
-    p->start = p->last_shown = mcs_now();
+    p->start = p->last_shown = tool_now();
     p->enabled = show_info && isatty(STDERR_FILENO);
     p->shown = false;
 }
@@ -253,7 +245,7 @@ void mcs_progress_update(mcs_progress *p, uint64_t contexts, uint64_t bytes)
 {
     if (!p->enabled)
         return;
-    double now = mcs_now();
+    double now = tool_now();
     if (now - p->last_shown < PROGRESS_INTERVAL)
         return;
     p->last_shown = now;

@@ -200,9 +200,6 @@ void mcs_progress_update(mcs_progress *p, uint64_t contexts, uint64_t bytes);
 /* Erases the line. */
 void mcs_progress_end(mcs_progress *p);
 
-/* Seconds on a monotonic clock. */
-double mcs_now(void);
-
 /* Size of the file at path, or 0 when it cannot be read. */
 uint64_t mcs_file_size(const char *path);
 

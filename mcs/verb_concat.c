@@ -34,20 +34,6 @@ typedef struct concat_target {
     int undo; /* a signal truncates FILE1 back (tool_undo_truncate) */
 } concat_target;
 
-static int write_all(int fd, const uint8_t *p, size_t len)
-{
-    while (len > 0) {
-        ssize_t n = write(fd, p, len);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0)
-            return -1;
-        p += n;
-        len -= (size_t)n;
-    }
-    return 0;
-}
-
 /* FILE1 must be an MCH file: empty, or beginning with a context's magic. */
 static int check_target_kind(const concat_target *t)
 {
@@ -138,7 +124,7 @@ static int append_all(mcs_input *in, concat_target *t, uint64_t *appended)
     mcz_mc mc;
     int rc;
     while ((rc = mcs_input_next(in, &mc)) > 0) {
-        if (write_all(t->fd, mc.bytes, mc.size) != 0) {
+        if (tool_write_all(t->fd, mc.bytes, mc.size) != 0) {
             mcs_progress_end(&progress);
             mcs_error("%s: write failed: %s", t->path, strerror(errno));
             return -1;

@@ -68,13 +68,13 @@ int cmd_integ(int argc, char **argv)
     int exit_code = mcs_input_from_args(argc, argv, &usage_integ, &in);
     if (exit_code != MCS_EXIT_OK)
         return exit_code;
-    double start = mcs_now();
+    double start = tool_now();
     uint64_t checked = 0;
     int rc = mcs_check_contexts(&in, "checking", &checked);
     mcs_input_close(&in);
     if (rc != 0)
         return MCS_EXIT_FAIL;
-    double elapsed = mcs_now() - start;
+    double elapsed = tool_now() - start;
     double rate = elapsed > 0 ? (double)checked / elapsed : (double)checked;
     mcs_info("Checked the integrity of %" PRIu64 " methodContexts at %.0f per second", checked,
              rate);

@@ -81,7 +81,6 @@ bool replay_parse_count(const char *s, uint64_t min, uint64_t max, uint64_t *out
 int replay_grow(void *array, size_t *cap, size_t count, size_t elem_size);
 
 /* Seconds on the monotonic clock. */
-double replay_now(void);
 
 const char *replay_kind_name(int kind);
 /* The kind named `name` (outputs' spelling), or -1. */

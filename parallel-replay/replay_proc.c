@@ -113,19 +113,10 @@ static void ring_read(const ring *g, uint64_t at, void *dst, size_t len)
 
 /* ---- Both sides: whole reads and writes ----------------------------------------------------- */
 
+/* A whole write, as the callers' codes want it. */
 static int write_all(int fd, const void *buf, size_t len)
 {
-    const uint8_t *p = buf;
-    while (len > 0) {
-        ssize_t n = write(fd, p, len);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return MCZ_EIO;
-        p += n;
-        len -= (size_t)n;
-    }
-    return MCZ_OK;
+    return tool_write_all(fd, buf, len) == 0 ? MCZ_OK : MCZ_EIO;
 }
 
 /* 1: len bytes read; 0: end of file before any byte; negative: error or a partial record. */
@@ -571,7 +562,7 @@ static void on_record(run *r, slot *s, int type, int kind, uint32_t number, uint
         s->inflight = number;
         s->inflight_size = size;
         s->inflight_unit = kind != 0;
-        s->deadline = r->o->timeout > 0 ? replay_now() + r->o->timeout : 0;
+        s->deadline = r->o->timeout > 0 ? tool_now() + r->o->timeout : 0;
         break;
     case MSG_RESULT:
         account(r, s, number, kind, size, text_len ? text : NULL);
@@ -814,7 +805,7 @@ static int poll_timeout_ms(const run *r)
     if (r->o->timeout > 0) /* an announcement in a ring starts a deadline once it is seen */
         ms = ms < 0 || SCAN_MS < ms ? SCAN_MS : ms;
     if (next > 0) {
-        double wait = (next - replay_now()) * 1000.0 + 1;
+        double wait = (next - tool_now()) * 1000.0 + 1;
         int wait_ms = wait < 0 ? 0 : wait > 60000 ? 60000 : (int)wait;
         if (ms < 0 || wait_ms < ms)
             ms = wait_ms;
@@ -824,7 +815,7 @@ static int poll_timeout_ms(const run *r)
 
 static void check_deadlines(run *r)
 {
-    double now = replay_now();
+    double now = tool_now();
     for (size_t i = 0; i < r->nslots; i++) {
         slot *s = &r->slots[i];
         if (s->pid <= 0 || s->deadline <= 0 || now < s->deadline || r->stopping)

@@ -14,7 +14,7 @@ static bool shown;
 
 void replay_progress_update(uint64_t done, uint64_t total, bool force)
 {
-    double now = replay_now();
+    double now = tool_now();
     if (started == 0)
         started = now;
     if (!force && now - last_drawn < PROGRESS_INTERVAL)

@@ -6,7 +6,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "replay_int.h"
 
@@ -114,13 +113,6 @@ int replay_grow(void *array, size_t *cap, size_t count, size_t elem_size)
     memcpy(array, &grown, sizeof grown);
     *cap = n;
     return MCZ_OK;
-}
-
-double replay_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 static const char *const kind_names[] = {

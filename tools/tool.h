@@ -21,6 +21,14 @@
 
 #define TOOL_ERROR_SIZE 1024
 
+/* ---- System ---- */
+
+/* Seconds on the monotonic clock. */
+double tool_now(void);
+/* Writes all of buf, again after EINTR and short writes. 0, or -1 with errno set.
+ * Async-signal-safe: a child between fork and exec may use it. */
+int tool_write_all(int fd, const void *buf, size_t len);
+
 /* ---- Counts ---- */
 
 /* A count as the programs spell it: decimal digits (no sign, no space), times an optional K, M

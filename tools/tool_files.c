@@ -33,14 +33,8 @@ static int copy_stream(int in, int out)
             continue;
         if (n <= 0)
             return (int)n;
-        for (ssize_t done = 0; done < n;) {
-            ssize_t w = write(out, buf + done, (size_t)(n - done));
-            if (w < 0 && errno == EINTR)
-                continue;
-            if (w < 0)
-                return -1;
-            done += w;
-        }
+        if (tool_write_all(out, buf, (size_t)n) != 0)
+            return -1;
     }
 }
 
