@@ -9,7 +9,7 @@
 #   make collect-sim  a runtime collecting contexts, simulated (bench/COLLECTOR.md)
 #
 # Sources are found by directory, so a new file needs no Makefile change:
-#   format/ writer/ reader/  -> build/libmcz.a (and libmcz.so, public symbols only)
+#   format/ writer/ reader/  -> build/libmcz.a, libmcz.so.MAJOR.MINOR.PATCH (public symbols only)
 #   mcs/*.c                  -> bin/mcs
 #   parallel-replay/*.c      -> bin/mcz-replay
 #   bench/mchgen/*.c         -> bin/mchgen
@@ -83,9 +83,6 @@ $(BUILD)/obj/%.o: %.c | $(DEPS_OK)
 $(LIB_A): $(LIB_OBJ)
 	@mkdir -p $(@D)
 	rm -f $@ && ar rcs $@ $^
-
-$(LIB_SO): $(LIB_OBJ)
-	$(CC) -shared $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 # The programs share tools/ (tool.h): files, signals.
 $(call obj,$(MCS_SRC) $(REPLAY_SRC) $(MCHGEN_SRC) $(TOOL_SRC)): CPPFLAGS += -Itools
@@ -187,3 +184,51 @@ clean:
 	rm -rf build bin
 
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
+
+# ---- Installing ----
+# What an embedder gets:
+#   $(BUILD)/libmcz.so.MAJOR.MINOR.PATCH  SONAME libmcz.so.MAJOR; exports exactly the functions
+#                                         the public headers declare MCZ_API (libmcz.map, made
+#                                         from them); libmcz.so.MAJOR and libmcz.so link to it
+#   $(BUILD)/libmcz-writer.so             SONAME libmcz-writer.so.MAJOR (the collector API)
+# The version lives in the header alone (MCZ_VERSION_MAJOR/MINOR/PATCH).
+PUBLIC_HEADERS ?= $(or $(wildcard include/*.h),format/mcz.h)
+
+mcz_version_part = $(shell sed -n 's/^.define MCZ_VERSION_$(1)  *\([0-9][0-9]*\).*/\1/p' \
+                       $(PUBLIC_HEADERS))
+VERSION_MAJOR := $(call mcz_version_part,MAJOR)
+VERSION_MINOR := $(call mcz_version_part,MINOR)
+VERSION_PATCH := $(call mcz_version_part,PATCH)
+ifneq ($(words $(VERSION_MAJOR) $(VERSION_MINOR) $(VERSION_PATCH)),3)
+$(error no single MCZ_VERSION_MAJOR/MINOR/PATCH in $(PUBLIC_HEADERS))
+endif
+VERSION := $(VERSION_MAJOR).$(VERSION_MINOR).$(VERSION_PATCH)
+
+LIB_SONAME      := libmcz.so.$(VERSION_MAJOR)
+LIB_SO_REAL     := $(BUILD)/libmcz.so.$(VERSION)
+LIB_SO_MAJOR    := $(BUILD)/$(LIB_SONAME)
+LIB_MAP         := $(BUILD)/libmcz.map
+WRITER_SONAME   := libmcz-writer.so.$(VERSION_MAJOR)
+WRITER_SO_MAJOR := $(BUILD)/$(WRITER_SONAME)
+
+all: $(LIB_SO_MAJOR) $(WRITER_SO_MAJOR)
+
+# Every "MCZ_API ... name(" of the public headers, and nothing else.
+$(LIB_MAP): $(PUBLIC_HEADERS) Makefile
+	@mkdir -p $(@D)
+	@sed -n 's/^[[:space:]]*MCZ_API[^(]*[^A-Za-z0-9_(]\([A-Za-z_][A-Za-z0-9_]*\)(.*/    \1;/p' \
+	    $(PUBLIC_HEADERS) | sort -u >$@.names
+	@test -s $@.names || { echo "no MCZ_API function in $(PUBLIC_HEADERS)" >&2; exit 1; }
+	@{ echo '{ global:'; cat $@.names; echo '  local: *; };'; } >$@ && rm -f $@.names
+
+$(LIB_SO_REAL): $(LIB_OBJ) $(LIB_MAP)
+	$(CC) -shared -Wl,-soname,$(LIB_SONAME) -Wl,--version-script=$(LIB_MAP) \
+	    $(if $(SAN),,-Wl,-z,defs) $(LDFLAGS) -o $@ $(LIB_OBJ) $(LDLIBS)
+
+$(LIB_SO_MAJOR) $(LIB_SO): $(LIB_SO_REAL)
+	ln -sf $(notdir $<) $@
+
+$(WRITER_SO): LDFLAGS += -Wl,-soname,$(WRITER_SONAME)
+
+$(WRITER_SO_MAJOR): $(WRITER_SO)
+	ln -sf $(notdir $<) $@
