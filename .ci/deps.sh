@@ -2,13 +2,14 @@
 # Installs what building and testing mcz needs on Debian 12, when it is missing.
 # As root it runs apt-get; otherwise it prints the exact command to run and fails.
 set -eu
-packages="build-essential pkg-config libzstd-dev libxxhash-dev libcmocka-dev libmurmurhash-dev zstd parallel clang"
+packages="build-essential pkg-config libzstd-dev libxxhash-dev libcmocka-dev libmurmurhash-dev zstd parallel clang help2man cmake python3"
 missing=""
 have_pkgconfig() { command -v pkg-config >/dev/null 2>&1 && pkg-config --exists "$@"; }
 have_pkgconfig libzstd libxxhash cmocka libmurmurhash || missing="$packages"
-for tool in cc make zstd parallel clang; do
+for tool in cc make zstd parallel clang help2man cmake; do
     command -v "$tool" >/dev/null 2>&1 || missing="$packages"
 done
+[ -x /usr/bin/python3 ] || missing="$packages" # Debian's, not another on PATH
 [ -z "$missing" ] && exit 0
 echo "mcz: installing build dependencies: $packages" >&2
 if [ "$(id -u)" -ne 0 ]; then
