@@ -8,9 +8,10 @@
 #   make demo       the README's end-to-end run on a built-in sample
 #   make bench      benchmarks (not tests: they print figures)
 #   make collect-sim  a runtime collecting contexts, simulated (bench/COLLECTOR.md)
+#   make install  PREFIX=/usr/local DESTDIR= LIBDIR=PREFIX/lib ("Installing", at the end)
 #
 # Sources are found by directory, so a new file needs no Makefile change:
-#   format/ writer/ reader/  -> build/libmcz.a (and libmcz.so, public symbols only)
+#   format/ writer/ reader/  -> build/libmcz.a, libmcz.so.MAJOR.MINOR.PATCH (public symbols only)
 #   mcs/*.c                  -> bin/mcs
 #   parallel-replay/*.c      -> bin/mcz-replay
 #   bench/mchgen/*.c         -> bin/mchgen
@@ -90,9 +91,6 @@ $(BUILD)/obj/%.o: %.c | $(DEPS_OK)
 $(LIB_A): $(LIB_OBJ)
 	@mkdir -p $(@D)
 	rm -f $@ && ar rcs $@ $^
-
-$(LIB_SO): $(LIB_OBJ)
-	$(CC) -shared $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 # The programs share tools/ (tool.h): files, signals.
 $(call obj,$(MCS_SRC) $(REPLAY_SRC) $(MCHGEN_SRC) $(TOOL_SRC)): CPPFLAGS += -Itools
@@ -210,3 +208,140 @@ clean:
 .PHONY: check-layering
 check-layering: all
 	@bash tests/layering/check-layering.sh $(BUILD)
+
+# ---- Installing ----
+# What an embedder gets (README.md "Embedding and installing"):
+#   $(BUILD)/libmcz.so.MAJOR.MINOR.PATCH  SONAME libmcz.so.MAJOR; exports exactly the functions
+#                                         the public headers declare MCZ_API (libmcz.map, made
+#                                         from them); libmcz.so.MAJOR and libmcz.so link to it
+#   $(BUILD)/libmcz-writer.so             SONAME libmcz-writer.so.MAJOR (the collector API)
+#   $(BUILD)/man/*.1                      the programs' --help as man pages (help2man)
+#   make install    into DESTDIR + PREFIX (default /usr/local); LIBDIR, BINDIR, INCLUDEDIR,
+#                   MANDIR, PKGCONFIGDIR, CMAKEDIR and PYTHONDIR override single places.
+#                   Builds nothing that `make test` has not built (prerequisites: installable).
+#   make uninstall  removes exactly the files install puts there, with the same variables.
+# The version lives in the header alone (MCZ_VERSION_MAJOR/MINOR/PATCH).
+PUBLIC_HEADERS ?= $(or $(wildcard include/*.h),format/mcz.h)
+
+mcz_version_part = $(shell sed -n 's/^.define MCZ_VERSION_$(1)  *\([0-9][0-9]*\).*/\1/p' \
+                       $(PUBLIC_HEADERS))
+VERSION_MAJOR := $(call mcz_version_part,MAJOR)
+VERSION_MINOR := $(call mcz_version_part,MINOR)
+VERSION_PATCH := $(call mcz_version_part,PATCH)
+ifneq ($(words $(VERSION_MAJOR) $(VERSION_MINOR) $(VERSION_PATCH)),3)
+$(error no single MCZ_VERSION_MAJOR/MINOR/PATCH in $(PUBLIC_HEADERS))
+endif
+VERSION := $(VERSION_MAJOR).$(VERSION_MINOR).$(VERSION_PATCH)
+
+LIB_SONAME      := libmcz.so.$(VERSION_MAJOR)
+LIB_SO_REAL     := $(BUILD)/libmcz.so.$(VERSION)
+LIB_SO_MAJOR    := $(BUILD)/$(LIB_SONAME)
+LIB_MAP         := $(BUILD)/libmcz.map
+WRITER_SONAME   := libmcz-writer.so.$(VERSION_MAJOR)
+WRITER_SO_MAJOR := $(BUILD)/$(WRITER_SONAME)
+
+all: $(LIB_SO_MAJOR) $(WRITER_SO_MAJOR)
+
+# Every "MCZ_API ... name(" of the public headers, and nothing else.
+$(LIB_MAP): $(PUBLIC_HEADERS) Makefile
+	@mkdir -p $(@D)
+	@sed -n 's/^[[:space:]]*MCZ_API[^(]*[^A-Za-z0-9_(]\([A-Za-z_][A-Za-z0-9_]*\)(.*/    \1;/p' \
+	    $(PUBLIC_HEADERS) | sort -u >$@.names
+	@test -s $@.names || { echo "no MCZ_API function in $(PUBLIC_HEADERS)" >&2; exit 1; }
+	@{ echo '{ global:'; cat $@.names; echo '  local: *; };'; } >$@ && rm -f $@.names
+
+$(LIB_SO_REAL): $(LIB_OBJ) $(LIB_MAP)
+	$(CC) -shared -Wl,-soname,$(LIB_SONAME) -Wl,--version-script=$(LIB_MAP) \
+	    $(if $(SAN),,-Wl,-z,defs) $(LDFLAGS) -o $@ $(LIB_OBJ) $(LDLIBS)
+
+$(LIB_SO_MAJOR) $(LIB_SO): $(LIB_SO_REAL)
+	ln -sf $(notdir $<) $@
+
+$(WRITER_SO): LDFLAGS += -Wl,-soname,$(WRITER_SONAME)
+
+$(WRITER_SO_MAJOR): $(WRITER_SO)
+	ln -sf $(notdir $<) $@
+
+# help2man reads --help, stderr too, and takes its text whatever the exit status (a tool whose
+# --help exits non-zero, as a usage message may, still gets its page); a --help that dies by a
+# signal fails here instead of becoming the page. The version is the header's.
+MAN_PAGES := $(patsubst $(BIN)/%,$(BUILD)/man/%.1,$(PROGRAMS))
+man_name_mcs        := read, write and convert SuperPMI collections (.mch files, .mcz archives)
+man_name_mcz-replay := replay the method contexts of a SuperPMI collection in worker processes
+man_name_mchgen     := generate synthetic SuperPMI collections for tests and benchmarks
+
+$(BUILD)/man/%.1: $(BIN)/% | $(DEPS_OK)
+	@mkdir -p $(@D)
+	@$< --help >/dev/null 2>&1; rc=$$?; \
+	    [ $$rc -lt 128 ] || { echo "$<: --help died (exit $$rc)" >&2; exit 1; }
+	help2man --no-discard-stderr -N --version-string=$(VERSION) --section=1 \
+	    $(if $(man_name_$*),--name='$(man_name_$*)') --output=$@.tmp $< && mv $@.tmp $@
+
+.PHONY: man installable install uninstall
+man: $(MAN_PAGES)
+
+PREFIX       ?= /usr/local
+BINDIR       ?= $(PREFIX)/bin
+LIBDIR       ?= $(PREFIX)/lib
+INCLUDEDIR   ?= $(PREFIX)/include
+MANDIR       ?= $(PREFIX)/share/man
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+CMAKEDIR     ?= $(LIBDIR)/cmake/mcz
+PYTHONDIR    ?= $(PREFIX)/lib/python3/dist-packages
+INSTALL      ?= install
+
+PACKAGING := packaging/mcz.pc.in packaging/mcz-writer.pc.in packaging/mczConfig.cmake.in \
+             packaging/mczConfigVersion.cmake.in python/mcz/__init__.py
+INSTALLED_LIBS := libmcz.a libmcz.so.$(VERSION) $(LIB_SONAME) libmcz.so \
+                  libmcz-writer.so.$(VERSION) $(WRITER_SONAME) libmcz-writer.so
+INSTALLED := $(addprefix $(BINDIR)/,$(notdir $(PROGRAMS))) \
+             $(addprefix $(LIBDIR)/,$(INSTALLED_LIBS)) \
+             $(addprefix $(INCLUDEDIR)/,$(notdir $(PUBLIC_HEADERS))) \
+             $(PKGCONFIGDIR)/mcz.pc $(PKGCONFIGDIR)/mcz-writer.pc \
+             $(CMAKEDIR)/mczConfig.cmake $(CMAKEDIR)/mczConfigVersion.cmake \
+             $(addprefix $(MANDIR)/man1/,$(notdir $(MAN_PAGES))) $(PYTHONDIR)/mcz/__init__.py
+
+# The templates' @NAMES@; a .pc file names its directories under ${prefix} when they are.
+pc_dir = $(patsubst $(PREFIX)/%,$${prefix}/%,$(1))
+SUBST  = sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' \
+             -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' -e 's|@PC_LIBDIR@|$(call pc_dir,$(LIBDIR))|g' \
+             -e 's|@PC_INCLUDEDIR@|$(call pc_dir,$(INCLUDEDIR))|g' \
+             -e 's|@VERSION@|$(VERSION)|g' -e 's|@VERSION_MAJOR@|$(VERSION_MAJOR)|g' \
+             -e 's|@LIB_SONAME@|$(LIB_SONAME)|g' -e 's|@WRITER_SONAME@|$(WRITER_SONAME)|g'
+
+installable: $(PROGRAMS) $(LIB_A) $(LIB_SO_REAL) $(WRITER_SO) $(MAN_PAGES) $(PUBLIC_HEADERS) \
+             $(PACKAGING)
+test: installable
+
+install: installable
+	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) \
+	    $(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(CMAKEDIR) $(DESTDIR)$(MANDIR)/man1 \
+	    $(DESTDIR)$(PYTHONDIR)/mcz
+	$(INSTALL) -m 755 $(PROGRAMS) $(DESTDIR)$(BINDIR)/
+	$(INSTALL) -m 644 $(LIB_A) $(DESTDIR)$(LIBDIR)/libmcz.a
+	$(INSTALL) -m 755 $(LIB_SO_REAL) $(DESTDIR)$(LIBDIR)/libmcz.so.$(VERSION)
+	$(INSTALL) -m 755 $(WRITER_SO) $(DESTDIR)$(LIBDIR)/libmcz-writer.so.$(VERSION)
+	ln -sf libmcz.so.$(VERSION) $(DESTDIR)$(LIBDIR)/$(LIB_SONAME)
+	ln -sf libmcz.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libmcz.so
+	ln -sf libmcz-writer.so.$(VERSION) $(DESTDIR)$(LIBDIR)/$(WRITER_SONAME)
+	ln -sf libmcz-writer.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libmcz-writer.so
+	$(INSTALL) -m 644 $(PUBLIC_HEADERS) $(DESTDIR)$(INCLUDEDIR)/
+	$(INSTALL) -m 644 $(MAN_PAGES) $(DESTDIR)$(MANDIR)/man1/
+	$(SUBST) packaging/mcz.pc.in >$(DESTDIR)$(PKGCONFIGDIR)/mcz.pc
+	$(SUBST) packaging/mcz-writer.pc.in >$(DESTDIR)$(PKGCONFIGDIR)/mcz-writer.pc
+	$(SUBST) packaging/mczConfig.cmake.in >$(DESTDIR)$(CMAKEDIR)/mczConfig.cmake
+	$(SUBST) packaging/mczConfigVersion.cmake.in >$(DESTDIR)$(CMAKEDIR)/mczConfigVersion.cmake
+	sed 's|^_INSTALLED_LIBDIR = None$$|_INSTALLED_LIBDIR = "$(LIBDIR)"|' \
+	    python/mcz/__init__.py >$(DESTDIR)$(PYTHONDIR)/mcz/__init__.py
+	chmod 644 $(DESTDIR)$(PKGCONFIGDIR)/mcz.pc $(DESTDIR)$(PKGCONFIGDIR)/mcz-writer.pc \
+	    $(DESTDIR)$(CMAKEDIR)/mczConfig.cmake $(DESTDIR)$(CMAKEDIR)/mczConfigVersion.cmake \
+	    $(DESTDIR)$(PYTHONDIR)/mcz/__init__.py
+
+# The bytecode Python writes beside the module once it is imported goes too, and the two
+# directories that are mcz's own when they are left empty.
+uninstall:
+	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
+	rm -f $(DESTDIR)$(PYTHONDIR)/mcz/__pycache__/__init__.*.pyc
+	@for d in $(DESTDIR)$(PYTHONDIR)/mcz/__pycache__ $(DESTDIR)$(PYTHONDIR)/mcz \
+	          $(DESTDIR)$(CMAKEDIR); do \
+	    if [ -d "$$d" ]; then rmdir "$$d" 2>/dev/null || true; fi; done
