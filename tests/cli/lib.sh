@@ -41,4 +41,13 @@ contains() {
         fail "$1 ('$3' not in $2)"; head -5 "$2" | sed 's/^/    /'; fi
 }
 
+# exit_is NAME CODE CMD...: the command must exit with exactly CODE.
+exit_is() {
+    local name=$1 want=$2; shift 2
+    "$@" >"$T/out" 2>"$T/err"
+    local rc=$?
+    if [ "$rc" -eq "$want" ]; then pass "$name"; else
+        fail "$name (exit $rc, expected $want)"; sed 's/^/    /' "$T/err" | head -10; fi
+}
+
 cli_done() { [ "$cli_failures" -eq 0 ]; }

@@ -3,15 +3,6 @@
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 M=$BIN/mcs
 
-# exit_is NAME CODE CMD...: the command must exit with exactly CODE.
-exit_is() {
-    local name=$1 want=$2; shift 2
-    "$@" >"$T/out" 2>"$T/err"
-    local rc=$?
-    if [ "$rc" -eq "$want" ]; then pass "$name"; else
-        fail "$name (exit $rc, expected $want)"; sed 's/^/    /' "$T/err" | head -10; fi
-}
-
 # A two-context collection is enough here; the verbs themselves are tested elsewhere.
 "$BIN/mchgen" --seed 3 --contexts 2 --out "$T/a.mch" >/dev/null 2>&1 ||
     fail "mchgen writes a collection"

@@ -18,15 +18,6 @@ no_temporaries() {
     else pass "$1"; fi
 }
 
-# exit_is NAME EXPECTED CMD...: the command exits with EXPECTED.
-exit_is() {
-    local name=$1 want=$2; shift 2
-    "$@" >"$T/out" 2>"$T/err"
-    local rc=$?
-    if [ "$rc" -eq "$want" ]; then pass "$name"; else
-        fail "$name (exit $rc, expected $want)"; sed 's/^/    /' "$T/err" | head -5; fi
-}
-
 # once NAME FILE TEXT: TEXT appears exactly once in FILE.
 once() {
     local n
