@@ -16,20 +16,31 @@ uint64_t mcs_file_size(const char *path)
     return stat(path, &st) == 0 && S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
 }
 
-static bool is_empty_file(const char *path)
+/* An empty regular file, or /dev/null (the same device, whatever its name). */
+static bool is_empty_input(const char *path)
 {
-    struct stat st;
-    return stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 0;
+    struct stat st, null;
+    if (stat(path, &st) != 0)
+        return false;
+    if (S_ISREG(st.st_mode))
+        return st.st_size == 0;
+    return S_ISCHR(st.st_mode) && stat("/dev/null", &null) == 0 && st.st_rdev == null.st_rdev;
+}
+
+int mcs_input_refuse_empty(const char *path)
+{
+    if (!is_empty_input(path))
+        return 0;
+    mcs_error("%s: empty file: no method contexts", path);
+    return -1;
 }
 
 int mcs_input_open(mcs_input *in, const char *path)
 {
     memset(in, 0, sizeof *in);
     in->path = path;
-    if (is_empty_file(path)) {
-        mcs_error("%s: empty file: no method contexts", path);
+    if (mcs_input_refuse_empty(path) != 0)
         return -1;
-    }
     mcz_diag d;
     mcz_diag_clear(&d);
     in->source = mcz_source_open(path, &d);

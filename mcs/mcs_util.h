@@ -107,7 +107,11 @@ typedef struct mcs_input {
     uint64_t read_bytes;       /* sum of the sizes of the contexts returned so far */
 } mcs_input;
 
-/* Opens path (an empty file is refused). Returns 0, or -1 after printing the error. */
+/* Refuses an input with nothing to read (an empty regular file, /dev/null) as every verb
+ * does: 0, or -1 after printing "PATH: empty file: no method contexts". mcs_input_open applies
+ * it; a verb reading its input otherwise (-dumpToc's .mct, -recover) calls it first. */
+int mcs_input_refuse_empty(const char *path);
+/* Opens path (an empty input is refused). Returns 0, or -1 after printing the error. */
 int mcs_input_open(mcs_input *in, const char *path);
 void mcs_input_close(mcs_input *in);
 /* Reports a problem found inside context mc of in (a deep check, an identity): names the

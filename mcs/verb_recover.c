@@ -14,6 +14,8 @@ int cmd_recover(int argc, char **argv)
     const char *pos[2];
     if (mcs_parse_args(argc, argv, &usage_recover, NULL, pos, 2, 2) < 0)
         return MCS_EXIT_USAGE;
+    if (mcs_input_refuse_empty(pos[0]) != 0)
+        return MCS_EXIT_FAIL;
     mcz_diag d;
     mcz_diag_clear(&d);
     uint64_t kept = 0, lost = 0;
