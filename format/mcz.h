@@ -325,6 +325,15 @@ typedef struct mcz_toc_entry {
 MCZ_API int mcz_toc_parse(const uint8_t *buf, size_t len, bool validate, mcz_toc_entry **entries,
                           uint32_t *count, mcz_diag *diag);
 
+/* Whether parsed entries can be the table of an MCH file of file_size bytes as SuperPMI writes
+ * it: numbers 1..count in order, the first context at offset 0, each offset at least
+ * MCZ_MC_OVERHEAD past the previous one and inside the file (no entries: an empty file).
+ * MCZ_OK, or MCZ_ECORRUPT with the first fault in diag's message ("it places context 2 at 90,
+ * not past context 1 (at 88)"). That each context lies where the table says is checked when
+ * it is read (mcz_source_get does). */
+MCZ_API int mcz_toc_check(const mcz_toc_entry *e, uint32_t count, uint64_t file_size,
+                          mcz_diag *diag);
+
 /* Encodes entries as an .mct image (padding zeroed). *out is malloc'ed; free() it. */
 MCZ_API int mcz_toc_encode(const mcz_toc_entry *entries, uint32_t count, uint8_t **out,
                            size_t *len);
@@ -716,8 +725,16 @@ MCZ_API const mcz_reader *mcz_source_archive(const mcz_source *s);
  * end, negative on damage (diag names the context number and offset).
  */
 MCZ_API int mcz_source_next(mcz_source *s, mcz_mc *out, mcz_diag *diag);
-/* Context `number`; MCZ_ENOTFOUND when the source does not hold it. */
+/* Context `number`; MCZ_ENOTFOUND when the source does not hold it. An MCH file is read
+ * through its .mct when the table can be this file's (mcz_toc_check) and the context found is
+ * the one asked for: every context before it begins where the one before ends, as the table
+ * says (each walked once per source), and it has the identity the table records, if any.
+ * Otherwise the source stops using the .mct and finds contexts by scanning the file. */
 MCZ_API int mcz_source_get(mcz_source *s, uint32_t number, mcz_mc *out, mcz_diag *diag);
+/* The path of the .mct that an MCH source found unusable, with why in *why (context, if any,
+ * is the number whose entry was wrong), the first time it is asked after that happened (at the
+ * first mcz_source_get); NULL otherwise: no .mct, one in use, or one already reported. */
+MCZ_API const char *mcz_source_toc_rejected(mcz_source *s, mcz_diag *why);
 
 #ifdef __cplusplus
 }

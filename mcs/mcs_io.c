@@ -98,6 +98,25 @@ int mcs_input_next(mcs_input *in, mcz_mc *mc)
     return rc > 0;
 }
 
+/* Tells, once, that in's .mct was found unusable and the file is read by scanning instead. */
+static void warn_toc_rejected(const mcs_input *in)
+{
+    mcz_diag why;
+    const char *toc = mcz_source_toc_rejected(in->source, &why);
+    if (!toc)
+        return;
+    char text[MCS_DIAG_TEXT_SIZE];
+    mcs_warn("%s; reading %s by scanning instead", mcs_diag_text(toc, &why, text, sizeof text),
+             in->path);
+}
+
+int mcs_input_get(const mcs_input *in, uint32_t number, mcz_mc *mc, mcz_diag *d)
+{
+    int rc = mcz_source_get(in->source, number, mc, d);
+    warn_toc_rejected(in);
+    return rc;
+}
+
 int mcs_input_read_failed(const mcs_input *in, uint32_t number, int rc, mcz_diag *d)
 {
     if (d->code == MCZ_OK)
@@ -124,7 +143,7 @@ static int computed_identity(const mcs_input *in, uint32_t number, mcz_hash128 *
     mcz_diag d;
     mcz_diag_clear(&d);
     mcz_mc mc;
-    int rc = mcz_source_get(in->source, number, &mc, &d);
+    int rc = mcs_input_get(in, number, &mc, &d);
     if (rc == MCZ_OK)
         rc = mcs_identity_as_stored(&mc, identity, &d);
     return rc == MCZ_OK ? 0 : mcs_input_read_failed(in, number, rc, &d);

@@ -124,6 +124,10 @@ int mcs_input_read_failed(const mcs_input *in, uint32_t number, int rc, mcz_diag
 /* For verbs whose only argument is their input: parses argv and opens it. Returns
  * MCS_EXIT_OK with in open, or the exit code after printing the error. */
 int mcs_input_from_args(int argc, char **argv, const mcs_usage *u, mcs_input *in);
+/* Context `number` (mcz_source_get, d filled on error, nothing printed). When an MCH file's
+ * .mct turns out not to match it, warns once, naming the .mct and why (the file is then read
+ * by scanning). */
+int mcs_input_get(const mcs_input *in, uint32_t number, mcz_mc *mc, mcz_diag *d);
 /* Next context in number order: 1 with *mc filled, 0 at the end, -1 after printing the error. */
 int mcs_input_next(mcs_input *in, mcz_mc *mc);
 /* The identity with names of mc as the archive writer stores it and -toc writes it: the zero

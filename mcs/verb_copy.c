@@ -9,7 +9,8 @@ const mcs_usage usage_copy = {
     "-copy RANGE IN OUT",
     "write only the listed contexts, in order, byte for byte",
     "RANGE is a list such as 1-5,9 or a .mcl file. Contexts are read by number (through IN's\n"
-    ".mct when it has one, or the archive's index). OUT is an archive when it ends in .mcz.\n"
+    ".mct when it has one that agrees with IN, else by scanning with a warning; or through the\n"
+    "archive's index). OUT is an archive when it ends in .mcz.\n"
     "Listed numbers that IN does not hold are reported in a warning. Unlike SuperPMI's mcs,\n"
     "contexts are copied as they are, not re-serialized, unless -thin: then each is deep-checked\n"
     "and re-serialized without its compile results (CR_* packets). From an archive into an\n"
@@ -39,7 +40,7 @@ static int copy_one(copy_state *s, uint32_t number)
     mcz_diag d;
     mcz_diag_clear(&d);
     mcz_mc mc;
-    int rc = mcz_source_get(s->in.source, number, &mc, &d);
+    int rc = mcs_input_get(&s->in, number, &mc, &d);
     if (rc == MCZ_ENOTFOUND)
         return 0;
     if (rc != MCZ_OK) {

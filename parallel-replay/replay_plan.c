@@ -108,26 +108,8 @@ static int run_add(run_builder *b, uint32_t number, uint64_t offset, uint64_t si
     return b->cur.raw_bytes >= b->unit_bytes ? run_close(b) : MCZ_OK;
 }
 
-/* A table of contents is used only when it describes the file exactly as SuperPMI numbers it:
- * numbers 1..count, offsets increasing from 0 inside the file. */
-static const char *toc_problem(const mcz_toc_entry *e, uint32_t n, uint64_t file_size)
-{
-    if (n == 0)
-        return file_size == 0 ? NULL : "it is empty";
-    if (e[0].offset != 0)
-        return "its first context is not at offset 0";
-    for (uint32_t i = 0; i < n; i++) {
-        if (e[i].number != (int32_t)(i + 1))
-            return "its numbers are not 1, 2, 3...";
-        if (e[i].offset < 0 || file_size < MCZ_MC_OVERHEAD ||
-            (uint64_t)e[i].offset > file_size - MCZ_MC_OVERHEAD)
-            return "an offset lies outside the file";
-        if (i > 0 && e[i].offset - e[i - 1].offset < (int64_t)MCZ_MC_OVERHEAD)
-            return "its offsets do not increase";
-    }
-    return NULL;
-}
-
+/* A table of contents is used only when it describes the file exactly as SuperPMI numbers it
+ * (mcz_toc_check). */
 static void toc_load(replay_plan *p, uint64_t file_size)
 {
     char toc_path[4096];
@@ -141,8 +123,8 @@ static void toc_load(replay_plan *p, uint64_t file_size)
     } else {
         if (mcz_toc_parse(f.data, f.size, true, &p->toc, &p->toc_count, &d) != MCZ_OK)
             why = d.message;
-        else
-            why = toc_problem(p->toc, p->toc_count, file_size);
+        else if (mcz_toc_check(p->toc, p->toc_count, file_size, &d) != MCZ_OK)
+            why = d.message;
         mcz_file_unmap(&f);
     }
     if (why) {
