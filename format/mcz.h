@@ -648,10 +648,13 @@ MCZ_API int mcz_reader_chunk(const mcz_reader *r, uint64_t index, mcz_chunk_info
 /* Index of the chunk holding context `number`, or MCZ_ENOTFOUND. */
 MCZ_API int64_t mcz_reader_chunk_of(const mcz_reader *r, uint32_t number);
 /* The stored bytes of chunk `index` (chunk header frame + zstd data frame, mcz_chunk_info's
- * stored_size of them) as a view into the archive, valid while r is open. Only their place in
- * the file is checked here: mcz_cursor_chunk verifies their content. MCZ_ENOTFOUND past the end. */
+ * stored_size of them) as a view into the archive, valid while r is open. Their chunk header is
+ * checked against the index entry here (every field, every length, as mcz_cursor_chunk does;
+ * MCZ_ECORRUPT with the chunk's offset and first context in diag); the data frame is verified
+ * by whoever decodes it (mcz_cursor_chunk, mcz_writer_append_compressed, which together check
+ * what a read checks). MCZ_ENOTFOUND past the end. */
 MCZ_API int mcz_reader_chunk_frames(const mcz_reader *r, uint64_t index, const uint8_t **frames,
-                                    size_t *len);
+                                    size_t *len, mcz_diag *diag);
 /* mcz_file_drop_behind on the archive's file, for walks over its chunks in file order that do
  * not go through a cursor (which drops behind itself), e.g. copying chunk frames. */
 MCZ_API void mcz_reader_drop_behind(const mcz_reader *r, uint64_t *dropped, uint64_t offset);

@@ -295,7 +295,7 @@ static int append_compressed(mcs_output *o, const mcs_input *in, uint64_t index,
 {
     const uint8_t *frames;
     size_t len;
-    int rc = mcz_reader_chunk_frames(in->archive, index, &frames, &len);
+    int rc = mcz_reader_chunk_frames(in->archive, index, &frames, &len, d);
     if (rc != MCZ_OK)
         return rc;
     mcz_archive_info info;
@@ -306,14 +306,18 @@ static int append_compressed(mcs_output *o, const mcs_input *in, uint64_t index,
     mcz_hash128 *identity = hashes, *dedup = hashes ? hashes + ch->count : NULL;
     for (uint32_t i = 0; hashes && i < ch->count && rc == MCZ_OK; i++)
         rc = mcz_reader_hashes(in->archive, ch->first_number + i, &identity[i], &dedup[i]);
-    if (rc == MCZ_OK)
+    if (rc == MCZ_OK) {
         rc = mcz_writer_append_compressed(o->writer, frames, len, identity, dedup, ch->count, d);
+        if (rc != MCZ_OK && d->offset >= 0)
+            d->offset += (int64_t)ch->offset; /* the writer's is within the frames */
+    }
     free(hashes);
     return rc;
 }
 
-/* Reports a failed chunk copy: the output's own failure, else the fault of in's chunk ch (d's
- * offset, if any, is within the chunk), and releases the output: nothing stays behind. */
+/* Reports a failed chunk copy: the output's own failure, else the fault of in's chunk ch (at
+ * d's offset in in's file, else at the chunk's), and releases the output: nothing stays
+ * behind. */
 static int chunk_copy_failed(mcs_output *o, const mcs_input *in, const mcz_chunk_info *ch,
                              int rc, mcz_diag *d)
 {
@@ -322,7 +326,8 @@ static int chunk_copy_failed(mcs_output *o, const mcs_input *in, const mcz_chunk
         return output_failed(o, rc, -1);
     if (d->code == MCZ_OK)
         d->code = rc;
-    d->offset = (int64_t)ch->offset + (d->offset >= 0 ? d->offset : 0);
+    if (d->offset < 0)
+        d->offset = (int64_t)ch->offset;
     if (d->context < 0)
         d->context = ch->first_number;
     mcs_error_diag(in->path, d);
