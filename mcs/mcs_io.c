@@ -176,16 +176,18 @@ struct mcs_output {
     const char *path;
     mcz_outfile *file;  /* an MCH file, or */
     mcz_writer *writer; /* an archive; both NULL once failed */
-    /* An archive with the default options: its writer opens when the first archive input is
-     * offered (taking that archive's dictionary, so its chunks can be copied verbatim), or at
-     * the first context or the commit (training a dictionary on what comes). */
+    mcz_writer_options opt; /* an archive's, as asked */
+    /* An archive inheriting: its writer opens when the first archive input is offered (taking
+     * that archive's settings where opt leaves them at zero, its dictionary included, so its
+     * chunks can be copied verbatim), or at the first context or the commit (the library's
+     * defaults, training a dictionary on what comes). */
     bool pending;
     bool dict_known;  /* the writer's dictionary is an input's: dict_id says which (0: none) */
     uint32_t dict_id;
 };
 
 mcs_output *mcs_output_open(const char *path, mcs_output_kind kind,
-                            const mcz_writer_options *opt)
+                            const mcz_writer_options *opt, bool inherit)
 {
     mcs_output *o = calloc(1, sizeof *o);
     if (!o) {
@@ -193,16 +195,17 @@ mcs_output *mcs_output_open(const char *path, mcs_output_kind kind,
         return NULL;
     }
     o->path = path;
+    o->opt = opt ? *opt : (mcz_writer_options)MCZ_WRITER_OPTIONS_INIT;
     if (kind == MCS_OUTPUT_BY_EXTENSION)
         kind = mcs_has_extension(path, ".mcz") ? MCS_OUTPUT_MCZ : MCS_OUTPUT_MCH;
-    if (kind == MCS_OUTPUT_MCZ && !opt) {
+    if (kind == MCS_OUTPUT_MCZ && inherit) {
         o->pending = true;
         return o;
     }
     mcz_diag d;
     mcz_diag_clear(&d);
     if (kind == MCS_OUTPUT_MCZ)
-        o->writer = mcz_writer_open(path, opt, &d);
+        o->writer = mcz_writer_open(path, &o->opt, &d);
     else
         o->file = mcz_outfile_open(path, &d);
     if (!o->writer && !o->file) {
@@ -213,23 +216,41 @@ mcs_output *mcs_output_open(const char *path, mcs_output_kind kind,
     return o;
 }
 
-/* Opens a pending archive's writer, with the dictionary of model (none when model has none),
- * or with a trained one when model is NULL. Returns 0, or -1 after printing the error. */
+/* What opt leaves at zero, taken from archive model: its level and chunk size (when they are
+ * ones the options accept; else the library's default), its dictionary or its lack of one, and
+ * whether it stores hashes. */
+static void inherit_settings(mcz_writer_options *opt, const mcz_reader *model)
+{
+    mcz_archive_info info;
+    mcz_reader_get_info(model, &info);
+    if (!opt->level && info.level >= 1 && info.level <= MCS_LEVEL_MAX)
+        opt->level = info.level;
+    if (!opt->chunk_size && info.chunk_size >= 1 && info.chunk_size <= MCS_CHUNK_SIZE_MAX)
+        opt->chunk_size = info.chunk_size;
+    if (!opt->no_dict)
+        mcz_reader_dict(model, &opt->dict, &opt->dict_len);
+    opt->no_dict = !opt->dict;
+    opt->no_hashes = opt->no_hashes || !info.hashes;
+}
+
+/* Opens a pending archive's writer, with the settings of model where the options leave them
+ * open, or the library's defaults when model is NULL. Returns 0, or -1 after printing the
+ * error. */
 static int output_start(mcs_output *o, const mcz_reader *model)
 {
-    mcz_writer_options opt = MCZ_WRITER_OPTIONS_INIT;
     if (model) {
         mcz_archive_info info;
         mcz_reader_get_info(model, &info);
-        mcz_reader_dict(model, &opt.dict, &opt.dict_len);
-        opt.no_dict = !opt.dict;
+        inherit_settings(&o->opt, model);
         o->dict_known = true;
-        o->dict_id = opt.dict ? info.dict_id : 0;
+        o->dict_id = o->opt.dict ? info.dict_id : 0;
     }
     o->pending = false;
     mcz_diag d;
     mcz_diag_clear(&d);
-    o->writer = mcz_writer_open(o->path, &opt, &d);
+    o->writer = mcz_writer_open(o->path, &o->opt, &d);
+    o->opt.dict = NULL; /* the writer has its copy; model's may go */
+    o->opt.dict_len = 0;
     if (!o->writer) {
         mcs_error_diag(o->path, &d);
         return -1;
@@ -237,7 +258,7 @@ static int output_start(mcs_output *o, const mcz_reader *model)
     return 0;
 }
 
-int mcs_output_offer_dictionary(mcs_output *o, const mcs_input *in)
+int mcs_output_offer_settings(mcs_output *o, const mcs_input *in)
 {
     return o->pending && in->archive ? output_start(o, in->archive) : 0;
 }
@@ -248,7 +269,8 @@ bool mcs_output_copies_chunks_of(const mcs_output *o, const mcs_input *in)
         return false;
     mcz_archive_info info;
     mcz_reader_get_info(in->archive, &info);
-    return info.dict_id == o->dict_id;
+    return info.dict_id == o->dict_id && info.level == o->opt.level &&
+           info.chunk_size == o->opt.chunk_size;
 }
 
 /* Reports why the output failed (its sticky error, else `code` about context `number`) and

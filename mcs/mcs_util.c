@@ -201,6 +201,28 @@ int mcs_parse_list(const char *arg, mcz_list *out)
     return mcs_has_extension(arg, ".mcl") ? MCS_EXIT_FAIL : MCS_EXIT_USAGE;
 }
 
+int mcs_compress_parse(const mcs_usage *u, const mcs_compress_args *a, const char *out,
+                       mcz_writer_options *opt)
+{
+    uint64_t level = (uint64_t)opt->level, chunk_size = opt->chunk_size;
+    if (a->level && mcs_parse_number(u, "--level", a->level, false, 1, MCS_LEVEL_MAX, &level) != 0)
+        return -1;
+    if (a->chunk_size && mcs_parse_number(u, "--chunk-size", a->chunk_size, true, 1,
+                                          MCS_CHUNK_SIZE_MAX, &chunk_size) != 0)
+        return -1;
+    bool given = a->level || a->chunk_size || a->no_dict || a->no_hashes;
+    if (given && out && !mcs_has_extension(out, ".mcz")) {
+        mcs_usage_error(u, "--level, --chunk-size, --no-dict and --no-hashes need an archive "
+                           "output (a name ending in .mcz), not %s", out);
+        return -1;
+    }
+    opt->level = (int)level;
+    opt->chunk_size = (uint32_t)chunk_size;
+    opt->no_dict = opt->no_dict || a->no_dict;
+    opt->no_hashes = opt->no_hashes || a->no_hashes;
+    return 0;
+}
+
 bool mcs_has_extension(const char *path, const char *ext)
 {
     size_t len = strlen(path), ext_len = strlen(ext);

@@ -92,6 +92,42 @@ int mcs_parse_number(const mcs_usage *u, const char *name, const char *text, boo
  * error MCS_EXIT_USAGE (bad range syntax) or MCS_EXIT_FAIL (an unreadable or bad .mcl file). */
 int mcs_parse_list(const char *arg, mcz_list *out);
 
+/* The compression options of the verbs that write archives (-convert, and -copy, -strip and
+ * -merge into an archive), as typed: MCS_COMPRESS_OPTIONS(&a) in a verb's option table,
+ * MCS_COMPRESS_HELP in its help, mcs_compress_parse to turn them into writer options. */
+typedef struct mcs_compress_args {
+    const char *level, *chunk_size;
+    bool no_dict, no_hashes;
+} mcs_compress_args;
+
+#define MCS_LEVEL_MAX 22
+#define MCS_CHUNK_SIZE_MAX (1u << 30) /* the writer's limit */
+
+#define MCS_COMPRESS_OPTIONS(a)                                                        \
+    {"--level", &(a)->level, NULL}, {"--chunk-size", &(a)->chunk_size, NULL},          \
+        {"--no-dict", NULL, &(a)->no_dict}, {"--no-hashes", NULL, &(a)->no_hashes}
+
+#define MCS_COMPRESS_HELP                                                                  \
+    "  --level N           zstd level (1-22)\n"                                           \
+    "  --chunk-size SIZE   uncompressed bytes per chunk, e.g. 1M (K, M or G: powers of 1024)\n" \
+    "  --no-dict           compress without a dictionary\n"                               \
+    "  --no-hashes         store no identity hashes or dedup keys in the index: the smallest\n" \
+    "                      archive (32 bytes less per context); -toc, -removeDup and -merge\n" \
+    "                      -dedup then decode the chunks to compute them\n"
+
+/* What an archive OUT of a copying verb is, for its help. */
+#define MCS_COMPRESS_INHERIT_HELP                                                          \
+    "An archive OUT takes the settings of the first archive read (its level, chunk size,\n"   \
+    "dictionary or none, hashes or none) where these options leave them open; when an MCH\n"   \
+    "file comes first, the library's defaults. A chunk is copied without recompressing it\n"  \
+    "when OUT has its dictionary, level and chunk size.\n"
+
+/* Sets opt's level, chunk_size, no_dict and no_hashes from a (those not given stay as they
+ * are). When any is given and out is not NULL, out must name an archive (.mcz). Returns 0, or
+ * -1 after printing a usage error. */
+int mcs_compress_parse(const mcs_usage *u, const mcs_compress_args *a, const char *out,
+                       mcz_writer_options *opt);
+
 /* True when path ends in ext (".mcz"), compared case-insensitively. */
 bool mcs_has_extension(const char *path, const char *ext);
 
@@ -151,16 +187,18 @@ typedef enum mcs_output_kind {
 /* A collection being written: nothing appears at its path before mcs_output_commit succeeds. */
 typedef struct mcs_output mcs_output;
 
-/* opt applies to archives. With opt NULL (the defaults) an archive's dictionary is decided
- * late: that of the first archive input offered with mcs_output_offer_dictionary() before any
- * context is put, else one trained on the contexts. Returns NULL after printing the error. */
+/* opt (NULL: none) gives an archive's settings; those it leaves at zero are the library's
+ * defaults, or with inherit those of the first archive input offered with
+ * mcs_output_offer_settings() before any context is put (its level and chunk size, its
+ * dictionary or none, whether it stores hashes), else the library's defaults with a dictionary
+ * trained on the contexts. Returns NULL after printing the error. */
 mcs_output *mcs_output_open(const char *path, mcs_output_kind kind,
-                            const mcz_writer_options *opt);
-/* Offers in's dictionary to an archive output whose dictionary is not decided yet (nothing
+                            const mcz_writer_options *opt, bool inherit);
+/* Offers in's settings to an archive output that inherits and has not started yet (nothing
  * happens otherwise). Returns 0, or -1 after printing the error. */
-int mcs_output_offer_dictionary(mcs_output *o, const mcs_input *in);
+int mcs_output_offer_settings(mcs_output *o, const mcs_input *in);
 /* True when chunks of archive in go to o as they are: o is an archive using in's dictionary
- * (or both have none). */
+ * (or both have none), its level and its chunk size. */
 bool mcs_output_copies_chunks_of(const mcs_output *o, const mcs_input *in);
 /* Appends one serialized context. Returns 0, or -1 after printing the error. */
 int mcs_output_put(mcs_output *o, const mcz_mc *mc);

@@ -151,7 +151,7 @@ static int concat_archive(const char *path, mcs_input *in, uint64_t *appended,
     }
     mcs_copy_counts base_counts = {0}, counts = {0};
     const mcs_copy_rules rules = {NULL, false, "appending"};
-    mcs_output *out = mcs_output_open(path, MCS_OUTPUT_MCZ, NULL);
+    mcs_output *out = mcs_output_open(path, MCS_OUTPUT_MCZ, NULL, true);
     int rc = out ? 0 : -1;
     if (rc == 0 && exists)
         rc = mcs_copy_all(&base, out, &rules, &base_counts);
