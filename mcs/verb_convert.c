@@ -1,5 +1,6 @@
 /* verb_convert.c - mcs -convert: writes a collection (MCH or archive) as an .mcz archive. */
 #include <inttypes.h>
+#include <sys/stat.h>
 
 #include "mcs_chunks.h"
 #include "mcs_verbs.h"
@@ -13,7 +14,8 @@ const mcs_usage usage_convert = {
     "  --dict-from A.mcz   reuse the dictionary of another archive instead of training one\n"
     "  -j THREADS          compression threads (default: one per core)\n"
     "Options left out take the library's defaults (level 12, 2 MiB chunks, a trained\n"
-    "dictionary, hashes), also for an archive IN. OUT appears only once complete.\n"};
+    "dictionary, hashes), also for an archive IN. OUT appears only once complete; a name\n"
+    "ending in .mch is refused (-export writes an MCH file), unless it is a device or FIFO.\n"};
 
 #define DICT_SIZE_MIN 256u /* ZDICT_DICTSIZE_MIN */
 #define THREADS_MAX 256
@@ -40,6 +42,19 @@ static int convert_options(const convert_args *a, mcz_writer_options *opt)
     opt->dict_size = (uint32_t)dict_size;
     opt->threads = (int)threads;
     return 0;
+}
+
+/* An archive under an .mch name would pass for an MCH file: refused unless the name is a
+ * device or FIFO (a stream, whatever its name). Returns 0, or -1 after a usage error. */
+static int archive_name_check(const char *out)
+{
+    struct stat st;
+    if (!mcs_has_extension(out, ".mch") || (stat(out, &st) == 0 && !S_ISREG(st.st_mode)))
+        return 0;
+    mcs_usage_error(&usage_convert,
+                    "%s: an archive would be written under an .mch name; name it .mcz "
+                    "(-export writes an MCH file)", out);
+    return -1;
 }
 
 /* Opens the archive whose dictionary the output reuses; the dictionary lives as long as it. */
@@ -87,7 +102,7 @@ int cmd_convert(int argc, char **argv)
     if (mcs_parse_args(argc, argv, &usage_convert, opts, pos, 2, 2) < 0)
         return MCS_EXIT_USAGE;
     mcz_writer_options opt = MCZ_WRITER_OPTIONS_INIT;
-    if (convert_options(&a, &opt) != 0)
+    if (convert_options(&a, &opt) != 0 || archive_name_check(pos[1]) != 0)
         return MCS_EXIT_USAGE;
     mcz_reader *dict_reader = NULL;
     if (a.dict_from && !(dict_reader = dictionary_source(a.dict_from, &opt)))

@@ -2,7 +2,7 @@
 # An archive written by -copy, -strip or -merge takes the input archive's settings (level,
 # chunk size, dictionary or none, hashes or none: FORMAT.md §2 and §5 record them), unless the
 # compression options -convert shares with them say otherwise; those options need an archive
-# output.
+# output. -convert refuses to write an archive under an .mch name.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 M=$BIN/mcs
 N=300
@@ -93,5 +93,17 @@ for verb in copy strip merge convert; do
     contains "-$verb --help documents --level" "$T/help" "--level N"
     contains "-$verb --help documents --no-hashes" "$T/help" "--no-hashes"
 done
+
+# ---- -convert refuses an archive under an .mch name ----
+for name in out.mch OUT.MCH; do
+    FAIL_EXIT=2 fail_run "-convert into $name is refused" "$M" -convert "$T/a.mch" "$T/$name"
+    contains "-convert into $name: says why, naming it" "$T/err" \
+        "$T/$name: an archive would be written under an .mch name"
+    [ -e "$T/$name" ] && fail "-convert into $name writes nothing" ||
+        pass "-convert into $name writes nothing"
+done
+ok_run "-convert into another name is allowed" "$M" -convert "$T/a.mch" "$T/out.bin"
+ln -s /dev/null "$T/dev.mch"
+ok_run "-convert into a device named .mch is allowed" "$M" -convert "$T/a.mch" "$T/dev.mch"
 
 cli_done
