@@ -85,13 +85,15 @@ const char *mcs_diag_text(const char *file, const mcz_diag *d, char *buf, size_t
     snprintf(context_prefix, sizeof context_prefix, "context %" PRId64 ": ", d->context);
     if (d->context > 0 && strncmp(text, context_prefix, strlen(context_prefix)) == 0)
         text += strlen(context_prefix);
-    if (d->context > 0 && d->offset >= 0)
+    /* A location is one in the file: an offset taken from damaged bytes is not. */
+    int64_t offset = d->offset >= 0 && (uint64_t)d->offset < mcs_file_size(file) ? d->offset : -1;
+    if (d->context > 0 && offset >= 0)
         snprintf(buf, cap, "%s: context %" PRId64 " at offset %" PRId64 ": %s", file,
-                 d->context, d->offset, text);
+                 d->context, offset, text);
     else if (d->context > 0)
         snprintf(buf, cap, "%s: context %" PRId64 ": %s", file, d->context, text);
-    else if (d->offset >= 0)
-        snprintf(buf, cap, "%s: at offset %" PRId64 ": %s", file, d->offset, text);
+    else if (offset >= 0)
+        snprintf(buf, cap, "%s: at offset %" PRId64 ": %s", file, offset, text);
     else
         snprintf(buf, cap, "%s: %s", file, text);
     return buf;

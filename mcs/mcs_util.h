@@ -46,8 +46,8 @@ void mcs_error(const char *fmt, ...) MCS_PRINTF(1, 2);
 void mcs_warn(const char *fmt, ...) MCS_PRINTF(1, 2);
 /* An informational line on stdout (as SuperPMI prints them), unless info is off. */
 void mcs_info(const char *fmt, ...) MCS_PRINTF(1, 2);
-/* "FILE: context N at offset X: message" from a diag (parts that do not apply left out) into
- * buf; returns buf. */
+/* "FILE: context N at offset X: message" from a diag (parts that do not apply left out, and
+ * the offset unless it lies inside FILE, a regular file) into buf; returns buf. */
 #define MCS_DIAG_TEXT_SIZE 4608 /* a path, the where, and a diag message */
 const char *mcs_diag_text(const char *file, const mcz_diag *d, char *buf, size_t cap);
 /* "mcs: " and that text, on stderr. */

@@ -51,4 +51,41 @@ for args in "-copy 1-$N @ $T/out.mcz" "-strip 1 @ $T/out.mcz" "-merge $T/out.mcz
     else no_output "wrong index checksum: $1 leaves no output" "$T/out.mcz"; fi
 done
 
+# ---- Hostile values in the index and footer are quoted as values, never as locations ----
+# located NAME AT: the error names the file at offset AT (the bad field's entry), and no
+# offset outside the file.
+located() {
+    grep -q "^mcs: $T/f.mcz: .*at offset $2: " "$T/err" && pass "$1: names the file at offset $2" ||
+        { fail "$1: names the file at offset $2"; sed 's/^/    /' "$T/err"; }
+    local n bad=0
+    for n in $(grep -o 'at offset [0-9]*' "$T/err" | awk '{ print $3 }'); do
+        [ "$n" -lt "$size" ] || bad=1
+    done
+    [ $bad -eq 0 ] && pass "$1: no location outside the file" ||
+        fail "$1: no location outside the file"
+}
+# forged NAME AT POS BYTE...: a copy of the archive with the bytes at POS, resealed, refused by
+# -info, -verify and -copy alike, at AT.
+forged() {
+    local name=$1 at=$2 pos=$3; shift 3
+    cp "$T/a.mcz" "$T/f.mcz"
+    "$RESEAL" "$T/f.mcz" "$pos" "$@"
+    for verb in -info -verify; do
+        fail_run "$name: $verb fails" "$M" $verb "$T/f.mcz"
+        located "$name: $verb" "$at"
+    done
+    fail_run "$name: -copy fails" "$M" -copy 1-$N "$T/f.mcz" "$T/out.mcz"
+    located "$name: -copy" "$at"
+}
+huge="0 0 0 0 0 0 0 64" # 2^62, little-endian
+forged "a footer index offset of 2^62" $((size - 40)) $((size - 40)) $huge
+contains "a footer index offset of 2^62: quoted as a value" "$T/err" "offset 4611686018427387904,"
+forged "a chunk offset of 2^62" "$(entry 1 0)" "$(entry 1 0)" $huge
+contains "a chunk offset of 2^62: quoted as a value" "$T/err" "at 4611686018427387904)"
+forged "a chunk stored size of 2^31" "$(entry 0 0)" "$(entry 0 8)" 0 0 0 128
+k=$(od -An -tu4 -j $((size - 16)) -N4 "$T/a.mcz" | tr -d ' ') # K, chunks (footer)
+column=$((index + 36 + 32 * k + 4 * 3)) # context 4's entry in the offset column
+forged "a context offset of 2^31" $column $column 0 0 0 128
+contains "a context offset of 2^31: names context 4" "$T/err" "context 4 at offset $column"
+
 cli_done
