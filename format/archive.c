@@ -73,6 +73,15 @@ bool mcz_arc_looks_like(const uint8_t *buf, size_t len)
            mcz_get_le32(buf + 8) == MCZ_ARC_TAG_HEADER;
 }
 
+bool mcz_arc_looks_damaged(const uint8_t *buf, size_t len, bool named_mcz)
+{
+    if (len >= 2 && buf[0] == 'm' && buf[1] == 'c')
+        return false; /* an MCH's first context */
+    return named_mcz || (len >= 4 && mcz_get_le32(buf) == MCZ_ARC_SKIP_MAGIC) ||
+           (len >= 12 && mcz_get_le32(buf + 8) == MCZ_ARC_TAG_HEADER) ||
+           (len >= 4 && mcz_get_le32(buf + len - 4) == MCZ_ARC_END_MAGIC);
+}
+
 int mcz_arc_header_decode(const uint8_t *file, size_t size, mcz_arc_header *out, mcz_diag *diag)
 {
     uint32_t payload;

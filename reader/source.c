@@ -10,6 +10,7 @@
 #include <assert.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "mcz_common.h"
 #include "reader_impl.h"
@@ -67,6 +68,26 @@ static void toc_load(mcz_source *s)
     s->toc_proven = s->toc_count ? 1 : 0;
 }
 
+/* An .mcz name (any case). */
+static bool archive_name(const char *path)
+{
+    size_t len = strlen(path);
+    return len >= 4 && strcasecmp(path + len - 4, ".mcz") == 0;
+}
+
+/* Opens a file that is no MCH but shows signs of an archive (mcz_arc_looks_damaged) as one: it
+ * fails (a whole header would have been recognised), and the message says it is a damaged
+ * archive. */
+static int open_damaged_archive(mcz_source *s, mcz_diag *diag)
+{
+    mcz_diag d;
+    mcz_diag_clear(&d);
+    s->reader = mcz_reader_open_image(s->file.data, s->file.size, &d);
+    if (s->reader) /* the footer, the index and the header all check out after all */
+        return mcz_fail(diag, MCZ_ECORRUPT, 0, -1, "damaged archive: its header is not one");
+    return mcz_fail(diag, d.code, d.offset, d.context, "damaged archive: %s", d.message);
+}
+
 static int open_archive(mcz_source *s, mcz_diag *diag)
 {
     s->reader = mcz_reader_open_image(s->file.data, s->file.size, diag);
@@ -98,8 +119,12 @@ mcz_source *mcz_source_open(const char *path, mcz_diag *diag)
     mcz_diag_clear(&s->scan_error);
     mcz_diag_clear(&s->toc_problem);
     int rc = mcz_file_map(path, &s->file, diag);
-    if (rc == MCZ_OK && mcz_arc_looks_like(s->file.data, s->file.size))
+    const uint8_t *data = s->file.data;
+    size_t size = s->file.size;
+    if (rc == MCZ_OK && mcz_arc_looks_like(data, size))
         rc = open_archive(s, diag);
+    else if (rc == MCZ_OK && mcz_arc_looks_damaged(data, size, archive_name(path)))
+        rc = open_damaged_archive(s, diag);
     else if (rc == MCZ_OK)
         rc = toc_find(s, path, diag);
     if (rc != MCZ_OK) {
