@@ -73,6 +73,15 @@ bool mcz_arc_looks_like(const uint8_t *buf, size_t len)
            mcz_get_le32(buf + 8) == MCZ_ARC_TAG_HEADER;
 }
 
+bool mcz_arc_looks_damaged(const uint8_t *buf, size_t len, bool named_mcz)
+{
+    if (len >= 2 && buf[0] == 'm' && buf[1] == 'c')
+        return false; /* an MCH's first context */
+    return named_mcz || (len >= 4 && mcz_get_le32(buf) == MCZ_ARC_SKIP_MAGIC) ||
+           (len >= 12 && mcz_get_le32(buf + 8) == MCZ_ARC_TAG_HEADER) ||
+           (len >= 4 && mcz_get_le32(buf + len - 4) == MCZ_ARC_END_MAGIC);
+}
+
 int mcz_arc_header_decode(const uint8_t *file, size_t size, mcz_arc_header *out, mcz_diag *diag)
 {
     uint32_t payload;
@@ -260,7 +269,8 @@ int mcz_arc_footer_decode(const uint8_t *file, size_t size, mcz_arc_footer *out,
     if (!mcz_fits(off, out->index_offset, out->index_size) ||
         out->index_offset + out->index_size != off || out->index_offset < MCZ_ARC_HEADER_SIZE)
         return mcz_fail(diag, MCZ_ECORRUPT, (int64_t)off + 16, -1,
-                        "footer: index at %llu, %llu bytes, does not end at the footer (%llu)",
+                        "footer: its index (offset %llu, %llu bytes) does not end at the footer "
+                        "(%llu)",
                         (unsigned long long)out->index_offset,
                         (unsigned long long)out->index_size, (unsigned long long)off);
     return MCZ_OK;
@@ -296,47 +306,51 @@ uint32_t mcz_arc_index_length(const mcz_arc_index *idx, uint32_t i)
     return mcz_get_le32(idx->lengths + 4 * (size_t)i);
 }
 
-/* Checks one chunk entry against the previous one (prev_end, prev_last) and the file layout. */
+/* Checks one chunk entry, at file offset `at`, against the previous one (prev_end, prev_last)
+ * and the file layout. A fault is reported at the entry: the values it holds are hostile. */
 static int check_chunk_entry(const mcz_chunk_info *c, uint32_t i, uint64_t prev_end,
-                             uint64_t prev_last, uint64_t index_offset, mcz_diag *diag)
+                             uint64_t prev_last, uint64_t index_offset, int64_t at,
+                             mcz_diag *diag)
 {
     if (c->count == 0 || c->first_number == 0 || c->count - 1 > UINT32_MAX - c->first_number)
-        return mcz_fail(diag, MCZ_ECORRUPT, (int64_t)c->offset, c->first_number,
+        return mcz_fail(diag, MCZ_ECORRUPT, at, -1,
                         "index: chunk %u has bad numbers (first %u, count %u)", i,
                         c->first_number, c->count);
     if (c->first_number <= prev_last)
-        return mcz_fail(diag, MCZ_ECORRUPT, (int64_t)c->offset, c->first_number,
+        return mcz_fail(diag, MCZ_ECORRUPT, at, c->first_number,
                         "index: chunk %u numbers do not follow the previous chunk's", i);
     if (c->offset < prev_end || !mcz_fits(index_offset, c->offset, c->stored_size))
-        return mcz_fail(diag, MCZ_ECORRUPT, (int64_t)c->offset, c->first_number,
-                        "index: chunk %u (%u bytes) overlaps or lies outside the data", i,
-                        c->stored_size);
+        return mcz_fail(diag, MCZ_ECORRUPT, at, c->first_number,
+                        "index: chunk %u (%u bytes at %llu) overlaps or lies outside the data",
+                        i, c->stored_size, (unsigned long long)c->offset);
     uint64_t head = mcz_arc_chunk_head_size(c->count);
     if (c->stored_size <= head ||
         c->raw_size > (uint64_t)(c->stored_size - head) * MCZ_ARC_MAX_EXPANSION)
-        return mcz_fail(diag, MCZ_ECORRUPT, (int64_t)c->offset, c->first_number,
+        return mcz_fail(diag, MCZ_ECORRUPT, at, c->first_number,
                         "index: chunk %u sizes are impossible (stored %u, raw %u, count %u)", i,
                         c->stored_size, c->raw_size, c->count);
     return MCZ_OK;
 }
 
-/* Checks that the contexts [base, base+c->count) tile chunk c exactly. */
+/* Checks that the contexts [base, base+c->count) tile chunk c exactly; `column` is the file
+ * offset of the index's offset column, where a fault is reported. */
 static int check_chunk_contexts(const mcz_arc_index *idx, const mcz_chunk_info *c, uint32_t base,
-                                mcz_diag *diag)
+                                uint64_t column, mcz_diag *diag)
 {
     uint64_t expect = 0;
     for (uint32_t j = 0; j < c->count; j++) {
         uint32_t off = mcz_arc_index_offset(idx, base + j);
         uint32_t len = mcz_arc_index_length(idx, base + j);
         if (off != expect || len < MCZ_MC_OVERHEAD || len > MCZ_MC_MAX_SIZE)
-            return mcz_fail(diag, MCZ_ECORRUPT, (int64_t)c->offset, (int64_t)c->first_number + j,
+            return mcz_fail(diag, MCZ_ECORRUPT, (int64_t)(column + 4 * (uint64_t)(base + j)),
+                            (int64_t)c->first_number + j,
                             "index: context at %u (%u bytes) does not follow its predecessor in "
                             "its chunk", off, len);
         expect += len;
     }
     if (expect != c->raw_size)
-        return mcz_fail(diag, MCZ_ECORRUPT, (int64_t)c->offset, c->first_number,
-                        "index: contexts cover %llu bytes of a %u-byte chunk",
+        return mcz_fail(diag, MCZ_ECORRUPT, (int64_t)(column + 4 * (uint64_t)base),
+                        c->first_number, "index: contexts cover %llu bytes of a %u-byte chunk",
                         (unsigned long long)expect, c->raw_size);
     return MCZ_OK;
 }
@@ -349,16 +363,19 @@ static int check_index_tables(const mcz_arc_index *idx, uint64_t data_start,
     if (idx->chunk_count > 0 && mcz_get_le32(idx->chunks + 16) != idx->first_number)
         return mcz_fail(diag, MCZ_ECORRUPT, (int64_t)index_offset + 20, idx->first_number,
                         "index: first number disagrees with the first chunk");
+    uint64_t table = index_offset + MCZ_ARC_INDEX_HEAD;
+    uint64_t column = table + (uint64_t)MCZ_ARC_CHUNK_ENTRY * idx->chunk_count;
     for (uint32_t i = 0; i < idx->chunk_count; i++) {
         mcz_chunk_info c;
         mcz_arc_index_chunk(idx, i, &c);
-        int rc = check_chunk_entry(&c, i, prev_end, prev_last, index_offset, diag);
+        int64_t at = (int64_t)(table + (uint64_t)MCZ_ARC_CHUNK_ENTRY * i);
+        int rc = check_chunk_entry(&c, i, prev_end, prev_last, index_offset, at, diag);
         if (rc != MCZ_OK)
             return rc;
         if (c.count > idx->context_count - contexts)
-            return mcz_fail(diag, MCZ_ECORRUPT, (int64_t)c.offset, c.first_number,
+            return mcz_fail(diag, MCZ_ECORRUPT, at, c.first_number,
                             "index: chunk counts exceed the %u contexts", idx->context_count);
-        rc = check_chunk_contexts(idx, &c, (uint32_t)contexts, diag);
+        rc = check_chunk_contexts(idx, &c, (uint32_t)contexts, column, diag);
         if (rc != MCZ_OK)
             return rc;
         prev_end = c.offset + c.stored_size;

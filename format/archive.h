@@ -59,6 +59,10 @@ void mcz_arc_header_encode(const mcz_arc_header *h, uint8_t out[MCZ_ARC_HEADER_S
 int mcz_arc_header_decode(const uint8_t *file, size_t size, mcz_arc_header *out, mcz_diag *diag);
 /* True when buf starts like an archive (skippable magic, header size, MCZH tag). */
 bool mcz_arc_looks_like(const uint8_t *buf, size_t len);
+/* True when buf, which does not start like an archive, is not an MCH either (no "mc" first)
+ * but shows an archive's skippable magic, its MCZH tag or its end magic, or is named as one
+ * (named_mcz): a damaged archive. */
+bool mcz_arc_looks_damaged(const uint8_t *buf, size_t len, bool named_mcz);
 
 /* ---- Dictionary frame ---- */
 

@@ -110,6 +110,34 @@ int mcz_toc_parse(const uint8_t *buf, size_t len, bool validate, mcz_toc_entry *
     return MCZ_OK;
 }
 
+int mcz_toc_check(const mcz_toc_entry *e, uint32_t count, uint64_t file_size, mcz_diag *diag)
+{
+    if (count && !e)
+        return mcz_fail(diag, MCZ_EINVAL, -1, -1, "mcz_toc_check: NULL entries");
+    if (count == 0)
+        return file_size == 0 ? MCZ_OK
+                              : mcz_fail(diag, MCZ_ECORRUPT, -1, -1, "it lists no context");
+    if (e[0].offset != 0)
+        return mcz_fail(diag, MCZ_ECORRUPT, -1, -1, "it places context 1 at %lld, not at 0",
+                        (long long)e[0].offset);
+    for (uint32_t i = 0; i < count; i++) {
+        if (e[i].number != (int64_t)i + 1)
+            return mcz_fail(diag, MCZ_ECORRUPT, -1, -1,
+                            "its entry %u is numbered %d: the numbers are not 1, 2, 3...", i + 1,
+                            e[i].number);
+        if (e[i].offset < 0 || file_size < MCZ_MC_OVERHEAD ||
+            (uint64_t)e[i].offset > file_size - MCZ_MC_OVERHEAD)
+            return mcz_fail(diag, MCZ_ECORRUPT, -1, -1,
+                            "it places context %u at %lld, outside the file (%llu bytes)", i + 1,
+                            (long long)e[i].offset, (unsigned long long)file_size);
+        if (i > 0 && e[i].offset - e[i - 1].offset < (int64_t)MCZ_MC_OVERHEAD)
+            return mcz_fail(diag, MCZ_ECORRUPT, -1, -1,
+                            "it places context %u at %lld, not past context %u (at %lld)", i + 1,
+                            (long long)e[i].offset, i, (long long)e[i - 1].offset);
+    }
+    return MCZ_OK;
+}
+
 int mcz_toc_encode(const mcz_toc_entry *entries, uint32_t count, uint8_t **out, size_t *len)
 {
     if ((!entries && count) || !out || !len)

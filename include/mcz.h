@@ -392,10 +392,13 @@ MCZ_API int mcz_reader_chunk(const mcz_reader *r, uint64_t index, mcz_chunk_info
 /* Index of the chunk holding context `number`, or MCZ_ENOTFOUND. */
 MCZ_API int64_t mcz_reader_chunk_of(const mcz_reader *r, uint32_t number);
 /* The stored bytes of chunk `index` (chunk header frame + zstd data frame, mcz_chunk_info's
- * stored_size of them) as a view into the archive, valid while r is open. Only their place in
- * the file is checked here: mcz_cursor_chunk verifies their content. MCZ_ENOTFOUND past the end. */
+ * stored_size of them) as a view into the archive, valid while r is open. Their chunk header is
+ * checked against the index entry here (every field, every length, as mcz_cursor_chunk does;
+ * MCZ_ECORRUPT with the chunk's offset and first context in diag); the data frame is verified
+ * by whoever decodes it (mcz_cursor_chunk, mcz_writer_append_compressed, which together check
+ * what a read checks). MCZ_ENOTFOUND past the end. */
 MCZ_API int mcz_reader_chunk_frames(const mcz_reader *r, uint64_t index, const uint8_t **frames,
-                                    size_t *len);
+                                    size_t *len, mcz_diag *diag);
 /* mcz_file_drop_behind on the archive's file, for walks over its chunks in file order that do
  * not go through a cursor (which drops behind itself), e.g. copying chunk frames. */
 MCZ_API void mcz_reader_drop_behind(const mcz_reader *r, uint64_t *dropped, uint64_t offset);
@@ -469,8 +472,16 @@ MCZ_API const mcz_reader *mcz_source_archive(const mcz_source *s);
  * end, negative on damage (diag names the context number and offset).
  */
 MCZ_API int mcz_source_next(mcz_source *s, mcz_mc *out, mcz_diag *diag);
-/* Context `number`; MCZ_ENOTFOUND when the source does not hold it. */
+/* Context `number`; MCZ_ENOTFOUND when the source does not hold it. An MCH file is read
+ * through its .mct when the table can be this file's (mcz_toc_check) and the context found is
+ * the one asked for: every context before it begins where the one before ends, as the table
+ * says (each walked once per source), and it has the identity the table records, if any.
+ * Otherwise the source stops using the .mct and finds contexts by scanning the file. */
 MCZ_API int mcz_source_get(mcz_source *s, uint32_t number, mcz_mc *out, mcz_diag *diag);
+/* The path of the .mct that an MCH source found unusable, with why in *why (context, if any,
+ * is the number whose entry was wrong), the first time it is asked after that happened (at the
+ * first mcz_source_get); NULL otherwise: no .mct, one in use, or one already reported. */
+MCZ_API const char *mcz_source_toc_rejected(mcz_source *s, mcz_diag *why);
 
 #ifdef __cplusplus
 }

@@ -236,6 +236,15 @@ typedef struct mcz_toc_entry {
 MCZ_API int mcz_toc_parse(const uint8_t *buf, size_t len, bool validate, mcz_toc_entry **entries,
                           uint32_t *count, mcz_diag *diag);
 
+/* Whether parsed entries can be the table of an MCH file of file_size bytes as SuperPMI writes
+ * it: numbers 1..count in order, the first context at offset 0, each offset at least
+ * MCZ_MC_OVERHEAD past the previous one and inside the file (no entries: an empty file).
+ * MCZ_OK, or MCZ_ECORRUPT with the first fault in diag's message ("it places context 2 at 90,
+ * not past context 1 (at 88)"). That each context lies where the table says is checked when
+ * it is read (mcz_source_get does). */
+MCZ_API int mcz_toc_check(const mcz_toc_entry *e, uint32_t count, uint64_t file_size,
+                          mcz_diag *diag);
+
 /* Encodes entries as an .mct image (padding zeroed). *out is malloc'ed; free() it. */
 MCZ_API int mcz_toc_encode(const mcz_toc_entry *entries, uint32_t count, uint8_t **out,
                            size_t *len);

@@ -142,7 +142,7 @@ static int walk_chunk(mcs_chunk_walk *w, uint64_t index, uint64_t *position, mcs
 int mcs_chunks_copy(mcs_input *in, mcs_output *out, const mcs_copy_rules *rules, mcs_keep_fn keep,
                     void *arg, mcs_copy_counts *counts)
 {
-    if (!rules->thin && mcs_output_offer_dictionary(out, in) != 0)
+    if (mcs_output_offer_settings(out, in) != 0)
         return -1;
     mcs_chunk_walk w = {.in = in, .out = out, .rules = rules, .counts = counts};
     w.cursor = mcz_cursor_create(in->archive);
@@ -205,7 +205,7 @@ int mcs_copy_file(const char *in_path, const char *out_path, mcs_output_kind kin
         return -1;
     const mcs_copy_rules rules = {NULL, false, what};
     mcs_copy_counts counts = {0};
-    mcs_output *out = mcs_output_open(out_path, kind, opt);
+    mcs_output *out = mcs_output_open(out_path, kind, opt, false);
     int rc = out ? mcs_copy_all(&in, out, &rules, &counts) : -1;
     if (rc == 0)
         rc = mcs_output_commit(out);

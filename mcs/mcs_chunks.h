@@ -49,7 +49,8 @@ int mcs_copy_all(mcs_input *in, mcs_output *out, const mcs_copy_rules *rules,
                  mcs_copy_counts *counts);
 
 /*
- * Copies every context of in_path to a new out_path (opt as mcs_output_open takes it), showing
+ * Copies every context of in_path to a new out_path (opt as mcs_output_open takes it, fields
+ * left at zero taking the library's defaults, not the input's settings), showing
  * progress as `what` ("converting"). Fills *contexts and *bytes (the equivalent MCH size).
  * Returns 0, or -1 after printing the error, with nothing left at out_path.
  */

@@ -612,13 +612,16 @@ int mcs_input_next_checked(mcs_input *in, const mcz_list *list, mcz_mc *mc)
 }
 
 int mcs_parse_list_verb(int argc, char **argv, const mcs_usage *u, const char *pos[3],
-                        mcz_list *list, mcz_mc_builder **thin)
+                        mcz_list *list, mcz_mc_builder **thin, mcz_writer_options *opt)
 {
     bool want_thin = false;
-    const mcs_option opts[] = {{"thin", NULL, &want_thin}, {NULL, NULL, NULL}};
+    mcs_compress_args compress = {0};
+    const mcs_option opts[] = {{"thin", NULL, &want_thin}, MCS_COMPRESS_OPTIONS(&compress),
+                               {NULL, NULL, NULL}};
     *thin = NULL;
     memset(list, 0, sizeof *list);
-    if (mcs_parse_args(argc, argv, u, opts, pos, 3, 3) < 0)
+    if (mcs_parse_args(argc, argv, u, opts, pos, 3, 3) < 0 ||
+        mcs_compress_parse(u, &compress, pos[2], opt) != 0)
         return MCS_EXIT_USAGE;
     int rc = mcs_parse_list(pos[0], list);
     if (rc == MCS_EXIT_OK && want_thin && !(*thin = mcz_mc_builder_create())) {

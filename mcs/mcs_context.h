@@ -117,11 +117,12 @@ int mcs_input_next_listed(mcs_input *in, const mcz_list *list, mcz_mc *mc);
 void mcs_csv_field(FILE *f, const char *text);
 void mcs_csv_quoted(FILE *f, const char *text);
 
-/* Arguments of "-VERB RANGE IN OUT [-thin]" (-copy, -strip): RANGE, IN and OUT in pos, the
- * list, and a builder for re-serializing when -thin is given (NULL otherwise; free it with
- * mcz_mc_builder_free). Returns MCS_EXIT_OK, or the exit code after printing the error. */
+/* Arguments of "-VERB RANGE IN OUT [-thin] [compression options]" (-copy, -strip): RANGE, IN
+ * and OUT in pos, the list, a builder for re-serializing when -thin is given (NULL otherwise;
+ * free it with mcz_mc_builder_free), and the compression options into opt
+ * (mcs_compress_parse). Returns MCS_EXIT_OK, or the exit code after printing the error. */
 int mcs_parse_list_verb(int argc, char **argv, const mcs_usage *u, const char *pos[3],
-                        mcz_list *list, mcz_mc_builder **thin);
+                        mcz_list *list, mcz_mc_builder **thin, mcz_writer_options *opt);
 
 /*
  * Opens path and calls fn for each listed context (every one when list is empty), deep-checked,

@@ -16,10 +16,23 @@ uint64_t mcs_file_size(const char *path)
     return stat(path, &st) == 0 && S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
 }
 
-static bool is_empty_file(const char *path)
+/* An empty regular file, or /dev/null (the same device, whatever its name). */
+static bool is_empty_input(const char *path)
 {
-    struct stat st;
-    return stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 0;
+    struct stat st, null;
+    if (stat(path, &st) != 0)
+        return false;
+    if (S_ISREG(st.st_mode))
+        return st.st_size == 0;
+    return S_ISCHR(st.st_mode) && stat("/dev/null", &null) == 0 && st.st_rdev == null.st_rdev;
+}
+
+int mcs_input_refuse_empty(const char *path)
+{
+    if (!is_empty_input(path))
+        return 0;
+    mcs_error("%s: empty file: no method contexts", path);
+    return -1;
 }
 
 void mcs_diag_rename(mcz_diag *d, const char *from, const char *to)
@@ -35,7 +48,7 @@ void mcs_diag_rename(mcz_diag *d, const char *from, const char *to)
 /* Opens in's source from `file`, which is path itself or a spooled copy of it. */
 static int source_open(mcs_input *in, const char *file)
 {
-    if (is_empty_file(file)) {
+    if (is_empty_input(file)) {
         mcs_error("%s: empty file: no method contexts", in->path);
         return -1;
     }
@@ -123,6 +136,25 @@ int mcs_input_next(mcs_input *in, mcz_mc *mc)
     return rc > 0;
 }
 
+/* Tells, once, that in's .mct was found unusable and the file is read by scanning instead. */
+static void warn_toc_rejected(const mcs_input *in)
+{
+    mcz_diag why;
+    const char *toc = mcz_source_toc_rejected(in->source, &why);
+    if (!toc)
+        return;
+    char text[MCS_DIAG_TEXT_SIZE];
+    mcs_warn("%s; reading %s by scanning instead", mcs_diag_text(toc, &why, text, sizeof text),
+             in->path);
+}
+
+int mcs_input_get(const mcs_input *in, uint32_t number, mcz_mc *mc, mcz_diag *d)
+{
+    int rc = mcz_source_get(in->source, number, mc, d);
+    warn_toc_rejected(in);
+    return rc;
+}
+
 int mcs_input_read_failed(const mcs_input *in, uint32_t number, int rc, mcz_diag *d)
 {
     if (d->code == MCZ_OK)
@@ -149,7 +181,7 @@ static int computed_identity(const mcs_input *in, uint32_t number, mcz_hash128 *
     mcz_diag d;
     mcz_diag_clear(&d);
     mcz_mc mc;
-    int rc = mcz_source_get(in->source, number, &mc, &d);
+    int rc = mcs_input_get(in, number, &mc, &d);
     if (rc == MCZ_OK)
         rc = mcs_identity_as_stored(&mc, identity, &d);
     return rc == MCZ_OK ? 0 : mcs_input_read_failed(in, number, rc, &d);
@@ -183,9 +215,11 @@ struct mcs_output {
     const char *file_name; /* as given: "-" is standard output */
     mcz_outfile *file;  /* an MCH file, or */
     mcz_writer *writer; /* an archive; both NULL once failed */
-    /* An archive with the default options: its writer opens when the first archive input is
-     * offered (taking that archive's dictionary, so its chunks can be copied verbatim), or at
-     * the first context or the commit (training a dictionary on what comes). */
+    mcz_writer_options opt; /* an archive's, as asked */
+    /* An archive inheriting: its writer opens when the first archive input is offered (taking
+     * that archive's settings where opt leaves them at zero, its dictionary included, so its
+     * chunks can be copied verbatim), or at the first context or the commit (the library's
+     * defaults, training a dictionary on what comes). */
     bool pending;
     uint64_t put;     /* contexts put so far */
     bool dict_known;  /* the writer's dictionary is an input's: dict_id says which (0: none) */
@@ -206,7 +240,7 @@ int mcs_output_check(const char *path)
 }
 
 mcs_output *mcs_output_open(const char *path, mcs_output_kind kind,
-                            const mcz_writer_options *opt)
+                            const mcz_writer_options *opt, bool inherit)
 {
     if (mcs_output_check(path) != 0)
         return NULL;
@@ -217,16 +251,17 @@ mcs_output *mcs_output_open(const char *path, mcs_output_kind kind,
     }
     o->path = tool_display_name(path, true);
     o->file_name = path;
+    o->opt = opt ? *opt : (mcz_writer_options)MCZ_WRITER_OPTIONS_INIT;
     if (kind == MCS_OUTPUT_BY_EXTENSION)
         kind = mcs_has_extension(path, ".mcz") ? MCS_OUTPUT_MCZ : MCS_OUTPUT_MCH;
-    if (kind == MCS_OUTPUT_MCZ && !opt) {
+    if (kind == MCS_OUTPUT_MCZ && inherit) {
         o->pending = true;
         return o;
     }
     mcz_diag d;
     mcz_diag_clear(&d);
     if (kind == MCS_OUTPUT_MCZ)
-        o->writer = mcz_writer_open(path, opt, &d);
+        o->writer = mcz_writer_open(path, &o->opt, &d);
     else
         o->file = mcz_outfile_open(path, &d);
     mcs_diag_rename(&d, path, o->path);
@@ -238,23 +273,41 @@ mcs_output *mcs_output_open(const char *path, mcs_output_kind kind,
     return o;
 }
 
-/* Opens a pending archive's writer, with the dictionary of model (none when model has none),
- * or with a trained one when model is NULL. Returns 0, or -1 after printing the error. */
+/* What opt leaves at zero, taken from archive model: its level and chunk size (when they are
+ * ones the options accept; else the library's default), its dictionary or its lack of one, and
+ * whether it stores hashes. */
+static void inherit_settings(mcz_writer_options *opt, const mcz_reader *model)
+{
+    mcz_archive_info info;
+    mcz_reader_get_info(model, &info);
+    if (!opt->level && info.level >= 1 && info.level <= MCS_LEVEL_MAX)
+        opt->level = info.level;
+    if (!opt->chunk_size && info.chunk_size >= 1 && info.chunk_size <= MCS_CHUNK_SIZE_MAX)
+        opt->chunk_size = info.chunk_size;
+    if (!opt->no_dict)
+        mcz_reader_dict(model, &opt->dict, &opt->dict_len);
+    opt->no_dict = !opt->dict;
+    opt->no_hashes = opt->no_hashes || !info.hashes;
+}
+
+/* Opens a pending archive's writer, with the settings of model where the options leave them
+ * open, or the library's defaults when model is NULL. Returns 0, or -1 after printing the
+ * error. */
 static int output_start(mcs_output *o, const mcz_reader *model)
 {
-    mcz_writer_options opt = MCZ_WRITER_OPTIONS_INIT;
     if (model) {
         mcz_archive_info info;
         mcz_reader_get_info(model, &info);
-        mcz_reader_dict(model, &opt.dict, &opt.dict_len);
-        opt.no_dict = !opt.dict;
+        inherit_settings(&o->opt, model);
         o->dict_known = true;
-        o->dict_id = opt.dict ? info.dict_id : 0;
+        o->dict_id = o->opt.dict ? info.dict_id : 0;
     }
     o->pending = false;
     mcz_diag d;
     mcz_diag_clear(&d);
-    o->writer = mcz_writer_open(o->file_name, &opt, &d);
+    o->writer = mcz_writer_open(o->file_name, &o->opt, &d);
+    o->opt.dict = NULL; /* the writer has its copy; model's may go */
+    o->opt.dict_len = 0;
     if (!o->writer) {
         mcs_diag_rename(&d, o->file_name, o->path);
         mcs_error_diag(o->path, &d);
@@ -263,7 +316,7 @@ static int output_start(mcs_output *o, const mcz_reader *model)
     return 0;
 }
 
-int mcs_output_offer_dictionary(mcs_output *o, const mcs_input *in)
+int mcs_output_offer_settings(mcs_output *o, const mcs_input *in)
 {
     return o->pending && in->archive ? output_start(o, in->archive) : 0;
 }
@@ -274,7 +327,8 @@ bool mcs_output_copies_chunks_of(const mcs_output *o, const mcs_input *in)
         return false;
     mcz_archive_info info;
     mcz_reader_get_info(in->archive, &info);
-    return info.dict_id == o->dict_id;
+    return info.dict_id == o->dict_id && info.level == o->opt.level &&
+           info.chunk_size == o->opt.chunk_size;
 }
 
 /* Reports why the output failed (its sticky error, else `code` about context `number`) and
@@ -323,7 +377,7 @@ static int append_compressed(mcs_output *o, const mcs_input *in, uint64_t index,
 {
     const uint8_t *frames;
     size_t len;
-    int rc = mcz_reader_chunk_frames(in->archive, index, &frames, &len);
+    int rc = mcz_reader_chunk_frames(in->archive, index, &frames, &len, d);
     if (rc != MCZ_OK)
         return rc;
     mcz_archive_info info;
@@ -334,14 +388,18 @@ static int append_compressed(mcs_output *o, const mcs_input *in, uint64_t index,
     mcz_hash128 *identity = hashes, *dedup = hashes ? hashes + ch->count : NULL;
     for (uint32_t i = 0; hashes && i < ch->count && rc == MCZ_OK; i++)
         rc = mcz_reader_hashes(in->archive, ch->first_number + i, &identity[i], &dedup[i]);
-    if (rc == MCZ_OK)
+    if (rc == MCZ_OK) {
         rc = mcz_writer_append_compressed(o->writer, frames, len, identity, dedup, ch->count, d);
+        if (rc != MCZ_OK && d->offset >= 0)
+            d->offset += (int64_t)ch->offset; /* the writer's is within the frames */
+    }
     free(hashes);
     return rc;
 }
 
-/* Reports a failed chunk copy: the output's own failure, else the fault of in's chunk ch (d's
- * offset, if any, is within the chunk), and releases the output: nothing stays behind. */
+/* Reports a failed chunk copy: the output's own failure, else the fault of in's chunk ch (at
+ * d's offset in in's file, else at the chunk's), and releases the output: nothing stays
+ * behind. */
 static int chunk_copy_failed(mcs_output *o, const mcs_input *in, const mcz_chunk_info *ch,
                              int rc, mcz_diag *d)
 {
@@ -350,7 +408,8 @@ static int chunk_copy_failed(mcs_output *o, const mcs_input *in, const mcz_chunk
         return output_failed(o, rc, -1);
     if (d->code == MCZ_OK)
         d->code = rc;
-    d->offset = (int64_t)ch->offset + (d->offset >= 0 ? d->offset : 0);
+    if (d->offset < 0)
+        d->offset = (int64_t)ch->offset;
     if (d->context < 0)
         d->context = ch->first_number;
     mcs_error_diag(in->path, d);

@@ -91,13 +91,15 @@ const char *mcs_diag_text(const char *file, const mcz_diag *d, char *buf, size_t
     snprintf(context_prefix, sizeof context_prefix, "context %" PRId64 ": ", d->context);
     if (d->context > 0 && strncmp(text, context_prefix, strlen(context_prefix)) == 0)
         text += strlen(context_prefix);
-    if (d->context > 0 && d->offset >= 0)
+    /* A location is one in the file: an offset taken from damaged bytes is not. */
+    int64_t offset = d->offset >= 0 && (uint64_t)d->offset < mcs_file_size(file) ? d->offset : -1;
+    if (d->context > 0 && offset >= 0)
         snprintf(buf, cap, "%s: context %" PRId64 " at offset %" PRId64 ": %s", file,
-                 d->context, d->offset, text);
+                 d->context, offset, text);
     else if (d->context > 0)
         snprintf(buf, cap, "%s: context %" PRId64 ": %s", file, d->context, text);
-    else if (d->offset >= 0)
-        snprintf(buf, cap, "%s: at offset %" PRId64 ": %s", file, d->offset, text);
+    else if (offset >= 0)
+        snprintf(buf, cap, "%s: at offset %" PRId64 ": %s", file, offset, text);
     else
         snprintf(buf, cap, "%s: %s", file, text);
     return buf;
@@ -205,6 +207,28 @@ int mcs_parse_list(const char *arg, mcz_list *out)
         return MCS_EXIT_OK;
     mcs_error_diag(arg, &d);
     return mcs_has_extension(arg, ".mcl") ? MCS_EXIT_FAIL : MCS_EXIT_USAGE;
+}
+
+int mcs_compress_parse(const mcs_usage *u, const mcs_compress_args *a, const char *out,
+                       mcz_writer_options *opt)
+{
+    uint64_t level = (uint64_t)opt->level, chunk_size = opt->chunk_size;
+    if (a->level && mcs_parse_number(u, "--level", a->level, false, 1, MCS_LEVEL_MAX, &level) != 0)
+        return -1;
+    if (a->chunk_size && mcs_parse_number(u, "--chunk-size", a->chunk_size, true, 1,
+                                          MCS_CHUNK_SIZE_MAX, &chunk_size) != 0)
+        return -1;
+    bool given = a->level || a->chunk_size || a->no_dict || a->no_hashes;
+    if (given && out && !mcs_has_extension(out, ".mcz")) {
+        mcs_usage_error(u, "--level, --chunk-size, --no-dict and --no-hashes need an archive "
+                           "output (a name ending in .mcz), not %s", out);
+        return -1;
+    }
+    opt->level = (int)level;
+    opt->chunk_size = (uint32_t)chunk_size;
+    opt->no_dict = opt->no_dict || a->no_dict;
+    opt->no_hashes = opt->no_hashes || a->no_hashes;
+    return 0;
 }
 
 bool mcs_has_extension(const char *path, const char *ext)

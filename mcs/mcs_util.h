@@ -48,8 +48,8 @@ void mcs_warn(const char *fmt, ...) MCS_PRINTF(1, 2);
 void mcs_info(const char *fmt, ...) MCS_PRINTF(1, 2);
 /* From now on mcs_info writes to stderr: standard output carries a collection. */
 void mcs_info_to_stderr(void);
-/* "FILE: context N at offset X: message" from a diag (parts that do not apply left out) into
- * buf; returns buf. */
+/* "FILE: context N at offset X: message" from a diag (parts that do not apply left out, and
+ * the offset unless it lies inside FILE, a regular file) into buf; returns buf. */
 #define MCS_DIAG_TEXT_SIZE 4608 /* a path, the where, and a diag message */
 const char *mcs_diag_text(const char *file, const mcz_diag *d, char *buf, size_t cap);
 /* "mcs: " and that text, on stderr. */
@@ -96,6 +96,42 @@ int mcs_parse_number(const mcs_usage *u, const char *name, const char *text, boo
  * error MCS_EXIT_USAGE (bad range syntax) or MCS_EXIT_FAIL (an unreadable or bad .mcl file). */
 int mcs_parse_list(const char *arg, mcz_list *out);
 
+/* The compression options of the verbs that write archives (-convert, and -copy, -strip and
+ * -merge into an archive), as typed: MCS_COMPRESS_OPTIONS(&a) in a verb's option table,
+ * MCS_COMPRESS_HELP in its help, mcs_compress_parse to turn them into writer options. */
+typedef struct mcs_compress_args {
+    const char *level, *chunk_size;
+    bool no_dict, no_hashes;
+} mcs_compress_args;
+
+#define MCS_LEVEL_MAX 22
+#define MCS_CHUNK_SIZE_MAX (1u << 30) /* the writer's limit */
+
+#define MCS_COMPRESS_OPTIONS(a)                                                        \
+    {"--level", &(a)->level, NULL}, {"--chunk-size", &(a)->chunk_size, NULL},          \
+        {"--no-dict", NULL, &(a)->no_dict}, {"--no-hashes", NULL, &(a)->no_hashes}
+
+#define MCS_COMPRESS_HELP                                                                  \
+    "  --level N           zstd level (1-22)\n"                                           \
+    "  --chunk-size SIZE   uncompressed bytes per chunk, e.g. 1M (K, M or G: powers of 1024)\n" \
+    "  --no-dict           compress without a dictionary\n"                               \
+    "  --no-hashes         store no identity hashes or dedup keys in the index: the smallest\n" \
+    "                      archive (32 bytes less per context); -toc, -removeDup and -merge\n" \
+    "                      -dedup then decode the chunks to compute them\n"
+
+/* What an archive OUT of a copying verb is, for its help. */
+#define MCS_COMPRESS_INHERIT_HELP                                                          \
+    "An archive OUT takes the settings of the first archive read (its level, chunk size,\n"   \
+    "dictionary or none, hashes or none) where these options leave them open; when an MCH\n"   \
+    "file comes first, the library's defaults. A chunk is copied without recompressing it\n"  \
+    "when OUT has its dictionary, level and chunk size.\n"
+
+/* Sets opt's level, chunk_size, no_dict and no_hashes from a (those not given stay as they
+ * are). When any is given and out is not NULL, out must name an archive (.mcz). Returns 0, or
+ * -1 after printing a usage error. */
+int mcs_compress_parse(const mcs_usage *u, const mcs_compress_args *a, const char *out,
+                       mcz_writer_options *opt);
+
 /* True when path ends in ext (".mcz"), compared case-insensitively. */
 bool mcs_has_extension(const char *path, const char *ext);
 
@@ -111,7 +147,11 @@ typedef struct mcs_input {
     uint64_t read_bytes;       /* sum of the sizes of the contexts returned so far */
 } mcs_input;
 
-/* Opens path (an empty file is refused). "-" (standard input) and other streams are spooled
+/* Refuses an input with nothing to read (an empty regular file, /dev/null) as every verb
+ * does: 0, or -1 after printing "PATH: empty file: no method contexts". mcs_input_open applies
+ * it; a verb reading its input otherwise (-dumpToc's .mct, -recover) calls it first. */
+int mcs_input_refuse_empty(const char *path);
+/* Opens path (an empty input is refused). "-" (standard input) and other streams are spooled
  * to a temporary file first, which is gone once open; messages then name "standard input".
  * Returns 0, or -1 after printing the error. */
 int mcs_input_open(mcs_input *in, const char *path);
@@ -126,6 +166,10 @@ int mcs_input_read_failed(const mcs_input *in, uint32_t number, int rc, mcz_diag
 /* For verbs whose only argument is their input: parses argv and opens it. Returns
  * MCS_EXIT_OK with in open, or the exit code after printing the error. */
 int mcs_input_from_args(int argc, char **argv, const mcs_usage *u, mcs_input *in);
+/* Context `number` (mcz_source_get, d filled on error, nothing printed). When an MCH file's
+ * .mct turns out not to match it, warns once, naming the .mct and why (the file is then read
+ * by scanning). */
+int mcs_input_get(const mcs_input *in, uint32_t number, mcz_mc *mc, mcz_diag *d);
 /* Next context in number order: 1 with *mc filled, 0 at the end, -1 after printing the error. */
 int mcs_input_next(mcs_input *in, mcz_mc *mc);
 /* The identity with names of mc as the archive writer stores it and -toc writes it: the zero
@@ -149,21 +193,22 @@ typedef enum mcs_output_kind {
 /* A collection being written: nothing appears at its path before mcs_output_commit succeeds. */
 typedef struct mcs_output mcs_output;
 
-/* Checks path as an output before any work (tool_output_check: not a directory, nor an input,
- * in a writable directory); "-" is standard output, and mcs's own messages then go to
- * stderr. opt applies to archives. With opt NULL (the defaults) an archive's dictionary is decided
- * late: that of the first archive input offered with mcs_output_offer_dictionary() before any
- * context is put, else one trained on the contexts. Returns NULL after printing the error. */
-/* The check alone, for outputs opened late or written otherwise. Returns 0, or -1 after
- * printing the reason. */
+/* The check alone, for outputs opened late or written otherwise: not a directory, nor an
+ * input, in a writable directory (tool_output_check); "-" is standard output, and mcs's own
+ * messages then go to stderr. Returns 0, or -1 after printing the reason. */
 int mcs_output_check(const char *path);
+/* Checks path as mcs_output_check does, before any work. opt (NULL: none) gives an archive's
+ * settings; those it leaves at zero are the library's defaults, or with inherit those of the
+ * first archive input offered with mcs_output_offer_settings() before any context is put (its
+ * level and chunk size, its dictionary or none, whether it stores hashes), else the library's
+ * defaults with a dictionary trained on the contexts. Returns NULL after printing the error. */
 mcs_output *mcs_output_open(const char *path, mcs_output_kind kind,
-                            const mcz_writer_options *opt);
-/* Offers in's dictionary to an archive output whose dictionary is not decided yet (nothing
+                            const mcz_writer_options *opt, bool inherit);
+/* Offers in's settings to an archive output that inherits and has not started yet (nothing
  * happens otherwise). Returns 0, or -1 after printing the error. */
-int mcs_output_offer_dictionary(mcs_output *o, const mcs_input *in);
+int mcs_output_offer_settings(mcs_output *o, const mcs_input *in);
 /* True when chunks of archive in go to o as they are: o is an archive using in's dictionary
- * (or both have none). */
+ * (or both have none), its level and its chunk size. */
 bool mcs_output_copies_chunks_of(const mcs_output *o, const mcs_input *in);
 /* Appends one serialized context. Returns 0, or -1 after printing the error. */
 int mcs_output_put(mcs_output *o, const mcz_mc *mc);

@@ -141,7 +141,7 @@ static int concat_archive(const char *path, mcs_input *in, uint64_t *appended,
                           uint64_t *bytes)
 {
     /* The output is opened first: it replaces FILE1 on purpose, once FILE1 has been read. */
-    mcs_output *out = mcs_output_open(path, MCS_OUTPUT_MCZ, NULL);
+    mcs_output *out = mcs_output_open(path, MCS_OUTPUT_MCZ, NULL, true);
     if (!out)
         return -1;
     mcs_input base = {0};

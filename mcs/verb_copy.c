@@ -6,14 +6,16 @@
 #include "mcs_verbs.h"
 
 const mcs_usage usage_copy = {
-    "-copy RANGE IN OUT",
+    "-copy RANGE IN OUT [-thin] [--level N] [--chunk-size SIZE] [--no-dict] [--no-hashes]",
     "write only the listed contexts, in order, byte for byte",
     "RANGE is a list such as 1-5,9 or a .mcl file. Contexts are read by number (through IN's\n"
-    ".mct when it has one, or the archive's index). OUT is an archive when it ends in .mcz.\n"
+    ".mct when it has one that agrees with IN, else by scanning with a warning; or through the\n"
+    "archive's index). OUT is an archive when it ends in .mcz.\n"
     "Listed numbers that IN does not hold are reported in a warning. Unlike SuperPMI's mcs,\n"
     "contexts are copied as they are, not re-serialized, unless -thin: then each is deep-checked\n"
     "and re-serialized without its compile results (CR_* packets). From an archive into an\n"
-    "archive, a chunk whose contexts are all listed is copied without recompressing it.\n"};
+    "archive, a chunk whose contexts are all listed is copied without recompressing it.\n"
+    MCS_COMPRESS_INHERIT_HELP MCS_COMPRESS_HELP};
 
 typedef struct copy_state {
     mcs_input in;
@@ -39,7 +41,7 @@ static int copy_one(copy_state *s, uint32_t number)
     mcz_diag d;
     mcz_diag_clear(&d);
     mcz_mc mc;
-    int rc = mcz_source_get(s->in.source, number, &mc, &d);
+    int rc = mcs_input_get(&s->in, number, &mc, &d);
     if (rc == MCZ_ENOTFOUND)
         return 0;
     if (rc != MCZ_OK) {
@@ -104,12 +106,13 @@ int cmd_copy(int argc, char **argv)
     const char *pos[3];
     mcz_list list;
     copy_state s = {0};
-    int exit_code = mcs_parse_list_verb(argc, argv, &usage_copy, pos, &list, &s.thin);
+    mcz_writer_options opt = MCZ_WRITER_OPTIONS_INIT;
+    int exit_code = mcs_parse_list_verb(argc, argv, &usage_copy, pos, &list, &s.thin, &opt);
     if (exit_code != MCS_EXIT_OK)
         return exit_code;
     int rc = mcs_input_open(&s.in, pos[1]);
     if (rc == 0) {
-        s.out = mcs_output_open(pos[2], MCS_OUTPUT_BY_EXTENSION, NULL);
+        s.out = mcs_output_open(pos[2], MCS_OUTPUT_BY_EXTENSION, &opt, true);
         if (!s.out)
             rc = -1;
         else

@@ -60,7 +60,9 @@ int cmd_dumptoc(int argc, char **argv)
     if (mcs_parse_args(argc, argv, &usage_dumptoc, NULL, pos, 1, 1) < 0)
         return MCS_EXIT_USAGE;
     /* An archive is told by its first bytes (mcz_source_open); anything else is read as .mct,
-     * which also reports a missing or empty file. */
+     * which also reports a missing file. */
+    if (mcs_input_refuse_empty(pos[0]) != 0)
+        return MCS_EXIT_FAIL;
     if (mcs_file_size(pos[0]) == 0)
         return dump_mct(pos[0]) == 0 ? MCS_EXIT_OK : MCS_EXIT_FAIL;
     mcs_input in;

@@ -13,7 +13,8 @@ const mcs_usage usage_fracture = {
     "split into files of N contexts each (N: the first number of RANGE)",
     "Contexts 1..N go to OUTPREFIX-00000.mch, N+1..2N to OUTPREFIX-00001.mch, and so on: the\n"
     "name is \"%s-%05d.mch\" as SuperPMI really forms it, so prefix b- gives b--00000.mch.\n"
-    "With --format mcz the pieces are archives named OUTPREFIX-00000.mcz. Every context is\n"
+    "With --format mcz the pieces are archives named OUTPREFIX-00000.mcz, with the settings of\n"
+    "an archive IN (level, chunk size, dictionary, hashes). Every context is\n"
     "deep-checked; -thin re-serializes them without compile results. Each piece appears only\n"
     "once complete; on an error every piece written by the run is removed.\n"};
 
@@ -56,8 +57,9 @@ static int piece_open(fracture_run *f)
         mcs_error("out of memory");
         return -1;
     }
-    f->out = mcs_output_open(f->path, f->archives ? MCS_OUTPUT_MCZ : MCS_OUTPUT_MCH, NULL);
-    return f->out ? 0 : -1;
+    f->out = mcs_output_open(f->path, f->archives ? MCS_OUTPUT_MCZ : MCS_OUTPUT_MCH, NULL,
+                            true);
+    return f->out && mcs_output_offer_settings(f->out, &f->in) == 0 ? 0 : -1;
 }
 
 /* Removes the pieces an unsuccessful run put in place. */

@@ -13,7 +13,8 @@
 #include "mcs_verbs.h"
 
 const mcs_usage usage_merge = {
-    "-merge OUT PATTERN [-recursive] [-dedup [-thin]]",
+    "-merge OUT PATTERN [-recursive] [-dedup [-thin]] [--level N] [--chunk-size SIZE]\n"
+    "                [--no-dict] [--no-hashes]",
     "concatenate many files (.mch and .mcz alike) into one",
     "PATTERN is a directory (all its files), DIR/*.mch-style wildcards in the last component,\n"
     "or one file. Files are taken in name order (strcmp); -recursive then descends into the\n"
@@ -22,10 +23,9 @@ const mcs_usage usage_merge = {
     "  -dedup   drop duplicate methods across all files, as -removeDup does\n"
     "  -thin    with -dedup: drop the compile results of the contexts written\n"
     "Every context is deep-checked. OUT is an archive when it ends in .mcz; it appears only\n"
-    "once complete, and not at all on an error or when no file matched. An archive OUT takes\n"
-    "the dictionary of the first archive merged (when it comes before any .mch file): chunks of\n"
-    "archives with that dictionary are then copied without recompressing them, whole when\n"
-    "none of their contexts is a duplicate.\n"};
+    "once complete, and not at all on an error or when no file matched. Chunks are copied\n"
+    "whole when none of their contexts is a duplicate.\n"
+    MCS_COMPRESS_INHERIT_HELP MCS_COMPRESS_HELP};
 
 #define MERGE_DEPTH_MAX 64
 
@@ -182,10 +182,14 @@ static int merge_pattern(merge_run *m, const char *pattern)
 int cmd_merge(int argc, char **argv)
 {
     bool recursive = false, dedup = false, thin = false;
+    mcs_compress_args compress = {0};
     const mcs_option opts[] = {{"recursive", NULL, &recursive}, {"dedup", NULL, &dedup},
-                               {"thin", NULL, &thin}, {NULL, NULL, NULL}};
+                               {"thin", NULL, &thin}, MCS_COMPRESS_OPTIONS(&compress),
+                               {NULL, NULL, NULL}};
     const char *pos[2];
-    if (mcs_parse_args(argc, argv, &usage_merge, opts, pos, 2, 2) < 0)
+    mcz_writer_options opt = MCZ_WRITER_OPTIONS_INIT;
+    if (mcs_parse_args(argc, argv, &usage_merge, opts, pos, 2, 2) < 0 ||
+        mcs_compress_parse(&usage_merge, &compress, pos[0], &opt) != 0)
         return MCS_EXIT_USAGE;
     if (thin && !dedup)
         return mcs_usage_error(&usage_merge, "-thin needs -dedup");
@@ -193,7 +197,7 @@ int cmd_merge(int argc, char **argv)
     m.out_existed = stat(pos[0], &m.out_st) == 0;
     if (dedup && !(m.dedup = mcs_dedup_create(false, thin)))
         return MCS_EXIT_FAIL;
-    m.out = mcs_output_open(pos[0], MCS_OUTPUT_BY_EXTENSION, NULL);
+    m.out = mcs_output_open(pos[0], MCS_OUTPUT_BY_EXTENSION, &opt, true);
     int rc = m.out ? merge_pattern(&m, pos[1]) : -1;
     if (rc == 0 && m.files == 0) {
         mcs_error("ERROR: No files found to merge.");

@@ -14,6 +14,8 @@ int cmd_recover(int argc, char **argv)
     const char *pos[2];
     if (mcs_parse_args(argc, argv, &usage_recover, NULL, pos, 2, 2) < 0)
         return MCS_EXIT_USAGE;
+    if (mcs_input_refuse_empty(pos[0]) != 0)
+        return MCS_EXIT_FAIL;
     const char *in_name = tool_display_name(pos[0], false);
     char err[TOOL_ERROR_SIZE];
     char *spooled = NULL;

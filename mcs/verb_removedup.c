@@ -31,7 +31,7 @@ int cmd_removedup(int argc, char **argv)
     if (mcs_input_open(&in, pos[0]) != 0)
         return MCS_EXIT_FAIL;
     mcs_dedup *dd = mcs_dedup_create(legacy, thin);
-    mcs_output *out = dd ? mcs_output_open(pos[1], MCS_OUTPUT_BY_EXTENSION, NULL) : NULL;
+    mcs_output *out = dd ? mcs_output_open(pos[1], MCS_OUTPUT_BY_EXTENSION, NULL, true) : NULL;
     int rc = out ? mcs_dedup_copy(dd, &in, out) : -1;
     if (rc == 0)
         rc = mcs_output_commit(out);

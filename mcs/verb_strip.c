@@ -6,13 +6,13 @@
 #include "mcs_verbs.h"
 
 const mcs_usage usage_strip = {
-    "-strip RANGE IN OUT [-thin]",
+    "-strip RANGE IN OUT [-thin] [--level N] [--chunk-size SIZE] [--no-dict] [--no-hashes]",
     "copy all but the listed contexts",
     "RANGE is a list such as 1-5,9 or a .mcl file. Every context is deep-checked; those kept\n"
     "are copied as they are, or re-serialized without their compile results with -thin.\n"
     "Listed numbers that IN does not hold are reported in a warning. OUT is an archive when it\n"
     "ends in .mcz. From an archive into an archive, a chunk that loses no context is copied\n"
-    "without recompressing it.\n"};
+    "without recompressing it.\n" MCS_COMPRESS_INHERIT_HELP MCS_COMPRESS_HELP};
 
 typedef struct strip_run {
     mcs_input in;
@@ -72,13 +72,14 @@ int cmd_strip(int argc, char **argv)
     strip_run s = {0};
     const char *pos[3];
     mcz_list list;
-    int rc = mcs_parse_list_verb(argc, argv, &usage_strip, pos, &list, &s.thin);
+    mcz_writer_options opt = MCZ_WRITER_OPTIONS_INIT;
+    int rc = mcs_parse_list_verb(argc, argv, &usage_strip, pos, &list, &s.thin, &opt);
     if (rc != MCS_EXIT_OK)
         return rc;
     s.list = &list;
     rc = mcs_input_open(&s.in, pos[1]);
     if (rc == 0) {
-        s.out = mcs_output_open(pos[2], MCS_OUTPUT_BY_EXTENSION, NULL);
+        s.out = mcs_output_open(pos[2], MCS_OUTPUT_BY_EXTENSION, &opt, true);
         rc = s.out ? strip_all(&s) : -1;
         if (rc == 0)
             rc = mcs_output_commit(s.out);

@@ -145,11 +145,14 @@ int cmd_toc(int argc, char **argv)
     toc_builder b = {0};
     mcs_input in;
     int rc = -1;
-    if (tool_input_is_stream(pos[0]))
+    if (mcs_input_refuse_empty(pos[0]) != 0) {
+        /* said */
+    } else if (tool_input_is_stream(pos[0])) {
         mcs_error("%s: -toc writes its table beside the file: it needs a file, not a stream",
                   tool_display_name(pos[0], false));
-    else if (mcs_output_check(toc_path) == 0)
+    } else if (mcs_output_check(toc_path) == 0) {
         rc = mcs_input_open(&in, pos[0]);
+    }
     if (rc == 0) {
         rc = in.archive ? toc_from_index(&in, &b) : toc_from_mch(&in, &b);
         mcs_input_close(&in);

@@ -108,27 +108,8 @@ static int run_add(run_builder *b, uint32_t number, uint64_t offset, uint64_t si
     return b->cur.raw_bytes >= b->unit_bytes ? run_close(b) : MCZ_OK;
 }
 
-/* A table of contents is used only when it describes the file exactly as SuperPMI numbers it:
- * numbers 1..count, offsets increasing from 0 inside the file. */
-static const char *toc_problem(const mcz_toc_entry *e, uint32_t n, uint64_t file_size)
-{
-    if (n == 0)
-        return file_size == 0 ? NULL : "it is empty";
-    if (e[0].offset != 0)
-        return "its first context is not at offset 0";
-    for (uint32_t i = 0; i < n; i++) {
-        if (e[i].number != (int32_t)(i + 1))
-            return "its numbers are not 1, 2, 3...";
-        if (e[i].offset < 0 || file_size < MCZ_MC_OVERHEAD ||
-            (uint64_t)e[i].offset > file_size - MCZ_MC_OVERHEAD)
-            return "an offset lies outside the file";
-        if (i > 0 && e[i].offset - e[i - 1].offset < (int64_t)MCZ_MC_OVERHEAD)
-            return "its offsets do not increase";
-    }
-    return NULL;
-}
-
-/* Reads and checks the .mct (MCZ_OK when there is none); d says what is wrong with it. */
+/* Reads and checks the .mct (MCZ_OK when there is none): a table is used only when it
+ * describes the file exactly as SuperPMI numbers it (mcz_toc_check); d says what is wrong. */
 static int toc_read(replay_plan *p, const char *toc_path, uint64_t file_size, mcz_diag *d)
 {
     mcz_file f;
@@ -137,8 +118,7 @@ static int toc_read(replay_plan *p, const char *toc_path, uint64_t file_size, mc
         return rc;
     rc = mcz_toc_parse(f.data, f.size, true, &p->toc, &p->toc_count, d);
     mcz_file_unmap(&f);
-    const char *why = rc == MCZ_OK ? toc_problem(p->toc, p->toc_count, file_size) : NULL;
-    return why ? replay_fail(d, MCZ_ECORRUPT, "%s", why) : rc;
+    return rc == MCZ_OK ? mcz_toc_check(p->toc, p->toc_count, file_size, d) : rc;
 }
 
 static void toc_load(replay_plan *p, uint64_t file_size)

@@ -56,25 +56,6 @@ void mcz_cursor_free(mcz_cursor *c)
     free(c);
 }
 
-/* The chunk's own header must say what the index says, length by length. */
-static int match_index(const mcz_reader *r, uint64_t index, const mcz_chunk_info *e,
-                       const mcz_arc_chunk_head *h, mcz_diag *diag)
-{
-    uint64_t stored = mcz_arc_chunk_head_size(h->count) + h->data_size;
-    if (h->first_number != e->first_number || h->count != e->count ||
-        h->raw_size != e->raw_size || h->checksum != e->checksum || stored != e->stored_size)
-        return mcz_fail(diag, MCZ_ECORRUPT, (int64_t)e->offset, e->first_number,
-                        "chunk %llu: its header disagrees with the index",
-                        (unsigned long long)index);
-    uint32_t base = r->context_base[index];
-    for (uint32_t i = 0; i < h->count; i++)
-        if (mcz_arc_chunk_head_length(h, i) != mcz_arc_index_length(&r->index, base + i))
-            return mcz_fail(diag, MCZ_ECORRUPT, (int64_t)e->offset, (int64_t)e->first_number + i,
-                            "chunk %llu: context length disagrees with the index",
-                            (unsigned long long)index);
-    return MCZ_OK;
-}
-
 int mcz_cursor_chunk(mcz_cursor *c, uint64_t index, const uint8_t **raw, size_t *len,
                      mcz_diag *diag)
 {
@@ -94,7 +75,7 @@ int mcz_cursor_chunk(mcz_cursor *c, uint64_t index, const uint8_t **raw, size_t 
         int rc = mcz_arc_decode_chunk(r->data, r->size, e.offset, c->dctx, r->ddict,
                                       r->header.dict_id, &c->buf, &h, diag);
         if (rc == MCZ_OK)
-            rc = match_index(r, index, &e, &h, diag);
+            rc = mcz_rd_match_index(r, index, &h, diag);
         if (rc != MCZ_OK && diag && diag->context < 0)
             diag->context = e.first_number; /* the index knows what the damaged chunk held */
         if (rc != MCZ_OK)

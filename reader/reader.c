@@ -189,15 +189,45 @@ void mcz_reader_dict(const mcz_reader *r, const void **dict, size_t *len)
     *len = r ? r->dict.size : 0;
 }
 
+int mcz_rd_match_index(const mcz_reader *r, uint64_t index, const mcz_arc_chunk_head *h,
+                       mcz_diag *diag)
+{
+    mcz_chunk_info e;
+    mcz_arc_index_chunk(&r->index, (uint32_t)index, &e);
+    uint64_t stored = mcz_arc_chunk_head_size(h->count) + h->data_size;
+    if (h->first_number != e.first_number || h->count != e.count || h->raw_size != e.raw_size ||
+        h->checksum != e.checksum || stored != e.stored_size)
+        return mcz_fail(diag, MCZ_ECORRUPT, (int64_t)e.offset, e.first_number,
+                        "chunk %llu: its header disagrees with the index",
+                        (unsigned long long)index);
+    uint32_t base = r->context_base[index];
+    for (uint32_t i = 0; i < h->count; i++)
+        if (mcz_arc_chunk_head_length(h, i) != mcz_arc_index_length(&r->index, base + i))
+            return mcz_fail(diag, MCZ_ECORRUPT, (int64_t)e.offset, (int64_t)e.first_number + i,
+                            "chunk %llu: context length disagrees with the index",
+                            (unsigned long long)index);
+    return MCZ_OK;
+}
+
 int mcz_reader_chunk_frames(const mcz_reader *r, uint64_t index, const uint8_t **frames,
-                            size_t *len)
+                            size_t *len, mcz_diag *diag)
 {
     if (!r || !frames || !len)
-        return MCZ_EINVAL;
+        return mcz_fail(diag, MCZ_EINVAL, -1, -1, "mcz_reader_chunk_frames: NULL argument");
     if (index >= r->index.chunk_count)
-        return MCZ_ENOTFOUND;
+        return mcz_fail(diag, MCZ_ENOTFOUND, -1, -1, "no chunk %llu (the archive has %u)",
+                        (unsigned long long)index, r->index.chunk_count);
     mcz_chunk_info c;
     mcz_arc_index_chunk(&r->index, (uint32_t)index, &c);
+    mcz_arc_chunk_head h;
+    int rc = mcz_arc_chunk_head_decode(r->data, r->size, c.offset, &h, diag);
+    if (rc == MCZ_OK)
+        rc = mcz_rd_match_index(r, index, &h, diag);
+    if (rc != MCZ_OK) {
+        if (diag && diag->context < 0)
+            diag->context = c.first_number;
+        return rc;
+    }
     *frames = r->data + c.offset; /* inside the file: checked when the index was opened */
     *len = c.stored_size;
     return MCZ_OK;

@@ -28,6 +28,12 @@ struct mcz_reader {
  */
 mcz_reader *mcz_reader_open_image(const uint8_t *data, size_t size, mcz_diag *diag);
 
+/* Chunk `index`'s own header h must say what the index says (every field, every length):
+ * MCZ_OK, or MCZ_ECORRUPT naming the chunk, at its offset. A chunk frame moved or swapped
+ * inside the file, or an index entry forged, shows here. */
+int mcz_rd_match_index(const mcz_reader *r, uint64_t index, const mcz_arc_chunk_head *h,
+                       mcz_diag *diag);
+
 /* Makes the cursor verify zstd's own content checksum too (deep verification: the chunks must
  * also pass the plain zstd tool). Reads normally skip it, the XXH3 covering the same bytes. */
 int mcz_rd_cursor_strict(mcz_cursor *c);

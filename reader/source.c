@@ -1,10 +1,16 @@
 /*
  * source.c - one interface over the two kinds of collection: an .mcz archive (recognised by its
  * magic) read through a reader and a cursor, or a legacy .mch file mapped whole, walked with
- * mcz_mch_next, and reached at random through its .mct when it has a valid one, otherwise
- * through a table of offsets built by one scan on the first random access.
+ * mcz_mch_next, and reached at random through its .mct when it has a usable one, otherwise
+ * through a table of offsets built by one scan on the first random access. A .mct is hostile
+ * too: a context is read through it only once its offset is proven (every context before it
+ * begins where the one before ends) and its identity is the one the table records; at the
+ * first disagreement the source stops using it and scans (mcz_source_toc_rejected says why).
  */
+#include <assert.h>
 #include <stdlib.h>
+#include <string.h>
+#include <strings.h>
 
 #include "mcz_common.h"
 #include "reader_impl.h"
@@ -19,35 +25,67 @@ struct mcz_source {
     uint64_t pos;
     uint32_t number;
     uint64_t dropped; /* the file's bytes before this left memory (mcz_file_drop_behind) */
-    mcz_toc_entry *toc; /* NULL when absent, invalid, or found wrong */
+    char *toc_path;     /* the .mct beside the file; NULL when there is none */
+    bool toc_loaded;    /* read at the first random access */
+    mcz_toc_entry *toc; /* entry i is context i+1; NULL when absent, unusable, or found wrong */
     uint32_t toc_count;
+    uint32_t toc_proven;  /* entries 1..toc_proven are where a scan finds their contexts */
+    mcz_diag toc_problem; /* why the .mct is not used (code MCZ_OK while it is) */
+    bool toc_reported;    /* mcz_source_toc_rejected has told it */
     uint64_t *offsets; /* scan table: offsets[i] is context i+1; NULL until needed */
     uint32_t offset_count;
     bool scanned;
     mcz_diag scan_error; /* why the scan stopped early, if it did */
 };
 
-/* Loads the .mct beside an MCH when it parses and lies inside the file; otherwise none. */
-static void load_toc(mcz_source *s, const char *path)
+/* Stops using the .mct; toc_problem says why. Returns MCZ_ECORRUPT. */
+static int toc_drop(mcz_source *s)
 {
-    char toc_path[4096];
-    if (mcz_toc_find(path, toc_path, sizeof toc_path) != 1)
+    free(s->toc);
+    s->toc = NULL;
+    s->toc_count = 0;
+    return MCZ_ECORRUPT;
+}
+
+/* Reads the .mct at the first random access: used when it parses and mcz_toc_check finds it
+ * can be this file's, otherwise dropped (toc_problem says why). */
+static void toc_load(mcz_source *s)
+{
+    s->toc_loaded = true;
+    if (!s->toc_path)
         return;
     mcz_file f;
-    if (mcz_file_map(toc_path, &f, NULL) != MCZ_OK)
+    if (mcz_file_map(s->toc_path, &f, NULL) != MCZ_OK) {
+        mcz_fail(&s->toc_problem, MCZ_EIO, -1, -1, "it cannot be read");
         return;
-    if (mcz_toc_parse(f.data, f.size, true, &s->toc, &s->toc_count, NULL) != MCZ_OK) {
-        s->toc = NULL;
-        s->toc_count = 0;
     }
+    int rc = mcz_toc_parse(f.data, f.size, true, &s->toc, &s->toc_count, &s->toc_problem);
     mcz_file_unmap(&f);
-    for (uint32_t i = 0; s->toc && i < s->toc_count; i++) {
-        if (s->toc[i].offset < 0 || (uint64_t)s->toc[i].offset >= s->file.size ||
-            s->toc[i].number <= 0) {
-            free(s->toc);
-            s->toc = NULL;
-        }
-    }
+    if (rc == MCZ_OK)
+        rc = mcz_toc_check(s->toc, s->toc_count, s->file.size, &s->toc_problem);
+    if (rc != MCZ_OK)
+        toc_drop(s);
+    s->toc_proven = s->toc_count ? 1 : 0;
+}
+
+/* An .mcz name (any case). */
+static bool archive_name(const char *path)
+{
+    size_t len = strlen(path);
+    return len >= 4 && strcasecmp(path + len - 4, ".mcz") == 0;
+}
+
+/* Opens a file that is no MCH but shows signs of an archive (mcz_arc_looks_damaged) as one: it
+ * fails (a whole header would have been recognised), and the message says it is a damaged
+ * archive. */
+static int open_damaged_archive(mcz_source *s, mcz_diag *diag)
+{
+    mcz_diag d;
+    mcz_diag_clear(&d);
+    s->reader = mcz_reader_open_image(s->file.data, s->file.size, &d);
+    if (s->reader) /* the footer, the index and the header all check out after all */
+        return mcz_fail(diag, MCZ_ECORRUPT, 0, -1, "damaged archive: its header is not one");
+    return mcz_fail(diag, d.code, d.offset, d.context, "damaged archive: %s", d.message);
 }
 
 static int open_archive(mcz_source *s, mcz_diag *diag)
@@ -61,6 +99,16 @@ static int open_archive(mcz_source *s, mcz_diag *diag)
     return s->cursor ? MCZ_OK : mcz_fail(diag, MCZ_ENOMEM, -1, -1, "out of memory");
 }
 
+/* Notes the .mct beside an MCH, read only when a context is first asked for by number. */
+static int toc_find(mcz_source *s, const char *path, mcz_diag *diag)
+{
+    char toc_path[4096];
+    if (mcz_toc_find(path, toc_path, sizeof toc_path) != 1)
+        return MCZ_OK;
+    s->toc_path = strdup(toc_path);
+    return s->toc_path ? MCZ_OK : mcz_fail(diag, MCZ_ENOMEM, -1, -1, "out of memory");
+}
+
 mcz_source *mcz_source_open(const char *path, mcz_diag *diag)
 {
     mcz_source *s = calloc(1, sizeof *s);
@@ -69,11 +117,16 @@ mcz_source *mcz_source_open(const char *path, mcz_diag *diag)
         return NULL;
     }
     mcz_diag_clear(&s->scan_error);
+    mcz_diag_clear(&s->toc_problem);
     int rc = mcz_file_map(path, &s->file, diag);
-    if (rc == MCZ_OK && mcz_arc_looks_like(s->file.data, s->file.size))
+    const uint8_t *data = s->file.data;
+    size_t size = s->file.size;
+    if (rc == MCZ_OK && mcz_arc_looks_like(data, size))
         rc = open_archive(s, diag);
+    else if (rc == MCZ_OK && mcz_arc_looks_damaged(data, size, archive_name(path)))
+        rc = open_damaged_archive(s, diag);
     else if (rc == MCZ_OK)
-        load_toc(s, path);
+        rc = toc_find(s, path, diag);
     if (rc != MCZ_OK) {
         mcz_source_close(s);
         return NULL;
@@ -89,6 +142,7 @@ void mcz_source_close(mcz_source *s)
     mcz_reader_close(s->reader);
     mcz_file_unmap(&s->file);
     free(s->toc);
+    free(s->toc_path);
     free(s->offsets);
     free(s);
 }
@@ -159,27 +213,81 @@ static int mch_at(mcz_source *s, uint64_t offset, uint32_t number, mcz_mc *out, 
                                   number);
 }
 
-static const mcz_toc_entry *toc_find(const mcz_source *s, uint32_t number)
+/* The identity of mc is the one entry e records, when it records one. Returns MCZ_OK, or
+ * drops the .mct (MCZ_ECORRUPT); MCZ_ENOMEM when the identity could not be computed. */
+static int toc_identity_check(mcz_source *s, const mcz_toc_entry *e, const mcz_mc *mc)
 {
-    uint32_t lo = 0, hi = s->toc_count;
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if ((uint32_t)s->toc[mid].number < number)
-            lo = mid + 1;
-        else
-            hi = mid;
+    if (e->hash[0] == '\0')
+        return MCZ_OK;
+    mcz_hash128 h;
+    char hex[33] = "";
+    int rc = mcz_mc_identity_hash(mc, false, &h, NULL);
+    if (rc == MCZ_ENOMEM)
+        return rc;
+    if (rc == MCZ_OK)
+        mcz_hash_hex(&h, hex);
+    if (strcmp(hex, e->hash) == 0)
+        return MCZ_OK;
+    mcz_fail(&s->toc_problem, MCZ_ECORRUPT, -1, -1,
+             "it records identity %s for context %u, which has %s", e->hash, mc->number,
+             hex[0] ? hex : "none");
+    return toc_drop(s);
+}
+
+/*
+ * Proves the table's offsets up to context `number`: context 1 is at 0 (mcz_toc_check), and
+ * each next one begins where the one before ends, as a scan would find them. Each context is
+ * walked once per source, however many are read. MCZ_ECORRUPT, with the .mct dropped, at the
+ * first offset that is not where its context lies.
+ */
+static int toc_prove(mcz_source *s, uint32_t number)
+{
+    while (s->toc_proven < number) {
+        uint32_t n = s->toc_proven; /* context n's offset is proven; n + 1's is next */
+        uint64_t at = (uint64_t)s->toc[n - 1].offset, next = (uint64_t)s->toc[n].offset;
+        mcz_mc mc;
+        if (mch_at(s, at, n, &mc, NULL) != MCZ_OK) {
+            mcz_fail(&s->toc_problem, MCZ_ECORRUPT, -1, -1,
+                     "context %u at %llu is not a whole context", n, (unsigned long long)at);
+            return toc_drop(s);
+        }
+        if (at + mc.size != next) {
+            mcz_fail(&s->toc_problem, MCZ_ECORRUPT, -1, -1,
+                     "it places context %u at %llu, but context %u ends at %llu", n + 1,
+                     (unsigned long long)next, n, (unsigned long long)(at + mc.size));
+            return toc_drop(s);
+        }
+        s->toc_proven = n + 1;
     }
-    return lo < s->toc_count && (uint32_t)s->toc[lo].number == number ? &s->toc[lo] : NULL;
+    return MCZ_OK;
+}
+
+/* Context `number` through the .mct: at its proven offset, with the identity the table records.
+ * MCZ_ECORRUPT when not, with the .mct dropped (the caller scans instead). */
+static int toc_get(mcz_source *s, uint32_t number, mcz_mc *out)
+{
+    assert(number >= 1 && number <= s->toc_count);
+    int rc = toc_prove(s, number);
+    if (rc != MCZ_OK)
+        return rc;
+    const mcz_toc_entry *e = &s->toc[number - 1];
+    if (mch_at(s, (uint64_t)e->offset, number, out, NULL) != MCZ_OK) {
+        mcz_fail(&s->toc_problem, MCZ_ECORRUPT, -1, -1,
+                 "context %u at %llu is not a whole context", number,
+                 (unsigned long long)e->offset);
+        return toc_drop(s);
+    }
+    return toc_identity_check(s, e, out);
 }
 
 static int mch_get(mcz_source *s, uint32_t number, mcz_mc *out, mcz_diag *diag)
 {
-    const mcz_toc_entry *e = s->toc ? toc_find(s, number) : NULL;
-    if (e && mch_at(s, (uint64_t)e->offset, number, out, NULL) == MCZ_OK)
-        return MCZ_OK;
-    if (e) { /* the .mct does not match this file: stop trusting it */
-        free(s->toc);
-        s->toc = NULL;
+    if (!s->toc_loaded)
+        toc_load(s);
+    if (number >= 1 && number <= s->toc_count) {
+        int rc = toc_get(s, number, out);
+        if (rc == MCZ_OK || rc == MCZ_ENOMEM)
+            return rc == MCZ_OK ? MCZ_OK : mcz_fail(diag, rc, -1, number, "out of memory");
     }
     if (!s->scanned) {
         s->scanned = true;
@@ -195,6 +303,16 @@ static int mch_get(mcz_source *s, uint32_t number, mcz_mc *out, mcz_diag *diag)
         return s->scan_error.code;
     }
     return mcz_fail(diag, MCZ_ENOTFOUND, -1, number, "the file holds no context %u", number);
+}
+
+const char *mcz_source_toc_rejected(mcz_source *s, mcz_diag *why)
+{
+    if (!s || s->toc_reported || s->toc_problem.code == MCZ_OK)
+        return NULL;
+    s->toc_reported = true;
+    if (why)
+        *why = s->toc_problem;
+    return s->toc_path;
 }
 
 int mcz_source_get(mcz_source *s, uint32_t number, mcz_mc *out, mcz_diag *diag)

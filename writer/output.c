@@ -55,6 +55,15 @@ static int live_failure(const mcz_writer *w, mcz_diag *d, uint64_t off, const ch
                     strerror(errno));
 }
 
+/* Writing `what` to the ATOMIC temporary file failed with rc: an I/O error says its errno (the
+ * outfile records its failure with no call in between that sets errno), e.g. a full disk. */
+static int atomic_failure(const mcz_writer *w, mcz_diag *d, int rc, int64_t off, int64_t number,
+                          const char *what)
+{
+    const char *why = rc == MCZ_EIO ? strerror(errno) : mcz_error_name(rc);
+    return mcz_fail(d, rc, off, number, "%s: %s failed: %s", w->path, what, why);
+}
+
 /* ---- Sinks for the streaming encoder ---- */
 
 typedef struct file_sink {
@@ -111,7 +120,7 @@ int mcz_wr_write_head(mcz_writer *w, mcz_diag *d)
     int rc = mcz_outfile_write(w->out, w->head, w->head_len);
     if (rc == MCZ_OK)
         rc = mcz_outfile_write(w->out, w->dict, w->dict_len);
-    return rc == MCZ_OK ? MCZ_OK : mcz_fail(d, rc, 0, -1, "%s: archive write failed", w->path);
+    return rc == MCZ_OK ? MCZ_OK : atomic_failure(w, d, rc, 0, -1, "archive write");
 }
 
 /* ---- The retained list ---- */
@@ -253,8 +262,7 @@ static int store_chunk(mcz_writer *w, chunk *c, mcz_diag *d)
         c->offset = mcz_outfile_tell(w->out);
         int rc = mcz_outfile_write(w->out, c->frames, c->frames_len);
         if (rc != MCZ_OK)
-            return mcz_fail(d, rc, (int64_t)c->offset, c->first_number,
-                            "%s: archive write failed", w->path);
+            return atomic_failure(w, d, rc, (int64_t)c->offset, c->first_number, "archive write");
     }
     free(c->frames); /* in the file now: the index rows are all the writer keeps */
     c->frames = NULL;
@@ -435,8 +443,7 @@ int mcz_wr_write_index(mcz_writer *w, mcz_diag *d)
     int rc = mcz_arc_index_stream(retained_count(first), w->out_next_number, !w->no_hashes,
                                   retained_rows, &walk, at, outfile_sink, w->out);
     if (rc != MCZ_OK)
-        return mcz_fail(d, rc, (int64_t)at, -1, "%s: cannot write the index: %s", w->path,
-                        mcz_error_name(rc));
+        return atomic_failure(w, d, rc, (int64_t)at, -1, "index write");
     w->stats.written_bytes += mcz_outfile_tell(w->out) - at;
     return MCZ_OK;
 }

@@ -20,14 +20,14 @@ ok_run() {
         fail "$name (exit $?)"; sed 's/^/    /' "$T/err" | head -20; fi
 }
 
-# fail_run NAME CMD...: the command must exit non-zero, without a crash (exit < 128), and say
-# something on stderr.
+# fail_run NAME CMD...: the command must fail as on bad input, exit 1 (not a usage error, 2,
+# nor a crash), and say something on stderr. FAIL_EXIT=N fail_run ... expects exit N instead.
 fail_run() {
-    local name=$1; shift
+    local name=$1 want=${FAIL_EXIT:-1}; shift
     "$@" >"$T/out" 2>"$T/err"
     local rc=$?
-    if [ "$rc" -ne 0 ] && [ "$rc" -lt 128 ] && [ -s "$T/err" ]; then pass "$name"; else
-        fail "$name (exit $rc)"; sed 's/^/    /' "$T/err" | head -20; fi
+    if [ "$rc" -eq "$want" ] && [ -s "$T/err" ]; then pass "$name"; else
+        fail "$name (exit $rc, expected $want)"; sed 's/^/    /' "$T/err" | head -20; fi
 }
 
 # same NAME FILE1 FILE2: byte-identical files.

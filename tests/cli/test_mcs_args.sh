@@ -3,6 +3,18 @@
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 M=$BIN/mcs
 
+# The checker first: fail_run takes exit 1 (bad input) with a message, nothing else, unless
+# told otherwise (its verdict is captured here, so a "not ok" it prints is not counted).
+verdict_of() { (fail_run "checker" "$@") | head -1 | cut -c1-6; }
+[ "$(verdict_of sh -c 'echo bad >&2; exit 1')" = "ok - c" ] &&
+    pass "fail_run takes exit 1 with a message" || fail "fail_run takes exit 1 with a message"
+[ "$(verdict_of sh -c 'echo usage >&2; exit 2')" = "not ok" ] &&
+    pass "fail_run refuses a usage error (exit 2)" || fail "fail_run refuses a usage error (exit 2)"
+[ "$(verdict_of sh -c 'exit 1')" = "not ok" ] &&
+    pass "fail_run refuses a silent failure" || fail "fail_run refuses a silent failure"
+[ "$(FAIL_EXIT=2 verdict_of sh -c 'echo usage >&2; exit 2')" = "ok - c" ] &&
+    pass "FAIL_EXIT=2 fail_run takes a usage error" || fail "FAIL_EXIT=2 fail_run takes a usage error"
+
 # A two-context collection is enough here; the verbs themselves are tested elsewhere.
 "$BIN/mchgen" --seed 3 --contexts 2 --out "$T/a.mch" >/dev/null 2>&1 ||
     fail "mchgen writes a collection"

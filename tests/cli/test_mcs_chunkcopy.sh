@@ -82,9 +82,10 @@ copied=$(copied_frames "$T/a.mcz" "$T/s2.mcz")
 [ "$copied" -eq $((nchunks - 1)) ] && pass "-strip 2 recompresses only the first chunk" ||
     fail "-strip 2 recompresses only the first chunk ($copied of $((nchunks - 1)) copied)"
 ok_run "-strip -thin" "$M" -strip 2 "$T/a.mcz" "$T/st.mcz" -thin
-[ "$(copied_frames "$T/a.mcz" "$T/st.mcz")" -eq 0 ] &&
-    pass "-strip -thin copies no chunk (every context is re-serialized)" ||
-    fail "-strip -thin copies no chunk (every context is re-serialized)"
+"$M" -strip 2 "$T/a.mch" "$T/st.mch" -thin >/dev/null
+# A chunk copied whole would keep its compile results; one re-serialized and compressed with
+# the input's settings may come out byte for byte the same when it had none.
+export_same "-strip -thin re-serializes every context (as from the .mch)" "$T/st.mch" "$T/st.mcz"
 
 mkdir "$T/m"
 "$M" -copy 1-200 "$T/a.mcz" "$T/m/1.mcz" >/dev/null

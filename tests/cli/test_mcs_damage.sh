@@ -112,6 +112,27 @@ fail_run "truncated archive: -verify fails" "$M" -verify "$T/cut.mcz"
 fail_run "-recover of random bytes fails" "$M" -recover "$T/random.mch" "$T/rec.mcz"
 no_output "-recover of random bytes leaves no output" "$T/rec.mcz"
 
+# A damaged archive header is a damaged archive, not a broken MCH: told by what is left of the
+# header (its magic, its tag), by the footer's end magic, or by the .mcz name.
+header_damage() { # LABEL NAME OFFSET COUNT: COUNT bytes zeroed at OFFSET, the copy named NAME
+    cp "$T/a.mcz" "$T/$2"
+    head -c "$4" /dev/zero | dd of="$T/$2" bs=1 seek="$3" conv=notrunc status=none
+    for verb in -verify -info -integ; do
+        fail_run "$1: $verb fails" "$M" $verb "$T/$2"
+        contains "$1: $verb says damaged archive" "$T/err" "$T/$2: at offset 0: damaged archive:"
+        grep -q "expected 'mc'" "$T/err" && fail "$1: $verb does not call it an MCH" ||
+            pass "$1: $verb does not call it an MCH"
+    done
+}
+header_damage "archive magic zeroed" hm.mcz 0 4
+header_damage "archive magic zeroed, not named .mcz" hm.bin 0 4
+header_damage "archive tag zeroed" ht.bin 8 4
+header_damage "archive header zeroed" hz.mcz 0 44
+head -c 2000 "$T/hz.mcz" >"$T/hzc.mcz" # and cut short: only the name is left to go by
+fail_run "archive header zeroed, cut short: -verify fails" "$M" -verify "$T/hzc.mcz"
+contains "archive header zeroed, cut short: -verify says damaged archive" "$T/err" \
+    "damaged archive: no footer"
+
 # -concat onto an archive writes a new archive and replaces it whole; never onto junk.
 cp "$T/a.mcz" "$T/target.mcz"
 ok_run "-concat onto an archive" "$M" -concat "$T/target.mcz" "$T/a.mch"

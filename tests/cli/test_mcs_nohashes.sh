@@ -65,17 +65,28 @@ ok_run "-merge -dedup of archives without hashes" "$M" -merge "$T/md-n.mcz" "$T/
 "$M" -export "$T/md-h.mcz" "$T/md-h.mch" >/dev/null
 export_same "-merge -dedup: the same contexts as with hashes" "$T/md-h.mch" "$T/md-n.mcz"
 
-# ---- Copies: chunks copied whole get their hashes computed by the writer ----
+# ---- Copies: an archive output keeps the input's setting; the same archive as from the
+# archive with hashes told --no-hashes; chunks copied whole into an archive with hashes get
+# them computed by the writer ----
 ok_run "-strip" "$M" -strip 2,150-160 "$T/n.mcz" "$T/s-n.mcz"
 "$M" -strip 2,150-160 "$T/aa.mch" "$T/s.mch" >/dev/null
 export_same "-strip: the same contexts as from the .mch" "$T/s.mch" "$T/s-n.mcz"
-ok_run "-strip output: -verify (hashes computed for the copied chunks)" "$M" -verify "$T/s-n.mcz"
-"$M" -strip 2,150-160 "$T/h.mcz" "$T/s-h.mcz" >/dev/null
-same "-strip: the same archive as from the archive with hashes" "$T/s-h.mcz" "$T/s-n.mcz"
+ok_run "-strip output: -verify" "$M" -verify "$T/s-n.mcz"
+"$M" -info "$T/s-n.mcz" >"$T/info.txt"
+contains "-strip output stores no hashes, as its input" "$T/info.txt" "hashes:        none"
+"$M" -strip 2,150-160 "$T/h.mcz" "$T/s-h.mcz" --no-hashes >/dev/null
+same "-strip: the same archive as from the archive with hashes, --no-hashes" "$T/s-h.mcz" \
+    "$T/s-n.mcz"
 ok_run "-copy" "$M" -copy 1-100,300-450 "$T/n.mcz" "$T/c-n.mcz"
-"$M" -copy 1-100,300-450 "$T/h.mcz" "$T/c-h.mcz" >/dev/null
-same "-copy: the same archive as from the archive with hashes" "$T/c-h.mcz" "$T/c-n.mcz"
+"$M" -copy 1-100,300-450 "$T/h.mcz" "$T/c-h.mcz" --no-hashes >/dev/null
+same "-copy: the same archive as from the archive with hashes, --no-hashes" "$T/c-h.mcz" \
+    "$T/c-n.mcz"
 ok_run "-copy output: -verify" "$M" -verify "$T/c-n.mcz"
+ok_run "-concat of an archive without hashes onto one with" "$M" -concat "$T/hn.mcz" "$T/h.mcz"
+ok_run "-concat: appending the archive without hashes" "$M" -concat "$T/hn.mcz" "$T/n.mcz"
+ok_run "-concat output: -verify (hashes computed for the copied chunks)" "$M" -verify "$T/hn.mcz"
+"$M" -info "$T/hn.mcz" >"$T/info.txt"
+contains "-concat output stores hashes, as its first archive" "$T/info.txt" "hashes:        stored"
 ok_run "-concat of an archive without hashes" "$M" -concat "$T/cat.mcz" "$T/n.mcz"
 export_same "-concat: every context" "$T/aa.mch" "$T/cat.mcz"
 

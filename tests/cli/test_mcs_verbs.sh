@@ -127,7 +127,7 @@ fail_run "-merge of nothing fails" "$M" -merge "$T/n.mch" "$T/none"
 contains "-merge of nothing says so" "$T/err" "No files found to merge."
 [ ! -e "$T/n.mch" ] && pass "-merge of nothing leaves no output" ||
     fail "-merge of nothing leaves no output"
-fail_run "-merge -thin without -dedup is a usage error" "$M" -merge "$T/n.mch" "$T/tree" -thin
+FAIL_EXIT=2 fail_run "-merge -thin without -dedup is a usage error" "$M" -merge "$T/n.mch" "$T/tree" -thin
 
 # ---- Contexts that lack packets (release: most have no names) ----
 "$BIN/mchgen" --seed 11 --contexts 200 --preset release --out "$T/r.mch" >/dev/null 2>&1

@@ -215,7 +215,7 @@ static void copy_chunks(const char *src, bool no_hashes)
         const uint8_t *frames;
         size_t len;
         assert_int_equal(mcz_reader_chunk(r, i, &c), MCZ_OK);
-        assert_int_equal(mcz_reader_chunk_frames(r, i, &frames, &len), MCZ_OK);
+        assert_int_equal(mcz_reader_chunk_frames(r, i, &frames, &len, NULL), MCZ_OK);
         mcz_hash128 *identity = calloc(c.count, sizeof *identity);
         mcz_hash128 *dedup = calloc(c.count, sizeof *dedup);
         assert_true(identity && dedup);

@@ -214,6 +214,36 @@ static void test_number_order(void **state)
     }
 }
 
+/* mcz_toc_check: only a table SuperPMI could have written for a file of that size passes. */
+static void test_check_shape(void **state)
+{
+    (void)state;
+    const mcz_toc_entry good[] = {{0, 1, ""}, {100, 2, ""}, {108, 3, ""}};
+    mcz_diag d;
+    assert_int_equal(mcz_toc_check(good, 3, 200, &d), MCZ_OK);
+    assert_int_equal(mcz_toc_check(NULL, 0, 0, &d), MCZ_OK);
+    assert_int_equal(mcz_toc_check(NULL, 0, 10, &d), MCZ_ECORRUPT);
+    assert_int_equal(mcz_toc_check(good, 3, 115, &d), MCZ_ECORRUPT); /* 108 + 8 > 115 */
+    assert_non_null(strstr(d.message, "outside the file"));
+    mcz_toc_entry e[3];
+    memcpy(e, good, sizeof e);
+    e[0].offset = 100;
+    e[1].offset = 0; /* two entries swapped, numbers kept */
+    assert_int_equal(mcz_toc_check(e, 3, 200, &d), MCZ_ECORRUPT);
+    assert_non_null(strstr(d.message, "not at 0"));
+    memcpy(e, good, sizeof e);
+    e[2].offset = 104; /* closer than a context's 8-byte frame */
+    assert_int_equal(mcz_toc_check(e, 3, 200, &d), MCZ_ECORRUPT);
+    assert_non_null(strstr(d.message, "not past context 2"));
+    memcpy(e, good, sizeof e);
+    e[2].number = 4;
+    assert_int_equal(mcz_toc_check(e, 3, 200, &d), MCZ_ECORRUPT);
+    e[2].number = 3;
+    e[1].offset = INT64_MIN;
+    assert_int_equal(mcz_toc_check(e, 3, 200, &d), MCZ_ECORRUPT);
+    assert_int_equal(mcz_toc_check(NULL, 2, 200, &d), MCZ_EINVAL);
+}
+
 static void test_bad_arguments(void **state)
 {
     (void)state;
@@ -283,6 +313,7 @@ int main(void)
         cmocka_unit_test(test_lying_counts),
         cmocka_unit_test(test_unterminated_hash),
         cmocka_unit_test(test_number_order),
+        cmocka_unit_test(test_check_shape),
         cmocka_unit_test(test_bad_arguments),
         cmocka_unit_test(test_find),
     };

@@ -651,7 +651,7 @@ static stored_chunk stored_chunk_get(const mcz_reader *r, uint64_t i)
 {
     stored_chunk s;
     assert_int_equal(mcz_reader_chunk(r, i, &s.info), MCZ_OK);
-    assert_int_equal(mcz_reader_chunk_frames(r, i, &s.frames, &s.len), MCZ_OK);
+    assert_int_equal(mcz_reader_chunk_frames(r, i, &s.frames, &s.len, NULL), MCZ_OK);
     s.identity = calloc(s.info.count, sizeof *s.identity);
     s.dedup = calloc(s.info.count, sizeof *s.dedup);
     assert_true(s.identity && s.dedup);
@@ -737,7 +737,7 @@ static void data_frame(mcz_reader *r, uint64_t i, const uint8_t **frame, size_t 
     mcz_chunk_info ch;
     assert_int_equal(mcz_reader_chunk(r, i, &ch), MCZ_OK);
     const uint8_t *frames;
-    assert_int_equal(mcz_reader_chunk_frames(r, i, &frames, len), MCZ_OK);
+    assert_int_equal(mcz_reader_chunk_frames(r, i, &frames, len, NULL), MCZ_OK);
     size_t head = (size_t)mcz_arc_chunk_head_size(ch.count);
     *frame = frames + head;
     *len -= head;
