@@ -312,29 +312,7 @@ bool mcs_stdout_failed(void)
     return ferror(stdout) != 0;
 }
 
-static bool stdout_is_pipe(void)
-{
-    struct stat st;
-    return fstat(STDOUT_FILENO, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode));
-}
-
 int mcs_close_stdout(void)
 {
-    bool pipe = stdout_is_pipe();
-    bool failed = ferror(stdout) != 0;
-    int err = 0;
-    if (fflush(stdout) != 0) {
-        failed = true;
-        err = errno;
-    }
-    if (fclose(stdout) != 0 && !failed) {
-        failed = true;
-        err = errno;
-    }
-    /* A write to a pipe fails only when its reader is gone: not an error. */
-    if (!failed || err == EPIPE || (err == 0 && pipe))
-        return 0;
-    fprintf(stderr, "mcs: error writing to standard output: %s\n",
-            err ? strerror(err) : "write failed");
-    return -1;
+    return tool_close_stdout("mcs");
 }

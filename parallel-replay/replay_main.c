@@ -491,7 +491,7 @@ int main(int argc, char **argv)
         code = o.merge ? merge_main(&o, argv + optind, (size_t)(argc - optind))
                        : replay_input(&o, argv[optind]);
     /* A closed pipe on stdout (mcz-replay ... | head) is not an error; a full disk is. */
-    if (fflush(stdout) != 0 && errno != EPIPE && code == 0)
-        code = fail("write error on stdout: %s", strerror(errno));
+    if (tool_close_stdout("mcz-replay") != 0 && code == 0)
+        code = 255;
     return code;
 }

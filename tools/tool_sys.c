@@ -1,5 +1,8 @@
 /* tool_sys.c - the small system helpers every program wants once: a clock, a whole write. */
 #include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -29,4 +32,31 @@ int tool_write_all(int fd, const void *buf, size_t len)
         len -= (size_t)n;
     }
     return 0;
+}
+
+static bool stdout_is_pipe(void)
+{
+    struct stat st;
+    return fstat(STDOUT_FILENO, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode));
+}
+
+int tool_close_stdout(const char *prog)
+{
+    bool pipe = stdout_is_pipe();
+    bool failed = ferror(stdout) != 0;
+    int err = 0;
+    if (fflush(stdout) != 0) {
+        failed = true;
+        err = errno;
+    }
+    if (fclose(stdout) != 0 && !failed) {
+        failed = true;
+        err = errno;
+    }
+    /* A write to a pipe fails only when its reader is gone: not an error. */
+    if (!failed || err == EPIPE || (err == 0 && pipe))
+        return 0;
+    fprintf(stderr, "%s: error writing to standard output: %s\n", prog,
+            err ? strerror(err) : "write failed");
+    return -1;
 }

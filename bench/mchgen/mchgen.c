@@ -243,9 +243,7 @@ int main(int argc, char **argv)
         rc = mg_report(im.data, im.len, train.data, train.len);
     free(im.data);
     free(train.data);
-    if (fflush(stdout) != 0 || ferror(stdout)) {
-        fprintf(stderr, "mchgen: write error on stdout\n");
+    if (tool_close_stdout("mchgen") != 0)
         return 1;
-    }
     return rc == 0 ? 0 : 1;
 }

@@ -186,4 +186,12 @@ rc=${PIPESTATUS[0]}
 [ "$rc" -eq 0 ] && [ ! -s "$T/err" ] && pass "-dump | head: quiet, exit 0" ||
     fail "-dump | head: quiet, exit 0 (exit $rc)"
 
+# A full disk on stdout is an error, said once by every program.
+for prog in "$M -dump $T/a5.mch" "$BIN/mcz-replay $T/a5.mch" "$BIN/mchgen --seed 1 --contexts 5 --report"; do
+    $prog >/dev/full 2>"$T/err"
+    rc=$?
+    [ $rc -ne 0 ] && once "${prog%% *} >/dev/full fails, saying why" "$T/err" "error writing to standard output" ||
+        fail "${prog%% *} >/dev/full fails (exit $rc)"
+done
+
 cli_done
