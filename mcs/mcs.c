@@ -206,13 +206,14 @@ static int dispatch(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+    tool_set_program("mcs");
     /* Ctrl-C and friends remove half-written outputs; a reader that closes the pipe early ends
      * text output quietly instead of killing mcs (tool.h). */
     tool_signals_install();
-    if (tool_check_library("mcs") != 0)
+    if (tool_check_library() != 0)
         return MCS_EXIT_FAIL;
     if (tool_wants_version(argc, argv)) {
-        tool_print_version("mcs");
+        tool_print_version();
         return mcs_close_stdout() == 0 ? MCS_EXIT_OK : MCS_EXIT_FAIL;
     }
     int rc = dispatch(argc, argv);

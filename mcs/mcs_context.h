@@ -112,10 +112,9 @@ int mcs_parse_ranged(int argc, char **argv, const mcs_usage *u, const mcs_option
  * after the last listed number without reading further. 1, 0 at the end, -1 (printed). */
 int mcs_input_next_listed(mcs_input *in, const mcz_list *list, mcz_mc *mc);
 
-/* A CSV field (RFC 4180): as it is, or quoted with its quotes doubled when it holds a comma,
- * a quote or a line break; mcs_csv_quoted always quotes (verb_stat.c). */
-void mcs_csv_field(FILE *f, const char *text);
-void mcs_csv_quoted(FILE *f, const char *text);
+/* CSV fields are the tools' (tool.h). */
+#define mcs_csv_field tool_csv_field
+#define mcs_csv_quoted tool_csv_quoted
 
 /* Arguments of "-VERB RANGE IN OUT [-thin] [compression options]" (-copy, -strip): RANGE, IN
  * and OUT in pos, the list, a builder for re-serializing when -thin is given (NULL otherwise;

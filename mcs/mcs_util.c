@@ -15,9 +15,6 @@
 /* Messages                                                                                     */
 /* ============================================================================================ */
 
-/* SuperPMI's default shows everything but debug output. */
-static bool show_errors = true, show_warnings = true, show_info = true;
-
 bool mcs_set_verbosity(const char *chars)
 {
     bool errors = false, warnings = false, info = false;
@@ -31,78 +28,16 @@ bool mcs_set_verbosity(const char *chars)
         default: return false;
         }
     }
-    show_errors = errors;
-    show_warnings = warnings;
-    show_info = info;
+    tool_set_levels(errors, warnings, info);
     return true;
-}
-
-static void message(bool show, FILE *f, const char *prefix, const char *fmt, va_list ap)
-    MCS_PRINTF(4, 0);
-
-static void message(bool show, FILE *f, const char *prefix, const char *fmt, va_list ap)
-{
-    if (!show)
-        return;
-    fputs(prefix, f);
-    vfprintf(f, fmt, ap);
-    fputc('\n', f);
-}
-
-void mcs_error(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    message(show_errors, stderr, "mcs: ", fmt, ap);
-    va_end(ap);
-}
-
-void mcs_warn(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    message(show_warnings, stderr, "mcs: warning: ", fmt, ap);
-    va_end(ap);
-}
-
-static bool info_on_stderr;
-
-void mcs_info_to_stderr(void)
-{
-    info_on_stderr = true;
-}
-
-void mcs_info(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    message(show_info, info_on_stderr ? stderr : stdout, "", fmt, ap);
-    va_end(ap);
 }
 
 const char *mcs_diag_text(const char *file, const mcz_diag *d, char *buf, size_t cap)
 {
-    const char *text = d->message[0] ? d->message : mcz_error_name(d->code);
-    size_t file_len = strlen(file);
-    /* The library often names the file or the context itself; say each once. */
-    if (strncmp(text, file, file_len) == 0 && strncmp(text + file_len, ": ", 2) == 0)
-        text += file_len + 2;
-    char context_prefix[40];
-    snprintf(context_prefix, sizeof context_prefix, "context %" PRId64 ": ", d->context);
-    if (d->context > 0 && strncmp(text, context_prefix, strlen(context_prefix)) == 0)
-        text += strlen(context_prefix);
     /* A location is one in the file: an offset taken from damaged bytes is not. */
     int64_t offset = d->offset >= 0 && (uint64_t)d->offset < mcs_file_size(file) ? d->offset : -1;
-    if (d->context > 0 && offset >= 0)
-        snprintf(buf, cap, "%s: context %" PRId64 " at offset %" PRId64 ": %s", file,
-                 d->context, offset, text);
-    else if (d->context > 0)
-        snprintf(buf, cap, "%s: context %" PRId64 ": %s", file, d->context, text);
-    else if (offset >= 0)
-        snprintf(buf, cap, "%s: at offset %" PRId64 ": %s", file, offset, text);
-    else
-        snprintf(buf, cap, "%s: %s", file, text);
-    return buf;
+    tool_where at = {file, -1, d->context, offset, 0};
+    return tool_where_text(&at, d, buf, cap);
 }
 
 void mcs_error_diag(const char *file, const mcz_diag *d)
@@ -238,72 +173,6 @@ bool mcs_has_extension(const char *path, const char *ext)
 }
 
 /* ============================================================================================ */
-/* Progress                                                                                     */
-/* ============================================================================================ */
-
-#define PROGRESS_INTERVAL 0.25 /* seconds between redraws */
-
-void mcs_progress_start(mcs_progress *p, const char *what, uint64_t total_contexts,
-                        uint64_t total_bytes)
-{
-    p->what = what;
-    p->total_contexts = total_contexts;
-    p->total_bytes = total_bytes;
-    p->start = p->last_shown = tool_now();
-    p->enabled = show_info && isatty(STDERR_FILENO);
-    p->shown = false;
-}
-
-/* Seconds left, from bytes when their total is known, else from contexts; -1 when unknown. */
-static double progress_eta(const mcs_progress *p, uint64_t contexts, uint64_t bytes,
-                           double elapsed)
-{
-    if (p->total_bytes && bytes > 0 && bytes <= p->total_bytes)
-        return elapsed * (double)(p->total_bytes - bytes) / (double)bytes;
-    if (p->total_contexts && contexts > 0 && contexts <= p->total_contexts)
-        return elapsed * (double)(p->total_contexts - contexts) / (double)contexts;
-    return -1;
-}
-
-void mcs_progress_update(mcs_progress *p, uint64_t contexts, uint64_t bytes)
-{
-    if (!p->enabled)
-        return;
-    double now = tool_now();
-    if (now - p->last_shown < PROGRESS_INTERVAL)
-        return;
-    p->last_shown = now;
-    double elapsed = now - p->start;
-    char count[64];
-    if (p->total_contexts)
-        snprintf(count, sizeof count, "%" PRIu64 "/%" PRIu64 " contexts", contexts,
-                 p->total_contexts);
-    else if (p->total_bytes && bytes <= p->total_bytes)
-        snprintf(count, sizeof count, "%" PRIu64 " contexts (%.0f%%)", contexts,
-                 100.0 * (double)bytes / (double)p->total_bytes);
-    else
-        snprintf(count, sizeof count, "%" PRIu64 " contexts", contexts);
-    double eta = progress_eta(p, contexts, bytes, elapsed);
-    char eta_text[32] = "";
-    if (eta >= 0)
-        snprintf(eta_text, sizeof eta_text, ", ETA %.0fs", eta);
-    char rate[32];
-    if (bytes)
-        snprintf(rate, sizeof rate, "%.0f MB/s", (double)bytes / 1e6 / elapsed);
-    else
-        snprintf(rate, sizeof rate, "%.0f contexts/s", (double)contexts / elapsed);
-    fprintf(stderr, "\r%s: %s, %s%s\033[K", p->what, count, rate, eta_text);
-    p->shown = true;
-}
-
-void mcs_progress_end(mcs_progress *p)
-{
-    if (p->shown)
-        fputs("\r\033[K", stderr);
-    p->shown = false;
-}
-
-/* ============================================================================================ */
 /* stdout                                                                                       */
 /* ============================================================================================ */
 
@@ -314,5 +183,5 @@ bool mcs_stdout_failed(void)
 
 int mcs_close_stdout(void)
 {
-    return tool_close_stdout("mcs");
+    return tool_close_stdout();
 }

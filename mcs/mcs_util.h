@@ -40,14 +40,11 @@ const char *mcs_switch_resolve(const char *arg);
  * letter. Without it everything but debug is shown. */
 bool mcs_set_verbosity(const char *chars);
 
-/* "mcs: MESSAGE" on stderr. */
-void mcs_error(const char *fmt, ...) MCS_PRINTF(1, 2);
-/* "mcs: warning: MESSAGE" on stderr, unless warnings are off. */
-void mcs_warn(const char *fmt, ...) MCS_PRINTF(1, 2);
-/* An informational line on stdout (as SuperPMI prints them), unless info is off. */
-void mcs_info(const char *fmt, ...) MCS_PRINTF(1, 2);
-/* From now on mcs_info writes to stderr: standard output carries a collection. */
-void mcs_info_to_stderr(void);
+/* Messages are the tools' (tool.h): "mcs: MESSAGE" on stderr, information on stdout. */
+#define mcs_error tool_error
+#define mcs_warn tool_warn
+#define mcs_info tool_info
+#define mcs_info_to_stderr tool_info_to_stderr
 /* "FILE: context N at offset X: message" from a diag (parts that do not apply left out, and
  * the offset unless it lies inside FILE, a regular file) into buf; returns buf. */
 #define MCS_DIAG_TEXT_SIZE 4608 /* a path, the where, and a diag message */
@@ -225,25 +222,11 @@ void mcs_output_abort(mcs_output *o);
 
 /* ---- Progress ---- */
 
-/*
- * A throttled one-line progress report on stderr, shown only when stderr is a terminal:
- * "converting: 12345/20000 contexts, 45 MB/s, ETA 3s". Totals of 0 are unknown.
- */
-typedef struct mcs_progress {
-    const char *what;
-    uint64_t total_contexts;
-    uint64_t total_bytes;
-    double start;
-    double last_shown;
-    bool enabled;
-    bool shown;
-} mcs_progress;
-
-void mcs_progress_start(mcs_progress *p, const char *what, uint64_t total_contexts,
-                        uint64_t total_bytes);
-void mcs_progress_update(mcs_progress *p, uint64_t contexts, uint64_t bytes);
-/* Erases the line. */
-void mcs_progress_end(mcs_progress *p);
+/* The tools' progress line (tool.h). */
+typedef tool_progress mcs_progress;
+#define mcs_progress_start tool_progress_start
+#define mcs_progress_update tool_progress_update
+#define mcs_progress_end tool_progress_end
 
 /* Size of the file at path, or 0 when it cannot be read. */
 uint64_t mcs_file_size(const char *path);

@@ -16,25 +16,6 @@ const mcs_usage usage_stat = {
     "holding a comma, quote or line break is quoted as RFC 4180 says; every other row is\n"
     "byte for byte SuperPMI's. OUT appears only once complete.\n"};
 
-void mcs_csv_field(FILE *f, const char *text)
-{
-    if (strpbrk(text, ",\"\r\n"))
-        mcs_csv_quoted(f, text);
-    else
-        fputs(text, f);
-}
-
-void mcs_csv_quoted(FILE *f, const char *text)
-{
-    fputc('"', f);
-    for (const char *c = text; *c; c++) {
-        if (*c == '"')
-            fputc('"', f);
-        fputc(*c, f);
-    }
-    fputc('"', f);
-}
-
 static void stat_header(FILE *f)
 {
     size_t count;

@@ -51,27 +51,12 @@ typedef enum replay_kind {
 #define REPLAY_PRINTF(f, a)
 #endif
 
-/* Fills d (when not NULL) with code, no offset or context, and the message; returns code. */
-int replay_fail(mcz_diag *d, int code, const char *fmt, ...) REPLAY_PRINTF(3, 4);
-/* The same, about a context (number, -1: none) at a file offset (-1: none). */
-int replay_fail_at(mcz_diag *d, int code, int64_t context, int64_t offset, const char *fmt, ...)
-    REPLAY_PRINTF(5, 6);
-
-/* Where an error is, for a message that says each part once. Only locations this program found
- * itself belong here (a walk's position, a loop's chunk index), never a number read from a
- * damaged file. */
-typedef struct replay_where {
-    const char *path; /* the file (or option) concerned, said first; NULL: said elsewhere */
-    int64_t chunk;    /* archive chunk index; -1: none */
-    int64_t context;  /* context number; <= 0: none */
-    int64_t offset;   /* file offset; -1: none */
-    int64_t known;    /* context the line names already, not repeated; <= 0: none */
-} replay_where;
-
-/* "PATH: chunk C: context N at offset X: TEXT" into buf, with the parts w gives; TEXT is d's
- * message (or its code's name) less the parts the library already put at its front, so none
- * is said twice. Returns buf. */
-const char *replay_where_text(const replay_where *w, const mcz_diag *d, char *buf, size_t cap);
+/* Messages and diags are the tools' (tool.h): replay_fail fills a diag with no context or
+ * offset, replay_fail_at with both; replay_where says where, each part once. */
+#define replay_fail(d, code, ...) tool_fail(d, code, -1, -1, __VA_ARGS__)
+#define replay_fail_at tool_fail
+typedef tool_where replay_where;
+#define replay_where_text tool_where_text
 
 /* A decimal count in [min, max] (no sign, no suffix), as command lines and results files
  * write them. */

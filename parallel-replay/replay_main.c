@@ -91,20 +91,11 @@ typedef struct options {
 static int fail(const char *fmt, ...) REPLAY_PRINTF(1, 2);
 static int fail_usage(const char *fmt, ...) REPLAY_PRINTF(1, 2);
 
-static void say(const char *fmt, va_list ap) REPLAY_PRINTF(1, 0);
-
-static void say(const char *fmt, va_list ap)
-{
-    fputs("mcz-replay: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-}
-
 static int fail(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    say(fmt, ap);
+    tool_verror(fmt, ap);
     va_end(ap);
     return REPLAY_EXIT_GENERAL;
 }
@@ -113,7 +104,7 @@ static int fail_usage(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    say(fmt, ap);
+    tool_verror(fmt, ap);
     va_end(ap);
     fputs("(mcz-replay --help for usage)\n", stderr);
     return REPLAY_EXIT_GENERAL;
@@ -476,11 +467,12 @@ static int replay_input(const options *o, const char *path)
 
 int main(int argc, char **argv)
 {
+    tool_set_program("mcz-replay");
     tool_signals_install(); /* the run itself installs its own (replay_proc.c) */
-    if (tool_check_library("mcz-replay") != 0)
+    if (tool_check_library() != 0)
         return 255;
     if (tool_wants_version(argc, argv)) {
-        tool_print_version("mcz-replay");
+        tool_print_version();
         return 0;
     }
     options o;
@@ -491,7 +483,7 @@ int main(int argc, char **argv)
         code = o.merge ? merge_main(&o, argv + optind, (size_t)(argc - optind))
                        : replay_input(&o, argv[optind]);
     /* A closed pipe on stdout (mcz-replay ... | head) is not an error; a full disk is. */
-    if (tool_close_stdout("mcz-replay") != 0 && code == 0)
+    if (tool_close_stdout() != 0 && code == 0)
         code = 255;
     return code;
 }

@@ -131,8 +131,7 @@ static void toc_load(replay_plan *p, uint64_t file_size)
     if (toc_read(p, toc_path, file_size, &d) != MCZ_OK) {
         char text[REPLAY_MESSAGE_MAX];
         replay_where at = {toc_path, -1, -1, -1, -1};
-        fprintf(stderr, "mcz-replay: warning: ignoring %s\n",
-                replay_where_text(&at, &d, text, sizeof text));
+        tool_warn("ignoring %s", replay_where_text(&at, &d, text, sizeof text));
         free(p->toc);
         p->toc = NULL;
         p->toc_count = 0;
@@ -226,8 +225,8 @@ static void warn_outside(const replay_plan *p)
     uint64_t last = (uint64_t)p->first_number + p->contexts - 1;
     if (p->contexts == 0 || p->selection.ranges[p->selection.count - 1].last > last ||
         p->selection.ranges[0].first < p->first_number)
-        fprintf(stderr, "mcz-replay: warning: -c names contexts the collection does not hold "
-                        "(it holds %llu contexts from number %u)\n",
+        tool_warn("-c names contexts the collection does not hold (it holds %llu contexts from "
+                  "number %u)",
                 (unsigned long long)p->contexts, p->first_number);
 }
 

@@ -177,88 +177,60 @@ int replay_table_write_mcl(const replay_table *t, const char *path, mcz_diag *di
     return rc;
 }
 
-/* A growable text buffer for the writers below. */
-typedef struct text_buf {
-    char *s;
-    size_t len, cap;
-    bool failed;
-} text_buf;
-
-static void text_add(text_buf *b, const char *fmt, ...) REPLAY_PRINTF(2, 3);
-
-static void text_add(text_buf *b, const char *fmt, ...)
+/* The writers below build their text in memory (open_memstream) and commit it at once, so
+ * an output appears whole or not at all. */
+static FILE *text_open(char **text, size_t *len)
 {
-    for (;;) {
-        va_list ap;
-        va_start(ap, fmt);
-        int n = b->failed ? 0 : vsnprintf(b->s + b->len, b->cap - b->len, fmt, ap);
-        va_end(ap);
-        if (b->failed || n < 0) {
-            b->failed = true;
-            return;
-        }
-        if ((size_t)n < b->cap - b->len) {
-            b->len += (size_t)n;
-            return;
-        }
-        size_t cap = (b->cap + (size_t)n + 1) * 2;
-        char *grown = realloc(b->s, cap);
-        if (!grown) {
-            b->failed = true;
-            return;
-        }
-        b->s = grown;
-        b->cap = cap;
-    }
+    *text = NULL;
+    *len = 0;
+    return open_memstream(text, len);
 }
 
-static int text_commit(text_buf *b, const char *path, mcz_diag *diag)
+static int text_commit(FILE *f, char **text, size_t *len, const char *path, mcz_diag *diag)
 {
-    int rc = b->failed ? replay_fail(diag, MCZ_ENOMEM, "out of memory")
-                       : commit_text(path, b->s ? b->s : "", b->len, diag);
-    free(b->s);
+    bool failed = !f || ferror(f) != 0;
+    if (f && fclose(f) != 0)
+        failed = true;
+    int rc = failed ? replay_fail(diag, MCZ_ENOMEM, "out of memory")
+                    : commit_text(path, *text ? *text : "", *len, diag);
+    free(*text);
     return rc;
-}
-
-/* CSV field: quoted when it holds a comma or a quote (quotes doubled). */
-static void csv_field(text_buf *b, const char *s)
-{
-    if (!strpbrk(s, ",\"")) {
-        text_add(b, "%s", s);
-        return;
-    }
-    text_add(b, "\"");
-    for (const char *q; (q = strchr(s, '"')); s = q + 1)
-        text_add(b, "%.*s\"\"", (int)(q - s), s);
-    text_add(b, "%s\"", s);
 }
 
 int replay_table_write_details(const replay_table *t, const char *path, mcz_diag *diag)
 {
-    text_buf b = {NULL, 0, 0, false};
-    text_add(&b, "context,result,size,message\n");
-    for (size_t i = 0; i < t->count; i++) {
-        const replay_entry *e = &t->entries[i];
-        text_add(&b, "%u,%s,%u,", e->number, replay_kind_name(e->kind), e->size);
-        csv_field(&b, e->message ? e->message : "");
-        text_add(&b, "\n");
+    char *text;
+    size_t len;
+    FILE *f = text_open(&text, &len);
+    if (f) {
+        fputs("context,result,size,message\n", f);
+        for (size_t i = 0; i < t->count; i++) {
+            const replay_entry *e = &t->entries[i];
+            fprintf(f, "%u,%s,%u,", e->number, replay_kind_name(e->kind), e->size);
+            tool_csv_field(f, e->message ? e->message : "");
+            fputc('\n', f);
+        }
     }
-    return text_commit(&b, path, diag);
+    return text_commit(f, &text, &len, path, diag);
 }
 
 int replay_table_write_results(const replay_table *t, const replay_shard_id *id,
                                const char *path, mcz_diag *diag)
 {
-    text_buf b = {NULL, 0, 0, false};
-    text_add(&b, "%s\nshard\t%u\t%u\nplan\t%s\nselected\t%" PRIu64 "\n", RESULTS_MAGIC, id->k,
-             id->n, id->fingerprint, id->plan_selected);
-    for (size_t i = 0; i < t->count; i++) {
-        const replay_entry *e = &t->entries[i];
-        text_add(&b, "%u\t%s\t%u\t%s\n", e->number, replay_kind_name(e->kind), e->size,
-                 e->message ? e->message : "");
+    char *text;
+    size_t len;
+    FILE *f = text_open(&text, &len);
+    if (f) {
+        fprintf(f, "%s\nshard\t%u\t%u\nplan\t%s\nselected\t%" PRIu64 "\n", RESULTS_MAGIC,
+                id->k, id->n, id->fingerprint, id->plan_selected);
+        for (size_t i = 0; i < t->count; i++) {
+            const replay_entry *e = &t->entries[i];
+            fprintf(f, "%u\t%s\t%u\t%s\n", e->number, replay_kind_name(e->kind), e->size,
+                    e->message ? e->message : "");
+        }
+        fprintf(f, "end\t%zu\n", t->count);
     }
-    text_add(&b, "end\t%zu\n", t->count);
-    return text_commit(&b, path, diag);
+    return text_commit(f, &text, &len, path, diag);
 }
 
 /* ---- Reading results back ---------------------------------------------------------------- */

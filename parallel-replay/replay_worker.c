@@ -173,7 +173,7 @@ static int report_unreadable(replay_worker *w, const replay_unit *u, uint32_t fr
                        archive ? -1 : d->context, archive ? -1 : d->offset, -1};
     char msg[REPLAY_MESSAGE_MAX];
     replay_progress_clear();
-    fprintf(stderr, "mcz-replay: %s\n", replay_where_text(&at, d, msg, sizeof msg));
+    tool_error("%s", replay_where_text(&at, d, msg, sizeof msg));
     at.path = NULL; /* each context's own message: the line above named the file */
     for (uint32_t n = from; n - u->first < u->count; n++) {
         if (!replay_plan_wants(w->plan, f, n))

@@ -9,9 +9,11 @@
 #ifndef MCZ_TOOL_H
 #define MCZ_TOOL_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 /* The programs are built with the library they ship with: they may use its static-only part. */
@@ -20,6 +22,81 @@
 #include "mcz_superpmi.h"
 
 #define TOOL_ERROR_SIZE 1024
+
+#if defined(__GNUC__)
+#define TOOL_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#else
+#define TOOL_PRINTF(f, a)
+#endif
+
+/* ---- Messages (tool_message.c) ---- */
+
+/* The name every message starts with ("mcs"); set once at the start of main. */
+void tool_set_program(const char *name);
+const char *tool_program(void);
+/* Which messages are shown (SuperPMI's verbosity: errors, warnings, information); all are by
+ * default. */
+void tool_set_levels(bool errors, bool warnings, bool info);
+bool tool_info_shown(void);
+/* "PROG: text" on stderr. */
+void tool_error(const char *fmt, ...) TOOL_PRINTF(1, 2);
+void tool_verror(const char *fmt, va_list ap) TOOL_PRINTF(1, 0);
+/* "PROG: warning: text" on stderr. */
+void tool_warn(const char *fmt, ...) TOOL_PRINTF(1, 2);
+/* An informational line, bare, on stdout (as SuperPMI prints them), or on stderr once
+ * tool_info_to_stderr was called (stdout then carries data). */
+void tool_info(const char *fmt, ...) TOOL_PRINTF(1, 2);
+void tool_info_to_stderr(void);
+
+/* Fills d (when not NULL) with code, a context number (<= 0: none), a file offset (-1: none)
+ * and the message; returns code. */
+int tool_fail(mcz_diag *d, int code, int64_t context, int64_t offset, const char *fmt, ...)
+    TOOL_PRINTF(5, 6);
+
+/* Where a problem is, for a message that says each part once. Only locations the program found
+ * itself belong here (a walk's position, a loop's chunk index), never a number read from a
+ * damaged file. */
+typedef struct tool_where {
+    const char *path; /* the file (or option) concerned, said first; NULL: said elsewhere */
+    int64_t chunk;    /* archive chunk index; -1: none */
+    int64_t context;  /* context number; <= 0: none */
+    int64_t offset;   /* file offset; -1: none */
+    int64_t known;    /* context the line names already, not repeated; <= 0: none */
+} tool_where;
+
+/* "PATH: chunk C: context N at offset X: TEXT" into buf (cap bytes), with the parts w gives;
+ * TEXT is d's message (or its code's name) less the parts the library already put at its
+ * front, so none is said twice. Returns buf. */
+const char *tool_where_text(const tool_where *w, const mcz_diag *d, char *buf, size_t cap);
+
+/* ---- Progress (tool_progress.c) ---- */
+
+/*
+ * One self-overwriting line on stderr for long work, shown only on a terminal with information
+ * on: "converting: 12345/20000 contexts, 45 MB/s, ETA 3s". Totals of 0 are unknown; bytes of 0
+ * give a rate in contexts. tool_progress_end clears it (call it before printing anything else).
+ */
+typedef struct tool_progress {
+    const char *what;
+    uint64_t total_contexts;
+    uint64_t total_bytes;
+    double start;
+    double last_shown;
+    bool enabled;
+    bool shown;
+} tool_progress;
+
+void tool_progress_start(tool_progress *p, const char *what, uint64_t total_contexts,
+                         uint64_t total_bytes);
+void tool_progress_update(tool_progress *p, uint64_t contexts, uint64_t bytes);
+void tool_progress_end(tool_progress *p);
+
+/* ---- CSV (tool_csv.c) ---- */
+
+/* A field, quoted (quotes doubled) only when it holds a comma, a quote or a line break. */
+void tool_csv_field(FILE *f, const char *text);
+/* A field, always quoted. */
+void tool_csv_quoted(FILE *f, const char *text);
 
 /* ---- System ---- */
 
@@ -30,7 +107,7 @@ double tool_now(void);
 int tool_write_all(int fd, const void *buf, size_t len);
 /* Flushes and closes stdout at the end of main: 0, or -1 after saying on stderr (prog: ...)
  * that a write failed (a full disk). A reader that closed its pipe early is not an error. */
-int tool_close_stdout(const char *prog);
+int tool_close_stdout(void);
 
 /* ---- Counts ---- */
 
@@ -44,10 +121,10 @@ int tool_parse_count(const char *text, bool suffix, uint64_t min, uint64_t max, 
 /* `prog --version` alone on its command line. */
 bool tool_wants_version(int argc, char **argv);
 /* Prints prog's version and the loaded libraries' to stdout. */
-void tool_print_version(const char *prog);
+void tool_print_version(void);
 /* 0 when the libmcz loaded keeps the ABI this program was built against (same major, a minor
  * at least as new); otherwise says which was loaded, on stderr, and returns -1. */
-int tool_check_library(const char *prog);
+int tool_check_library(void);
 
 /* ---- Signals ---- */
 

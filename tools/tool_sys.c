@@ -40,7 +40,7 @@ static bool stdout_is_pipe(void)
     return fstat(STDOUT_FILENO, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode));
 }
 
-int tool_close_stdout(const char *prog)
+int tool_close_stdout(void)
 {
     bool pipe = stdout_is_pipe();
     bool failed = ferror(stdout) != 0;
@@ -56,7 +56,6 @@ int tool_close_stdout(const char *prog)
     /* A write to a pipe fails only when its reader is gone: not an error. */
     if (!failed || err == EPIPE || (err == 0 && pipe))
         return 0;
-    fprintf(stderr, "%s: error writing to standard output: %s\n", prog,
-            err ? strerror(err) : "write failed");
+    tool_error("error writing to standard output: %s", err ? strerror(err) : "write failed");
     return -1;
 }

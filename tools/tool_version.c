@@ -4,21 +4,21 @@
 
 #include "tool.h"
 
-void tool_print_version(const char *prog)
+void tool_print_version(void)
 {
-    printf("%s (mcz) %s\n", prog, MCZ_VERSION_STRING);
+    printf("%s (mcz) %s\n", tool_program(), MCZ_VERSION_STRING);
     printf("libmcz %s\n", mcz_version_string());
 }
 
 /* The ABI promise (mcz.h: Version): same MAJOR, and a MINOR at least the one built against. */
-int tool_check_library(const char *prog)
+int tool_check_library(void)
 {
     unsigned loaded = mcz_version_number();
     unsigned built_minor = MCZ_VERSION_MAJOR * 10000u + MCZ_VERSION_MINOR * 100u;
     if (loaded / 10000 == MCZ_VERSION_MAJOR && loaded >= built_minor)
         return 0;
-    fprintf(stderr, "%s: built for libmcz %s, but libmcz %s was loaded\n", prog,
-            MCZ_VERSION_STRING, mcz_version_string());
+    tool_error("built for libmcz %s, but libmcz %s was loaded", MCZ_VERSION_STRING,
+               mcz_version_string());
     return -1;
 }
 

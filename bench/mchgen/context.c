@@ -12,9 +12,9 @@
 #include <string.h>
 
 #include "mcz_agnostic.h"
-#include "mcz_agnostic.h"
 #include "mcz_superpmi.h"
 #include "mchgen_model.h"
+#include "tool.h"
 
 /* Core helpers per run: HELPER_CORE_MIN + [0, HELPER_CORE_SPREAD). */
 #define HELPER_CORE_MIN 30
@@ -276,7 +276,7 @@ static void *grow(void *p, uint32_t *cap, size_t item)
     uint32_t want = *cap ? *cap * 2 : 64;
     void *q = realloc(p, (size_t)want * item);
     if (!q) {
-        fprintf(stderr, "mchgen: out of memory\n");
+        tool_error("out of memory");
         exit(1);
     }
     *cap = want;

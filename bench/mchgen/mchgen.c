@@ -105,7 +105,7 @@ static bool parse_u64(const char *text, uint64_t max, uint64_t *out)
 
 static int usage_error(const char *what, const char *arg)
 {
-    fprintf(stderr, "mchgen: %s%s%s\n", what, arg ? ": " : "", arg ? arg : "");
+    tool_error("%s%s%s", what, arg ? ": " : "", arg ? arg : "");
     fprintf(stderr, "try 'mchgen --help'\n");
     return EXIT_USAGE;
 }
@@ -123,7 +123,7 @@ static int parse_args(int argc, char **argv, options *o)
             usage(stdout);
             return 0;
         } else if (strcmp(a, "--version") == 0) {
-            tool_print_version("mchgen");
+            tool_print_version();
             return 0;
         } else if (strcmp(a, "--report") == 0) {
             o->report = true;
@@ -201,7 +201,7 @@ static int generate(const options *o, mcz_outfile *out, image *im, image *train)
 {
     mg_generator *g = mg_generator_create(o->preset, o->seed, o->contexts);
     if (!g) {
-        fprintf(stderr, "mchgen: out of memory\n");
+        tool_error("out of memory");
         return MCZ_ENOMEM;
     }
     int rc = drain(g, out, im);
@@ -210,14 +210,15 @@ static int generate(const options *o, mcz_outfile *out, image *im, image *train)
         rc = drain(g, NULL, train);
     }
     if (rc != 0)
-        fprintf(stderr, "mchgen: %s\n", mcz_error_name(rc));
+        tool_error("%s", mcz_error_name(rc));
     mg_generator_free(g);
     return rc;
 }
 
 int main(int argc, char **argv)
 {
-    if (tool_check_library("mchgen") != 0)
+    tool_set_program("mchgen");
+    if (tool_check_library() != 0)
         return 1;
     tool_signals_install();
     options o = {0};
@@ -227,7 +228,7 @@ int main(int argc, char **argv)
     mcz_diag diag;
     mcz_outfile *out = NULL;
     if (o.out && !(out = mcz_outfile_open(o.out, &diag))) {
-        fprintf(stderr, "mchgen: %s\n", diag.message); /* it names the file */
+        tool_error("%s", diag.message); /* it names the file */
         return 1;
     }
     image im = {0}, train = {0};
@@ -236,14 +237,14 @@ int main(int argc, char **argv)
         rc = mcz_outfile_commit(out, &diag);
         out = NULL;
         if (rc != MCZ_OK)
-            fprintf(stderr, "mchgen: %s\n", diag.message);
+            tool_error("%s", diag.message);
     }
     mcz_outfile_abort(out);
     if (rc == 0 && o.report)
         rc = mg_report(im.data, im.len, train.data, train.len);
     free(im.data);
     free(train.data);
-    if (tool_close_stdout("mchgen") != 0)
+    if (tool_close_stdout() != 0)
         return 1;
     return rc == 0 ? 0 : 1;
 }

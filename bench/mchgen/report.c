@@ -14,9 +14,9 @@
 #include <zstd.h>
 
 #include "mcz_agnostic.h"
-#include "mcz_agnostic.h"
 #include "mcz_superpmi.h"
 #include "mchgen_model.h"
+#include "tool.h"
 
 #define TARGET_PER_CONTEXT 6.05
 #define TARGET_DICT 6.44
@@ -292,7 +292,7 @@ static int print_ratios(const uint8_t *image, ctx_fact *facts, size_t n, size_t 
         }
     }
     if (rc != MCZ_OK)
-        fprintf(stderr, "mchgen: compression failed\n");
+        tool_error("compression failed");
     ZSTD_freeCDict(cdict);
     ZSTD_freeCCtx(cctx);
     free(out);
@@ -361,12 +361,12 @@ int mg_report(const uint8_t *image, size_t size, const uint8_t *train, size_t tr
     }
     if (rc != MCZ_OK || n == 0) {
         if (rc == MCZ_ENOMEM)
-            fprintf(stderr, "mchgen: out of memory\n");
+            tool_error("out of memory");
         else if (rc != MCZ_OK)
-            fprintf(stderr, "mchgen: invalid context %lld at offset %lld: %s\n",
+            tool_error("invalid context %lld at offset %lld: %s",
                     (long long)diag.context, (long long)diag.offset, diag.message);
         else
-            fprintf(stderr, "mchgen: no contexts\n");
+            tool_error("no contexts");
         free(facts);
         return rc != MCZ_OK ? rc : MCZ_EINVAL;
     }
