@@ -264,7 +264,8 @@ $(WRITER_SO_MAJOR): $(WRITER_SO)
 
 # help2man reads --help, stderr too, and takes its text whatever the exit status (a tool whose
 # --help exits non-zero, as a usage message may, still gets its page); a --help that dies by a
-# signal fails here instead of becoming the page. The version is the header's.
+# signal fails here instead of becoming the page. The version is the header's; the date is the
+# last commit's (SOURCE_DATE_EPOCH, which help2man honours), so a rebuild gives the same page.
 MAN_PAGES := $(patsubst $(BIN)/%,$(BUILD)/man/%.1,$(PROGRAMS))
 man_name_mcs        := read, write and convert SuperPMI collections (.mch files, .mcz archives)
 man_name_mcz-replay := replay the method contexts of a SuperPMI collection in worker processes
@@ -274,6 +275,7 @@ $(BUILD)/man/%.1: $(BIN)/% | $(DEPS_OK)
 	@mkdir -p $(@D)
 	@$< --help >/dev/null 2>&1; rc=$$?; \
 	    [ $$rc -lt 128 ] || { echo "$<: --help died (exit $$rc)" >&2; exit 1; }
+	SOURCE_DATE_EPOCH=$${SOURCE_DATE_EPOCH:-$$(git log -1 --format=%ct 2>/dev/null || date +%s)} \
 	help2man --no-discard-stderr -N --version-string=$(VERSION) --section=1 \
 	    $(if $(man_name_$*),--name='$(man_name_$*)') --output=$@.tmp $< && mv $@.tmp $@
 

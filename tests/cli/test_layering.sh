@@ -1,5 +1,66 @@
 #!/usr/bin/env bash
-# The public boundary (make check-layering), checked on the objects this test run built.
+# The public boundary (make check-layering), checked on the objects this test run built; then
+# each of its three checks is shown a violation and must fail, naming it.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 BUILD_DIR=$(cd "${BUILD:-build}" && pwd)
-bash "$MCZ_ROOT/tests/layering/check-layering.sh" "$BUILD_DIR"
+CHECK="$MCZ_ROOT/tests/layering/check-layering.sh"
+CC=${CC:-cc}
+
+ok_run "the tree keeps its layers" bash "$CHECK" "$BUILD_DIR"
+cat "$T/out"
+
+# check_refuses NAME TEXT BUILD SOURCE: the check fails and says TEXT.
+check_refuses() {
+    bash "$CHECK" "$3" "$4" >"$T/layer.out" 2>&1
+    local rc=$?
+    if [ "$rc" -ne 0 ] && grep -qF -- "$2" "$T/layer.out"; then pass "$1"; else
+        fail "$1 (exit $rc)"; sed 's/^/    /' "$T/layer.out" | head -10; fi
+}
+
+# 1. A program that includes an internal header.
+src="$T/src"
+mkdir -p "$src"
+for d in include format writer reader tools mcs parallel-replay bench; do
+    cp -r "$MCZ_ROOT/$d" "$src/"
+done
+echo '#include "reader_impl.h"' >>"$src/mcs/mcs.c"
+check_refuses "a program including reader_impl.h is refused" \
+    "mcs/mcs.c includes reader_impl.h" "$BUILD_DIR" "$src"
+
+# A build directory of links to the real objects, where one directory can be doctored.
+fake_build() {
+    local dir=$1
+    mkdir -p "$dir/obj"
+    ln -s "$BUILD_DIR/libmcz.so" "$dir/libmcz.so"
+    for d in format writer reader mcs parallel-replay bench tools; do
+        mkdir -p "$dir/obj/$d"
+        find "$BUILD_DIR/obj/$d" -maxdepth 1 -name '*.o' -exec ln -s {} "$dir/obj/$d/" \;
+    done
+}
+defined() { nm --defined-only "$@" | awk 'NF==3 && $2 ~ /[TDBR]/ {print $3}' | sort -u; }
+# An object calling symbol $2, compiled into directory $1.
+caller_object() {
+    printf 'extern void %s(void);\nvoid layering_probe(void) { %s(); }\n' "$2" "$2" >"$T/probe.c"
+    "$CC" -c -o "$1/layering_probe.o" "$T/probe.c"
+}
+
+# 2. A program that calls a library function the library does not export.
+hidden=$(comm -23 <(defined "$BUILD_DIR"/obj/format/*.o) \
+                  <(nm -D --defined-only "$BUILD_DIR/libmcz.so" | awk '{print $3}' | sort -u) |
+         head -1)
+if [ -z "$hidden" ]; then
+    fail "the library has an internal function to call"
+else
+    fake_build "$T/b1"
+    caller_object "$T/b1/obj/mcs" "$hidden"
+    check_refuses "a program calling the internal $hidden is refused" \
+        "mcs/ uses library internals: $hidden" "$T/b1" "$MCZ_ROOT"
+fi
+
+# 3. The writer calling into the reader.
+reader_fn=$(defined "$BUILD_DIR"/obj/reader/*.o | head -1)
+fake_build "$T/b2"
+caller_object "$T/b2/obj/writer" "$reader_fn"
+check_refuses "the writer calling the reader's $reader_fn is refused" \
+    "writer/ uses reader/: $reader_fn" "$T/b2" "$MCZ_ROOT"
+cli_done

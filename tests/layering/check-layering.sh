@@ -5,10 +5,11 @@
 #   2. every symbol a program's objects take from the library is one the library exports
 #      (MCZ_API): nothing reaches a hidden internal;
 #   3. writer/ and reader/ objects take nothing from each other (both only from format/).
-# Usage: check-layering.sh BUILD_DIR
+# Usage: check-layering.sh BUILD_DIR [SOURCE_DIR]  (the source tree defaults to this checkout;
+# tests/cli/test_layering.sh points both at doctored copies to see each check fail)
 set -u
-BUILD=${1:-build}
-cd "$(dirname "$0")/../.."
+BUILD=$(cd "${1:-build}" && pwd)
+cd "${2:-$(dirname "$0")/../..}"
 failures=0
 say() { echo "$1"; }
 bad() { echo "not ok - $1"; failures=$((failures + 1)); }
