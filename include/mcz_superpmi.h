@@ -264,16 +264,20 @@ typedef struct mcz_list {
     size_t count;
 } mcz_list;
 
-/* Parses SuperPMI's range syntax ("1-5,9,12-14": >= 1, strictly increasing, a < b, at most
- * 2^31-1). Touching numbers merge into one range; free the result with mcz_list_free(). Errors
- * are MCZ_EINVAL with the column in diag (out is left empty). */
+/* Parses SuperPMI's range syntax ("1-5,9,12-14"; also "-5" = 1-5, empty parts and a trailing
+ * ',' as SuperPMI takes them; format/SUPERPMI.md "MCL files and range lists" has every rule):
+ * numbers >= 1, strictly increasing, a range a-b needs a < b, at most 2^31-1. Touching numbers
+ * merge into one range; free the result with mcz_list_free(). Errors are MCZ_EINVAL with the
+ * column in diag (out is left empty). */
 MCZ_API int mcz_list_parse_ranges(const char *text, mcz_list *out, mcz_diag *diag);
-/* Parses an .mcl image (one number per line, LF or CRLF, strictly increasing, >= 1; the last
- * line may lack its newline; empty input is the empty list). A blank line or anything but
- * digits is MCZ_EINVAL naming the line, with its offset in diag. */
+/* Parses an .mcl image: one decimal number per line with optional white space around it,
+ * lines of white space only skipped, LF or CRLF, the last line may lack its newline; numbers
+ * >= 1 and strictly increasing. No number at all is the empty list. A sign, any other text on
+ * a line, or a number over 2^31-1 is MCZ_EINVAL naming the line, with its offset in diag. */
 MCZ_API int mcz_list_parse_mcl(const uint8_t *buf, size_t len, mcz_list *out, mcz_diag *diag);
 /* A command-line argument: range syntax, or a path ending in .mcl (read from disk; a file over
- * MCZ_MCL_MAX_SIZE bytes is MCZ_ELIMIT). Parse errors are MCZ_EINVAL with the line or column. */
+ * MCZ_MCL_MAX_SIZE bytes is MCZ_ELIMIT, one without numbers MCZ_EINVAL). Parse errors are
+ * MCZ_EINVAL with the line or column; messages about a file start with its name. */
 MCZ_API int mcz_list_from_arg(const char *arg, mcz_list *out, mcz_diag *diag);
 /* True when arg looks like a list argument as SuperPMI's processArgAsMCL tells them apart: only
  * digits, '-' and ',' (validity is left to mcz_list_from_arg), or a name ending in .mcl. */
