@@ -249,9 +249,15 @@ MCZ_API int mcz_toc_check(const mcz_toc_entry *e, uint32_t count, uint64_t file_
 MCZ_API int mcz_toc_encode(const mcz_toc_entry *entries, uint32_t count, uint8_t **out,
                            size_t *len);
 
-/* The .mct paired with an .mch as SuperPMI finds it (foo.mch.mct, then foo.mct when the name
- * ends in .mch, any case); writes the first regular file that exists into buf and returns 1, or
- * 0 when none does; MCZ_ELIMIT when cap cannot hold a candidate's name. */
+/* SuperPMI's paired-file lookup: when path's suffix (from its last '.', which must not be its
+ * first character) equals orig_suffix in any case (NULL: any suffix) and path is a regular file,
+ * the first regular file of path + new_suffix ("a.mch.mct"), then path without its suffix +
+ * new_suffix ("a.mct"). Writes it into buf and returns 1, or returns 0 when there is none
+ * (buf empty); MCZ_ELIMIT when cap cannot hold a candidate's name; MCZ_EINVAL on NULL. */
+MCZ_API int mcz_paired_find(const char *path, const char *orig_suffix, const char *new_suffix,
+                            char *buf, size_t cap);
+/* The .mct SuperPMI reads with an .mch: mcz_paired_find(mch_path, ".mch", ".mct", ...). A file
+ * not named *.mch has none, whatever lies beside it. */
 MCZ_API int mcz_toc_find(const char *mch_path, char *buf, size_t cap);
 
 /* A set of context numbers: sorted, disjoint, inclusive ranges. */
