@@ -1,8 +1,8 @@
 /*
  * builder.c - serializes method contexts as SuperPMI's MethodContext::saveToFile does
- * (mch-format §1.4, §2.1-§2.3): one packet per non-empty map, in the order added; each map
- * tagged, sparse keys sorted by memcmp with the first value for a key kept, pool buffers
- * deduplicated as LightWeightMap::AddBuffer does.
+ * (format/SUPERPMI.md "Write order", "Maps", "The buffer pool"): one packet per non-empty map,
+ * in the order added; each map tagged, sparse keys sorted by memcmp with the first value for a
+ * key kept, pool buffers deduplicated as LightWeightMap::AddBuffer does.
  */
 #include <stdlib.h>
 #include <string.h>

@@ -1,5 +1,5 @@
 /*
- * identity.c - SuperPMI's method identity (mch-format §5.1): the text line that
+ * identity.c - SuperPMI's method identity (format/SUPERPMI.md "Identity"): the text line that
  * MethodContext::dumpMethodIdentityInfoToBuffer builds from a context, and its MurmurHash3.
  *
  *   <full name> -- CallingConvention: <d>, CorInfoOptions: <d>, CorInfoRegionKind: <d>,
@@ -425,7 +425,8 @@ static int names_append(const ident_ctx *c, uint64_t ftn, text_sink *out)
     return rc == MCZ_OK ? print_name(c, &method_names, "PrintMethodName", ftn, out) : rc;
 }
 
-/* The GetArgType key for the argument at handle arg of the method's own signature (§4.8). */
+/* The GetArgType key for the argument at handle arg of the method's own signature
+ * (format/SUPERPMI.md "Identity": the argument types). */
 static void arg_type_key(const ident_ctx *c, const uint8_t *sig, uint64_t arg,
                          uint8_t key[MCZ_AT_KEY_SIZE])
 {

@@ -1,6 +1,7 @@
 /*
- * mch.c - the legacy SuperPMI container: method contexts, packets and maps (mch-format §1-§2),
- * read in place from a buffer (typically an mmap) with every length checked before use.
+ * mch.c - the legacy SuperPMI container: method contexts, packets and maps (format/SUPERPMI.md
+ * "The container" and "Maps"), read in place from a buffer (typically an mmap) with every
+ * length checked before use.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -173,7 +174,7 @@ typedef struct map_layout {
     uint32_t header;     /* bytes before numItems: 4 when tagged, else 0 */
     bool tagged;
     bool dense;          /* keys implicit */
-    bool legacy_dense;   /* untagged payload in a dense packet: u32 keys stored (§2.2) */
+    bool legacy_dense;   /* untagged payload in a dense packet: u32 keys stored */
 } map_layout;
 
 static int map_fail(const mcz_packet *p, mcz_diag *diag, int code, uint32_t at, const char *what)

@@ -1,12 +1,13 @@
 /*
  * mcl.c - context-number lists: SuperPMI's command-line range syntax ("1-5,9,12-14") and .mcl
- * files (one decimal number per line, written "%d\r\n"), mch-format §5.4.
+ * files (one decimal number per line), as format/SUPERPMI.md "MCL files and range lists"
+ * describes them.
  *
- * Both forms must be strictly increasing and start at >= 1, as SuperPMI requires. mcz is
- * stricter than SuperPMI's reader in what it calls a number (no skipping of garbage before the
- * digits, no blank lines) and more lenient in one place: a last line without its newline, which
- * SuperPMI's reader mishandles, is accepted. Lists are kept as coalesced ranges, so a list reads
- * back identical after encoding.
+ * A list is accepted exactly when every SuperPMI version read accepts it and reads the same
+ * numbers from it; where versions part ways (a sign, text beside a number, a range that goes
+ * down, a number past 2^31-1) the input is refused with a message naming the spot, because
+ * there is no one number SuperPMI would take. Lists are kept as coalesced ranges, so a list
+ * reads back identical after encoding.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -48,56 +49,121 @@ static uint32_t list_last(const mcz_list *l)
     return l->count ? l->ranges[l->count - 1].last : 0;
 }
 
-/* Reads a decimal number of at most MCL_NUMBER_MAX at *pos; returns false when there is none. */
-static bool number_read(const char *s, size_t len, size_t *pos, uint32_t *value)
+static bool is_digit(char c)
 {
-    size_t i = *pos;
-    uint64_t v = 0;
-    while (i < len && s[i] >= '0' && s[i] <= '9') {
-        v = v * 10 + (uint64_t)(s[i] - '0');
-        if (v > MCL_NUMBER_MAX)
-            return false;
-        i++;
-    }
-    if (i == *pos)
-        return false;
-    *pos = i;
-    *value = (uint32_t)v;
-    return true;
+    return c >= '0' && c <= '9';
 }
 
-/* ---- Range syntax ---- */
-
-static int range_item(const char *text, size_t len, size_t *pos, mcz_list *l, size_t *cap,
-                      mcz_diag *diag)
+/* c as a message shows it: itself when printable, else its byte value. */
+static const char *char_shown(char c, char buf[8])
 {
-    size_t start = *pos;
-    uint32_t first, last;
-    if (!number_read(text, len, pos, &first))
-        return mcz_fail(diag, MCZ_EINVAL, (int64_t)start, -1,
-                        "range list '%s': expected a number of at most %u at column %zu", text,
-                        MCL_NUMBER_MAX, start + 1);
-    last = first;
-    if (*pos < len && text[*pos] == '-') {
-        ++*pos;
-        size_t at = *pos;
-        if (!number_read(text, len, pos, &last))
-            return mcz_fail(diag, MCZ_EINVAL, (int64_t)at, -1,
-                            "range list '%s': expected a number after '-' at column %zu", text,
-                            at + 1);
-        if (first >= last)
-            return mcz_fail(diag, MCZ_EINVAL, (int64_t)start, -1,
-                            "range list '%s': range %u-%u must go up", text, first, last);
+    if (c >= 0x20 && c < 0x7F)
+        snprintf(buf, 8, "'%c'", c);
+    else
+        snprintf(buf, 8, "0x%02X", (unsigned char)c);
+    return buf;
+}
+
+/* Reads the digits at *pos (there must be one) into *value and moves *pos past them all.
+ * False when the number exceeds MCL_NUMBER_MAX. */
+static bool number_read(const char *s, size_t len, size_t *pos, uint32_t *value)
+{
+    uint64_t v = 0;
+    bool fits = true;
+    for (; *pos < len && is_digit(s[*pos]); ++*pos) {
+        v = v * 10 + (uint64_t)(s[*pos] - '0');
+        if (v > MCL_NUMBER_MAX) {
+            fits = false;
+            v = MCL_NUMBER_MAX;
+        }
     }
+    *value = (uint32_t)v;
+    return fits;
+}
+
+/* ---- Range syntax ----
+ * The text is runs of digits (numbers) with runs of '-' and ',' between them; a ',' only
+ * separates. A number with a '-' anywhere between it and the number before it (or the start of
+ * the text) ends a range, which starts after the last number that did not itself end a range
+ * (0 at the start: "-5" is 1-5) and adds start+1 .. end. Every other number stands for itself.
+ * The numbers so produced must start at 1 and increase.
+ */
+
+typedef struct range_scan {
+    const char *text;
+    size_t len, pos;
+    uint32_t start; /* the last number that did not end a range; 0 before the first */
+    bool dash;      /* a '-' was seen since the last number */
+    mcz_list *out;
+    size_t cap;
+} range_scan;
+
+static int range_add(range_scan *r, size_t at, uint32_t first, uint32_t last, mcz_diag *diag)
+{
+    uint32_t prev = list_last(r->out);
     if (first == 0)
-        return mcz_fail(diag, MCZ_EINVAL, (int64_t)start, -1,
-                        "range list '%s': context numbers start at 1", text);
-    if (first <= list_last(l))
-        return mcz_fail(diag, MCZ_EINVAL, (int64_t)start, -1,
-                        "range list '%s': %u does not follow %u (numbers must increase)", text,
-                        first, list_last(l));
-    if (list_push(l, cap, first, last) != MCZ_OK)
+        return mcz_fail(diag, MCZ_EINVAL, (int64_t)at, -1,
+                        "range list '%s': context numbers start at 1", r->text);
+    if (first <= prev && r->dash)
+        return mcz_fail(diag, MCZ_EINVAL, (int64_t)at, -1,
+                        "range list '%s': the range ending in %u at column %zu continues from "
+                        "%u, but the list is already at %u (numbers must increase)",
+                        r->text, last, at + 1, first - 1, prev);
+    if (first <= prev)
+        return mcz_fail(diag, MCZ_EINVAL, (int64_t)at, -1,
+                        "range list '%s': %u does not follow %u (numbers must increase)",
+                        r->text, first, prev);
+    if (list_push(r->out, &r->cap, first, last) != MCZ_OK)
         return mcz_fail(diag, MCZ_ENOMEM, -1, -1, "out of memory");
+    return MCZ_OK;
+}
+
+/* The number at r->pos: a context of its own, or the end of a range. */
+static int range_number(range_scan *r, mcz_diag *diag)
+{
+    size_t at = r->pos;
+    uint32_t n;
+    if (!number_read(r->text, r->len, &r->pos, &n))
+        return mcz_fail(diag, MCZ_EINVAL, (int64_t)at, -1,
+                        "range list '%s': the number at column %zu is more than %u, the largest "
+                        "context number", r->text, at + 1, MCL_NUMBER_MAX);
+    if (!r->dash) {
+        r->start = n;
+        return range_add(r, at, n, n, diag);
+    }
+    if (n <= r->start) /* older SuperPMI refuses it, newer ones drop the range: refused */
+        return mcz_fail(diag, MCZ_EINVAL, (int64_t)at, -1,
+                        "range list '%s': range %u-%u must go up", r->text, r->start, n);
+    int rc = range_add(r, at, r->start + 1, n, diag);
+    r->dash = false;
+    return rc;
+}
+
+static int range_scan_all(range_scan *r, mcz_diag *diag)
+{
+    if (r->len == 0)
+        return mcz_fail(diag, MCZ_EINVAL, 0, -1, "empty range list");
+    char shown[8];
+    while (r->pos < r->len) {
+        char c = r->text[r->pos];
+        if (is_digit(c)) {
+            int rc = range_number(r, diag);
+            if (rc != MCZ_OK)
+                return rc;
+            continue;
+        }
+        if (c != '-' && c != ',')
+            return mcz_fail(diag, MCZ_EINVAL, (int64_t)r->pos, -1,
+                            "range list '%s': unexpected %s at column %zu (only digits, '-' "
+                            "and ',')", r->text, char_shown(c, shown), r->pos + 1);
+        r->dash = r->dash || c == '-';
+        r->pos++;
+    }
+    if (r->out->count == 0)
+        return mcz_fail(diag, MCZ_EINVAL, 0, -1, "range list '%s' holds no number", r->text);
+    if (r->dash)
+        return mcz_fail(diag, MCZ_EINVAL, (int64_t)r->len - 1, -1,
+                        "range list '%s' ends in a '-' with no number after it", r->text);
     return MCZ_OK;
 }
 
@@ -106,46 +172,59 @@ int mcz_list_parse_ranges(const char *text, mcz_list *out, mcz_diag *diag)
     if (!text || !out)
         return mcz_fail(diag, MCZ_EINVAL, -1, -1, "mcz_list_parse_ranges: NULL argument");
     memset(out, 0, sizeof *out);
-    size_t len = strlen(text), pos = 0, cap = 0;
-    if (len == 0)
-        return mcz_fail(diag, MCZ_EINVAL, 0, -1, "empty range list");
-    int rc = MCZ_OK;
-    while (rc == MCZ_OK) {
-        rc = range_item(text, len, &pos, out, &cap, diag);
-        if (rc != MCZ_OK || pos == len)
-            break;
-        if (text[pos] != ',')
-            rc = mcz_fail(diag, MCZ_EINVAL, (int64_t)pos, -1,
-                          "range list '%s': unexpected '%c' at column %zu", text, text[pos],
-                          pos + 1);
-        pos++;
-    }
+    range_scan r = {.text = text, .len = strlen(text), .out = out};
+    int rc = range_scan_all(&r, diag);
     if (rc != MCZ_OK)
         mcz_list_free(out);
     return rc;
 }
 
-/* ---- .mcl files ---- */
+/* ---- .mcl files ----
+ * A line (ended by LF; the last may lack it) holds one decimal number with optional white
+ * space around it, or only white space (then it is skipped). SuperPMI versions disagree on a
+ * sign, on text before or after the number and on a line of text without digits, so those are
+ * refused.
+ */
 
-/* One line's number: digits, then an optional CR before the line end. */
+static bool is_blank(char c)
+{
+    return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
+}
+
+static size_t skip_blanks(const char *s, size_t len, size_t pos)
+{
+    while (pos < len && is_blank(s[pos]))
+        pos++;
+    return pos;
+}
+
 static int mcl_line(const char *line, size_t len, unsigned line_no, int64_t at, mcz_list *l,
                     size_t *cap, mcz_diag *diag)
 {
-    if (len > 0 && line[len - 1] == '\r')
-        len--;
-    if (len == 0)
-        return mcz_fail(diag, MCZ_EINVAL, at, -1, "line %u: blank line", line_no);
-    size_t pos = 0;
+    char shown[8];
+    size_t pos = skip_blanks(line, len, 0);
+    if (pos == len)
+        return MCZ_OK;
+    if (!is_digit(line[pos]))
+        return mcz_fail(diag, MCZ_EINVAL, at + (int64_t)pos, -1,
+                        "line %u: %s where a context number should be (one decimal number per "
+                        "line)", line_no, char_shown(line[pos], shown));
+    size_t digits_at = pos;
     uint32_t n;
-    if (!number_read(line, len, &pos, &n) || pos != len)
-        return mcz_fail(diag, MCZ_EINVAL, at, -1,
-                        "line %u: not a decimal context number of at most %u", line_no,
-                        MCL_NUMBER_MAX);
+    if (!number_read(line, len, &pos, &n))
+        return mcz_fail(diag, MCZ_EINVAL, at + (int64_t)digits_at, -1,
+                        "line %u: %.*s is more than %u, the largest context number", line_no,
+                        (int)(pos - digits_at), line + digits_at, MCL_NUMBER_MAX);
+    size_t rest = skip_blanks(line, len, pos);
+    if (rest != len)
+        return mcz_fail(diag, MCZ_EINVAL, at + (int64_t)rest, -1,
+                        "line %u: %s after the number %u (one decimal number per line)",
+                        line_no, char_shown(line[rest], shown), n);
     if (n == 0)
-        return mcz_fail(diag, MCZ_EINVAL, at, -1, "line %u: context numbers start at 1",
-                        line_no);
+        return mcz_fail(diag, MCZ_EINVAL, at + (int64_t)digits_at, -1,
+                        "line %u: context numbers start at 1", line_no);
     if (n <= list_last(l))
-        return mcz_fail(diag, MCZ_EINVAL, at, (int64_t)n,
+        return mcz_fail(diag, MCZ_EINVAL, at + (int64_t)digits_at, -1,
                         "line %u: %u does not follow %u (numbers must increase)", line_no, n,
                         list_last(l));
     if (list_push(l, cap, n, n) != MCZ_OK)
@@ -228,8 +307,10 @@ static int mcl_file_parse(const char *path, mcz_list *out, mcz_diag *diag)
         mcz_diag local;
         mcz_diag_clear(&local);
         rc = mcz_list_parse_mcl(buf, len, out, &local);
-        if (rc != MCZ_OK)
-            mcz_fail(diag, rc, local.offset, local.context, "%s: %s", path, local.message);
+        if (rc != MCZ_OK) /* the line number locates it; an offset would only repeat it */
+            mcz_fail(diag, rc, -1, -1, "%s: %s", path, local.message);
+        else if (out->count == 0) /* SuperPMI would read the first entry of an empty list */
+            rc = mcz_fail(diag, MCZ_EINVAL, -1, -1, "%s: holds no context number", path);
     }
     free(buf);
     return rc;

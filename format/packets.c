@@ -1,6 +1,7 @@
 /*
- * packets.c - the packet table: snapshot B of the SuperPMI packet list (mch-format §3.1), the
- * newest JIT-EE interface seen (ids up to 238), as data. Key and value sizes come from the type
+ * packets.c - the packet table: snapshot B of the SuperPMI packet list (format/SUPERPMI.md
+ * "Packet tables per JIT-EE version"), the newest JIT-EE interface seen (ids up to 238), as
+ * data. Key and value sizes come from the type
  * names: DD 8, DDD 12, DLD 12, DLDL 16, DLDD 16, DLDDD 20, and the agnostic.h structs whose
  * packed sizes are known; 0 where a size is not known or differs between runtime versions
  * (CompileMethod 216/212, GetPgoInstrumentationResults 28/24, GetMethodInfo's key), which then
@@ -198,7 +199,8 @@ static const mcz_packet_info packet_table[PACKET_ID_COUNT] = {
     [238] = {"GetPInvokeHelpers", false, false, 8, 8},
 };
 
-/* Snapshot B's lwmlist.h order, then crlwmlist.h order (mch-format §3.4): saveToFile's layout. */
+/* Snapshot B's lwmlist.h order, then crlwmlist.h order: saveToFile's layout (format/SUPERPMI.md
+ * "Write order"). */
 static const uint8_t write_order[] = {
     186, 187, 2, 3, 5, 9, 12, 142, 163, 164, 143, 15, 169, 16, 17, 18, 19, 20, 207, 208, 209, 21,
     22, 23, 25, 153, 27, 139, 29, 140, 195, 31, 32, 66, 34, 35, 36, 37, 38, 39, 40, 41, 218, 219,

@@ -1,8 +1,9 @@
 /*
- * toc.c - SuperPMI's .mct table of contents (mch-format §5.3):
+ * toc.c - SuperPMI's .mct table of contents (format/SUPERPMI.md "The TOC (.mct)"):
  *   "INDX", u32 count, count x 48-byte TOCElement {i64 offset, i32 number, char hash[33], 3 pad},
  *   "INDX".
  * The pad bytes are uninitialised heap in files written by mcs: ignored on read, zero on write.
+ * Also SuperPMI's paired-file lookup (CheckForPairedFile), by which it finds a .mct, .mch or .exc.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -181,23 +182,38 @@ static bool is_regular_file(const char *path)
     return stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
-int mcz_toc_find(const char *mch_path, char *buf, size_t cap)
+/* The suffix SuperPMI pairs by: from the last '.' anywhere in the path (a '.' in a directory
+ * name counts), none when there is no '.' or it is the path's first character. */
+static const char *pair_suffix(const char *path)
 {
-    if (!mch_path || !buf || cap == 0)
+    const char *dot = strrchr(path, '.');
+    return dot && dot != path ? dot : NULL;
+}
+
+int mcz_paired_find(const char *path, const char *orig_suffix, const char *new_suffix, char *buf,
+                    size_t cap)
+{
+    if (!path || !new_suffix || !buf || cap == 0)
         return MCZ_EINVAL;
-    size_t len = strlen(mch_path);
-    if (!path_join(buf, cap, mch_path, len, ".mct"))
+    buf[0] = '\0';
+    const char *suffix = pair_suffix(path);
+    if (!suffix || (orig_suffix && strcasecmp(suffix, orig_suffix) != 0) ||
+        !is_regular_file(path))
+        return 0;
+    size_t len = strlen(path);
+    if (!path_join(buf, cap, path, len, new_suffix))
         return MCZ_ELIMIT;
     if (is_regular_file(buf))
         return 1;
-    static const char ext[] = ".mch";
-    size_t ext_len = sizeof ext - 1;
-    if (len > ext_len && strcasecmp(mch_path + len - ext_len, ext) == 0) {
-        if (!path_join(buf, cap, mch_path, len - ext_len, ".mct"))
-            return MCZ_ELIMIT;
-        if (is_regular_file(buf))
-            return 1;
-    }
+    if (!path_join(buf, cap, path, (size_t)(suffix - path), new_suffix))
+        return MCZ_ELIMIT;
+    if (is_regular_file(buf))
+        return 1;
     buf[0] = '\0';
     return 0;
+}
+
+int mcz_toc_find(const char *mch_path, char *buf, size_t cap)
+{
+    return mcz_paired_find(mch_path, ".mch", ".mct", buf, cap);
 }

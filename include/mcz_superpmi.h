@@ -249,9 +249,15 @@ MCZ_API int mcz_toc_check(const mcz_toc_entry *e, uint32_t count, uint64_t file_
 MCZ_API int mcz_toc_encode(const mcz_toc_entry *entries, uint32_t count, uint8_t **out,
                            size_t *len);
 
-/* The .mct paired with an .mch as SuperPMI finds it (foo.mch.mct, then foo.mct when the name
- * ends in .mch, any case); writes the first regular file that exists into buf and returns 1, or
- * 0 when none does; MCZ_ELIMIT when cap cannot hold a candidate's name. */
+/* SuperPMI's paired-file lookup: when path's suffix (from its last '.', which must not be its
+ * first character) equals orig_suffix in any case (NULL: any suffix) and path is a regular file,
+ * the first regular file of path + new_suffix ("a.mch.mct"), then path without its suffix +
+ * new_suffix ("a.mct"). Writes it into buf and returns 1, or returns 0 when there is none
+ * (buf empty); MCZ_ELIMIT when cap cannot hold a candidate's name; MCZ_EINVAL on NULL. */
+MCZ_API int mcz_paired_find(const char *path, const char *orig_suffix, const char *new_suffix,
+                            char *buf, size_t cap);
+/* The .mct SuperPMI reads with an .mch: mcz_paired_find(mch_path, ".mch", ".mct", ...). A file
+ * not named *.mch has none, whatever lies beside it. */
 MCZ_API int mcz_toc_find(const char *mch_path, char *buf, size_t cap);
 
 /* A set of context numbers: sorted, disjoint, inclusive ranges. */
@@ -264,16 +270,20 @@ typedef struct mcz_list {
     size_t count;
 } mcz_list;
 
-/* Parses SuperPMI's range syntax ("1-5,9,12-14": >= 1, strictly increasing, a < b, at most
- * 2^31-1). Touching numbers merge into one range; free the result with mcz_list_free(). Errors
- * are MCZ_EINVAL with the column in diag (out is left empty). */
+/* Parses SuperPMI's range syntax ("1-5,9,12-14"; also "-5" = 1-5, empty parts and a trailing
+ * ',' as SuperPMI takes them; format/SUPERPMI.md "MCL files and range lists" has every rule):
+ * numbers >= 1, strictly increasing, a range a-b needs a < b, at most 2^31-1. Touching numbers
+ * merge into one range; free the result with mcz_list_free(). Errors are MCZ_EINVAL with the
+ * column in diag (out is left empty). */
 MCZ_API int mcz_list_parse_ranges(const char *text, mcz_list *out, mcz_diag *diag);
-/* Parses an .mcl image (one number per line, LF or CRLF, strictly increasing, >= 1; the last
- * line may lack its newline; empty input is the empty list). A blank line or anything but
- * digits is MCZ_EINVAL naming the line, with its offset in diag. */
+/* Parses an .mcl image: one decimal number per line with optional white space around it,
+ * lines of white space only skipped, LF or CRLF, the last line may lack its newline; numbers
+ * >= 1 and strictly increasing. No number at all is the empty list. A sign, any other text on
+ * a line, or a number over 2^31-1 is MCZ_EINVAL naming the line, with its offset in diag. */
 MCZ_API int mcz_list_parse_mcl(const uint8_t *buf, size_t len, mcz_list *out, mcz_diag *diag);
 /* A command-line argument: range syntax, or a path ending in .mcl (read from disk; a file over
- * MCZ_MCL_MAX_SIZE bytes is MCZ_ELIMIT). Parse errors are MCZ_EINVAL with the line or column. */
+ * MCZ_MCL_MAX_SIZE bytes is MCZ_ELIMIT, one without numbers MCZ_EINVAL). Parse errors are
+ * MCZ_EINVAL with the line or column; messages about a file start with its name. */
 MCZ_API int mcz_list_from_arg(const char *arg, mcz_list *out, mcz_diag *diag);
 /* True when arg looks like a list argument as SuperPMI's processArgAsMCL tells them apart: only
  * digits, '-' and ',' (validity is left to mcz_list_from_arg), or a name ending in .mcl. */

@@ -50,8 +50,9 @@ bool mcs_method_il(const mcs_method *m, const uint8_t **il, uint32_t *size);
 
 /*
  * The JIT flags as mcs's verbs print them: GetFlagsRaw() of GetJitFlags (154) with the PGO
- * pseudo-flags ORed in (mch-format §6.8). Returns 1, 0 when the context has no GetJitFlags
- * entry, or a negative code.
+ * pseudo-flags ORed in (HAS_PGO, HAS_EDGE_PROFILE, HAS_CLASS_PROFILE ... from the PGO data, as
+ * SuperPMI's verbjitflags.cpp adds them; see mcs_jit_flags in mcs_context.c). Returns 1, 0 when
+ * the context has no GetJitFlags entry, or a negative code.
  */
 int mcs_jit_flags(const mcz_mc *mc, uint64_t *flags, mcz_diag *d);
 

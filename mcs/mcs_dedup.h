@@ -3,7 +3,7 @@
  * 128-bit keys, shared across every input, so memory grows with the unique contexts' keys
  * (16 bytes each), never with the contexts themselves.
  *
- * Keys (mch-format §6.6):
+ * Keys (as mcs -removeDup --help tells):
  * - default: the identity hash without names (what SuperPMI compares), or, for a context whose
  *   identity cannot be built, the XXH3-128 of its bytes: the dedup key an archive stores, so
  *   that an .mch file and its archive deduplicate alike. An archive's keys come from its index

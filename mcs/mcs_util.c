@@ -89,13 +89,20 @@ static const mcs_option *find_option(const mcs_option *opts, const char *arg)
     return NULL;
 }
 
+/* "-5" or "--3,7": a range list (SuperPMI reads one after its verb whatever it starts with),
+ * never an option. */
+static bool is_dashed_range(const char *arg)
+{
+    return arg[strspn(arg, "0123456789,-")] == '\0' && strpbrk(arg, "0123456789");
+}
+
 int mcs_parse_args(int argc, char **argv, const mcs_usage *u, const mcs_option *opts,
                    const char **pos, int min_pos, int max_pos)
 {
     int count = 0;
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
-        if (arg[0] != '-' || arg[1] == '\0') {
+        if (arg[0] != '-' || arg[1] == '\0' || is_dashed_range(arg)) {
             if (count == max_pos) {
                 mcs_usage_error(u, "unexpected argument '%s'", arg);
                 return -1;

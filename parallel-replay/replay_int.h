@@ -87,7 +87,9 @@ typedef struct replay_unit {
 } replay_unit;
 
 typedef struct replay_plan {
-    const char *path;
+    const char *path;      /* the collection read (for an .mct named as input: its .mch) */
+    char *toc_input;       /* an .mct named as input, with its .mch found beside it; else NULL */
+    char *mch_owned;       /* that .mch's name (path points to it) */
     bool archive;          /* .mcz; else MCH */
     uint32_t first_number; /* numbers held: first_number .. first_number + contexts - 1 */
     uint64_t contexts;

@@ -124,7 +124,9 @@ static int toc_read(replay_plan *p, const char *toc_path, uint64_t file_size, mc
 static void toc_load(replay_plan *p, uint64_t file_size)
 {
     char toc_path[4096];
-    if (mcz_toc_find(p->path, toc_path, sizeof toc_path) != 1)
+    if (p->toc_input)
+        snprintf(toc_path, sizeof toc_path, "%s", p->toc_input);
+    else if (mcz_toc_find(p->path, toc_path, sizeof toc_path) != 1)
         return;
     mcz_diag d;
     mcz_diag_clear(&d);
@@ -177,24 +179,15 @@ static int plan_mch(replay_plan *p, const mcz_file *f, uint64_t unit_bytes, mcz_
 
 static int hex_compare(const void *a, const void *b) { return strcmp(a, b); }
 
-/* The .exc next to the collection (NAME.exc, then NAME without its extension + .exc):
- * whitespace-separated tokens; those of exactly 32 characters are identity hashes. */
+/* The .exc paired with the collection as SuperPMI finds it (NAME.exc, then NAME without its
+ * suffix + .exc, whatever the suffix): whitespace-separated tokens; those of exactly 32
+ * characters are identity hashes. */
 static int exclusions_load(replay_plan *p)
 {
-    size_t len = strlen(p->path);
-    char *name = malloc(len + 5);
-    if (!name)
-        return MCZ_ENOMEM;
+    char name[4096];
     mcz_file f;
-    snprintf(name, len + 5, "%s.exc", p->path);
-    int rc = mcz_file_map(name, &f, NULL);
-    const char *dot = strrchr(p->path, '.');
-    if (rc != MCZ_OK && dot && !strchr(dot, '/')) {
-        snprintf(name, len + 5, "%.*s.exc", (int)(dot - p->path), p->path);
-        rc = mcz_file_map(name, &f, NULL);
-    }
-    free(name);
-    if (rc != MCZ_OK)
+    if (mcz_paired_find(p->path, NULL, ".exc", name, sizeof name) != 1 ||
+        mcz_file_map(name, &f, NULL) != MCZ_OK)
         return MCZ_OK; /* no exclusion file */
     size_t cap = f.size / 33 + 1;
     p->excluded = malloc(cap * sizeof *p->excluded);
@@ -274,6 +267,24 @@ static int plan_collection(replay_plan *p, uint64_t unit_bytes, mcz_diag *diag)
     return rc == MCZ_OK ? MCZ_OK : plan_fail(rc, diag, &at);
 }
 
+/* SuperPMI takes an .mct named as input for the TOC of the .mch beside it (X.mct.mch, then
+ * X.mch) and replays that; with no such .mch the name is read as the collection itself. */
+static int toc_input_pair(replay_plan *p, const char *path)
+{
+    char mch[4096];
+    if (mcz_paired_find(path, ".mct", ".mch", mch, sizeof mch) != 1)
+        return MCZ_OK;
+    p->toc_input = strdup(path);
+    char *mch_copy = strdup(mch);
+    if (!p->toc_input || !mch_copy) {
+        free(mch_copy);
+        return MCZ_ENOMEM;
+    }
+    p->mch_owned = mch_copy;
+    p->path = mch_copy;
+    return MCZ_OK;
+}
+
 int replay_plan_build(replay_plan *p, const char *path, const char *select_arg,
                       uint64_t unit_bytes, mcz_diag *diag)
 {
@@ -282,6 +293,8 @@ int replay_plan_build(replay_plan *p, const char *path, const char *select_arg,
     p->shard_k = p->shard_n = 1;
     mcz_diag_clear(diag);
     int rc;
+    if ((rc = toc_input_pair(p, path)) != MCZ_OK)
+        return plan_fail(rc, diag, &(replay_where){path, -1, -1, -1, -1});
     if (select_arg) {
         if ((rc = mcz_list_from_arg(select_arg, &p->selection, diag)) != MCZ_OK)
             return plan_fail(rc, diag, &(replay_where){"-c", -1, -1, -1, -1});
@@ -308,6 +321,8 @@ void replay_plan_free(replay_plan *p)
     free(p->units);
     free(p->toc);
     free(p->excluded);
+    free(p->toc_input);
+    free(p->mch_owned);
     memset(p, 0, sizeof *p);
 }
 

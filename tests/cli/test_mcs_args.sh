@@ -77,6 +77,56 @@ exit_is "-convert --bogus: exit 2" 2 "$M" -convert "$T/a.mch" "$T/x.mcz" --bogus
 if [ -e "$T/x.mch" ] || [ -e "$T/x.mcz" ]; then fail "usage errors write nothing"; else
     pass "usage errors write nothing"; fi
 
+# Range lists and .mcl files as SuperPMI reads them (format/SUPERPMI.md "MCL files and range
+# lists"): each accepted form selects the same contexts as its plain spelling.
+"$BIN/mchgen" --seed 5 --contexts 6 --out "$T/six.mch" >/dev/null 2>&1 ||
+    fail "mchgen writes a six-context collection"
+same_selection() { # NAME VERB ODD PLAIN: VERB with ODD writes what it writes with PLAIN
+    ok_run "$1" "$M" "$2" "$3" "$T/six.mch" "$T/odd.mch" &&
+        "$M" "$2" "$4" "$T/six.mch" "$T/plain.mch" >/dev/null 2>&1
+    same "$1: the same contexts as $4" "$T/odd.mch" "$T/plain.mch"
+}
+same_selection "-copy -3 is 1-3" -copy -3 1-3
+same_selection "-copy --2 is 1-2" -copy --2 1-2
+same_selection "-copy 2,4, takes a trailing comma" -copy 2,4, 2,4
+same_selection "-copy ,,2,,,5 skips empty parts" -copy ,,2,,,5 2,5
+same_selection "-copy 3,-5 continues 3" -copy 3,-5 3-5
+same_selection "-strip 2-,4 holds the '-' over the ','" -strip 2-,4 2-4
+printf '\r\n 2 \r\n\r\n\t3\r\n6' >"$T/odd.mcl"
+same_selection "-strip reads an .mcl with blank lines, spaces and no last newline" \
+    -strip "$T/odd.mcl" 2-3,6
+"$M" -dump -2 "$T/six.mch" >"$T/dump_odd.txt" 2>/dev/null
+"$M" -dump 1-2 "$T/six.mch" >"$T/dump_plain.txt" 2>/dev/null
+same "-dump -2 dumps contexts 1-2" "$T/dump_odd.txt" "$T/dump_plain.txt"
+printf '1\n2\n' >"$T/two.mcl"
+"$M" -dump "$T/two.mcl" "$T/six.mch" >"$T/dump_mcl.txt" 2>/dev/null
+same "-dump with an .mcl dumps its contexts" "$T/dump_mcl.txt" "$T/dump_plain.txt"
+
+# ... and each refused form: a usage error naming the list, or for an .mcl file exit 1 naming
+# the file and line.
+for bad in 5- 1-3-5 4-4 6-2 0-3 , 2147483648 1-3,-5; do
+    exit_is "-copy $bad: exit 2" 2 "$M" -copy "$bad" "$T/six.mch" "$T/x.mch"
+    contains "-copy $bad: the message names the list" "$T/err" "range list '$bad'"
+done
+exit_is "-strip 5-: exit 2" 2 "$M" -strip 5- "$T/six.mch" "$T/x.mch"
+contains "-strip 5-: says the '-' ends the list" "$T/err" "ends in a '-'"
+exit_is "-dump 1-3-5: exit 2" 2 "$M" -dump 1-3-5 "$T/six.mch"
+contains "-dump 1-3-5: says where the list goes back" "$T/err" "already at 3"
+for body in '1\n+2\n' '1\n2 3\n' '1\nabc\n' '1\n1\n' '0\n' '1\n3000000000\n'; do
+    printf "$body" >"$T/bad.mcl"
+    exit_is "-copy with .mcl '$body': exit 1" 1 "$M" -copy "$T/bad.mcl" "$T/six.mch" "$T/x.mch"
+    contains "-copy with .mcl '$body': names the file and line" "$T/err" "$T/bad.mcl: line"
+done
+printf '1\n2 3\n' >"$T/bad.mcl"
+"$M" -strip "$T/bad.mcl" "$T/six.mch" "$T/x.mch" >"$T/out" 2>"$T/err"
+contains "-strip names the .mcl line and what is on it" "$T/err" "line 2: '3' after the number 2"
+printf '\r\n\r\n' >"$T/empty.mcl"
+exit_is "-copy with an .mcl of blank lines: exit 1" 1 \
+    "$M" -copy "$T/empty.mcl" "$T/six.mch" "$T/x.mch"
+contains "-copy with an .mcl of blank lines: says so" "$T/err" "holds no context number"
+if [ -e "$T/x.mch" ]; then fail "refused lists write nothing"; else
+    pass "refused lists write nothing"; fi
+
 # -verbosity before the verb.
 ok_run "-verbosity e silences info" "$M" -verbosity e -integ "$T/a.mch"
 if [ -s "$T/out" ]; then fail "-verbosity e prints no info line"; else

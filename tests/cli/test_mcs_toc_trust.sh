@@ -82,4 +82,25 @@ distrusted "a wrong identity" $k "it records identity"
 cp "$T/other.mch.mct" "$T/forged.mct"
 distrusted "another file's .mct" 3 "it places context"
 
+# Which .mct is read, as SuperPMI finds it: X.mch.mct before X.mct, and none at all for a file
+# not named *.mch (a bad table beside it would warn if it were read).
+cp "$T/other.mch.mct" "$T/forged.mct"
+cp "$T/a.mch" "$T/p.mch"; cp "$T/good.mct" "$T/p.mch.mct"; cp "$T/forged.mct" "$T/p.mct"
+ok_run "X.mch.mct before X.mct: -copy 3 succeeds" "$M" -copy 3 "$T/p.mch" "$T/got.mch"
+same "X.mch.mct before X.mct: -copy 3 writes context 3" "$T/ref3.mch" "$T/got.mch"
+[ -s "$T/err" ] && fail "X.mch.mct before X.mct: the bad X.mct is not read" ||
+    pass "X.mch.mct before X.mct: the bad X.mct is not read"
+rm "$T/p.mch.mct"
+ok_run "X.mct alone: -copy 3 succeeds" "$M" -copy 3 "$T/p.mch" "$T/got.mch"
+contains "X.mct alone: it is read (and distrusted)" "$T/err" "warning: $T/p.mct:"
+for name in p.bin p.MC p.mchx; do
+    cp "$T/a.mch" "$T/$name"; cp "$T/forged.mct" "$T/$name.mct"
+    ok_run "$name: -copy 3 succeeds" "$M" -copy 3 "$T/$name" "$T/got.mch"
+    same "$name: -copy 3 writes context 3" "$T/ref3.mch" "$T/got.mch"
+    [ -s "$T/err" ] && fail "$name: no .mct beside it is read" || pass "$name: no .mct beside it is read"
+done
+cp "$T/a.mch" "$T/Q.MCH"; cp "$T/forged.mct" "$T/Q.mct"
+ok_run "Q.MCH: -copy 3 succeeds" "$M" -copy 3 "$T/Q.MCH" "$T/got.mch"
+contains "Q.MCH: the .mch suffix in any case pairs with Q.mct" "$T/err" "warning: $T/Q.mct:"
+
 cli_done

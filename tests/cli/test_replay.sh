@@ -66,6 +66,15 @@ ok_run "verify .mch without .mct" "$R" -q -j 2 $U --details "$T/m.csv" "$T/c.mch
 same ".mch without .mct: same details as .mcz" "$T/v1.csv" "$T/m.csv"
 ok_run "verify .mch with .mct" "$R" -q -j 2 $U --details "$T/mt.csv" "$T/t.mch"
 same ".mch with .mct: same details as .mcz" "$T/v1.csv" "$T/mt.csv"
+# An .mct named as input stands for the .mch beside it (X.mct.mch, then X.mch), as in superpmi;
+# without one, the name is read as a collection.
+cp "$T/t.mch.mct" "$T/s.mct"; cp "$T/c.mch" "$T/s.mch"
+ok_run "verify an .mct named as input" "$R" -q -j 2 $U --details "$T/s.csv" "$T/s.mct"
+same ".mct as input: the details of its .mch" "$T/v1.csv" "$T/s.csv"
+cp "$T/t.mch.mct" "$T/lone.mct"
+code_run ".mct without an .mch beside it: read as a collection, exit 255" 255 \
+    "$R" -q -j 2 "$T/lone.mct"
+contains ".mct without an .mch: the message names it" "$T/err" "$T/lone.mct"
 
 # The .mct's stored identity is what verify compares with: tamper with context 2's hash.
 cp "$T/c.mch" "$T/h.mch"; cp "$T/t.mch.mct" "$T/h.mch.mct"
@@ -253,6 +262,14 @@ cp "$T/c.mcz" "$T/x.mcz"; echo "$H other-token" > "$T/x.mcz.exc"
 ok_run "exclusion file" "$R" -q -j 2 --details "$T/x.csv" "$T/x.mcz"
 contains "exclusion: counted as superpmi does" "$T/out" "Loaded 300  Jitted $((N - E))  FailedCompile 0 Excluded $E Missing 0"
 contains "exclusion: the context with that identity is excluded" "$T/x.csv" "$X,excluded,"
+cp "$T/c.mcz" "$T/y.mcz"; echo "$H" > "$T/y.exc" # NAME without its suffix + .exc
+ok_run "exclusion file beside the stem" "$R" -q -j 2 --details "$T/y.csv" "$T/y.mcz"
+contains "exclusion beside the stem: the context is excluded" "$T/y.csv" "$X,excluded,"
+# A name without a '.' pairs with nothing, as in superpmi (run from $T: its own name has one).
+cp "$T/c.mcz" "$T/nodot"; echo "$H" > "$T/nodot.exc"
+ok_run "a collection named without a suffix" sh -c 'cd "$1" && shift && "$@"' - "$T" \
+    "$R" -q -j 2 --details z.csv nodot
+same "no suffix: no exclusion file" "$T/v1.csv" "$T/z.csv"
 
 # --- damaged input: a clear error (exit 255), never a crash
 cp "$T/c.mcz" "$T/d.mcz"

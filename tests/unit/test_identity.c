@@ -1,7 +1,7 @@
 /*
- * test_identity.c - the method identity string and hash (mch-format §5.1, §5.2): the hash
- * vectors, §5.1's worked example, instance and generic methods (first-occurrence instantiation
- * indices, §4.8), names, PGO, the name-length limit, argument cycles, and every way a context
+ * test_identity.c - the method identity string and hash (format/SUPERPMI.md "Identity"): the
+ * hash vectors, a worked example, instance and generic methods (first-occurrence instantiation
+ * indices), names, PGO, the name-length limit, argument cycles, and every way a context
  * can lack what the identity needs (clear errors, never a crash).
  */
 #include <setjmp.h>
@@ -258,7 +258,7 @@ static void test_hash_vectors(void **state)
     assert_string_equal(hex, "6C1B07BC7BBC4BE347939AC4A93C437A");
     hex_of(il_ldarg_ret, sizeof il_ldarg_ret, hex);
     assert_string_equal(hex, "3D2EE4B9EEC5F7F6B49E0ADC603ABDFA");
-    /* §5.1's example line as a one-ISA-word mcs would build it */
+    /* the example line of format/SUPERPMI.md "Identity", as a one-ISA-word mcs would build it */
     static const char one_word[] =
         "CLASS:METHOD(int):int -- CallingConvention: 0, CorInfoOptions: 0, CorInfoRegionKind: 0, "
         "JitFlags 0000000000000000, ISA Flags 0000000000000000 ILCode Hash: "
@@ -405,7 +405,8 @@ static void add_inst_map(mcz_mc_builder *b, const uint64_t *handles, size_t n)
     assert_int_equal(mcz_mc_builder_end(b), 0);
 }
 
-/* §4.8: class inst [C] at 0, method inst [C,C] appended at 1; the key carries index 0. */
+/* First-occurrence instantiation indices: class inst [C] at 0, method inst [C,C] appended at 1;
+ * the key carries index 0. */
 static void test_generic_first_occurrence(void **state)
 {
     (void)state;
@@ -731,7 +732,8 @@ static void test_argument_cycle(void **state)
     mcz_mc_builder_free(b);
 }
 
-/* The §9.1 minimal context: passes container checks, lacks the argument packets. */
+/* The minimal context (format/SUPERPMI.md "A minimal context"): passes container checks, lacks
+ * the argument packets. */
 static const uint8_t minimal_mc[] = {
     0x6d, 0x63, 0x36, 0x01, 0x00, 0x00, 0x8f, 0xf6, 0x00, 0x00, 0x00, 0x4c,
     0x57, 0x4d, 0x31, 0x01, 0x00, 0x00, 0x00, 0x0e, 0x00, 0x00, 0x00, 0x00,
@@ -776,7 +778,8 @@ static void test_minimal_context(void **state)
                         "context 3: no GetArgType (140) packet for a method with 1 arguments");
 }
 
-/* §9.1's bytes plus the two argument packets it lacks give §5.1's example hash. */
+/* The minimal context's bytes plus the two argument packets it lacks give the example hash of
+ * format/SUPERPMI.md "Identity". */
 static void test_minimal_context_completed(void **state)
 {
     (void)state;

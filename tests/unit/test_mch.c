@@ -1,6 +1,7 @@
 /*
- * test_mch.c - the legacy MCH reader: the minimal context of mch-format §9.1 built with the
- * builder and compared byte for byte, parsed back, walked in multi-context buffers, re-serialized
+ * test_mch.c - the legacy MCH reader: the minimal 318-byte context (a CompileMethod and a
+ * GetJitFlags packet; format/SUPERPMI.md "A minimal context") built with the builder and
+ * compared byte for byte, parsed back, walked in multi-context buffers, re-serialized
  * map by map, and fed every truncation, every single-bit flip and assorted hostile lengths.
  */
 #include <setjmp.h>
@@ -15,7 +16,8 @@
 #include "mcz_agnostic.h"
 #include "../../format/mcz_common.h"
 
-/* The 318-byte minimal context: CompileMethod (143) and GetJitFlags (154), as §9.1 prints it. */
+/* The 318-byte minimal context: CompileMethod (143) and GetJitFlags (154), as
+ * format/SUPERPMI.md "A minimal context" prints it. */
 static const uint8_t golden[318] = {
     0x6d, 0x63, 0x36, 0x01, 0x00, 0x00, 0x8f, 0xf6, 0x00, 0x00, 0x00, 0x4c, 0x57, 0x4d, 0x31, 0x01,
     0x00, 0x00, 0x00, 0x0e, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x10, 0x00, 0x00, 0xf8,
@@ -58,7 +60,8 @@ static void put_sig(uint8_t *sig, uint32_t ret_type, uint32_t num_args, uint64_t
     mcz_put_le32(sig + MCZ_SIG_TOKEN, token);
 }
 
-/* Builds §9.1 from its fields with the builder; returns the builder holding the bytes. */
+/* Builds the minimal context from its fields with the builder; returns the builder holding the
+ * bytes. */
 static mcz_mc_builder *build_minimal(const uint8_t **bytes, size_t *size)
 {
     static const uint8_t il[] = {0x02, 0x2A};

@@ -1,8 +1,8 @@
 /*
- * test_mcl.c - context-number lists (mch-format §5.4): the range syntax, .mcl text (LF, CRLF,
- * a last line without newline), every rejection with its line or column, encoding and round
- * trips, the SuperPMI size cap on .mcl files, and the list queries; counts as the tools take
- * them (tool_parse_count).
+ * test_mcl.c - context-number lists (format/SUPERPMI.md "MCL files and range lists"): each
+ * rule of SuperPMI's range syntax and .mcl reading (one case per rule), every rejection with its
+ * line or column, encoding and round trips, the SuperPMI size cap on .mcl files, and the list
+ * queries; counts as the tools take them (tool_parse_count).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -51,6 +51,39 @@ static void test_ranges(void **state)
     mcz_list_free(&l);
 }
 
+/* Each accepting rule of the range syntax, with the numbers SuperPMI produces. */
+static void test_range_rules(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *text;
+        uint32_t want[3][2];
+        size_t n;
+    } good[] = {
+        {"7", {{7, 7}}, 1},
+        {"007", {{7, 7}}, 1},                     /* leading zeros */
+        {"-5", {{1, 5}}, 1},                      /* a range with no start starts at 1 */
+        {"--5", {{1, 5}}, 1},                     /* more '-' say no more */
+        {"1,2,", {{1, 2}}, 1},                    /* a trailing ',' */
+        {",3", {{3, 3}}, 1},                      /* a leading ',' */
+        {"1,,,4", {{1, 1}, {4, 4}}, 2},           /* empty parts */
+        {"3,-5", {{3, 5}}, 1},                    /* '-5' after a lone 3 continues it */
+        {"3-,5", {{3, 5}}, 1},                    /* the '-' holds over the ',' */
+        {"2-,-,6", {{2, 6}}, 1},
+        {"1,5,-7", {{1, 1}, {5, 7}}, 2},
+        {"2-3,9-10,12", {{2, 3}, {9, 10}, {12, 12}}, 3},
+    };
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+        mcz_list l;
+        mcz_diag d;
+        mcz_diag_clear(&d);
+        if (mcz_list_parse_ranges(good[i].text, &l, &d) != MCZ_OK)
+            fail_msg("'%s' refused: %s", good[i].text, d.message);
+        assert_ranges(&l, good[i].want, good[i].n);
+        mcz_list_free(&l);
+    }
+}
+
 static void test_range_errors(void **state)
 {
     (void)state;
@@ -60,25 +93,27 @@ static void test_range_errors(void **state)
         int64_t column;
     } bad[] = {
         {"", "empty range list", 0},
+        {",", "holds no number", 0},
+        {"-", "holds no number", 0},
         {"0", "start at 1", 0},
         {"0-3", "start at 1", 0},
-        {"5-3", "range 5-3 must go up", 0},
-        {"3-3", "range 3-3 must go up", 0},
+        {"-0", "range 0-0 must go up", 1},
+        {"5-3", "range 5-3 must go up", 2},
+        {"3-3", "range 3-3 must go up", 2},
         {"1,1", "1 does not follow 1", 2},
         {"4,2", "2 does not follow 4", 2},
         {"1-5,5", "5 does not follow 5", 4},
         {"1-5,3-9", "3 does not follow 5", 4},
-        {"1,", "expected a number", 2},
-        {",1", "expected a number", 0},
-        {"1,,2", "expected a number", 2},
-        {"1--3", "expected a number after '-'", 2},
-        {"1-", "expected a number after '-'", 2},
-        {"-3", "expected a number", 0},
-        {"1-2-3", "unexpected '-'", 3},
-        {"7 8", "unexpected ' '", 1},
-        {"x", "expected a number", 0},
-        {"2147483648", "expected a number", 0},
-        {"99999999999999999999", "expected a number", 0},
+        {"1-3-5", "ending in 5 at column 5 continues from 1, but the list is already at 3", 4},
+        {"1-3,-5", "continues from 1, but the list is already at 3", 5},
+        {"5-", "ends in a '-'", 1},
+        {"1,5-,", "ends in a '-'", 4},
+        {"7 8", "unexpected ' ' at column 2", 1},
+        {"x", "unexpected 'x'", 0},
+        {"1\t2", "unexpected 0x09", 1},
+        {"2147483648", "more than 2147483647", 0},
+        {"1-2147483648", "more than 2147483647", 2},
+        {"99999999999999999999", "more than 2147483647", 0},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         mcz_list l = {(mcz_range *)1, 5};
@@ -87,7 +122,9 @@ static void test_range_errors(void **state)
         assert_int_equal(mcz_list_parse_ranges(bad[i].text, &l, &d), MCZ_EINVAL);
         if (!strstr(d.message, bad[i].message))
             fail_msg("'%s': message '%s' lacks '%s'", bad[i].text, d.message, bad[i].message);
-        assert_int_equal(d.offset, bad[i].column);
+        if (d.offset != bad[i].column)
+            fail_msg("'%s': offset %lld, want %lld", bad[i].text, (long long)d.offset,
+                     (long long)bad[i].column);
         assert_null(l.ranges);
         assert_int_equal(l.count, 0);
     }
@@ -104,23 +141,39 @@ static int parse_mcl_copy(const char *text, size_t len, mcz_list *l, mcz_diag *d
     return rc;
 }
 
+/* Each accepting rule of .mcl reading: the same numbers from every form. */
 static void test_mcl_text(void **state)
 {
     (void)state;
-    static const char *const good[] = {"1\r\n2\r\n5\r\n", "1\n2\n5\n", "1\n2\r\n5", "01\n2\n05\n"};
+    static const char *const good[] = {
+        "1\r\n2\r\n5\r\n",         /* as SuperPMI writes it on Windows */
+        "1\n2\n5\n",               /* and elsewhere */
+        "1\n2\r\n5",               /* mixed endings, a last line without newline */
+        "01\n2\n05\n",             /* leading zeros */
+        "\n1\n\n2\r\n\r\n5\n\n",   /* blank lines anywhere, even at the end */
+        " 1\n\t2 \n  5\t\r\n",     /* white space around a number */
+        "1\n2\n \f\v\n5\n  ",      /* lines of white space only */
+    };
     static const uint32_t want[][2] = {{1, 2}, {5, 5}};
     for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
         mcz_list l;
-        assert_int_equal(parse_mcl_copy(good[i], strlen(good[i]), &l, NULL), 0);
+        mcz_diag d;
+        mcz_diag_clear(&d);
+        if (parse_mcl_copy(good[i], strlen(good[i]), &l, &d) != MCZ_OK)
+            fail_msg("case %zu refused: %s", i, d.message);
         assert_ranges(&l, want, 2);
         mcz_list_free(&l);
     }
-    mcz_list l;
-    assert_int_equal(parse_mcl_copy("", 0, &l, NULL), 0);
-    assert_int_equal(l.count, 0);
-    assert_int_equal(mcz_list_size(&l), 0);
-    assert_false(mcz_list_contains(&l, 1));
-    mcz_list_free(&l);
+    /* no number at all is the empty list here (a failure list may be empty) */
+    static const char *const empty[] = {"", "\n", "\r\n \r\n"};
+    for (size_t i = 0; i < sizeof empty / sizeof empty[0]; i++) {
+        mcz_list l;
+        assert_int_equal(parse_mcl_copy(empty[i], strlen(empty[i]), &l, NULL), 0);
+        assert_int_equal(l.count, 0);
+        assert_int_equal(mcz_list_size(&l), 0);
+        assert_false(mcz_list_contains(&l, 1));
+        mcz_list_free(&l);
+    }
     mcz_list_free(NULL);
 }
 
@@ -133,19 +186,20 @@ static void test_mcl_errors(void **state)
         const char *message;
         int64_t offset;
     } bad[] = {
-        {"\n", 0, "line 1: blank line", 0},
-        {"1\n\n2\n", 0, "line 2: blank line", 2},
-        {"1\r\n\r\n", 0, "line 2: blank line", 3},
-        {"1\n2 \n", 0, "line 2: not a decimal", 2},
-        {" 1\n", 0, "line 1: not a decimal", 0},
-        {"+1\n", 0, "line 1: not a decimal", 0},
-        {"1\r\r\n", 0, "line 1: not a decimal", 0},
-        {"1\n2\nx", 0, "line 3: not a decimal", 4},
-        {"1\0\n", 3, "line 1: not a decimal", 0},
+        {"+1\n", 0, "line 1: '+' where a context number should be", 0},
+        {"1\n-2\n", 0, "line 2: '-' where a context number should be", 2},
+        {"1\n2\nx", 0, "line 3: 'x' where", 4},
+        {"1\nabc 3\n", 0, "line 2: 'a' where", 2},
+        {"1\n2 3\n", 0, "line 2: '3' after the number 2", 4},
+        {"1\n2,3\n", 0, "line 2: ',' after the number 2", 3},
+        {"12abc\n", 0, "line 1: 'a' after the number 12", 2},
+        {"1\r2\n", 0, "line 1: '2' after the number 1", 2},
+        {"1\0\n", 3, "line 1: 0x00 after the number 1", 1},
         {"0\n", 0, "line 1: context numbers start at 1", 0},
         {"2\n1\n", 0, "line 2: 1 does not follow 2", 2},
-        {"1\n2\n2\n", 0, "line 3: 2 does not follow 2", 4},
-        {"3000000000\n", 0, "line 1: not a decimal", 0},
+        {"1\n2\n 2\n", 0, "line 3: 2 does not follow 2", 5},
+        {"3000000000\n", 0, "line 1: 3000000000 is more than 2147483647", 0},
+        {"1\n99999999999999999999\n", 0, "line 2: 99999999999999999999 is more than", 2},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         mcz_list l;
@@ -155,7 +209,9 @@ static void test_mcl_errors(void **state)
         assert_int_equal(parse_mcl_copy(bad[i].text, len, &l, &d), MCZ_EINVAL);
         if (!strstr(d.message, bad[i].message))
             fail_msg("case %zu: message '%s' lacks '%s'", i, d.message, bad[i].message);
-        assert_int_equal(d.offset, bad[i].offset);
+        if (d.offset != bad[i].offset)
+            fail_msg("case %zu: offset %lld, want %lld", i, (long long)d.offset,
+                     (long long)bad[i].offset);
         assert_null(l.ranges);
     }
 }
@@ -252,8 +308,13 @@ static void test_from_arg(void **state)
     mcz_list_free(&l);
     write_file(path, "3\r\nabc\r\n", 8);
     assert_int_equal(mcz_list_from_arg(path, &l, &d), MCZ_EINVAL);
-    assert_non_null(strstr(d.message, "fail.MCL: line 2: not a decimal"));
-    assert_int_equal(d.offset, 3);
+    assert_non_null(strstr(d.message, "fail.MCL: line 2: 'a' where a context number should be"));
+    assert_int_equal(d.offset, -1); /* the line says where */
+    /* a named list without numbers is refused: SuperPMI reads the first entry it lacks */
+    write_file(path, "\r\n\r\n", 4);
+    assert_int_equal(mcz_list_from_arg(path, &l, &d), MCZ_EINVAL);
+    assert_non_null(strstr(d.message, "fail.MCL: holds no context number"));
+    assert_null(l.ranges);
     /* SuperPMI refuses .mcl files over 0xFFFFFF bytes */
     assert_int_equal(truncate(path, MCZ_MCL_MAX_SIZE + 1), 0);
     assert_int_equal(mcz_list_from_arg(path, &l, &d), MCZ_ELIMIT);
@@ -310,7 +371,8 @@ static void test_parse_count(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_ranges),      cmocka_unit_test(test_range_errors),
+        cmocka_unit_test(test_ranges),      cmocka_unit_test(test_range_rules),
+        cmocka_unit_test(test_range_errors),
         cmocka_unit_test(test_mcl_text),    cmocka_unit_test(test_mcl_errors),
         cmocka_unit_test(test_encode),      cmocka_unit_test(test_encode_cap),
         cmocka_unit_test(test_from_arg),    cmocka_unit_test(test_is_arg),

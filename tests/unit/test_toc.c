@@ -1,7 +1,8 @@
 /*
- * test_toc.c - the .mct table of contents (mch-format §5.3): exact layout, round trips, every
- * truncation, flipped tags, lying counts, unterminated hashes, the number-order check, and how
- * a TOC is found next to its .mch.
+ * test_toc.c - the .mct table of contents (format/SUPERPMI.md "The TOC (.mct)"): exact layout,
+ * round trips, every truncation, flipped tags, lying counts, unterminated hashes, the
+ * number-order check, and SuperPMI's paired-file lookup (a TOC beside its .mch, an .mch beside
+ * an .mct named as input, an .exc).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -266,37 +267,70 @@ static void touch(const char *dir, const char *name)
     fclose(f);
 }
 
+/* path in dir, for the lookups below */
+static const char *in_dir(char *buf, const char *dir, const char *name)
+{
+    snprintf(buf, 512, "%s/%s", dir, name);
+    return buf;
+}
+
+/* SuperPMI's CheckForPairedFile rule, case by case. */
 static void test_find(void **state)
 {
     (void)state;
     char dir[] = "/tmp/mcz_test_toc_XXXXXX";
     assert_non_null(mkdtemp(dir));
     char mch[512], buf[512], want[512];
-    snprintf(mch, sizeof mch, "%s/a.mch", dir);
-    assert_int_equal(mcz_toc_find(mch, buf, sizeof buf), 0);
+    in_dir(mch, dir, "a.mch");
     touch(dir, "a.mct");
+    assert_int_equal(mcz_toc_find(mch, buf, sizeof buf), 0); /* the .mch itself must exist */
+    assert_string_equal(buf, "");
+    touch(dir, "a.mch");
     assert_int_equal(mcz_toc_find(mch, buf, sizeof buf), 1);
-    snprintf(want, sizeof want, "%s/a.mct", dir);
-    assert_string_equal(buf, want);
+    assert_string_equal(buf, in_dir(want, dir, "a.mct"));
     touch(dir, "a.mch.mct"); /* preferred */
     assert_int_equal(mcz_toc_find(mch, buf, sizeof buf), 1);
-    snprintf(want, sizeof want, "%s/a.mch.mct", dir);
-    assert_string_equal(buf, want);
+    assert_string_equal(buf, in_dir(want, dir, "a.mch.mct"));
     assert_int_equal(mcz_toc_find(mch, buf, strlen(want)), MCZ_ELIMIT); /* no room for NUL */
-    /* the .mch extension in any case; a directory is not a TOC */
-    snprintf(mch, sizeof mch, "%s/B.MCH", dir);
-    snprintf(want, sizeof want, "%s/B.MCH.mct", dir);
-    assert_int_equal(mkdir(want, 0700), 0);
+    /* the .mch extension in any case (the added .mct is lower case); a directory is no TOC */
+    in_dir(mch, dir, "B.MCH");
+    touch(dir, "B.MCH");
+    assert_int_equal(mkdir(in_dir(want, dir, "B.MCH.mct"), 0700), 0);
     assert_int_equal(mcz_toc_find(mch, buf, sizeof buf), 0);
+    touch(dir, "B.MCT");
+    assert_int_equal(mcz_toc_find(mch, buf, sizeof buf), 0); /* not B.MCT */
     touch(dir, "B.mct");
     assert_int_equal(mcz_toc_find(mch, buf, sizeof buf), 1);
-    snprintf(want, sizeof want, "%s/B.mct", dir);
-    assert_string_equal(buf, want);
-    /* only .mch is replaced */
-    snprintf(mch, sizeof mch, "%s/B.bin", dir);
-    touch(dir, "B.mct");
+    assert_string_equal(buf, in_dir(want, dir, "B.mct"));
+    /* a file not named *.mch has no TOC, though X.mct and X.suffix.mct lie beside it */
+    static const char *const unpaired[] = {"c.bin", "c", "c.mc", "c.mchx"};
+    for (size_t i = 0; i < sizeof unpaired / sizeof *unpaired; i++) {
+        char name[64];
+        touch(dir, unpaired[i]);
+        snprintf(name, sizeof name, "%s.mct", unpaired[i]);
+        touch(dir, name);
+        touch(dir, "c.mct");
+        assert_int_equal(mcz_toc_find(in_dir(mch, dir, unpaired[i]), buf, sizeof buf), 0);
+    }
+    /* a directory is no .mch; a name whose only '.' starts it pairs with nothing */
+    assert_int_equal(mkdir(in_dir(mch, dir, "d.mch"), 0700), 0);
+    touch(dir, "d.mch.mct");
     assert_int_equal(mcz_toc_find(mch, buf, sizeof buf), 0);
+    assert_int_equal(mcz_paired_find(".mch", ".mch", ".mct", buf, sizeof buf), 0);
+    /* the other way: an .mct named as input finds its .mch (X.mct.mch, then X.mch) */
+    assert_int_equal(mcz_paired_find(in_dir(mch, dir, "a.mct"), ".mct", ".mch", buf, sizeof buf),
+                     1);
+    assert_string_equal(buf, in_dir(want, dir, "a.mch"));
+    touch(dir, "a.mct.mch");
+    assert_int_equal(mcz_paired_find(mch, ".mct", ".mch", buf, sizeof buf), 1);
+    assert_string_equal(buf, in_dir(want, dir, "a.mct.mch"));
+    /* any suffix (the .exc lookup): X.suffix.exc, then X.exc */
+    touch(dir, "e.bin");
+    touch(dir, "e.exc");
+    assert_int_equal(mcz_paired_find(in_dir(mch, dir, "e.bin"), NULL, ".exc", buf, sizeof buf), 1);
+    assert_string_equal(buf, in_dir(want, dir, "e.exc"));
     assert_int_equal(mcz_toc_find(NULL, buf, sizeof buf), MCZ_EINVAL);
+    assert_int_equal(mcz_paired_find(mch, ".mct", NULL, buf, sizeof buf), MCZ_EINVAL);
     char cmd[600];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     assert_int_equal(system(cmd), 0);
