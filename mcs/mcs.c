@@ -148,7 +148,7 @@ static int run_verb(const mcs_switch *verb, int argc, char **argv)
         }
     }
     if (!verb->run) {
-        mcs_error("-%s is not implemented yet", verb->name);
+        tool_error("-%s is not implemented yet", verb->name);
         return MCS_EXIT_FAIL;
     }
     return verb->run(argc, argv);
@@ -161,7 +161,7 @@ static int global_option(const mcs_switch *s, int argc, char **argv, int *i)
         return usage_failure("%s needs a value", argv[*i]);
     const char *value = argv[++*i];
     if (strcmp(s->name, "writeLogFile") == 0) {
-        mcs_error("-writeLogFile is not implemented yet");
+        tool_error("-writeLogFile is not implemented yet");
         return MCS_EXIT_FAIL;
     }
     if (!mcs_set_verbosity(value))

@@ -12,7 +12,7 @@ struct mcs_chunk_walk {
     mcz_cursor *cursor;
     bool *keep; /* one per context of the chunk being walked */
     size_t keep_cap;
-    mcs_progress progress;
+    tool_progress progress;
     uint64_t raw_done; /* raw bytes of the chunks walked, for the progress line */
     uint64_t dropped;  /* what of the archive left memory (mcz_reader_drop_behind) */
 };
@@ -24,7 +24,7 @@ int mcs_chunk_walk_get(mcs_chunk_walk *w, uint32_t number, mcz_mc *mc)
     int rc = mcz_cursor_get(w->cursor, number, mc, &d);
     if (rc == MCZ_OK)
         return 0;
-    mcs_progress_end(&w->progress);
+    tool_progress_end(&w->progress);
     return mcs_input_read_failed(w->in, number, rc, &d);
 }
 
@@ -49,7 +49,7 @@ static int64_t decide_chunk(mcs_chunk_walk *w, const mcz_chunk_info *ch, uint64_
     if (ch->count > w->keep_cap) {
         bool *grown = realloc(w->keep, ch->count * sizeof *grown);
         if (!grown) {
-            mcs_error("%s: out of memory", w->in->path);
+            tool_error("%s: out of memory", w->in->path);
             return -1;
         }
         w->keep = grown;
@@ -59,7 +59,7 @@ static int64_t decide_chunk(mcs_chunk_walk *w, const mcz_chunk_info *ch, uint64_
     for (uint32_t i = 0; i < ch->count; i++) {
         mcz_context_info ci;
         if (mcz_reader_context(w->in->archive, position + i, &ci) != MCZ_OK) {
-            mcs_error("%s: the index lacks context %u", w->in->path, ch->first_number + i);
+            tool_error("%s: the index lacks context %u", w->in->path, ch->first_number + i);
             return -1;
         }
         int rc = keep ? keep(arg, w, &ci) : 1;
@@ -119,7 +119,7 @@ static int walk_chunk(mcs_chunk_walk *w, uint64_t index, uint64_t *position, mcs
 {
     mcz_chunk_info ch;
     if (mcz_reader_chunk(w->in->archive, index, &ch) != MCZ_OK) {
-        mcs_error("%s: the index lacks chunk %llu", w->in->path, (unsigned long long)index);
+        tool_error("%s: the index lacks chunk %llu", w->in->path, (unsigned long long)index);
         return -1;
     }
     mcz_reader_drop_behind(w->in->archive, &w->dropped, ch.offset); /* flat memory */
@@ -135,7 +135,7 @@ static int walk_chunk(mcs_chunk_walk *w, uint64_t index, uint64_t *position, mcs
     w->counts->loaded += ch.count;
     w->counts->saved += (uint64_t)kept;
     w->raw_done += ch.raw_size;
-    mcs_progress_update(&w->progress, w->counts->loaded, w->raw_done);
+    tool_progress_update(&w->progress, w->counts->loaded, w->raw_done);
     return rc;
 }
 
@@ -147,17 +147,17 @@ int mcs_chunks_copy(mcs_input *in, mcs_output *out, const mcs_copy_rules *rules,
     mcs_chunk_walk w = {.in = in, .out = out, .rules = rules, .counts = counts};
     w.cursor = mcz_cursor_create(in->archive);
     if (!w.cursor) {
-        mcs_error("%s: out of memory", in->path);
+        tool_error("%s: out of memory", in->path);
         return -1;
     }
     mcz_archive_info info;
     mcz_reader_get_info(in->archive, &info);
-    mcs_progress_start(&w.progress, rules->what, info.contexts, info.raw_bytes);
+    tool_progress_start(&w.progress, rules->what, info.contexts, info.raw_bytes);
     uint64_t position = 0;
     int rc = 0;
     for (uint64_t index = 0; index < info.chunks && rc == 0; index++)
         rc = walk_chunk(&w, index, &position, keep, arg);
-    mcs_progress_end(&w.progress);
+    tool_progress_end(&w.progress);
     mcz_cursor_free(w.cursor);
     free(w.keep);
     return rc;
@@ -167,8 +167,8 @@ int mcs_chunks_copy(mcs_input *in, mcs_output *out, const mcs_copy_rules *rules,
 static int copy_contexts(mcs_input *in, mcs_output *out, const mcs_copy_rules *rules,
                          mcs_copy_counts *counts)
 {
-    mcs_progress progress;
-    mcs_progress_start(&progress, rules->what, in->contexts, in->raw_bytes);
+    tool_progress progress;
+    tool_progress_start(&progress, rules->what, in->contexts, in->raw_bytes);
     mcz_mc mc;
     int rc;
     while ((rc = mcs_input_next(in, &mc)) > 0) {
@@ -182,9 +182,9 @@ static int copy_contexts(mcs_input *in, mcs_output *out, const mcs_copy_rules *r
         counts->loaded++;
         counts->saved++;
         counts->saved_bytes += mc.size;
-        mcs_progress_update(&progress, counts->loaded, in->read_bytes);
+        tool_progress_update(&progress, counts->loaded, in->read_bytes);
     }
-    mcs_progress_end(&progress);
+    tool_progress_end(&progress);
     return rc < 0 ? -1 : 0;
 }
 

@@ -625,7 +625,7 @@ int mcs_parse_list_verb(int argc, char **argv, const mcs_usage *u, const char *p
         return MCS_EXIT_USAGE;
     int rc = mcs_parse_list(pos[0], list);
     if (rc == MCS_EXIT_OK && want_thin && !(*thin = mcz_mc_builder_create())) {
-        mcs_error("out of memory");
+        tool_error("out of memory");
         mcz_list_free(list);
         rc = MCS_EXIT_FAIL;
     }
@@ -638,8 +638,8 @@ int mcs_for_each_context(const char *path, const mcz_list *list, const char *wha
     mcs_input in;
     if (mcs_input_open(&in, path) != 0)
         return -1;
-    mcs_progress progress;
-    mcs_progress_start(&progress, what, in.contexts, in.raw_bytes);
+    tool_progress progress;
+    tool_progress_start(&progress, what, in.contexts, in.raw_bytes);
     uint64_t done = 0;
     mcz_mc mc;
     int rc = 0;
@@ -648,9 +648,9 @@ int mcs_for_each_context(const char *path, const mcz_list *list, const char *wha
             rc = -1;
             break;
         }
-        mcs_progress_update(&progress, ++done, in.read_bytes);
+        tool_progress_update(&progress, ++done, in.read_bytes);
     }
-    mcs_progress_end(&progress);
+    tool_progress_end(&progress);
     mcs_input_close(&in);
     if (count)
         *count = done;
@@ -679,7 +679,7 @@ int mcs_text_open(mcs_text_out *t, const char *path)
     cookie_io_functions_t io = {.write = text_write};
     t->stream = fopencookie(t->file, "w", io);
     if (!t->stream) {
-        mcs_error("%s: out of memory", path);
+        tool_error("%s: out of memory", path);
         mcz_outfile_abort(t->file);
         return -1;
     }

@@ -113,9 +113,6 @@ int mcs_parse_ranged(int argc, char **argv, const mcs_usage *u, const mcs_option
  * after the last listed number without reading further. 1, 0 at the end, -1 (printed). */
 int mcs_input_next_listed(mcs_input *in, const mcz_list *list, mcz_mc *mc);
 
-/* CSV fields are the tools' (tool.h). */
-#define mcs_csv_field tool_csv_field
-#define mcs_csv_quoted tool_csv_quoted
 
 /* Arguments of "-VERB RANGE IN OUT [-thin] [compression options]" (-copy, -strip): RANGE, IN
  * and OUT in pos, the list, a builder for re-serializing when -thin is given (NULL otherwise;

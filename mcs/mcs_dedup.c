@@ -139,7 +139,7 @@ struct mcs_dedup {
     bool legacy;
     mcz_mc_builder *thin; /* NULL unless thinning */
     mcs_copy_counts counts;
-    mcs_progress progress;
+    tool_progress progress;
 };
 
 mcs_dedup *mcs_dedup_create(bool legacy, bool thin)
@@ -150,7 +150,7 @@ mcs_dedup *mcs_dedup_create(bool legacy, bool thin)
         dd = NULL;
     }
     if (!dd)
-        mcs_error("out of memory");
+        tool_error("out of memory");
     else
         dd->legacy = legacy;
     return dd;
@@ -180,7 +180,7 @@ static int record(mcs_dedup *dd, const mcz_hash128 *key, const mcs_input *in)
 {
     int added = key_set_add(&dd->seen, key);
     if (added < 0)
-        mcs_error("%s: out of memory", in->path);
+        tool_error("%s: out of memory", in->path);
     return added;
 }
 
@@ -204,7 +204,7 @@ static int context_key(const mcs_dedup *dd, const mcs_input *in, const mcz_mc *m
 /* An MCH file: every context is read and keyed. */
 static int dedup_sequential(mcs_dedup *dd, mcs_input *in, mcs_output *out)
 {
-    mcs_progress_start(&dd->progress, "deduplicating", in->contexts, in->raw_bytes);
+    tool_progress_start(&dd->progress, "deduplicating", in->contexts, in->raw_bytes);
     mcz_mc mc;
     int rc;
     while ((rc = mcs_input_next(in, &mc)) > 0) {
@@ -216,9 +216,9 @@ static int dedup_sequential(mcs_dedup *dd, mcs_input *in, mcs_output *out)
         }
         dd->counts.loaded++;
         dd->counts.saved += (uint64_t)added;
-        mcs_progress_update(&dd->progress, dd->counts.loaded, in->read_bytes);
+        tool_progress_update(&dd->progress, dd->counts.loaded, in->read_bytes);
     }
-    mcs_progress_end(&dd->progress);
+    tool_progress_end(&dd->progress);
     return rc;
 }
 

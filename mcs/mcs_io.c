@@ -31,32 +31,22 @@ int mcs_input_refuse_empty(const char *path)
 {
     if (!is_empty_input(path))
         return 0;
-    mcs_error("%s: empty file: no method contexts", path);
+    tool_error("%s: empty file: no method contexts", path);
     return -1;
-}
-
-void mcs_diag_rename(mcz_diag *d, const char *from, const char *to)
-{
-    size_t len = strlen(from);
-    if (strncmp(d->message, from, len) != 0)
-        return;
-    char rest[sizeof d->message];
-    snprintf(rest, sizeof rest, "%s", d->message + len);
-    snprintf(d->message, sizeof d->message, "%s%s", to, rest);
 }
 
 /* Opens in's source from `file`, which is path itself or a spooled copy of it. */
 static int source_open(mcs_input *in, const char *file)
 {
     if (is_empty_input(file)) {
-        mcs_error("%s: empty file: no method contexts", in->path);
+        tool_error("%s: empty file: no method contexts", in->path);
         return -1;
     }
     mcz_diag d;
     mcz_diag_clear(&d);
     in->source = mcz_source_open(file, &d);
     if (!in->source) {
-        mcs_diag_rename(&d, file, in->path);
+        tool_diag_rename(&d, file, in->path);
         mcs_error_diag(in->path, &d);
         return -1;
     }
@@ -69,7 +59,7 @@ static int open_spooled(mcs_input *in, const char *path)
     char err[TOOL_ERROR_SIZE];
     char *spooled = tool_spool(path, err);
     if (!spooled) {
-        mcs_error("%s", err);
+        tool_error("%s", err);
         return -1;
     }
     int rc = source_open(in, spooled);
@@ -144,7 +134,7 @@ static void warn_toc_rejected(const mcs_input *in)
     if (!toc)
         return;
     char text[MCS_DIAG_TEXT_SIZE];
-    mcs_warn("%s; reading %s by scanning instead", mcs_diag_text(toc, &why, text, sizeof text),
+    tool_warn("%s; reading %s by scanning instead", mcs_diag_text(toc, &why, text, sizeof text),
              in->path);
 }
 
@@ -192,7 +182,7 @@ int mcs_input_toc_entry(const mcs_input *in, uint64_t position, mcz_toc_entry *e
     assert(in->archive);
     mcz_context_info ci;
     if (mcz_reader_context(in->archive, position, &ci) != MCZ_OK) {
-        mcs_error("%s: the index lacks context %llu", in->path,
+        tool_error("%s: the index lacks context %llu", in->path,
                   (unsigned long long)position + 1);
         return -1;
     }
@@ -231,11 +221,11 @@ int mcs_output_check(const char *path)
     char err[TOOL_ERROR_SIZE];
     bool stream = false;
     if (tool_output_check(path, &stream, err) != 0) {
-        mcs_error("%s", err);
+        tool_error("%s", err);
         return -1;
     }
     if (stream && tool_output_is_stdout(path))
-        mcs_info_to_stderr();
+        tool_info_to_stderr();
     return 0;
 }
 
@@ -246,7 +236,7 @@ mcs_output *mcs_output_open(const char *path, mcs_output_kind kind,
         return NULL;
     mcs_output *o = calloc(1, sizeof *o);
     if (!o) {
-        mcs_error("%s: out of memory", path);
+        tool_error("%s: out of memory", path);
         return NULL;
     }
     o->path = tool_display_name(path, true);
@@ -264,7 +254,7 @@ mcs_output *mcs_output_open(const char *path, mcs_output_kind kind,
         o->writer = mcz_writer_open(path, &o->opt, &d);
     else
         o->file = mcz_outfile_open(path, &d);
-    mcs_diag_rename(&d, path, o->path);
+    tool_diag_rename(&d, path, o->path);
     if (!o->writer && !o->file) {
         mcs_error_diag(path, &d);
         free(o);
@@ -309,7 +299,7 @@ static int output_start(mcs_output *o, const mcz_reader *model)
     o->opt.dict = NULL; /* the writer has its copy; model's may go */
     o->opt.dict_len = 0;
     if (!o->writer) {
-        mcs_diag_rename(&d, o->file_name, o->path);
+        tool_diag_rename(&d, o->file_name, o->path);
         mcs_error_diag(o->path, &d);
         return -1;
     }

@@ -43,7 +43,7 @@ const char *mcs_diag_text(const char *file, const mcz_diag *d, char *buf, size_t
 void mcs_error_diag(const char *file, const mcz_diag *d)
 {
     char text[MCS_DIAG_TEXT_SIZE];
-    mcs_error("%s", mcs_diag_text(file, d, text, sizeof text));
+    tool_error("%s", mcs_diag_text(file, d, text, sizeof text));
 }
 
 /* ============================================================================================ */

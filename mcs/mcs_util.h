@@ -40,19 +40,12 @@ const char *mcs_switch_resolve(const char *arg);
  * letter. Without it everything but debug is shown. */
 bool mcs_set_verbosity(const char *chars);
 
-/* Messages are the tools' (tool.h): "mcs: MESSAGE" on stderr, information on stdout. */
-#define mcs_error tool_error
-#define mcs_warn tool_warn
-#define mcs_info tool_info
-#define mcs_info_to_stderr tool_info_to_stderr
 /* "FILE: context N at offset X: message" from a diag (parts that do not apply left out, and
  * the offset unless it lies inside FILE, a regular file) into buf; returns buf. */
 #define MCS_DIAG_TEXT_SIZE 4608 /* a path, the where, and a diag message */
 const char *mcs_diag_text(const char *file, const mcz_diag *d, char *buf, size_t cap);
 /* "mcs: " and that text, on stderr. */
 void mcs_error_diag(const char *file, const mcz_diag *d);
-/* A library message that names file `from` (a spooled copy, "-") names `to` instead. */
-void mcs_diag_rename(mcz_diag *d, const char *from, const char *to);
 
 /* ---- Arguments ---- */
 
@@ -220,13 +213,6 @@ int mcs_output_commit(mcs_output *o);
 /* Discards everything written and frees o (accepts NULL). */
 void mcs_output_abort(mcs_output *o);
 
-/* ---- Progress ---- */
-
-/* The tools' progress line (tool.h). */
-typedef tool_progress mcs_progress;
-#define mcs_progress_start tool_progress_start
-#define mcs_progress_update tool_progress_update
-#define mcs_progress_end tool_progress_end
 
 /* Size of the file at path, or 0 when it cannot be read. */
 uint64_t mcs_file_size(const char *path);

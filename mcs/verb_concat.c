@@ -42,7 +42,7 @@ static int check_target_kind(const concat_target *t)
         return 0;
     if (t->original_size >= 2 && pread(t->fd, head, 2, 0) == 2 && head[0] == 'm' && head[1] == 'c')
         return 0;
-    mcs_error("%s: at offset 0: not an MCH file (no method context at its start)", t->path);
+    tool_error("%s: at offset 0: not an MCH file (no method context at its start)", t->path);
     return -1;
 }
 
@@ -57,11 +57,11 @@ static int target_open(concat_target *t, const char *path)
     }
     struct stat st;
     if (t->fd < 0 || fstat(t->fd, &st) != 0) {
-        mcs_error("%s: %s", path, strerror(errno));
+        tool_error("%s: %s", path, strerror(errno));
         return -1;
     }
     if (!S_ISREG(st.st_mode)) {
-        mcs_error("%s: not a regular file", path);
+        tool_error("%s: not a regular file", path);
         return -1;
     }
     t->original_size = st.st_size;
@@ -88,7 +88,7 @@ static void target_restore(concat_target *t)
     if (t->created)
         unlink(t->path);
     else if (ftruncate(t->fd, t->original_size) != 0)
-        mcs_error("%s: could not restore the original length %lld: %s", t->path,
+        tool_error("%s: could not restore the original length %lld: %s", t->path,
                   (long long)t->original_size, strerror(errno));
     close(t->fd);
     t->fd = -1;
@@ -97,14 +97,14 @@ static void target_restore(concat_target *t)
 static int target_finish(concat_target *t)
 {
     if (fsync(t->fd) != 0 && errno != EINVAL) {
-        mcs_error("%s: fsync failed: %s", t->path, strerror(errno));
+        tool_error("%s: fsync failed: %s", t->path, strerror(errno));
         return -1;
     }
     int rc = close(t->fd);
     t->fd = -1;
     target_forget_undo(t);
     if (rc != 0) {
-        mcs_error("%s: close failed: %s", t->path, strerror(errno));
+        tool_error("%s: close failed: %s", t->path, strerror(errno));
         return -1;
     }
     return 0;
@@ -119,20 +119,20 @@ static bool same_file(const char *a, const char *b)
 
 static int append_all(mcs_input *in, concat_target *t, uint64_t *appended)
 {
-    mcs_progress progress;
-    mcs_progress_start(&progress, "appending", in->contexts, in->raw_bytes);
+    tool_progress progress;
+    tool_progress_start(&progress, "appending", in->contexts, in->raw_bytes);
     mcz_mc mc;
     int rc;
     while ((rc = mcs_input_next(in, &mc)) > 0) {
         if (tool_write_all(t->fd, mc.bytes, mc.size) != 0) {
-            mcs_progress_end(&progress);
-            mcs_error("%s: write failed: %s", t->path, strerror(errno));
+            tool_progress_end(&progress);
+            tool_error("%s: write failed: %s", t->path, strerror(errno));
             return -1;
         }
         tool_test_signal_point(++*appended);
-        mcs_progress_update(&progress, *appended, in->read_bytes);
+        tool_progress_update(&progress, *appended, in->read_bytes);
     }
-    mcs_progress_end(&progress);
+    tool_progress_end(&progress);
     return rc;
 }
 
@@ -148,7 +148,7 @@ static int concat_archive(const char *path, mcs_input *in, uint64_t *appended,
     bool exists = access(path, F_OK) == 0;
     int rc = exists ? mcs_input_open(&base, path) : 0;
     if (rc == 0 && exists && !base.archive) {
-        mcs_error("%s: not an archive, though its name ends in .mcz", path);
+        tool_error("%s: not an archive, though its name ends in .mcz", path);
         rc = -1;
     }
     mcs_copy_counts base_counts = {0}, counts = {0};
@@ -188,7 +188,7 @@ int cmd_concat(int argc, char **argv)
     if (mcs_parse_args(argc, argv, &usage_concat, NULL, pos, 2, 2) < 0)
         return MCS_EXIT_USAGE;
     if (same_file(pos[0], pos[1])) {
-        mcs_error("%s: cannot append a file to itself", pos[0]);
+        tool_error("%s: cannot append a file to itself", pos[0]);
         return MCS_EXIT_FAIL;
     }
     mcs_input in;
@@ -200,9 +200,9 @@ int cmd_concat(int argc, char **argv)
     mcs_input_close(&in);
     if (rc != 0)
         return MCS_EXIT_FAIL;
-    mcs_info("Appended %" PRIu64 " contexts (%" PRIu64 " bytes) to %s", appended, bytes, pos[0]);
+    tool_info("Appended %" PRIu64 " contexts (%" PRIu64 " bytes) to %s", appended, bytes, pos[0]);
     char toc[4096];
     if (appended && mcz_toc_find(pos[0], toc, sizeof toc) == 1)
-        mcs_warn("%s lacks the appended contexts: run -toc again", toc);
+        tool_warn("%s lacks the appended contexts: run -toc again", toc);
     return MCS_EXIT_OK;
 }

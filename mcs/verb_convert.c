@@ -69,7 +69,7 @@ static mcz_reader *dictionary_source(const char *path, mcz_writer_options *opt)
     }
     mcz_reader_dict(r, &opt->dict, &opt->dict_len);
     if (!opt->dict || opt->dict_len == 0) {
-        mcs_error("%s: the archive has no dictionary to reuse", path);
+        tool_error("%s: the archive has no dictionary to reuse", path);
         mcz_reader_close(r);
         return NULL;
     }
@@ -84,11 +84,11 @@ static int convert_file(const char *in_path, const char *out_path,
         return -1;
     uint64_t stored = tool_input_is_stream(out_path) ? 0 : mcs_file_size(out_path);
     if (stored)
-        mcs_info("Converted %" PRIu64 " contexts: %" PRIu64 " bytes -> %" PRIu64
+        tool_info("Converted %" PRIu64 " contexts: %" PRIu64 " bytes -> %" PRIu64
                  " bytes (ratio %.2f)",
                  count, raw, stored, (double)raw / (double)stored);
     else /* written as a stream: its size is not ours to see */
-        mcs_info("Converted %" PRIu64 " contexts: %" PRIu64 " bytes", count, raw);
+        tool_info("Converted %" PRIu64 " contexts: %" PRIu64 " bytes", count, raw);
     return 0;
 }
 

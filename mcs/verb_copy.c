@@ -21,7 +21,7 @@ typedef struct copy_state {
     mcs_input in;
     mcs_output *out;
     mcz_mc_builder *thin; /* NULL unless -thin */
-    mcs_progress progress;
+    tool_progress progress;
     uint64_t saved;
     uint64_t missing;
 } copy_state;
@@ -47,7 +47,7 @@ static int copy_one(copy_state *s, uint32_t number)
     if (rc != MCZ_OK) {
         if (d.context < 0)
             d.context = number;
-        mcs_progress_end(&s->progress);
+        tool_progress_end(&s->progress);
         mcs_error_diag(s->in.path, &d);
         return -1;
     }
@@ -56,7 +56,7 @@ static int copy_one(copy_state *s, uint32_t number)
     if (put != 0)
         return -1;
     s->saved++;
-    mcs_progress_update(&s->progress, s->saved, 0);
+    tool_progress_update(&s->progress, s->saved, 0);
     return 1;
 }
 
@@ -78,9 +78,9 @@ static int copy_until_missing(copy_state *s, const mcz_list *list)
 /* An MCH file: context by context, through its .mct when it has one. */
 static int copy_listed(copy_state *s, const mcz_list *list)
 {
-    mcs_progress_start(&s->progress, "copying", mcz_list_size(list), 0);
+    tool_progress_start(&s->progress, "copying", mcz_list_size(list), 0);
     int rc = copy_until_missing(s, list);
-    mcs_progress_end(&s->progress);
+    tool_progress_end(&s->progress);
     return rc;
 }
 
@@ -128,7 +128,7 @@ int cmd_copy(int argc, char **argv)
     if (rc != 0)
         return MCS_EXIT_FAIL;
     if (s.missing)
-        mcs_warn("%s: %" PRIu64 " listed contexts are not in the file", pos[1], s.missing);
-    mcs_info("Loaded %" PRIu64 ", Saved %" PRIu64, s.saved, s.saved);
+        tool_warn("%s: %" PRIu64 " listed contexts are not in the file", pos[1], s.missing);
+    tool_info("Loaded %" PRIu64 ", Saved %" PRIu64, s.saved, s.saved);
     return MCS_EXIT_OK;
 }

@@ -83,9 +83,9 @@ static int dumpmap_row(const mcz_mc *mc)
     char column[2 * MCS_NAME_SIZE + 1];
     snprintf(column, sizeof column, "%s:%s", cls, name);
     printf("%" PRIu32 ",", mc->number);
-    mcs_csv_field(stdout, column);
+    tool_csv_field(stdout, column);
     putchar(',');
-    mcs_csv_quoted(stdout, signature); /* always quoted, as SuperPMI writes it */
+    tool_csv_quoted(stdout, signature); /* always quoted, as SuperPMI writes it */
     free(signature);
     uint64_t flags;
     char text[1024] = MCS_UNKNOWN;
@@ -104,7 +104,7 @@ static int dumpmap_one(void *unused, const mcz_mc *mc)
     (void)unused;
     if (dumpmap_row(mc) == 0)
         return 0;
-    mcs_error("out of memory");
+    tool_error("out of memory");
     return -1;
 }
 

@@ -17,6 +17,6 @@ int cmd_export(int argc, char **argv)
     uint64_t count, bytes;
     if (mcs_copy_file(pos[0], pos[1], MCS_OUTPUT_MCH, NULL, "exporting", &count, &bytes) != 0)
         return MCS_EXIT_FAIL;
-    mcs_info("Exported %" PRIu64 " contexts (%" PRIu64 " bytes) to %s", count, bytes, pos[1]);
+    tool_info("Exported %" PRIu64 " contexts (%" PRIu64 " bytes) to %s", count, bytes, pos[1]);
     return MCS_EXIT_OK;
 }

@@ -54,7 +54,7 @@ static int piece_open(fracture_run *f)
 {
     f->path = piece_name(f, f->pieces);
     if (!f->path) {
-        mcs_error("out of memory");
+        tool_error("out of memory");
         return -1;
     }
     f->out = mcs_output_open(f->path, f->archives ? MCS_OUTPUT_MCZ : MCS_OUTPUT_MCH, NULL,
@@ -78,8 +78,8 @@ static void pieces_remove(fracture_run *f)
 
 static int fracture_all(fracture_run *f)
 {
-    mcs_progress progress;
-    mcs_progress_start(&progress, "fracturing", f->in.contexts, f->in.raw_bytes);
+    tool_progress progress;
+    tool_progress_start(&progress, "fracturing", f->in.contexts, f->in.raw_bytes);
     mcz_mc mc;
     int rc;
     while ((rc = mcs_input_next(&f->in, &mc)) > 0) {
@@ -88,9 +88,9 @@ static int fracture_all(fracture_run *f)
         if (mcs_output_put_checked(f->out, f->thin, &f->in, &mc) != 0)
             break;
         f->loaded++;
-        mcs_progress_update(&progress, f->loaded, f->in.read_bytes);
+        tool_progress_update(&progress, f->loaded, f->in.read_bytes);
     }
-    mcs_progress_end(&progress);
+    tool_progress_end(&progress);
     if (rc != 0)
         return -1;
     return piece_close(f);
@@ -126,7 +126,7 @@ int cmd_fracture(int argc, char **argv)
     if (exit_code != MCS_EXIT_OK)
         return exit_code;
     if (thin && !(f.thin = mcz_mc_builder_create())) {
-        mcs_error("out of memory");
+        tool_error("out of memory");
         return MCS_EXIT_FAIL;
     }
     int rc = mcs_input_open(&f.in, pos[1]);
@@ -139,6 +139,6 @@ int cmd_fracture(int argc, char **argv)
     mcz_mc_builder_free(f.thin);
     if (rc != 0)
         return MCS_EXIT_FAIL;
-    mcs_info("Loaded %" PRIu64 ", wrote %" PRIu64 " files", f.loaded, f.pieces);
+    tool_info("Loaded %" PRIu64 ", wrote %" PRIu64 " files", f.loaded, f.pieces);
     return MCS_EXIT_OK;
 }

@@ -279,6 +279,6 @@ int cmd_ildump(int argc, char **argv)
     mcz_list_free(&list);
     if (rc != 0)
         return MCS_EXIT_FAIL;
-    mcs_info("// Dumped %" PRIu64, dumped);
+    tool_info("// Dumped %" PRIu64, dumped);
     return MCS_EXIT_OK;
 }

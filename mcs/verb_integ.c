@@ -31,14 +31,14 @@ static void note_table_mismatch(table_mismatches *t, const mcz_mc *mc)
 static void report_table_mismatches(const table_mismatches *t)
 {
     if (t->count > 0)
-        mcs_warn("%" PRIu64 " contexts have packets this build's packet table sizes differently "
+        tool_warn("%" PRIu64 " contexts have packets this build's packet table sizes differently "
                  "(first: %s)", t->count, t->first.message);
 }
 
 int mcs_check_contexts(mcs_input *in, const char *what, uint64_t *checked)
 {
-    mcs_progress progress;
-    mcs_progress_start(&progress, what, in->contexts, in->raw_bytes);
+    tool_progress progress;
+    tool_progress_start(&progress, what, in->contexts, in->raw_bytes);
     uint64_t count = 0;
     table_mismatches mismatches = {0};
     mcz_mc mc;
@@ -48,15 +48,15 @@ int mcs_check_contexts(mcs_input *in, const char *what, uint64_t *checked)
         mcz_diag_clear(&d);
         if (mcz_mc_check(&mc, &d) != MCZ_OK) {
             rc = -1;
-            mcs_progress_end(&progress);
+            tool_progress_end(&progress);
             mcs_input_context_error(in, &mc, &d);
             break;
         }
         note_table_mismatch(&mismatches, &mc);
         count++;
-        mcs_progress_update(&progress, count, in->read_bytes);
+        tool_progress_update(&progress, count, in->read_bytes);
     }
-    mcs_progress_end(&progress);
+    tool_progress_end(&progress);
     report_table_mismatches(&mismatches);
     *checked = count;
     return rc < 0 ? -1 : 0;
@@ -76,7 +76,7 @@ int cmd_integ(int argc, char **argv)
         return MCS_EXIT_FAIL;
     double elapsed = tool_now() - start;
     double rate = elapsed > 0 ? (double)checked / elapsed : (double)checked;
-    mcs_info("Checked the integrity of %" PRIu64 " methodContexts at %.0f per second", checked,
+    tool_info("Checked the integrity of %" PRIu64 " methodContexts at %.0f per second", checked,
              rate);
     return MCS_EXIT_OK;
 }

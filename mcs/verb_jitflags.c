@@ -61,7 +61,7 @@ static int collect_one(void *stats, const mcz_mc *mc)
     uint64_t flags = 0;
     int found = mcs_jit_flags(mc, &flags, &d);
     if (found < 0) { /* mcz_mc_check passed: cannot happen, but never print garbage */
-        mcs_error("context %" PRIu32 ": %s", mc->number, d.message);
+        tool_error("context %" PRIu32 ": %s", mc->number, d.message);
         return -1;
     }
     if (found == 0) {
@@ -69,7 +69,7 @@ static int collect_one(void *stats, const mcz_mc *mc)
         return 0;
     }
     if (combo_add(s, flags) != 0) {
-        mcs_error("out of memory");
+        tool_error("out of memory");
         return -1;
     }
     s->contexts++;
@@ -125,7 +125,7 @@ int cmd_jitflags(int argc, char **argv)
     if (rc == 0) {
         report(&s);
         if (s.without)
-            mcs_warn("%s: %u contexts have no GetJitFlags entry and are not counted", pos[0],
+            tool_warn("%s: %u contexts have no GetJitFlags entry and are not counted", pos[0],
                      s.without);
     }
     tdestroy(s.combos, free);

@@ -51,7 +51,7 @@ static int merge_file(merge_run *m, const char *path, const struct stat *st)
     if (m->out_existed && st->st_dev == m->out_st.st_dev && st->st_ino == m->out_st.st_ino)
         return 0;
     if (st->st_size == 0) {
-        mcs_info("Skipping zero-length file %s", path);
+        tool_info("Skipping zero-length file %s", path);
         return 0;
     }
     mcs_input in;
@@ -75,7 +75,7 @@ static int list_dir(const char *dir, char ***names, size_t *count)
     *count = 0;
     DIR *d = opendir(dir);
     if (!d) {
-        mcs_error("%s: %s", dir, strerror(errno));
+        tool_error("%s: %s", dir, strerror(errno));
         return -1;
     }
     size_t cap = 0;
@@ -97,7 +97,7 @@ static int list_dir(const char *dir, char ***names, size_t *count)
     }
     closedir(d);
     if (rc != 0)
-        mcs_error("%s: out of memory", dir);
+        tool_error("%s: out of memory", dir);
     if (*count > 1)
         qsort(*names, *count, sizeof **names, by_name);
     return rc;
@@ -114,7 +114,7 @@ static int merge_entries(merge_run *m, const char *dir, char **names, size_t cou
             char *path = malloc(len);
             struct stat st;
             if (!path) {
-                mcs_error("out of memory");
+                tool_error("out of memory");
                 return -1;
             }
             snprintf(path, len, "%s/%s", dir, names[i]);
@@ -136,7 +136,7 @@ static int merge_entries(merge_run *m, const char *dir, char **names, size_t cou
 static int merge_dir(merge_run *m, const char *dir, int depth)
 {
     if (depth > MERGE_DEPTH_MAX) {
-        mcs_error("%s: directories nested deeper than %d", dir, MERGE_DEPTH_MAX);
+        tool_error("%s: directories nested deeper than %d", dir, MERGE_DEPTH_MAX);
         return -1;
     }
     char **names;
@@ -171,7 +171,7 @@ static int merge_pattern(merge_run *m, const char *pattern)
         dir = strdup("/");
     }
     if (!dir) {
-        mcs_error("out of memory");
+        tool_error("out of memory");
         return -1;
     }
     int rc = merge_dir(m, dir, 0);
@@ -200,7 +200,7 @@ int cmd_merge(int argc, char **argv)
     m.out = mcs_output_open(pos[0], MCS_OUTPUT_BY_EXTENSION, &opt, true);
     int rc = m.out ? merge_pattern(&m, pos[1]) : -1;
     if (rc == 0 && m.files == 0) {
-        mcs_error("ERROR: No files found to merge.");
+        tool_error("ERROR: No files found to merge.");
         rc = -1;
     }
     if (rc == 0)
@@ -214,7 +214,7 @@ int cmd_merge(int argc, char **argv)
     mcs_dedup_free(m.dedup);
     if (rc != 0)
         return MCS_EXIT_FAIL;
-    mcs_info("Merged %" PRIu64 " files: Loaded %" PRIu64 ", Saved %" PRIu64, m.files,
+    tool_info("Merged %" PRIu64 " files: Loaded %" PRIu64 ", Saved %" PRIu64, m.files,
              m.counts.loaded, m.counts.saved);
     return MCS_EXIT_OK;
 }

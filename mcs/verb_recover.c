@@ -20,7 +20,7 @@ int cmd_recover(int argc, char **argv)
     char err[TOOL_ERROR_SIZE];
     char *spooled = NULL;
     if (tool_input_is_stream(pos[0]) && !(spooled = tool_spool(pos[0], err))) {
-        mcs_error("%s", err);
+        tool_error("%s", err);
         return MCS_EXIT_FAIL;
     }
     if (!spooled)
@@ -34,7 +34,7 @@ int cmd_recover(int argc, char **argv)
     uint64_t kept = 0, lost = 0;
     int rc = mcz_recover(spooled ? spooled : pos[0], pos[1], &kept, &lost, &d);
     if (spooled)
-        mcs_diag_rename(&d, spooled, in_name);
+        tool_diag_rename(&d, spooled, in_name);
     tool_spool_remove(spooled);
     if (rc != MCZ_OK) {
         if (d.code == MCZ_OK)
@@ -42,9 +42,9 @@ int cmd_recover(int argc, char **argv)
         mcs_error_diag(in_name, &d);
         return MCS_EXIT_FAIL;
     }
-    mcs_info("Recovered %" PRIu64 " contexts into %s; lost %" PRIu64, kept,
+    tool_info("Recovered %" PRIu64 " contexts into %s; lost %" PRIu64, kept,
              tool_display_name(pos[1], true), lost);
     if (lost)
-        mcs_warn("%s: %" PRIu64 " contexts could not be recovered", in_name, lost);
+        tool_warn("%s: %" PRIu64 " contexts could not be recovered", in_name, lost);
     return MCS_EXIT_OK;
 }

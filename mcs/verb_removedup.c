@@ -39,7 +39,7 @@ int cmd_removedup(int argc, char **argv)
         mcs_output_abort(out);
     mcs_input_close(&in);
     if (rc == 0)
-        mcs_info("Loaded %" PRIu64 ", Saved %" PRIu64, mcs_dedup_loaded(dd),
+        tool_info("Loaded %" PRIu64 ", Saved %" PRIu64, mcs_dedup_loaded(dd),
                  mcs_dedup_saved(dd));
     mcs_dedup_free(dd);
     return rc == 0 ? MCS_EXIT_OK : MCS_EXIT_FAIL;

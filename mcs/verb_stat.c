@@ -46,7 +46,7 @@ static int stat_row(void *stream, const mcz_mc *mc)
     }
     char process[4096];
     if (mcs_process_name(mc, process, sizeof process))
-        mcs_csv_field(f, process);
+        tool_csv_field(f, process);
     fprintf(f, ",%" PRIu32 ",", mc->number);
     size_t count;
     const uint8_t *order = mcz_packet_write_order(&count);
@@ -85,6 +85,6 @@ int cmd_stat(int argc, char **argv)
     mcz_list_free(&list);
     if (rc != 0)
         return MCS_EXIT_FAIL;
-    mcs_info("Loaded %" PRIu64 ", Stat'd %" PRIu64, loaded, loaded);
+    tool_info("Loaded %" PRIu64 ", Stat'd %" PRIu64, loaded, loaded);
     return MCS_EXIT_OK;
 }

@@ -46,8 +46,8 @@ static int strip_all(strip_run *s)
 {
     if (s->in.archive)
         return strip_chunks(s);
-    mcs_progress progress;
-    mcs_progress_start(&progress, "stripping", s->in.contexts, s->in.raw_bytes);
+    tool_progress progress;
+    tool_progress_start(&progress, "stripping", s->in.contexts, s->in.raw_bytes);
     mcz_mc mc;
     int rc;
     while ((rc = mcs_input_next(&s->in, &mc)) > 0) {
@@ -61,9 +61,9 @@ static int strip_all(strip_run *s)
             }
             s->saved++;
         }
-        mcs_progress_update(&progress, s->loaded, s->in.read_bytes);
+        tool_progress_update(&progress, s->loaded, s->in.read_bytes);
     }
-    mcs_progress_end(&progress);
+    tool_progress_end(&progress);
     return rc < 0 ? -1 : 0;
 }
 
@@ -93,7 +93,7 @@ int cmd_strip(int argc, char **argv)
     if (rc != 0)
         return MCS_EXIT_FAIL;
     if (missing)
-        mcs_warn("%s: %" PRIu64 " listed contexts are not in the file", pos[1], missing);
-    mcs_info("Loaded %" PRIu64 ", Saved %" PRIu64, s.loaded, s.saved);
+        tool_warn("%s: %" PRIu64 " listed contexts are not in the file", pos[1], missing);
+    tool_info("Loaded %" PRIu64 ", Saved %" PRIu64, s.loaded, s.saved);
     return MCS_EXIT_OK;
 }

@@ -28,7 +28,7 @@ static mcz_toc_entry *toc_add(toc_builder *b, const char *path)
         uint32_t cap = b->cap ? b->cap * 2 : 1024;
         mcz_toc_entry *grown = cap > b->cap ? realloc(b->entries, cap * sizeof *grown) : NULL;
         if (!grown) {
-            mcs_error("%s: out of memory", path);
+            tool_error("%s: out of memory", path);
             return NULL;
         }
         b->entries = grown;
@@ -99,11 +99,11 @@ static void report_without_identity(const char *path, const toc_builder *b)
         without_identity += b->entries[i].hash[0] == '\0';
     if (!without_identity)
         return;
-    mcs_warn("%s: %" PRIu64 " contexts lack what the identity needs: their hash is left empty",
+    tool_warn("%s: %" PRIu64 " contexts lack what the identity needs: their hash is left empty",
              path, without_identity);
     char text[MCS_DIAG_TEXT_SIZE];
     if (b->first_without.code != MCZ_OK)
-        mcs_warn("the first: %s", mcs_diag_text(path, &b->first_without, text, sizeof text));
+        tool_warn("the first: %s", mcs_diag_text(path, &b->first_without, text, sizeof text));
 }
 
 static int toc_write(const char *path, const toc_builder *b)
@@ -112,7 +112,7 @@ static int toc_write(const char *path, const toc_builder *b)
     size_t len = 0;
     int rc = mcz_toc_encode(b->entries, b->count, &image, &len);
     if (rc != MCZ_OK) {
-        mcs_error("%s: %s", path, mcz_error_name(rc));
+        tool_error("%s: %s", path, mcz_error_name(rc));
         return -1;
     }
     mcz_diag d;
@@ -138,7 +138,7 @@ int cmd_toc(int argc, char **argv)
     size_t path_len = strlen(pos[0]) + sizeof ".mct";
     char *toc_path = malloc(path_len);
     if (!toc_path) {
-        mcs_error("out of memory");
+        tool_error("out of memory");
         return MCS_EXIT_FAIL;
     }
     snprintf(toc_path, path_len, "%s.mct", pos[0]);
@@ -148,7 +148,7 @@ int cmd_toc(int argc, char **argv)
     if (mcs_input_refuse_empty(pos[0]) != 0) {
         /* said */
     } else if (tool_input_is_stream(pos[0])) {
-        mcs_error("%s: -toc writes its table beside the file: it needs a file, not a stream",
+        tool_error("%s: -toc writes its table beside the file: it needs a file, not a stream",
                   tool_display_name(pos[0], false));
     } else if (mcs_output_check(toc_path) == 0) {
         rc = mcs_input_open(&in, pos[0]);
@@ -160,7 +160,7 @@ int cmd_toc(int argc, char **argv)
     if (rc == 0)
         rc = toc_write(toc_path, &b);
     if (rc == 0) {
-        mcs_info("Loaded %" PRIu32 ", added %" PRIu32 " to Table of Contents", b.count, b.count);
+        tool_info("Loaded %" PRIu32 ", added %" PRIu32 " to Table of Contents", b.count, b.count);
         report_without_identity(pos[0], &b);
     }
     free(toc_path);

@@ -11,28 +11,28 @@ const mcs_usage usage_verify = {
 /* mcz_reader_verify counts contexts. */
 static void verify_progress(void *arg, uint64_t done, uint64_t total)
 {
-    mcs_progress *p = arg;
+    tool_progress *p = arg;
     p->total_contexts = total;
-    mcs_progress_update(p, done, 0);
+    tool_progress_update(p, done, 0);
 }
 
 static int verify_archive(const char *path, const mcz_reader *r)
 {
     mcz_archive_info info;
     mcz_reader_get_info(r, &info);
-    mcs_progress progress;
-    mcs_progress_start(&progress, "verifying", 0, 0);
+    tool_progress progress;
+    tool_progress_start(&progress, "verifying", 0, 0);
     mcz_diag d;
     mcz_diag_clear(&d);
     int rc = mcz_reader_verify(r, verify_progress, &progress, &d);
-    mcs_progress_end(&progress);
+    tool_progress_end(&progress);
     if (rc != MCZ_OK) {
         if (d.code == MCZ_OK)
             d.code = rc;
         mcs_error_diag(path, &d);
         return -1;
     }
-    mcs_info("Verified %" PRIu64 " contexts in %" PRIu64 " chunks: OK", info.contexts,
+    tool_info("Verified %" PRIu64 " contexts in %" PRIu64 " chunks: OK", info.contexts,
              info.chunks);
     return 0;
 }
@@ -50,7 +50,7 @@ int cmd_verify(int argc, char **argv)
         uint64_t checked = 0;
         rc = mcs_check_contexts(&in, "verifying", &checked);
         if (rc == 0)
-            mcs_info("Verified %" PRIu64 " contexts: OK", checked);
+            tool_info("Verified %" PRIu64 " contexts: OK", checked);
     }
     mcs_input_close(&in);
     return rc == 0 ? MCS_EXIT_OK : MCS_EXIT_FAIL;

@@ -51,12 +51,6 @@ typedef enum replay_kind {
 #define REPLAY_PRINTF(f, a)
 #endif
 
-/* Messages and diags are the tools' (tool.h): replay_fail fills a diag with no context or
- * offset, replay_fail_at with both; replay_where says where, each part once. */
-#define replay_fail(d, code, ...) tool_fail(d, code, -1, -1, __VA_ARGS__)
-#define replay_fail_at tool_fail
-typedef tool_where replay_where;
-#define replay_where_text tool_where_text
 
 /* A decimal count in [min, max] (no sign, no suffix), as command lines and results files
  * write them. */
@@ -88,6 +82,7 @@ typedef struct replay_unit {
 
 typedef struct replay_plan {
     const char *path;      /* the collection read (for an .mct named as input: its .mch) */
+    const char *shown;     /* its name in messages: path, or "-" for a spooled stream */
     char *toc_input;       /* an .mct named as input, with its .mch found beside it; else NULL */
     char *mch_owned;       /* that .mch's name (path points to it) */
     bool archive;          /* .mcz; else MCH */
@@ -271,7 +266,7 @@ int replay_table_read_results(replay_table *t, const char *path, replay_shard_id
                               mcz_diag *diag);
 
 /* Progress on a terminal (replay_progress.c). */
-void replay_progress_update(uint64_t done, uint64_t total, bool force);
+void replay_progress_update(uint64_t done, uint64_t total);
 void replay_progress_clear(void);
 
 #endif /* MCZ_REPLAY_INT_H */

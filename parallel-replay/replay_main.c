@@ -252,8 +252,8 @@ static int outputs_check(const options *o, char *const *inputs, size_t n)
 static int fail_output(const char *path, const mcz_diag *d)
 {
     char text[REPLAY_MESSAGE_MAX];
-    replay_where at = {path, -1, -1, -1, -1};
-    return fail("%s", replay_where_text(&at, d, text, sizeof text));
+    tool_where at = {path, -1, -1, -1, -1};
+    return fail("%s", tool_where_text(&at, d, text, sizeof text));
 }
 
 /* Writes what the table holds: stderr report, -f, --details, --results (when id), summary. */
@@ -416,14 +416,18 @@ static int outcome_code(const options *o, replay_table *t, const replay_plan *pl
     return conclude(o, t, &id);
 }
 
-static int replay_main(const options *o, const char *path)
+/* `path` is the file the workers open; `shown` the name the user gave, for messages. */
+static int replay_main(const options *o, const char *path, const char *shown)
 {
     replay_plan plan;
     mcz_diag d;
     if (replay_plan_build(&plan, path, o->select, o->unit_size, &d) != MCZ_OK) {
         replay_plan_free(&plan);
+        tool_diag_rename(&d, path, shown);
         return fail("%s", d.message);
     }
+    if (path != shown)
+        plan.shown = shown;
     if (o->shard_n && replay_plan_shard(&plan, o->shard_k, o->shard_n, &d) != MCZ_OK) {
         replay_plan_free(&plan);
         return fail("%s", d.message);
@@ -455,12 +459,12 @@ static int replay_main(const options *o, const char *path)
 static int replay_input(const options *o, const char *path)
 {
     if (!tool_input_is_stream(path))
-        return replay_main(o, path);
+        return replay_main(o, path, path);
     char err[TOOL_ERROR_SIZE];
     char *spooled = tool_spool(path, err);
     if (!spooled)
         return fail("%s", err);
-    int code = replay_main(o, spooled);
+    int code = replay_main(o, spooled, path);
     tool_spool_remove(spooled);
     return code;
 }

@@ -67,7 +67,7 @@ static int plan_archive(replay_plan *p, const mcz_reader *r, mcz_diag *diag)
         mcz_chunk_info ci;
         int rc = mcz_reader_chunk(r, i, &ci);
         if (rc != MCZ_OK)
-            return replay_fail(diag, rc, "chunk %llu: %s", (unsigned long long)i,
+            return tool_fail(diag, rc, -1, -1, "chunk %llu: %s", (unsigned long long)i,
                                mcz_error_name(rc));
         if (ci.count == 0)
             continue;
@@ -132,8 +132,8 @@ static void toc_load(replay_plan *p, uint64_t file_size)
     mcz_diag_clear(&d);
     if (toc_read(p, toc_path, file_size, &d) != MCZ_OK) {
         char text[REPLAY_MESSAGE_MAX];
-        replay_where at = {toc_path, -1, -1, -1, -1};
-        tool_warn("ignoring %s", replay_where_text(&at, &d, text, sizeof text));
+        tool_where at = {toc_path, -1, -1, -1, -1};
+        tool_warn("ignoring %s", tool_where_text(&at, &d, text, sizeof text));
         free(p->toc);
         p->toc = NULL;
         p->toc_count = 0;
@@ -225,12 +225,12 @@ static void warn_outside(const replay_plan *p)
 
 /* Rewrites diag's message (or, when it holds none, rc's name) to say where, each part once;
  * returns rc. */
-static int plan_fail(int rc, mcz_diag *diag, const replay_where *at)
+static int plan_fail(int rc, mcz_diag *diag, const tool_where *at)
 {
     char text[REPLAY_MESSAGE_MAX];
     if (diag->code == MCZ_OK)
-        replay_fail(diag, rc, "%s", mcz_error_name(rc));
-    replay_where_text(at, diag, text, sizeof text);
+        tool_fail(diag, rc, -1, -1, "%s", mcz_error_name(rc));
+    tool_where_text(at, diag, text, sizeof text);
     snprintf(diag->message, sizeof diag->message, "%.*s", (int)sizeof diag->message - 1, text);
     return rc;
 }
@@ -239,11 +239,11 @@ static int plan_fail(int rc, mcz_diag *diag, const replay_where *at)
  * come from its damaged index. An MCH walk's are its own position and count. */
 static int plan_collection(replay_plan *p, uint64_t unit_bytes, mcz_diag *diag)
 {
-    replay_where at = {p->path, -1, -1, -1, -1};
+    tool_where at = {p->shown, -1, -1, -1, -1};
     mcz_file f;
     int rc = mcz_file_map(p->path, &f, diag);
     if (rc == MCZ_OK && f.size == 0)
-        rc = replay_fail(diag, MCZ_ECORRUPT, "empty file: no method contexts");
+        rc = tool_fail(diag, MCZ_ECORRUPT, -1, -1, "empty file: no method contexts");
     if (rc != MCZ_OK) {
         mcz_file_unmap(&f);
         return plan_fail(rc, diag, &at);
@@ -281,7 +281,7 @@ static int toc_input_pair(replay_plan *p, const char *path)
         return MCZ_ENOMEM;
     }
     p->mch_owned = mch_copy;
-    p->path = mch_copy;
+    p->path = p->shown = mch_copy;
     return MCZ_OK;
 }
 
@@ -289,21 +289,21 @@ int replay_plan_build(replay_plan *p, const char *path, const char *select_arg,
                       uint64_t unit_bytes, mcz_diag *diag)
 {
     memset(p, 0, sizeof *p);
-    p->path = path;
+    p->path = p->shown = path;
     p->shard_k = p->shard_n = 1;
     mcz_diag_clear(diag);
     int rc;
     if ((rc = toc_input_pair(p, path)) != MCZ_OK)
-        return plan_fail(rc, diag, &(replay_where){path, -1, -1, -1, -1});
+        return plan_fail(rc, diag, &(tool_where){path, -1, -1, -1, -1});
     if (select_arg) {
         if ((rc = mcz_list_from_arg(select_arg, &p->selection, diag)) != MCZ_OK)
-            return plan_fail(rc, diag, &(replay_where){"-c", -1, -1, -1, -1});
+            return plan_fail(rc, diag, &(tool_where){"-c", -1, -1, -1, -1});
         p->selective = true;
     }
     if ((rc = plan_collection(p, unit_bytes, diag)) != MCZ_OK)
         return rc;
     if ((rc = exclusions_load(p)) != MCZ_OK)
-        return plan_fail(rc, diag, &(replay_where){path, -1, -1, -1, -1});
+        return plan_fail(rc, diag, &(tool_where){path, -1, -1, -1, -1});
     warn_outside(p);
     p->plan_selected = p->selected;
     snprintf(p->fingerprint, sizeof p->fingerprint,
@@ -335,7 +335,7 @@ static uint64_t unit_weight(const replay_unit *u)
 int replay_plan_shard(replay_plan *p, uint32_t k, uint32_t n, mcz_diag *diag)
 {
     if (n == 0 || k == 0 || k > n || n > 65535)
-        return replay_fail(diag, MCZ_EINVAL, "--shard %u/%u: want K/N with 1 <= K <= N", k, n);
+        return tool_fail(diag, MCZ_EINVAL, -1, -1, "--shard %u/%u: want K/N with 1 <= K <= N", k, n);
     uint64_t total = 0;
     for (size_t i = 0; i < p->unit_count; i++)
         total += unit_weight(&p->units[i]);

@@ -777,7 +777,7 @@ static void reap(run *r, slot *s, const victim *t)
             char why[REPLAY_MESSAGE_MAX];
             describe_death(status, why, sizeof why);
             replay_progress_clear();
-            fprintf(stderr, "mcz-replay: warning: after its last unit, %s\n", why);
+            tool_warn("after its last unit, %s", why);
         }
         return;
     }
@@ -941,7 +941,7 @@ static void run_loop(run *r)
             spawn_failed(r);
             break;
         }
-        fprintf(stderr, "mcz-replay: warning: running %zu workers: %s\n", i, strerror(errno));
+        tool_warn("running %zu workers: %s", i, strerror(errno));
         r->nslots = i;
     }
     while (live_workers(r) > 0) {
@@ -952,7 +952,7 @@ static void run_loop(run *r)
         poll_once(r, fds, owner);
         check_deadlines(r);
         if (r->o->progress)
-            replay_progress_update(r->done, r->plan->selected, false);
+            replay_progress_update(r->done, r->plan->selected);
     }
     free(fds);
     free(owner);

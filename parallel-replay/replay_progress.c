@@ -7,9 +7,8 @@
 static tool_progress progress;
 static bool started;
 
-void replay_progress_update(uint64_t done, uint64_t total, bool force)
+void replay_progress_update(uint64_t done, uint64_t total)
 {
-    (void)force; /* every caller's last update is followed by a clear */
     if (!started) {
         tool_progress_start(&progress, "replaying", total, 0);
         started = true;

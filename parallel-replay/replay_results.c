@@ -62,7 +62,7 @@ int replay_table_finish(replay_table *t, mcz_diag *diag)
         qsort(t->entries, t->count, sizeof *t->entries, entry_compare);
     for (size_t i = 1; i < t->count; i++)
         if (t->entries[i].number == t->entries[i - 1].number)
-            return replay_fail(diag, MCZ_ECORRUPT, "context %u is accounted twice",
+            return tool_fail(diag, MCZ_ECORRUPT, -1, -1, "context %u is accounted twice",
                                t->entries[i].number);
     return MCZ_OK;
 }
@@ -143,7 +143,7 @@ static int commit_text(const char *path, const char *text, size_t len, mcz_diag 
     int rc = mcz_outfile_write(f, text, len);
     if (rc != MCZ_OK) {
         mcz_outfile_abort(f);
-        return replay_fail(diag, rc, "%s: write failed", path);
+        return tool_fail(diag, rc, -1, -1, "%s: write failed", path);
     }
     return mcz_outfile_commit(f, diag);
 }
@@ -162,7 +162,7 @@ int replay_table_write_mcl(const replay_table *t, const char *path, mcz_diag *di
         }
         if (replay_grow(&l.ranges, &cap, l.count, sizeof *l.ranges) != MCZ_OK) {
             free(l.ranges);
-            return replay_fail(diag, MCZ_ENOMEM, "out of memory");
+            return tool_fail(diag, MCZ_ENOMEM, -1, -1, "out of memory");
         }
         l.ranges[l.count++] = (mcz_range){n, n};
     }
@@ -171,7 +171,7 @@ int replay_table_write_mcl(const replay_table *t, const char *path, mcz_diag *di
     int rc = mcz_list_encode_mcl(&l, &text, &len);
     free(l.ranges);
     if (rc != MCZ_OK)
-        return replay_fail(diag, rc, "%s: %s", path, mcz_error_name(rc));
+        return tool_fail(diag, rc, -1, -1, "%s: %s", path, mcz_error_name(rc));
     rc = commit_text(path, text ? text : "", len, diag);
     free(text);
     return rc;
@@ -191,7 +191,7 @@ static int text_commit(FILE *f, char **text, size_t *len, const char *path, mcz_
     bool failed = !f || ferror(f) != 0;
     if (f && fclose(f) != 0)
         failed = true;
-    int rc = failed ? replay_fail(diag, MCZ_ENOMEM, "out of memory")
+    int rc = failed ? tool_fail(diag, MCZ_ENOMEM, -1, -1, "out of memory")
                     : commit_text(path, *text ? *text : "", *len, diag);
     free(*text);
     return rc;
@@ -262,7 +262,7 @@ static int next_line(line_reader *lr)
 
 static int bad_line(const line_reader *lr, mcz_diag *diag, const char *what)
 {
-    return replay_fail(diag, MCZ_ECORRUPT, "%s:%llu: %s", lr->path,
+    return tool_fail(diag, MCZ_ECORRUPT, -1, -1, "%s:%llu: %s", lr->path,
                        (unsigned long long)lr->line, what);
 }
 
@@ -319,11 +319,11 @@ static int read_entries(line_reader *lr, replay_table *t, mcz_diag *diag)
             number <= previous || !replay_parse_count(f[2], 0, UINT32_MAX, &size))
             return bad_line(lr, diag, "expected \"NUMBER KIND SIZE MESSAGE\", numbers increasing");
         if (replay_table_add(t, (uint32_t)number, kind, (uint32_t)size, f[3]) != MCZ_OK)
-            return replay_fail(diag, MCZ_ENOMEM, "out of memory");
+            return tool_fail(diag, MCZ_ENOMEM, -1, -1, "out of memory");
         previous = number;
         count++;
     }
-    return rc == 0 ? replay_fail(diag, MCZ_ETRUNCATED, "%s: no end line (truncated?)", lr->path)
+    return rc == 0 ? tool_fail(diag, MCZ_ETRUNCATED, -1, -1, "%s: no end line (truncated?)", lr->path)
                    : bad_line(lr, diag, "unterminated or overlong line");
 }
 

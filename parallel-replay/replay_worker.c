@@ -42,8 +42,8 @@ static int open_collection(replay_worker *w, char *msg, size_t cap)
     }
     if (w->cursor || w->mapped)
         return MCZ_OK;
-    replay_where at = {w->plan->path, -1, -1, -1, -1};
-    replay_where_text(&at, &d, msg, cap);
+    tool_where at = {w->plan->shown, -1, -1, -1, -1};
+    tool_where_text(&at, &d, msg, cap);
     return MCZ_EIO;
 }
 
@@ -150,13 +150,13 @@ static int unit_next(unit_walk *walk, mcz_mc *mc, mcz_diag *d)
         return mcz_cursor_get(w->cursor, ++walk->number, mc, d);
     int rc = mcz_mch_next(w->file.data, w->file.size, &walk->pos, &walk->number, mc, d);
     if (rc == 0)
-        return replay_fail_at(d, MCZ_ETRUNCATED, walk->number + 1, (int64_t)walk->pos,
+        return tool_fail(d, MCZ_ETRUNCATED, walk->number + 1, (int64_t)walk->pos,
                               "the file ends before this context");
     if (rc < 0)
         return rc;
     int64_t expected = toc_offset(w->plan, mc->number);
     if (expected >= 0 && (uint64_t)expected != mc->offset)
-        return replay_fail_at(d, MCZ_ECORRUPT, mc->number, (int64_t)mc->offset,
+        return tool_fail(d, MCZ_ECORRUPT, mc->number, (int64_t)mc->offset,
                               "the table of contents puts this context at %lld",
                               (long long)expected);
     return MCZ_OK;
@@ -169,17 +169,17 @@ static int report_unreadable(replay_worker *w, const replay_unit *u, uint32_t fr
                              replay_filter f, const mcz_diag *d, replay_chan *ch)
 {
     bool archive = w->plan->archive;
-    replay_where at = {w->plan->path, archive ? (int64_t)u->chunk : -1,
+    tool_where at = {w->plan->shown, archive ? (int64_t)u->chunk : -1,
                        archive ? -1 : d->context, archive ? -1 : d->offset, -1};
     char msg[REPLAY_MESSAGE_MAX];
     replay_progress_clear();
-    tool_error("%s", replay_where_text(&at, d, msg, sizeof msg));
+    tool_error("%s", tool_where_text(&at, d, msg, sizeof msg));
     at.path = NULL; /* each context's own message: the line above named the file */
     for (uint32_t n = from; n - u->first < u->count; n++) {
         if (!replay_plan_wants(w->plan, f, n))
             continue;
         at.known = n;
-        replay_where_text(&at, d, msg, sizeof msg);
+        tool_where_text(&at, d, msg, sizeof msg);
         if (replay_chan_result(ch, n, REPLAY_ERROR, 0, msg) != MCZ_OK)
             return MCZ_EIO;
     }

@@ -68,6 +68,8 @@ typedef struct tool_where {
  * TEXT is d's message (or its code's name) less the parts the library already put at its
  * front, so none is said twice. Returns buf. */
 const char *tool_where_text(const tool_where *w, const mcz_diag *d, char *buf, size_t cap);
+/* A library message that begins with file `from` (a spooled copy of "-") names `to` instead. */
+void tool_diag_rename(mcz_diag *d, const char *from, const char *to);
 
 /* ---- Progress (tool_progress.c) ---- */
 

@@ -151,3 +151,13 @@ const char *tool_where_text(const tool_where *w, const mcz_diag *d, char *buf, s
     text_append(buf, cap, &len, "%s", text);
     return buf;
 }
+
+void tool_diag_rename(mcz_diag *d, const char *from, const char *to)
+{
+    size_t len = strlen(from);
+    if (strncmp(d->message, from, len) != 0)
+        return;
+    char rest[sizeof d->message];
+    snprintf(rest, sizeof rest, "%s", d->message + len);
+    snprintf(d->message, sizeof d->message, "%s%s", to, rest);
+}

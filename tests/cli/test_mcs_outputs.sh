@@ -66,6 +66,10 @@ cat "$T/a.mch" | "$R" - >"$T/out" 2>"$T/err"
 contains "mcz-replay - replays standard input" "$T/out" "Loaded $N  Jitted $N"
 cat "$T/a.mcz" | "$R" -j 2 /dev/stdin >"$T/out" 2>"$T/err"
 contains "mcz-replay /dev/stdin (an archive in a pipe)" "$T/out" "Loaded $N  Jitted $N"
+head -c 8 "$T/a.mcz" | "$R" - >"$T/out" 2>"$T/err"
+contains "mcz-replay names a bad standard input '-'" "$T/err" "mcz-replay: -: "
+if grep -q "$TMPDIR" "$T/err"; then fail "mcz-replay never names its copy of standard input"; else
+    pass "mcz-replay never names its copy of standard input"; fi
 [ -z "$(ls -A "$TMPDIR")" ] && pass "mcz-replay removes its copy of standard input" ||
     fail "mcz-replay removes its copy of standard input ($(ls "$TMPDIR"))"
 exit_is "mcz-replay -f naming its input is refused" 255 "$R" -f "$T/a.mch" "$T/a.mch"
