@@ -27,16 +27,23 @@ void mcz_diag_clear(mcz_diag *d)
     d->message[0] = '\0';
 }
 
-int mcz_fail(mcz_diag *d, int code, int64_t offset, int64_t context, const char *fmt, ...)
+int mcz_diag_vset(mcz_diag *d, int code, int64_t offset, int64_t context, const char *fmt,
+                  va_list ap)
 {
     if (!d)
         return code;
     d->code = code;
     d->offset = offset;
     d->context = context;
+    vsnprintf(d->message, sizeof d->message, fmt, ap);
+    return code;
+}
+
+int mcz_diag_set(mcz_diag *d, int code, int64_t offset, int64_t context, const char *fmt, ...)
+{
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(d->message, sizeof d->message, fmt, ap);
+    mcz_diag_vset(d, code, offset, context, fmt, ap);
     va_end(ap);
     return code;
 }

@@ -23,10 +23,10 @@
 
 
 /*
- * The one place every failure is reported: fills d (when not NULL) and returns code, so callers
- * write `return mcz_fail(d, MCZ_ECORRUPT, off, n, "...")`. A breakpoint here catches them all.
+ * Every failure inside the library is reported through the public mcz_diag_set (mcz.h):
+ * `return mcz_fail(d, MCZ_ECORRUPT, off, n, "...")`. A breakpoint on mcz_diag_vset catches them
+ * all, the tools' included.
  */
-int mcz_fail(mcz_diag *d, int code, int64_t offset, int64_t context, const char *fmt, ...)
-    MCZ_PRINTF(5, 6);
+#define mcz_fail mcz_diag_set
 
 #endif /* MCZ_COMMON_H */

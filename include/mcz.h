@@ -47,6 +47,7 @@
 #ifndef MCZ_H
 #define MCZ_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -59,6 +60,13 @@ extern "C" {
 #define MCZ_API __attribute__((visibility("default")))
 #else
 #define MCZ_API
+#endif
+
+/* Printf-style checks on the library's formatting functions. */
+#if defined(__GNUC__)
+#define MCZ_DIAG_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#else
+#define MCZ_DIAG_PRINTF(f, a)
 #endif
 
 /* On results that must not be ignored: a commit or close that failed means no output. */
@@ -136,6 +144,13 @@ typedef struct mcz_diag {
 
 /* Resets d to "no error" (code 0, offset and context -1, empty message). */
 MCZ_API void mcz_diag_clear(mcz_diag *d);
+
+/* Fills d (when not NULL) as the library does on a failure and returns code, so a caller that
+ * reports through an mcz_diag of its own writes `return mcz_diag_set(d, code, -1, n, "...")`. */
+MCZ_API int mcz_diag_set(mcz_diag *d, int code, int64_t offset, int64_t context, const char *fmt,
+                         ...) MCZ_DIAG_PRINTF(5, 6);
+MCZ_API int mcz_diag_vset(mcz_diag *d, int code, int64_t offset, int64_t context, const char *fmt,
+                          va_list ap) MCZ_DIAG_PRINTF(5, 0);
 
 /* ============================================================================================ */
 /* A method context, a hash                                                                      */

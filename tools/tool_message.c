@@ -86,15 +86,9 @@ void tool_info(const char *fmt, ...)
 
 int tool_fail(mcz_diag *d, int code, int64_t context, int64_t offset, const char *fmt, ...)
 {
-    if (!d)
-        return code;
-    mcz_diag_clear(d);
-    d->code = code;
-    d->context = context;
-    d->offset = offset;
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(d->message, sizeof d->message, fmt, ap);
+    mcz_diag_vset(d, code, offset, context, fmt, ap);
     va_end(ap);
     return code;
 }

@@ -189,9 +189,24 @@ static void test_outfile_errors_name_the_path(void **state)
     assert_int_equal(mcz_outfile_commit(NULL, NULL), MCZ_EINVAL);
 }
 
+/* mcz_diag_set fills every field as the library's own failures do, and accepts NULL. */
+static void test_diag_set_fills_every_field(void **state)
+{
+    (void)state;
+    mcz_diag d;
+    mcz_diag_clear(&d);
+    assert_int_equal(mcz_diag_set(&d, MCZ_ECORRUPT, 42, 7, "bad %s %d", "byte", 3), MCZ_ECORRUPT);
+    assert_int_equal(d.code, MCZ_ECORRUPT);
+    assert_int_equal(d.offset, 42);
+    assert_int_equal(d.context, 7);
+    assert_string_equal(d.message, "bad byte 3");
+    assert_int_equal(mcz_diag_set(NULL, MCZ_EIO, -1, -1, "ignored"), MCZ_EIO);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_diag_set_fills_every_field),
         cmocka_unit_test_setup_teardown(test_map_regular_and_empty, dir_setup, dir_teardown),
         cmocka_unit_test_setup_teardown(test_map_missing_names_the_path, dir_setup,
                                         dir_teardown),
