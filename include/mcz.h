@@ -253,6 +253,12 @@ typedef struct mcz_writer_options {
      * context, FORMAT.md §5) and the workers compute none; -toc, -removeDup and the like then
      * decode the chunks to compute them. */
     bool no_hashes;
+
+    /* Bytes of contexts the caller expects to append in all (e.g. the size of the collection
+     * being converted); 0: unknown. Only the dictionary decision reads it: a trained dictionary
+     * is kept when what it saves on its samples, scaled to this size, exceeds what it costs to
+     * store; unknown, it must pay on the samples alone (FORMAT.md §10). */
+    uint64_t expected_bytes;
 } mcz_writer_options;
 
 /* struct_size set, every other field zero (its default). */

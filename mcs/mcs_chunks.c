@@ -205,7 +205,10 @@ int mcs_copy_file(const char *in_path, const char *out_path, mcs_output_kind kin
         return -1;
     const mcs_copy_rules rules = {NULL, false, what};
     mcs_copy_counts counts = {0};
-    mcs_output *out = mcs_output_open(out_path, kind, opt, false);
+    mcz_writer_options sized = opt ? *opt : (mcz_writer_options)MCZ_WRITER_OPTIONS_INIT;
+    if (!sized.expected_bytes)
+        sized.expected_bytes = in.raw_bytes; /* the dictionary decision's horizon */
+    mcs_output *out = mcs_output_open(out_path, kind, &sized, false);
     int rc = out ? mcs_copy_all(&in, out, &rules, &counts) : -1;
     if (rc == 0)
         rc = mcs_output_commit(out);

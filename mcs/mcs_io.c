@@ -63,6 +63,7 @@ static int open_spooled(mcs_input *in, const char *path)
         return -1;
     }
     int rc = source_open(in, spooled);
+    in->raw_bytes = mcs_file_size(spooled); /* an archive's is replaced by its index's figure */
     tool_spool_remove(spooled);
     return rc;
 }
@@ -82,8 +83,8 @@ int mcs_input_open(mcs_input *in, const char *path)
         mcz_reader_get_info(in->archive, &info);
         in->contexts = info.contexts;
         in->raw_bytes = info.raw_bytes;
-    } else {
-        in->raw_bytes = stream ? 0 : mcs_file_size(path);
+    } else if (!stream) {
+        in->raw_bytes = mcs_file_size(path);
     }
     return 0;
 }

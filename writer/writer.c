@@ -144,7 +144,7 @@ static int chunk_window_log(uint32_t chunk_size)
  * distance matching, as `zstd --long` would: 64 MiB chunks at level 19 then come within 2-3% of
  * a whole-file `zstd -19 --long=27` (FORMAT.md §11).
  */
-static int setup_cctx(const mcz_writer *w, ZSTD_CCtx *cctx)
+int mcz_wr_setup_cctx(const mcz_writer *w, ZSTD_CCtx *cctx)
 {
     size_t r = ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, w->level);
     int window_log = chunk_window_log(w->chunk_size);
@@ -217,7 +217,7 @@ static void run_chunk(mcz_writer *w, ZSTD_CCtx *cctx, bool *configured, chunk *c
     uint64_t cpu = mcz_wr_thread_cpu_ns();
     mcz_diag d;
     mcz_diag_clear(&d);
-    int rc = *configured ? MCZ_OK : setup_cctx(w, cctx);
+    int rc = *configured ? MCZ_OK : mcz_wr_setup_cctx(w, cctx);
     if (rc != MCZ_OK)
         mcz_fail(&d, rc, -1, c->first_number, "zstd: cannot set compression parameters");
     else
@@ -455,6 +455,7 @@ static void resolve_collector_options(mcz_writer *w, const mcz_writer_options *o
     w->train_bytes = opt->train_bytes ? opt->train_bytes
                      : collector      ? COLLECTOR_TRAIN_BYTES
                                       : DEFAULT_TRAIN_BYTES;
+    w->expected_bytes = opt->expected_bytes;
 }
 
 static int resolve_options(mcz_writer *w, const mcz_writer_options *opt, mcz_diag *diag)

@@ -67,6 +67,7 @@ struct mcz_writer {
     int level;
     uint32_t chunk_size, dict_size;
     uint64_t train_bytes;
+    uint64_t expected_bytes; /* the caller's estimate of all input; 0: unknown */
     uint32_t first_number;
     bool no_hashes; /* the index stores no identity and dedup columns */
 
@@ -142,6 +143,8 @@ void mcz_wr_enqueue(mcz_writer *w, chunk *c);
 /* Appends one context; may_wait false makes a full queue MCZ_EDROPPED. */
 int mcz_wr_append(mcz_writer *w, const void *mc, size_t size, uint32_t *number, bool may_wait);
 uint64_t mcz_wr_thread_cpu_ns(void);
+/* Sets cctx to compress chunks as every worker does (level, window, frame flags, w->cdict if set). */
+int mcz_wr_setup_cctx(const mcz_writer *w, ZSTD_CCtx *cctx);
 /* Allocates and fills c->identity and c->dedup (FORMAT.md §5) from raw, the c->count contexts
  * of c->lengths back to back. */
 int mcz_wr_hash_contexts(chunk *c, const uint8_t *raw, mcz_diag *d);

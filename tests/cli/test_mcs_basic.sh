@@ -105,7 +105,9 @@ same "options round trip" "$T/a.mch" "$T/back-b.mch"
 ok_run "-info of the option archive" "$M" -info "$T/b.mcz"
 contains "--no-dict: no dictionary" "$T/out" "dictionary:    none"
 contains "--level 3 recorded" "$T/out" "level:         3"
-ok_run "-convert --dict-from" "$M" -convert "$T/a.mch" "$T/c.mcz" --dict-from "$T/a.mcz"
+# 64K chunks: a trained dictionary pays for itself there, so the archive keeps one to lend.
+"$M" -convert --chunk-size 64K "$T/a.mch" "$T/lender.mcz" >/dev/null
+ok_run "-convert --dict-from" "$M" -convert "$T/a.mch" "$T/c.mcz" --dict-from "$T/lender.mcz"
 ok_run "-export of the --dict-from archive" "$M" -export "$T/c.mcz" "$T/back-c.mch"
 same "--dict-from round trip" "$T/a.mch" "$T/back-c.mch"
 
