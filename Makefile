@@ -30,7 +30,7 @@ WARNINGS := -std=c11 -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-protot
             -Wformat=2 -Wcast-qual -Wpointer-arith -Wundef
 CPPFLAGS += -D_GNU_SOURCE -Iinclude
 CFLAGS   += $(WARNINGS) $(OPT) -MMD -MP -pthread
-LDLIBS   += -lzstd -lxxhash -lmurmurhash -lm -pthread
+LDLIBS   += -lzstd -llzma -lxxhash -lmurmurhash -lm -pthread
 
 ifdef WERROR
 CFLAGS += -Werror
@@ -157,7 +157,7 @@ writer-size: $(WRITER_SO) $(LIB_SO_STRIP)
 	@echo "libmcz-writer.so (stripped): $$(( ($$(stat -c %s $(WRITER_SO)) + 512) / 1024 )) KB" \
 	      "(the collector API; all of libmcz.so stripped:" \
 	      "$$(( ($$(stat -c %s $(LIB_SO_STRIP)) + 512) / 1024 )) KB; both use the shared" \
-	      "libzstd, libxxhash, libmurmurhash)"
+	      "libzstd, liblzma, libxxhash, libmurmurhash)"
 
 all: writer-size
 test: $(COLLECTOR)

@@ -159,7 +159,8 @@ uint64_t mcz_arc_chunk_head_size(uint32_t count)
 void mcz_arc_chunk_head_encode(const mcz_arc_chunk_head *h, const uint32_t *lengths, uint8_t *out)
 {
     size_t body = 36 + 4 * (size_t)h->count;
-    put_frame_head(out, (uint32_t)(body + 4 - MCZ_ARC_FRAME_HEAD), MCZ_ARC_TAG_CHUNK);
+    uint32_t tag = h->codec == MCZ_CODEC_XZ ? MCZ_ARC_TAG_CHUNK_XZ : MCZ_ARC_TAG_CHUNK;
+    put_frame_head(out, (uint32_t)(body + 4 - MCZ_ARC_FRAME_HEAD), tag);
     mcz_put_le32(out + 12, h->first_number);
     mcz_put_le32(out + 16, h->count);
     mcz_put_le32(out + 20, h->raw_size);
@@ -197,7 +198,9 @@ int mcz_arc_chunk_head_decode(const uint8_t *file, size_t size, uint64_t off,
                               mcz_arc_chunk_head *out, mcz_diag *diag)
 {
     uint32_t payload;
-    int rc = check_frame_head(file, size, off, MCZ_ARC_TAG_CHUNK,
+    bool xz = mcz_fits(size, off, MCZ_ARC_FRAME_HEAD + 4) &&
+              mcz_get_le32(file + off + 8) == MCZ_ARC_TAG_CHUNK_XZ;
+    int rc = check_frame_head(file, size, off, xz ? MCZ_ARC_TAG_CHUNK_XZ : MCZ_ARC_TAG_CHUNK,
                               MCZ_ARC_CHUNK_HEAD - MCZ_ARC_FRAME_HEAD, "chunk header", &payload,
                               diag);
     if (rc != MCZ_OK)
@@ -209,6 +212,7 @@ int mcz_arc_chunk_head_decode(const uint8_t *file, size_t size, uint64_t off,
     out->data_size = mcz_get_le32(p + 24);
     out->checksum = mcz_get_le64(p + 28);
     out->lengths = p + 36;
+    out->codec = xz ? MCZ_CODEC_XZ : MCZ_CODEC_ZSTD;
     if (mcz_arc_chunk_head_size(out->count) != (uint64_t)MCZ_ARC_FRAME_HEAD + payload)
         return mcz_fail(diag, MCZ_ECORRUPT, (int64_t)off + 16, out->first_number,
                         "chunk header: count %u does not match its frame", out->count);

@@ -17,7 +17,8 @@
 #define MCZ_ARC_ZSTD_MAGIC 0xFD2FB528u /* a standard zstd frame */
 #define MCZ_ARC_VERSION 1u
 #define MCZ_ARC_FLAG_HAS_DICT 1u
-#define MCZ_ARC_FLAGS_KNOWN MCZ_ARC_FLAG_HAS_DICT
+#define MCZ_ARC_FLAG_CODEC_XZ 2u /* the writer compressed its chunks with xz (FORMAT.md §2) */
+#define MCZ_ARC_FLAGS_KNOWN (MCZ_ARC_FLAG_HAS_DICT | MCZ_ARC_FLAG_CODEC_XZ)
 #define MCZ_ARC_INDEX_NO_HASHES 1u /* index flags: no identity and dedup columns */
 #define MCZ_ARC_INDEX_FLAGS_KNOWN MCZ_ARC_INDEX_NO_HASHES
 
@@ -38,7 +39,8 @@
 /* The tags (first payload bytes), as little-endian u32 values of their ASCII text. */
 #define MCZ_ARC_TAG_HEADER 0x485A434Du /* "MCZH" */
 #define MCZ_ARC_TAG_DICT 0x445A434Du   /* "MCZD" */
-#define MCZ_ARC_TAG_CHUNK 0x435A434Du  /* "MCZC" */
+#define MCZ_ARC_TAG_CHUNK 0x435A434Du  /* "MCZC": a chunk whose data is a zstd frame */
+#define MCZ_ARC_TAG_CHUNK_XZ 0x585A434Du /* "MCZX": a chunk whose data is an .xz stream */
 #define MCZ_ARC_TAG_INDEX 0x495A434Du  /* "MCZI" */
 #define MCZ_ARC_TAG_FOOTER 0x465A434Du /* "MCZF" */
 #define MCZ_ARC_END_MAGIC 0x7E5A434Du  /* "MCZ~", the file's last 4 bytes */
@@ -89,6 +91,7 @@ typedef struct mcz_arc_chunk_head {
     uint32_t data_size;      /* the zstd data frame that follows */
     uint64_t checksum;       /* XXH3-64 of the raw bytes */
     const uint8_t *lengths;  /* count little-endian u32, a view into the frame */
+    mcz_codec codec;         /* of the data: the frame's tag */
 } mcz_arc_chunk_head;
 
 /* Bytes of a chunk header frame holding count lengths. */

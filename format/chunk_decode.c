@@ -4,7 +4,9 @@
  * archive gives an error, never wrong bytes. The one place this happens, for the reader (cursor,
  * verification, recovery) and for the writer (chunk copies) alike.
  */
+#include <lzma.h>
 #include <stdlib.h>
+#include <string.h>
 #include <zstd_errors.h>
 
 #include "archive.h"
@@ -31,6 +33,56 @@ static int check_data_frame(const uint8_t *data, size_t len, uint64_t off,
                         frame_dict, dict_id);
     if (h->raw_size > (uint64_t)len * MCZ_ARC_MAX_EXPANSION)
         return mcz_fail(diag, MCZ_ECORRUPT, (int64_t)off, n, "chunk data: impossible raw size");
+    return MCZ_OK;
+}
+
+/* xz's decoder may use at most this much memory: what xz -9 needs (a 64 MiB dictionary) with
+ * room to spare; a stream asking for more is refused, not allocated. */
+#define XZ_MEMLIMIT (256u << 20)
+
+/* The data of an xz chunk must be one .xz stream (magic FD 37 7A 58 5A 00) no larger than the
+ * expansion cap allows for its raw size; the decode then proves it fills its slot exactly. */
+static int check_xz_stream(const uint8_t *data, size_t len, uint64_t off,
+                           const mcz_arc_chunk_head *h, uint32_t dict_id, mcz_diag *diag)
+{
+    static const uint8_t magic[6] = {0xFD, '7', 'z', 'X', 'Z', 0};
+    int64_t n = h->first_number;
+    if (len < sizeof magic || memcmp(data, magic, sizeof magic) != 0)
+        return mcz_fail(diag, MCZ_ECORRUPT, (int64_t)off, n, "chunk data: not an xz stream");
+    if (dict_id != 0)
+        return mcz_fail(diag, MCZ_EDICT, (int64_t)off, n,
+                        "chunk data: an xz chunk in an archive with dictionary %u", dict_id);
+    if (h->raw_size > (uint64_t)len * MCZ_ARC_MAX_EXPANSION)
+        return mcz_fail(diag, MCZ_ECORRUPT, (int64_t)off, n, "chunk data: impossible raw size");
+    return MCZ_OK;
+}
+
+/* Decodes the xz stream data[0, len) into exactly raw bytes at out: a stream that ends early,
+ * runs on past its slot or decodes to another size is corrupt. */
+static int xz_decode(const uint8_t *data, size_t len, uint64_t off, const mcz_arc_chunk_head *h,
+                     uint8_t *out, mcz_diag *diag)
+{
+    uint64_t memlimit = XZ_MEMLIMIT;
+    size_t in_pos = 0, out_pos = 0;
+    lzma_ret r = lzma_stream_buffer_decode(&memlimit, 0, NULL, data, &in_pos, len, out, &out_pos,
+                                           h->raw_size);
+    int64_t n = h->first_number;
+    if (r == LZMA_MEMLIMIT_ERROR)
+        return mcz_fail(diag, MCZ_ELIMIT, (int64_t)off, n,
+                        "chunk data: the xz stream needs more than %u MiB to decode",
+                        XZ_MEMLIMIT >> 20);
+    if (r == LZMA_MEM_ERROR)
+        return mcz_fail(diag, MCZ_ENOMEM, (int64_t)off, n, "out of memory");
+    if (r == LZMA_BUF_ERROR && out_pos == h->raw_size)
+        return mcz_fail(diag, MCZ_ECORRUPT, (int64_t)off, n,
+                        "chunk data: the xz stream decodes to more than %u bytes", h->raw_size);
+    if (r != LZMA_OK)
+        return mcz_fail(diag, MCZ_ECORRUPT, (int64_t)off, n, "chunk data: xz: %s",
+                        r == LZMA_BUF_ERROR ? "truncated stream" : "corrupt stream");
+    if (in_pos != len || out_pos != h->raw_size)
+        return mcz_fail(diag, MCZ_ECORRUPT, (int64_t)off, n,
+                        "chunk data: the xz stream fills %zu of %zu bytes and decodes to %zu, "
+                        "expected %u", in_pos, len, out_pos, h->raw_size);
     return MCZ_OK;
 }
 
@@ -75,6 +127,18 @@ static int check_contexts(const uint8_t *raw, const mcz_arc_chunk_head *h, uint6
     return MCZ_OK;
 }
 
+/* The decoded raw bytes of the chunk at off: their XXH3 (the chunk header's), then each
+ * context's container. */
+static int check_raw(const uint8_t *raw, const mcz_arc_chunk_head *head, uint64_t off,
+                     mcz_diag *diag)
+{
+    uint64_t data_off = off + mcz_arc_chunk_head_size(head->count);
+    if (mcz_arc_xxh3(raw, head->raw_size) != head->checksum)
+        return mcz_fail(diag, MCZ_ECHECKSUM, (int64_t)data_off, head->first_number,
+                        "chunk data: checksum mismatch");
+    return check_contexts(raw, head, off, diag);
+}
+
 int mcz_arc_decode_chunk(const uint8_t *file, size_t size, uint64_t off, ZSTD_DCtx *dctx,
                          const ZSTD_DDict *ddict, uint32_t dict_id, mcz_arc_buffer *buf,
                          mcz_arc_chunk_head *head, mcz_diag *diag)
@@ -88,11 +152,17 @@ int mcz_arc_decode_chunk(const uint8_t *file, size_t size, uint64_t off, ZSTD_DC
         return mcz_fail(diag, MCZ_ETRUNCATED, (int64_t)data_off, n,
                         "chunk data: %u bytes run past the end of the file", head->data_size);
     const uint8_t *data = file + data_off;
-    rc = check_data_frame(data, head->data_size, data_off, head, dict_id, diag);
+    bool xz = head->codec == MCZ_CODEC_XZ;
+    rc = xz ? check_xz_stream(data, head->data_size, data_off, head, dict_id, diag)
+            : check_data_frame(data, head->data_size, data_off, head, dict_id, diag);
     if (rc == MCZ_OK && reserve(buf, head->raw_size) != MCZ_OK)
         rc = mcz_fail(diag, MCZ_ENOMEM, (int64_t)data_off, n, "out of memory");
+    if (rc == MCZ_OK && xz)
+        rc = xz_decode(data, head->data_size, data_off, head, buf->bytes, diag);
     if (rc != MCZ_OK)
         return rc;
+    if (xz)
+        return check_raw(buf->bytes, head, off, diag);
     size_t got = ddict ? ZSTD_decompress_usingDDict(dctx, buf->bytes, head->raw_size, data,
                                                     head->data_size, ddict)
                        : ZSTD_decompressDCtx(dctx, buf->bytes, head->raw_size, data,
@@ -102,8 +172,5 @@ int mcz_arc_decode_chunk(const uint8_t *file, size_t size, uint64_t off, ZSTD_DC
     if (got != head->raw_size)
         return mcz_fail(diag, MCZ_ECORRUPT, (int64_t)data_off, n,
                         "chunk data: decoded %zu bytes, expected %u", got, head->raw_size);
-    if (mcz_arc_xxh3(buf->bytes, got) != head->checksum)
-        return mcz_fail(diag, MCZ_ECHECKSUM, (int64_t)data_off, n,
-                        "chunk data: checksum mismatch");
-    return check_contexts(buf->bytes, head, off, diag);
+    return check_raw(buf->bytes, head, off, diag);
 }

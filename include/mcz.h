@@ -217,6 +217,13 @@ typedef enum mcz_full_policy {
     MCZ_FULL_DROP = 1,  /* refuse the context with MCZ_EDROPPED and count it: never waits */
 } mcz_full_policy;
 
+/* How the writer compresses chunks (recorded per chunk, FORMAT.md §4; README.md "Presets"). */
+typedef enum mcz_codec {
+    MCZ_CODEC_DEFAULT = 0, /* in options: zstd */
+    MCZ_CODEC_ZSTD = 1,    /* zstd, levels 1-22, with the shared dictionary: fast to read */
+    MCZ_CODEC_XZ = 2,      /* xz (LZMA2, liblzma), levels 1-9, no dictionary: cold storage */
+} mcz_codec;
+
 /* Zero fields mean "the default"; the defaults and the figures behind them are in README.md
  * and format/FORMAT.md §10. Start from MCZ_WRITER_OPTIONS_INIT, then set fields by name:
  * struct_size records which version of the struct the caller was built with, so fields can be
@@ -259,6 +266,10 @@ typedef struct mcz_writer_options {
      * is kept when what it saves on its samples, scaled to this size, exceeds what it costs to
      * store; unknown, it must pay on the samples alone (FORMAT.md §10). */
     uint64_t expected_bytes;
+
+    /* The chunks' codec (0: zstd); MCZ_CODEC_XZ excludes a dictionary (no_dict is implied, dict
+     * must be NULL) and takes level 1-9 (0: default 9; always with xz's "extreme" search). */
+    mcz_codec codec;
 } mcz_writer_options;
 
 /* struct_size set, every other field zero (its default). */
@@ -290,10 +301,10 @@ MCZ_API MCZ_NODISCARD mcz_writer *mcz_writer_open(const char *path, const mcz_wr
 MCZ_API MCZ_NODISCARD int mcz_writer_append(mcz_writer *w, const void *mc, size_t size, uint32_t *number);
 
 /*
- * A chunk as stored in an archive (its chunk-header frame and zstd data frame, e.g. from
+ * A chunk as stored in an archive (its chunk-header frame and data frame, e.g. from
  * mcz_reader_chunk_frames) with the stored hashes of its contexts (identity, dedup: count
- * entries each, in order). When the data frame uses the writer's dictionary (same id, or both
- * none) it is decoded and verified in full (header, decode, XXH3, containers), then copied byte
+ * entries each, in order). When the data uses the writer's codec and dictionary (same id, or
+ * both none) it is decoded and verified in full (header, decode, XXH3, containers), then copied byte
  * for byte with its header renumbered; otherwise MCZ_EDICT and nothing is appended (the caller
  * appends the contexts instead). The open chunk is sealed first. The writer's dictionary is
  * decided first (trained on what was appended, if it is still pending): open the writer with
@@ -395,6 +406,7 @@ typedef struct mcz_archive_info {
     int level;             /* level recorded by the writer */
     uint32_t chunk_size;   /* target recorded by the writer */
     bool hashes;           /* the index stores identity hashes and dedup keys (no_hashes: not) */
+    mcz_codec codec;       /* the codec the writer recorded, ZSTD or XZ (each chunk names its own) */
 } mcz_archive_info;
 
 typedef struct mcz_chunk_info {

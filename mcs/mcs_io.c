@@ -271,11 +271,15 @@ static void inherit_settings(mcz_writer_options *opt, const mcz_reader *model)
 {
     mcz_archive_info info;
     mcz_reader_get_info(model, &info);
-    if (!opt->level && info.level >= 1 && info.level <= MCS_LEVEL_MAX)
+    bool same_codec = !opt->codec || opt->codec == info.codec;
+    if (!opt->codec)
+        opt->codec = info.codec;
+    int level_max = opt->codec == MCZ_CODEC_XZ ? MCS_XZ_LEVEL_MAX : MCS_LEVEL_MAX;
+    if (!opt->level && same_codec && info.level >= 1 && info.level <= level_max)
         opt->level = info.level;
     if (!opt->chunk_size && info.chunk_size >= 1 && info.chunk_size <= MCS_CHUNK_SIZE_MAX)
         opt->chunk_size = info.chunk_size;
-    if (!opt->no_dict)
+    if (!opt->no_dict && opt->codec != MCZ_CODEC_XZ)
         mcz_reader_dict(model, &opt->dict, &opt->dict_len);
     opt->no_dict = !opt->dict;
     opt->no_hashes = opt->no_hashes || !info.hashes;
@@ -319,7 +323,7 @@ bool mcs_output_copies_chunks_of(const mcs_output *o, const mcs_input *in)
     mcz_archive_info info;
     mcz_reader_get_info(in->archive, &info);
     return info.dict_id == o->dict_id && info.level == o->opt.level &&
-           info.chunk_size == o->opt.chunk_size;
+           info.chunk_size == o->opt.chunk_size && info.codec == o->opt.codec;
 }
 
 /* Reports why the output failed (its sticky error, else `code` about context `number`) and

@@ -151,19 +151,71 @@ int mcs_parse_list(const char *arg, mcz_list *out)
     return mcs_has_extension(arg, ".mcl") ? MCS_EXIT_FAIL : MCS_EXIT_USAGE;
 }
 
+/* The presets (README.md "Presets", with the figures that chose them): what each sets. */
+typedef struct compress_preset {
+    const char *name;
+    mcz_codec codec;
+    int level;
+    uint32_t chunk_size;
+    bool no_hashes;
+} compress_preset;
+
+static const compress_preset presets[] = {
+    {"fast", MCZ_CODEC_ZSTD, 3, 1u << 20, false},
+    {"default", MCZ_CODEC_ZSTD, 0, 0, false}, /* the library's defaults */
+    {"cold", MCZ_CODEC_XZ, 9, 16u << 20, true},
+};
+
+/* Applies preset `name` to opt where opt leaves a setting open (options given beside it are
+ * applied after, and win). Returns 0, or -1 after a usage error. */
+static int apply_preset(const mcs_usage *u, const char *name, mcz_writer_options *opt)
+{
+    for (size_t i = 0; i < sizeof presets / sizeof presets[0]; i++) {
+        const compress_preset *p = &presets[i];
+        if (strcmp(name, p->name) != 0)
+            continue;
+        if (!opt->codec)
+            opt->codec = p->codec;
+        if (!opt->level && opt->codec == p->codec)
+            opt->level = p->level;
+        if (!opt->chunk_size)
+            opt->chunk_size = p->chunk_size;
+        opt->no_hashes = opt->no_hashes || p->no_hashes;
+        return 0;
+    }
+    mcs_usage_error(u, "--preset takes fast, default or cold, not '%s'", name);
+    return -1;
+}
+
 int mcs_compress_parse(const mcs_usage *u, const mcs_compress_args *a, const char *out,
                        mcz_writer_options *opt)
 {
-    uint64_t level = (uint64_t)opt->level, chunk_size = opt->chunk_size;
-    if (a->level && mcs_parse_number(u, "--level", a->level, false, 1, MCS_LEVEL_MAX, &level) != 0)
+    if (a->codec && strcmp(a->codec, "zstd") == 0)
+        opt->codec = MCZ_CODEC_ZSTD;
+    else if (a->codec && strcmp(a->codec, "xz") == 0)
+        opt->codec = MCZ_CODEC_XZ;
+    else if (a->codec) {
+        mcs_usage_error(u, "--codec takes zstd or xz, not '%s'", a->codec);
         return -1;
+    }
+    if (a->preset && apply_preset(u, a->preset, opt) != 0)
+        return -1;
+    uint64_t level = (uint64_t)opt->level, chunk_size = opt->chunk_size;
+    bool xz = opt->codec == MCZ_CODEC_XZ;
+    if (a->level && mcs_parse_number(u, "--level", a->level, false, 1,
+                                     xz ? MCS_XZ_LEVEL_MAX : MCS_LEVEL_MAX, &level) != 0)
+        return -1;
+    if (xz && a->no_dict) {
+        mcs_usage_error(u, "--codec xz has no dictionary: --no-dict is implied");
+        return -1;
+    }
     if (a->chunk_size && mcs_parse_number(u, "--chunk-size", a->chunk_size, true, 1,
                                           MCS_CHUNK_SIZE_MAX, &chunk_size) != 0)
         return -1;
-    bool given = a->level || a->chunk_size || a->no_dict || a->no_hashes;
+    bool given = a->level || a->chunk_size || a->codec || a->preset || a->no_dict || a->no_hashes;
     if (given && out && !mcs_has_extension(out, ".mcz")) {
-        mcs_usage_error(u, "--level, --chunk-size, --no-dict and --no-hashes need an archive "
-                           "output (a name ending in .mcz), not %s", out);
+        mcs_usage_error(u, "--preset, --codec, --level, --chunk-size, --no-dict and --no-hashes "
+                           "need an archive output (a name ending in .mcz), not %s", out);
         return -1;
     }
     opt->level = (int)level;

@@ -90,19 +90,27 @@ int mcs_parse_list(const char *arg, mcz_list *out);
  * -merge into an archive), as typed: MCS_COMPRESS_OPTIONS(&a) in a verb's option table,
  * MCS_COMPRESS_HELP in its help, mcs_compress_parse to turn them into writer options. */
 typedef struct mcs_compress_args {
-    const char *level, *chunk_size;
+    const char *level, *chunk_size, *codec, *preset;
     bool no_dict, no_hashes;
 } mcs_compress_args;
 
 #define MCS_LEVEL_MAX 22
+#define MCS_XZ_LEVEL_MAX 9
 #define MCS_CHUNK_SIZE_MAX (1u << 30) /* the writer's limit */
 
 #define MCS_COMPRESS_OPTIONS(a)                                                        \
     {"--level", &(a)->level, NULL}, {"--chunk-size", &(a)->chunk_size, NULL},          \
-        {"--no-dict", NULL, &(a)->no_dict}, {"--no-hashes", NULL, &(a)->no_hashes}
+        {"--codec", &(a)->codec, NULL}, {"--preset", &(a)->preset, NULL},               \
+        {"--no-dict", NULL, &(a)->no_dict},                                            \
+        {"--no-hashes", NULL, &(a)->no_hashes}
 
 #define MCS_COMPRESS_HELP                                                                  \
-    "  --level N           zstd level (1-22)\n"                                           \
+    "  --preset NAME       fast, default or cold (README.md \"Presets\"): the codec, level,\n" \
+    "                      chunk size and hashes chosen from the bench figures; options\n"  \
+    "                      given beside it win\n"                                          \
+    "  --codec zstd|xz     chunk codec: zstd (default; fast to read) or xz (cold storage:\n" \
+    "                      smaller, slower; no dictionary)\n"                             \
+    "  --level N           zstd level (1-22), or xz level (1-9, default 9)\n"             \
     "  --chunk-size SIZE   uncompressed bytes per chunk, e.g. 1M (K, M or G: powers of 1024)\n" \
     "  --no-dict           compress without a dictionary\n"                               \
     "  --no-hashes         store no identity hashes or dedup keys in the index: the smallest\n" \
@@ -111,8 +119,8 @@ typedef struct mcs_compress_args {
 
 /* What an archive OUT of a copying verb is, for its help. */
 #define MCS_COMPRESS_INHERIT_HELP                                                          \
-    "An archive OUT takes the settings of the first archive read (its level, chunk size,\n"   \
-    "dictionary or none, hashes or none) where these options leave them open; when an MCH\n"   \
+    "An archive OUT takes the settings of the first archive read (its codec, level, chunk\n" \
+    "size, dictionary or none, hashes or none) where these options leave them open; when an MCH\n"   \
     "file comes first, the library's defaults. A chunk is copied without recompressing it\n"  \
     "when OUT has its dictionary, level and chunk size.\n"
 

@@ -6,7 +6,8 @@
 #include "mcs_verbs.h"
 
 const mcs_usage usage_convert = {
-    "-convert IN OUT.mcz [--level N] [--chunk-size SIZE] [--dict-size SIZE] [--no-dict]\n"
+    "-convert IN OUT.mcz [--preset fast|default|cold] [--codec zstd|xz] [--level N]\n"
+    "                  [--chunk-size SIZE] [--dict-size SIZE] [--no-dict]\n"
     "                  [--dict-from ARCHIVE.mcz] [--no-hashes] [-j THREADS]",
     "compress a collection into a seekable .mcz archive",
     MCS_COMPRESS_HELP
@@ -37,6 +38,10 @@ static int convert_options(const convert_args *a, mcz_writer_options *opt)
         return -1;
     if (a->compress.no_dict && (a->dict_from || a->dict_size)) {
         mcs_usage_error(u, "--no-dict excludes --dict-from and --dict-size");
+        return -1;
+    }
+    if (opt->codec == MCZ_CODEC_XZ && (a->dict_from || a->dict_size)) {
+        mcs_usage_error(u, "--codec xz has no dictionary: it excludes --dict-from and --dict-size");
         return -1;
     }
     opt->dict_size = (uint32_t)dict_size;

@@ -39,6 +39,7 @@ static void print_archive(const char *path, const mcz_reader *r)
         printf("dictionary:    none\n");
     printf("hashes:        %s\n", info.hashes ? "stored" : "none (computed from the contexts "
                                                             "when needed)");
+    printf("codec:         %s\n", info.codec == MCZ_CODEC_XZ ? "xz" : "zstd");
     printf("level:         %d\n", info.level);
     printf("chunk target:  %" PRIu32 " bytes\n", info.chunk_size);
 }

@@ -131,7 +131,8 @@ static uint64_t resync(const recovery *r, uint64_t from)
         if (!hit)
             break;
         at = (uint64_t)(hit - r->data);
-        if (mcz_fits(r->size, at, 12) && mcz_get_le32(hit + 8) == MCZ_ARC_TAG_CHUNK)
+        uint32_t tag = mcz_fits(r->size, at, 12) ? mcz_get_le32(hit + 8) : 0;
+        if (tag == MCZ_ARC_TAG_CHUNK || tag == MCZ_ARC_TAG_CHUNK_XZ)
             return at;
         at++;
     }

@@ -38,7 +38,7 @@ static int check_stored_size(size_t len, const mcz_arc_chunk_head *h, mcz_diag *
 
 /*
  * The chunk in frames[0, len), decoded with w's dictionary into raw and verified; *h describes
- * it. MCZ_EDICT, before any decoding, when its data frame uses another dictionary. zstd's own
+ * it. MCZ_EDICT, before any decoding, when its data uses another codec or dictionary. zstd's own
  * content checksum is checked too (unlike reads), since the frame is kept as it is. The zstd
  * contexts are made per call, without the lock: calls may run on several threads at once, and
  * making them costs little next to decoding a chunk.
@@ -48,10 +48,13 @@ static int verify_chunk(const mcz_writer *w, const uint8_t *frames, size_t len,
 {
     ZSTD_DCtx *dctx = ZSTD_createDCtx();
     ZSTD_DDict *ddict = w->dict_len ? ZSTD_createDDict(w->dict, w->dict_len) : NULL;
-    int rc;
-    if (!dctx || (w->dict_len && !ddict))
+    int rc = mcz_arc_chunk_head_decode(frames, len, 0, h, diag);
+    if (rc == MCZ_OK && h->codec != w->codec)
+        rc = mcz_fail(diag, MCZ_EDICT, 0, h->first_number,
+                      "chunk: compressed with another codec than the writer's");
+    else if (rc == MCZ_OK && (!dctx || (w->dict_len && !ddict)))
         rc = mcz_fail(diag, MCZ_ENOMEM, -1, -1, "out of memory");
-    else
+    else if (rc == MCZ_OK)
         rc = mcz_arc_decode_chunk(frames, len, 0, dctx, ddict, w->dict_id, raw, h, diag);
     if (rc == MCZ_OK)
         rc = check_stored_size(len, h, diag);
@@ -111,11 +114,11 @@ static int prepare_copy(const mcz_writer *w, const uint8_t *frames, size_t len,
 }
 
 /* Gives c its numbers: the chunk header re-encoded, the data frame untouched. */
-static void number_copy(chunk *c, uint32_t first)
+static void number_copy(const mcz_writer *w, chunk *c, uint32_t first)
 {
     size_t head = (size_t)mcz_arc_chunk_head_size(c->count);
     mcz_arc_chunk_head h = {first, c->count, (uint32_t)c->raw_len,
-                            (uint32_t)(c->frames_len - head), c->checksum, NULL};
+                            (uint32_t)(c->frames_len - head), c->checksum, NULL, w->codec};
     c->first_number = first;
     mcz_arc_chunk_head_encode(&h, c->lengths, c->frames);
 }
@@ -143,7 +146,7 @@ static int queue_copy(mcz_writer *w, chunk *c)
             rc = mcz_wr_fail(w, MCZ_ELIMIT, -1, "context numbers exhausted");
             break;
         }
-        number_copy(c, (uint32_t)w->next_number);
+        number_copy(w, c, (uint32_t)w->next_number);
         mcz_wr_enqueue(w, c);
         w->next_number += c->count;
         w->stats.appended += c->count;

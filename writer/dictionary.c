@@ -178,7 +178,9 @@ static int decide_from_chunks(mcz_writer *w, chunk *first, uint32_t k, mcz_diag 
 /* The file header and, with a dictionary, the dictionary frame's head (FORMAT.md §2, §3). */
 static void encode_head(mcz_writer *w)
 {
-    mcz_arc_header h = {MCZ_ARC_VERSION, w->dict_len ? MCZ_ARC_FLAG_HAS_DICT : 0, w->level,
+    uint32_t flags = (w->dict_len ? MCZ_ARC_FLAG_HAS_DICT : 0) |
+                     (w->codec == MCZ_CODEC_XZ ? MCZ_ARC_FLAG_CODEC_XZ : 0);
+    mcz_arc_header h = {MCZ_ARC_VERSION, flags, w->level,
                         w->chunk_size, w->dict_id};
     mcz_arc_header_encode(&h, w->head);
     w->head_len = MCZ_ARC_HEADER_SIZE;

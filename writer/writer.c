@@ -12,6 +12,7 @@
  * waits (MCZ_FULL_BLOCK) or its context is refused (MCZ_FULL_DROP). The dictionary is decided
  * on a worker too (dictionary.c), never on an appending thread.
  */
+#include <lzma.h>
 #include <stdlib.h>
 #include <stddef.h>
 #include <string.h>
@@ -24,6 +25,9 @@
 /* Defaults; format/FORMAT.md §10 and §12 give the figures and reasons behind them. */
 #define DEFAULT_LEVEL 12                     /* conversion (ATOMIC): ratio first */
 #define DEFAULT_CHUNK_SIZE (2u << 20)
+#define XZ_LEVEL_MIN 1
+#define XZ_LEVEL_MAX 9
+#define XZ_DEFAULT_LEVEL 9                   /* cold storage: the ratio is all (FORMAT.md §10) */
 #define COLLECTOR_LEVEL 7                    /* LIVE, MEMORY: the JIT's process pays the CPU */
 #define COLLECTOR_CHUNK_SIZE (1u << 20)
 #define DEFAULT_WINDOW_LOG 23                /* what zstd's levels use at most below --long */
@@ -104,24 +108,62 @@ int mcz_wr_hash_contexts(chunk *c, const uint8_t *raw, mcz_diag *d)
     return MCZ_OK;
 }
 
-static int compress_chunk(ZSTD_CCtx *cctx, bool hashes, chunk *c, mcz_diag *d)
+/*
+ * An xz chunk's data (FORMAT.md §4): one .xz stream of LZMA2 at the writer's preset with xz's
+ * extreme search, no integrity check of its own (the chunk header's XXH3 covers the bytes), and a
+ * dictionary no larger than the chunk, so that decoding needs no more memory than the chunk does.
+ */
+static int xz_compress(const mcz_writer *w, const chunk *c, uint8_t *out, size_t cap, size_t *n,
+                       mcz_diag *d)
 {
-    int rc = hashes ? mcz_wr_hash_contexts(c, c->raw, d) : MCZ_OK;
+    lzma_options_lzma lz;
+    if (lzma_lzma_preset(&lz, (uint32_t)w->level | LZMA_PRESET_EXTREME))
+        return mcz_fail(d, MCZ_EINVAL, -1, c->first_number, "xz: no preset %d", w->level);
+    if (lz.dict_size > c->raw_len)
+        lz.dict_size = c->raw_len > LZMA_DICT_SIZE_MIN ? (uint32_t)c->raw_len : LZMA_DICT_SIZE_MIN;
+    lzma_filter filters[] = {{LZMA_FILTER_LZMA2, &lz}, {LZMA_VLI_UNKNOWN, NULL}};
+    *n = 0;
+    lzma_ret r = lzma_stream_buffer_encode(filters, LZMA_CHECK_NONE, NULL, c->raw, c->raw_len, out,
+                                           n, cap);
+    if (r == LZMA_MEM_ERROR)
+        return mcz_fail(d, MCZ_ENOMEM, -1, c->first_number, "out of memory");
+    return r == LZMA_OK ? MCZ_OK : mcz_fail(d, MCZ_EINVAL, -1, c->first_number, "xz: error %d", r);
+}
+
+static size_t compress_bound(const mcz_writer *w, size_t raw_len)
+{
+    return w->codec == MCZ_CODEC_XZ ? lzma_stream_buffer_bound(raw_len) : ZSTD_compressBound(raw_len);
+}
+
+static int zstd_compress(ZSTD_CCtx *cctx, const chunk *c, uint8_t *out, size_t cap, size_t *n,
+                         mcz_diag *d)
+{
+    *n = ZSTD_compress2(cctx, out, cap, c->raw, c->raw_len);
+    if (ZSTD_isError(*n))
+        return mcz_fail(d, MCZ_EZSTD, -1, c->first_number, "zstd: %s", ZSTD_getErrorName(*n));
+    return MCZ_OK;
+}
+
+static int compress_chunk(const mcz_writer *w, ZSTD_CCtx *cctx, chunk *c, mcz_diag *d)
+{
+    int rc = w->no_hashes ? MCZ_OK : mcz_wr_hash_contexts(c, c->raw, d);
     if (rc != MCZ_OK)
         return rc;
     c->checksum = mcz_arc_xxh3(c->raw, c->raw_len);
     size_t head = (size_t)mcz_arc_chunk_head_size(c->count);
-    size_t bound = ZSTD_compressBound(c->raw_len);
+    size_t bound = compress_bound(w, c->raw_len);
     c->frames = malloc(head + bound);
     if (!c->frames)
         return mcz_fail(d, MCZ_ENOMEM, -1, c->first_number, "out of memory");
-    size_t n = ZSTD_compress2(cctx, c->frames + head, bound, c->raw, c->raw_len);
-    if (ZSTD_isError(n))
-        return mcz_fail(d, MCZ_EZSTD, -1, c->first_number, "zstd: %s", ZSTD_getErrorName(n));
+    size_t n;
+    rc = w->codec == MCZ_CODEC_XZ ? xz_compress(w, c, c->frames + head, bound, &n, d)
+                                  : zstd_compress(cctx, c, c->frames + head, bound, &n, d);
+    if (rc != MCZ_OK)
+        return rc;
     if (head + n > UINT32_MAX)
         return mcz_fail(d, MCZ_ELIMIT, -1, c->first_number, "chunk too large");
     mcz_arc_chunk_head h = {c->first_number, c->count, (uint32_t)c->raw_len, (uint32_t)n,
-                            c->checksum, NULL};
+                            c->checksum, NULL, w->codec};
     mcz_arc_chunk_head_encode(&h, c->lengths, c->frames);
     c->frames_len = head + n;
     uint8_t *fitted = realloc(c->frames, c->frames_len);
@@ -221,7 +263,7 @@ static void run_chunk(mcz_writer *w, ZSTD_CCtx *cctx, bool *configured, chunk *c
     if (rc != MCZ_OK)
         mcz_fail(&d, rc, -1, c->first_number, "zstd: cannot set compression parameters");
     else
-        rc = compress_chunk(cctx, !w->no_hashes, c, &d);
+        rc = compress_chunk(w, cctx, c, &d);
     *configured = true;
     cpu = mcz_wr_thread_cpu_ns() - cpu;
     pthread_mutex_lock(&w->lock);
@@ -433,7 +475,11 @@ int mcz_writer_append(mcz_writer *w, const void *mc, size_t size, uint32_t *numb
 static bool options_valid(const mcz_writer *w, const mcz_writer_options *opt)
 {
     bool collector = opt->mode == MCZ_WRITE_LIVE || opt->mode == MCZ_WRITE_MEMORY;
-    return w->level >= ZSTD_minCLevel() && w->level <= ZSTD_maxCLevel() && opt->threads >= 0 &&
+    bool level_ok = w->codec == MCZ_CODEC_XZ
+                        ? w->level >= XZ_LEVEL_MIN && w->level <= XZ_LEVEL_MAX && !opt->dict
+                        : w->codec == MCZ_CODEC_ZSTD && w->level >= ZSTD_minCLevel() &&
+                              w->level <= ZSTD_maxCLevel();
+    return level_ok && opt->threads >= 0 &&
            w->chunk_size <= MAX_CHUNK_SIZE && !(opt->dict && (!opt->dict_len || opt->no_dict)) &&
            opt->dict_len <= UINT32_MAX && (collector || opt->mode == MCZ_WRITE_ATOMIC) &&
            (opt->when_full == MCZ_FULL_BLOCK || opt->when_full == MCZ_FULL_DROP) &&
@@ -461,7 +507,11 @@ static void resolve_collector_options(mcz_writer *w, const mcz_writer_options *o
 static int resolve_options(mcz_writer *w, const mcz_writer_options *opt, mcz_diag *diag)
 {
     bool collector = opt->mode == MCZ_WRITE_LIVE || opt->mode == MCZ_WRITE_MEMORY;
-    w->level = opt->level ? opt->level : collector ? COLLECTOR_LEVEL : DEFAULT_LEVEL;
+    w->codec = opt->codec == MCZ_CODEC_DEFAULT ? MCZ_CODEC_ZSTD : opt->codec;
+    w->level = opt->level                   ? opt->level
+               : opt->codec == MCZ_CODEC_XZ ? XZ_DEFAULT_LEVEL
+               : collector                  ? COLLECTOR_LEVEL
+                                            : DEFAULT_LEVEL;
     w->chunk_size = opt->chunk_size ? opt->chunk_size
                     : collector     ? COLLECTOR_CHUNK_SIZE
                                     : DEFAULT_CHUNK_SIZE;
@@ -621,7 +671,7 @@ mcz_writer *mcz_writer_open(const char *path, const mcz_writer_options *given, m
     int rc = resolve_options(w, opt, diag);
     if (rc == MCZ_OK)
         rc = open_output(w, path, diag);
-    if (rc == MCZ_OK && (opt->dict || opt->no_dict)) {
+    if (rc == MCZ_OK && (opt->dict || opt->no_dict || opt->codec == MCZ_CODEC_XZ)) {
         rc = mcz_wr_prepare_dict(w, diag); /* no other thread yet */
         if (rc == MCZ_OK)
             mcz_wr_publish_dict(w);

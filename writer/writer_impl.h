@@ -68,6 +68,7 @@ struct mcz_writer {
     uint32_t chunk_size, dict_size;
     uint64_t train_bytes;
     uint64_t expected_bytes; /* the caller's estimate of all input; 0: unknown */
+    mcz_codec codec;
     uint32_t first_number;
     bool no_hashes; /* the index stores no identity and dedup columns */
 

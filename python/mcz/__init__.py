@@ -83,6 +83,9 @@ class _Mc(ctypes.Structure):
                 ("offset", ctypes.c_uint64), ("number", ctypes.c_uint32)]
 
 
+_CODEC_XZ = 2  # MCZ_CODEC_XZ
+
+
 class _ArchiveInfo(ctypes.Structure):
     _fields_ = [("version", ctypes.c_uint32), ("contexts", ctypes.c_uint64),
                 ("chunks", ctypes.c_uint64), ("first_number", ctypes.c_uint32),
@@ -90,6 +93,7 @@ class _ArchiveInfo(ctypes.Structure):
                 ("file_bytes", ctypes.c_uint64), ("dict_id", ctypes.c_uint32),
                 ("dict_size", ctypes.c_uint32), ("level", ctypes.c_int),
                 ("chunk_size", ctypes.c_uint32), ("hashes", ctypes.c_bool),
+                ("codec", ctypes.c_int),
                 # Room for fields a later minor version appends: the library writes them
                 # into this, never past it.
                 ("_reserved", ctypes.c_uint8 * 256)]
@@ -304,8 +308,8 @@ class Collection:
     def info(self):
         """What the collection is: a dict with kind ("archive" or "mch"), contexts,
         first_number, last_number, raw_bytes (the equivalent .mch size) and file_bytes; for an
-        archive also version, chunks, dictionary, dict_id, dict_size, level, chunk_size and
-        hashes (identity hashes stored); for an .mch file toc (the .mct SuperPMI would use,
+        archive also version, chunks, dictionary, dict_id, dict_size, level, chunk_size,
+        hashes (identity hashes stored) and codec ("zstd" or "xz"); for an .mch file toc (the .mct SuperPMI would use,
         or None)."""
         with self._lock:
             reader = self._archive()
@@ -317,7 +321,8 @@ class Collection:
                         "file_bytes": i.file_bytes, "chunks": i.chunks,
                         "dictionary": i.dict_id != 0, "dict_id": i.dict_id,
                         "dict_size": i.dict_size, "level": i.level,
-                        "chunk_size": i.chunk_size, "hashes": bool(i.hashes)}
+                        "chunk_size": i.chunk_size, "hashes": bool(i.hashes),
+                        "codec": "xz" if i.codec == _CODEC_XZ else "zstd"}
         count, raw, first, last = self._mch_walk()
         toc = ctypes.create_string_buffer(4096)
         found = _load().mcz_toc_find(self._file, toc, len(toc)) == 1

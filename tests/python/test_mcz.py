@@ -130,6 +130,14 @@ class Collections(unittest.TestCase):
         self.assertTrue(info["hashes"])
         self.assertEqual(info["dictionary"], info["dict_id"] != 0)
         self.assertEqual(info["dictionary"], info["dict_size"] > 0)
+        self.assertEqual(info["codec"], "zstd")
+
+    def test_an_xz_archive(self):
+        xz = os.path.join(self.dir, "xz.mcz")
+        run(os.path.join(BIN, "mcs"), "-convert", "--codec", "xz", "--level", "1", self.mch, xz)
+        with mcz.open(xz) as c:
+            self.assertEqual(c.info()["codec"], "xz")
+            self.assertEqual(b"".join(c), self.mch_bytes)
 
     def test_info_of_an_mch(self):
         d = tempfile.mkdtemp(dir=self.dir)

@@ -386,6 +386,61 @@ static void test_options_from_an_older_caller(void **state)
     tl_corpus_free(&c);
 }
 
+/* xz chunks (MCZ_CODEC_XZ): the same contexts back, the codec recorded, no dictionary; two
+ * threads give the bytes one gives; a zstd chunk is not copied into an xz archive (MCZ_EDICT),
+ * and an xz writer refuses a dictionary and levels outside 1-9. */
+static void test_xz_codec(void **state)
+{
+    (void)state;
+    tl_corpus c;
+    tl_corpus_make(&c, 300, 40);
+    mcz_writer_options o = small_chunks(16 << 10, 1);
+    o.codec = MCZ_CODEC_XZ;
+    o.level = 2;
+    assert_int_equal(tl_write(path, &c, &o), MCZ_OK);
+    o.threads = 2;
+    assert_int_equal(tl_write(path2, &c, &o), MCZ_OK);
+    assert_same_file(path, path2);
+    mcz_reader *r = check_archive(path, &c, 1);
+    mcz_archive_info info;
+    mcz_reader_get_info(r, &info);
+    assert_int_equal(info.codec, MCZ_CODEC_XZ);
+    assert_int_equal(info.level, 2);
+    assert_int_equal(info.dict_id, 0);
+    assert_true(info.file_bytes < c.size);
+    mcz_reader_close(r);
+
+    mcz_writer_options z = small_chunks(16 << 10, 1);
+    z.no_dict = true;
+    assert_int_equal(tl_write(path2, &c, &z), MCZ_OK);
+    r = mcz_reader_open(path2, NULL);
+    mcz_reader_get_info(r, &info);
+    assert_int_equal(info.codec, MCZ_CODEC_ZSTD);
+    const uint8_t *frames;
+    size_t len;
+    assert_int_equal(mcz_reader_chunk_frames(r, 0, &frames, &len, NULL), MCZ_OK);
+    mcz_writer *w = mcz_writer_open(path, &o, NULL);
+    assert_non_null(w);
+    mcz_diag d;
+    assert_int_equal(mcz_writer_append_compressed(w, frames, len, NULL, NULL, 0, &d), MCZ_EDICT);
+    mcz_writer_abort(w);
+    mcz_reader_close(r);
+
+    mcz_writer_options bad = o;
+    bad.level = 10;
+    assert_null(mcz_writer_open(path, &bad, &d));
+    assert_int_equal(d.code, MCZ_EINVAL);
+    bad.level = 9;
+    bad.dict = c.bytes;
+    bad.dict_len = 4096;
+    assert_null(mcz_writer_open(path, &bad, &d));
+    assert_int_equal(d.code, MCZ_EINVAL);
+    bad = o;
+    bad.codec = (mcz_codec)7;
+    assert_null(mcz_writer_open(path, &bad, &d));
+    tl_corpus_free(&c);
+}
+
 static void test_writer_misuse(void **state)
 {
     (void)state;
@@ -438,6 +493,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_first_number, setup, teardown),
         cmocka_unit_test_setup_teardown(test_dictionary_modes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_writer_misuse, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_xz_codec, setup, teardown),
         cmocka_unit_test_setup_teardown(test_options_from_an_older_caller, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

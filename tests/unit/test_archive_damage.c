@@ -475,6 +475,46 @@ static void test_recover_damaged_middle(void **state)
     mcz_reader_close(orig);
 }
 
+/* An archive of xz chunks (FORMAT.md §4): every flipped bit of a chunk gives an error or the right
+ * bytes, and a chunk whose tag claims the other codec (its header checksum resealed) is refused
+ * before anything is decoded. */
+static void test_xz_chunks(void **state)
+{
+    (void)state;
+    mcz_writer_options o = options(false);
+    o.codec = MCZ_CODEC_XZ;
+    o.level = 1;
+    assert_int_equal(tl_write(path2, &corpus, &o), MCZ_OK);
+    size_t size = 0;
+    uint8_t *xz = tl_read(path2, &size);
+    assert_non_null(xz);
+    bool verify_failed;
+    assert_int_equal(read_all_checked(xz, size, &verify_failed), 0);
+    assert_false(verify_failed);
+    mcz_reader *r = mcz_reader_open_image(xz, size, NULL);
+    assert_non_null(r);
+    mcz_archive_info info;
+    mcz_reader_get_info(r, &info);
+    assert_int_equal(info.codec, MCZ_CODEC_XZ);
+    mcz_chunk_info c;
+    assert_int_equal(mcz_reader_chunk(r, 1, &c), MCZ_OK);
+    mcz_reader_close(r);
+    uint32_t detected = 0;
+    for (uint64_t at = c.offset; at < c.offset + c.stored_size; at++) {
+        flip(xz, at, (unsigned)(at * 3) % 8);
+        uint32_t failed = read_all_checked(xz, size, &verify_failed);
+        assert_true(failed == 0 || failed == c.count);
+        detected += failed > 0;
+        flip(xz, at, (unsigned)(at * 3) % 8);
+    }
+    assert_true(detected > c.stored_size * 9 / 10);
+    size_t body = 36 + 4 * (size_t)c.count;
+    mcz_put_le32(xz + c.offset + 8, MCZ_ARC_TAG_CHUNK); /* "MCZC": a zstd chunk */
+    mcz_put_le32(xz + c.offset + body, (uint32_t)mcz_arc_xxh3(xz + c.offset, body));
+    assert_int_equal(read_all_checked(xz, size, &verify_failed), c.count);
+    free(xz);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -485,6 +525,7 @@ int main(void)
         cmocka_unit_test(test_hostile_offsets_and_sizes),
         cmocka_unit_test(test_chunk_checksum_fails),
         cmocka_unit_test(test_wrong_dictionary),
+        cmocka_unit_test(test_xz_chunks),
         cmocka_unit_test(test_recover_truncated),
         cmocka_unit_test(test_recover_damaged_middle),
     };

@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# bench/codecs.sh - mcz's presets against generic compressors, side by side in one run, on the
+# default corpus (mchgen --seed 1, 20,000 contexts): stored size and ratio, compression and full
+# decompression speed (MB of MCH per second, wall, 2 cores), and the time to read one context
+# from the middle. Seekable baselines: pixz (indexed xz), bgzip (BGZF, htslib), zck (zchunk);
+# whole-file ones: xz -9, zstd -19 --long=27 (reading one context means decoding up to it).
+# Writes bench/codecs.png (ratio against decompression speed) when gnuplot is there.
+# Not a test: it prints figures. Usage: bash bench/codecs.sh [BIN] [CONTEXTS]
+# Needs Debian's pixz, tabix (bgzip), zchunk, xz-utils, zstd (and gnuplot-nox for the plot).
+set -euo pipefail
+BIN=$(cd "${1:-bin}" && pwd)
+CONTEXTS=${2:-20000}
+HERE=$(cd "$(dirname "$0")" && pwd)
+D=$(mktemp -d)
+trap 'rm -rf "$D"' EXIT
+for tool in pixz bgzip zck xz zstd; do
+    command -v "$tool" >/dev/null || { echo "bench/codecs.sh: $tool is missing (apt-get install pixz tabix zchunk xz-utils zstd)" >&2; exit 1; }
+done
+
+"$BIN/mchgen" --seed 1 --contexts "$CONTEXTS" --out "$D/c.mch" >/dev/null
+RAW=$(stat -c %s "$D/c.mch")
+# The middle context: its number, and its offset and size in the MCH (walking the containers).
+MID=$((CONTEXTS / 2))
+read -r OFF LEN < <(python3 - "$D/c.mch" $MID <<'PY'
+import struct, sys
+f = open(sys.argv[1], 'rb'); want = int(sys.argv[2]); off = 0
+for n in range(1, want + 1):
+    f.seek(off); size = struct.unpack('<I', f.read(6)[2:6])[0] + 8
+    if n == want: print(off, size)
+    off += size
+PY
+)
+printf 'corpus: %d contexts, %d bytes; one context: number %d (offset %d, %d bytes); %d cores; load %s\n' \
+    "$CONTEXTS" "$RAW" "$MID" "$OFF" "$LEN" "$(getconf _NPROCESSORS_ONLN)" "$(cut -d' ' -f1-3 /proc/loadavg)"
+
+now() { date +%s%N; }
+mbps() { awk -v b="$RAW" -v ns="$1" 'BEGIN { printf "%.1f", b / 1e6 / (ns / 1e9) }'; }
+secs() { awk -v ns="$1" 'BEGIN { printf "%.3f", ns / 1e9 }'; }
+
+rows=()
+# row NAME FILE COMPRESS_NS DECOMPRESS_NS ONE_NS SEEKABLE
+row() {
+    local size; size=$(stat -c %s "$2")
+    rows+=("$(printf '| %s | %d | %.2f | %s | %s | %s | %s |' "$1" "$size" \
+        "$(awk -v r="$RAW" -v s="$size" 'BEGIN { print r / s }')" "$(mbps "$3")" "$(mbps "$4")" \
+        "$(secs "$5")" "$6")")
+    printf '%s\t%s\t%s\n' "${1%% (*}" "$(awk -v r="$RAW" -v s="$size" 'BEGIN { print r / s }')" \
+        "$(mbps "$4")" >>"$D/plot.tsv"
+}
+timed() { local t0; t0=$(now); "$@" >/dev/null 2>&1; echo $(( $(now) - t0 )); }
+
+for preset in fast default cold; do
+    c=$(timed "$BIN/mcs" -convert --preset $preset "$D/c.mch" "$D/$preset.mcz")
+    d=$(timed "$BIN/mcs" -export "$D/$preset.mcz" /dev/null)
+    o=$(timed "$BIN/mcs" -copy $MID "$D/$preset.mcz" "$D/one.mch")
+    cmp -s "$D/one.mch" <(tail -c +$((OFF + 1)) "$D/c.mch" | head -c "$LEN") ||
+        { echo "mcz $preset: the context read is wrong" >&2; exit 1; }
+    row "mcz --preset $preset" "$D/$preset.mcz" "$c" "$d" "$o" "yes"
+done
+
+c=$(timed sh -c "pixz -9 -p 2 <'$D/c.mch' >'$D/c.pxz'")
+d=$(timed sh -c "pixz -d -p 2 <'$D/c.pxz' >/dev/null")
+o=$(timed sh -c "xz -dc '$D/c.pxz' | tail -c +$((OFF + 1)) | head -c $LEN >/dev/null")
+row "pixz -9 (indexed xz; one context: decoded up to it)" "$D/c.pxz" "$c" "$d" "$o" "yes (blocks)"
+
+c=$(timed sh -c "bgzip -l 9 -@ 2 -i -I '$D/c.gzi' -c '$D/c.mch' >'$D/c.bgz'")
+d=$(timed sh -c "bgzip -d -@ 2 -c '$D/c.bgz' >/dev/null")
+o=$(timed sh -c "bgzip -b $OFF -s $LEN -I '$D/c.gzi' -c '$D/c.bgz' >/dev/null")
+row "bgzip -l 9 (BGZF)" "$D/c.bgz" "$c" "$d" "$o" "yes"
+
+c=$(timed zck -o "$D/c.zck" "$D/c.mch")
+d=$(timed unzck -c "$D/c.zck")
+o=$d # unzck has no ranged read by offset: a whole decode
+row "zck (zchunk; one context: whole decode)" "$D/c.zck" "$c" "$d" "$o" "yes (chunks)"
+
+c=$(timed sh -c "xz -9 -T1 -c '$D/c.mch' >'$D/c.xz'")
+d=$(timed sh -c "xz -dc '$D/c.xz' >/dev/null")
+o=$(timed sh -c "xz -dc '$D/c.xz' | head -c $((OFF + LEN)) >/dev/null")
+row "xz -9, whole file" "$D/c.xz" "$c" "$d" "$o" "no"
+
+c=$(timed zstd -19 --long=27 -T2 -q -f "$D/c.mch" -o "$D/c.zst")
+d=$(timed sh -c "zstd -d --long=27 -q -c '$D/c.zst' >/dev/null")
+o=$(timed sh -c "zstd -d --long=27 -q -c '$D/c.zst' | head -c $((OFF + LEN)) >/dev/null")
+row "zstd -19 --long=27, whole file" "$D/c.zst" "$c" "$d" "$o" "no"
+
+echo
+echo "| what | bytes | ratio | compress MB/s | decompress MB/s | one context, s | seekable |"
+echo "|---|---|---|---|---|---|---|"
+printf '%s\n' "${rows[@]}"
+
+if command -v gnuplot >/dev/null; then
+    gnuplot <<GP
+set terminal pngcairo size 900,560 noenhanced
+set output '$HERE/codecs.png'
+set title 'ratio against full decompression speed ($CONTEXTS contexts, $RAW bytes)'
+set xlabel 'decompression, MB of MCH per second (wall, log scale)'
+set ylabel 'ratio (raw / stored)'
+set logscale x
+set datafile separator '\t'
+set key off
+set grid
+set yrange [7:22]
+set offsets 0, 0, 0, 0
+plot '$D/plot.tsv' using 3:2 with points pt 7 ps 1.5, '' using 3:2:1 with labels offset 0.8,0.6 left rotate by 20 font ',9'
+GP
+    echo "plot: bench/codecs.png"
+fi
