@@ -63,7 +63,7 @@ static int train_from_chunks(mcz_writer *w, chunk *first, uint32_t k, mcz_diag *
 static void encode_head(mcz_writer *w)
 {
     mcz_arc_header h = {MCZ_ARC_VERSION, w->dict_len ? MCZ_ARC_FLAG_HAS_DICT : 0, w->level,
-                        w->chunk_size, w->dict_id};
+                        w->chunk_size, w->dict_id, mcz_jit_ee_id(w->jit_ee)};
     mcz_arc_header_encode(&h, w->head);
     w->head_len = MCZ_ARC_HEADER_SIZE;
     if (w->dict_len) {

@@ -86,7 +86,7 @@ int mcz_wr_fail(mcz_writer *w, int code, int64_t context, const char *what)
 /* ---- Compression (workers, no lock held) ---- */
 
 /* Off the append path: workers call it before compressing, chunk copies on what they decoded. */
-int mcz_wr_hash_contexts(chunk *c, const uint8_t *raw, mcz_diag *d)
+int mcz_wr_hash_contexts(const mcz_jit_ee *v, chunk *c, const uint8_t *raw, mcz_diag *d)
 {
     c->identity = malloc(c->count * sizeof *c->identity);
     c->dedup = malloc(c->count * sizeof *c->dedup);
@@ -98,15 +98,15 @@ int mcz_wr_hash_contexts(chunk *c, const uint8_t *raw, mcz_diag *d)
         int rc = mcz_mc_from_bytes(raw + off, c->lengths[i], c->first_number + i, off, &mc, d);
         if (rc != MCZ_OK)
             return rc;
-        mcz_arc_context_hashes(&mc, &c->identity[i], &c->dedup[i]);
+        mcz_arc_context_hashes(v, &mc, &c->identity[i], &c->dedup[i]);
         off += c->lengths[i];
     }
     return MCZ_OK;
 }
 
-static int compress_chunk(ZSTD_CCtx *cctx, bool hashes, chunk *c, mcz_diag *d)
+static int compress_chunk(ZSTD_CCtx *cctx, const mcz_writer *w, chunk *c, mcz_diag *d)
 {
-    int rc = hashes ? mcz_wr_hash_contexts(c, c->raw, d) : MCZ_OK;
+    int rc = !w->no_hashes ? mcz_wr_hash_contexts(w->jit_ee, c, c->raw, d) : MCZ_OK;
     if (rc != MCZ_OK)
         return rc;
     c->checksum = mcz_arc_xxh3(c->raw, c->raw_len);
@@ -221,7 +221,7 @@ static void run_chunk(mcz_writer *w, ZSTD_CCtx *cctx, bool *configured, chunk *c
     if (rc != MCZ_OK)
         mcz_fail(&d, rc, -1, c->first_number, "zstd: cannot set compression parameters");
     else
-        rc = compress_chunk(cctx, !w->no_hashes, c, &d);
+        rc = compress_chunk(cctx, w, c, &d);
     *configured = true;
     cpu = mcz_wr_thread_cpu_ns() - cpu;
     pthread_mutex_lock(&w->lock);
@@ -468,6 +468,7 @@ static int resolve_options(mcz_writer *w, const mcz_writer_options *opt, mcz_dia
     w->next_number = opt->first_number ? opt->first_number : 1;
     w->first_number = (uint32_t)w->next_number;
     w->no_hashes = opt->no_hashes;
+    w->jit_ee = opt->jit_ee ? opt->jit_ee : mcz_jit_ee_newest();
     w->out_next_number = w->first_number;
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     w->thread_count = opt->threads > 0 ? opt->threads : (cores > 0 ? (int)cores : 1);

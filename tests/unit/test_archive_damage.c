@@ -241,7 +241,7 @@ static void edit_version(uint8_t *p, uint64_t index, uint8_t *foot)
 {
     (void)p;
     (void)index;
-    mcz_put_le32(foot + 12, 2);
+    mcz_put_le32(foot + 12, MCZ_ARC_VERSION + 1); /* a version after this build's */
 }
 static void edit_chunk_outside(uint8_t *p, uint64_t index, uint8_t *foot)
 {
