@@ -71,8 +71,8 @@ typedef struct mcz_map {
 /*
  * Parses a packet's map with full bounds checks: the tag, count, pool length and item arrays
  * must exactly fill the packet. item_size is derived from the sizes; key/value split comes from
- * v's packet table (NULL: the newest) when the id is known and its sizes agree. A legacy untagged map is read as
- * SuperPMI reads it. diag offsets are relative to the start of the context (mcz_mc_check
+ * v's packet table (NULL: the newest) when the id is known and its sizes agree. A legacy
+ * untagged map is read as SuperPMI reads it. diag offsets are relative to the start of the context (mcz_mc_check
  * reports the same problems with file offsets and the context number).
  */
 MCZ_API int mcz_map_parse(const mcz_jit_ee *v, const mcz_packet *p, mcz_map *out,
@@ -264,7 +264,7 @@ MCZ_API bool mcz_hash_is_zero(const mcz_hash128 *h);
  * the full string length (always < 0x10000; truncated in buf when >= cap). Fails where SuperPMI
  * would throw or crash: MCZ_EMISSING when a packet, key or name the identity needs is absent
  * (diag names it, e.g. "no GetArgType entry for argument 2"), MCZ_ECORRUPT for values that point
- * outside their pool, MCZ_EUNSUPPORTED for a CorInfoType SuperPMI cannot name, CORJIT_FLAGS
+ * outside their pool, MCZ_EUNSUPPORTED for a CorInfoType v's numbering has no name for, CORJIT_FLAGS
  * longer than 24 bytes, or a JIT-helper method handle (helper names are per runtime version).
  */
 MCZ_API int64_t mcz_mc_identity(const mcz_jit_ee *v, const mcz_mc *mc, bool ignore_method_name,
@@ -275,8 +275,8 @@ MCZ_API int mcz_mc_identity_hash(const mcz_jit_ee *v, const mcz_mc *mc, bool ign
                                  mcz_hash128 *out, mcz_diag *diag);
 
 /*
- * The duplicate key archives store and -removeDup compares: the identity hash without the
- * method name, or, for a context whose identity cannot be built, the XXH3-128 of its bytes
+ * The duplicate key archives store and -removeDup compares: the identity hash (for version v)
+ * without the method name, or, for a context whose identity cannot be built, the XXH3-128 of its bytes
  * (canonical byte order), so such contexts are duplicates exactly when their bytes are equal.
  */
 MCZ_API void mcz_mc_dedup_key(const mcz_jit_ee *v, const mcz_mc *mc, mcz_hash128 *out);
