@@ -62,7 +62,7 @@ void mcz_arc_header_encode(const mcz_arc_header *h, uint8_t out[MCZ_ARC_HEADER_S
     mcz_put_le32(out + 20, (uint32_t)h->level);
     mcz_put_le32(out + 24, h->chunk_size);
     mcz_put_le32(out + 28, h->dict_id);
-    mcz_put_le32(out + 32, 0);
+    mcz_put_le32(out + 32, h->jit_ee);
     mcz_put_le64(out + 36, mcz_arc_xxh3(out, 36));
 }
 
@@ -99,10 +99,15 @@ int mcz_arc_header_decode(const uint8_t *file, size_t size, mcz_arc_header *out,
     out->level = (int32_t)mcz_get_le32(file + 20);
     out->chunk_size = mcz_get_le32(file + 24);
     out->dict_id = mcz_get_le32(file + 28);
-    if (out->version != MCZ_ARC_VERSION)
+    out->jit_ee = mcz_get_le32(file + 32);
+    if (out->version < MCZ_ARC_VERSION_MIN || out->version > MCZ_ARC_VERSION)
         return mcz_fail(diag, MCZ_EVERSION, 12, -1, "archive header: format version %u, this build "
-                        "reads %u", out->version, MCZ_ARC_VERSION);
-    if ((out->flags & ~MCZ_ARC_FLAGS_KNOWN) != 0 || mcz_get_le32(file + 32) != 0)
+                        "reads %u to %u", out->version, MCZ_ARC_VERSION_MIN, MCZ_ARC_VERSION);
+    if (out->jit_ee != 0 && !mcz_jit_ee_by_id(out->jit_ee))
+        return mcz_fail(diag, MCZ_EVERSION, 32, -1,
+                        "archive header: JIT-EE version %u is not known to this build",
+                        out->jit_ee);
+    if ((out->flags & ~MCZ_ARC_FLAGS_KNOWN) != 0 || (out->version == 1 && out->jit_ee != 0))
         return mcz_fail(diag, MCZ_ECORRUPT, 16, -1,
                         "archive header: reserved bits set (flags 0x%x)", out->flags);
     if (((out->flags & MCZ_ARC_FLAG_HAS_DICT) != 0) != (out->dict_id != 0))
@@ -266,10 +271,10 @@ int mcz_arc_footer_decode(const uint8_t *file, size_t size, mcz_arc_footer *out,
     out->index_checksum = mcz_get_le64(p + 32);
     out->chunk_count = mcz_get_le32(p + 40);
     out->context_count = mcz_get_le32(p + 44);
-    if (out->version != MCZ_ARC_VERSION)
+    if (out->version < MCZ_ARC_VERSION_MIN || out->version > MCZ_ARC_VERSION)
         return mcz_fail(diag, MCZ_EVERSION, (int64_t)off + 12, -1,
-                        "footer: format version %u, this build reads %u", out->version,
-                        MCZ_ARC_VERSION);
+                        "footer: format version %u, this build reads %u to %u", out->version,
+                        MCZ_ARC_VERSION_MIN, MCZ_ARC_VERSION);
     if (!mcz_fits(off, out->index_offset, out->index_size) ||
         out->index_offset + out->index_size != off || out->index_offset < MCZ_ARC_HEADER_SIZE)
         return mcz_fail(diag, MCZ_ECORRUPT, (int64_t)off + 16, -1,
@@ -716,16 +721,23 @@ void mcz_arc_table_free(mcz_arc_table *t)
 
 /* ---- Hashes ---- */
 
-void mcz_arc_context_hashes(const mcz_mc *mc, mcz_hash128 *identity, mcz_hash128 *dedup)
+void mcz_arc_context_hashes(const mcz_jit_ee *v, const mcz_mc *mc, mcz_hash128 *identity,
+                            mcz_hash128 *dedup)
 {
-    if (mcz_mc_identity_hash(mc, false, identity, NULL) != MCZ_OK)
+    if (mcz_mc_identity_hash(v, mc, false, identity, NULL) != MCZ_OK)
         memset(identity->bytes, 0, sizeof identity->bytes);
-    mcz_mc_dedup_key(mc, dedup);
+    mcz_mc_dedup_key(v, mc, dedup);
 }
 
-void mcz_mc_dedup_key(const mcz_mc *mc, mcz_hash128 *dedup)
+const mcz_jit_ee *mcz_arc_hash_jit_ee(const mcz_arc_header *h)
 {
-    if (mcz_mc_identity_hash(mc, true, dedup, NULL) == MCZ_OK)
+    const mcz_jit_ee *v = mcz_jit_ee_by_id(h->jit_ee);
+    return v ? v : mcz_jit_ee_find("B"); /* format version 1 hashed with B's table */
+}
+
+void mcz_mc_dedup_key(const mcz_jit_ee *v, const mcz_mc *mc, mcz_hash128 *dedup)
+{
+    if (mcz_mc_identity_hash(v, mc, true, dedup, NULL) == MCZ_OK)
         return;
     XXH128_canonical_t canon;
     XXH128_canonicalFromHash(&canon, XXH3_128bits(mc->bytes, mc->size));

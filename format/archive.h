@@ -15,7 +15,8 @@
 
 #define MCZ_ARC_SKIP_MAGIC 0x184D2A5Cu /* every mcz skippable frame */
 #define MCZ_ARC_ZSTD_MAGIC 0xFD2FB528u /* a standard zstd frame */
-#define MCZ_ARC_VERSION 1u
+#define MCZ_ARC_VERSION 2u     /* written; 2 adds the header's JIT-EE field to 1 */
+#define MCZ_ARC_VERSION_MIN 1u /* oldest read */
 #define MCZ_ARC_FLAG_HAS_DICT 1u
 #define MCZ_ARC_FLAG_CODEC_XZ 2u /* the writer compressed its chunks with xz (FORMAT.md §2) */
 #define MCZ_ARC_FLAGS_KNOWN (MCZ_ARC_FLAG_HAS_DICT | MCZ_ARC_FLAG_CODEC_XZ)
@@ -53,6 +54,7 @@ typedef struct mcz_arc_header {
     int32_t level;
     uint32_t chunk_size;
     uint32_t dict_id;
+    uint32_t jit_ee;   /* mcz_jit_ee_id of the version the index's hashes use; 0: not recorded */
 } mcz_arc_header;
 
 void mcz_arc_header_encode(const mcz_arc_header *h, uint8_t out[MCZ_ARC_HEADER_SIZE]);
@@ -235,7 +237,11 @@ int mcz_arc_index_stream(uint32_t chunk_count, uint32_t first_number, bool hashe
  * The hashes stored for a context (FORMAT.md §5): identity with names (zero when it cannot be
  * built) and the dedup key (identity without names, else XXH3-128 of the bytes).
  */
-void mcz_arc_context_hashes(const mcz_mc *mc, mcz_hash128 *identity, mcz_hash128 *dedup);
+/* The version whose table the index's hashes were computed with: the recorded one, or B for an
+ * archive that records none (format version 1 was written by builds that knew only B). */
+const mcz_jit_ee *mcz_arc_hash_jit_ee(const mcz_arc_header *h);
+void mcz_arc_context_hashes(const mcz_jit_ee *v, const mcz_mc *mc, mcz_hash128 *identity,
+                            mcz_hash128 *dedup);
 
 /* XXH3-64 of len bytes. */
 uint64_t mcz_arc_xxh3(const void *data, size_t len);

@@ -73,6 +73,7 @@ static void sink_printf(text_sink *s, const char *fmt, ...)
 
 /* Everything one identity computation looks at. */
 typedef struct ident_ctx {
+    const mcz_jit_ee *v;   /* names the packets and numbers CorInfoType */
     const mcz_mc *mc;
     mcz_diag *diag;
     mcz_map compile;       /* packet 143 */
@@ -97,10 +98,10 @@ static int ident_fail(const ident_ctx *c, int code, int64_t rel, const char *fmt
     return mcz_fail(c->diag, code, at, c->mc->number, "context %u: %s", c->mc->number, msg);
 }
 
-static const char *packet_label(uint8_t id, char *buf, size_t cap)
+static const char *packet_label(const ident_ctx *c, uint8_t id, char *buf, size_t cap)
 {
     char name[48];
-    snprintf(buf, cap, "%s (%u)", mcz_packet_name(id, name, sizeof name), id);
+    snprintf(buf, cap, "%s (%u)", mcz_packet_name(c->v, id, name, sizeof name), id);
     return buf;
 }
 
@@ -135,7 +136,7 @@ static int map_load(const ident_ctx *c, uint8_t id, uint32_t key_size, uint32_t 
         return rc;
     mcz_diag local;
     mcz_diag_clear(&local);
-    rc = mcz_map_parse(&p, m, &local);
+    rc = mcz_map_parse(c->v, &p, m, &local);
     if (rc != MCZ_OK)
         return ident_fail(c, rc, local.offset, "%s", local.message);
     if (m->count == 0)
@@ -144,7 +145,7 @@ static int map_load(const ident_ctx *c, uint8_t id, uint32_t key_size, uint32_t 
     bool dense_form = m->dense || (key_size == 0 && m->key_size == 4); /* legacy dense keys */
     if (key_size == 0 ? !dense_form : m->dense || m->item_size < key_size + min_value)
         return ident_fail(c, MCZ_ECORRUPT, p.offset, "packet %s: items of %u bytes, expected %s",
-                          packet_label(id, label, sizeof label), m->item_size,
+                          packet_label(c, id, label, sizeof label), m->item_size,
                           key_size ? "a larger sparse map" : "a dense map");
     if (key_size != 0) {
         m->key_size = key_size;
@@ -175,7 +176,7 @@ static int map_require(const ident_ctx *c, uint8_t id, uint32_t key_size, uint32
     if (rc == 0) {
         char label[64];
         return ident_fail(c, MCZ_EMISSING, -1, "no %s packet%s",
-                          packet_label(id, label, sizeof label), why);
+                          packet_label(c, id, label, sizeof label), why);
     }
     return rc < 0 ? rc : MCZ_OK;
 }
@@ -347,10 +348,11 @@ static int jit_flags_load(const ident_ctx *c, uint64_t words[1 + ISA_WORDS])
 /* ---- The full name ---- */
 
 /*
- * TypeUtils::GetCorInfoTypeName (typeutils.cpp) for a 64-bit target: STRING and VAR print as
- * "ref" and REFANY as "struct" there; NULL where it throws (UNDEF, values past VAR).
+ * TypeUtils::GetCorInfoTypeName (typeutils.cpp) for a 64-bit target, of a raw CorInfoType as
+ * c's version numbers it: B's STRING and VAR print as "ref" and REFANY as "struct"; NULL where
+ * it throws (UNDEF, numbers the version does not have).
  */
-static const char *type_name(uint32_t type)
+static const char *type_name(const ident_ctx *c, uint32_t raw)
 {
     static const char *const names[] = {
         [MCZ_TYPE_VOID] = "void",      [MCZ_TYPE_BOOL] = "bool",
@@ -365,7 +367,10 @@ static const char *type_name(uint32_t type)
         [MCZ_TYPE_VALUECLASS] = "struct", [MCZ_TYPE_CLASS] = "ref",
         [MCZ_TYPE_REFANY] = "struct",  [MCZ_TYPE_VAR] = "ref",
     };
-    return type < sizeof names / sizeof names[0] ? names[type] : NULL;
+    if (raw > MCZ_TYPE_MASK)
+        return NULL;
+    int type = mcz_jit_ee_type(c->v, raw);
+    return type >= 0 && (size_t)type < sizeof names / sizeof names[0] ? names[type] : NULL;
 }
 
 /*
@@ -472,7 +477,7 @@ static int args_append(const ident_ctx *c, text_sink *out)
                               "no GetArgType entry for argument %u (handle %016llX)", i,
                               (unsigned long long)arg);
         uint32_t type = mcz_get_le32(value + MCZ_AT_VALUE_RESULT) & MCZ_TYPE_MASK;
-        const char *name = type_name(type);
+        const char *name = type_name(c, type);
         if (!name)
             return ident_fail(c, MCZ_EUNSUPPORTED, -1, "argument %u has CorInfoType 0x%x", i,
                               type);
@@ -512,8 +517,8 @@ static int full_name_append(const ident_ctx *c, bool ignore_method_name, text_si
     sink_puts(out, ")");
     const uint8_t *sig = c->info + MCZ_MI_ARGS;
     uint32_t ret = mcz_get_le32(sig + MCZ_SIG_RET_TYPE);
-    if (ret != MCZ_TYPE_VOID) {
-        const char *name = type_name(ret);
+    if (ret != MCZ_TYPE_VOID) { /* VOID is 1 in every version's numbering */
+        const char *name = type_name(c, ret);
         if (!name)
             return ident_fail(c, MCZ_EUNSUPPORTED, -1, "return type has CorInfoType 0x%x", ret);
         sink_puts(out, ":");
@@ -623,10 +628,10 @@ static int pgo_append(const ident_ctx *c, uint64_t ftn, text_sink *out)
 
 /* ---- The identity ---- */
 
-static int64_t identity_build(const mcz_mc *mc, bool ignore_method_name, char *buf,
-                              mcz_diag *diag)
+static int64_t identity_build(const mcz_jit_ee *v, const mcz_mc *mc, bool ignore_method_name,
+                              char *buf, mcz_diag *diag)
 {
-    ident_ctx c = {.mc = mc, .diag = diag};
+    ident_ctx c = {.v = v, .mc = mc, .diag = diag};
     text_sink out = {buf, 0, IDENTITY_NAME_LIMIT};
     uint64_t flags[1 + ISA_WORDS] = {0};
     int rc = compile_load(&c);
@@ -657,15 +662,15 @@ static int64_t identity_build(const mcz_mc *mc, bool ignore_method_name, char *b
     return (int64_t)out.len;
 }
 
-int64_t mcz_mc_identity(const mcz_mc *mc, bool ignore_method_name, char *buf, size_t cap,
-                        mcz_diag *diag)
+int64_t mcz_mc_identity(const mcz_jit_ee *v, const mcz_mc *mc, bool ignore_method_name, char *buf,
+                        size_t cap, mcz_diag *diag)
 {
     if (!mc || !mc->bytes || (!buf && cap))
         return mcz_fail(diag, MCZ_EINVAL, -1, -1, "mcz_mc_identity: NULL argument");
     char *text = malloc(IDENTITY_SIZE);
     if (!text)
         return mcz_fail(diag, MCZ_ENOMEM, -1, mc->number, "out of memory");
-    int64_t len = identity_build(mc, ignore_method_name, text, diag);
+    int64_t len = identity_build(v, mc, ignore_method_name, text, diag);
     if (len >= 0 && cap > 0) {
         size_t n = (size_t)len < cap - 1 ? (size_t)len : cap - 1;
         memcpy(buf, text, n);
@@ -675,15 +680,15 @@ int64_t mcz_mc_identity(const mcz_mc *mc, bool ignore_method_name, char *buf, si
     return len;
 }
 
-int mcz_mc_identity_hash(const mcz_mc *mc, bool ignore_method_name, mcz_hash128 *out,
-                         mcz_diag *diag)
+int mcz_mc_identity_hash(const mcz_jit_ee *v, const mcz_mc *mc, bool ignore_method_name,
+                         mcz_hash128 *out, mcz_diag *diag)
 {
     if (!mc || !mc->bytes || !out)
         return mcz_fail(diag, MCZ_EINVAL, -1, -1, "mcz_mc_identity_hash: NULL argument");
     char *text = malloc(IDENTITY_SIZE);
     if (!text)
         return mcz_fail(diag, MCZ_ENOMEM, -1, mc->number, "out of memory");
-    int64_t len = identity_build(mc, ignore_method_name, text, diag);
+    int64_t len = identity_build(v, mc, ignore_method_name, text, diag);
     if (len >= 0)
         mcz_murmur3_128(text, (size_t)len, out);
     free(text);

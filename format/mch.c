@@ -136,13 +136,13 @@ int mcz_packet_next(const mcz_mc *mc, uint32_t *pos, mcz_packet *out, mcz_diag *
         char name[48];
         return mcz_fail(diag, MCZ_ECORRUPT, where + 1, mc->number,
                         "context %u: packet %s of %u bytes overruns the packet area", mc->number,
-                        mcz_packet_name(id, name, sizeof name), size);
+                        mcz_packet_name(NULL, id, name, sizeof name), size);
     }
     if (area[data_at + size] != PACKET_CANARY) {
         char name[48];
         return mcz_fail(diag, MCZ_ECORRUPT, where + PACKET_HEADER_SIZE + size, mc->number,
                         "context %u: packet %s: bad canary", mc->number,
-                        mcz_packet_name(id, name, sizeof name));
+                        mcz_packet_name(NULL, id, name, sizeof name));
     }
     out->id = id;
     out->size = size;
@@ -177,16 +177,17 @@ typedef struct map_layout {
     bool legacy_dense;   /* untagged payload in a dense packet: u32 keys stored */
 } map_layout;
 
-static int map_fail(const mcz_packet *p, mcz_diag *diag, int code, uint32_t at, const char *what)
+static int map_fail(const mcz_jit_ee *v, const mcz_packet *p, mcz_diag *diag, int code,
+                    uint32_t at, const char *what)
 {
     char name[48];
     return mcz_fail(diag, code, (int64_t)p->offset + PACKET_HEADER_SIZE + at, -1,
-                    "packet %s: %s", mcz_packet_name(p->id, name, sizeof name), what);
+                    "packet %s: %s", mcz_packet_name(v, p->id, name, sizeof name), what);
 }
 
-static int map_layout_of(const mcz_packet *p, map_layout *lay, mcz_diag *diag)
+static int map_layout_of(const mcz_jit_ee *v, const mcz_packet *p, map_layout *lay, mcz_diag *diag)
 {
-    const mcz_packet_info *info = mcz_packet_lookup(p->id);
+    const mcz_packet_info *info = mcz_jit_ee_packet(v, p->id);
     bool has_tag = p->size >= MAP_TAG_SIZE;
     bool lwm = has_tag && memcmp(p->data, lwm_tag, MAP_TAG_SIZE) == 0;
     bool dwm = has_tag && memcmp(p->data, dwm_tag, MAP_TAG_SIZE) == 0;
@@ -198,24 +199,24 @@ static int map_layout_of(const mcz_packet *p, map_layout *lay, mcz_diag *diag)
         return MCZ_OK;
     /* SuperPMI reads a foreign tag as a huge item count, which then fails its size check. */
     if (info->dense && lwm)
-        return map_fail(p, diag, MCZ_ECORRUPT, 0, "LWM1 map in a dense packet");
+        return map_fail(v, p, diag, MCZ_ECORRUPT, 0, "LWM1 map in a dense packet");
     if (!info->dense && dwm)
-        return map_fail(p, diag, MCZ_ECORRUPT, 0, "DWM1 map in a sparse packet");
+        return map_fail(v, p, diag, MCZ_ECORRUPT, 0, "DWM1 map in a sparse packet");
     lay->legacy_dense = info->dense && !dwm;
     return MCZ_OK;
 }
 
 /* The legacy dense form stores u32 keys that must be exactly 0..count-1 in some order. */
-static int legacy_dense_keys_check(const mcz_packet *p, const mcz_map *m, mcz_diag *diag)
+static int legacy_dense_keys_check(const mcz_jit_ee *v, const mcz_packet *p, const mcz_map *m, mcz_diag *diag)
 {
     uint8_t *seen = calloc((size_t)m->count / 8 + 1, 1);
     if (!seen)
-        return map_fail(p, diag, MCZ_ENOMEM, 0, "out of memory");
+        return map_fail(v, p, diag, MCZ_ENOMEM, 0, "out of memory");
     int rc = MCZ_OK;
     for (uint32_t i = 0; i < m->count && rc == MCZ_OK; i++) {
         uint32_t key = mcz_get_le32(m->items + (size_t)i * 4);
         if (key >= m->count || (seen[key / 8] >> (key % 8)) & 1)
-            rc = map_fail(p, diag, MCZ_ECORRUPT, 8 + i * 4,
+            rc = map_fail(v, p, diag, MCZ_ECORRUPT, 8 + i * 4,
                           "legacy dense map: key out of range or repeated");
         else
             seen[key / 8] |= (uint8_t)(1u << (key % 8));
@@ -228,9 +229,9 @@ static int legacy_dense_keys_check(const mcz_packet *p, const mcz_map *m, mcz_di
  * Splits item_size into key and value sizes from the packet table: a known key size gives the
  * value size and vice versa; when both are known they must add up, else the split stays unknown.
  */
-static void map_split(const mcz_packet *p, const map_layout *lay, mcz_map *m)
+static void map_split(const mcz_jit_ee *v, const mcz_packet *p, const map_layout *lay, mcz_map *m)
 {
-    const mcz_packet_info *info = mcz_packet_lookup(p->id);
+    const mcz_packet_info *info = mcz_jit_ee_packet(v, p->id);
     m->key_size = 0;
     m->value_size = 0;
     if (lay->dense) {
@@ -249,33 +250,33 @@ static void map_split(const mcz_packet *p, const map_layout *lay, mcz_map *m)
     m->value_size = m->item_size - key_size;
 }
 
-int mcz_map_parse(const mcz_packet *p, mcz_map *out, mcz_diag *diag)
+int mcz_map_parse(const mcz_jit_ee *v, const mcz_packet *p, mcz_map *out, mcz_diag *diag)
 {
     if (!p || (!p->data && p->size) || !out)
         return mcz_fail(diag, MCZ_EINVAL, -1, -1, "mcz_map_parse: NULL argument");
     memset(out, 0, sizeof *out);
     map_layout lay;
-    int rc = map_layout_of(p, &lay, diag);
+    int rc = map_layout_of(v, p, &lay, diag);
     if (rc != MCZ_OK)
         return rc;
     uint32_t at = lay.header;
     if (!mcz_fits(p->size, at, 4))
-        return map_fail(p, diag, MCZ_ECORRUPT, at, "map truncated before its item count");
+        return map_fail(v, p, diag, MCZ_ECORRUPT, at, "map truncated before its item count");
     uint32_t count = mcz_get_le32(p->data + at);
     at += 4;
     if (count == 0) {
         if (at != p->size)
-            return map_fail(p, diag, MCZ_ECORRUPT, at, "bytes after an empty map");
+            return map_fail(v, p, diag, MCZ_ECORRUPT, at, "bytes after an empty map");
     } else {
         if (!mcz_fits(p->size, at, 4))
-            return map_fail(p, diag, MCZ_ECORRUPT, at, "map truncated before its pool length");
+            return map_fail(v, p, diag, MCZ_ECORRUPT, at, "map truncated before its pool length");
         uint32_t pool_size = mcz_get_le32(p->data + at);
         at += 4;
         if (!mcz_fits(p->size, at, pool_size))
-            return map_fail(p, diag, MCZ_ECORRUPT, at - 4, "pool length past the packet");
+            return map_fail(v, p, diag, MCZ_ECORRUPT, at - 4, "pool length past the packet");
         uint32_t items_len = p->size - at - pool_size;
         if (items_len == 0 || items_len % count != 0)
-            return map_fail(p, diag, MCZ_ECORRUPT, lay.header,
+            return map_fail(v, p, diag, MCZ_ECORRUPT, lay.header,
                             "item count does not divide the item bytes");
         out->items = p->data + at;
         out->pool = p->data + at + items_len;
@@ -285,11 +286,11 @@ int mcz_map_parse(const mcz_packet *p, mcz_map *out, mcz_diag *diag)
     out->tagged = lay.tagged;
     out->dense = lay.dense;
     out->count = count;
-    map_split(p, &lay, out);
+    map_split(v, p, &lay, out);
     if (lay.legacy_dense && count > 0) {
         if (out->key_size != 4)
-            return map_fail(p, diag, MCZ_ECORRUPT, 0, "legacy dense map: bad item size");
-        return legacy_dense_keys_check(p, out, diag);
+            return map_fail(v, p, diag, MCZ_ECORRUPT, 0, "legacy dense map: bad item size");
+        return legacy_dense_keys_check(v, p, out, diag);
     }
     return MCZ_OK;
 }
@@ -378,10 +379,11 @@ static uint32_t expected_item_size(const mcz_packet_info *info, const mcz_map *m
     return info->key_size + info->value_size;
 }
 
-static int map_sizes_check(const mcz_mc *mc, const mcz_packet *p, const mcz_map *m,
-                           mcz_diag *diag)
+/* MCZ_OK when every map v knows has the item size v's table gives. */
+static int map_sizes_check(const mcz_jit_ee *v, const mcz_mc *mc, const mcz_packet *p,
+                           const mcz_map *m, mcz_diag *diag)
 {
-    const mcz_packet_info *info = mcz_packet_lookup(p->id);
+    const mcz_packet_info *info = mcz_jit_ee_packet(v, p->id);
     if (!info || m->count == 0)
         return MCZ_OK;
     uint32_t expected = expected_item_size(info, m);
@@ -392,15 +394,16 @@ static int map_sizes_check(const mcz_mc *mc, const mcz_packet *p, const mcz_map 
         return MCZ_OK;
     char name[48];
     return mcz_fail(diag, MCZ_EVERSION, (int64_t)(mc->offset + p->offset), mc->number,
-                    "context %u: packet %s: items of %u bytes where this build's packet table "
-                    "has key %u + value %u (another JIT-EE version?)",
-                    mc->number, mcz_packet_name(p->id, name, sizeof name), m->item_size,
-                    info->key_size, info->value_size);
+                    "context %u: packet %s: items of %u bytes where JIT-EE version %s has key "
+                    "%u + value %u (another JIT-EE version?)",
+                    mc->number, mcz_packet_name(v, p->id, name, sizeof name), m->item_size,
+                    mcz_jit_ee_name(v), info->key_size, info->value_size);
 }
 
-/* Walks every packet of mc, parsing its map; per_map (optional) sees each parsed map. */
-static int mc_walk_maps(const mcz_mc *mc, int (*per_map)(const mcz_mc *, const mcz_packet *,
-                                                          const mcz_map *, mcz_diag *),
+/* Walks every packet of mc, parsing its map as v reads it; per_map (optional) sees each. */
+static int mc_walk_maps(const mcz_jit_ee *v, const mcz_mc *mc,
+                        int (*per_map)(const mcz_jit_ee *, const mcz_mc *, const mcz_packet *,
+                                       const mcz_map *, mcz_diag *),
                         mcz_diag *diag)
 {
     int rc = mc_view_check(mc, diag);
@@ -412,10 +415,10 @@ static int mc_walk_maps(const mcz_mc *mc, int (*per_map)(const mcz_mc *, const m
         mcz_map m;
         mcz_diag local;
         mcz_diag_clear(&local);
-        rc = mcz_map_parse(&p, &m, &local);
+        rc = mcz_map_parse(v, &p, &m, &local);
         if (rc != MCZ_OK)
             return map_diag_rebase(mc, rc, &local, diag);
-        if (per_map && (rc = per_map(mc, &p, &m, diag)) != MCZ_OK)
+        if (per_map && (rc = per_map(v, mc, &p, &m, diag)) != MCZ_OK)
             return rc;
     }
     return rc;
@@ -423,10 +426,91 @@ static int mc_walk_maps(const mcz_mc *mc, int (*per_map)(const mcz_mc *, const m
 
 int mcz_mc_check(const mcz_mc *mc, mcz_diag *diag)
 {
-    return mc_walk_maps(mc, NULL, diag);
+    return mc_walk_maps(NULL, mc, NULL, diag);
 }
 
-int mcz_mc_check_table(const mcz_mc *mc, mcz_diag *diag)
+int mcz_mc_check_table(const mcz_jit_ee *v, const mcz_mc *mc, mcz_diag *diag)
 {
-    return mc_walk_maps(mc, map_sizes_check, diag);
+    return mc_walk_maps(v, mc, map_sizes_check, diag);
+}
+
+/* ---- Which versions a context agrees with ---- */
+
+/* Whether a raw CorInfoType stored at value + at names a type in v. */
+static bool type_fits(const mcz_jit_ee *v, const mcz_map *m, uint32_t i, uint32_t at)
+{
+    const uint8_t *value = mcz_map_value(m, i);
+    return !value || m->value_size < at + 4 || mcz_jit_ee_type(v, mcz_get_le32(value + at)) >= 0;
+}
+
+/* A packet fits v when v names its id (or no version does), its items have v's sizes, and the
+ * CorInfoTypes the identity reads (argument types, the method's return type) exist in v. */
+static int fits_check(const mcz_jit_ee *v, const mcz_mc *mc, const mcz_packet *p,
+                      const mcz_map *m, mcz_diag *diag)
+{
+    if (!mcz_jit_ee_packet(v, p->id)) {
+        for (size_t i = 0; i < mcz_jit_ee_count(); i++)
+            if (mcz_jit_ee_packet(mcz_jit_ee_at(i), p->id))
+                return MCZ_EVERSION;
+        return MCZ_OK;
+    }
+    int rc = map_sizes_check(v, mc, p, m, diag);
+    for (uint32_t i = 0; rc == MCZ_OK && i < m->count; i++) {
+        bool ok = true;
+        if (p->id == MCZ_PACKET_GET_ARG_TYPE)
+            ok = type_fits(v, m, i, MCZ_AT_VALUE_RESULT);
+        else if (p->id == MCZ_PACKET_COMPILE_METHOD)
+            ok = type_fits(v, m, i, MCZ_CM_INFO + MCZ_MI_ARGS + MCZ_SIG_RET_TYPE);
+        if (!ok)
+            rc = MCZ_EVERSION;
+    }
+    return rc;
+}
+
+uint32_t mcz_jit_ee_fits(const mcz_mc *mc)
+{
+    uint32_t mask = 0;
+    for (size_t i = 0; i < mcz_jit_ee_count(); i++)
+        if (mc_walk_maps(mcz_jit_ee_at(i), mc, fits_check, NULL) == MCZ_OK)
+            mask |= 1u << i;
+    return mask;
+}
+
+const mcz_jit_ee *mcz_jit_ee_from_fits(uint32_t fits)
+{
+    for (size_t i = 0; i < mcz_jit_ee_count(); i++)
+        if (fits == 1u << i)
+            return mcz_jit_ee_at(i);
+    return NULL;
+}
+
+const mcz_jit_ee *mcz_jit_ee_detect(const mcz_mc *mc)
+{
+    return mcz_jit_ee_from_fits(mcz_jit_ee_fits(mc));
+}
+
+void mcz_jit_ee_vote(uint32_t *fits, const mcz_mc *mc)
+{
+    uint32_t one = mcz_jit_ee_fits(mc);
+    if (one != 0) /* a context no version reads (damage) says nothing about the version */
+        *fits &= one;
+}
+
+uint32_t mcz_jit_ee_fits_all(void)
+{
+    return (uint32_t)((1ull << mcz_jit_ee_count()) - 1);
+}
+
+const mcz_jit_ee *mcz_jit_ee_detect_mch(const uint8_t *buf, size_t len, uint32_t *fits)
+{
+    uint32_t mask = mcz_jit_ee_fits_all();
+    uint64_t pos = 0;
+    uint32_t number = 0;
+    mcz_mc mc;
+    while (number < MCZ_JIT_EE_DETECT_CONTEXTS && pos < MCZ_JIT_EE_DETECT_BYTES &&
+           mcz_mch_next(buf, len, &pos, &number, &mc, NULL) == 1)
+        mcz_jit_ee_vote(&mask, &mc);
+    if (fits)
+        *fits = mask;
+    return mcz_jit_ee_from_fits(mask);
 }

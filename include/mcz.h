@@ -270,6 +270,10 @@ typedef struct mcz_writer_options {
     /* The chunks' codec (0: zstd); MCZ_CODEC_XZ excludes a dictionary (no_dict is implied, dict
      * must be NULL) and takes level 1-9 (0: default 9; always with xz's "extreme" search). */
     mcz_codec codec;
+
+    /* The JIT-EE version (mcz_superpmi.h) whose packet table and CorInfoType numbering the
+     * identity hashes use; the header records it (FORMAT.md §2). NULL: the newest. */
+    const struct mcz_jit_ee *jit_ee;
 } mcz_writer_options;
 
 /* struct_size set, every other field zero (its default). */
@@ -421,6 +425,13 @@ typedef struct mcz_chunk_info {
 MCZ_API MCZ_NODISCARD mcz_reader *mcz_reader_open(const char *path, mcz_diag *diag);
 MCZ_API void mcz_reader_close(mcz_reader *r);
 MCZ_API void mcz_reader_get_info(const mcz_reader *r, mcz_archive_info *out);
+/* The JIT-EE version (mcz_superpmi.h) the archive records, the one its stored identity hashes
+ * and dedup keys were computed with; NULL when it records none (format version 1, whose stored
+ * hashes use version B's table): the contexts' packets then tell (mcz_jit_ee_detect). */
+MCZ_API const struct mcz_jit_ee *mcz_reader_jit_ee(const mcz_reader *r);
+/* The version the stored hashes were computed with: mcz_reader_jit_ee, or B when the archive
+ * records none. */
+MCZ_API const struct mcz_jit_ee *mcz_reader_hash_jit_ee(const mcz_reader *r);
 MCZ_API int mcz_reader_chunk(const mcz_reader *r, uint64_t index, mcz_chunk_info *out);
 /* Index of the chunk holding context `number`, or MCZ_ENOTFOUND. */
 MCZ_API int64_t mcz_reader_chunk_of(const mcz_reader *r, uint32_t number);

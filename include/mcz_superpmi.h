@@ -17,6 +17,9 @@ extern "C" {
 /* Legacy MCH: method contexts, packets, maps                                                    */
 /* ============================================================================================ */
 
+/* A JIT-EE version (see "JIT-EE versions" below); NULL wherever one is taken: the newest. */
+typedef struct mcz_jit_ee mcz_jit_ee;
+
 
 /*
  * Container-level scan of an MCH image held in memory (typically an mmap).
@@ -68,11 +71,12 @@ typedef struct mcz_map {
 /*
  * Parses a packet's map with full bounds checks: the tag, count, pool length and item arrays
  * must exactly fill the packet. item_size is derived from the sizes; key/value split comes from
- * the packet table when the id is known and its sizes agree. A legacy untagged map is read as
- * SuperPMI reads it. diag offsets are relative to the start of the context (mcz_mc_check
+ * v's packet table (NULL: the newest) when the id is known and its sizes agree. A legacy
+ * untagged map is read as SuperPMI reads it. diag offsets are relative to the start of the context (mcz_mc_check
  * reports the same problems with file offsets and the context number).
  */
-MCZ_API int mcz_map_parse(const mcz_packet *p, mcz_map *out, mcz_diag *diag);
+MCZ_API int mcz_map_parse(const mcz_jit_ee *v, const mcz_packet *p, mcz_map *out,
+                          mcz_diag *diag);
 
 /* Key i / value i of a sparse map with a known key size (NULL when out of range or unknown);
  * for dense maps mcz_map_value returns item i. */
@@ -99,14 +103,19 @@ MCZ_API int mcz_map_buffer(const mcz_map *m, uint32_t index, const uint8_t **dat
 MCZ_API int mcz_mc_check(const mcz_mc *mc, mcz_diag *diag);
 
 /*
- * mcz_mc_check, plus: every packet this build's table knows has the key and value sizes the
- * table gives. A disagreement is MCZ_EVERSION (naming the packet): the collection comes from
- * another JIT-EE version, or a packet is damaged in a way the framing cannot show.
+ * mcz_mc_check, plus: every packet v's table knows has the key and value sizes the table gives.
+ * A disagreement is MCZ_EVERSION (naming the packet and the version): the collection comes
+ * from another JIT-EE version, or a packet is damaged in a way the framing cannot show.
  */
-MCZ_API int mcz_mc_check_table(const mcz_mc *mc, mcz_diag *diag);
+MCZ_API int mcz_mc_check_table(const mcz_jit_ee *v, const mcz_mc *mc, mcz_diag *diag);
 
-/* ---- Packet table (data, per JIT-EE version) ---- */
+/* ---- JIT-EE versions: packet tables, CorInfoType numbering, detection ---- */
 
+/*
+ * A JIT-EE interface version mcz knows (format/SUPERPMI.md "Packet tables per JIT-EE version"):
+ * its packet table, write order and CorInfoType numbering. Static data; never freed. Wherever
+ * a function takes `const mcz_jit_ee *v`, NULL means the newest version.
+ */
 typedef struct mcz_packet_info {
     const char *name;    /* "CompileMethod"; NULL for ids not in the table */
     bool compile_result; /* a PacketCR_* packet */
@@ -115,18 +124,71 @@ typedef struct mcz_packet_info {
     uint32_t value_size; /* 0 when the value size is version-dependent and not checked */
 } mcz_packet_info;
 
-/* Table entry for id, or NULL when this build's table does not know it. */
+/* The versions, oldest first: mcz_jit_ee_at(i) for i < mcz_jit_ee_count() (NULL past the end);
+ * mcz_jit_ee_newest() is the last. */
+MCZ_API size_t mcz_jit_ee_count(void);
+MCZ_API const mcz_jit_ee *mcz_jit_ee_at(size_t i);
+MCZ_API const mcz_jit_ee *mcz_jit_ee_newest(void);
+/* The version named "B", "C"... exactly, or whose GUID is name_or_guid in any case
+ * ("28808a0e-5dc5-48bd-a7eb-27def284eff0"); NULL when none is. */
+MCZ_API const mcz_jit_ee *mcz_jit_ee_find(const char *name_or_guid);
+/* Its short name ("B"), its GUID in lower case as jiteeversionguid.h writes it (NULL when no
+ * source read gives it), a one-line description, its position for mcz_jit_ee_at. */
+MCZ_API const char *mcz_jit_ee_name(const mcz_jit_ee *v);
+MCZ_API const char *mcz_jit_ee_guid(const mcz_jit_ee *v);
+MCZ_API const char *mcz_jit_ee_description(const mcz_jit_ee *v);
+MCZ_API size_t mcz_jit_ee_index(const mcz_jit_ee *v);
+/* The stable number an archive records for v (B: 2, C: 3; never reused), and the version with
+ * that number (NULL when unknown, e.g. 0, "not recorded"). */
+MCZ_API uint32_t mcz_jit_ee_id(const mcz_jit_ee *v);
+MCZ_API const mcz_jit_ee *mcz_jit_ee_by_id(uint32_t id);
+
+/* Table entry for id in v, or NULL when v has no such packet. */
+MCZ_API const mcz_packet_info *mcz_jit_ee_packet(const mcz_jit_ee *v, uint8_t id);
+/* mcz_jit_ee_packet(NULL, id): the newest version's entry (a `const mcz_packet_info *(*)(uint8_t)`
+ * for code that reads one version). */
 MCZ_API const mcz_packet_info *mcz_packet_lookup(uint8_t id);
+/* Writes v's name for the packet, or "unknown(N)", into buf; returns buf. */
+MCZ_API const char *mcz_packet_name(const mcz_jit_ee *v, uint8_t id, char *buf, size_t cap);
+/* The order SuperPMI writes packets in (lwmlist.h, then crlwmlist.h) in v: *count ids, each
+ * once. Static data. */
+MCZ_API const uint8_t *mcz_jit_ee_write_order(const mcz_jit_ee *v, size_t *count);
 
-/* Writes the packet's name, or "unknown(N)", into buf; returns buf. */
-MCZ_API const char *mcz_packet_name(uint8_t id, char *buf, size_t cap);
+/* A raw CorInfoType as v numbers it (its low 6 bits; the pinned bit 0x40 is ignored) mapped to
+ * the version-independent MCZ_TYPE_* (mcz_agnostic.h), or -1 when v has no type with that
+ * number. mcz_jit_ee_type_raw is the reverse: v's number for an MCZ_TYPE_*, or -1. */
+MCZ_API int mcz_jit_ee_type(const mcz_jit_ee *v, uint32_t raw);
+MCZ_API int mcz_jit_ee_type_raw(const mcz_jit_ee *v, int type);
 
-/* Name of the packet table this build reads, e.g. "JIT-EE dotnet/runtime main (ids up to 238)". */
-MCZ_API const char *mcz_packet_table_version(void);
-
-/* The order SuperPMI writes packets in (lwmlist.h, then crlwmlist.h) for this build's table:
- * *count ids, each once. Static data. */
-MCZ_API const uint8_t *mcz_packet_write_order(size_t *count);
+/*
+ * Detection. A context "fits" a version when every packet id it holds is in that version's
+ * table (ids no version knows are ignored), every map has the version's key and value sizes,
+ * and the CorInfoTypes of its GetArgType results and of its method's return type exist in the
+ * version's numbering. mcz_jit_ee_fits returns the set as a mask (bit i: mcz_jit_ee_at(i));
+ * a context that cannot be parsed fits nothing (0). mcz_jit_ee_detect: the one version mc fits,
+ * or NULL when none or several do (the packets cannot decide: tools then say so and use the
+ * newest). mcz_jit_ee_from_fits: the version of a one-bit mask, else NULL.
+ */
+MCZ_API uint32_t mcz_jit_ee_fits(const mcz_mc *mc);
+MCZ_API const mcz_jit_ee *mcz_jit_ee_detect(const mcz_mc *mc);
+MCZ_API const mcz_jit_ee *mcz_jit_ee_from_fits(uint32_t fits);
+/* Collection-level detection: start with mcz_jit_ee_fits_all(), mcz_jit_ee_vote each of the
+ * first contexts (mask &= its fits, a context fitting nothing is skipped), then
+ * mcz_jit_ee_from_fits. Tools vote at most MCZ_JIT_EE_DETECT_CONTEXTS contexts or
+ * MCZ_JIT_EE_DETECT_BYTES bytes. */
+#define MCZ_JIT_EE_DETECT_CONTEXTS 1000u
+#define MCZ_JIT_EE_DETECT_BYTES (64ull << 20)
+MCZ_API uint32_t mcz_jit_ee_fits_all(void);
+MCZ_API void mcz_jit_ee_vote(uint32_t *fits, const mcz_mc *mc);
+/* The vote over an MCH image in memory (the first contexts within the limits above; the scan
+ * stops quietly at damage); *fits (optional) gets the mask. NULL when undecided. */
+MCZ_API const mcz_jit_ee *mcz_jit_ee_detect_mch(const uint8_t *buf, size_t len, uint32_t *fits);
+/* The version of a collection opened with mcz_source_open: the one its archive records, else
+ * the vote of its first contexts within the limits above (read quietly: damage stops the vote,
+ * it is the caller's to report when it reads them). NULL when undecided. *fits (optional) gets
+ * the mask (the recorded version's bit alone when there is one), *voted (optional) how many
+ * contexts voted (0 with a recorded version, or when none could be read). */
+MCZ_API const mcz_jit_ee *mcz_source_jit_ee(mcz_source *s, uint32_t *fits, uint32_t *voted);
 
 /* Well-known packet ids used by mcz itself. */
 enum {
@@ -195,28 +257,29 @@ MCZ_API void mcz_hash_hex(const mcz_hash128 *h, char out[33]);
 MCZ_API bool mcz_hash_is_zero(const mcz_hash128 *h);
 
 /*
- * The identity string exactly as SuperPMI's dumpMethodIdentityInfoToBuffer builds it (two ISA
- * flag words, 64-bit target), with literal CLASS/METHOD names when ignore_method_name is set.
+ * The identity string exactly as SuperPMI's dumpMethodIdentityInfoToBuffer builds it for JIT-EE
+ * version v (its CorInfoType numbering names the types; NULL: the newest), two ISA flag words,
+ * 64-bit target, with literal CLASS/METHOD names when ignore_method_name is set.
  * Writes at most cap bytes including a NUL into buf (buf may be NULL when cap is 0) and returns
  * the full string length (always < 0x10000; truncated in buf when >= cap). Fails where SuperPMI
  * would throw or crash: MCZ_EMISSING when a packet, key or name the identity needs is absent
  * (diag names it, e.g. "no GetArgType entry for argument 2"), MCZ_ECORRUPT for values that point
- * outside their pool, MCZ_EUNSUPPORTED for a CorInfoType SuperPMI cannot name, CORJIT_FLAGS
+ * outside their pool, MCZ_EUNSUPPORTED for a CorInfoType v's numbering has no name for, CORJIT_FLAGS
  * longer than 24 bytes, or a JIT-helper method handle (helper names are per runtime version).
  */
-MCZ_API int64_t mcz_mc_identity(const mcz_mc *mc, bool ignore_method_name, char *buf, size_t cap,
-                                mcz_diag *diag);
+MCZ_API int64_t mcz_mc_identity(const mcz_jit_ee *v, const mcz_mc *mc, bool ignore_method_name,
+                                char *buf, size_t cap, mcz_diag *diag);
 
 /* MurmurHash3 of that string: the hash in .mct files (names) and -removeDup (no names). */
-MCZ_API int mcz_mc_identity_hash(const mcz_mc *mc, bool ignore_method_name, mcz_hash128 *out,
-                                 mcz_diag *diag);
+MCZ_API int mcz_mc_identity_hash(const mcz_jit_ee *v, const mcz_mc *mc, bool ignore_method_name,
+                                 mcz_hash128 *out, mcz_diag *diag);
 
 /*
- * The duplicate key archives store and -removeDup compares: the identity hash without the
- * method name, or, for a context whose identity cannot be built, the XXH3-128 of its bytes
+ * The duplicate key archives store and -removeDup compares: the identity hash (for version v)
+ * without the method name, or, for a context whose identity cannot be built, the XXH3-128 of its bytes
  * (canonical byte order), so such contexts are duplicates exactly when their bytes are equal.
  */
-MCZ_API void mcz_mc_dedup_key(const mcz_mc *mc, mcz_hash128 *out);
+MCZ_API void mcz_mc_dedup_key(const mcz_jit_ee *v, const mcz_mc *mc, mcz_hash128 *out);
 
 /* ============================================================================================ */
 /* MCT (table of contents) and MCL (context lists)                                               */

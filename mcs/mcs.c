@@ -121,6 +121,9 @@ static void print_help(FILE *f)
     fprintf(f, "\nGlobal options:\n"
                "  -verbosity CHARS    messages to show: e errors, w warnings, n info,\n"
                "                      a all, q quiet (default: all)\n"
+               "  --jit-ee VERSION|GUID  (after any verb) read every input as that JIT-EE\n"
+               "                      version instead of the one it records or its packets\n"
+               "                      show (mcs -printJITEEVersion lists them)\n"
                "\nExit status: 0 success, 1 failure (bad input, I/O error), 2 usage error.\n"
                "(SuperPMI's mcs returns 255 for every failure.)\n");
 }
@@ -138,8 +141,53 @@ static int usage_failure(const char *fmt, ...)
     return MCS_EXIT_USAGE;
 }
 
+/* The versions --jit-ee takes, for its error message: "B, C". */
+static void jit_ee_names(char *buf, size_t cap)
+{
+    size_t len = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < mcz_jit_ee_count() && len < cap; i++)
+        len += (size_t)snprintf(buf + len, cap - len, "%s%s", i ? ", " : "",
+                                mcz_jit_ee_name(mcz_jit_ee_at(i)));
+}
+
+/* Takes "--jit-ee VALUE" (or "--jit-ee=VALUE") out of a verb's arguments, whichever verb it
+ * is, and forces that version on every input. Returns the new argc, or -1 after the error. */
+static int take_jit_ee(const mcs_switch *verb, int argc, char **argv)
+{
+    int kept = 1;
+    for (int i = 1; i < argc; i++) {
+        const char *value = NULL;
+        if (strcmp(argv[i], "--jit-ee") == 0) {
+            if (i + 1 == argc)
+                return mcs_usage_error(verb->usage, "--jit-ee needs a value"), -1;
+            value = argv[++i];
+        } else if (strncmp(argv[i], "--jit-ee=", 9) == 0) {
+            value = argv[i] + 9;
+        } else {
+            argv[kept++] = argv[i];
+            continue;
+        }
+        const mcz_jit_ee *v = mcz_jit_ee_find(value);
+        if (!v) {
+            char names[256];
+            jit_ee_names(names, sizeof names);
+            return mcs_usage_error(verb->usage,
+                                   "--jit-ee: '%s' is not a JIT-EE version or GUID mcz knows "
+                                   "(%s; mcs -printJITEEVersion lists them)",
+                                   value, names), -1;
+        }
+        mcs_force_jit_ee(v);
+    }
+    argv[kept] = NULL;
+    return kept;
+}
+
 static int run_verb(const mcs_switch *verb, int argc, char **argv)
 {
+    argc = take_jit_ee(verb, argc, argv);
+    if (argc < 0)
+        return MCS_EXIT_USAGE;
     for (int i = 1; i < argc; i++) {
         /* After the verb, "-" alone is standard input or output, not a request for help. */
         if (strcmp(argv[i], "-") != 0 && is_help_arg(argv[i])) {

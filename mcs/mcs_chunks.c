@@ -30,14 +30,14 @@ int mcs_chunk_walk_get(mcs_chunk_walk *w, uint32_t number, mcz_mc *mc)
 
 int mcs_chunk_walk_dedup_key(mcs_chunk_walk *w, const mcz_context_info *ci, mcz_hash128 *key)
 {
-    if (ci->hashes) {
+    if (ci->hashes && mcs_input_hashes_usable(w->in)) {
         *key = ci->dedup;
         return 0;
     }
     mcz_mc mc;
     if (mcs_chunk_walk_get(w, ci->number, &mc) != 0)
         return -1;
-    mcz_mc_dedup_key(&mc, key);
+    mcz_mc_dedup_key(mcs_input_jit_ee(w->in), &mc, key);
     return 0;
 }
 

@@ -50,7 +50,7 @@ int mcs_map_of(const mcz_mc *mc, uint8_t id, mcz_map *out, mcz_diag *d)
         return rc;
     if (!found)
         return 0;
-    rc = mcz_map_parse(&last, out, d);
+    rc = mcz_map_parse(NULL, &last, out, d); /* the sizes mcs reads agree in every version */
     if (rc != MCZ_OK && d && d->offset >= 0)
         d->offset += (int64_t)mc->offset; /* the parser's offsets are relative to the context */
     return rc == MCZ_OK ? 1 : rc;
@@ -284,10 +284,13 @@ void mcs_print_attributes(FILE *f, const mcz_mc *mc, uint64_t ftn)
 
 enum { PACKET_GET_ARRAY_RANK = 32, PACKET_GET_CHILD_TYPE = 39 };
 
-static void print_class(FILE *f, const mcz_mc *mc, const char *kind, uint64_t cls, int depth);
+static void print_class(FILE *f, const mcz_jit_ee *v, const mcz_mc *mc, const char *kind,
+                        uint64_t cls, int depth);
 
-/* The body of DumpPrimToConsoleBare; depth bounds the element-type recursion of arrays. */
-static void print_prim(FILE *f, const mcz_mc *mc, uint32_t type, uint64_t cls, int depth)
+/* The body of DumpPrimToConsoleBare for a raw CorInfoType as v numbers it; depth bounds the
+ * element-type recursion of arrays. */
+static void print_prim(FILE *f, const mcz_jit_ee *v, const mcz_mc *mc, uint32_t raw,
+                       uint64_t cls, int depth)
 {
     static const char *const names[] = {
         [MCZ_TYPE_VOID] = "void", [MCZ_TYPE_BOOL] = "bool", [MCZ_TYPE_CHAR] = "char",
@@ -299,9 +302,10 @@ static void print_prim(FILE *f, const mcz_mc *mc, uint32_t type, uint64_t cls, i
         [MCZ_TYPE_FLOAT] = "float32", [MCZ_TYPE_DOUBLE] = "float64", [MCZ_TYPE_PTR] = "ptr",
         [MCZ_TYPE_BYREF] = "byref", [MCZ_TYPE_REFANY] = "refany", [MCZ_TYPE_VAR] = "var",
     };
+    int type = raw <= MCZ_TYPE_MASK ? mcz_jit_ee_type(v, raw) : -1;
     if (type == MCZ_TYPE_VALUECLASS || type == MCZ_TYPE_CLASS)
-        print_class(f, mc, type == MCZ_TYPE_CLASS ? "class" : "valueclass", cls, depth);
-    else if (type < sizeof names / sizeof names[0] && names[type])
+        print_class(f, v, mc, type == MCZ_TYPE_CLASS ? "class" : "valueclass", cls, depth);
+    else if (type >= 0 && (size_t)type < sizeof names / sizeof names[0] && names[type])
         fputs(names[type], f);
     else
         fputs(MCS_UNKNOWN, f);
@@ -309,7 +313,8 @@ static void print_prim(FILE *f, const mcz_mc *mc, uint32_t type, uint64_t cls, i
 
 /* An array (GetArrayRank > 0) prints as its element type and "[,,]"; any other class as
  * "class NAME" / "valueclass NAME". */
-static void print_class(FILE *f, const mcz_mc *mc, const char *kind, uint64_t cls, int depth)
+static void print_class(FILE *f, const mcz_jit_ee *v, const mcz_mc *mc, const char *kind,
+                        uint64_t cls, int depth)
 {
     mcz_map m;
     const uint8_t *rank = lookup_u64(mc, PACKET_GET_ARRAY_RANK, cls, 4, &m);
@@ -326,7 +331,7 @@ static void print_class(FILE *f, const mcz_mc *mc, const char *kind, uint64_t cl
     }
     const uint8_t *child = lookup_u64(mc, PACKET_GET_CHILD_TYPE, cls, MCZ_DLD_SIZE, &m);
     if (child)
-        print_prim(f, mc, mcs_le32(child + 8), mcs_le64(child), depth + 1);
+        print_prim(f, v, mc, mcs_le32(child + 8), mcs_le64(child), depth + 1);
     else
         fputs(MCS_UNKNOWN, f);
     fputc('[', f);
@@ -335,9 +340,9 @@ static void print_class(FILE *f, const mcz_mc *mc, const char *kind, uint64_t cl
     fputc(']', f);
 }
 
-void mcs_print_prim(FILE *f, const mcz_mc *mc, uint32_t type, uint64_t cls)
+void mcs_print_prim(FILE *f, const mcz_jit_ee *v, const mcz_mc *mc, uint32_t type, uint64_t cls)
 {
-    print_prim(f, mc, type, cls, 0);
+    print_prim(f, v, mc, type, cls, 0);
 }
 
 /* SigInstHandleMap (184) as a view: dense u64 class handles. */
@@ -415,18 +420,19 @@ static void arg_key_init(const mcz_mc *mc, const uint8_t *sig, uint8_t key[MCZ_A
 }
 
 /* One argument: "pinned " and its type. false when its GetArgType entry is missing. */
-static bool print_arg(FILE *f, const mcz_mc *mc, uint8_t key[MCZ_AT_KEY_SIZE], uint64_t arg)
+static bool print_arg(FILE *f, const mcz_jit_ee *v, const mcz_mc *mc,
+                      uint8_t key[MCZ_AT_KEY_SIZE], uint64_t arg)
 {
     mcz_map types, classes;
     put_le64(key + MCZ_AT_KEY_ARGS, arg);
-    const uint8_t *v = mcs_map_of(mc, MCZ_PACKET_GET_ARG_TYPE, &types, NULL) == 1
-                           ? mcz_map_find(&types, key, MCZ_AT_KEY_SIZE) : NULL;
-    if (!v || types.value_size < MCZ_AT_VALUE_SIZE)
+    const uint8_t *value = mcs_map_of(mc, MCZ_PACKET_GET_ARG_TYPE, &types, NULL) == 1
+                               ? mcz_map_find(&types, key, MCZ_AT_KEY_SIZE) : NULL;
+    if (!value || types.value_size < MCZ_AT_VALUE_SIZE)
         return false;
-    uint32_t with_mod = mcs_le32(v + MCZ_AT_VALUE_RESULT);
+    uint32_t with_mod = mcs_le32(value + MCZ_AT_VALUE_RESULT);
     uint32_t type = with_mod & MCZ_TYPE_MASK;
-    uint64_t cls = mcs_le64(v + MCZ_AT_VALUE_VC_TYPE_RET);
-    if (type == MCZ_TYPE_CLASS) {
+    uint64_t cls = mcs_le64(value + MCZ_AT_VALUE_VC_TYPE_RET);
+    if (mcz_jit_ee_type(v, type) == MCZ_TYPE_CLASS) {
         const uint8_t *c = mcs_map_of(mc, MCZ_PACKET_GET_ARG_CLASS, &classes, NULL) == 1
                                ? mcz_map_find(&classes, key + MCZ_AT_KEY_CLASS_INST_COUNT,
                                              MCZ_AC_KEY_SIZE) : NULL;
@@ -439,11 +445,11 @@ static bool print_arg(FILE *f, const mcz_mc *mc, uint8_t key[MCZ_AT_KEY_SIZE], u
     }
     if (with_mod & MCZ_TYPE_PINNED)
         fputs("pinned ", f);
-    print_prim(f, mc, type, cls, 0);
+    print_prim(f, v, mc, type, cls, 0);
     return true;
 }
 
-void mcs_print_sig_args(FILE *f, const mcz_mc *mc, const uint8_t *sig)
+void mcs_print_sig_args(FILE *f, const mcz_jit_ee *v, const mcz_mc *mc, const uint8_t *sig)
 {
     uint32_t num_args = mcs_le32(sig + MCZ_SIG_NUM_ARGS);
     uint64_t arg = mcs_le64(sig + MCZ_SIG_ARGS);
@@ -455,7 +461,7 @@ void mcs_print_sig_args(FILE *f, const mcz_mc *mc, const uint8_t *sig)
     for (i = 0; i < num_args; i++) {
         if (i > 0)
             fputs(", ", f);
-        if (!print_arg(f, mc, key, arg)) {
+        if (!print_arg(f, v, mc, key, arg)) {
             fputs(MCS_UNKNOWN, f);
             break;
         }
@@ -490,9 +496,10 @@ const char *mcs_process_name(const mcz_mc *mc, char *buf, size_t cap)
 /* ============================================================================================ */
 
 /* Appends the last packet with this id (as SuperPMI keeps it) unless it is a compile result. */
-static int thin_put(mcz_mc_builder *b, const mcz_mc *mc, uint8_t id, mcz_diag *d)
+static int thin_put(const mcz_jit_ee *v, mcz_mc_builder *b, const mcz_mc *mc, uint8_t id,
+                    mcz_diag *d)
 {
-    const mcz_packet_info *info = mcz_packet_lookup(id);
+    const mcz_packet_info *info = mcz_jit_ee_packet(v, id);
     if (info && info->compile_result)
         return MCZ_OK;
     mcz_map m;
@@ -510,7 +517,8 @@ static int thin_put(mcz_mc_builder *b, const mcz_mc *mc, uint8_t id, mcz_diag *d
     return rc;
 }
 
-int mcs_thin(mcz_mc_builder *b, const mcz_mc *mc, mcz_mc *out, mcz_diag *d)
+int mcs_thin(const mcz_jit_ee *v, mcz_mc_builder *b, const mcz_mc *mc, mcz_mc *out,
+             mcz_diag *d)
 {
     bool present[256] = {false};
     uint32_t pos = 0;
@@ -522,16 +530,16 @@ int mcs_thin(mcz_mc_builder *b, const mcz_mc *mc, mcz_mc *out, mcz_diag *d)
         return rc;
     mcz_mc_builder_reset(b);
     size_t count;
-    const uint8_t *order = mcz_packet_write_order(&count);
+    const uint8_t *order = mcz_jit_ee_write_order(v, &count);
     bool listed[256] = {false};
     for (size_t i = 0; i < count && rc == MCZ_OK; i++) {
         listed[order[i]] = true;
         if (present[order[i]])
-            rc = thin_put(b, mc, order[i], d);
+            rc = thin_put(v, b, mc, order[i], d);
     }
     for (unsigned id = 0; id < 256 && rc == MCZ_OK; id++)
         if (present[id] && !listed[id])
-            rc = thin_put(b, mc, (uint8_t)id, d);
+            rc = thin_put(v, b, mc, (uint8_t)id, d);
     const uint8_t *bytes;
     size_t size;
     if (rc == MCZ_OK)
@@ -549,7 +557,7 @@ int mcs_output_put_checked(mcs_output *o, mcz_mc_builder *thin, const mcs_input 
     mcz_mc thinned;
     int rc = mcz_mc_check(mc, &d);
     if (rc == MCZ_OK && thin)
-        rc = mcs_thin(thin, mc, &thinned, &d);
+        rc = mcs_thin(in->jit_ee, thin, mc, &thinned, &d);
     if (rc != MCZ_OK) {
         if (d.code == MCZ_OK)
             d.code = rc;
@@ -644,7 +652,7 @@ int mcs_for_each_context(const char *path, const mcz_list *list, const char *wha
     mcz_mc mc;
     int rc = 0;
     while (!mcs_stdout_failed() && (rc = mcs_input_next_checked(&in, list, &mc)) > 0) {
-        if (fn(arg, &mc) != 0) {
+        if (fn(arg, &in, &mc) != 0) {
             rc = -1;
             break;
         }

@@ -72,26 +72,29 @@ bool mcs_method_class_name(const mcz_mc *mc, uint64_t ftn, char buf[MCS_NAME_SIZ
  * "$constructor " (the first that applies), nothing, or "<unknown> " without the entry. */
 void mcs_print_attributes(FILE *f, const mcz_mc *mc, uint64_t ftn);
 
-/* DumpPrimToConsoleBare's text for a CorInfoType and class handle into f. */
-void mcs_print_prim(FILE *f, const mcz_mc *mc, uint32_t type, uint64_t cls);
+/* DumpPrimToConsoleBare's text for a raw CorInfoType (as version v numbers it) and class
+ * handle into f. */
+void mcs_print_prim(FILE *f, const mcz_jit_ee *v, const mcz_mc *mc, uint32_t type, uint64_t cls);
 
 /* The instantiation handles of a stored signature (count, index into SigInstHandleMap), printed
  * as "[A, B]" with class names; nothing when count is 0. */
 void mcs_print_inst(FILE *f, const mcz_mc *mc, uint32_t count, uint32_t index);
 
 /* A signature's arguments "T1, T2" walked through GetArgType, GetArgClass and GetArgNext as
- * DumpSigToConsoleBare does; MCS_UNKNOWN for an argument that cannot be looked up. */
-void mcs_print_sig_args(FILE *f, const mcz_mc *mc, const uint8_t *sig);
+ * DumpSigToConsoleBare does, types numbered as in version v; MCS_UNKNOWN for an argument that
+ * cannot be looked up. */
+void mcs_print_sig_args(FILE *f, const mcz_jit_ee *v, const mcz_mc *mc, const uint8_t *sig);
 
 /* A string of the dense CR ProcessName map (entry 0), or NULL when absent. */
 const char *mcs_process_name(const mcz_mc *mc, char *buf, size_t cap);
 
 /*
- * The context without its compile-result packets, re-serialized with b (map by map, in the
- * order SuperPMI writes them; ids this build does not know after those, by id). *out
+ * The context without version v's compile-result packets, re-serialized with b (map by map, in
+ * v's write order; ids v does not know after those, by id). *out
  * views b's buffer until its next use. Returns 0 or a negative code with d filled.
  */
-int mcs_thin(mcz_mc_builder *b, const mcz_mc *mc, mcz_mc *out, mcz_diag *d);
+int mcs_thin(const mcz_jit_ee *v, mcz_mc_builder *b, const mcz_mc *mc, mcz_mc *out,
+             mcz_diag *d);
 
 /*
  * Writes mc to o after the deep check SuperPMI's parse amounts to: as it is, or thinned with
@@ -124,9 +127,10 @@ int mcs_parse_list_verb(int argc, char **argv, const mcs_usage *u, const char *p
 /*
  * Opens path and calls fn for each listed context (every one when list is empty), deep-checked,
  * in number order, showing progress as `what`, until fn fails or stdout does. *count (may be
- * NULL) receives how many contexts fn took. Returns 0, or -1 after printing the error.
+ * NULL) receives how many contexts fn took. Returns 0, or -1 after printing the error. fn gets
+ * the input too, for its JIT-EE version (mcs_input_jit_ee).
  */
-typedef int (*mcs_context_fn)(void *arg, const mcz_mc *mc);
+typedef int (*mcs_context_fn)(void *arg, mcs_input *in, const mcz_mc *mc);
 int mcs_for_each_context(const char *path, const mcz_list *list, const char *what,
                          mcs_context_fn fn, void *arg, uint64_t *count);
 

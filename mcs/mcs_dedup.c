@@ -94,18 +94,19 @@ static size_t legacy_fields(const mcs_method *m, uint8_t *out)
 
 /* Map presence and item counts (the last packet of an id counts, as when SuperPMI loads it);
  * compile results count as absent when thin. */
-static int legacy_maps(const mcz_mc *mc, bool thin, uint8_t *out, mcz_diag *d)
+static int legacy_maps(const mcz_jit_ee *v, const mcz_mc *mc, bool thin, uint8_t *out,
+                       mcz_diag *d)
 {
     memset(out, 0, 256 * 5);
     uint32_t pos = 0;
     mcz_packet p;
     int rc;
     while ((rc = mcz_packet_next(mc, &pos, &p, d)) == 1) {
-        const mcz_packet_info *info = mcz_packet_lookup(p.id);
+        const mcz_packet_info *info = mcz_jit_ee_packet(v, p.id);
         mcz_map m;
         if (thin && info && info->compile_result)
             continue;
-        rc = mcz_map_parse(&p, &m, d);
+        rc = mcz_map_parse(v, &p, &m, d);
         if (rc != MCZ_OK)
             return rc;
         out[5 * p.id] = 1;
@@ -114,19 +115,20 @@ static int legacy_maps(const mcz_mc *mc, bool thin, uint8_t *out, mcz_diag *d)
     return rc;
 }
 
-static int legacy_key(const mcz_mc *mc, bool thin, mcz_hash128 *key, mcz_diag *d)
+static int legacy_key(const mcz_jit_ee *v, const mcz_mc *mc, bool thin, mcz_hash128 *key,
+                      mcz_diag *d)
 {
     mcs_method m;
     int rc = mcs_method_load(mc, &m, d);
     if (rc < 0)
         return rc;
     if (rc == 0) {
-        mcz_mc_dedup_key(mc, key); /* no identity either: the hash of the bytes */
+        mcz_mc_dedup_key(v, mc, key); /* no identity either: the hash of the bytes */
         return MCZ_OK;
     }
     uint8_t buf[16 * 4 + 16 + 256 * 5];
     size_t n = legacy_fields(&m, buf);
-    rc = legacy_maps(mc, thin, buf + n, d);
+    rc = legacy_maps(v, mc, thin, buf + n, d);
     if (rc == MCZ_OK)
         mcz_murmur3_128(buf, n + 256 * 5, key);
     return rc;
@@ -192,9 +194,9 @@ static int context_key(const mcs_dedup *dd, const mcs_input *in, const mcz_mc *m
     mcz_diag_clear(&d);
     int rc = mcz_mc_check(mc, &d);
     if (rc == MCZ_OK && dd->legacy)
-        rc = legacy_key(mc, dd->thin != NULL, key, &d);
+        rc = legacy_key(in->jit_ee, mc, dd->thin != NULL, key, &d);
     else if (rc == MCZ_OK)
-        mcz_mc_dedup_key(mc, key);
+        mcz_mc_dedup_key(in->jit_ee, mc, key);
     if (rc == MCZ_OK)
         return 0;
     mcs_input_context_error(in, mc, &d);

@@ -68,6 +68,40 @@ static int open_spooled(mcs_input *in, const char *path)
     return rc;
 }
 
+static const mcz_jit_ee *forced_jit_ee;
+/* The version of the input opened last: an archive output's hashes use it (outputs_jit_ee). */
+static const mcz_jit_ee *last_input_jit_ee;
+
+void mcs_force_jit_ee(const mcz_jit_ee *v) { forced_jit_ee = v; }
+
+const mcz_jit_ee *mcs_forced_jit_ee(void) { return forced_jit_ee; }
+
+const mcz_jit_ee *mcs_input_jit_ee(const mcs_input *in) { return in->jit_ee; }
+
+bool mcs_input_hashes_usable(const mcs_input *in)
+{
+    return in->archive && mcz_reader_hash_jit_ee(in->archive) == in->jit_ee;
+}
+
+static void choose_jit_ee(mcs_input *in)
+{
+    const mcz_jit_ee *v = forced_jit_ee;
+    uint32_t voted = 0;
+    in->jit_ee_how = "given";
+    if (!v && (v = mcz_source_jit_ee(in->source, NULL, &voted)) != NULL)
+        in->jit_ee_how = in->archive && mcz_reader_jit_ee(in->archive) ? "recorded" : "detected";
+    if (!v) {
+        v = mcz_jit_ee_newest();
+        in->jit_ee_how = "newest";
+        if (voted > 0) /* without contexts there is nothing to read wrongly */
+            tool_warn("%s: its packets do not tell which JIT-EE version recorded it; reading it as "
+                      "%s, the newest (--jit-ee chooses another)",
+                      in->path, mcz_jit_ee_name(v));
+    }
+    in->jit_ee = v;
+    last_input_jit_ee = v;
+}
+
 int mcs_input_open(mcs_input *in, const char *path)
 {
     memset(in, 0, sizeof *in);
@@ -86,6 +120,7 @@ int mcs_input_open(mcs_input *in, const char *path)
     } else if (!stream) {
         in->raw_bytes = mcs_file_size(path);
     }
+    choose_jit_ee(in);
     return 0;
 }
 
@@ -156,9 +191,9 @@ int mcs_input_read_failed(const mcs_input *in, uint32_t number, int rc, mcz_diag
     return -1;
 }
 
-int mcs_identity_as_stored(const mcz_mc *mc, mcz_hash128 *h, mcz_diag *d)
+int mcs_identity_as_stored(const mcz_jit_ee *v, const mcz_mc *mc, mcz_hash128 *h, mcz_diag *d)
 {
-    int rc = mcz_mc_identity_hash(mc, false, h, d);
+    int rc = mcz_mc_identity_hash(v, mc, false, h, d);
     if (rc == MCZ_OK || rc == MCZ_ENOMEM)
         return rc;
     memset(h, 0, sizeof *h);
@@ -174,7 +209,7 @@ static int computed_identity(const mcs_input *in, uint32_t number, mcz_hash128 *
     mcz_mc mc;
     int rc = mcs_input_get(in, number, &mc, &d);
     if (rc == MCZ_OK)
-        rc = mcs_identity_as_stored(&mc, identity, &d);
+        rc = mcs_identity_as_stored(in->jit_ee, &mc, identity, &d);
     return rc == MCZ_OK ? 0 : mcs_input_read_failed(in, number, rc, &d);
 }
 
@@ -187,7 +222,8 @@ int mcs_input_toc_entry(const mcs_input *in, uint64_t position, mcz_toc_entry *e
                   (unsigned long long)position + 1);
         return -1;
     }
-    if (!ci.hashes && computed_identity(in, ci.number, &ci.identity) != 0)
+    if ((!ci.hashes || !mcs_input_hashes_usable(in)) &&
+        computed_identity(in, ci.number, &ci.identity) != 0)
         return -1;
     memset(e, 0, sizeof *e);
     e->offset = (int64_t)ci.mch_offset;
@@ -230,6 +266,14 @@ int mcs_output_check(const char *path)
     return 0;
 }
 
+/* The version an archive output records and hashes with, unless its options name one: that of
+ * the input opened last before it starts writing, else --jit-ee's (else the newest). */
+static void outputs_jit_ee(mcz_writer_options *opt)
+{
+    if (!opt->jit_ee)
+        opt->jit_ee = last_input_jit_ee ? last_input_jit_ee : forced_jit_ee;
+}
+
 mcs_output *mcs_output_open(const char *path, mcs_output_kind kind,
                             const mcz_writer_options *opt, bool inherit)
 {
@@ -251,6 +295,7 @@ mcs_output *mcs_output_open(const char *path, mcs_output_kind kind,
     }
     mcz_diag d;
     mcz_diag_clear(&d);
+    outputs_jit_ee(&o->opt);
     if (kind == MCS_OUTPUT_MCZ)
         o->writer = mcz_writer_open(path, &o->opt, &d);
     else
@@ -300,6 +345,7 @@ static int output_start(mcs_output *o, const mcz_reader *model)
     o->pending = false;
     mcz_diag d;
     mcz_diag_clear(&d);
+    outputs_jit_ee(&o->opt);
     o->writer = mcz_writer_open(o->file_name, &o->opt, &d);
     o->opt.dict = NULL; /* the writer has its copy; model's may go */
     o->opt.dict_len = 0;
@@ -322,8 +368,10 @@ bool mcs_output_copies_chunks_of(const mcs_output *o, const mcs_input *in)
         return false;
     mcz_archive_info info;
     mcz_reader_get_info(in->archive, &info);
+    /* stored hashes are copied too: they must be the ones the output computes */
     return info.dict_id == o->dict_id && info.level == o->opt.level &&
-           info.chunk_size == o->opt.chunk_size && info.codec == o->opt.codec;
+           info.chunk_size == o->opt.chunk_size && info.codec == o->opt.codec &&
+           o->opt.jit_ee == in->jit_ee && (!info.hashes || mcs_input_hashes_usable(in));
 }
 
 /* Reports why the output failed (its sticky error, else `code` about context `number`) and

@@ -55,6 +55,9 @@ void mcs_print_usage(FILE *f, const mcs_usage *u)
     fprintf(f, "usage: mcs %s\n  %s\n", u->synopsis, u->summary);
     if (u->details)
         fprintf(f, "\n%s", u->details);
+    fprintf(f, "\nEvery verb also takes --jit-ee VERSION|GUID: read the inputs as that JIT-EE\n"
+               "version instead of the one they record or their packets show (mcs\n"
+               "-printJITEEVersion lists the versions).\n");
 }
 
 /* Length of the verb at the start of a synopsis ("-copy RANGE IN OUT" -> 5). */

@@ -143,7 +143,21 @@ typedef struct mcs_input {
     uint64_t contexts;         /* contexts held; 0 when unknown until read (MCH) */
     uint64_t raw_bytes;        /* size of the equivalent MCH file */
     uint64_t read_bytes;       /* sum of the sizes of the contexts returned so far */
+    const mcz_jit_ee *jit_ee;  /* the version its packets are read as (never NULL once open) */
+    const char *jit_ee_how;    /* how it was chosen: "given", "recorded", "detected", "newest" */
 } mcs_input;
+
+/* --jit-ee VERSION|GUID (taken from any verb's arguments by mcs.c): the version every input is
+ * then read as, instead of the one it records or its packets show. NULL: none given. */
+void mcs_force_jit_ee(const mcz_jit_ee *v);
+const mcz_jit_ee *mcs_forced_jit_ee(void);
+/* The version in's packets are read as: --jit-ee's, else the one its archive records, else
+ * the one its first contexts (at most MCZ_JIT_EE_DETECT_CONTEXTS of them, or
+ * MCZ_JIT_EE_DETECT_BYTES) fit, else (warned when the input is opened) the newest. */
+const mcz_jit_ee *mcs_input_jit_ee(const mcs_input *in);
+/* True when in is an archive whose stored identity hashes and dedup keys were computed with
+ * the version in is read as (otherwise they are computed from the contexts). */
+bool mcs_input_hashes_usable(const mcs_input *in);
 
 /* Refuses an input with nothing to read (an empty regular file, /dev/null) as every verb
  * does: 0, or -1 after printing "PATH: empty file: no method contexts". mcs_input_open applies
@@ -172,7 +186,7 @@ int mcs_input_get(const mcs_input *in, uint32_t number, mcz_mc *mc, mcz_diag *d)
 int mcs_input_next(mcs_input *in, mcz_mc *mc);
 /* The identity with names of mc as the archive writer stores it and -toc writes it: the zero
  * hash when it cannot be built (MCZ_OK, d saying why). Only running out of memory is an error. */
-int mcs_identity_as_stored(const mcz_mc *mc, mcz_hash128 *h, mcz_diag *d);
+int mcs_identity_as_stored(const mcz_jit_ee *v, const mcz_mc *mc, mcz_hash128 *h, mcz_diag *d);
 /* The .mct entry of the context at `position` (0 .. contexts-1) of an archive, from its index
  * alone: its offset in the equivalent MCH file, its number, its stored identity hash (empty
  * when it has none). An archive that stores no hashes has the context decoded (through in's

@@ -99,7 +99,7 @@ static void dump_item(FILE *f, uint8_t id, const mcz_map *m, uint32_t i)
     }
 }
 
-static void dump_map(FILE *f, const mcz_mc *mc, uint8_t id)
+static void dump_map(FILE *f, const mcz_jit_ee *v, const mcz_mc *mc, uint8_t id)
 {
     mcz_map m;
     if (mcs_map_of(mc, id, &m, NULL) != 1)
@@ -110,7 +110,7 @@ static void dump_map(FILE *f, const mcz_mc *mc, uint8_t id)
         m.value_size = m.item_size - 4;
     }
     char name[64];
-    fprintf(f, "%s - %" PRIu32 "\n", mcz_packet_name(id, name, sizeof name), m.count);
+    fprintf(f, "%s - %" PRIu32 "\n", mcz_packet_name(v, id, name, sizeof name), m.count);
     for (uint32_t i = 0; i < m.count && !ferror(f); i++) {
         fprintf(f, "%" PRIu32 "-", i);
         dump_item(f, id, &m, i);
@@ -129,15 +129,15 @@ static const char *identity_problem(const mcz_mc *mc, const mcz_diag *d, int64_t
     return led ? d->message + n : d->message;
 }
 
-static void dump_header(FILE *f, const mcz_mc *mc, bool simple)
+static void dump_header(FILE *f, const mcz_jit_ee *v, const mcz_mc *mc, bool simple)
 {
     fprintf(f, STARS " method context #%" PRIu32, mc->number);
     if (!simple) {
         mcz_diag d;
         mcz_diag_clear(&d);
-        int64_t len = mcz_mc_identity(mc, false, NULL, 0, &d);
+        int64_t len = mcz_mc_identity(v, mc, false, NULL, 0, &d);
         char *text = len >= 0 ? malloc((size_t)len + 1) : NULL;
-        if (text && mcz_mc_identity(mc, false, text, (size_t)len + 1, NULL) >= 0)
+        if (text && mcz_mc_identity(v, mc, false, text, (size_t)len + 1, NULL) >= 0)
             fprintf(f, " %s", text);
         else
             fprintf(f, " <identity unavailable: %s>", identity_problem(mc, &d, len));
@@ -146,29 +146,29 @@ static void dump_header(FILE *f, const mcz_mc *mc, bool simple)
     fputc('\n', f);
 }
 
-static void dump_context(FILE *f, const mcz_mc *mc, bool simple)
+static void dump_context(FILE *f, const mcz_jit_ee *v, const mcz_mc *mc, bool simple)
 {
     bool present[256] = {false}, listed[256] = {false};
     uint32_t pos = 0;
     mcz_packet p;
     while (mcz_packet_next(mc, &pos, &p, NULL) == 1)
         present[p.id] = true;
-    dump_header(f, mc, simple);
+    dump_header(f, v, mc, simple);
     size_t count;
-    const uint8_t *order = mcz_packet_write_order(&count);
+    const uint8_t *order = mcz_jit_ee_write_order(v, &count);
     for (size_t i = 0; i < count; i++) {
         listed[order[i]] = true;
         if (present[order[i]])
-            dump_map(f, mc, order[i]);
+            dump_map(f, v, mc, order[i]);
     }
     for (unsigned id = 0; id < 256; id++)
         if (present[id] && !listed[id])
-            dump_map(f, mc, (uint8_t)id);
+            dump_map(f, v, mc, (uint8_t)id);
 }
 
-static int dump_one(void *simple, const mcz_mc *mc)
+static int dump_one(void *simple, mcs_input *in, const mcz_mc *mc)
 {
-    dump_context(stdout, mc, *(const bool *)simple);
+    dump_context(stdout, mcs_input_jit_ee(in), mc, *(const bool *)simple);
     return 0;
 }
 

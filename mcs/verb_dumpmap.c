@@ -38,7 +38,8 @@ static void print_instantiation(FILE *f, const mcz_mc *mc, uint64_t ftn)
 }
 
 /* "<attr><ret> <method><inst>(<args>)" into a string (malloc'ed), or NULL. */
-static char *full_signature(const mcz_mc *mc, const mcs_method *method, const char *name)
+static char *full_signature(const mcz_jit_ee *v, const mcz_mc *mc, const mcs_method *method,
+                            const char *name)
 {
     char *text = NULL;
     size_t len = 0;
@@ -49,12 +50,12 @@ static char *full_signature(const mcz_mc *mc, const mcs_method *method, const ch
         const uint8_t *args = method->info + MCZ_MI_ARGS;
         uint64_t ftn = mcs_le64(method->info + MCZ_MI_FTN);
         mcs_print_attributes(f, mc, ftn);
-        mcs_print_prim(f, mc, mcs_le32(args + MCZ_SIG_RET_TYPE),
+        mcs_print_prim(f, v, mc, mcs_le32(args + MCZ_SIG_RET_TYPE),
                        mcs_le64(args + MCZ_SIG_RET_TYPE_CLASS));
         fprintf(f, " %s", name);
         print_instantiation(f, mc, ftn);
         fputc('(', f);
-        mcs_print_sig_args(f, mc, args);
+        mcs_print_sig_args(f, v, mc, args);
         fputc(')', f);
     } else {
         fputs(MCS_UNKNOWN, f);
@@ -67,7 +68,7 @@ static char *full_signature(const mcz_mc *mc, const mcs_method *method, const ch
     return text;
 }
 
-static int dumpmap_row(const mcz_mc *mc)
+static int dumpmap_row(const mcz_jit_ee *v, const mcz_mc *mc)
 {
     mcs_method method;
     bool have_method = mcs_method_load(mc, &method, NULL) == 1;
@@ -77,7 +78,7 @@ static int dumpmap_row(const mcz_mc *mc)
         mcs_method_class_name(mc, ftn, cls);
         mcs_print_name(mc, MCZ_PACKET_PRINT_METHOD_NAME, ftn, name);
     }
-    char *signature = full_signature(mc, have_method ? &method : NULL, name);
+    char *signature = full_signature(v, mc, have_method ? &method : NULL, name);
     if (!signature)
         return -1;
     char column[2 * MCS_NAME_SIZE + 1];
@@ -99,10 +100,10 @@ static int dumpmap_row(const mcz_mc *mc)
     return 0;
 }
 
-static int dumpmap_one(void *unused, const mcz_mc *mc)
+static int dumpmap_one(void *unused, mcs_input *in, const mcz_mc *mc)
 {
     (void)unused;
-    if (dumpmap_row(mc) == 0)
+    if (dumpmap_row(mcs_input_jit_ee(in), mc) == 0)
         return 0;
     tool_error("out of memory");
     return -1;

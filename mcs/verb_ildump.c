@@ -224,7 +224,7 @@ static void print_il(FILE *f, const uint8_t *il, uint32_t size)
     }
 }
 
-static void print_method(FILE *f, const mcz_mc *mc, const mcs_method *m)
+static void print_method(FILE *f, const mcz_jit_ee *v, const mcz_mc *mc, const mcs_method *m)
 {
     uint64_t ftn = mcs_le64(m->info + MCZ_MI_FTN);
     const uint8_t *args = m->info + MCZ_MI_ARGS;
@@ -233,14 +233,14 @@ static void print_method(FILE *f, const mcz_mc *mc, const mcs_method *m)
     mcs_print_name(mc, MCZ_PACKET_PRINT_METHOD_NAME, ftn, name);
     fprintf(f, ".class %s\n{\n   .method ", cls);
     mcs_print_attributes(f, mc, ftn);
-    mcs_print_prim(f, mc, mcs_le32(args + MCZ_SIG_RET_TYPE),
+    mcs_print_prim(f, v, mc, mcs_le32(args + MCZ_SIG_RET_TYPE),
                    mcs_le64(args + MCZ_SIG_RET_TYPE_CLASS));
     fprintf(f, " %s(", name);
-    mcs_print_sig_args(f, mc, args);
+    mcs_print_sig_args(f, v, mc, args);
     fprintf(f, ")\n   {\n      .maxstack  %" PRIu32 "\n", mcs_le32(m->info + MCZ_MI_MAX_STACK));
     bool init = mcs_le32(m->info + MCZ_MI_OPTIONS) & OPTION_INIT_LOCALS;
     fprintf(f, "      .locals %s(", init ? "init " : "");
-    mcs_print_sig_args(f, mc, m->info + MCZ_MI_LOCALS);
+    mcs_print_sig_args(f, v, mc, m->info + MCZ_MI_LOCALS);
     fputs(")\n", f);
     const uint8_t *il;
     uint32_t size;
@@ -251,7 +251,7 @@ static void print_method(FILE *f, const mcz_mc *mc, const mcs_method *m)
     fputs("   }\n}\n", f);
 }
 
-static int ildump_context(void *unused, const mcz_mc *mc)
+static int ildump_context(void *unused, mcs_input *in, const mcz_mc *mc)
 {
     (void)unused;
     FILE *f = stdout;
@@ -261,7 +261,7 @@ static int ildump_context(void *unused, const mcz_mc *mc)
     fputs(".assembly extern mscorlib{}\n.assembly dumped_asm\n", f);
     mcs_method m;
     if (mcs_method_load(mc, &m, NULL) == 1)
-        print_method(f, mc, &m);
+        print_method(f, mcs_input_jit_ee(in), mc, &m);
     else
         fprintf(f, ".class %s\n{\n   // no CompileMethod record\n}\n", MCS_UNKNOWN);
     return 0;

@@ -1,5 +1,6 @@
 /* verb_info.c - mcs -info: what a collection holds and how it is stored. */
 #include <inttypes.h>
+#include <string.h>
 
 #include "mcs_verbs.h"
 
@@ -10,6 +11,24 @@ const mcs_usage usage_info = {
     "  --chunks   for an archive, also its chunk table from the index, one chunk per line:\n"
     "             index, file offset of the chunk header, stored bytes, raw bytes, first\n"
     "             context number, context count, XXH3 of the raw bytes\n"};
+
+/* The version in is read as, its GUID and how it was chosen. */
+static void print_jit_ee(const mcs_input *in)
+{
+    static const struct { const char *how, *text; } hows[] = {
+        {"given", "given by --jit-ee"},
+        {"recorded", "recorded in the archive"},
+        {"detected", "detected from the packets"},
+        {"newest", "the newest: the packets do not tell"},
+    };
+    const char *text = in->jit_ee_how;
+    for (size_t i = 0; i < sizeof hows / sizeof hows[0]; i++)
+        if (strcmp(hows[i].how, in->jit_ee_how) == 0)
+            text = hows[i].text;
+    const char *guid = mcz_jit_ee_guid(in->jit_ee);
+    printf("JIT-EE:        %s (GUID %s), %s\n", mcz_jit_ee_name(in->jit_ee),
+           guid ? guid : "unknown", text);
+}
 
 static void print_numbers(uint64_t contexts, uint64_t first, uint64_t last)
 {
@@ -97,6 +116,8 @@ int cmd_info(int argc, char **argv)
         print_archive(in.path, in.archive);
     else
         rc = print_mch(&in);
+    if (rc == 0)
+        print_jit_ee(&in);
     if (in.archive && chunks)
         print_chunks(in.archive);
     mcs_input_close(&in);

@@ -18,11 +18,11 @@ typedef struct table_mismatches {
     mcz_diag first;
 } table_mismatches;
 
-static void note_table_mismatch(table_mismatches *t, const mcz_mc *mc)
+static void note_table_mismatch(table_mismatches *t, const mcs_input *in, const mcz_mc *mc)
 {
     mcz_diag d;
     mcz_diag_clear(&d);
-    if (mcz_mc_check_table(mc, &d) != MCZ_EVERSION)
+    if (mcz_mc_check_table(mcs_input_jit_ee(in), mc, &d) != MCZ_EVERSION)
         return;
     if (t->count++ == 0)
         t->first = d;
@@ -52,7 +52,7 @@ int mcs_check_contexts(mcs_input *in, const char *what, uint64_t *checked)
             mcs_input_context_error(in, &mc, &d);
             break;
         }
-        note_table_mismatch(&mismatches, &mc);
+        note_table_mismatch(&mismatches, in, &mc);
         count++;
         tool_progress_update(&progress, count, in->read_bytes);
     }

@@ -53,8 +53,9 @@ static int combo_add(flag_stats *s, uint64_t flags)
     return 0;
 }
 
-static int collect_one(void *stats, const mcz_mc *mc)
+static int collect_one(void *stats, mcs_input *in, const mcz_mc *mc)
 {
+    (void)in;
     flag_stats *s = stats;
     mcz_diag d;
     mcz_diag_clear(&d);

@@ -16,14 +16,25 @@ const mcs_usage usage_stat = {
     "holding a comma, quote or line break is quoted as RFC 4180 says; every other row is\n"
     "byte for byte SuperPMI's. OUT appears only once complete.\n"};
 
-static void stat_header(FILE *f)
+/* The CSV being written: its columns are the packets of the input's JIT-EE version, so the
+ * header waits for the first row (or the end, for an input without contexts). */
+typedef struct stat_out {
+    FILE *f;
+    bool header_done;
+} stat_out;
+
+static void stat_header(stat_out *s, const mcz_jit_ee *v)
 {
+    FILE *f = s->f;
+    if (s->header_done)
+        return;
+    s->header_done = true;
     size_t count;
-    const uint8_t *order = mcz_packet_write_order(&count);
+    const uint8_t *order = mcz_jit_ee_write_order(v, &count);
     fputs("Title,MC#,", f);
     for (size_t i = 0; i < count; i++) {
         char name[64];
-        mcz_packet_name(order[i], name, sizeof name);
+        mcz_packet_name(v, order[i], name, sizeof name);
         fprintf(f, "%s,%s SZ,", name, name);
     }
     fputc('\n', f);
@@ -31,15 +42,18 @@ static void stat_header(FILE *f)
 
 /* One row of a checked context; packets the table does not place (other JIT-EE versions) are
  * not counted. */
-static int stat_row(void *stream, const mcz_mc *mc)
+static int stat_row(void *arg, mcs_input *in, const mcz_mc *mc)
 {
-    FILE *f = stream;
+    stat_out *s = arg;
+    const mcz_jit_ee *v = mcs_input_jit_ee(in);
+    stat_header(s, v);
+    FILE *f = s->f;
     uint32_t counts[256], sizes[256];
     bool present[256] = {false};
     uint32_t pos = 0;
     mcz_packet p;
     mcz_map m;
-    while (mcz_packet_next(mc, &pos, &p, NULL) == 1 && mcz_map_parse(&p, &m, NULL) == MCZ_OK) {
+    while (mcz_packet_next(mc, &pos, &p, NULL) == 1 && mcz_map_parse(v, &p, &m, NULL) == MCZ_OK) {
         present[p.id] = true; /* the last packet of an id is the one SuperPMI keeps */
         counts[p.id] = m.count;
         sizes[p.id] = p.size;
@@ -49,7 +63,7 @@ static int stat_row(void *stream, const mcz_mc *mc)
         tool_csv_field(f, process);
     fprintf(f, ",%" PRIu32 ",", mc->number);
     size_t count;
-    const uint8_t *order = mcz_packet_write_order(&count);
+    const uint8_t *order = mcz_jit_ee_write_order(v, &count);
     for (size_t i = 0; i < count; i++) {
         uint8_t id = order[i];
         if (present[id] && counts[id])
@@ -75,8 +89,9 @@ int cmd_stat(int argc, char **argv)
     tool_note_input(pos[0]);
     rc = mcs_text_open(&out, pos[1]);
     if (rc == 0) {
-        stat_header(out.stream);
-        rc = mcs_for_each_context(pos[0], &list, "stat", stat_row, out.stream, &loaded);
+        stat_out s = {out.stream, false};
+        rc = mcs_for_each_context(pos[0], &list, "stat", stat_row, &s, &loaded);
+        stat_header(&s, mcs_forced_jit_ee());
         if (rc == 0)
             rc = mcs_text_commit(&out);
         else

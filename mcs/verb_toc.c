@@ -51,7 +51,7 @@ static int identity_of(const mcs_input *in, const mcz_mc *mc, mcz_hash128 *h, to
     mcz_diag_clear(&d);
     int rc = mcz_mc_check(mc, &d);
     if (rc == MCZ_OK)
-        rc = mcs_identity_as_stored(mc, h, &d);
+        rc = mcs_identity_as_stored(in->jit_ee, mc, h, &d);
     if (rc != MCZ_OK) {
         mcs_input_context_error(in, mc, &d);
         return -1;

@@ -101,14 +101,19 @@ typedef struct replay_plan {
     uint32_t toc_count;
     char (*excluded)[33];  /* sorted identity hashes from the .exc file */
     size_t excluded_count;
+    const mcz_jit_ee *jit_ee;        /* the version contexts are read as (never NULL) */
+    const mcz_jit_ee *stored_jit_ee; /* the version the stored identities were computed with:
+                                      * an archive's (mcz_reader_hash_jit_ee), else jit_ee */
 } replay_plan;
 
 /* Opens the collection at path (to plan only: workers open it again), reads -c (select_arg, or
  * NULL for everything), the .mct of an MCH file and the .exc file, and cuts units. MCH runs end
  * once they hold unit_bytes. Warnings go to stderr; on failure diag's message is whole: it
- * names the file (or -c) and, for an MCH file, the context and offset. An empty file fails. */
+ * names the file (or -c) and, for an MCH file, the context and offset. An empty file fails.
+ * The JIT-EE version is forced (--jit-ee), else the archive's, else detected from the first
+ * contexts, else (with a warning) the newest. */
 int replay_plan_build(replay_plan *p, const char *path, const char *select_arg,
-                      uint64_t unit_bytes, mcz_diag *diag);
+                      uint64_t unit_bytes, const mcz_jit_ee *forced, mcz_diag *diag);
 void replay_plan_free(replay_plan *p);
 /* Keeps only shard k (1-based) of n: contiguous units of near-equal selected bytes. */
 int replay_plan_shard(replay_plan *p, uint32_t k, uint32_t n, mcz_diag *diag);
@@ -144,7 +149,8 @@ typedef struct replay_identity {
 } replay_identity;
 
 /* verify: deep check, identity recomputed and compared with the stored one. Returns a kind. */
-int replay_verify_context(const mcz_mc *mc, const replay_identity *stored, char *msg, size_t cap);
+int replay_verify_context(const replay_plan *p, const mcz_mc *mc, const replay_identity *stored,
+                          char *msg, size_t cap);
 
 /* Loads a plugin (dlopen) and checks its ABI. */
 int replay_plugin_load(const char *path, const mcz_replay_plugin_desc **out, char *msg,

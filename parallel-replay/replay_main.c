@@ -45,6 +45,8 @@ static const char usage_text[] =
     "  --merge-results    merge the RESULTS files of all N shards: the same summary, -f list,\n"
     "                     details and exit code as one run over the whole collection\n"
     "  --unit-size SIZE   .mch input: bytes of contexts per work unit, e.g. 4M (default 1M)\n"
+    "  --jit-ee VERSION   read the collection as this JIT-EE version (name or GUID) instead\n"
+    "                     of the one it records or its packets show\n"
     "  -q, --quiet        no progress line (shown only when stderr is a terminal)\n"
     "  -h, --help         this text\n"
     "\n"
@@ -84,6 +86,7 @@ typedef struct options {
     bool merge;
     uint64_t unit_size;
     bool quiet, stride, stats;
+    const mcz_jit_ee *jit_ee; /* --jit-ee; NULL: the collection's */
 } options;
 
 /* "mcz-replay: MESSAGE" on stderr (and, for a usage error, where to find the usage); both
@@ -112,7 +115,7 @@ static int fail_usage(const char *fmt, ...)
 
 enum {
     OPT_DETAILS = 256, OPT_PLUGIN, OPT_PLUGIN_ARG, OPT_EXEC, OPT_EXEC_ORIGINAL, OPT_TIMEOUT,
-    OPT_SHARD, OPT_RESULTS, OPT_MERGE, OPT_UNIT_SIZE, OPT_STRIDE, OPT_STATS
+    OPT_SHARD, OPT_RESULTS, OPT_MERGE, OPT_UNIT_SIZE, OPT_STRIDE, OPT_STATS, OPT_JIT_EE
 };
 
 static const struct option long_options[] = {
@@ -126,6 +129,7 @@ static const struct option long_options[] = {
     {"results", required_argument, NULL, OPT_RESULTS},
     {"merge-results", no_argument, NULL, OPT_MERGE},
     {"unit-size", required_argument, NULL, OPT_UNIT_SIZE},
+    {"jit-ee", required_argument, NULL, OPT_JIT_EE},
     {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},
     /* Not in --help: SuperPMI-style stride/offset sharding and per-worker I/O figures, for
@@ -185,6 +189,11 @@ static int parse_option(int c, const char *arg, options *o)
     case OPT_SHARD:
         if (parse_shard(arg, o) != MCZ_OK)
             return fail_usage("--shard %s: want K/N with 1 <= K <= N", arg);
+        return -1;
+    case OPT_JIT_EE:
+        if (!(o->jit_ee = mcz_jit_ee_find(arg)))
+            return fail_usage("--jit-ee %s: not a JIT-EE version or GUID mcz knows (mcs "
+                              "-printJITEEVersion lists them)", arg);
         return -1;
     case OPT_UNIT_SIZE:
         if (tool_parse_count(arg, true, 1, UINT32_MAX, &o->unit_size) != MCZ_OK)
@@ -421,7 +430,7 @@ static int replay_main(const options *o, const char *path, const char *shown)
 {
     replay_plan plan;
     mcz_diag d;
-    if (replay_plan_build(&plan, path, o->select, o->unit_size, &d) != MCZ_OK) {
+    if (replay_plan_build(&plan, path, o->select, o->unit_size, o->jit_ee, &d) != MCZ_OK) {
         replay_plan_free(&plan);
         tool_diag_rename(&d, path, shown);
         return fail("%s", d.message);

@@ -285,8 +285,26 @@ static int toc_input_pair(replay_plan *p, const char *path)
     return MCZ_OK;
 }
 
+/* The version the collection is read as (replay_plan_build says which). */
+static void plan_jit_ee(replay_plan *p, const mcz_jit_ee *forced)
+{
+    mcz_source *s = mcz_source_open(p->path, NULL);
+    const mcz_reader *r = s ? mcz_source_archive(s) : NULL;
+    uint32_t voted = 0;
+    p->jit_ee = forced ? forced : mcz_source_jit_ee(s, NULL, &voted);
+    if (!p->jit_ee) {
+        p->jit_ee = mcz_jit_ee_newest();
+        if (voted > 0)
+            tool_warn("%s: its packets do not tell which JIT-EE version recorded it; reading it as "
+                      "%s, the newest (--jit-ee chooses another)",
+                      p->shown, mcz_jit_ee_name(p->jit_ee));
+    }
+    p->stored_jit_ee = r ? mcz_reader_hash_jit_ee(r) : p->jit_ee;
+    mcz_source_close(s);
+}
+
 int replay_plan_build(replay_plan *p, const char *path, const char *select_arg,
-                      uint64_t unit_bytes, mcz_diag *diag)
+                      uint64_t unit_bytes, const mcz_jit_ee *forced, mcz_diag *diag)
 {
     memset(p, 0, sizeof *p);
     p->path = p->shown = path;
@@ -302,6 +320,7 @@ int replay_plan_build(replay_plan *p, const char *path, const char *select_arg,
     }
     if ((rc = plan_collection(p, unit_bytes, diag)) != MCZ_OK)
         return rc;
+    plan_jit_ee(p, forced);
     if ((rc = exclusions_load(p)) != MCZ_OK)
         return plan_fail(rc, diag, &(tool_where){path, -1, -1, -1, -1});
     warn_outside(p);

@@ -9,7 +9,8 @@
 
 #include "replay_int.h"
 
-int replay_verify_context(const mcz_mc *mc, const replay_identity *stored, char *msg, size_t cap)
+int replay_verify_context(const replay_plan *p, const mcz_mc *mc, const replay_identity *stored,
+                          char *msg, size_t cap)
 {
     mcz_diag d;
     mcz_diag_clear(&d);
@@ -18,7 +19,7 @@ int replay_verify_context(const mcz_mc *mc, const replay_identity *stored, char 
         return REPLAY_FAILURE;
     }
     mcz_hash128 h;
-    int rc = mcz_mc_identity_hash(mc, false, &h, &d);
+    int rc = mcz_mc_identity_hash(stored->known ? p->stored_jit_ee : p->jit_ee, mc, false, &h, &d);
     if (rc != MCZ_OK && rc != MCZ_EMISSING) {
         snprintf(msg, cap, "identity: %s", d.message);
         return REPLAY_FAILURE;

@@ -216,7 +216,7 @@ static bool excluded(const replay_worker *w, const mcz_mc *mc)
     stored_identity(w, mc->number, &id);
     if (!id.known) {
         mcz_hash128 h;
-        if (mcz_mc_identity_hash(mc, false, &h, NULL) != MCZ_OK)
+        if (mcz_mc_identity_hash(w->plan->jit_ee, mc, false, &h, NULL) != MCZ_OK)
             return false;
         mcz_hash_hex(&h, id.hex);
     }
@@ -231,7 +231,7 @@ static int replay_one(replay_worker *w, const mcz_mc *mc, char *msg, size_t cap)
         return replay_plugin_context(w->cfg->plugin, w->plugin_state, mc, msg, cap);
     replay_identity id;
     stored_identity(w, mc->number, &id);
-    return replay_verify_context(mc, &id, msg, cap);
+    return replay_verify_context(w->plan, mc, &id, msg, cap);
 }
 
 static int context_each(replay_worker *w, const mcz_mc *mc, replay_chan *ch)

@@ -112,6 +112,16 @@ void mcz_reader_close(mcz_reader *r)
     free(r);
 }
 
+const mcz_jit_ee *mcz_reader_jit_ee(const mcz_reader *r)
+{
+    return r ? mcz_jit_ee_by_id(r->header.jit_ee) : NULL;
+}
+
+const mcz_jit_ee *mcz_reader_hash_jit_ee(const mcz_reader *r)
+{
+    return r ? mcz_arc_hash_jit_ee(&r->header) : NULL;
+}
+
 void mcz_reader_get_info(const mcz_reader *r, mcz_archive_info *out)
 {
     memset(out, 0, sizeof *out);

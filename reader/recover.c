@@ -67,7 +67,8 @@ static int hash_chunk(recovery *r, const mcz_arc_chunk_head *h)
         mcz_mc mc;
         if (mcz_mc_from_bytes(r->buf.bytes + at, len, h->first_number + i, at, &mc, NULL) != MCZ_OK)
             return MCZ_ECORRUPT; /* already checked by the decode */
-        mcz_arc_context_hashes(&mc, &r->identity[i], &r->dedup[i]);
+        mcz_arc_context_hashes(mcz_arc_hash_jit_ee(&r->header), &mc, &r->identity[i],
+                               &r->dedup[i]);
         at += len;
     }
     return MCZ_OK;

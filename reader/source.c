@@ -147,6 +147,35 @@ void mcz_source_close(mcz_source *s)
     free(s);
 }
 
+const mcz_jit_ee *mcz_source_jit_ee(mcz_source *s, uint32_t *fits, uint32_t *voted)
+{
+    const mcz_reader *r = s ? mcz_source_archive(s) : NULL;
+    const mcz_jit_ee *recorded = r ? mcz_reader_jit_ee(r) : NULL;
+    uint32_t mask = recorded ? 1u << mcz_jit_ee_index(recorded) : mcz_jit_ee_fits_all();
+    uint32_t first = 1;
+    if (r) {
+        mcz_archive_info info;
+        mcz_reader_get_info(r, &info);
+        first = info.first_number;
+    }
+    uint64_t bytes = 0;
+    uint32_t i = 0;
+    mcz_mc mc;
+    for (; s && !recorded && i < MCZ_JIT_EE_DETECT_CONTEXTS &&
+                         bytes < MCZ_JIT_EE_DETECT_BYTES && first + i >= first;
+         i++) {
+        if (mcz_source_get(s, first + i, &mc, NULL) != MCZ_OK)
+            break;
+        mcz_jit_ee_vote(&mask, &mc);
+        bytes += mc.size;
+    }
+    if (fits)
+        *fits = mask;
+    if (voted)
+        *voted = i;
+    return mcz_jit_ee_from_fits(mask);
+}
+
 const mcz_reader *mcz_source_archive(const mcz_source *s)
 {
     return s ? s->reader : NULL;
@@ -219,15 +248,22 @@ static int toc_identity_check(mcz_source *s, const mcz_toc_entry *e, const mcz_m
 {
     if (e->hash[0] == '\0')
         return MCZ_OK;
-    mcz_hash128 h;
     char hex[33] = "";
-    int rc = mcz_mc_identity_hash(mc, false, &h, NULL);
-    if (rc == MCZ_ENOMEM)
-        return rc;
-    if (rc == MCZ_OK)
-        mcz_hash_hex(&h, hex);
-    if (strcmp(hex, e->hash) == 0)
-        return MCZ_OK;
+    /* The table was written by a tool of the collection's version, which the source does not
+     * know: the identity under any version mcz knows will do. */
+    for (size_t i = 0; i < mcz_jit_ee_count(); i++) {
+        mcz_hash128 h;
+        char one[33] = "";
+        int rc = mcz_mc_identity_hash(mcz_jit_ee_at(i), mc, false, &h, NULL);
+        if (rc == MCZ_ENOMEM)
+            return rc;
+        if (rc == MCZ_OK)
+            mcz_hash_hex(&h, one);
+        if (strcmp(one, e->hash) == 0)
+            return MCZ_OK;
+        if (one[0] && !hex[0])
+            memcpy(hex, one, sizeof hex);
+    }
     mcz_fail(&s->toc_problem, MCZ_ECORRUPT, -1, -1,
              "it records identity %s for context %u, which has %s", e->hash, mc->number,
              hex[0] ? hex : "none");

@@ -15,7 +15,7 @@ static int verify_context(const mcz_reader *r, const mcz_mc *mc, uint64_t chunk_
     if (rc != MCZ_OK || !r->index.has_hashes)
         return rc;
     mcz_hash128 identity, dedup, stored_identity, stored_dedup;
-    mcz_arc_context_hashes(mc, &identity, &dedup);
+    mcz_arc_context_hashes(mcz_arc_hash_jit_ee(&r->header), mc, &identity, &dedup);
     mcz_reader_hashes(r, mc->number, &stored_identity, &stored_dedup);
     if (memcmp(identity.bytes, stored_identity.bytes, 16) != 0 ||
         memcmp(dedup.bytes, stored_dedup.bytes, 16) != 0)

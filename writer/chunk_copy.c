@@ -71,7 +71,7 @@ static int copy_hashes(const mcz_writer *w, chunk *c, const uint8_t *raw,
     if (w->no_hashes)
         return MCZ_OK;
     if (!identity || !dedup)
-        return mcz_wr_hash_contexts(c, raw, diag);
+        return mcz_wr_hash_contexts(w->jit_ee, c, raw, diag);
     c->identity = malloc(c->count * sizeof *c->identity);
     c->dedup = malloc(c->count * sizeof *c->dedup);
     if (!c->identity || !c->dedup)

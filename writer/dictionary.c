@@ -180,8 +180,8 @@ static void encode_head(mcz_writer *w)
 {
     uint32_t flags = (w->dict_len ? MCZ_ARC_FLAG_HAS_DICT : 0) |
                      (w->codec == MCZ_CODEC_XZ ? MCZ_ARC_FLAG_CODEC_XZ : 0);
-    mcz_arc_header h = {MCZ_ARC_VERSION, flags, w->level,
-                        w->chunk_size, w->dict_id};
+    mcz_arc_header h = {MCZ_ARC_VERSION, flags, w->level, w->chunk_size, w->dict_id,
+                        mcz_jit_ee_id(w->jit_ee)};
     mcz_arc_header_encode(&h, w->head);
     w->head_len = MCZ_ARC_HEADER_SIZE;
     if (w->dict_len) {

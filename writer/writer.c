@@ -90,7 +90,7 @@ int mcz_wr_fail(mcz_writer *w, int code, int64_t context, const char *what)
 /* ---- Compression (workers, no lock held) ---- */
 
 /* Off the append path: workers call it before compressing, chunk copies on what they decoded. */
-int mcz_wr_hash_contexts(chunk *c, const uint8_t *raw, mcz_diag *d)
+int mcz_wr_hash_contexts(const mcz_jit_ee *v, chunk *c, const uint8_t *raw, mcz_diag *d)
 {
     c->identity = malloc(c->count * sizeof *c->identity);
     c->dedup = malloc(c->count * sizeof *c->dedup);
@@ -102,7 +102,7 @@ int mcz_wr_hash_contexts(chunk *c, const uint8_t *raw, mcz_diag *d)
         int rc = mcz_mc_from_bytes(raw + off, c->lengths[i], c->first_number + i, off, &mc, d);
         if (rc != MCZ_OK)
             return rc;
-        mcz_arc_context_hashes(&mc, &c->identity[i], &c->dedup[i]);
+        mcz_arc_context_hashes(v, &mc, &c->identity[i], &c->dedup[i]);
         off += c->lengths[i];
     }
     return MCZ_OK;
@@ -146,7 +146,7 @@ static int zstd_compress(ZSTD_CCtx *cctx, const chunk *c, uint8_t *out, size_t c
 
 static int compress_chunk(const mcz_writer *w, ZSTD_CCtx *cctx, chunk *c, mcz_diag *d)
 {
-    int rc = w->no_hashes ? MCZ_OK : mcz_wr_hash_contexts(c, c->raw, d);
+    int rc = w->no_hashes ? MCZ_OK : mcz_wr_hash_contexts(w->jit_ee, c, c->raw, d);
     if (rc != MCZ_OK)
         return rc;
     c->checksum = mcz_arc_xxh3(c->raw, c->raw_len);
@@ -519,6 +519,7 @@ static int resolve_options(mcz_writer *w, const mcz_writer_options *opt, mcz_dia
     w->next_number = opt->first_number ? opt->first_number : 1;
     w->first_number = (uint32_t)w->next_number;
     w->no_hashes = opt->no_hashes;
+    w->jit_ee = opt->jit_ee ? opt->jit_ee : mcz_jit_ee_newest();
     w->out_next_number = w->first_number;
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     w->thread_count = opt->threads > 0 ? opt->threads : (cores > 0 ? (int)cores : 1);

@@ -71,6 +71,7 @@ struct mcz_writer {
     mcz_codec codec;
     uint32_t first_number;
     bool no_hashes; /* the index stores no identity and dedup columns */
+    const mcz_jit_ee *jit_ee; /* the version the hashes use (the header records it) */
 
     /* Dictionary. */
     bool train_wanted;          /* decide now, on the first train_chunks queued chunks */
@@ -148,7 +149,7 @@ uint64_t mcz_wr_thread_cpu_ns(void);
 int mcz_wr_setup_cctx(const mcz_writer *w, ZSTD_CCtx *cctx);
 /* Allocates and fills c->identity and c->dedup (FORMAT.md §5) from raw, the c->count contexts
  * of c->lengths back to back. */
-int mcz_wr_hash_contexts(chunk *c, const uint8_t *raw, mcz_diag *d);
+int mcz_wr_hash_contexts(const mcz_jit_ee *v, chunk *c, const uint8_t *raw, mcz_diag *d);
 
 /* ---- dictionary.c ---- */
 /* Asks a worker to decide the dictionary now, on the chunks queued at this call (lock held). */

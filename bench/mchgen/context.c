@@ -5,7 +5,7 @@
  * values, the machine's ISA flags. A context compiles one method of the universe: it plans what
  * the JIT touches (the root, the callees of every call token, the inlinees and their own tokens,
  * the classes and fields involved) and then writes one packet per map in SuperPMI's write order
- * (mcz_packet_write_order), each packet's emitter walking the plan.
+ * (mcz_jit_ee_write_order of the version generated), each packet's emitter walking the plan.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -111,6 +111,7 @@ enum { RECENT_ROOTS = 48 };
 
 struct mg_generator {
     const mg_preset *preset;
+    const mcz_jit_ee *jit_ee;
     mg_universe *u;
     mg_rng rng;
     uint32_t total, produced;
@@ -556,6 +557,14 @@ static void u64_u64(mg_generator *g, uint64_t key, uint64_t value)
     add(g, k, v);
 }
 
+/* The generated version's number for a CorInfoType (MCZ_TYPE_*); the model has no type the
+ * version lacks (strings are classes). */
+static uint32_t raw_type(const mg_generator *g, uint32_t type)
+{
+    int raw = mcz_jit_ee_type_raw(g->jit_ee, (int)type);
+    return raw >= 0 ? (uint32_t)raw : type;
+}
+
 static const mg_method *method_of(const mg_generator *g, uint32_t method)
 {
     return &g->u->methods[method];
@@ -609,7 +618,7 @@ static void put_sig_info(mg_generator *g, uint8_t *out, uint32_t method, bool lo
         mcz_put_le32(out + MCZ_SIG_CALL_CONV, m->hasthis ? MCZ_CALLCONV_HASTHIS : 0);
         mcz_put_le64(out + MCZ_SIG_RET_TYPE_CLASS, type_class_handle(g, m->ret));
         mcz_put_le64(out + MCZ_SIG_RET_TYPE_SIG_CLASS, type_class_handle(g, m->ret));
-        mcz_put_le32(out + MCZ_SIG_RET_TYPE, m->ret.cor_type);
+        mcz_put_le32(out + MCZ_SIG_RET_TYPE, raw_type(g, m->ret.cor_type));
     }
     uint8_t count = locals ? m->nlocals : m->nargs;
     mcz_put_le32(out + MCZ_SIG_NUM_ARGS, count);
@@ -778,7 +787,7 @@ static uint64_t class_is_value(const mg_generator *g, uint32_t cls)
 }
 static uint64_t class_cor_type(const mg_generator *g, uint32_t cls)
 {
-    return class_of(g, cls)->is_value ? MCZ_TYPE_VALUECLASS : MCZ_TYPE_CLASS;
+    return raw_type(g, class_of(g, cls)->is_value ? MCZ_TYPE_VALUECLASS : MCZ_TYPE_CLASS);
 }
 static uint64_t class_is_intrinsic(const mg_generator *g, uint32_t cls)
 {
@@ -919,7 +928,7 @@ static void arg_type_item(mg_generator *g, uint32_t method, bool locals, uint32_
     mg_type t = arg_type(g, method, locals, i);
     mcz_put_le64(value + MCZ_AT_VALUE_VC_TYPE_RET,
                  t.cor_type == MCZ_TYPE_VALUECLASS ? class_handle(g, t.cls) : 0);
-    mcz_put_le32(value + MCZ_AT_VALUE_RESULT, t.cor_type);
+    mcz_put_le32(value + MCZ_AT_VALUE_RESULT, raw_type(g, t.cor_type));
     add(g, key, value);
     (void)next;
 }
@@ -1165,7 +1174,7 @@ static void field_info_item(mg_generator *g, const ctx_site *s)
                                           MCZ_TYPE_INT, MCZ_TYPE_BOOL, MCZ_TYPE_LONG,
                                           MCZ_TYPE_VALUECLASS, MCZ_TYPE_CLASS};
     uint8_t ft = field_types[h % COUNT_OF(field_types)];
-    mcz_put_le32(value + MCZ_FI_TYPE, ft);
+    mcz_put_le32(value + MCZ_FI_TYPE, raw_type(g, ft));
     if (ft == MCZ_TYPE_VALUECLASS)
         mcz_put_le64(value + MCZ_FI_STRUCT_TYPE, class_handle(g, (uint32_t)(h >> 40) % 400));
     mcz_put_le32(value + MCZ_FI_ACCESS_ALLOWED, 1);
@@ -1552,12 +1561,15 @@ static void emit_cr_alloc_mem(mg_generator *g)
     uint32_t len = native_code(g, code, cap);
     uint8_t key[4] = {0}, value[MCZ_AM_SIZE] = {0};
     uint64_t hot = g->run.stub_base + 0x10000000ull + ((mg_rng_next(&g->rng) & 0xFFFFF) << 4);
-    begin(g, 115, 4, MCZ_AM_SIZE);
+    /* Versions after B dropped the u32 flag: the fields after it move 4 bytes down. */
+    uint32_t size = mcz_jit_ee_packet(g->jit_ee, 115)->value_size;
+    uint32_t shift = MCZ_AM_SIZE - size;
+    begin(g, 115, 4, size);
     mcz_put_le32(value + MCZ_AM_HOT_SIZE, len);
-    mcz_put_le32(value + MCZ_AM_HOT_INDEX, buffer(g, code, len));
-    mcz_put_le32(value + MCZ_AM_COLD_INDEX, MCZ_NULL_INDEX);
-    mcz_put_le32(value + MCZ_AM_RODATA_INDEX, MCZ_NULL_INDEX);
-    mcz_put_le64(value + MCZ_AM_HOT_BLOCK, hot);
+    mcz_put_le32(value + MCZ_AM_HOT_INDEX - shift, buffer(g, code, len));
+    mcz_put_le32(value + MCZ_AM_COLD_INDEX - shift, MCZ_NULL_INDEX);
+    mcz_put_le32(value + MCZ_AM_RODATA_INDEX - shift, MCZ_NULL_INDEX);
+    mcz_put_le64(value + MCZ_AM_HOT_BLOCK - shift, hot);
     add(g, key, value);
     end(g);
     free(code);
@@ -1633,7 +1645,7 @@ static const emit_fn emitters[256] = {
 static int emit_context(mg_generator *g, const uint8_t **bytes, size_t *size)
 {
     size_t count;
-    const uint8_t *order = mcz_packet_write_order(&count);
+    const uint8_t *order = mcz_jit_ee_write_order(g->jit_ee, &count);
     mcz_mc_builder_reset(g->b);
     for (size_t i = 0; i < count; i++)
         if (emitters[order[i]])
@@ -1643,12 +1655,14 @@ static int emit_context(mg_generator *g, const uint8_t **bytes, size_t *size)
 
 /* ---- Generator ---- */
 
-mg_generator *mg_generator_create(const mg_preset *preset, uint64_t seed, uint32_t contexts)
+mg_generator *mg_generator_create(const mg_preset *preset, const mcz_jit_ee *jit_ee,
+                                  uint64_t seed, uint32_t contexts)
 {
     mg_generator *g = calloc(1, sizeof *g);
     if (!g)
         return NULL;
     g->preset = preset;
+    g->jit_ee = jit_ee;
     g->total = contexts;
     mg_rng_seed(&g->rng, mg_hash2(seed, 0x52554E53ull));
     g->u = mg_universe_create(UNIVERSE_SEED);

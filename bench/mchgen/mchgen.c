@@ -69,13 +69,15 @@ typedef struct options {
     uint32_t contexts; /* 0: the preset's default */
     const char *out;
     const mg_preset *preset;
+    const mcz_jit_ee *jit_ee; /* the version written (default B: bench figures stay comparable) */
     bool report;
 } options;
 
 static void usage(FILE *f)
 {
     fprintf(f,
-            "usage: mchgen [--seed N] [--contexts N] [--out F.mch] [--preset NAME] [--report]\n"
+            "usage: mchgen [--seed N] [--contexts N] [--out F.mch] [--preset NAME] [--jit-ee V]\n"
+            "              [--report]\n"
             "\n"
             "Writes a synthetic SuperPMI collection (.mch): method contexts with the packets,\n"
             "sizes and redundancy of real collections, deterministic per seed and options.\n"
@@ -84,6 +86,8 @@ static void usage(FILE *f)
             "  --contexts N   number of contexts (default: the preset's, 20000 for default)\n"
             "  --out F.mch    output file, written atomically (nothing there unless complete)\n"
             "  --preset NAME  model variant (default: default)\n"
+            "  --jit-ee V     JIT-EE version to write (name or GUID; default B): its packet\n"
+            "                 table, write order and CorInfoType numbering\n"
             "  --report       validate every context and print size, IL and compression figures\n"
             "                 (zstd level 3: per context, with a dictionary, 1 MiB chunks)\n"
             "                 next to the published targets (dictionary trained on 300\n"
@@ -115,6 +119,7 @@ static int parse_args(int argc, char **argv, options *o)
 {
     o->seed = 1;
     o->preset = &preset_default;
+    o->jit_ee = mcz_jit_ee_find("B");
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc && strncmp(argv[i + 1], "--", 2) != 0 ? argv[i + 1] : NULL;
@@ -140,6 +145,10 @@ static int parse_args(int argc, char **argv, options *o)
             o->contexts = (uint32_t)n;
         } else if (strcmp(a, "--out") == 0) {
             o->out = v;
+        } else if (strcmp(a, "--jit-ee") == 0) {
+            o->jit_ee = mcz_jit_ee_find(v);
+            if (!o->jit_ee)
+                return usage_error("unknown JIT-EE version", v);
         } else if (strcmp(a, "--preset") == 0) {
             o->preset = mg_preset_find(v);
             if (!o->preset)
@@ -199,7 +208,7 @@ static int drain(mg_generator *g, mcz_outfile *out, image *im)
 /* The corpus to out (and im for --report), then the held-out training sample to train. */
 static int generate(const options *o, mcz_outfile *out, image *im, image *train)
 {
-    mg_generator *g = mg_generator_create(o->preset, o->seed, o->contexts);
+    mg_generator *g = mg_generator_create(o->preset, o->jit_ee, o->seed, o->contexts);
     if (!g) {
         tool_error("out of memory");
         return MCZ_ENOMEM;

@@ -178,7 +178,9 @@ uint32_t mg_sig_blob(const mg_universe *u, const mg_method *m, bool locals, uint
 
 typedef struct mg_generator mg_generator;
 
-mg_generator *mg_generator_create(const mg_preset *preset, uint64_t seed, uint32_t contexts);
+/* jit_ee: the JIT-EE version written (packet table, write order, CorInfoType numbering). */
+mg_generator *mg_generator_create(const mg_preset *preset, const mcz_jit_ee *jit_ee,
+                                  uint64_t seed, uint32_t contexts);
 void mg_generator_free(mg_generator *g);
 /* The next context's bytes (valid until the next call); 1 = produced, 0 = done, < 0 error. */
 int mg_generator_next(mg_generator *g, const uint8_t **bytes, size_t *size);

@@ -115,7 +115,7 @@ static int fact_of(const mcz_mc *mc, ctx_fact *f, mcz_diag *diag)
     if (rc != MCZ_OK)
         return rc;
     if (mcz_packet_find(mc, MCZ_PACKET_COMPILE_METHOD, &p, diag) == 1 &&
-        mcz_map_parse(&p, &m, diag) == MCZ_OK && m.count == 1 && m.item_size >= 4 + MCZ_CM_SIZE) {
+        mcz_map_parse(NULL, &p, &m, diag) == MCZ_OK && m.count == 1 && m.item_size >= 4 + MCZ_CM_SIZE) {
         const uint8_t *v = m.items + 4;
         uint32_t index = mcz_get_le32(v + MCZ_MI_IL_OFFSET);
         if (mcz_map_buffer(&m, index, &data, &len) == MCZ_OK) {
@@ -124,7 +124,7 @@ static int fact_of(const mcz_mc *mc, ctx_fact *f, mcz_diag *diag)
         }
     }
     if (mcz_packet_find(mc, MCZ_PACKET_GET_JIT_FLAGS, &p, diag) == 1 &&
-        mcz_map_parse(&p, &m, diag) == MCZ_OK && m.count == 1 && m.item_size == 4 + MCZ_DD_SIZE &&
+        mcz_map_parse(NULL, &p, &m, diag) == MCZ_OK && m.count == 1 && m.item_size == 4 + MCZ_DD_SIZE &&
         mcz_map_buffer(&m, mcz_get_le32(m.items + 4), &data, &len) == MCZ_OK && len >= 8) {
         uint64_t flags = mcz_get_le64(data);
         f->small = (flags & ((1u << 26) | (1u << 5))) != 0;

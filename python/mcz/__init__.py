@@ -113,6 +113,9 @@ _PROTOTYPES = {
     "mcz_source_get": (ctypes.c_int, [_VOID, ctypes.c_uint32, ctypes.POINTER(_Mc), _DIAG]),
     "mcz_reader_get_info": (None, [_VOID, ctypes.POINTER(_ArchiveInfo)]),
     "mcz_toc_find": (ctypes.c_int, [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_size_t]),
+    "mcz_source_jit_ee": (_VOID, [_VOID, _VOID, _VOID]),
+    "mcz_jit_ee_name": (ctypes.c_char_p, [_VOID]),
+    "mcz_jit_ee_guid": (ctypes.c_char_p, [_VOID]),
 }
 
 _lib = None
@@ -305,17 +308,32 @@ class Collection:
         """The bytes of every context, in number order: concatenated, an .mch file's bytes."""
         return (data for _, data in self.items())
 
+    def _jit_ee(self):
+        """(name, guid) of the JIT-EE version the collection records or its first contexts
+        show (mcz_source_jit_ee), guid None when unknown; (None, None) when undecided."""
+        h = self._open_handle()
+        v = h.lib.mcz_source_jit_ee(h.ptr, None, None)
+        if not v:
+            return None, None
+        guid = h.lib.mcz_jit_ee_guid(v)
+        return h.lib.mcz_jit_ee_name(v).decode(), guid.decode() if guid else None
+
     def info(self):
         """What the collection is: a dict with kind ("archive" or "mch"), contexts,
-        first_number, last_number, raw_bytes (the equivalent .mch size) and file_bytes; for an
+        first_number, last_number, raw_bytes (the equivalent .mch size), file_bytes, jit_ee
+        and jit_ee_guid (the JIT-EE version it records or its packets show: a name such as
+        "B", and its GUID or None; both None when the packets cannot tell); for an
         archive also version, chunks, dictionary, dict_id, dict_size, level, chunk_size,
-        hashes (identity hashes stored) and codec ("zstd" or "xz"); for an .mch file toc (the .mct SuperPMI would use,
+        hashes (identity hashes stored) and codec ("zstd" or "xz"); for an .mch file toc (the
+        .mct SuperPMI would use,
         or None)."""
         with self._lock:
+            jit_ee, jit_ee_guid = self._jit_ee()
             reader = self._archive()
             if reader:
                 i = self._archive_info(reader)
                 return {"kind": "archive", "path": self._display, "version": i.version,
+                        "jit_ee": jit_ee, "jit_ee_guid": jit_ee_guid,
                         "contexts": i.contexts, "first_number": i.first_number,
                         "last_number": i.last_number, "raw_bytes": i.raw_bytes,
                         "file_bytes": i.file_bytes, "chunks": i.chunks,
@@ -327,6 +345,7 @@ class Collection:
         toc = ctypes.create_string_buffer(4096)
         found = _load().mcz_toc_find(self._file, toc, len(toc)) == 1
         return {"kind": "mch", "path": self._display, "contexts": count,
+                "jit_ee": jit_ee, "jit_ee_guid": jit_ee_guid,
                 "first_number": first, "last_number": last, "raw_bytes": raw,
                 "file_bytes": os.path.getsize(self._file),
                 "toc": os.fsdecode(toc.value) if found else None}

@@ -222,6 +222,6 @@ for g in g.dumpmap.csv g.stat.csv g.jitflags.txt g.dumptoc.txt; do
 done
 
 ok_run "-printJITEEVersion" "$M" -printJITEEVersion
-contains "-printJITEEVersion names the packet table" "$T/out" "JIT-EE"
+contains "-printJITEEVersion lists the versions with their GUIDs" "$T/out" "28808a0e-5dc5-48bd-a7eb-27def284eff0"
 
 cli_done

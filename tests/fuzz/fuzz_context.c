@@ -9,6 +9,9 @@
 
 #include "../../format/mcz_common.h"
 
+/* The version these tests' contexts are written in (their CorInfoType numbering). */
+#define VB mcz_jit_ee_find("B")
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static void follow_indices(const mcz_map *m)
@@ -47,7 +50,7 @@ static void reserialize(mcz_mc_builder *b, const mcz_mc *mc, const mcz_packet *p
         return;
     mcz_packet q;
     mcz_map again;
-    if (mcz_packet_find(&rebuilt, p->id, &q, NULL) != 1 || mcz_map_parse(&q, &again, NULL) != 0)
+    if (mcz_packet_find(&rebuilt, p->id, &q, NULL) != 1 || mcz_map_parse(VB, &q, &again, NULL) != 0)
         abort();
     /* a legacy dense map loses its stored u32 keys */
     uint32_t item_size = again.dense && !m->dense ? m->item_size - 4 : m->item_size;
@@ -66,24 +69,24 @@ static void identities(const mcz_mc *mc)
 {
     char text[512];
     for (int ignore_names = 0; ignore_names < 2; ignore_names++) {
-        int64_t len = mcz_mc_identity(mc, ignore_names, text, sizeof text, NULL);
+        int64_t len = mcz_mc_identity(VB, mc, ignore_names, text, sizeof text, NULL);
         if (len >= 0 && strnlen(text, sizeof text) == sizeof text)
             abort();
         mcz_hash128 h;
-        (void)mcz_mc_identity_hash(mc, ignore_names, &h, NULL);
+        (void)mcz_mc_identity_hash(VB, mc, ignore_names, &h, NULL);
     }
 }
 
 static void exercise(mcz_mc_builder *b, const mcz_mc *mc)
 {
     (void)mcz_mc_check(mc, NULL);
-    (void)mcz_mc_check_table(mc, NULL);
+    (void)mcz_mc_check_table(VB, mc, NULL);
     identities(mc);
     uint32_t pos = 0;
     mcz_packet p;
     while (mcz_packet_next(mc, &pos, &p, NULL) == 1) {
         mcz_map m;
-        if (mcz_map_parse(&p, &m, NULL) != MCZ_OK)
+        if (mcz_map_parse(VB, &p, &m, NULL) != MCZ_OK)
             continue;
         follow_indices(&m);
         reserialize(b, mc, &p, &m);

@@ -126,7 +126,9 @@ class Collections(unittest.TestCase):
         self.assertEqual(info["raw_bytes"], len(self.mch_bytes))
         self.assertEqual(info["file_bytes"], os.path.getsize(self.mcz))
         self.assertGreaterEqual(info["chunks"], 1)
-        self.assertEqual(info["version"], 1)
+        self.assertEqual(info["version"], 2)
+        self.assertEqual(info["jit_ee"], "B")  # what mcs -convert recorded for mchgen's output
+        self.assertEqual(info["jit_ee_guid"], "28808a0e-5dc5-48bd-a7eb-27def284eff0")
         self.assertTrue(info["hashes"])
         self.assertEqual(info["dictionary"], info["dict_id"] != 0)
         self.assertEqual(info["dictionary"], info["dict_size"] > 0)
@@ -146,6 +148,7 @@ class Collections(unittest.TestCase):
             info = c.info()
         self.assertEqual(info["kind"], "mch")
         self.assertEqual(info["contexts"], CONTEXTS)
+        self.assertEqual(info["jit_ee"], "B")  # detected: mchgen writes B by default
         self.assertEqual(info["raw_bytes"], len(self.mch_bytes))
         self.assertEqual(info["file_bytes"], len(self.mch_bytes))
         self.assertIsNone(info["toc"])

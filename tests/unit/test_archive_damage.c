@@ -241,7 +241,7 @@ static void edit_version(uint8_t *p, uint64_t index, uint8_t *foot)
 {
     (void)p;
     (void)index;
-    mcz_put_le32(foot + 12, 2);
+    mcz_put_le32(foot + 12, MCZ_ARC_VERSION + 1); /* a version after this build's */
 }
 static void edit_chunk_outside(uint8_t *p, uint64_t index, uint8_t *foot)
 {
@@ -515,6 +515,57 @@ static void test_xz_chunks(void **state)
     free(xz);
 }
 
+/* Format version 2 records the JIT-EE version in the header's word at 32; an archive of
+ * version 1 (that word reserved, zero) still reads, its stored hashes taken as B's. */
+static void seal_header(uint8_t *p) { mcz_put_le64(p + 36, XXH3_64bits(p, 36)); }
+
+static void test_format_version_1_still_reads(void **state)
+{
+    (void)state;
+    assert_int_equal(mcz_get_le32(image + 12), 2);
+    assert_int_equal(mcz_get_le32(image + 32), mcz_jit_ee_id(mcz_jit_ee_newest())); /* default */
+    mcz_writer_options o = options(false);
+    o.jit_ee = mcz_jit_ee_find("B");
+    assert_int_equal(tl_write(path2, &corpus, &o), MCZ_OK);
+    size_t size;
+    uint8_t *p = tl_read(path2, &size);
+    assert_int_equal(mcz_get_le32(p + 32), 2); /* B's number */
+    mcz_reader *r = mcz_reader_open_image(p, size, NULL);
+    assert_non_null(r);
+    assert_ptr_equal(mcz_reader_jit_ee(r), o.jit_ee);
+    mcz_reader_close(r);
+
+    uint8_t *foot = p + size - MCZ_ARC_FOOTER_SIZE;
+    mcz_put_le32(p + 12, 1);
+    mcz_put_le32(p + 32, 0);
+    seal_header(p);
+    mcz_put_le32(foot + 12, 1);
+    tl_reseal(p, size);
+    mcz_diag d;
+    r = mcz_reader_open_image(p, size, &d);
+    if (!r)
+        fail_msg("version 1 refused: %s", d.message);
+    mcz_archive_info info;
+    mcz_reader_get_info(r, &info);
+    assert_int_equal(info.version, 1);
+    assert_null(mcz_reader_jit_ee(r));
+    assert_ptr_equal(mcz_reader_hash_jit_ee(r), o.jit_ee);
+    assert_int_equal(mcz_reader_verify(r, NULL, NULL, &d), MCZ_OK);
+    mcz_reader_close(r);
+
+    mcz_put_le32(p + 32, 3); /* version 1 has no such field */
+    seal_header(p);
+    assert_null(mcz_reader_open_image(p, size, &d));
+    assert_int_equal(d.code, MCZ_ECORRUPT);
+    mcz_put_le32(p + 12, 2);
+    mcz_put_le32(p + 32, 99); /* a JIT-EE version this build does not know */
+    seal_header(p);
+    assert_null(mcz_reader_open_image(p, size, &d));
+    assert_int_equal(d.code, MCZ_EVERSION);
+    assert_non_null(strstr(d.message, "JIT-EE version 99"));
+    free(p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -528,6 +579,7 @@ int main(void)
         cmocka_unit_test(test_xz_chunks),
         cmocka_unit_test(test_recover_truncated),
         cmocka_unit_test(test_recover_damaged_middle),
+        cmocka_unit_test(test_format_version_1_still_reads),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

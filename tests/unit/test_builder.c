@@ -13,6 +13,9 @@
 
 #include "../../format/mcz_common.h"
 
+/* The version these tests' contexts are written in (their CorInfoType numbering). */
+#define VB mcz_jit_ee_find("B")
+
 #define NULL_INDEX 0xFFFFFFFFu
 
 /* Finishes b and parses its only packet's map, which must have this id. */
@@ -28,7 +31,7 @@ static void finish_single_map(mcz_mc_builder *b, uint8_t id, mcz_mc *mc, mcz_map
     assert_int_equal(mcz_packet_next(mc, &pos, &p, NULL), 1);
     assert_int_equal(p.id, id);
     assert_int_equal(mcz_packet_next(mc, &pos, &p, NULL), 0);
-    assert_int_equal(mcz_map_parse(&p, m, NULL), 0);
+    assert_int_equal(mcz_map_parse(VB, &p, m, NULL), 0);
 }
 
 static void test_keys_sorted_by_memcmp_first_wins(void **state)
@@ -222,7 +225,7 @@ static void test_reuse_and_growth(void **state)
     mcz_map m;
     assert_int_equal(mcz_mc_from_bytes(first, first_size, 1, 0, &mc, NULL), 0);
     assert_int_equal(mcz_packet_find(&mc, 250, &p, NULL), 1);
-    assert_int_equal(mcz_map_parse(&p, &m, NULL), 0);
+    assert_int_equal(mcz_map_parse(VB, &p, &m, NULL), 0);
     assert_int_equal(m.count, 3000);
     assert_int_equal(m.pool_size, 1000 * 12); /* deduplicated */
     free(first);

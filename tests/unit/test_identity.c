@@ -17,6 +17,9 @@
 #include "mcz_agnostic.h"
 #include "../../format/mcz_common.h"
 
+/* The version these tests' contexts are written in (their CorInfoType numbering). */
+#define VB mcz_jit_ee_find("B")
+
 #define FTN 0x00007FF800001000ull
 #define CLS 0x00007FF800002000ull
 #define SCOPE 0x00007FF810000000ull
@@ -207,7 +210,7 @@ static void expect_identity(const mcz_mc *mc, bool ignore, const char *want)
 {
     mcz_diag d;
     mcz_diag_clear(&d);
-    int64_t n = mcz_mc_identity(mc, ignore, text, sizeof text, &d);
+    int64_t n = mcz_mc_identity(VB, mc, ignore, text, sizeof text, &d);
     if (n < 0)
         print_message("unexpected error: %s\n", d.message);
     assert_int_equal(n, (int64_t)strlen(want));
@@ -218,7 +221,7 @@ static void expect_hash(const mcz_mc *mc, bool ignore, const char *want)
 {
     mcz_hash128 h;
     char hex[33];
-    assert_int_equal(mcz_mc_identity_hash(mc, ignore, &h, NULL), 0);
+    assert_int_equal(mcz_mc_identity_hash(VB, mc, ignore, &h, NULL), 0);
     mcz_hash_hex(&h, hex);
     assert_string_equal(hex, want);
 }
@@ -228,12 +231,12 @@ static void expect_error(const mcz_mc *mc, bool ignore, int code, const char *in
     mcz_diag d;
     mcz_diag_clear(&d);
     mcz_hash128 h;
-    assert_int_equal(mcz_mc_identity(mc, ignore, text, sizeof text, &d), code);
+    assert_int_equal(mcz_mc_identity(VB, mc, ignore, text, sizeof text, &d), code);
     assert_int_equal(d.code, code);
     assert_int_equal(d.context, mc->number);
     if (!strstr(d.message, in_message))
         fail_msg("message '%s' lacks '%s'", d.message, in_message);
-    assert_int_equal(mcz_mc_identity_hash(mc, ignore, &h, NULL), code);
+    assert_int_equal(mcz_mc_identity_hash(VB, mc, ignore, &h, NULL), code);
 }
 
 static void hex_of(const void *data, size_t len, char hex[33])
@@ -314,7 +317,7 @@ static void test_flags_and_fields(void **state)
     add_jit_flags(b, flags, 12);
     add_args(b, &m, 1, 1);
     mc = finish(b);
-    mcz_mc_identity(&mc, true, text, sizeof text, NULL);
+    mcz_mc_identity(VB, &mc, true, text, sizeof text, NULL);
     assert_non_null(strstr(text, "ISA Flags 0000000000000000 00000000000000AB ILCode"));
     mcz_mc_builder_free(b);
 }
@@ -335,7 +338,7 @@ static void test_instance_void_and_types(void **state)
     mcz_mc mc = finish(b);
     static const char want[] = "CLASS:METHOD(ref,long,struct,byref):this -- "
                                "CallingConvention: 32, CorInfoOptions: 0, ";
-    mcz_mc_identity(&mc, true, text, sizeof text, NULL);
+    mcz_mc_identity(VB, &mc, true, text, sizeof text, NULL);
     assert_int_equal(strncmp(text, want, sizeof want - 1), 0);
     /* an explicit this is part of the argument list: no ":this" */
     mcz_mc_builder_reset(b);
@@ -343,7 +346,7 @@ static void test_instance_void_and_types(void **state)
     m.ret_type = MCZ_TYPE_DOUBLE;
     add_method(b, &m);
     mc = finish(b);
-    mcz_mc_identity(&mc, true, text, sizeof text, NULL);
+    mcz_mc_identity(VB, &mc, true, text, sizeof text, NULL);
     assert_int_equal(strncmp(text, "CLASS:METHOD(ref,long,struct,byref):double -- ", 46), 0);
     mcz_mc_builder_free(b);
 }
@@ -373,7 +376,7 @@ static void test_type_names(void **state)
         mcz_mc mc = finish(b);
         char want[64];
         snprintf(want, sizeof want, "CLASS:METHOD(%s):%s -- ", named[i].name, named[i].name);
-        assert_true(mcz_mc_identity(&mc, true, text, sizeof text, NULL) > 0);
+        assert_true(mcz_mc_identity(VB, &mc, true, text, sizeof text, NULL) > 0);
         assert_int_equal(strncmp(text, want, strlen(want)), 0);
     }
     static const uint32_t refused[] = {MCZ_TYPE_UNDEF, MCZ_TYPE_VAR + 1, 0x3F};
@@ -424,7 +427,7 @@ static void test_generic_first_occurrence(void **state)
     add_inst_map(b, ccc, 3);
     mcz_mc mc = finish(b);
     mcz_diag d;
-    assert_true(mcz_mc_identity(&mc, true, text, sizeof text, &d) > 0);
+    assert_true(mcz_mc_identity(VB, &mc, true, text, sizeof text, &d) > 0);
     assert_int_equal(strncmp(text, "CLASS:METHOD(int):int -- CallingConvention: 16, ", 48), 0);
     /* keys that copied the stored index are not what SuperPMI looks up */
     m.key_meth_index = 1;
@@ -443,7 +446,7 @@ static void test_generic_first_occurrence(void **state)
     add_method(b, &m);
     add_inst_map(b, abc, 3);
     mc = finish(b);
-    assert_true(mcz_mc_identity(&mc, true, text, sizeof text, NULL) > 0);
+    assert_true(mcz_mc_identity(VB, &mc, true, text, sizeof text, NULL) > 0);
     /* a partial match before the real one: [C, X, C, C] with run [C, C] stored at 2 */
     static const uint64_t cxcc[] = {TYPE_C, TYPE_C + 8, TYPE_C, TYPE_C};
     m.meth_inst_index = 2;
@@ -452,7 +455,7 @@ static void test_generic_first_occurrence(void **state)
     add_method(b, &m);
     add_inst_map(b, cxcc, 4);
     mc = finish(b);
-    assert_true(mcz_mc_identity(&mc, true, text, sizeof text, NULL) > 0);
+    assert_true(mcz_mc_identity(VB, &mc, true, text, sizeof text, NULL) > 0);
     mcz_mc_builder_free(b);
 }
 
@@ -490,7 +493,7 @@ static void test_generic_legacy_map(void **state)
     mcz_mc mc;
     assert_int_equal(mcz_mc_from_bytes(grown, size + PACKET, 1, 0, &mc, NULL), 0);
     assert_int_equal(mcz_mc_check(&mc, NULL), 0);
-    assert_true(mcz_mc_identity(&mc, true, text, sizeof text, NULL) > 0);
+    assert_true(mcz_mc_identity(VB, &mc, true, text, sizeof text, NULL) > 0);
     assert_int_equal(strncmp(text, "CLASS:METHOD(int):int -- ", 25), 0);
     free(grown);
     mcz_mc_builder_free(b);
@@ -590,7 +593,7 @@ static void test_print_records(void **state)
             expect_error(&mc, false, cases[i].code, cases[i].shown);
             continue;
         }
-        assert_true(mcz_mc_identity(&mc, false, text, sizeof text, NULL) > 0);
+        assert_true(mcz_mc_identity(VB, &mc, false, text, sizeof text, NULL) > 0);
         size_t shown = cases[i].shown ? strlen(cases[i].shown) : 255;
         assert_memory_equal(text, cases[i].name, shown);
         assert_int_equal(strncmp(text + shown, ":M(int):int -- ", 15), 0);
@@ -682,16 +685,16 @@ static void test_name_limit(void **state)
     add_method(b, &m);
     add_names(b, name, "M");
     mcz_mc mc = finish(b);
-    int64_t len = mcz_mc_identity(&mc, false, text, sizeof text, NULL);
+    int64_t len = mcz_mc_identity(VB, &mc, false, text, sizeof text, NULL);
     static const char tail[] = "CallingConvention: 0, CorInfoOptions: 0";
     assert_int_equal(len, 0xFBFF + strlen(strstr(ZERO_TAIL, "Calling")));
     assert_int_equal(strspn(text, "x"), 0xFBFF);
     assert_int_equal(strncmp(text + 0xFBFF, tail, sizeof tail - 1), 0);
     /* a small buffer gets a truncated copy; the length is the full one */
     char small[10];
-    assert_int_equal(mcz_mc_identity(&mc, false, small, sizeof small, NULL), len);
+    assert_int_equal(mcz_mc_identity(VB, &mc, false, small, sizeof small, NULL), len);
     assert_string_equal(small, "xxxxxxxxx");
-    assert_int_equal(mcz_mc_identity(&mc, false, NULL, 0, NULL), len);
+    assert_int_equal(mcz_mc_identity(VB, &mc, false, NULL, 0, NULL), len);
     free(name);
     mcz_mc_builder_free(b);
 }
@@ -710,7 +713,7 @@ static void test_argument_cycle(void **state)
     uint64_t self = ARG0;
     add_u64_map(b, MCZ_PACKET_GET_ARG_NEXT, &self, &self, 1);
     mcz_mc mc = finish(b);
-    int64_t len = mcz_mc_identity(&mc, true, text, sizeof text, NULL);
+    int64_t len = mcz_mc_identity(VB, &mc, true, text, sizeof text, NULL);
     assert_true(len > 0xFBFF);
     assert_int_equal(strncmp(text, "CLASS:METHOD(int,int,int,", 25), 0);
     assert_int_equal(strncmp(text + 0xFBFF, "CallingConvention", 17), 0);
@@ -773,7 +776,7 @@ static void test_minimal_context(void **state)
     expect_error(&mc, true, MCZ_EMISSING, "no GetArgType (140) packet for a method with 1 arg");
     expect_error(&mc, false, MCZ_EMISSING, "no GetMethodClass (71) packet");
     mcz_diag d;
-    mcz_mc_identity(&mc, true, text, sizeof text, &d);
+    mcz_mc_identity(VB, &mc, true, text, sizeof text, &d);
     assert_string_equal(d.message,
                         "context 3: no GetArgType (140) packet for a method with 1 arguments");
 }
@@ -790,7 +793,7 @@ static void test_minimal_context_completed(void **state)
     mcz_packet p;
     while (mcz_packet_next(&mc, &pos, &p, NULL) == 1) {
         mcz_map m;
-        assert_int_equal(mcz_map_parse(&p, &m, NULL), 0);
+        assert_int_equal(mcz_map_parse(VB, &p, &m, NULL), 0);
         assert_int_equal(mcz_mc_builder_put_map(b, p.id, &m), 0);
     }
     const uint8_t *sig = minimal_mc + 0x1B + MCZ_MI_ARGS; /* the CompileMethod value's args */
@@ -881,6 +884,123 @@ static void test_last_packet_wins(void **state)
     mcz_mc_builder_free(b);
 }
 
+
+/* ---- JIT-EE versions (format/SUPERPMI.md "Packet tables per JIT-EE version") ---- */
+
+#define VC mcz_jit_ee_find("C")
+
+/* A static method returning a class, with a struct, a byref, a class and a pointer argument,
+ * its CorInfoTypes numbered as version v numbers them. */
+static method typed_method(const mcz_jit_ee *v)
+{
+    method m = int_m_int();
+    m.ret_type = (uint32_t)mcz_jit_ee_type_raw(v, MCZ_TYPE_CLASS);
+    m.num_args = 4;
+    m.arg_types[0] = (uint32_t)mcz_jit_ee_type_raw(v, MCZ_TYPE_VALUECLASS);
+    m.arg_types[1] = (uint32_t)mcz_jit_ee_type_raw(v, MCZ_TYPE_BYREF);
+    m.arg_types[2] = (uint32_t)mcz_jit_ee_type_raw(v, MCZ_TYPE_CLASS);
+    m.arg_types[3] = (uint32_t)mcz_jit_ee_type_raw(v, MCZ_TYPE_PTR);
+    return m;
+}
+
+static void expect_identity_in(const mcz_jit_ee *v, const mcz_mc *mc, bool ignore,
+                               const char *want, const char *want_hash)
+{
+    mcz_diag d;
+    mcz_diag_clear(&d);
+    int64_t n = mcz_mc_identity(v, mc, ignore, text, sizeof text, &d);
+    if (n < 0)
+        print_message("unexpected error: %s\n", d.message);
+    assert_string_equal(text, want);
+    char hex[33], line_hex[33];
+    mcz_hash128 h;
+    assert_int_equal(mcz_mc_identity_hash(v, mc, ignore, &h, NULL), 0);
+    mcz_hash_hex(&h, hex);
+    hex_of(want, strlen(want), line_hex); /* the hash is of the line, as hash.cpp takes it */
+    assert_string_equal(hex, line_hex);
+    assert_string_equal(hex, want_hash);
+}
+
+/* typeutils.cpp names ref/struct/byref/ptr alike in both versions; what differs is the
+ * numbering: B's VALUECLASS is 0x13, BYREF 0x12, CLASS 0x14, PTR 0x11; C's 0x12, 0x11, 0x13,
+ * 0x10. */
+static void test_versions_name_their_own_numbering(void **state)
+{
+    (void)state;
+    static const char want[] = "CLASS:METHOD(struct,byref,ref,ptr):ref" ZERO_TAIL;
+    assert_int_equal(mcz_jit_ee_type_raw(VB, MCZ_TYPE_CLASS), 0x14);
+    assert_int_equal(mcz_jit_ee_type_raw(VC, MCZ_TYPE_CLASS), 0x13);
+    mcz_mc_builder *b = mcz_mc_builder_create();
+    const mcz_jit_ee *versions[] = {VB, VC};
+    for (size_t i = 0; i < 2; i++) {
+        method m = typed_method(versions[i]);
+        mcz_mc_builder_reset(b);
+        add_method(b, &m);
+        mcz_mc mc = finish(b);
+        expect_identity_in(versions[i], &mc, true, want, "5DE9A808C66C4DE5A5A133C2DBDBFF7A");
+    }
+    mcz_mc_builder_free(b);
+}
+
+/* The same bytes read with the other version's numbering: what a reader that knew only B made
+ * of a newer collection ("ref" arguments named "struct"), and the reverse. */
+static void test_versions_misread_each_other(void **state)
+{
+    (void)state;
+    mcz_mc_builder *b = mcz_mc_builder_create();
+    method m = typed_method(VC);
+    add_method(b, &m);
+    mcz_mc mc = finish(b);
+    mcz_mc_identity(VB, &mc, true, text, sizeof text, NULL);
+    static const char misread[] = "CLASS:METHOD(byref,ptr,struct,ref):struct -- ";
+    assert_int_equal(strncmp(text, misread, sizeof misread - 1), 0);
+    m = typed_method(VB);
+    mcz_mc_builder_reset(b);
+    add_method(b, &m);
+    mc = finish(b);
+    mcz_diag d;
+    assert_int_equal(mcz_mc_identity(VC, &mc, true, text, sizeof text, &d), MCZ_EUNSUPPORTED);
+    assert_non_null(strstr(d.message, "argument 2 has CorInfoType 0x14"));
+    mcz_mc_builder_free(b);
+}
+
+/* Holder:Make<T>(T):T for T a class from the method instantiation: the GetArgType key carries
+ * the first SigInstHandleMap position of the method instantiation [TYPE_C] (0), the argument
+ * and the return are CLASS in the version's numbering, and the names come from the name
+ * packets. */
+static void test_versions_generic_method_instantiation(void **state)
+{
+    (void)state;
+    static const uint64_t inst[] = {TYPE_C};
+    static const char want[] =
+        "Holder:Make(ref):ref -- CallingConvention: 16, CorInfoOptions: 0, CorInfoRegionKind: 0, "
+        "JitFlags 0000000000000000, ISA Flags 0000000000000000 0000000000000000 ILCode Hash: "
+        "3D2EE4B9EEC5F7F6B49E0ADC603ABDFA";
+    mcz_mc_builder *b = mcz_mc_builder_create();
+    const mcz_jit_ee *versions[] = {VB, VC};
+    for (size_t i = 0; i < 2; i++) {
+        const mcz_jit_ee *v = versions[i];
+        method m = int_m_int();
+        m.call_conv = MCZ_CALLCONV_GENERIC;
+        m.meth_inst_count = 1;
+        m.meth_inst_index = 0;
+        m.key_meth_index = 0;
+        m.ret_type = (uint32_t)mcz_jit_ee_type_raw(v, MCZ_TYPE_CLASS);
+        m.arg_types[0] = (uint32_t)mcz_jit_ee_type_raw(v, MCZ_TYPE_CLASS);
+        mcz_mc_builder_reset(b);
+        add_method(b, &m);
+        add_inst_map(b, inst, 1);
+        add_names(b, "Holder", "Make");
+        mcz_mc mc = finish(b);
+        expect_identity_in(v, &mc, false, want, "0680A2968D5A1D9FF28F01D29DBE67E6");
+        /* without names, as -removeDup keys it */
+        mcz_mc_identity(v, &mc, true, text, sizeof text, NULL);
+        assert_int_equal(strncmp(text, "CLASS:METHOD(ref):ref -- CallingConvention: 16,", 47), 0);
+        assert_ptr_equal(mcz_jit_ee_detect(&mc), i == 0 ? VB : NULL); /* 0x14 is B's alone */
+    }
+    mcz_mc_builder_free(b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -892,6 +1012,9 @@ int main(void)
         cmocka_unit_test(test_generic_first_occurrence),
         cmocka_unit_test(test_generic_legacy_map),
         cmocka_unit_test(test_generic_bad_map),
+        cmocka_unit_test(test_versions_name_their_own_numbering),
+        cmocka_unit_test(test_versions_misread_each_other),
+        cmocka_unit_test(test_versions_generic_method_instantiation),
         cmocka_unit_test(test_names),
         cmocka_unit_test(test_print_records),
         cmocka_unit_test(test_pgo_suffix),

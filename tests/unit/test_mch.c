@@ -16,6 +16,9 @@
 #include "mcz_agnostic.h"
 #include "../../format/mcz_common.h"
 
+/* The version these tests' contexts are written in (their CorInfoType numbering). */
+#define VB mcz_jit_ee_find("B")
+
 /* The 318-byte minimal context: CompileMethod (143) and GetJitFlags (154), as
  * format/SUPERPMI.md "A minimal context" prints it. */
 static const uint8_t golden[318] = {
@@ -128,7 +131,7 @@ static void test_parse_minimal_context(void **state)
     assert_int_equal(mcz_packet_find(&mc, MCZ_PACKET_COMPILE_METHOD, &p, NULL), 1);
     assert_int_equal(p.offset, 6);
     assert_int_equal(p.size, 0xF6);
-    assert_int_equal(mcz_map_parse(&p, &m, NULL), 0);
+    assert_int_equal(mcz_map_parse(VB, &p, &m, NULL), 0);
     assert_true(m.tagged);
     assert_false(m.dense);
     assert_int_equal(m.count, 1);
@@ -147,7 +150,7 @@ static void test_parse_minimal_context(void **state)
     assert_memory_equal(data, "\x00\x01\x08\x08", 4);
 
     assert_int_equal(mcz_packet_find(&mc, MCZ_PACKET_GET_JIT_FLAGS, &p, NULL), 1);
-    assert_int_equal(mcz_map_parse(&p, &m, NULL), 0);
+    assert_int_equal(mcz_map_parse(VB, &p, &m, NULL), 0);
     assert_int_equal(m.key_size, 4);
     assert_int_equal(m.value_size, MCZ_DD_SIZE);
     assert_int_equal(mcz_get_le32(mcz_map_value(&m, 0) + 4), 24);
@@ -210,7 +213,7 @@ static void test_reserialize_identity(void **state)
     mcz_packet p;
     mcz_map m;
     while (mcz_packet_next(&mc, &pos, &p, NULL) == 1) {
-        assert_int_equal(mcz_map_parse(&p, &m, NULL), 0);
+        assert_int_equal(mcz_map_parse(VB, &p, &m, NULL), 0);
         assert_int_equal(mcz_mc_builder_put_map(b, p.id, &m), 0);
     }
     const uint8_t *bytes;
@@ -250,7 +253,7 @@ static int exercise_context(const mcz_mc *mc)
     mcz_packet p;
     while (mcz_packet_next(mc, &pos, &p, NULL) == 1) {
         mcz_map m;
-        if (mcz_map_parse(&p, &m, NULL) == MCZ_OK)
+        if (mcz_map_parse(VB, &p, &m, NULL) == MCZ_OK)
             follow_value_indices(&m);
     }
     return rc;
@@ -380,9 +383,14 @@ static int check_map_bytes(uint8_t id, const uint8_t *map, uint32_t len, mcz_dia
 }
 
 /* Like check_map_bytes, with the sizes of this build's packet table enforced. */
+static int check_table_B(const mcz_mc *mc, mcz_diag *d)
+{
+    return mcz_mc_check_table(VB, mc, d);
+}
+
 static int check_map_table(uint8_t id, const uint8_t *map, uint32_t len, mcz_diag *d)
 {
-    return check_map_with(mcz_mc_check_table, id, map, len, d);
+    return check_map_with(check_table_B, id, map, len, d);
 }
 
 static void test_map_counts_that_overflow(void **state)
@@ -425,7 +433,7 @@ static void test_pool_index_past_the_pool(void **state)
     mcz_map m;
     open_golden(&mc);
     assert_int_equal(mcz_packet_find(&mc, MCZ_PACKET_COMPILE_METHOD, &p, NULL), 1);
-    assert_int_equal(mcz_map_parse(&p, &m, NULL), 0);
+    assert_int_equal(mcz_map_parse(VB, &p, &m, NULL), 0);
     const uint8_t *data = NULL;
     uint32_t len = 0;
     assert_int_equal(mcz_map_buffer(&m, MCZ_NULL_INDEX, &data, &len), MCZ_EMISSING);
@@ -493,7 +501,7 @@ static void test_legacy_untagged_maps(void **state)
     assert_int_equal(mcz_mc_from_bytes(buf, size, 1, 0, &mc, NULL), 0);
     assert_int_equal(mcz_mc_check(&mc, NULL), 0);
     assert_int_equal(mcz_packet_find(&mc, MCZ_PACKET_GET_ARG_NEXT, &p, NULL), 1);
-    assert_int_equal(mcz_map_parse(&p, &m, NULL), 0);
+    assert_int_equal(mcz_map_parse(VB, &p, &m, NULL), 0);
     assert_false(m.tagged);
     assert_int_equal(m.key_size, 8);
     uint8_t key[8];
@@ -508,7 +516,7 @@ static void test_legacy_untagged_maps(void **state)
     assert_int_equal(mcz_mc_from_bytes(buf, size, 1, 0, &mc, NULL), 0);
     assert_int_equal(mcz_mc_check(&mc, NULL), 0);
     assert_int_equal(mcz_packet_find(&mc, MCZ_PACKET_SIG_INST_HANDLE_MAP, &p, NULL), 1);
-    assert_int_equal(mcz_map_parse(&p, &m, NULL), 0);
+    assert_int_equal(mcz_map_parse(VB, &p, &m, NULL), 0);
     mcz_mc_builder *b = mcz_mc_builder_create();
     assert_int_equal(mcz_mc_builder_put_map(b, p.id, &m), 0);
     const uint8_t *out;
@@ -516,7 +524,7 @@ static void test_legacy_untagged_maps(void **state)
     assert_int_equal(mcz_mc_builder_finish(b, &out, &out_size), 0);
     assert_int_equal(mcz_mc_from_bytes(out, out_size, 1, 0, &mc, NULL), 0);
     assert_int_equal(mcz_packet_find(&mc, MCZ_PACKET_SIG_INST_HANDLE_MAP, &p, NULL), 1);
-    assert_int_equal(mcz_map_parse(&p, &m, NULL), 0);
+    assert_int_equal(mcz_map_parse(VB, &p, &m, NULL), 0);
     assert_true(m.tagged && m.dense);
     assert_int_equal(mcz_get_le64(mcz_map_value(&m, 0)), 0xB); /* key 0 */
     assert_int_equal(mcz_get_le64(mcz_map_value(&m, 1)), 0xA);
@@ -576,10 +584,10 @@ static void test_packet_table(void **state)
 {
     (void)state;
     char name[48];
-    assert_string_equal(mcz_packet_name(MCZ_PACKET_COMPILE_METHOD, name, sizeof name),
+    assert_string_equal(mcz_packet_name(VB, MCZ_PACKET_COMPILE_METHOD, name, sizeof name),
                         "CompileMethod");
-    assert_string_equal(mcz_packet_name(250, name, sizeof name), "unknown(250)");
-    assert_string_equal(mcz_packet_name(1, name, sizeof name), "unknown(1)"); /* retired */
+    assert_string_equal(mcz_packet_name(VB, 250, name, sizeof name), "unknown(250)");
+    assert_string_equal(mcz_packet_name(VB, 1, name, sizeof name), "unknown(1)"); /* retired */
     assert_null(mcz_packet_lookup(7)); /* enum-only */
     const mcz_packet_info *info = mcz_packet_lookup(MCZ_PACKET_GET_ARG_TYPE);
     assert_non_null(info);
@@ -590,10 +598,10 @@ static void test_packet_table(void **state)
     assert_int_equal(info->value_size, 8);
     info = mcz_packet_lookup(MCZ_PACKET_CR_PROCESS_NAME);
     assert_true(info->compile_result && info->dense);
-    assert_non_null(strstr(mcz_packet_table_version(), "238"));
+    assert_non_null(strstr(mcz_jit_ee_description(VB), "238"));
 
     size_t count;
-    const uint8_t *order = mcz_packet_write_order(&count);
+    const uint8_t *order = mcz_jit_ee_write_order(VB, &count);
     assert_int_equal(count, 159 + 24);
     assert_int_equal(order[0], 186);
     assert_int_equal(order[158], 238);
@@ -602,11 +610,11 @@ static void test_packet_table(void **state)
     for (size_t i = 0; i < count; i++) {
         assert_false(seen[order[i]]);
         seen[order[i]] = true;
-        assert_non_null(mcz_packet_lookup(order[i]));
-        assert_int_equal(mcz_packet_lookup(order[i])->compile_result, i >= 159);
+        assert_non_null(mcz_jit_ee_packet(VB, order[i]));
+        assert_int_equal(mcz_jit_ee_packet(VB, order[i])->compile_result, i >= 159);
     }
     for (unsigned id = 0; id < 256; id++) /* every table entry has its place in the order */
-        assert_true(seen[id] == (mcz_packet_lookup((uint8_t)id) != NULL));
+        assert_true(seen[id] == (mcz_jit_ee_packet(VB, (uint8_t)id) != NULL));
 }
 
 int main(void)
