@@ -128,6 +128,43 @@ MCZ_API const char *mcz_packet_table_version(void);
  * *count ids, each once. Static data. */
 MCZ_API const uint8_t *mcz_packet_write_order(size_t *count);
 
+/* ---- Strict check (format/mc_strict.c; format/SUPERPMI.md "What mcz checks beyond
+ * SuperPMI's reader") ---- */
+
+/* A packet table to check against: the entry for id, or NULL when the table does not know it
+ * (an entry with a NULL name counts as unknown too). ctx is the caller's (e.g. a JIT-EE
+ * version). */
+typedef const mcz_packet_info *(*mcz_packet_lookup_fn)(void *ctx, uint8_t id);
+
+/* What the strict check found that is not damage by itself: packet ids the table does not
+ * know (a collection from another JIT-EE version, or a flipped id). */
+typedef struct mcz_strict_report {
+    uint32_t unknown_count; /* distinct unknown ids in the context */
+    bool unknown[256];      /* which ids */
+} mcz_strict_report;
+
+/*
+ * mcz_mc_check, then what a reader of this table relies on, each failure MCZ_ECORRUPT naming
+ * the context, the packet and the byte offset in diag:
+ * - no packet id appears twice;
+ * - every map's pool is a sequence of u32-length-prefixed chunks that fills it exactly;
+ * - a known id's items have the table's key and value sizes (the message gives the expected
+ *   and the found sizes), and its map kind (LWM1/DWM1) is the table's;
+ * - sparse keys are strictly increasing in memcmp order (SuperPMI binary-searches them);
+ * - in the value (or key) layouts mcz_agnostic.h describes (CompileMethod, GetMethodInfo,
+ *   signatures, names, GetJitFlags, PGO results, ResolveToken, ...), every pool index is -1 or
+ *   the start of a chunk, at least as long as the length field beside it says.
+ * lookup NULL: mcz_packet_lookup (this build's table). Unknown ids are only listed in *report
+ * (may be NULL); mcz_strict_unknown_fail makes them an error.
+ */
+MCZ_API int mcz_mc_check_strict(const mcz_mc *mc, mcz_packet_lookup_fn lookup, void *lookup_ctx,
+                                mcz_strict_report *report, mcz_diag *diag);
+
+/* MCZ_OK when the report lists no unknown id; else MCZ_EUNSUPPORTED with diag naming the
+ * context and the ids ("unknown(200)"): what --strict makes of them. */
+MCZ_API int mcz_strict_unknown_fail(const mcz_mc *mc, const mcz_strict_report *report,
+                                    mcz_diag *diag);
+
 /* Well-known packet ids used by mcz itself. */
 enum {
     MCZ_PACKET_GET_ARG_NEXT = 29,
