@@ -183,14 +183,17 @@ static bool value_size_allowed(const mcz_packet_info *info, const pool_layout *l
 
 static int size_fail(const strict_walk *w, const map_items *it, const mcz_packet_info *info)
 {
-    char text[200];
+    char text[200], key[16] = "any", value[16] = "any";
+    if (info->key_size)
+        snprintf(key, sizeof key, "%u", info->key_size);
+    if (info->value_size)
+        snprintf(value, sizeof value, "%u", info->value_size);
     if (info->dense)
-        snprintf(text, sizeof text, "items of %u bytes where a value has %u",
-                 it->m.item_size, info->value_size);
+        snprintf(text, sizeof text, "items of %u bytes where a value has %s bytes%s",
+                 it->m.item_size, value, it->m.dense ? "" : " (after a u32 key)");
     else
-        snprintf(text, sizeof text,
-                 "items of %u bytes where key %u + value %u (0: any) are expected",
-                 it->m.item_size, info->key_size, info->value_size);
+        snprintf(text, sizeof text, "items of %u bytes where key %s + value %s are expected",
+                 it->m.item_size, key, value);
     return mcz_fail(w->diag, MCZ_ECORRUPT, (int64_t)(w->mc->offset + it->p->offset),
                     w->mc->number, "context %u: packet %s: %s (another JIT-EE version?)",
                     w->mc->number, it->name, text);
@@ -256,6 +259,10 @@ static int field_check(const strict_walk *w, const map_items *it, const uint8_t 
     int64_t at = (int64_t)(item + f.index - it->p->data) + PACKET_HEADER_SIZE;
     if (index == MCZ_NULL_INDEX)
         return MCZ_OK;
+    if (index >= it->m.pool_size)
+        return packet_fail(w, it, at,
+                           "item %u: pool index %u (at byte %u of the item) past the pool of "
+                           "%u bytes", item_no, index, f.index, it->m.pool_size);
     if (!chunk_starts_at(w, it, index))
         return packet_fail(w, it, at,
                            "item %u: pool index %u (at byte %u of the item) is not the start "

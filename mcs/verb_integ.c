@@ -44,7 +44,7 @@ int mcs_check_args(int argc, char **argv, const mcs_usage *u, mcs_input *in, boo
 {
     const char *pos[1];
     *strict = false;
-    const mcs_option opts[] = {{"strict", NULL, strict}, {NULL, NULL, NULL}};
+    const mcs_option opts[] = {{"--strict", NULL, strict}, {NULL, NULL, NULL}};
     if (mcs_parse_args(argc, argv, u, opts, pos, 1, 1) < 0)
         return MCS_EXIT_USAGE;
     return mcs_input_open(in, pos[0]) == 0 ? MCS_EXIT_OK : MCS_EXIT_FAIL;
