@@ -190,6 +190,39 @@ MCZ_API const mcz_jit_ee *mcz_jit_ee_detect_mch(const uint8_t *buf, size_t len, 
  * contexts voted (0 with a recorded version, or when none could be read). */
 MCZ_API const mcz_jit_ee *mcz_source_jit_ee(mcz_source *s, uint32_t *fits, uint32_t *voted);
 
+/* ---- Strict check (format/mc_strict.c; format/SUPERPMI.md "What mcz checks beyond
+ * SuperPMI's reader") ---- */
+
+/* What the strict check found that is not damage by itself: packet ids the table does not
+ * know (a collection from another JIT-EE version, or a flipped id). */
+typedef struct mcz_strict_report {
+    uint32_t unknown_count; /* distinct unknown ids in the context */
+    bool unknown[256];      /* which ids */
+} mcz_strict_report;
+
+/*
+ * mcz_mc_check, then what a reader of JIT-EE version v's packet table (NULL: the newest)
+ * relies on, each failure MCZ_ECORRUPT naming
+ * the context, the packet and the byte offset in diag:
+ * - no packet id appears twice;
+ * - every map's pool is a sequence of u32-length-prefixed chunks that fills it exactly;
+ * - a known id's items have the table's key and value sizes (the message gives the expected
+ *   and the found sizes), and its map kind (LWM1/DWM1) is the table's;
+ * - sparse keys are strictly increasing in memcmp order (SuperPMI binary-searches them);
+ * - in the value (or key) layouts mcz_agnostic.h describes (CompileMethod, GetMethodInfo,
+ *   signatures, names, GetJitFlags, PGO results, ResolveToken, ...), every pool index is -1 or
+ *   the start of a chunk, at least as long as the length field beside it says.
+ * Unknown ids are only listed in *report (may be NULL); mcz_strict_unknown_fail makes them an
+ * error.
+ */
+MCZ_API int mcz_mc_check_strict(const mcz_jit_ee *v, const mcz_mc *mc,
+                                mcz_strict_report *report, mcz_diag *diag);
+
+/* MCZ_OK when the report lists no unknown id; else MCZ_EUNSUPPORTED with diag naming the
+ * context and the ids ("unknown(200)"): what --strict makes of them. */
+MCZ_API int mcz_strict_unknown_fail(const mcz_mc *mc, const mcz_strict_report *report,
+                                    mcz_diag *diag);
+
 /* Well-known packet ids used by mcz itself. */
 enum {
     MCZ_PACKET_GET_ARG_NEXT = 29,

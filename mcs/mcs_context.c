@@ -640,8 +640,21 @@ int mcs_parse_list_verb(int argc, char **argv, const mcs_usage *u, const char *p
     return rc;
 }
 
-int mcs_for_each_context(const char *path, const mcz_list *list, const char *what,
-                         mcs_context_fn fn, void *arg, uint64_t *count)
+/* The strict check -integ runs (tool_check_context): 0, or -1 after reporting the damage. */
+static int input_check_sound(const mcs_input *in, const mcz_mc *mc)
+{
+    static tool_check check; /* unknown ids pass, as in -integ; the counts are not shown */
+    check.jit_ee = mcs_input_jit_ee(in);
+    mcz_diag d;
+    mcz_diag_clear(&d);
+    if (tool_check_context(&check, mc, NULL, &d) == MCZ_OK)
+        return 0;
+    mcs_input_context_error(in, mc, &d);
+    return -1;
+}
+
+static int for_each_context(const char *path, const mcz_list *list, const char *what,
+                            bool sound, mcs_context_fn fn, void *arg, uint64_t *count)
 {
     mcs_input in;
     if (mcs_input_open(&in, path) != 0)
@@ -652,7 +665,7 @@ int mcs_for_each_context(const char *path, const mcz_list *list, const char *wha
     mcz_mc mc;
     int rc = 0;
     while (!mcs_stdout_failed() && (rc = mcs_input_next_checked(&in, list, &mc)) > 0) {
-        if (fn(arg, &in, &mc) != 0) {
+        if ((sound && input_check_sound(&in, &mc) != 0) || fn(arg, &in, &mc) != 0) {
             rc = -1;
             break;
         }
@@ -663,6 +676,18 @@ int mcs_for_each_context(const char *path, const mcz_list *list, const char *wha
     if (count)
         *count = done;
     return rc < 0 ? -1 : 0;
+}
+
+int mcs_for_each_context(const char *path, const mcz_list *list, const char *what,
+                         mcs_context_fn fn, void *arg, uint64_t *count)
+{
+    return for_each_context(path, list, what, false, fn, arg, count);
+}
+
+int mcs_for_each_sound_context(const char *path, const mcz_list *list, const char *what,
+                               mcs_context_fn fn, void *arg, uint64_t *count)
+{
+    return for_each_context(path, list, what, true, fn, arg, count);
 }
 
 static ssize_t text_write(void *cookie, const char *buf, size_t size)

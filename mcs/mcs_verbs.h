@@ -34,8 +34,13 @@ MCS_VERB(jiteeversion)
 
 #undef MCS_VERB
 
-/* Deep-checks every context of an opened input (verb_integ.c, shared with -verify for MCH
- * files). Returns 0 with *checked set, or -1 after printing the first damaged context. */
-int mcs_check_contexts(mcs_input *in, const char *what, uint64_t *checked);
+/* Strict-checks every context of an opened input (verb_integ.c, shared with -verify; the check
+ * is tool_check_context, mcz-replay's too). Unknown packet ids are warned about at the end, or
+ * with strict fail. Returns 0 with *checked set, or -1 after printing the first damaged
+ * context. */
+int mcs_check_contexts(mcs_input *in, const char *what, bool strict, uint64_t *checked);
+/* Arguments of "-VERB FILE [--strict]": opens FILE into in. Returns MCS_EXIT_OK or the exit
+ * code after printing the error. */
+int mcs_check_args(int argc, char **argv, const mcs_usage *u, mcs_input *in, bool *strict);
 
 #endif /* MCS_VERBS_H */

@@ -116,6 +116,6 @@ int cmd_dumpmap(int argc, char **argv)
         return MCS_EXIT_USAGE;
     printf("index,method name,full signature,jit flags,os\n");
     mcz_list all = {0};
-    int rc = mcs_for_each_context(pos[0], &all, NULL, dumpmap_one, NULL, NULL);
+    int rc = mcs_for_each_sound_context(pos[0], &all, NULL, dumpmap_one, NULL, NULL);
     return rc == 0 ? MCS_EXIT_OK : MCS_EXIT_FAIL;
 }

@@ -275,7 +275,7 @@ int cmd_ildump(int argc, char **argv)
     int rc = mcs_parse_ranged(argc, argv, &usage_ildump, NULL, 1, pos, &list);
     if (rc != MCS_EXIT_OK)
         return rc;
-    rc = mcs_for_each_context(pos[0], &list, NULL, ildump_context, NULL, &dumped);
+    rc = mcs_for_each_sound_context(pos[0], &list, NULL, ildump_context, NULL, &dumped);
     mcz_list_free(&list);
     if (rc != 0)
         return MCS_EXIT_FAIL;

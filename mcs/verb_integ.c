@@ -4,73 +4,62 @@
 #include "mcs_verbs.h"
 
 const mcs_usage usage_integ = {
-    "-integ FILE",
+    "-integ FILE [--strict]",
     "deep-check every context (and, for an archive, its chunk checksums)",
-    "Checks every packet, map, canary and trailer of every context. Unlike SuperPMI's mcs,\n"
-    "a damaged context is an error: its number and byte offset are printed and mcs exits 1.\n"
-    "Packets whose item sizes differ from this build's packet table (see -printJITEEVersion)\n"
-    "are counted in a warning: the collection may come from another JIT-EE version.\n"};
+    "Checks every packet, map, canary and trailer of every context, and what SuperPMI's\n"
+    "lookups rely on (format/SUPERPMI.md, \"What mcz checks beyond SuperPMI's reader\"): each\n"
+    "packet id once, known packets with their table's key and value sizes, every pool made of\n"
+    "whole chunks, keys in increasing memcmp order, pool indexes of known layouts at chunk\n"
+    "starts. Unlike SuperPMI's mcs, a damaged context is an error: its number and byte offset\n"
+    "are printed and mcs exits 1. A packet id the table does not know (see -printJITEEVersion)\n"
+    "is a warning with the number of contexts holding it; with --strict, an error.\n"};
 
-/* Counts contexts that disagree with this build's packet table, and warns once at the end with
- * the first of them: sound framing with other item sizes means another JIT-EE version. */
-typedef struct table_mismatches {
-    uint64_t count;
-    mcz_diag first;
-} table_mismatches;
-
-static void note_table_mismatch(table_mismatches *t, const mcs_input *in, const mcz_mc *mc)
-{
-    mcz_diag d;
-    mcz_diag_clear(&d);
-    if (mcz_mc_check_table(mcs_input_jit_ee(in), mc, &d) != MCZ_EVERSION)
-        return;
-    if (t->count++ == 0)
-        t->first = d;
-}
-
-static void report_table_mismatches(const table_mismatches *t)
-{
-    if (t->count > 0)
-        tool_warn("%" PRIu64 " contexts have packets this build's packet table sizes differently "
-                 "(first: %s)", t->count, t->first.message);
-}
-
-int mcs_check_contexts(mcs_input *in, const char *what, uint64_t *checked)
+int mcs_check_contexts(mcs_input *in, const char *what, bool strict, uint64_t *checked)
 {
     tool_progress progress;
     tool_progress_start(&progress, what, in->contexts, in->raw_bytes);
     uint64_t count = 0;
-    table_mismatches mismatches = {0};
+    tool_check check = {.strict = strict, .jit_ee = mcs_input_jit_ee(in)};
     mcz_mc mc;
     int rc;
     while ((rc = mcs_input_next(in, &mc)) > 0) {
         mcz_diag d;
         mcz_diag_clear(&d);
-        if (mcz_mc_check(&mc, &d) != MCZ_OK) {
+        if (tool_check_context(&check, &mc, NULL, &d) != MCZ_OK) {
             rc = -1;
             tool_progress_end(&progress);
             mcs_input_context_error(in, &mc, &d);
             break;
         }
-        note_table_mismatch(&mismatches, in, &mc);
         count++;
         tool_progress_update(&progress, count, in->read_bytes);
     }
     tool_progress_end(&progress);
-    report_table_mismatches(&mismatches);
+    tool_check_warn(&check);
     *checked = count;
     return rc < 0 ? -1 : 0;
+}
+
+int mcs_check_args(int argc, char **argv, const mcs_usage *u, mcs_input *in, bool *strict)
+{
+    const char *pos[1];
+    *strict = false;
+    const mcs_option opts[] = {{"--strict", NULL, strict}, {NULL, NULL, NULL}};
+    if (mcs_parse_args(argc, argv, u, opts, pos, 1, 1) < 0)
+        return MCS_EXIT_USAGE;
+    return mcs_input_open(in, pos[0]) == 0 ? MCS_EXIT_OK : MCS_EXIT_FAIL;
 }
 
 int cmd_integ(int argc, char **argv)
 {
     mcs_input in;
-    int exit_code = mcs_input_from_args(argc, argv, &usage_integ, &in);
+    bool strict;
+    int exit_code = mcs_check_args(argc, argv, &usage_integ, &in, &strict);
     if (exit_code != MCS_EXIT_OK)
         return exit_code;
     double start = tool_now();
     uint64_t checked = 0;
-    int rc = mcs_check_contexts(&in, "checking", &checked);
+    int rc = mcs_check_contexts(&in, "checking", strict, &checked);
     mcs_input_close(&in);
     if (rc != 0)
         return MCS_EXIT_FAIL;

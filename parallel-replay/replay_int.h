@@ -140,6 +140,7 @@ typedef struct replay_config {
     char **exec_argv;     /* the --exec command split into words, NULL-terminated */
     bool exec_original;   /* MCH: pass the original file with -c instead of a unit file */
     const char *temp_dir; /* a directory the parent owns and removes (exec) */
+    bool strict;          /* verify: an unknown packet id fails the context */
 } replay_config;
 
 /* What the collection says a context's identity is. */
@@ -148,9 +149,13 @@ typedef struct replay_identity {
     char hex[33]; /* 32 hex digits; "" for "no identity" */
 } replay_identity;
 
-/* verify: deep check, identity recomputed and compared with the stored one. Returns a kind. */
+/* verify: mcs -integ's check (tool_check_context; strict as --strict), identity recomputed and
+ * compared with the stored one. Returns a kind. A context that passes with packet ids the
+ * table does not know gets the message REPLAY_UNKNOWN_NOTE "unknown(N), ...", which the
+ * parent counts (replay_table_warn_unknown). */
+#define REPLAY_UNKNOWN_NOTE "packets not in the packet table: "
 int replay_verify_context(const replay_plan *p, const mcz_mc *mc, const replay_identity *stored,
-                          char *msg, size_t cap);
+                          bool strict, char *msg, size_t cap);
 
 /* Loads a plugin (dlopen) and checks its ABI. */
 int replay_plugin_load(const char *path, const mcz_replay_plugin_desc **out, char *msg,
@@ -254,6 +259,9 @@ void replay_counts_print(const replay_counts *c, FILE *out);
 int replay_counts_exit_code(const replay_counts *c);
 /* Lists non-success contexts on err (at most `limit` lines). */
 void replay_table_report(const replay_table *t, FILE *err, size_t limit);
+/* The warning mcs -integ gives about unknown packet ids, counted from the messages of the
+ * contexts that passed with some (REPLAY_UNKNOWN_NOTE). */
+void replay_table_warn_unknown(const replay_table *t);
 
 int replay_table_write_mcl(const replay_table *t, const char *path, mcz_diag *diag);
 int replay_table_write_details(const replay_table *t, const char *path, mcz_diag *diag);

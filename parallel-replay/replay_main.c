@@ -47,10 +47,13 @@ static const char usage_text[] =
     "  --unit-size SIZE   .mch input: bytes of contexts per work unit, e.g. 4M (default 1M)\n"
     "  --jit-ee VERSION   read the collection as this JIT-EE version (name or GUID) instead\n"
     "                     of the one it records or its packets show\n"
+    "  --strict           verify: a packet id the packet table does not know fails the\n"
+    "                     context (without: the context passes, and a warning counts them)\n"
     "  -q, --quiet        no progress line (shown only when stderr is a terminal)\n"
     "  -h, --help         this text\n"
     "\n"
-    "replayers: verify (default) checks every context deeply, recomputes its identity hash\n"
+    "replayers: verify (default) checks every context as mcs -integ does (the same check),\n"
+    "recomputes its identity hash\n"
     "and compares it with the stored one (archive index or .mct); chunk checksums are checked\n"
     "on decompression. --plugin and --exec replace it.\n"
     "\n"
@@ -85,7 +88,7 @@ typedef struct options {
     const char *results;
     bool merge;
     uint64_t unit_size;
-    bool quiet, stride, stats;
+    bool quiet, stride, stats, strict;
     const mcz_jit_ee *jit_ee; /* --jit-ee; NULL: the collection's */
 } options;
 
@@ -115,7 +118,8 @@ static int fail_usage(const char *fmt, ...)
 
 enum {
     OPT_DETAILS = 256, OPT_PLUGIN, OPT_PLUGIN_ARG, OPT_EXEC, OPT_EXEC_ORIGINAL, OPT_TIMEOUT,
-    OPT_SHARD, OPT_RESULTS, OPT_MERGE, OPT_UNIT_SIZE, OPT_STRIDE, OPT_STATS, OPT_JIT_EE
+    OPT_SHARD, OPT_RESULTS, OPT_MERGE, OPT_UNIT_SIZE, OPT_STRIDE, OPT_STATS, OPT_JIT_EE,
+    OPT_STRICT
 };
 
 static const struct option long_options[] = {
@@ -130,6 +134,7 @@ static const struct option long_options[] = {
     {"merge-results", no_argument, NULL, OPT_MERGE},
     {"unit-size", required_argument, NULL, OPT_UNIT_SIZE},
     {"jit-ee", required_argument, NULL, OPT_JIT_EE},
+    {"strict", no_argument, NULL, OPT_STRICT},
     {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},
     /* Not in --help: SuperPMI-style stride/offset sharding and per-worker I/O figures, for
@@ -180,6 +185,7 @@ static int parse_option(int c, const char *arg, options *o)
     case OPT_MERGE: o->merge = true; return -1;
     case OPT_STRIDE: o->stride = true; return -1;
     case OPT_STATS: o->stats = true; return -1;
+    case OPT_STRICT: o->strict = true; return -1;
     case OPT_TIMEOUT:
         errno = 0;
         o->timeout = strtod(arg, &end);
@@ -275,6 +281,7 @@ static int conclude(const options *o, replay_table *t, const replay_shard_id *id
     replay_counts c;
     replay_table_count(t, &c);
     replay_table_report(t, stderr, REPORT_LIMIT);
+    replay_table_warn_unknown(t);
     if (o->fail_list && replay_table_write_mcl(t, o->fail_list, &d) != MCZ_OK)
         return fail_output(o->fail_list, &d);
     if (o->details && replay_table_write_details(t, o->details, &d) != MCZ_OK)
@@ -384,6 +391,7 @@ static int configure(const options *o, const replay_plan *plan, replay_config *c
     memset(cfg, 0, sizeof *cfg);
     cfg->plan = plan;
     cfg->plugin_arg = o->plugin_arg;
+    cfg->strict = o->strict;
     if (o->plugin) {
         char msg[REPLAY_MESSAGE_MAX];
         cfg->mode = REPLAY_MODE_PLUGIN;

@@ -133,6 +133,31 @@ void replay_table_report(const replay_table *t, FILE *err, size_t limit)
         fprintf(err, "mcz-replay: ... and %zu more (see --details)\n", more);
 }
 
+void replay_table_warn_unknown(const replay_table *t)
+{
+    static tool_check check; /* large; one use per run */
+    const size_t note_len = sizeof REPLAY_UNKNOWN_NOTE - 1;
+    memset(&check, 0, sizeof check);
+    for (size_t i = 0; i < t->count; i++) {
+        const replay_entry *e = &t->entries[i];
+        if (e->kind != REPLAY_SUCCESS || !e->message ||
+            strncmp(e->message, REPLAY_UNKNOWN_NOTE, note_len) != 0)
+            continue;
+        mcz_strict_report r = {0};
+        unsigned id;
+        int used;
+        for (const char *p = e->message + note_len;
+             sscanf(p, "unknown(%u)%n", &id, &used) == 1 && id < 256; p += used + 2) {
+            r.unknown_count += !r.unknown[id];
+            r.unknown[id] = true;
+            if (p[used] != ',')
+                break;
+        }
+        tool_check_count(&check, e->number, &r);
+    }
+    tool_check_warn(&check);
+}
+
 /* ---- Output files ---------------------------------------------------------------------------- */
 
 static int commit_text(const char *path, const char *text, size_t len, mcz_diag *diag)

@@ -231,7 +231,7 @@ static int replay_one(replay_worker *w, const mcz_mc *mc, char *msg, size_t cap)
         return replay_plugin_context(w->cfg->plugin, w->plugin_state, mc, msg, cap);
     replay_identity id;
     stored_identity(w, mc->number, &id);
-    return replay_verify_context(w->plan, mc, &id, msg, cap);
+    return replay_verify_context(w->plan, mc, &id, w->cfg->strict, msg, cap);
 }
 
 static int context_each(replay_worker *w, const mcz_mc *mc, replay_chan *ch)

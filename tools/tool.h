@@ -185,4 +185,26 @@ int tool_output_check(const char *path, bool *stream, char err[TOOL_ERROR_SIZE])
  * pipe that stdout is): the program's own messages must then go to stderr. */
 bool tool_output_is_stdout(const char *path);
 
+/* ---- The strict check of a context (tool_check.c) ---- */
+
+/* The one check mcs -integ, -verify and mcz-replay's verify replayer run on each context, so
+ * that they agree on every context: mcz_mc_check_strict against the collection's JIT-EE
+ * version. */
+typedef struct tool_check {
+    bool strict;                  /* --strict: an unknown packet id is an error */
+    const mcz_jit_ee *jit_ee;     /* whose packet table (the collection's); NULL: the newest */
+    uint64_t unknown[256];        /* contexts holding each unknown id, counted by tool_check_context */
+    uint32_t first_unknown[256];  /* the first of them */
+} tool_check;
+
+/* Checks mc: MCZ_OK, or the first problem with d filled (an unknown id is one only with
+ * strict). *report (may be NULL) receives the unknown ids of the context. */
+int tool_check_context(tool_check *c, const mcz_mc *mc, mcz_strict_report *report, mcz_diag *d);
+/* Adds one context's unknown ids to c's counts (tool_check_context does it itself; for a
+ * process that gathers reports checked elsewhere). */
+void tool_check_count(tool_check *c, uint32_t number, const mcz_strict_report *report);
+/* One warning per unknown id counted: "packet unknown(200) in 3 contexts (first: context 5):
+ * not in the packet table, not checked". */
+void tool_check_warn(const tool_check *c);
+
 #endif

@@ -172,8 +172,10 @@ il="00 2b fd fe 01 45 02 00 00 00 00 00 00 00 fb ff ff ff fe 1e 38 e7 ff ff ff 2
     le32 1; le32 32; le32 0                   # count, pool length, key 0
     zeros 16; le32 4; le32 28; le32 5         # ftn, scope, IL at pool index 4, 28 bytes, maxstack
     le32 0; le32 16; le32 0                   # EH clauses, options (zeroed locals), region
-    zeros 20; le32 1; zeros 60                # args: void, no arguments
-    zeros 84; le32 0; le32 1                  # locals: none; flags, os
+    zeros 20; le32 1; zeros 32                # args: void, no arguments,
+    le32 4294967295; zeros 24                 #   no signature blob (pool index -1)
+    zeros 56; le32 4294967295; zeros 24       # locals: none, no blob
+    le32 0; le32 1                            # flags, os
     le32 28; hex $il                          # the pool: the IL
     hex 42 34 32                              # packet canary, context trailer
 } >"$T/il.mch"

@@ -1,7 +1,8 @@
 /*
  * fuzz_context.c - the legacy MCH reader on hostile bytes. The input is walked as an MCH file;
- * every context is deep-checked, every map parsed, every u32 of every map's items followed as a
- * pool index, and every map re-serialized: a tagged map must come back byte-identical.
+ * every context is deep-checked (strictly too), every map parsed, every u32 of every map's
+ * items followed as a pool index, and every map re-serialized: a tagged map must come back
+ * byte-identical.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -81,6 +82,10 @@ static void exercise(mcz_mc_builder *b, const mcz_mc *mc)
 {
     (void)mcz_mc_check(mc, NULL);
     (void)mcz_mc_check_table(VB, mc, NULL);
+    mcz_strict_report report;
+    if (mcz_mc_check_strict(VB, mc, &report, NULL) == MCZ_OK &&
+        (report.unknown_count == 0) != (mcz_strict_unknown_fail(mc, &report, NULL) == MCZ_OK))
+        abort();
     identities(mc);
     uint32_t pos = 0;
     mcz_packet p;
