@@ -14,8 +14,8 @@
 #include "mcs_context.h"
 
 /*
- * Prints item i of m, the map of the packet named `name` (the bare map name, "CompileMethod",
- * "AllocMem" for CR_AllocMem), in mc, without a line break. Returns false, printing nothing,
+ * Prints item i of m, the map of the packet named `name` (mcz_packet_name's: "CompileMethod",
+ * "CR_CompileMethod"), in mc, without a line break. Returns false, printing nothing,
  * when the packet's layout is not known here or the map's item size is not that layout's: the
  * caller then prints the item's bytes.
  */

@@ -58,12 +58,11 @@ static void dump_raw(FILE *f, const mcz_map *m, uint32_t i)
 
 /* The map's name as lightweightmap.h's dumpLWM prints it: the member's bare name, so
  * CR_AllocMem is "AllocMem". */
-static const char *map_title(uint8_t id, char *buf, size_t cap)
+static const char *map_title(uint8_t id, const char *name)
 {
     const mcz_packet_info *info = mcz_packet_lookup(id);
-    const char *name = mcz_packet_name(id, buf, cap);
     if (info && info->compile_result && strncmp(name, CR_PREFIX, strlen(CR_PREFIX)) == 0)
-        name += strlen(CR_PREFIX);
+        return name + strlen(CR_PREFIX);
     return name;
 }
 
@@ -77,9 +76,9 @@ static void dump_map(FILE *f, const mcz_mc *mc, uint8_t id)
         m.key_size = 4;
         m.value_size = m.item_size - 4;
     }
-    char buf[64];
-    const char *name = map_title(id, buf, sizeof buf);
-    fprintf(f, "%s - %" PRIu32 "\n", name, m.count);
+    char name[64];
+    mcz_packet_name(id, name, sizeof name);
+    fprintf(f, "%s - %" PRIu32 "\n", map_title(id, name), m.count);
     for (uint32_t i = 0; i < m.count && !ferror(f); i++) {
         fprintf(f, "%" PRIu32 "-", i);
         if (!mcs_packet_text(f, mc, name, &m, i))
