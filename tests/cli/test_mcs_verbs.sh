@@ -71,7 +71,8 @@ ok_run "-copy -thin of a thin collection" "$M" -copy -thin 1-300 "$T/a.mch" "$T/
 same "-copy -thin of a thin collection changes nothing" "$T/a.mch" "$T/same.mch"
 "$BIN/mchgen" --seed 5 --contexts 40 --preset full --out "$T/full.mch" >/dev/null 2>&1
 "$M" -dump "$T/full.mch" >"$T/full.dump"
-contains "the full preset has compile results" "$T/full.dump" "ProcessName - 1"
+grep -qx "ProcessName - 1" "$T/full.dump" && pass "the full preset has compile results (titled by the bare map name)" ||
+    fail "the full preset has compile results (titled by the bare map name)"
 ok_run "-removeDup -thin" "$M" -removeDup -thin "$T/full.mch" "$T/thin.mch"
 ok_run "-dump of the thinned file" "$M" -dump -simple "$T/thin.mch"
 if grep -q "^CR_" "$T/out"; then fail "-thin leaves no CR_ map"; else pass "-thin leaves no CR_ map"; fi
