@@ -8,6 +8,7 @@
 /* What a printer reads: the item's map (its pool) and the context's SigInstHandleMap. */
 typedef struct dump_ctx {
     FILE *f;
+    const char *name; /* the packet's */
     const mcz_mc *mc;
     const mcz_map *map;
     mcz_map inst;
@@ -246,6 +247,17 @@ static void print_get_arg_class(const dump_ctx *c, const uint8_t *k, const uint8
             mcs_le32(v + MCZ_AC_VALUE_EXCEPTION));
 }
 
+/* dmpPrint, shared by PrintMethodName, PrintClassName, PrintFieldName and
+ * PrintObjectDescription: the sizes, not the string. */
+static void print_print_result(const dump_ctx *c, const uint8_t *k, const uint8_t *v,
+                               uint32_t value_size)
+{
+    (void)value_size;
+    fprintf(c->f, "%s key hnd-%016" PRIX64 ", stringBufferSize-%" PRIu32
+            ", requiredBufferSize-%" PRIu32, c->name, mcs_le64(k), mcs_le32(v + MCZ_PR_BUFFER_SIZE),
+            mcs_le32(v + MCZ_PR_REQUIRED_SIZE));
+}
+
 typedef void (*item_printer)(const dump_ctx *c, const uint8_t *key, const uint8_t *value,
                              uint32_t value_size);
 
@@ -262,6 +274,10 @@ static const struct {
     {"FindSig", 20, MCZ_SIG_SIZE, 0, print_find_sig},
     {"GetArgType", MCZ_AT_KEY_SIZE, MCZ_AT_VALUE_SIZE, 0, print_get_arg_type},
     {"GetArgClass", MCZ_AC_KEY_SIZE, MCZ_AC_VALUE_SIZE, 0, print_get_arg_class},
+    {"PrintMethodName", 8, MCZ_PR_SIZE, 0, print_print_result},
+    {"PrintClassName", 8, MCZ_PR_SIZE, 0, print_print_result},
+    {"PrintFieldName", 8, MCZ_PR_SIZE, 0, print_print_result},
+    {"PrintObjectDescription", 8, MCZ_PR_SIZE, 0, print_print_result},
 };
 
 /* ============================================================================================ */
@@ -286,7 +302,8 @@ static void print_scalar(FILE *f, scalar s, const uint8_t *p)
     }
 }
 
-/* "BEFORE_KEY<key>BEFORE_VALUE<value>AFTER", as each dmp function's format string has it. */
+/* "BEFORE_KEY<key>BEFORE_VALUE<value>AFTER", as each dmp function's format string has it. A
+ * dense map's key is the item's index, a u32 printed with `key`'s format. */
 static const struct {
     const char *name, *before_key;
     scalar key;
@@ -336,6 +353,9 @@ static const struct {
      ""},
     {"GetHFAType", "GetHFAType key ", U64_HEX, ", value ", U32_DEC, " "},
     {"GetSpecialCopyHelper", "getSpecialCopyHelper key ", U64_HEX, ", value ", U64_HEX, ""},
+    {"CanValueClassInstancePointerEscape", "CanValueClassInstancePointerEscape key ftn-", U64_HEX,
+     ", value res-", U32_DEC, ""},
+    {"SigInstHandleMap", "SigInstHandleMap key ", U32_DEC, ", value ", U64_HEX, ""},
 };
 
 /* ============================================================================================ */
@@ -354,7 +374,7 @@ static bool print_layout(FILE *f, const mcz_mc *mc, size_t l, const mcz_map *m, 
     if (m->item_size < key_size ||
         (value_size != layouts[l].value_size && value_size != layouts[l].old_value_size))
         return false;
-    dump_ctx c = {.f = f, .mc = mc, .map = m};
+    dump_ctx c = {.f = f, .name = layouts[l].name, .mc = mc, .map = m};
     c.have_inst = mcs_map_of(mc, MCZ_PACKET_SIG_INST_HANDLE_MAP, &c.inst, NULL) == 1 &&
                   c.inst.dense && c.inst.item_size == 8;
     const uint8_t *key, *value;
@@ -365,11 +385,18 @@ static bool print_layout(FILE *f, const mcz_mc *mc, size_t l, const mcz_map *m, 
 
 static bool print_scalars(FILE *f, size_t s, const mcz_map *m, uint32_t i)
 {
-    uint32_t key_size = scalar_size(scalars[s].key);
-    if (m->item_size != key_size + scalar_size(scalars[s].value))
+    uint32_t key_size = m->dense ? 0 : scalar_size(scalars[s].key);
+    if (m->item_size != key_size + scalar_size(scalars[s].value) ||
+        (m->dense && scalar_size(scalars[s].key) != 4))
         return false;
+    uint8_t index[4];
     const uint8_t *key, *value;
     item_at(m, i, key_size, &key, &value);
+    if (m->dense) {
+        key = index;
+        for (int b = 0; b < 4; b++)
+            index[b] = (uint8_t)(i >> (8 * b));
+    }
     fputs(scalars[s].before_key, f);
     print_scalar(f, scalars[s].key, key);
     fputs(scalars[s].before_value, f);
@@ -380,11 +407,11 @@ static bool print_scalars(FILE *f, size_t s, const mcz_map *m, uint32_t i)
 
 bool mcs_packet_text(FILE *f, const mcz_mc *mc, const char *name, const mcz_map *m, uint32_t i)
 {
-    if (m->dense || i >= m->count)
+    if (i >= m->count)
         return false;
     for (size_t l = 0; l < sizeof layouts / sizeof layouts[0]; l++)
         if (strcmp(layouts[l].name, name) == 0)
-            return print_layout(f, mc, l, m, i);
+            return !m->dense && print_layout(f, mc, l, m, i);
     for (size_t s = 0; s < sizeof scalars / sizeof scalars[0]; s++)
         if (strcmp(scalars[s].name, name) == 0)
             return print_scalars(f, s, m, i);
