@@ -187,33 +187,45 @@ int mcs_jit_flags(const mcz_mc *mc, uint64_t *flags, mcz_diag *d)
     return 1;
 }
 
+/* SpmiDumpHelper::DumpJitFlags' names, in its order: CORJIT_FLAGS bits, then mcs's PGO
+ * pseudo-flags (EXTRA_JIT_FLAGS, never stored in a file). */
+static const struct { const char *name; unsigned bit; } jit_flag_names[] = {
+    {"SPEED_OPT", 0}, {"SIZE_OPT", 1}, {"DEBUG_CODE", 2}, {"DEBUG_EnC", 3},
+    {"DEBUG_INFO", 4}, {"MIN_OPT", 5}, {"ENABLE_CFG", 6}, {"OSR", 7}, {"ALT_JIT", 8},
+    {"FROZEN_ALLOC_ALLOWED", 9}, {"PORTABLE_ENTRY_POINTS", 10}, {"AOT", 11},
+    {"PROF_ENTERLEAVE", 12}, {"PROF_NO_PINVOKE_INLINE", 13}, {"ASYNC", 14}, {"RELOC", 15},
+    {"IL_STUB", 16}, {"PROCSPLIT", 17}, {"BBINSTR", 18}, {"BBINSTR_IF_LOOPS", 19},
+    {"BBOPT", 20}, {"FRAMED", 21}, {"PUBLISH_SECRET_PARAM", 22},
+    {"USE_PINVOKE_HELPERS", 23}, {"REVERSE_PINVOKE", 24}, {"TRACK_TRANSITIONS", 25},
+    {"TIER0", 26}, {"TIER1", 27}, {"NO_INLINING", 28}, {"RELATIVE_CODE_RELOCS", 29},
+    {"SOFTFP_ABI", 30}, {"USE_DISPATCH_HELPERS", 31},
+    {"DYNAMIC_ISA_CHECKS", 32}, {"HAS_PGO", EXTRA_HAS_PGO},
+    {"HAS_EDGE_PROFILE", EXTRA_HAS_EDGE_PROFILE},
+    {"HAS_CLASS_PROFILE", EXTRA_HAS_CLASS_PROFILE},
+    {"HAS_METHOD_PROFILE", EXTRA_HAS_METHOD_PROFILE},
+    {"HAS_LIKELY_CLASS", EXTRA_HAS_LIKELY_CLASS},
+    {"HAS_LIKELY_METHOD", EXTRA_HAS_LIKELY_METHOD},
+    {"HAS_STATIC_PROFILE", EXTRA_HAS_STATIC_PROFILE},
+    {"HAS_DYNAMIC_PROFILE", EXTRA_HAS_DYNAMIC_PROFILE},
+};
+
+const char *mcs_jit_flag_name(unsigned n)
+{
+    for (size_t i = 0; i < sizeof jit_flag_names / sizeof jit_flag_names[0]; i++)
+        if (jit_flag_names[i].bit == n && n < EXTRA_HAS_LIKELY_METHOD)
+            return jit_flag_names[i].name;
+    return NULL;
+}
+
 void mcs_jit_flags_text(uint64_t flags, char *buf, size_t cap)
 {
-    static const struct { const char *name; unsigned bit; } names[] = {
-        {"SPEED_OPT", 0}, {"SIZE_OPT", 1}, {"DEBUG_CODE", 2}, {"DEBUG_EnC", 3},
-        {"DEBUG_INFO", 4}, {"MIN_OPT", 5}, {"ENABLE_CFG", 6}, {"OSR", 7}, {"ALT_JIT", 8},
-        {"FROZEN_ALLOC_ALLOWED", 9}, {"PORTABLE_ENTRY_POINTS", 10}, {"AOT", 11},
-        {"PROF_ENTERLEAVE", 12}, {"PROF_NO_PINVOKE_INLINE", 13}, {"ASYNC", 14}, {"RELOC", 15},
-        {"IL_STUB", 16}, {"PROCSPLIT", 17}, {"BBINSTR", 18}, {"BBINSTR_IF_LOOPS", 19},
-        {"BBOPT", 20}, {"FRAMED", 21}, {"PUBLISH_SECRET_PARAM", 22},
-        {"USE_PINVOKE_HELPERS", 23}, {"REVERSE_PINVOKE", 24}, {"TRACK_TRANSITIONS", 25},
-        {"TIER0", 26}, {"TIER1", 27}, {"NO_INLINING", 28}, {"RELATIVE_CODE_RELOCS", 29},
-        {"SOFTFP_ABI", 30}, {"HAS_PGO", EXTRA_HAS_PGO},
-        {"HAS_EDGE_PROFILE", EXTRA_HAS_EDGE_PROFILE},
-        {"HAS_CLASS_PROFILE", EXTRA_HAS_CLASS_PROFILE},
-        {"HAS_METHOD_PROFILE", EXTRA_HAS_METHOD_PROFILE},
-        {"HAS_LIKELY_CLASS", EXTRA_HAS_LIKELY_CLASS},
-        {"HAS_LIKELY_METHOD", EXTRA_HAS_LIKELY_METHOD},
-        {"HAS_STATIC_PROFILE", EXTRA_HAS_STATIC_PROFILE},
-        {"HAS_DYNAMIC_PROFILE", EXTRA_HAS_DYNAMIC_PROFILE},
-    };
     size_t len = 0;
     buf[0] = '\0';
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-        if (!(flags & bit(names[i].bit)))
+    for (size_t i = 0; i < sizeof jit_flag_names / sizeof jit_flag_names[0]; i++) {
+        if (!(flags & bit(jit_flag_names[i].bit)))
             continue;
-        flags &= ~bit(names[i].bit);
-        int n = snprintf(buf + len, cap - len, " %s", names[i].name);
+        flags &= ~bit(jit_flag_names[i].bit);
+        int n = snprintf(buf + len, cap - len, " %s", jit_flag_names[i].name);
         len += n > 0 && (size_t)n < cap - len ? (size_t)n : 0;
     }
     if (flags)

@@ -60,6 +60,10 @@ int mcs_jit_flags(const mcz_mc *mc, uint64_t *flags, mcz_diag *d);
  * " Unknown jit flags-%016llX" for bits without a name. */
 void mcs_jit_flags_text(uint64_t flags, char *buf, size_t cap);
 
+/* The name of CORJIT_FLAGS bit n ("TIER0"), or NULL: no such flag, or one of mcs's PGO
+ * pseudo-flags (those are never stored in a file). */
+const char *mcs_jit_flag_name(unsigned n);
+
 /* A name as getFromPrinter prints it into a 256-byte buffer: packet id is PrintMethodName (6)
  * or PrintClassName (149). Returns true, or false with MCS_UNKNOWN in buf. */
 #define MCS_NAME_SIZE 256

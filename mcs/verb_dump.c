@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "mcs_context.h"
+#include "mcs_packet_text.h"
 #include "mcs_verbs.h"
 #include "mcz_agnostic.h"
 
@@ -12,14 +13,24 @@ const mcs_usage usage_dump = {
     "print every map of each context",
     "Per context a line \"***...*** method context #N IDENTITY\" (the identity string with\n"
     "names; without it under -simple), then for every map present, in the order SuperPMI writes\n"
-    "them, \"NAME - COUNT\" and one line per item \"I-TEXT\". TEXT is exactly SuperPMI's for\n"
-    "CompileMethod and GetJitFlags (signatures as {flg-.. na-.. cc-.. ci-.. mc-.. mi-.. args-..\n"
-    "scp-.. tok-..}); other packets print as \"key HEX, value HEX\" (the item's bytes in file\n"
-    "order; a dense map's key is its index in 8 hex digits; \"item HEX\" when the key size is\n"
-    "unknown). A context lacking what the identity\n"
-    "needs prints <identity unavailable: REASON> instead, and dumping goes on.\n"};
+    "them, \"NAME - COUNT\" (the map's bare name: \"AllocMem\" for CR_AllocMem) and one line per\n"
+    "item \"I-TEXT\". TEXT is SuperPMI's dmp text for CompileMethod, GetMethodInfo, GetJitFlags,\n"
+    "GetMethodSig, FindSig, GetArgType, GetArgClass, GetArgNext, GetMethodClass, the Print*Name\n"
+    "packets, SigInstHandleMap and the packets of one handle and one number (GetArrayRank,\n"
+    "IsValueClass, GetClassSize...); signatures as\n"
+    "{callConv-.. retTypeClass-.. retType-..(TYPE) flg-.. na-.. cc-.. ci-.. {..} mc-.. mi-.. {..}\n"
+    "args-.. sig-cbSig-.., si-.. sig-{..} msig-.. scp-.. tok-..}. Other packets print as\n"
+    "\"key HEX, value HEX\" (the item's bytes in file order; a dense map's key is its index in 8\n"
+    "hex digits; \"item HEX\" when the key size is unknown).\n"
+    "Where mcz differs from SuperPMI's mcs: a context lacking what the identity needs prints\n"
+    "<identity unavailable: REASON> and dumping goes on; TYPE is named as -dumpMap names types\n"
+    "(int32, class NAME, <unknown> without its class), not int, class; GetJitFlags prints two\n"
+    "instruction-set words (bytes not stored as zeros), names bits 29 and 30 as arm's mcs does\n"
+    "and does not name instruction sets; what lies outside the map (a pool index naming no\n"
+    "chunk, a SigInstHandleMap index past its end) prints <unknown> or (NO SIG FOUND).\n"};
 
 #define STARS "*****************************************"
+#define CR_PREFIX "CR_" /* how mcz's packet table names compile-result packets */
 
 static void print_hex(FILE *f, const uint8_t *p, uint32_t n)
 {
@@ -27,65 +38,12 @@ static void print_hex(FILE *f, const uint8_t *p, uint32_t n)
         fprintf(f, "%02x", p[i]);
 }
 
-static void print_sig(FILE *f, const uint8_t *sig)
-{
-    fprintf(f,
-            "{flg-%08X na-%" PRIu32 " cc-%" PRIu32 " ci-%" PRIu32 " mc-%" PRIu32 " mi-%" PRIu32
-            " args-%016" PRIX64 " scp-%016" PRIX64 " tok-%08X}",
-            mcs_le32(sig + MCZ_SIG_FLAGS), mcs_le32(sig + MCZ_SIG_NUM_ARGS),
-            mcs_le32(sig + MCZ_SIG_CLASS_INST_COUNT), mcs_le32(sig + MCZ_SIG_CLASS_INST_INDEX),
-            mcs_le32(sig + MCZ_SIG_METH_INST_COUNT), mcs_le32(sig + MCZ_SIG_METH_INST_INDEX),
-            mcs_le64(sig + MCZ_SIG_ARGS), mcs_le64(sig + MCZ_SIG_SCOPE),
-            mcs_le32(sig + MCZ_SIG_TOKEN));
-}
-
-/* dmpCompileMethod. */
-static void dump_compile_method(FILE *f, uint32_t key, const uint8_t *v, uint32_t value_size)
-{
-    fprintf(f,
-            "CompileMethod key %" PRIu32 ", value ftn-%016" PRIX64 " scp-%016" PRIX64
-            " ilo-%" PRIu32 " ils-%" PRIu32 " ms-%" PRIu32 " ehc-%" PRIu32 " opt-%" PRIu32
-            " rk-%" PRIu32 " args-",
-            key, mcs_le64(v + MCZ_MI_FTN), mcs_le64(v + MCZ_MI_SCOPE),
-            mcs_le32(v + MCZ_MI_IL_OFFSET), mcs_le32(v + MCZ_MI_IL_SIZE),
-            mcs_le32(v + MCZ_MI_MAX_STACK), mcs_le32(v + MCZ_MI_EH_COUNT),
-            mcs_le32(v + MCZ_MI_OPTIONS), mcs_le32(v + MCZ_MI_REGION_KIND));
-    print_sig(f, v + MCZ_MI_ARGS);
-    fputs(" locals-", f);
-    print_sig(f, v + MCZ_MI_LOCALS);
-    fprintf(f, " flg-%08X os-", mcs_le32(v + MCZ_CM_FLAGS));
-    if (value_size >= MCZ_CM_SIZE)
-        fprintf(f, "%" PRIu32, mcs_le32(v + MCZ_CM_OS));
-    else
-        fputs(MCS_UNKNOWN, f);
-}
-
-/* dmpGetJitFlags: the stored CORJIT_FLAGS' first word, by name. */
-static void dump_jit_flags(FILE *f, const mcz_map *m, uint32_t key, const uint8_t *v)
-{
-    uint8_t word[8] = {0};
-    const uint8_t *raw;
-    uint32_t len = 0, size = mcs_le32(v + MCS_DD_B);
-    char text[1024] = MCS_UNKNOWN;
-    if (mcz_map_buffer(m, mcs_le32(v + MCS_DD_A), &raw, &len) == MCZ_OK) {
-        uint32_t n = size < len ? size : len;
-        memcpy(word, raw, n < 8 ? n : 8);
-        mcs_jit_flags_text(mcs_le64(word), text, sizeof text);
-    }
-    fprintf(f, "GetJitFlags key %" PRIu32 " sizeof %" PRIu32 " value %s", key, size, text);
-}
-
-static void dump_item(FILE *f, uint8_t id, const mcz_map *m, uint32_t i)
+/* The bytes of an item whose layout is not known here. */
+static void dump_raw(FILE *f, const mcz_map *m, uint32_t i)
 {
     const uint8_t *key = m->dense ? NULL : mcz_map_key(m, i);
     const uint8_t *value = mcz_map_value(m, i);
-    if (id == MCZ_PACKET_COMPILE_METHOD && key && m->key_size == 4 &&
-        m->value_size >= MCZ_CM_SIZE_NO_OS)
-        dump_compile_method(f, mcs_le32(key), value, m->value_size);
-    else if (id == MCZ_PACKET_GET_JIT_FLAGS && key && m->key_size == 4 &&
-             m->value_size == MCZ_DD_SIZE)
-        dump_jit_flags(f, m, mcs_le32(key), value);
-    else if (m->dense) {
+    if (m->dense) {
         fprintf(f, "key %08" PRIx32 ", value ", i);
         print_hex(f, value, m->item_size);
     } else if (key && value) {
@@ -99,6 +57,16 @@ static void dump_item(FILE *f, uint8_t id, const mcz_map *m, uint32_t i)
     }
 }
 
+/* The map's name as lightweightmap.h's dumpLWM prints it: the member's bare name, so
+ * CR_AllocMem is "AllocMem". */
+static const char *map_title(const mcz_jit_ee *v, uint8_t id, const char *name)
+{
+    const mcz_packet_info *info = mcz_jit_ee_packet(v, id);
+    if (info && info->compile_result && strncmp(name, CR_PREFIX, strlen(CR_PREFIX)) == 0)
+        return name + strlen(CR_PREFIX);
+    return name;
+}
+
 static void dump_map(FILE *f, const mcz_jit_ee *v, const mcz_mc *mc, uint8_t id)
 {
     mcz_map m;
@@ -110,10 +78,12 @@ static void dump_map(FILE *f, const mcz_jit_ee *v, const mcz_mc *mc, uint8_t id)
         m.value_size = m.item_size - 4;
     }
     char name[64];
-    fprintf(f, "%s - %" PRIu32 "\n", mcz_packet_name(v, id, name, sizeof name), m.count);
+    mcz_packet_name(v, id, name, sizeof name);
+    fprintf(f, "%s - %" PRIu32 "\n", map_title(v, id, name), m.count);
     for (uint32_t i = 0; i < m.count && !ferror(f); i++) {
         fprintf(f, "%" PRIu32 "-", i);
-        dump_item(f, id, &m, i);
+        if (!mcs_packet_text(f, v, mc, name, &m, i))
+            dump_raw(f, &m, i);
         fputc('\n', f);
     }
 }

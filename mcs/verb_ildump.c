@@ -9,19 +9,34 @@
 const mcs_usage usage_ildump = {
     "-ildump [RANGE] FILE",
     "print each context's IL",
-    "Per context, SuperPMI's layout: the process name, the assembly lines, .class, .method\n"
-    "with its signature, .maxstack, .locals (\".locals init\" when the method asks for zeroed\n"
-    "locals), then the IL. Unlike SuperPMI's mcs: one instruction per line, every ECMA-335\n"
-    "opcode (0xFE-prefixed ones included) with its right mnemonic, branch targets from signed\n"
-    "offsets, and operands read within the IL: a cut-off operand prints\n"
-    "<truncated: N bytes needed, M left> and ends the listing. Unknown opcodes print as\n"
-    "\"unknown 0xNN\". Missing names print as <unknown>.\n"};
+    "Per context, as SuperPMI's mcs prints it: the process name, the assembly lines, .class,\n"
+    ".method with its signature, .maxstack, .locals (\".locals init\" when the method asks for\n"
+    "zeroed locals), then the IL: each instruction as \"IL_xxxx: \" and its text, with no line\n"
+    "break after an instruction SuperPMI knows (so they run together on one line) and one after\n"
+    "an opcode it does not know, which is also reported on stderr. The texts are SuperPMI's,\n"
+    "its slips included: 0x2F prints bgt.s, 0x3C bgt, 0x4D ldind.u8, 0xA3 stelem, leave.s\n"
+    "leave; short branch targets add the offset byte unsigned; operands print as the hex of\n"
+    "their bytes (stloc.s 0x15, ldc.i4 0x0000002a, ldc.r4 float32(0x3f800000), call\n"
+    "<0x06000001>, switch (0x00000002) <0x...> per target).\n"
+    "Where mcz differs: it never reads past the IL: an operand that runs past the end prints\n"
+    "<truncated: N bytes needed, M left> and ends the listing; names longer than 255 bytes are\n"
+    "cut, and missing names print as <unknown>.\n"};
 
-enum { OPTION_INIT_LOCALS = 0x10 };
+enum { OPTION_INIT_LOCALS = 0x10 }; /* CORINFO_OPT_INIT_LOCALS */
 
+/* How SuperPMI's DumpILToConsoleBare prints an operand. */
 typedef enum operand {
-    OP_NONE, OP_U8, OP_I8, OP_U16, OP_I32, OP_I64, OP_R4, OP_R8, OP_TOKEN, OP_BR8, OP_BR32,
-    OP_SWITCH
+    OP_NONE,
+    OP_HEX1,    /* 0x%02x */
+    OP_HEX2,    /* 0x%02x%02x: the u16's bytes, last first */
+    OP_HEX4,    /* 0x%02x%02x%02x%02x */
+    OP_HEX8,    /* 0x and 16 hex digits */
+    OP_FLOAT32, /* float32(0x...) */
+    OP_FLOAT64, /* float64(0x...) */
+    OP_TOKEN,   /* <0x%02x%02x%02x%02x> */
+    OP_BR8,     /* IL_%04x of the next offset plus the byte, unsigned */
+    OP_BR32,    /* IL_%04x of the next offset plus the int32 */
+    OP_SWITCH   /* (0x count) then <0x target> per target, raw */
 } operand;
 
 typedef struct opcode {
@@ -29,37 +44,37 @@ typedef struct opcode {
     operand kind;
 } opcode;
 
-/* ECMA-335 Partition III, one-byte opcodes (NULL: not an opcode). */
+/* The one-byte opcodes SuperPMI's mcs knows, with its texts (NULL: it does not know it). */
 static const opcode one_byte[256] = {
     [0x00] = {"nop", OP_NONE}, [0x01] = {"break", OP_NONE}, [0x02] = {"ldarg.0", OP_NONE},
     [0x03] = {"ldarg.1", OP_NONE}, [0x04] = {"ldarg.2", OP_NONE}, [0x05] = {"ldarg.3", OP_NONE},
     [0x06] = {"ldloc.0", OP_NONE}, [0x07] = {"ldloc.1", OP_NONE}, [0x08] = {"ldloc.2", OP_NONE},
     [0x09] = {"ldloc.3", OP_NONE}, [0x0A] = {"stloc.0", OP_NONE}, [0x0B] = {"stloc.1", OP_NONE},
-    [0x0C] = {"stloc.2", OP_NONE}, [0x0D] = {"stloc.3", OP_NONE}, [0x0E] = {"ldarg.s", OP_U8},
-    [0x0F] = {"ldarga.s", OP_U8}, [0x10] = {"starg.s", OP_U8}, [0x11] = {"ldloc.s", OP_U8},
-    [0x12] = {"ldloca.s", OP_U8}, [0x13] = {"stloc.s", OP_U8}, [0x14] = {"ldnull", OP_NONE},
+    [0x0C] = {"stloc.2", OP_NONE}, [0x0D] = {"stloc.3", OP_NONE}, [0x0E] = {"ldarg.s", OP_HEX1},
+    [0x0F] = {"ldarga.s", OP_HEX1}, [0x10] = {"starg.s", OP_HEX1}, [0x11] = {"ldloc.s", OP_HEX1},
+    [0x12] = {"ldloca.s", OP_HEX1}, [0x13] = {"stloc.s", OP_HEX1}, [0x14] = {"ldnull", OP_NONE},
     [0x15] = {"ldc.i4.m1", OP_NONE}, [0x16] = {"ldc.i4.0", OP_NONE},
     [0x17] = {"ldc.i4.1", OP_NONE}, [0x18] = {"ldc.i4.2", OP_NONE},
     [0x19] = {"ldc.i4.3", OP_NONE}, [0x1A] = {"ldc.i4.4", OP_NONE},
     [0x1B] = {"ldc.i4.5", OP_NONE}, [0x1C] = {"ldc.i4.6", OP_NONE},
     [0x1D] = {"ldc.i4.7", OP_NONE}, [0x1E] = {"ldc.i4.8", OP_NONE},
-    [0x1F] = {"ldc.i4.s", OP_I8}, [0x20] = {"ldc.i4", OP_I32}, [0x21] = {"ldc.i8", OP_I64},
-    [0x22] = {"ldc.r4", OP_R4}, [0x23] = {"ldc.r8", OP_R8}, [0x25] = {"dup", OP_NONE},
+    [0x1F] = {"ldc.i4.s", OP_HEX1}, [0x20] = {"ldc.i4", OP_HEX4}, [0x21] = {"ldc.i8", OP_HEX8},
+    [0x22] = {"ldc.r4", OP_FLOAT32}, [0x23] = {"ldc.r8", OP_FLOAT64}, [0x25] = {"dup", OP_NONE},
     [0x26] = {"pop", OP_NONE}, [0x27] = {"jmp", OP_TOKEN}, [0x28] = {"call", OP_TOKEN},
     [0x29] = {"calli", OP_TOKEN}, [0x2A] = {"ret", OP_NONE}, [0x2B] = {"br.s", OP_BR8},
     [0x2C] = {"brfalse.s", OP_BR8}, [0x2D] = {"brtrue.s", OP_BR8}, [0x2E] = {"beq.s", OP_BR8},
-    [0x2F] = {"bge.s", OP_BR8}, [0x30] = {"bgt.s", OP_BR8}, [0x31] = {"ble.s", OP_BR8},
+    [0x2F] = {"bgt.s", OP_BR8}, [0x30] = {"bgt.s", OP_BR8}, [0x31] = {"ble.s", OP_BR8},
     [0x32] = {"blt.s", OP_BR8}, [0x33] = {"bne.un.s", OP_BR8}, [0x34] = {"bge.un.s", OP_BR8},
     [0x35] = {"bgt.un.s", OP_BR8}, [0x36] = {"ble.un.s", OP_BR8},
     [0x37] = {"blt.un.s", OP_BR8}, [0x38] = {"br", OP_BR32}, [0x39] = {"brfalse", OP_BR32},
-    [0x3A] = {"brtrue", OP_BR32}, [0x3B] = {"beq", OP_BR32}, [0x3C] = {"bge", OP_BR32},
+    [0x3A] = {"brtrue", OP_BR32}, [0x3B] = {"beq", OP_BR32}, [0x3C] = {"bgt", OP_BR32},
     [0x3D] = {"bgt", OP_BR32}, [0x3E] = {"ble", OP_BR32}, [0x3F] = {"blt", OP_BR32},
     [0x40] = {"bne.un", OP_BR32}, [0x41] = {"bge.un", OP_BR32}, [0x42] = {"bgt.un", OP_BR32},
     [0x43] = {"ble.un", OP_BR32}, [0x44] = {"blt.un", OP_BR32}, [0x45] = {"switch", OP_SWITCH},
     [0x46] = {"ldind.i1", OP_NONE}, [0x47] = {"ldind.u1", OP_NONE},
     [0x48] = {"ldind.i2", OP_NONE}, [0x49] = {"ldind.u2", OP_NONE},
     [0x4A] = {"ldind.i4", OP_NONE}, [0x4B] = {"ldind.u4", OP_NONE},
-    [0x4C] = {"ldind.i8", OP_NONE}, [0x4D] = {"ldind.i", OP_NONE},
+    [0x4C] = {"ldind.i8", OP_NONE}, [0x4D] = {"ldind.u8", OP_NONE},
     [0x4E] = {"ldind.r4", OP_NONE}, [0x4F] = {"ldind.r8", OP_NONE},
     [0x50] = {"ldind.ref", OP_NONE}, [0x51] = {"stind.ref", OP_NONE},
     [0x52] = {"stind.i1", OP_NONE}, [0x53] = {"stind.i2", OP_NONE},
@@ -97,7 +112,7 @@ static const opcode one_byte[256] = {
     [0x9D] = {"stelem.i2", OP_NONE}, [0x9E] = {"stelem.i4", OP_NONE},
     [0x9F] = {"stelem.i8", OP_NONE}, [0xA0] = {"stelem.r4", OP_NONE},
     [0xA1] = {"stelem.r8", OP_NONE}, [0xA2] = {"stelem.ref", OP_NONE},
-    [0xA3] = {"ldelem", OP_TOKEN}, [0xA4] = {"stelem", OP_TOKEN},
+    [0xA3] = {"stelem", OP_TOKEN}, [0xA4] = {"stelem", OP_TOKEN},
     [0xA5] = {"unbox.any", OP_TOKEN}, [0xB3] = {"conv.ovf.i1", OP_NONE},
     [0xB4] = {"conv.ovf.u1", OP_NONE}, [0xB5] = {"conv.ovf.i2", OP_NONE},
     [0xB6] = {"conv.ovf.u2", OP_NONE}, [0xB7] = {"conv.ovf.i4", OP_NONE},
@@ -110,41 +125,32 @@ static const opcode one_byte[256] = {
     [0xD6] = {"add.ovf", OP_NONE}, [0xD7] = {"add.ovf.un", OP_NONE},
     [0xD8] = {"mul.ovf", OP_NONE}, [0xD9] = {"mul.ovf.un", OP_NONE},
     [0xDA] = {"sub.ovf", OP_NONE}, [0xDB] = {"sub.ovf.un", OP_NONE},
-    [0xDC] = {"endfinally", OP_NONE}, [0xDD] = {"leave", OP_BR32},
-    [0xDE] = {"leave.s", OP_BR8}, [0xDF] = {"stind.i", OP_NONE}, [0xE0] = {"conv.u", OP_NONE},
+    [0xDC] = {"endfinally", OP_NONE}, [0xDD] = {"leave", OP_HEX4},
+    [0xDE] = {"leave", OP_HEX1}, [0xDF] = {"stind.i", OP_NONE}, [0xE0] = {"conv.u", OP_NONE},
 };
 
-/* Opcodes after the 0xFE prefix. */
-static const opcode two_byte[0x1F] = {
+/* The opcodes after the 0xFE prefix SuperPMI's mcs knows ("no." takes no operand there). */
+static const opcode two_byte[0x1E] = {
     [0x00] = {"arglist", OP_NONE}, [0x01] = {"ceq", OP_NONE}, [0x02] = {"cgt", OP_NONE},
     [0x03] = {"cgt.un", OP_NONE}, [0x04] = {"clt", OP_NONE}, [0x05] = {"clt.un", OP_NONE},
     [0x06] = {"ldftn", OP_TOKEN}, [0x07] = {"ldvirtftn", OP_TOKEN},
-    [0x09] = {"ldarg", OP_U16}, [0x0A] = {"ldarga", OP_U16}, [0x0B] = {"starg", OP_U16},
-    [0x0C] = {"ldloc", OP_U16}, [0x0D] = {"ldloca", OP_U16}, [0x0E] = {"stloc", OP_U16},
+    [0x09] = {"ldarg", OP_HEX2}, [0x0A] = {"ldarga", OP_HEX2}, [0x0B] = {"starg", OP_HEX2},
+    [0x0C] = {"ldloc", OP_HEX2}, [0x0D] = {"ldloca", OP_HEX2}, [0x0E] = {"stloc", OP_HEX2},
     [0x0F] = {"localloc", OP_NONE}, [0x11] = {"endfilter", OP_NONE},
-    [0x12] = {"unaligned.", OP_U8}, [0x13] = {"volatile.", OP_NONE},
+    [0x12] = {"unaligned.", OP_HEX1}, [0x13] = {"volatile.", OP_NONE},
     [0x14] = {"tail.", OP_NONE}, [0x15] = {"initobj", OP_TOKEN},
     [0x16] = {"constrained.", OP_TOKEN}, [0x17] = {"cpblk", OP_NONE},
-    [0x18] = {"initblk", OP_NONE}, [0x19] = {"no.", OP_U8}, [0x1A] = {"rethrow", OP_NONE},
+    [0x18] = {"initblk", OP_NONE}, [0x19] = {"no.", OP_NONE}, [0x1A] = {"rethrow", OP_NONE},
     [0x1C] = {"sizeof", OP_TOKEN}, [0x1D] = {"refanytype", OP_NONE},
-    [0x1E] = {"readonly.", OP_NONE},
 };
-
-static uint64_t read_le(const uint8_t *p, unsigned n)
-{
-    uint64_t v = 0;
-    for (unsigned i = 0; i < n; i++)
-        v |= (uint64_t)p[i] << (8 * i);
-    return v;
-}
 
 /* Bytes an operand takes (switch: its count; the targets are checked separately). */
 static unsigned operand_size(operand kind)
 {
-    static const unsigned sizes[] = {[OP_NONE] = 0, [OP_U8] = 1, [OP_I8] = 1, [OP_U16] = 2,
-                                     [OP_I32] = 4, [OP_I64] = 8, [OP_R4] = 4, [OP_R8] = 8,
-                                     [OP_TOKEN] = 4, [OP_BR8] = 1, [OP_BR32] = 4,
-                                     [OP_SWITCH] = 4};
+    static const unsigned sizes[] = {[OP_NONE] = 0, [OP_HEX1] = 1, [OP_HEX2] = 2,
+                                     [OP_HEX4] = 4, [OP_HEX8] = 8, [OP_FLOAT32] = 4,
+                                     [OP_FLOAT64] = 8, [OP_TOKEN] = 4, [OP_BR8] = 1,
+                                     [OP_BR32] = 4, [OP_SWITCH] = 4};
     return sizes[kind];
 }
 
@@ -156,63 +162,89 @@ static bool truncated(FILE *f, uint64_t need, uint64_t left)
     return true;
 }
 
-/* Prints the operand at p (left bytes remain in the IL; next is the offset after the whole
- * instruction, which branch offsets count from). Returns its size, or 0 when cut off. */
+/* "0x" and the n bytes at p, last first, as SuperPMI's "%02x" per byte prints them. */
+static void print_bytes_reversed(FILE *f, const uint8_t *p, unsigned n)
+{
+    fputs("0x", f);
+    while (n--)
+        fprintf(f, "%02x", p[n]);
+}
+
+/* switch: " (0xCOUNT)" and " <0xTARGET>" per target; SuperPMI takes the count as an int, so a
+ * negative one has no targets. Returns the operand's size, or 0 when cut off. */
+static uint64_t print_switch(FILE *f, const uint8_t *p, uint64_t left)
+{
+    int32_t count = (int32_t)mcs_le32(p);
+    uint64_t targets = count > 0 ? (uint64_t)count : 0;
+    fputs(" (", f);
+    print_bytes_reversed(f, p, 4);
+    fputc(')', f);
+    if (truncated(f, 4 + 4 * targets, left))
+        return 0;
+    for (uint64_t t = 0; t < targets; t++) {
+        fputs(" <", f);
+        print_bytes_reversed(f, p + 4 + 4 * t, 4);
+        fputc('>', f);
+    }
+    return 4 + 4 * targets;
+}
+
+/* Prints the operand at p (left bytes remain in the IL; next is the offset after the operand
+ * of a fixed-size one, which branch targets count from). Returns its size, or 0 when cut
+ * off. */
 static uint64_t print_operand(FILE *f, operand kind, const uint8_t *p, uint64_t left,
                               uint64_t next)
 {
     uint64_t size = operand_size(kind);
     if (truncated(f, size, left))
         return 0;
-    uint64_t v = read_le(p, (unsigned)size);
     switch (kind) {
     case OP_NONE: break;
-    case OP_U8: fprintf(f, " %" PRIu64, v); break;
-    case OP_I8: fprintf(f, " %d", (int)(int8_t)v); break;
-    case OP_U16: fprintf(f, " %" PRIu64, v); break;
-    case OP_I32: fprintf(f, " %" PRId32, (int32_t)(uint32_t)v); break;
-    case OP_I64: fprintf(f, " %" PRId64, (int64_t)v); break;
-    case OP_R4: fprintf(f, " 0x%08" PRIx64, v); break;
-    case OP_R8: fprintf(f, " 0x%016" PRIx64, v); break;
-    case OP_TOKEN: fprintf(f, " <0x%08" PRIx64 ">", v); break;
-    case OP_BR8: fprintf(f, " IL_%04" PRIx64, next + 1 + (uint64_t)(int64_t)(int8_t)v); break;
+    case OP_HEX1:
+    case OP_HEX2:
+    case OP_HEX4:
+    case OP_HEX8: fputc(' ', f); print_bytes_reversed(f, p, (unsigned)size); break;
+    case OP_FLOAT32: fputs(" float32(", f); print_bytes_reversed(f, p, 4); fputc(')', f); break;
+    case OP_FLOAT64: fputs(" float64(", f); print_bytes_reversed(f, p, 8); fputc(')', f); break;
+    case OP_TOKEN: fputs(" <", f); print_bytes_reversed(f, p, 4); fputc('>', f); break;
+    case OP_BR8: fprintf(f, " IL_%04" PRIx32, (uint32_t)(next + 1 + p[0])); break;
     case OP_BR32:
-        fprintf(f, " IL_%04" PRIx64, next + 4 + (uint64_t)(int64_t)(int32_t)(uint32_t)v);
+        fprintf(f, " IL_%04" PRIx32, (uint32_t)((int64_t)next + 4 + (int32_t)mcs_le32(p)));
         break;
-    case OP_SWITCH: {
-        uint64_t targets = v, end = next + 4 + 4 * targets;
-        if (truncated(f, 4 + 4 * targets, left))
-            return 0;
-        fprintf(f, " (");
-        for (uint64_t i = 0; i < targets; i++)
-            fprintf(f, "%sIL_%04" PRIx64, i ? ", " : "",
-                    end + (uint64_t)(int64_t)(int32_t)(uint32_t)read_le(p + 4 + 4 * i, 4));
-        fputc(')', f);
-        return 4 + 4 * targets;
-    }
+    case OP_SWITCH: return print_switch(f, p, left);
     }
     return size;
 }
 
-static void print_il(FILE *f, const uint8_t *il, uint32_t size)
+/* An opcode SuperPMI's mcs does not know: reported on stderr, and a line break after it. */
+static void unknown_opcode(FILE *f, const mcz_mc *mc, const char *text, uint64_t at)
+{
+    tool_warn("context %" PRIu32 ": unknown ilCode %s at offset %" PRIu64, mc->number, text, at);
+    fputc('\n', f);
+}
+
+/* DumpILToConsoleBare, reading nothing past the IL. */
+static void print_il(FILE *f, const mcz_mc *mc, const uint8_t *il, uint32_t size)
 {
     uint64_t i = 0;
+    char text[16];
     while (i < size) {
-        uint64_t start = i;
+        fprintf(f, "IL_%04" PRIx64 ": ", i);
         const opcode *op = &one_byte[il[i]];
         uint8_t first = il[i++];
-        fprintf(f, "IL_%04" PRIx64 ": ", start);
         if (first == 0xFE) {
             if (truncated(f, 1, size - i))
                 return;
             uint8_t second = il[i++];
             op = second < sizeof two_byte / sizeof two_byte[0] ? &two_byte[second] : NULL;
             if (!op || !op->name) {
-                fprintf(f, "unknown 0xfe%02x\n", second);
+                snprintf(text, sizeof text, "0xfe%02x", second);
+                unknown_opcode(f, mc, text, i - 1);
                 continue;
             }
         } else if (!op->name) {
-            fprintf(f, "unknown 0x%02x\n", first);
+            snprintf(text, sizeof text, "0x%02x", first);
+            unknown_opcode(f, mc, text, i - 1);
             continue;
         }
         fputs(op->name, f);
@@ -220,7 +252,6 @@ static void print_il(FILE *f, const uint8_t *il, uint32_t size)
         if (used == 0 && op->kind != OP_NONE)
             return;
         i += used;
-        fputc('\n', f);
     }
 }
 
@@ -245,7 +276,7 @@ static void print_method(FILE *f, const mcz_jit_ee *v, const mcz_mc *mc, const m
     const uint8_t *il;
     uint32_t size;
     if (mcs_method_il(m, &il, &size))
-        print_il(f, il, size);
+        print_il(f, mc, il, size);
     else
         fprintf(f, "<IL unavailable: %" PRIu32 " bytes not in the pool>\n", size);
     fputs("   }\n}\n", f);
