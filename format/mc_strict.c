@@ -258,6 +258,10 @@ static int field_check(const strict_walk *w, const map_items *it, const uint8_t 
     int64_t at = (int64_t)(item + f.index - it->p->data) + PACKET_HEADER_SIZE;
     if (index == MCZ_NULL_INDEX)
         return MCZ_OK;
+    /* A buffer of no bytes is never read, whatever its index: SuperPMI zeroes the whole value
+     * of a call that threw (recGetCallInfo, recGetMethodInfo), leaving index 0, length 0. */
+    if (f.length != NO_LENGTH && mcz_get_le32(item + f.length) == 0)
+        return MCZ_OK;
     if (index >= it->m.pool_size)
         return packet_fail(w, it, at,
                            "item %u: pool index %u (at byte %u of the item) past the pool of "

@@ -262,7 +262,21 @@ static void test_signature_index_not_at_a_chunk(void **state)
     build(&c, 0);
     size_t value = value_at(&c, MCZ_PACKET_COMPILE_METHOD, 4);
     mcz_put_le32(c.bytes + value + MCZ_MI_ARGS + MCZ_SIG_PSIG_INDEX, 0);
+    mcz_put_le32(c.bytes + value + MCZ_MI_ARGS + MCZ_SIG_CB_SIG, 2);
     expect(&c, MCZ_ECORRUPT, "pool index 0", "byte 96 of the item", NULL);
+}
+
+/* A call that threw is recorded with its whole value zeroed (recGetCallInfo, recGetMethodInfo):
+ * index 0 with length 0 is read by nobody, and passes. */
+static void test_zeroed_record_of_a_failed_call_passes(void **state)
+{
+    (void)state;
+    built c;
+    build(&c, 0);
+    size_t value = value_at(&c, MCZ_PACKET_COMPILE_METHOD, 4);
+    mcz_put_le32(c.bytes + value + MCZ_MI_ARGS + MCZ_SIG_PSIG_INDEX, 0);
+    mcz_put_le32(c.bytes + value + MCZ_MI_ARGS + MCZ_SIG_CB_SIG, 0);
+    assert_int_equal(mcz_mc_check_strict(NULL, &c.mc, NULL, NULL), MCZ_OK);
 }
 
 static void test_name_index_out_of_range(void **state)
@@ -383,6 +397,7 @@ int main(void)
         cmocka_unit_test(test_il_index_inside_a_chunk),
         cmocka_unit_test(test_il_size_past_its_chunk),
         cmocka_unit_test(test_signature_index_not_at_a_chunk),
+        cmocka_unit_test(test_zeroed_record_of_a_failed_call_passes),
         cmocka_unit_test(test_name_index_out_of_range),
         cmocka_unit_test(test_null_indexes_pass),
         cmocka_unit_test(test_unsorted_keys),
