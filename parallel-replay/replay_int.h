@@ -3,7 +3,8 @@
  *
  * The pieces: replay_plan.c turns a collection into work units (archive chunks, or runs of about
  * 1 MiB of contexts of an MCH file); replay_proc.c is the one process module (workers, pipes,
- * rings, timeouts, crashes, signals); replay_worker.c is what a worker does with a unit; the
+ * rings, timeouts, crashes, signals: replay_ring.c, replay_record.c, replay_sched.c and
+ * replay_proc.c, see replay_proc.h); replay_worker.c is what a worker does with a unit; the
  * replayers are replay_verify.c, replay_plugin.c and replay_exec.c; replay_results.c accounts
  * results and writes every output; replay_main.c parses the command line.
  */
