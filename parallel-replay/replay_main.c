@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "replay_int.h"
+#include "replay_exec.h"
 #include "tool.h"
 
 #define REPORT_LIMIT 20 /* failing contexts listed on stderr; the rest are in --details */
@@ -266,7 +267,7 @@ static int conclude(const options *o, replay_table *t, const replay_shard_id *id
     replay_counts c;
     replay_table_count(t, &c);
     replay_table_report(t, stderr, REPORT_LIMIT);
-    if (o->fail_list && replay_table_write_mcl(t, o->fail_list, &d) != MCZ_OK)
+    if (o->fail_list && replay_table_write_mcl(t, o->fail_list, o->details != NULL, &d) != MCZ_OK)
         return fail_output(o->fail_list, &d);
     if (o->details && replay_table_write_details(t, o->details, &d) != MCZ_OK)
         return fail_output(o->details, &d);
@@ -300,7 +301,7 @@ static int merge_check(const replay_shard_id *ids, size_t n, const char *const *
 
 static int merge_main(const options *o, char **paths, size_t n)
 {
-    replay_table t = {NULL, 0, 0};
+    replay_table t = {NULL, 0, 0, REPLAY_STYLE_MCZ};
     replay_shard_id *ids = calloc(n, sizeof *ids);
     if (!ids)
         return fail("out of memory");
@@ -390,6 +391,9 @@ static int configure(const options *o, const replay_plan *plan, replay_config *c
         if (rc >= 0)
             return rc;
         cfg->exec_argv = es->argv;
+        char why[REPLAY_MESSAGE_MAX];
+        if (exec_args_check(es->argv, &cfg->style, why, sizeof why) != MCZ_OK)
+            return fail_usage("%s", why);
         cfg->temp_dir = es->temp_dir;
     }
     return -1;
@@ -411,7 +415,7 @@ static int outcome_code(const options *o, replay_table *t, const replay_plan *pl
              (unsigned long long)plan->selected);
         return 128 + out->stop_signal;
     }
-    replay_shard_id id = {plan->shard_k, plan->shard_n, "", plan->plan_selected};
+    replay_shard_id id = {plan->shard_k, plan->shard_n, "", plan->plan_selected, t->style};
     snprintf(id.fingerprint, sizeof id.fingerprint, "%s", plan->fingerprint);
     return conclude(o, t, &id);
 }
@@ -440,7 +444,7 @@ static int replay_main(const options *o, const char *path, const char *shown)
         replay_run_options ro = {.workers = o->workers ? o->workers : cores > 0 ? (unsigned)cores : 1,
                                  .timeout = o->timeout, .stride = o->stride,
                                  .progress = !o->quiet && isatty(2), .stats = o->stats};
-        replay_table t = {NULL, 0, 0};
+        replay_table t = {NULL, 0, 0, cfg.style};
         replay_outcome out;
         int rc = replay_proc_run(&cfg, &ro, &t, &out);
         if (rc != MCZ_OK && !out.init_failed)

@@ -34,6 +34,9 @@ long replay_ring_take(replay_ring *g, uint64_t *taken, void *dst, size_t cap);
 
 /* ---- Record protocol (replay_record.c) ------------------------------------------------------- */
 
+/* In a RESULT's kind: its text is a details row, not a message. */
+#define REPLAY_REC_ROW 0x80
+
 enum { REPLAY_REC_READY = 1, REPLAY_REC_START, REPLAY_REC_RESULT, REPLAY_REC_UNIT_DONE,
        REPLAY_REC_FATAL, REPLAY_REC_STATS };
 

@@ -3,7 +3,7 @@
  *
  *   READY                       the replayer initialized; the worker wants a unit
  *   START   number [whole]      about to replay this context (or, whole: the rest of the unit)
- *   RESULT  number kind size    one context accounted
+ *   RESULT  number kind size    one context accounted (kind | ROW: the text is its details row)
  *   UNIT_DONE number            every wanted context of the unit was reported
  *   FATAL   text                the replayer could not initialize
  *   STATS   4 x u64             I/O figures, sent once before a normal exit
@@ -72,6 +72,12 @@ int replay_chan_start(replay_chan *ch, uint32_t number, uint32_t size, bool whol
 int replay_chan_result(replay_chan *ch, uint32_t number, int kind, uint32_t size, const char *msg)
 {
     return chan_put(ch, REPLAY_REC_RESULT, kind, number, size, msg, msg ? strlen(msg) : 0);
+}
+
+int replay_chan_row(replay_chan *ch, uint32_t number, int kind, uint32_t size, const char *row)
+{
+    return chan_put(ch, REPLAY_REC_RESULT, kind | REPLAY_REC_ROW, number, size, row,
+                    row ? strlen(row) : 0);
 }
 
 _Noreturn void replay_chan_fatal(replay_chan *ch, const char *msg)

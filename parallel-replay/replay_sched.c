@@ -203,7 +203,9 @@ static void on_ready(run *r, slot *s)
 
 /* ---- Results accounted ----------------------------------------------------------------------- */
 
-static void account(run *r, slot *s, uint32_t number, int kind, uint32_t size, const char *text)
+/* text: the context's message, or (row) its details row. */
+static void account(run *r, slot *s, uint32_t number, int kind, uint32_t size, const char *text,
+                    bool row)
 {
     const replay_unit *u = slot_unit(r, s);
     if (!u || number < u->first || number - u->first >= u->count ||
@@ -214,7 +216,9 @@ static void account(run *r, slot *s, uint32_t number, int kind, uint32_t size, c
     s->reported[number - u->first] = 1;
     if (number > s->high)
         s->high = number;
-    if (replay_table_add(r->table, number, kind, size, text) != MCZ_OK)
+    int rc = row ? replay_table_add_row(r->table, number, kind, size, text)
+                 : replay_table_add(r->table, number, kind, size, text);
+    if (rc != MCZ_OK)
         fatal(r, MCZ_ENOMEM, "out of memory");
     r->done++;
 }
@@ -236,7 +240,7 @@ static void unit_done(run *r, slot *s, uint32_t unit)
         return;
     }
     for (uint32_t n = first_open(r, s, slot_unit(r, s)->first); n; n = first_open(r, s, n + 1))
-        account(r, s, n, REPLAY_ERROR, 0, "not reported by its worker");
+        account(r, s, n, REPLAY_ERROR, 0, "not reported by its worker", false);
     free(s->reported);
     s->reported = NULL;
     s->inflight = 0;
@@ -266,7 +270,8 @@ static void on_record(void *arg, const replay_record *rec)
         replay_pool_deadline(i, r->o->timeout > 0 ? tool_now() + r->o->timeout : 0);
         break;
     case REPLAY_REC_RESULT:
-        account(r, s, rec->number, rec->kind, rec->size, rec->text_len ? rec->text : NULL);
+        account(r, s, rec->number, rec->kind & ~REPLAY_REC_ROW, rec->size,
+                rec->text_len ? rec->text : NULL, (rec->kind & REPLAY_REC_ROW) != 0);
         if (rec->number == s->inflight) {
             s->inflight = 0;
             replay_pool_deadline(i, 0);
@@ -318,11 +323,11 @@ static void blame(run *r, slot *s, const victim *v, const char *how)
     const replay_unit *u = slot_unit(r, s);
     if (v->whole) {
         for (uint32_t n = first_open(r, s, u->first); n; n = first_open(r, s, n + 1))
-            account(r, s, n, v->kind, 0, why);
+            account(r, s, n, v->kind, 0, why, false);
     } else {
         uint32_t n = v->number ? v->number : first_open(r, s, s->high ? s->high + 1 : u->first);
         if (n && !s->reported[n - u->first])
-            account(r, s, n, v->kind, v->number ? v->size : 0, why);
+            account(r, s, n, v->kind, v->number ? v->size : 0, why, false);
     }
     s->resume = s->high ? s->high + 1 : u->first;
     s->inflight = 0;
