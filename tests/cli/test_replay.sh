@@ -316,7 +316,7 @@ code_run "usage: no collection" 255 "$R" -q
 code_run "usage: bad -j" 255 "$R" -q -j 0 "$T/c.mcz"
 code_run "usage: bad --shard" 255 "$R" -q --shard 4/3 "$T/c.mcz"
 ok_run "--help" "$R" --help
-contains "--help documents the exec contract" "$T/out" "CMD ... -f LIST UNIT.mch"
+contains "--help documents the exec contract" "$T/out" "CMD ... -f LIST -details CSV UNIT.mch"
 
 # --- outputs are checked before any work: a replay that cannot write its results never starts
 # (the --exec command leaves a mark when it runs)
