@@ -104,6 +104,8 @@ typedef struct replay_plan {
     uint32_t toc_count;
     char (*excluded)[33];  /* sorted identity hashes from the .exc file */
     size_t excluded_count;
+    uint32_t *sizes;       /* each context's size (number first_number + i at index i) */
+    size_t sizes_count, sizes_cap;
 } replay_plan;
 
 /* Opens the collection at path (to plan only: workers open it again), reads -c (select_arg, or
@@ -113,7 +115,10 @@ typedef struct replay_plan {
 int replay_plan_build(replay_plan *p, const char *path, const char *select_arg,
                       uint64_t unit_bytes, mcz_diag *diag);
 void replay_plan_free(replay_plan *p);
-/* Keeps only shard k (1-based) of n: contiguous units of near-equal selected bytes. */
+/* Keeps only shard k (1-based) of n: a contiguous run of context numbers, near-equal in
+ * selected bytes, computed from the contexts' numbers and sizes alone, so an .mch and its .mcz
+ * are cut alike; the selection becomes the shard's part of it, and only units holding some of
+ * it stay (a unit across a boundary is read by both shards, each replaying its own contexts). */
 int replay_plan_shard(replay_plan *p, uint32_t k, uint32_t n, mcz_diag *diag);
 
 /* Every worker filters the same way: the selection, and in stride mode every n-th context. */

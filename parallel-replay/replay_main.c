@@ -41,7 +41,7 @@ static const char usage_text[] =
     "  --exec-original    .mch input: give the command the original file and -c RANGES\n"
     "  --timeout SECONDS  kill a worker stuck on a context (an --exec command: on a unit) and\n"
     "                     report the context as timed out; the rest of its unit goes on\n"
-    "  --shard K/N        replay only shard K of N: contiguous units of near-equal size\n"
+    "  --shard K/N        replay only shard K of N: contiguous contexts of near-equal size\n"
     "  --results FILE     write this run's results for --merge-results\n"
     "  --merge-results    merge the RESULTS files of all N shards: the same summary, -f list,\n"
     "                     details and exit code as one run over the whole collection\n"

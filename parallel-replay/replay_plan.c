@@ -6,13 +6,23 @@
  * about unit_bytes play their role, found from the .mct when there is a usable one (no read of
  * the file at all), else from one scan of the container headers (mcz_mch_next).
  *
- * The plan depends only on the collection, -c and the unit size, never on the number of workers,
- * so --shard K/N computed by separate processes agrees on which units each shard owns.
+ * The plan depends only on the collection, -c and the unit size, never on the number of workers;
+ * --shard K/N only on the contexts' numbers and sizes and -c, so separate processes, and an .mch
+ * and its .mcz, agree on which contexts each shard owns.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "replay_int.h"
+
+/* Records the size of the next context (numbers come in order, from first_number). */
+static int size_push(replay_plan *p, uint64_t size)
+{
+    if (replay_grow(&p->sizes, &p->sizes_cap, p->sizes_count, sizeof *p->sizes) != MCZ_OK)
+        return MCZ_ENOMEM;
+    p->sizes[p->sizes_count++] = size > UINT32_MAX ? UINT32_MAX : (uint32_t)size;
+    return MCZ_OK;
+}
 
 static int unit_push(replay_plan *p, size_t *cap, const replay_unit *u)
 {
@@ -76,6 +86,15 @@ static int plan_archive(replay_plan *p, const mcz_reader *r, mcz_diag *diag)
         if ((rc = unit_add(p, &cap, &u)) != MCZ_OK)
             return rc;
     }
+    for (uint64_t i = 0; i < info.contexts; i++) {
+        mcz_context_info ci;
+        int rc = mcz_reader_context(r, i, &ci);
+        if (rc != MCZ_OK)
+            return tool_fail(diag, rc, -1, -1, "context %llu of the index: %s",
+                             (unsigned long long)i + 1, mcz_error_name(rc));
+        if ((rc = size_push(p, ci.size)) != MCZ_OK)
+            return rc;
+    }
     return MCZ_OK;
 }
 
@@ -105,6 +124,8 @@ static int run_add(run_builder *b, uint32_t number, uint64_t offset, uint64_t si
     }
     b->cur.count++;
     b->cur.raw_bytes += size;
+    if (size_push(b->p, size) != MCZ_OK)
+        return MCZ_ENOMEM;
     return b->cur.raw_bytes >= b->unit_bytes ? run_close(b) : MCZ_OK;
 }
 
@@ -306,10 +327,10 @@ int replay_plan_build(replay_plan *p, const char *path, const char *select_arg,
         return plan_fail(rc, diag, &(tool_where){path, -1, -1, -1, -1});
     warn_outside(p);
     p->plan_selected = p->selected;
-    snprintf(p->fingerprint, sizeof p->fingerprint,
-             "%s units=%zu contexts=%llu raw=%llu selected=%llu",
-             p->archive ? "chunks" : "runs", p->unit_count, (unsigned long long)p->contexts,
-             (unsigned long long)p->raw_bytes, (unsigned long long)p->selected);
+    /* the same for an .mch and its .mcz, so their shards merge */
+    snprintf(p->fingerprint, sizeof p->fingerprint, "first=%u contexts=%llu raw=%llu selected=%llu",
+             p->first_number, (unsigned long long)p->contexts, (unsigned long long)p->raw_bytes,
+             (unsigned long long)p->selected);
     return MCZ_OK;
 }
 
@@ -321,36 +342,86 @@ void replay_plan_free(replay_plan *p)
     free(p->units);
     free(p->toc);
     free(p->excluded);
+    free(p->sizes);
     free(p->toc_input);
     free(p->mch_owned);
     memset(p, 0, sizeof *p);
 }
 
-/* The bytes a unit weighs for balancing: its selected share of its raw size. */
-static uint64_t unit_weight(const replay_unit *u)
+static bool selected_number(const replay_plan *p, uint32_t number)
 {
-    return u->raw_bytes / u->count * u->selected + 1;
+    return !p->selective || mcz_list_contains(&p->selection, number);
+}
+
+/* The numbers of shard k of n: each selected context weighs its size + 1 and goes to the shard
+ * its midpoint falls in. false when the shard holds none. */
+static bool shard_range(const replay_plan *p, uint32_t k, uint32_t n, uint32_t *a, uint32_t *b)
+{
+    uint64_t total = 0;
+    for (size_t i = 0; i < p->sizes_count; i++)
+        if (selected_number(p, p->first_number + (uint32_t)i))
+            total += (uint64_t)p->sizes[i] + 1;
+    uint64_t per_shard = total / n + (total % n != 0), before = 0;
+    bool any = false;
+    for (size_t i = 0; i < p->sizes_count && per_shard; i++) {
+        uint32_t number = p->first_number + (uint32_t)i;
+        if (!selected_number(p, number))
+            continue;
+        uint64_t w = (uint64_t)p->sizes[i] + 1;
+        uint64_t shard = (before + w / 2) / per_shard;
+        before += w;
+        if (shard + 1 != k)
+            continue;
+        if (!any)
+            *a = number;
+        *b = number;
+        any = true;
+    }
+    return any;
+}
+
+/* The selection cut to [a, b] (or, any false, to nothing). */
+static int selection_clip(replay_plan *p, bool any, uint32_t a, uint32_t b)
+{
+    mcz_list clipped = {NULL, 0};
+    size_t cap = 0;
+    const mcz_list *l = &p->selection;
+    size_t ranges = p->selective ? l->count : 1;
+    for (size_t i = 0; i < ranges && any; i++) {
+        mcz_range r = p->selective ? l->ranges[i] : (mcz_range){a, b};
+        r.first = r.first > a ? r.first : a;
+        r.last = r.last < b ? r.last : b;
+        if (r.first > r.last)
+            continue;
+        if (replay_grow(&clipped.ranges, &cap, clipped.count, sizeof *clipped.ranges) != MCZ_OK) {
+            free(clipped.ranges);
+            return MCZ_ENOMEM;
+        }
+        clipped.ranges[clipped.count++] = r;
+    }
+    mcz_list_free(&p->selection);
+    p->selection = clipped;
+    p->selective = true;
+    return MCZ_OK;
 }
 
 int replay_plan_shard(replay_plan *p, uint32_t k, uint32_t n, mcz_diag *diag)
 {
     if (n == 0 || k == 0 || k > n || n > 65535)
         return tool_fail(diag, MCZ_EINVAL, -1, -1, "--shard %u/%u: want K/N with 1 <= K <= N", k, n);
-    uint64_t total = 0;
-    for (size_t i = 0; i < p->unit_count; i++)
-        total += unit_weight(&p->units[i]);
-    /* Unit i goes to the shard its midpoint falls in: contiguous, near-equal shards. */
-    uint64_t before = 0;
+    uint32_t a = 0, b = 0;
+    bool any = shard_range(p, k, n, &a, &b);
+    if (selection_clip(p, any, a, b) != MCZ_OK)
+        return tool_fail(diag, MCZ_ENOMEM, -1, -1, "out of memory");
     size_t kept = 0;
     p->selected = 0;
     for (size_t i = 0; i < p->unit_count; i++) {
-        uint64_t w = unit_weight(&p->units[i]);
-        uint64_t shard = (before + w / 2) / (total / n + (total % n != 0));
-        before += w;
-        if (shard + 1 != k)
+        replay_unit *u = &p->units[i];
+        u->selected = selected_between(p, u->first, u->first + u->count - 1);
+        if (u->selected == 0)
             continue;
-        p->selected += p->units[i].selected;
-        p->units[kept++] = p->units[i];
+        p->selected += u->selected;
+        p->units[kept++] = *u;
     }
     p->unit_count = kept;
     p->shard_k = k;

@@ -62,6 +62,23 @@ for mode in replay asm; do
     sharded "$words" "$T/c.mch"; agree "$mode --shard K/3 merged, .mch" "$ref"
 done
 
+# Shards are cut from the contexts' numbers and sizes alone: an .mch's and its .mcz's are the
+# same, so shards run on either merge.
+for k in 1 2 3; do
+    input="$T/c.mch"; [ $k = 2 ] && input="$T/c.mcz"
+    "$R" -q -j 2 $U --shard $k/3 --results "$T/s$k.res" --exec "$SP -a base.so diff.so" \
+        "$input" > /dev/null 2>&1
+done
+"$R" --merge-results -f "$T/got.mcl" --details "$T/got.csv" "$T/s1.res" "$T/s2.res" "$T/s3.res" \
+    > "$T/got.out" 2> "$T/got.err"
+echo $? > "$T/got.rc"
+agree "asm --shard K/3 merged from .mch and .mcz shards" wasm
+for k in 3 8; do
+    "$R" -q --shard $k/8 "$T/c.mch" > "$T/sh.mch.out" 2>&1
+    "$R" -q --shard $k/8 "$T/c.mcz" > "$T/sh.mcz.out" 2>&1
+    same "--shard $k/8: the same contexts from .mch and .mcz" "$T/sh.mch.out" "$T/sh.mcz.out"
+done
+
 # The comparison means something only if the whole runs hold every kind of result, and some
 # unit holds more than one kind.
 contains "replay: the whole run has errors" "$T/wreplay.csv" ",Error,"
