@@ -18,6 +18,9 @@
 #include "replay_exec.h"
 #include "tool.h"
 
+/* --exec: bytes of contexts handed to one command start (bench/replay.sh, README.md). */
+#define EXEC_BATCH_DEFAULT (4u << 20)
+#define EXEC_BATCH_TEXT "4M"
 #define REPORT_LIMIT 20 /* failing contexts listed on stderr; the rest are in --details */
 
 static const char usage_text[] =
@@ -45,7 +48,10 @@ static const char usage_text[] =
     "  --results FILE     write this run's results for --merge-results\n"
     "  --merge-results    merge the RESULTS files of all N shards: the same summary, -f list,\n"
     "                     details and exit code as one run over the whole collection\n"
-    "  --unit-size SIZE   .mch input: bytes of contexts per work unit, e.g. 4M (default 1M)\n"
+    "  --unit-size SIZE   .mch input: bytes of contexts per work unit, e.g. 4M (default 1M;\n"
+    "                     with --exec, --exec-batch's when larger)\n"
+    "  --exec-batch SIZE  --exec: whole archive chunks per command until they hold SIZE bytes\n"
+    "                     (0: a chunk each; default " EXEC_BATCH_TEXT ")\n"
     "  -q, --quiet        no progress line (shown only when stderr is a terminal)\n"
     "  -h, --help         this text\n"
     "\n"
@@ -88,6 +94,8 @@ typedef struct options {
     const char *results;
     bool merge;
     uint64_t unit_size;
+    bool unit_size_given;
+    uint64_t exec_batch;
     bool quiet, stride, stats;
 } options;
 
@@ -117,7 +125,8 @@ static int fail_usage(const char *fmt, ...)
 
 enum {
     OPT_DETAILS = 256, OPT_PLUGIN, OPT_PLUGIN_ARG, OPT_EXEC, OPT_EXEC_ORIGINAL, OPT_TIMEOUT,
-    OPT_SHARD, OPT_RESULTS, OPT_MERGE, OPT_UNIT_SIZE, OPT_STRIDE, OPT_STATS
+    OPT_SHARD, OPT_RESULTS, OPT_MERGE, OPT_UNIT_SIZE, OPT_STRIDE, OPT_STATS,
+    OPT_EXEC_BATCH
 };
 
 static const struct option long_options[] = {
@@ -131,6 +140,7 @@ static const struct option long_options[] = {
     {"results", required_argument, NULL, OPT_RESULTS},
     {"merge-results", no_argument, NULL, OPT_MERGE},
     {"unit-size", required_argument, NULL, OPT_UNIT_SIZE},
+    {"exec-batch", required_argument, NULL, OPT_EXEC_BATCH},
     {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},
     /* Not in --help: SuperPMI-style stride/offset sharding and per-worker I/O figures, for
@@ -194,6 +204,11 @@ static int parse_option(int c, const char *arg, options *o)
     case OPT_UNIT_SIZE:
         if (tool_parse_count(arg, true, 1, UINT32_MAX, &o->unit_size) != MCZ_OK)
             return fail_usage("--unit-size %s: want a size in bytes such as 1048576 or 4M", arg);
+        o->unit_size_given = true;
+        return -1;
+    case OPT_EXEC_BATCH:
+        if (tool_parse_count(arg, true, 0, UINT32_MAX, &o->exec_batch) != MCZ_OK)
+            return fail_usage("--exec-batch %s: want a size in bytes such as 0 or 4M", arg);
         return -1;
     default:
         return fail_usage("unknown option");
@@ -204,6 +219,7 @@ static int parse_args(int argc, char **argv, options *o)
 {
     memset(o, 0, sizeof *o);
     o->unit_size = 1u << 20;
+    o->exec_batch = EXEC_BATCH_DEFAULT;
     opterr = 0;
     int c;
     while ((c = getopt_long(argc, argv, "+j:c:f:qh", long_options, NULL)) != -1) {
@@ -429,7 +445,11 @@ static int replay_main(const options *o, const char *path, const char *shown)
 {
     replay_plan plan;
     mcz_diag d;
-    if (replay_plan_build(&plan, path, o->select, o->unit_size, &d) != MCZ_OK) {
+    /* --exec: a command start costs a JIT load, so each command gets at least exec_batch */
+    uint64_t group = o->exec ? o->exec_batch : 0;
+    uint64_t unit_size = o->exec && !o->unit_size_given && group > o->unit_size ? group
+                                                                                 : o->unit_size;
+    if (replay_plan_build(&plan, path, o->select, unit_size, group, &d) != MCZ_OK) {
         replay_plan_free(&plan);
         tool_diag_rename(&d, path, shown);
         return fail("%s", d.message);

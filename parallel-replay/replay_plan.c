@@ -65,7 +65,9 @@ static int unit_add(replay_plan *p, size_t *cap, replay_unit *u)
     return unit_push(p, cap, u);
 }
 
-static int plan_archive(replay_plan *p, const mcz_reader *r, mcz_diag *diag)
+/* Chunks in units of at least group_bytes (0: a unit per chunk), consecutive ones together. */
+static int plan_archive(replay_plan *p, const mcz_reader *r, uint64_t group_bytes,
+                        mcz_diag *diag)
 {
     mcz_archive_info info;
     mcz_reader_get_info(r, &info);
@@ -73,6 +75,7 @@ static int plan_archive(replay_plan *p, const mcz_reader *r, mcz_diag *diag)
     p->contexts = info.contexts;
     p->raw_bytes = info.raw_bytes;
     size_t cap = 0;
+    replay_unit cur = {0};
     for (uint64_t i = 0; i < info.chunks; i++) {
         mcz_chunk_info ci;
         int rc = mcz_reader_chunk(r, i, &ci);
@@ -81,14 +84,23 @@ static int plan_archive(replay_plan *p, const mcz_reader *r, mcz_diag *diag)
                                mcz_error_name(rc));
         if (ci.count == 0)
             continue;
-        replay_unit u = {.first = ci.first_number, .count = ci.count, .chunk = i,
-                         .raw_bytes = ci.raw_size, .stored_bytes = ci.stored_size};
-        if ((rc = unit_add(p, &cap, &u)) != MCZ_OK)
+        if (cur.count == 0)
+            cur = (replay_unit){.first = ci.first_number, .chunk = i};
+        cur.count += ci.count;
+        cur.raw_bytes += ci.raw_size;
+        cur.stored_bytes += ci.stored_size;
+        if (cur.raw_bytes < group_bytes)
+            continue;
+        if ((rc = unit_add(p, &cap, &cur)) != MCZ_OK)
             return rc;
+        cur.count = 0;
     }
+    int rc = cur.count ? unit_add(p, &cap, &cur) : MCZ_OK;
+    if (rc != MCZ_OK)
+        return rc;
     for (uint64_t i = 0; i < info.contexts; i++) {
         mcz_context_info ci;
-        int rc = mcz_reader_context(r, i, &ci);
+        rc = mcz_reader_context(r, i, &ci);
         if (rc != MCZ_OK)
             return tool_fail(diag, rc, -1, -1, "context %llu of the index: %s",
                              (unsigned long long)i + 1, mcz_error_name(rc));
@@ -258,7 +270,8 @@ static int plan_fail(int rc, mcz_diag *diag, const tool_where *at)
 
 /* An archive's errors are located by its path alone: offsets and numbers in its diagnostics may
  * come from its damaged index. An MCH walk's are its own position and count. */
-static int plan_collection(replay_plan *p, uint64_t unit_bytes, mcz_diag *diag)
+static int plan_collection(replay_plan *p, uint64_t unit_bytes, uint64_t group_bytes,
+                           mcz_diag *diag)
 {
     tool_where at = {p->shown, -1, -1, -1, -1};
     mcz_file f;
@@ -283,7 +296,7 @@ static int plan_collection(replay_plan *p, uint64_t unit_bytes, mcz_diag *diag)
     mcz_reader *r = mcz_reader_open(p->path, diag);
     if (!r)
         return plan_fail(diag->code ? diag->code : MCZ_ECORRUPT, diag, &at);
-    rc = plan_archive(p, r, diag);
+    rc = plan_archive(p, r, group_bytes, diag);
     mcz_reader_close(r);
     return rc == MCZ_OK ? MCZ_OK : plan_fail(rc, diag, &at);
 }
@@ -307,7 +320,7 @@ static int toc_input_pair(replay_plan *p, const char *path)
 }
 
 int replay_plan_build(replay_plan *p, const char *path, const char *select_arg,
-                      uint64_t unit_bytes, mcz_diag *diag)
+                      uint64_t unit_bytes, uint64_t group_bytes, mcz_diag *diag)
 {
     memset(p, 0, sizeof *p);
     p->path = p->shown = path;
@@ -321,7 +334,7 @@ int replay_plan_build(replay_plan *p, const char *path, const char *select_arg,
             return plan_fail(rc, diag, &(tool_where){"-c", -1, -1, -1, -1});
         p->selective = true;
     }
-    if ((rc = plan_collection(p, unit_bytes, diag)) != MCZ_OK)
+    if ((rc = plan_collection(p, unit_bytes, group_bytes, diag)) != MCZ_OK)
         return rc;
     if ((rc = exclusions_load(p)) != MCZ_OK)
         return plan_fail(rc, diag, &(tool_where){path, -1, -1, -1, -1});

@@ -231,7 +231,7 @@ absent "exec: a 254 on the first unit: no context reported as a crash" "$T/err" 
 printf '#!/bin/sh\n[ -e "%s" ] && exit 254\n: > "%s"\nexit 0\n' "$T/late.seen" "$T/late.seen" > "$T/late254.sh"
 chmod +x "$T/late254.sh"
 code_run "exec: a 254 after the first unit is a crash (exit 1)" 1 \
-    "$R" -q -j 1 -c 1-200 --exec "$T/late254.sh" --details "$T/l254.csv" "$T/c.mcz"
+    "$R" -q -j 1 -c 1-200 --exec-batch 0 --exec "$T/late254.sh" --details "$T/l254.csv" "$T/c.mcz"
 contains "exec: a 254 after the first unit: a crash ... with its status" "$T/err" ": crash: command exited with status 254"
 contains "exec: a 254 after the first unit: the first unit passed" "$T/l254.csv" "1,2501,Success,"
 

@@ -43,7 +43,7 @@ replay() {
 sharded() {
     local words=$1 input=$2 k
     for k in 1 2 3; do
-        "$R" -q -j 2 $U --shard $k/3 --results "$T/s$k.res" --exec "$SP $words base.so diff.so" \
+        "$R" -q -j 2 $U --exec-batch 0 --shard $k/3 --results "$T/s$k.res" --exec "$SP $words base.so diff.so" \
             "$input" > /dev/null 2>&1
     done
     "$R" --merge-results -f "$T/got.mcl" --details "$T/got.csv" "$T/s1.res" "$T/s2.res" "$T/s3.res" \
@@ -56,7 +56,9 @@ for mode in replay asm; do
     whole "w$mode" $words
     ref="w$mode"
     replay x "$words" -j 1 $U "$T/c.mch"; agree "$mode -j 1 .mch" "$ref"
-    replay x "$words" -j 2 "$T/c.mcz"; agree "$mode -j 2 .mcz" "$ref"
+    replay x "$words" -j 2 --exec-batch 0 "$T/c.mcz"; agree "$mode -j 2 .mcz, a chunk per command" "$ref"
+    replay x "$words" -j 2 --exec-batch 1M "$T/c.mcz"; agree "$mode -j 2 .mcz, chunks of 1 MiB per command" "$ref"
+    replay x "$words" -j 2 "$T/c.mcz"; agree "$mode -j 2 .mcz, the default batch" "$ref"
     replay x "$words" -j 2 $U "$T/c.mch"; agree "$mode -j 2 .mch" "$ref"
     sharded "$words" "$T/c.mcz"; agree "$mode --shard K/3 merged, .mcz" "$ref"
     sharded "$words" "$T/c.mch"; agree "$mode --shard K/3 merged, .mch" "$ref"
@@ -102,7 +104,7 @@ replay x "" -j 2 -c "$(cat "$T/noerr")" "$T/c.mcz"
 contains "replay without errors: exit 3 (misses)" "$T/got.rc" "3"
 
 # --- a command crashing mid-way: the rows written before the crash count, the rest crashed
-STANDIN_CRASH=1 replay x -a -j 2 "$T/c.mcz"
+STANDIN_CRASH=1 replay x -a -j 2 --exec-batch 0 "$T/c.mcz"
 contains "crash: exit 1" "$T/got.rc" "1"
 contains "crash: said on stderr" "$T/got.err" ": crash: command killed by signal 6"
 tail -n +2 "$T/got.csv" | grep -v ',Error,Error,False,False,0,0,0,0,,$' | sort > "$T/kept"
@@ -112,6 +114,17 @@ if [ -s "$T/kept" ] && [ -z "$(comm -23 "$T/kept" "$T/all")" ]; then
 else fail "crash: the rows before it are the whole run's"; fi
 if [ "$(tail -n +2 "$T/got.csv" | wc -l)" -eq 300 ]; then pass "crash: every context has a row"
 else fail "crash: every context has a row"; fi
+
+# --- several chunks per command start: fewer starts, the same results
+printf '#!/bin/sh\necho run >> "%s"\nexec "%s" "$@"\n' "$T/starts" "$SP" > "$T/count.sh"
+chmod +x "$T/count.sh"
+: > "$T/starts"; "$R" -q -j 1 --exec-batch 0 --exec "$T/count.sh base.so" "$T/c.mcz" >/dev/null 2>&1
+one=$(wc -l < "$T/starts")
+: > "$T/starts"; "$R" -q -j 1 --exec-batch 1M --exec "$T/count.sh base.so" "$T/c.mcz" >/dev/null 2>&1
+grouped=$(wc -l < "$T/starts")
+if [ "$one" -gt 1 ] && [ "$grouped" -lt "$one" ] && [ "$grouped" -ge 1 ]; then
+    pass "--exec-batch 1M: fewer command starts ($grouped) than a chunk each ($one)"
+else fail "--exec-batch 1M: fewer command starts ($grouped) than a chunk each ($one)"; fi
 
 # --- details files that are wrong: said once per unit, naming it; the exit status decides
 STANDIN_GARBAGE=1 replay x "" -j 1 $U "$T/c.mch"
