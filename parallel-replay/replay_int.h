@@ -111,11 +111,13 @@ typedef struct replay_plan {
 /* Opens the collection at path (to plan only: workers open it again), reads -c (select_arg, or
  * NULL for everything), the .mct of an MCH file and the .exc file, and cuts units. MCH runs end
  * once they hold unit_bytes; an archive's units are its chunks, consecutive ones grouped until
- * they hold group_bytes (0: one each). Warnings go to stderr; on failure diag's message is
+ * they hold group_bytes (0: one each), but never so large that fewer than min_units units
+ * would hold the archive. Warnings go to stderr; on failure diag's message is
  * whole: it names the file (or -c) and, for an MCH file, the context and offset. An empty file
  * fails. */
 int replay_plan_build(replay_plan *p, const char *path, const char *select_arg,
-                      uint64_t unit_bytes, uint64_t group_bytes, mcz_diag *diag);
+                      uint64_t unit_bytes, uint64_t group_bytes, uint32_t min_units,
+                      mcz_diag *diag);
 void replay_plan_free(replay_plan *p);
 /* Keeps only shard k (1-based) of n: a contiguous run of context numbers, near-equal in
  * selected bytes, computed from the contexts' numbers and sizes alone, so an .mch and its .mcz

@@ -19,8 +19,9 @@
 #include "tool.h"
 
 /* --exec: bytes of contexts handed to one command start (bench/replay.sh, README.md). */
-#define EXEC_BATCH_DEFAULT (4u << 20)
-#define EXEC_BATCH_TEXT "4M"
+#define EXEC_BATCH_DEFAULT (16u << 20)
+#define EXEC_BATCH_TEXT "16M"
+#define EXEC_UNITS_PER_WORKER 4
 #define REPORT_LIMIT 20 /* failing contexts listed on stderr; the rest are in --details */
 
 static const char usage_text[] =
@@ -51,7 +52,8 @@ static const char usage_text[] =
     "  --unit-size SIZE   .mch input: bytes of contexts per work unit, e.g. 4M (default 1M;\n"
     "                     with --exec, --exec-batch's when larger)\n"
     "  --exec-batch SIZE  --exec: whole archive chunks per command until they hold SIZE bytes\n"
-    "                     (0: a chunk each; default " EXEC_BATCH_TEXT ")\n"
+    "                     (0: a chunk each; default " EXEC_BATCH_TEXT "), less when every worker\n"
+    "                     would get fewer than 4 commands\n"
     "  -q, --quiet        no progress line (shown only when stderr is a terminal)\n"
     "  -h, --help         this text\n"
     "\n"
@@ -440,16 +442,28 @@ static int outcome_code(const options *o, replay_table *t, const replay_plan *pl
     return conclude(o, t, &id);
 }
 
+static unsigned workers_wanted(const options *o)
+{
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    return o->workers ? o->workers : cores > 0 ? (unsigned)cores : 1;
+}
+
 /* `path` is the file the workers open; `shown` the name the user gave, for messages. */
 static int replay_main(const options *o, const char *path, const char *shown)
 {
     replay_plan plan;
     mcz_diag d;
-    /* --exec: a command start costs a JIT load, so each command gets at least exec_batch */
+    /* --exec: a command start costs a JIT load, so each command gets up to exec_batch bytes,
+     * as long as every worker still gets EXEC_UNITS_PER_WORKER units (balance) */
+    uint32_t min_units = (uint32_t)(EXEC_UNITS_PER_WORKER * workers_wanted(o));
     uint64_t group = o->exec ? o->exec_batch : 0;
-    uint64_t unit_size = o->exec && !o->unit_size_given && group > o->unit_size ? group
-                                                                                 : o->unit_size;
-    if (replay_plan_build(&plan, path, o->select, unit_size, group, &d) != MCZ_OK) {
+    struct stat st;
+    uint64_t mch_group = group;
+    if (stat(path, &st) == 0 && mch_group > (uint64_t)st.st_size / min_units)
+        mch_group = (uint64_t)st.st_size / min_units;
+    uint64_t unit_size = o->exec && !o->unit_size_given && mch_group > o->unit_size
+                             ? mch_group : o->unit_size;
+    if (replay_plan_build(&plan, path, o->select, unit_size, group, min_units, &d) != MCZ_OK) {
         replay_plan_free(&plan);
         tool_diag_rename(&d, path, shown);
         return fail("%s", d.message);
@@ -464,8 +478,7 @@ static int replay_main(const options *o, const char *path, const char *shown)
     exec_setup es = {NULL, NULL, ""};
     int code = configure(o, &plan, &cfg, &es);
     if (code < 0) {
-        long cores = sysconf(_SC_NPROCESSORS_ONLN);
-        replay_run_options ro = {.workers = o->workers ? o->workers : cores > 0 ? (unsigned)cores : 1,
+        replay_run_options ro = {.workers = workers_wanted(o),
                                  .timeout = o->timeout, .stride = o->stride,
                                  .progress = !o->quiet && isatty(2), .stats = o->stats};
         replay_table t = {NULL, 0, 0, cfg.style};

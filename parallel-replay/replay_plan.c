@@ -67,7 +67,7 @@ static int unit_add(replay_plan *p, size_t *cap, replay_unit *u)
 
 /* Chunks in units of at least group_bytes (0: a unit per chunk), consecutive ones together. */
 static int plan_archive(replay_plan *p, const mcz_reader *r, uint64_t group_bytes,
-                        mcz_diag *diag)
+                        uint32_t min_units, mcz_diag *diag)
 {
     mcz_archive_info info;
     mcz_reader_get_info(r, &info);
@@ -76,6 +76,8 @@ static int plan_archive(replay_plan *p, const mcz_reader *r, uint64_t group_byte
     p->raw_bytes = info.raw_bytes;
     size_t cap = 0;
     replay_unit cur = {0};
+    if (min_units && group_bytes > info.raw_bytes / min_units)
+        group_bytes = info.raw_bytes / min_units;
     for (uint64_t i = 0; i < info.chunks; i++) {
         mcz_chunk_info ci;
         int rc = mcz_reader_chunk(r, i, &ci);
@@ -271,7 +273,7 @@ static int plan_fail(int rc, mcz_diag *diag, const tool_where *at)
 /* An archive's errors are located by its path alone: offsets and numbers in its diagnostics may
  * come from its damaged index. An MCH walk's are its own position and count. */
 static int plan_collection(replay_plan *p, uint64_t unit_bytes, uint64_t group_bytes,
-                           mcz_diag *diag)
+                           uint32_t min_units, mcz_diag *diag)
 {
     tool_where at = {p->shown, -1, -1, -1, -1};
     mcz_file f;
@@ -296,7 +298,7 @@ static int plan_collection(replay_plan *p, uint64_t unit_bytes, uint64_t group_b
     mcz_reader *r = mcz_reader_open(p->path, diag);
     if (!r)
         return plan_fail(diag->code ? diag->code : MCZ_ECORRUPT, diag, &at);
-    rc = plan_archive(p, r, group_bytes, diag);
+    rc = plan_archive(p, r, group_bytes, min_units, diag);
     mcz_reader_close(r);
     return rc == MCZ_OK ? MCZ_OK : plan_fail(rc, diag, &at);
 }
@@ -320,7 +322,8 @@ static int toc_input_pair(replay_plan *p, const char *path)
 }
 
 int replay_plan_build(replay_plan *p, const char *path, const char *select_arg,
-                      uint64_t unit_bytes, uint64_t group_bytes, mcz_diag *diag)
+                      uint64_t unit_bytes, uint64_t group_bytes, uint32_t min_units,
+                      mcz_diag *diag)
 {
     memset(p, 0, sizeof *p);
     p->path = p->shown = path;
@@ -334,7 +337,7 @@ int replay_plan_build(replay_plan *p, const char *path, const char *select_arg,
             return plan_fail(rc, diag, &(tool_where){"-c", -1, -1, -1, -1});
         p->selective = true;
     }
-    if ((rc = plan_collection(p, unit_bytes, group_bytes, diag)) != MCZ_OK)
+    if ((rc = plan_collection(p, unit_bytes, group_bytes, min_units, diag)) != MCZ_OK)
         return rc;
     if ((rc = exclusions_load(p)) != MCZ_OK)
         return plan_fail(rc, diag, &(tool_where){path, -1, -1, -1, -1});
