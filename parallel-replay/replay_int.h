@@ -171,6 +171,10 @@ int replay_verify_context(const mcz_mc *mc, const replay_identity *stored, char 
 /* Loads a plugin (dlopen) and checks its ABI. */
 int replay_plugin_load(const char *path, const mcz_replay_plugin_desc **out, char *msg,
                        size_t cap);
+/* One context through a version 2 plugin's replay_diff(): its asm-diffs details row
+ * (replay_row_*) in row, a message in msg; returns its kind. */
+int replay_plugin_diff(const mcz_replay_plugin_desc *p, void *state, const mcz_mc *mc,
+                       char *row, size_t row_cap, char *msg, size_t cap);
 /* One context through the plugin; returns a kind. */
 int replay_plugin_context(const mcz_replay_plugin_desc *p, void *state, const mcz_mc *mc,
                           char *msg, size_t cap);

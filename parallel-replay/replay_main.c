@@ -403,6 +403,8 @@ static int configure(const options *o, const replay_plan *plan, replay_config *c
         cfg->mode = REPLAY_MODE_PLUGIN;
         if (replay_plugin_load(o->plugin, &cfg->plugin, msg, sizeof msg) != MCZ_OK)
             return fail("%s", msg);
+        if (cfg->plugin->diffs && cfg->plugin->diffs(o->plugin_arg ? o->plugin_arg : ""))
+            cfg->style = REPLAY_STYLE_SPMI_DIFFS;
     }
     if (o->exec_original && (!o->exec || plan->archive))
         return fail_usage("--exec-original needs --exec and an .mch collection");

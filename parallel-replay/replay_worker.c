@@ -245,8 +245,16 @@ static int context_each(replay_worker *w, const mcz_mc *mc, replay_chan *ch)
         return replay_chan_result(ch, mc->number, REPLAY_EXCLUDED, size, NULL);
     if (replay_chan_start(ch, mc->number, size, false) != MCZ_OK)
         return MCZ_EIO;
-    int kind = replay_one(w, mc, msg, sizeof msg);
     w->stats.contexts++;
+    if (w->cfg->mode == REPLAY_MODE_PLUGIN && w->cfg->style == REPLAY_STYLE_SPMI_DIFFS) {
+        char row[REPLAY_MESSAGE_MAX];
+        int kind = replay_plugin_diff(w->cfg->plugin, w->plugin_state, mc, row, sizeof row, msg,
+                                      sizeof msg);
+        if (kind != REPLAY_SUCCESS && kind != REPLAY_DIFF && msg[0])
+            tool_warn("context %u: %s", mc->number, msg); /* a row holds no message */
+        return replay_chan_row(ch, mc->number, kind, size, row);
+    }
+    int kind = replay_one(w, mc, msg, sizeof msg);
     return replay_chan_result(ch, mc->number, kind, size, msg[0] ? msg : NULL);
 }
 

@@ -173,6 +173,41 @@ cc -std=c11 -shared -fPIC -I"$MCZ_ROOT/parallel-replay" -o "$T/old.so" "$T/old.c
 code_run "plugin: another ABI version is refused" 255 "$R" -q --plugin "$T/old.so" "$T/c.mcz"
 contains "plugin: the refusal names the versions" "$T/err" "ABI version 99"
 code_run "plugin: a missing file is an error" 255 "$R" -q --plugin "$T/none.so" "$T/c.mcz"
+# ABI version 1 plugins still load (their struct ends at finish)
+cat > "$T/v1.c" <<'EOF'
+#include "mcz_replay.h"
+static void *init(const char *arg, char *msg, size_t cap) { (void)arg; (void)msg; (void)cap;
+                                                            static int s; return &s; }
+static int replay(void *state, uint32_t number, const uint8_t *bytes, size_t size, char *msg,
+                  size_t cap) { (void)state; (void)bytes; (void)size; (void)msg; (void)cap;
+                                return number == 5 ? MCZ_REPLAY_FAILURE : MCZ_REPLAY_SUCCESS; }
+struct v1 { uint32_t v, size; const char *name; void *(*init)(const char *, char *, size_t);
+            int (*replay)(void *, uint32_t, const uint8_t *, size_t, char *, size_t);
+            void (*finish)(void *); };
+static const struct v1 d = {1, sizeof d, "v1", init, replay, 0};
+const mcz_replay_plugin_desc *mcz_replay_plugin(void) { return (const void *)&d; }
+EOF
+cc -std=c11 -shared -fPIC -I"$MCZ_ROOT/parallel-replay" -o "$T/v1.so" "$T/v1.c"
+code_run "plugin: an ABI version 1 plugin still loads and replays" 1 "$R" -q -j 2 --plugin "$T/v1.so" -f "$T/v1p.mcl" "$T/c.mcz"
+printf '5\r\n' > "$T/v1p.want"
+same "plugin: ABI version 1: its failure listed" "$T/v1p.want" "$T/v1p.mcl"
+
+# ABI version 2: asm diffs through the plugin, deterministic from each context's bytes
+for j in 1 2; do
+    code_run "plugin diffs -j $j: errors first, exit 1" 1 "$R" -q -j $j --plugin "$T/tp.so" \
+        --plugin-arg diff,fail:3 -f "$T/pd$j.mcl" --details "$T/pd$j.csv" "$T/c.mcz"
+    cp "$T/out" "$T/pd$j.out"
+done
+same "plugin diffs: the same details with -j 1 and -j 2" "$T/pd1.csv" "$T/pd2.csv"
+same "plugin diffs: the same summary with -j 1 and -j 2" "$T/pd1.out" "$T/pd2.out"
+contains "plugin diffs: superpmi's asm-diffs columns and PerfScore" "$T/pd1.csv" \
+    "Context,Context size,Base result,Diff result,MinOpts,Has diff,Base size,Diff size,Base instructions,Diff instructions,Base PerfScore,Diff PerfScore"
+contains "plugin diffs: the planned failure is the base result" "$T/pd1.csv" "3,2396,Error,"
+contains "plugin diffs: the summary counts Diffs" "$T/pd1.out" " Diffs "
+contains "plugin diffs: some code differs" "$T/pd1.csv" ",True,"
+awk -F, 'NR > 1 && $3 == "Success" && $4 == "Success" { print $1 }' "$T/pd1.csv" | paste -sd, > "$T/pdok"
+exit_is "plugin diffs: diffs without errors exit 2" 2 "$R" -q -j 2 --plugin "$T/tp.so" \
+    --plugin-arg diff -c "$(cat "$T/pdok")" "$T/c.mcz"
 
 # --- --exec: a fake superpmi that fails the contexts of odd size (read from an inner run's
 # details: local numbers, or global ones with -c), mapped back to global numbers.
