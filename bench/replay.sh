@@ -4,7 +4,9 @@
 #   2. against SuperPMI's stride/offset sharding (hidden --stride: each worker walks and
 #      decompresses every chunk and replays every N-th context): bytes read and decompressed
 #      per worker, and the wall-time ratio;
-#   3. -j 1 against -j 2 with a replayer as costly as a JIT (the test plugin, 200 us a context).
+#   3. -j 1 against -j 2 with a replayer as costly as a JIT (the test plugin, 200 us a context);
+#   4. --exec with a stand-in command that costs 50 ms to start (as superpmi loading a JIT):
+#      wall time per --exec-batch rule (bytes of contexts per command start).
 # Not a test: it prints figures. Usage: bash bench/replay.sh [BIN] [CONTEXTS]
 set -euo pipefail
 BIN=$(cd "${1:-bin}" && pwd)
@@ -114,3 +116,18 @@ ms_p2=$(best_plugin 2)
 echo
 echo "== wall time, a JIT-like replayer (200 us of CPU per context, contexts 1-$SPIN), best of 3"
 printf '  -j 1 %6d ms, -j 2 %6d ms: speedup %sx\n' "$ms_p1" "$ms_p2" "$(ratio "$ms_p1" "$ms_p2")"
+
+# --exec: every command start costs what loading a JIT costs (a stand-in sleeping 50 ms, then
+# passing every context); how much each start is handed decides how often that is paid.
+printf '#!/bin/sh\nsleep 0.05\nexit 0\n' > "$D/start50.sh"
+chmod +x "$D/start50.sh"
+replay_exec() {
+    "$BIN/mcz-replay" -q -j 2 --exec-batch "$1" --exec "$D/start50.sh" "$D/corpus.mcz" >"$D/exec.out"
+}
+echo
+echo "== wall time, --exec with a 50 ms start per command, -j 2, best of 3"
+for batch in 0 1M 4M 16M 64M; do
+    ms=$(fastest 3 replay_exec "$batch")
+    expect exec "$D/exec.out" "$CONTEXTS"
+    printf '  --exec-batch %-4s %6d ms\n' "$batch" "$ms"
+done

@@ -3,8 +3,15 @@
  *
  * A replay plugin is a shared object that mcz-replay loads with `--plugin LIB.so` and calls once
  * per method context. It exports one function, mcz_replay_plugin(), returning a description of
- * itself. mcz-replay checks abi_version against MCZ_REPLAY_ABI_VERSION (and struct_size against
- * the size it knows) at load and refuses a plugin built for another ABI.
+ * itself. mcz-replay checks abi_version (1 or 2: MCZ_REPLAY_ABI_VERSION_MIN ..
+ * MCZ_REPLAY_ABI_VERSION) and struct_size (at least that version's part of the struct) at load,
+ * and refuses a plugin built for another ABI. A version 1 plugin ends its struct at finish.
+ *
+ * Version 2, asm diffs: a plugin whose diffs(arg) is nonzero makes the run an asm-diffs run, as
+ * superpmi -a: replay_diff() replays each context with two JIT configurations and says per
+ * context both results, whether the code differs, and metrics (code bytes, instructions,
+ * PerfScore); mcz-replay counts Diffs, exits 2 on diffs, and writes superpmi's asm-diffs details
+ * (with Base PerfScore and Diff PerfScore columns).
  *
  * Life cycle, per worker process (each worker is a fork of mcz-replay; the plugin state is never
  * shared between workers):
@@ -42,7 +49,9 @@ extern "C" {
 #endif
 
 /* Bumped on any incompatible change of mcz_replay_plugin_desc or of the calling contract. */
-#define MCZ_REPLAY_ABI_VERSION 1u
+#define MCZ_REPLAY_ABI_VERSION 2u
+/* The oldest version still loaded. */
+#define MCZ_REPLAY_ABI_VERSION_MIN 1u
 
 /* The symbol mcz-replay looks up in the plugin. */
 #define MCZ_REPLAY_ENTRY_SYMBOL "mcz_replay_plugin"
@@ -54,6 +63,17 @@ typedef enum mcz_replay_status {
     MCZ_REPLAY_FAILURE = 1, /* replay failed (an assert, a crash the plugin caught, ...) */
     MCZ_REPLAY_MISSING = 2  /* the context lacks data the replay needs */
 } mcz_replay_status;
+
+/* What replay_diff() says of one context (zeroed before the call). */
+typedef struct mcz_replay_diff {
+    int base_status;            /* mcz_replay_status of the first configuration */
+    int diff_status;            /* ... and of the second */
+    int has_diff;               /* nonzero: the two code outputs differ */
+    int minopts;                /* nonzero: compiled with MinOpts */
+    uint64_t base_code_bytes, diff_code_bytes;
+    uint64_t base_instructions, diff_instructions;
+    double base_perfscore, diff_perfscore;
+} mcz_replay_diff;
 
 typedef struct mcz_replay_plugin_desc {
     uint32_t abi_version; /* MCZ_REPLAY_ABI_VERSION */
@@ -73,7 +93,21 @@ typedef struct mcz_replay_plugin_desc {
 
     /* Releases the state; may be NULL. */
     void (*finish)(void *state);
+
+    /* ---- version 2 ---- */
+
+    /* arg as init()'s. Nonzero: this run is an asm-diffs run, replay_diff() is called instead of
+     * replay(). Called once, in mcz-replay before any worker starts. NULL: never. */
+    int (*diffs)(const char *arg);
+
+    /* As replay(), with both configurations: fills *out; msg is kept when either result is not
+     * a success. Required when diffs() can be nonzero. */
+    void (*replay_diff)(void *state, uint32_t number, const uint8_t *bytes, size_t size,
+                        mcz_replay_diff *out, char *msg, size_t cap);
 } mcz_replay_plugin_desc;
+
+/* The size of a version 1 description. */
+#define MCZ_REPLAY_DESC_V1_SIZE offsetof(mcz_replay_plugin_desc, diffs)
 
 /* Exported by every plugin (name MCZ_REPLAY_ENTRY_SYMBOL). */
 const mcz_replay_plugin_desc *mcz_replay_plugin(void);

@@ -2,14 +2,16 @@
  * replay_exec.c - the --exec replayer: an external command per work unit, in SuperPMI's shape.
  *
  * Contract (also in --help and README.md):
- *   CMD ARGS... -f LIST UNIT.mch
+ *   CMD ARGS... -f LIST -details DETAILS.csv UNIT.mch
  * UNIT.mch holds the unit's selected, non-excluded contexts, renumbered 1..k in order. With
  * --exec-original (MCH input only) the command gets the original file and the global numbers:
- *   CMD ARGS... -c RANGES -f LIST ORIGINAL.mch
- * Exit 0: every context passed (any listed in LIST failed). Exit 1 or 2: the contexts listed in
- * LIST failed, the others passed; with no list, all failed. Exit 3: the same, but "missing data".
- * Any other exit, or death by a signal: every context of the unit crashed. The numbers in LIST
- * are mapped back to global numbers. A command that cannot start (its exec fails), or that exits
+ *   CMD ARGS... -c RANGES -f LIST -details DETAILS.csv ORIGINAL.mch
+ * A context's row in DETAILS.csv (superpmi's columns, read by name: replay_row.c) says what it
+ * did: Success, Error or Miss, and in asm diffs (-a in CMD) both JITs' results and whether the
+ * code differs. A context with no row is decided by the exit status: 0 passed (any listed in
+ * LIST failed); 1 or 2: the contexts listed in LIST failed, the others passed, with no list all
+ * failed; 3: the same, but "missing data"; any other exit, or death by a signal: crashed. The
+ * numbers in LIST and DETAILS.csv are mapped back to global numbers. A command that cannot start (its exec fails), or that exits
  * 254 (superpmi: the JIT failed to initialize) on a worker's first unit, stops the whole run.
  */
 #include <errno.h>
@@ -17,7 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "replay_int.h"
+#include "replay_exec.h"
 
 static int write_unit(const char *path, const mcz_mc *ctx, size_t n)
 {
@@ -52,6 +54,7 @@ static char *global_ranges(const mcz_mc *ctx, size_t n)
 typedef struct exec_files {
     char unit[4200];
     char list[4200];
+    char details[4200];
     char original[4200]; /* --exec-original: the collection's path */
     char *ranges;        /* --exec-original: the unit's numbers */
 } exec_files;
@@ -61,7 +64,7 @@ static char **build_argv(const replay_config *cfg, exec_files *ef)
     size_t words = 0;
     while (cfg->exec_argv[words])
         words++;
-    char **argv = calloc(words + 6, sizeof *argv);
+    char **argv = calloc(words + 8, sizeof *argv);
     if (!argv)
         return NULL;
     size_t a = 0;
@@ -73,6 +76,8 @@ static char **build_argv(const replay_config *cfg, exec_files *ef)
     }
     argv[a++] = (char *)"-f";
     argv[a++] = ef->list;
+    argv[a++] = (char *)"-details";
+    argv[a++] = ef->details;
     argv[a++] = ef->ranges ? ef->original : ef->unit;
     return argv;
 }
@@ -114,43 +119,95 @@ static int report_all(replay_chan *ch, const mcz_mc *ctx, size_t n, int kind, co
     return MCZ_OK;
 }
 
-static int report_outcome(const exec_files *ef, int code, const mcz_mc *ctx, size_t n,
-                          replay_chan *ch)
+/* What the exit status alone says of each context (kinds[]), and the message of the failed. */
+static void judge_by_status(const exec_files *ef, int code, const mcz_mc *ctx, size_t n,
+                            int *kinds, char *msg, size_t cap)
 {
-    char msg[REPLAY_MESSAGE_MAX];
+    int all = -1;
     if (code < 0) {
-        snprintf(msg, sizeof msg, "cannot start the command: %s", strerror(errno));
-        return report_all(ch, ctx, n, REPLAY_CRASH, msg);
+        snprintf(msg, cap, "cannot start the command: %s", strerror(errno));
+        all = REPLAY_CRASH;
+    } else if ((code > 3 && code < 128) || code > 128 + 64) {
+        snprintf(msg, cap, "command exited with status %d", code);
+        all = REPLAY_CRASH;
+    } else if (code >= 128) {
+        snprintf(msg, cap, "command killed by signal %d", code - 128);
+        all = REPLAY_CRASH;
     }
-    if ((code > 3 && code < 128) || code > 128 + 64) {
-        snprintf(msg, sizeof msg, "command exited with status %d", code);
-        return report_all(ch, ctx, n, REPLAY_CRASH, msg);
-    }
-    if (code >= 128) {
-        snprintf(msg, sizeof msg, "command killed by signal %d", code - 128);
-        return report_all(ch, ctx, n, REPLAY_CRASH, msg);
-    }
-    mcz_list l;
+    mcz_list l = {NULL, 0};
     mcz_diag d;
     mcz_diag_clear(&d);
-    int have = read_list(ef->list, &l, &d);
-    if (have < 0 || (have && !list_fits(ef, &l, ctx, n))) {
-        snprintf(msg, sizeof msg, "bad failing list from the command: %s",
+    int have = all < 0 ? read_list(ef->list, &l, &d) : 0;
+    if (all < 0 && (have < 0 || (have && !list_fits(ef, &l, ctx, n)))) {
+        snprintf(msg, cap, "bad failing list from the command: %s",
                  have < 0 ? d.message : "numbers outside the unit");
-        mcz_list_free(&l);
-        return report_all(ch, ctx, n, REPLAY_FAILURE, msg);
+        all = REPLAY_FAILURE;
     }
+    if (all < 0)
+        snprintf(msg, cap, "command exited with status %d", code);
     int failed = code == 3 ? REPLAY_MISSING : REPLAY_FAILURE;
-    snprintf(msg, sizeof msg, "command exited with status %d", code);
-    int rc = MCZ_OK;
-    bool listed_any = have && mcz_list_size(&l) > 0;
-    for (size_t i = 0; i < n && rc == MCZ_OK; i++) {
+    bool listed_any = have > 0 && mcz_list_size(&l) > 0;
+    for (size_t i = 0; i < n; i++) {
         bool listed = listed_any ? mcz_list_contains(&l, command_number(ef, ctx, i)) : code != 0;
-        int kind = !listed ? REPLAY_SUCCESS : code == 0 ? REPLAY_FAILURE : failed;
-        rc = replay_chan_result(ch, ctx[i].number, kind, (uint32_t)ctx[i].size,
-                                kind == REPLAY_SUCCESS ? NULL : msg);
+        kinds[i] = all >= 0 ? all : !listed ? REPLAY_SUCCESS : code == 0 ? REPLAY_FAILURE : failed;
     }
     mcz_list_free(&l);
+}
+
+/* The unit's details rows (rows[i] NULL where none), with a warning naming the unit when the
+ * file is unusable, or lacks contexts though the command ended normally. */
+static void read_rows(const replay_config *cfg, const exec_files *ef, int code,
+                      const mcz_mc *ctx, size_t n, uint32_t *numbers, char **rows)
+{
+    for (size_t i = 0; i < n; i++)
+        numbers[i] = ctx[i].number;
+    exec_numbering num = {ef->ranges != NULL, numbers, n};
+    char why[REPLAY_MESSAGE_MAX];
+    int have = exec_details_read(ef->details, &num, cfg->style, rows, why, sizeof why);
+    uint32_t a = ctx[0].number, b = ctx[n - 1].number;
+    if (have < 0) {
+        tool_warn("the unit of contexts %u-%u: its details file: %s; its contexts go by the "
+                  "exit status (%d)", a, b, why, code);
+        return;
+    }
+    size_t lacking = 0, first = 0;
+    for (size_t i = 0; i < n && have > 0; i++)
+        if (!rows[i] && !lacking++)
+            first = i;
+    if (lacking && code >= 0 && code <= 3)
+        tool_warn("the unit of contexts %u-%u: its details file has no row for context %u%s; "
+                  "%s by the exit status (%d)", a, b, ctx[first].number,
+                  lacking > 1 ? " and others" : "", lacking > 1 ? "they go" : "it goes", code);
+}
+
+/* Each context's result: its details row, else what the exit status says. */
+static int report_outcome(const replay_config *cfg, const exec_files *ef, int code,
+                          const mcz_mc *ctx, size_t n, replay_chan *ch)
+{
+    int *kinds = calloc(n, sizeof *kinds);
+    char **rows = calloc(n, sizeof *rows);
+    uint32_t *numbers = calloc(n, sizeof *numbers);
+    int rc = kinds && rows && numbers ? MCZ_OK : MCZ_ENOMEM;
+    char msg[REPLAY_MESSAGE_MAX];
+    if (rc == MCZ_OK) {
+        judge_by_status(ef, code, ctx, n, kinds, msg, sizeof msg);
+        read_rows(cfg, ef, code, ctx, n, numbers, rows);
+    }
+    for (size_t i = 0; i < n && rc == MCZ_OK; i++) {
+        bool miss;
+        uint32_t size = (uint32_t)ctx[i].size;
+        if (rows[i])
+            rc = replay_chan_row(ch, ctx[i].number, replay_row_kind(rows[i], cfg->style, &miss),
+                                 size, rows[i]);
+        else
+            rc = replay_chan_result(ch, ctx[i].number, kinds[i], size,
+                                    kinds[i] == REPLAY_SUCCESS ? NULL : msg);
+    }
+    for (size_t i = 0; rows && i < n; i++)
+        free(rows[i]);
+    free(rows);
+    free(kinds);
+    free(numbers);
     return rc;
 }
 
@@ -173,8 +230,10 @@ int replay_exec_unit(const replay_config *cfg, const char *work_dir, bool first,
     exec_files ef = {.ranges = NULL};
     snprintf(ef.unit, sizeof ef.unit, "%s/unit.mch", work_dir);
     snprintf(ef.list, sizeof ef.list, "%s/failing.mcl", work_dir);
+    snprintf(ef.details, sizeof ef.details, "%s/details.csv", work_dir);
     snprintf(ef.original, sizeof ef.original, "%s", cfg->plan->path);
     unlink(ef.list);
+    unlink(ef.details);
     if (cfg->exec_original && !(ef.ranges = global_ranges(ctx, n)))
         return MCZ_ENOMEM;
     if (!ef.ranges && write_unit(ef.unit, ctx, n) != MCZ_OK) {
@@ -189,12 +248,13 @@ int replay_exec_unit(const replay_config *cfg, const char *work_dir, bool first,
         int code = replay_proc_command(argv, &exec_errno);
         fatal_reason(argv, code, exec_errno, first, why, sizeof why);
         if (!why[0])
-            rc = report_outcome(&ef, code, ctx, n, ch);
+            rc = report_outcome(cfg, &ef, code, ctx, n, ch);
     }
     free(argv);
     free(ef.ranges);
     unlink(ef.unit);
     unlink(ef.list);
+    unlink(ef.details);
     if (why[0])
         replay_chan_fatal(ch, why);
     return rc;

@@ -3,7 +3,8 @@
  *
  * The pieces: replay_plan.c turns a collection into work units (archive chunks, or runs of about
  * 1 MiB of contexts of an MCH file); replay_proc.c is the one process module (workers, pipes,
- * rings, timeouts, crashes, signals); replay_worker.c is what a worker does with a unit; the
+ * rings, timeouts, crashes, signals: replay_ring.c, replay_record.c, replay_sched.c and
+ * replay_proc.c, see replay_proc.h); replay_worker.c is what a worker does with a unit; the
  * replayers are replay_verify.c, replay_plugin.c and replay_exec.c; replay_results.c accounts
  * results and writes every output; replay_main.c parses the command line.
  */
@@ -22,6 +23,7 @@
 enum {
     REPLAY_EXIT_SUCCESS = 0,
     REPLAY_EXIT_ERROR = 1,          /* some contexts failed */
+    REPLAY_EXIT_DIFFS = 2,          /* asm diffs: no failures, some contexts' code differs */
     REPLAY_EXIT_MISSING = 3,        /* no failures, some contexts lacked data */
     REPLAY_EXIT_GENERAL = 255,      /* bad arguments, unreadable or damaged collection */
     REPLAY_EXIT_INIT_FAILED = 254   /* the replayer failed to initialize */
@@ -36,7 +38,8 @@ enum {
     X(REPLAY_CRASH, "crash")            \
     X(REPLAY_TIMEOUT, "timeout")        \
     X(REPLAY_ERROR, "error")            \
-    X(REPLAY_EXCLUDED, "excluded")
+    X(REPLAY_EXCLUDED, "excluded")      \
+    X(REPLAY_DIFF, "diff")
 
 typedef enum replay_kind {
 #define REPLAY_X_ENUM(name, text) name,
@@ -74,7 +77,7 @@ typedef struct replay_unit {
     uint32_t first;        /* number of its first context */
     uint32_t count;        /* contexts in the unit */
     uint32_t selected;     /* of those, how many the selection (-c) keeps */
-    uint64_t chunk;        /* archive: chunk index */
+    uint64_t chunk;        /* archive: index of its first chunk (--exec groups several) */
     uint64_t offset;       /* MCH: file offset of the first context */
     uint64_t raw_bytes;    /* uncompressed bytes of the whole unit */
     uint64_t stored_bytes; /* bytes read from the file to get them */
@@ -104,18 +107,26 @@ typedef struct replay_plan {
     const mcz_jit_ee *jit_ee;        /* the version contexts are read as (never NULL) */
     const mcz_jit_ee *stored_jit_ee; /* the version the stored identities were computed with:
                                       * an archive's (mcz_reader_hash_jit_ee), else jit_ee */
+    uint32_t *sizes;       /* each context's size (number first_number + i at index i) */
+    size_t sizes_count, sizes_cap;
 } replay_plan;
 
 /* Opens the collection at path (to plan only: workers open it again), reads -c (select_arg, or
  * NULL for everything), the .mct of an MCH file and the .exc file, and cuts units. MCH runs end
- * once they hold unit_bytes. Warnings go to stderr; on failure diag's message is whole: it
- * names the file (or -c) and, for an MCH file, the context and offset. An empty file fails.
- * The JIT-EE version is forced (--jit-ee), else the archive's, else detected from the first
- * contexts, else (with a warning) the newest. */
+ * once they hold unit_bytes; an archive's units are its chunks, consecutive ones grouped until
+ * they hold group_bytes (0: one each), but never so large that fewer than min_units units
+ * would hold the archive. Warnings go to stderr; on failure diag's message is
+ * whole: it names the file (or -c) and, for an MCH file, the context and offset. An empty file
+ * fails. The JIT-EE version is forced (--jit-ee), else the archive's, else detected from the
+ * first contexts, else (with a warning) the newest. */
 int replay_plan_build(replay_plan *p, const char *path, const char *select_arg,
-                      uint64_t unit_bytes, const mcz_jit_ee *forced, mcz_diag *diag);
+                      uint64_t unit_bytes, uint64_t group_bytes, uint32_t min_units,
+                      const mcz_jit_ee *forced, mcz_diag *diag);
 void replay_plan_free(replay_plan *p);
-/* Keeps only shard k (1-based) of n: contiguous units of near-equal selected bytes. */
+/* Keeps only shard k (1-based) of n: a contiguous run of context numbers, near-equal in
+ * selected bytes, computed from the contexts' numbers and sizes alone, so an .mch and its .mcz
+ * are cut alike; the selection becomes the shard's part of it, and only units holding some of
+ * it stay (a unit across a boundary is read by both shards, each replaying its own contexts). */
 int replay_plan_shard(replay_plan *p, uint32_t k, uint32_t n, mcz_diag *diag);
 
 /* Every worker filters the same way: the selection, and in stride mode every n-th context. */
@@ -132,8 +143,18 @@ bool replay_plan_excluded(const replay_plan *p, const char *hex);
 
 typedef enum replay_mode { REPLAY_MODE_VERIFY, REPLAY_MODE_PLUGIN, REPLAY_MODE_EXEC } replay_mode;
 
+/* Which columns --details has: mcz-replay's own replayers (superpmi's replay columns, then the
+ * kind and the message), or superpmi's own, replay or asm diffs, as the --exec units wrote
+ * them. */
+typedef enum replay_style {
+    REPLAY_STYLE_MCZ,
+    REPLAY_STYLE_SPMI_REPLAY,
+    REPLAY_STYLE_SPMI_DIFFS
+} replay_style;
+
 typedef struct replay_config {
     replay_mode mode;
+    replay_style style;   /* exec: superpmi's replay or asm diffs (-a in the command) */
     const replay_plan *plan;
     const mcz_replay_plugin_desc *plugin; /* loaded by the parent before forking */
     const char *plugin_arg;
@@ -160,6 +181,10 @@ int replay_verify_context(const replay_plan *p, const mcz_mc *mc, const replay_i
 /* Loads a plugin (dlopen) and checks its ABI. */
 int replay_plugin_load(const char *path, const mcz_replay_plugin_desc **out, char *msg,
                        size_t cap);
+/* One context through a version 2 plugin's replay_diff(): its asm-diffs details row
+ * (replay_row_*) in row, a message in msg; returns its kind. */
+int replay_plugin_diff(const mcz_replay_plugin_desc *p, void *state, const mcz_mc *mc,
+                       char *row, size_t row_cap, char *msg, size_t cap);
 /* One context through the plugin; returns a kind. */
 int replay_plugin_context(const mcz_replay_plugin_desc *p, void *state, const mcz_mc *mc,
                           char *msg, size_t cap);
@@ -175,6 +200,8 @@ typedef struct replay_chan replay_chan;
  * reported (an --exec command). */
 int replay_chan_start(replay_chan *ch, uint32_t number, uint32_t size, bool whole_unit);
 int replay_chan_result(replay_chan *ch, uint32_t number, int kind, uint32_t size, const char *msg);
+/* The same, the context's details row (replay_row_*) in place of a message. */
+int replay_chan_row(replay_chan *ch, uint32_t number, int kind, uint32_t size, const char *row);
 /* The replayer cannot work (a plugin's init() failed, an --exec command cannot start): tells the
  * parent, which stops the run with superpmi's "JIT failed to initialize" code, and ends this
  * worker. */
@@ -214,12 +241,15 @@ typedef struct replay_entry {
     uint32_t number;
     uint32_t size; /* serialized context bytes; 0 when unknown */
     uint8_t kind;
+    bool miss;     /* its data was missing (alone, or with a failure of the other JIT) */
     char *message; /* NULL when none */
+    char *row;     /* the details row an --exec unit wrote for it (replay_row_*); NULL: none */
 } replay_entry;
 
 typedef struct replay_table {
     replay_entry *entries;
     size_t count, cap;
+    replay_style style;
 } replay_table;
 
 typedef struct replay_run_options {
@@ -244,17 +274,22 @@ int replay_proc_run(const replay_config *cfg, const replay_run_options *o, repla
 /* ---- Results (replay_results.c) ----------------------------------------------------------------- */
 
 int replay_table_add(replay_table *t, uint32_t number, int kind, uint32_t size, const char *msg);
+/* The same with a details row (NULL: none) instead of a message; its results decide miss. */
+int replay_table_add_row(replay_table *t, uint32_t number, int kind, uint32_t size,
+                         const char *row);
 /* Sorts by number; MCZ_ECORRUPT (diag) when a context is accounted twice. */
 int replay_table_finish(replay_table *t, mcz_diag *diag);
 void replay_table_free(replay_table *t);
 
 typedef struct replay_counts {
     uint64_t by_kind[REPLAY_KIND_COUNT];
-    uint64_t loaded, jitted, failed, excluded, missing;
+    uint64_t loaded, jitted, failed, excluded, missing, diffs;
+    replay_style style;
 } replay_counts;
 
 void replay_table_count(const replay_table *t, replay_counts *c);
-/* SuperPMI's summary line, e.g. "Loaded 5  Jitted 5  FailedCompile 0 Excluded 0 Missing 0". */
+/* SuperPMI's summary line, e.g. "Loaded 5  Jitted 5  FailedCompile 0 Excluded 0 Missing 0", and
+ * " Diffs N" after it in asm diffs. */
 void replay_counts_print(const replay_counts *c, FILE *out);
 int replay_counts_exit_code(const replay_counts *c);
 /* Lists non-success contexts on err (at most `limit` lines). */
@@ -263,7 +298,10 @@ void replay_table_report(const replay_table *t, FILE *err, size_t limit);
  * contexts that passed with some (REPLAY_UNKNOWN_NOTE). */
 void replay_table_warn_unknown(const replay_table *t);
 
-int replay_table_write_mcl(const replay_table *t, const char *path, mcz_diag *diag);
+/* superpmi's -f: every context that did not replay; in asm diffs also those with diffs, unless
+ * the details are written (with_details), as superpmi does. */
+int replay_table_write_mcl(const replay_table *t, const char *path, bool with_details,
+                           mcz_diag *diag);
 int replay_table_write_details(const replay_table *t, const char *path, mcz_diag *diag);
 
 /* --results / --merge-results: one shard's results with the plan they came from. */
@@ -271,6 +309,7 @@ typedef struct replay_shard_id {
     uint32_t k, n;
     char fingerprint[160];
     uint64_t plan_selected; /* selected contexts in the whole plan */
+    replay_style style;     /* the table's */
 } replay_shard_id;
 
 int replay_table_write_results(const replay_table *t, const replay_shard_id *id,
@@ -278,6 +317,22 @@ int replay_table_write_results(const replay_table *t, const replay_shard_id *id,
 /* Appends the results in path to t and fills id. */
 int replay_table_read_results(replay_table *t, const char *path, replay_shard_id *id,
                               mcz_diag *diag);
+
+/* ---- Details rows (replay_row.c) ------------------------------------------------------------ */
+
+/* A row is held as text: column name, US (0x1F), value, US, name, US, value ... in the order the
+ * unit wrote them; the Context column is not held (the entry's number is). */
+#define REPLAY_ROW_SEP '\x1f'
+
+/* The value of column name in row, copied into buf; false when the row has no such column. */
+bool replay_row_get(const char *row, const char *name, char *buf, size_t cap);
+/* What a row says: the kind (success, failure, missing, diff) and whether data was missing;
+ * -1 when the row lacks the style's result columns or holds an unknown result. */
+int replay_row_kind(const char *row, replay_style style, bool *miss);
+/* Writes superpmi's details CSV for the table's style: superpmi's columns in its order, then
+ * every other column a row holds (in the order first met), one row per context but excluded
+ * ones, a context with no row given superpmi's row for its kind. */
+int replay_row_write_csv(const replay_table *t, FILE *f);
 
 /* Progress on a terminal (replay_progress.c). */
 void replay_progress_update(uint64_t done, uint64_t total);

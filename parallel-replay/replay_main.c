@@ -15,8 +15,13 @@
 #include <unistd.h>
 
 #include "replay_int.h"
+#include "replay_exec.h"
 #include "tool.h"
 
+/* --exec: bytes of contexts handed to one command start (bench/replay.sh, README.md). */
+#define EXEC_BATCH_DEFAULT (16u << 20)
+#define EXEC_BATCH_TEXT "16M"
+#define EXEC_UNITS_PER_WORKER 4
 #define REPORT_LIMIT 20 /* failing contexts listed on stderr; the rest are in --details */
 
 static const char usage_text[] =
@@ -33,18 +38,22 @@ static const char usage_text[] =
     "  -j N               worker processes (default: one per online core)\n"
     "  -c LIST            only these contexts: ranges such as 1-5,9 or a .mcl file\n"
     "  -f FILE            write the numbers of the contexts that did not pass to FILE (.mcl)\n"
-    "  --details FILE     one CSV row per context: context,result,size,message\n"
+    "  --details FILE     superpmi's -details CSV, one row per context (not excluded ones)\n"
     "  --plugin LIB.so    replay through a plugin (ABI: parallel-replay/mcz_replay.h)\n"
     "  --plugin-arg S     string given to the plugin's init()\n"
     "  --exec \"CMD ...\"   run a command per work unit (contract below; words split on blanks)\n"
     "  --exec-original    .mch input: give the command the original file and -c RANGES\n"
     "  --timeout SECONDS  kill a worker stuck on a context (an --exec command: on a unit) and\n"
     "                     report the context as timed out; the rest of its unit goes on\n"
-    "  --shard K/N        replay only shard K of N: contiguous units of near-equal size\n"
+    "  --shard K/N        replay only shard K of N: contiguous contexts of near-equal size\n"
     "  --results FILE     write this run's results for --merge-results\n"
     "  --merge-results    merge the RESULTS files of all N shards: the same summary, -f list,\n"
     "                     details and exit code as one run over the whole collection\n"
-    "  --unit-size SIZE   .mch input: bytes of contexts per work unit, e.g. 4M (default 1M)\n"
+    "  --unit-size SIZE   .mch input: bytes of contexts per work unit, e.g. 4M (default 1M;\n"
+    "                     with --exec, --exec-batch's when larger)\n"
+    "  --exec-batch SIZE  --exec: whole archive chunks per command until they hold SIZE bytes\n"
+    "                     (0: a chunk each; default " EXEC_BATCH_TEXT "), less when every worker\n"
+    "                     would get fewer than 4 commands\n"
     "  --jit-ee VERSION   read the collection as this JIT-EE version (name or GUID) instead\n"
     "                     of the one it records or its packets show\n"
     "  --strict           verify: a packet id the packet table does not know fails the\n"
@@ -58,19 +67,23 @@ static const char usage_text[] =
     "on decompression. --plugin and --exec replace it.\n"
     "\n"
     "--exec contract: per work unit, mcz-replay runs\n"
-    "    CMD ... -f LIST UNIT.mch              (--exec-original: CMD ... -c RANGES -f LIST FILE)\n"
-    "UNIT.mch holds the unit's selected contexts, numbered 1..k in global order. Exit 0: all\n"
-    "passed. Exit 1 or 2: the contexts listed in LIST (one number per line) failed, the others\n"
-    "passed; no LIST: all failed. Exit 3: the same, as missing data. Any other status or a\n"
-    "signal: every context of the unit crashed. LIST numbers are mapped to global numbers.\n"
+    "    CMD ... -f LIST -details CSV UNIT.mch  (--exec-original: CMD ... -c RANGES -f LIST\n"
+    "                                            -details CSV FILE)\n"
+    "UNIT.mch holds the unit's selected contexts, numbered 1..k in global order. A context's\n"
+    "row in CSV (superpmi's columns, by name) gives its result; -a or -applyDiff in CMD makes\n"
+    "an asm-diffs run (summary with Diffs N, exit 2 on diffs). For a context without a row,\n"
+    "the exit status: 0 passed; 1 or 2: the contexts listed in LIST (one number per line)\n"
+    "failed, the others passed, no LIST: all failed; 3: the same, as missing data; any other\n"
+    "status or a signal: crashed. Numbers are mapped to global ones. Options of CMD that write\n"
+    "files (-f, -details, -r, -w, -diffsInfo, metrics summaries) and -c are refused.\n"
     "A command that cannot start, or exits 254 (the JIT failed to initialize) on a worker's\n"
     "first unit, stops the run: exit 254.\n"
     "\n"
     "output: superpmi's summary line on stdout,\n"
-    "    Loaded N  Jitted N  FailedCompile N Excluded N Missing N\n"
+    "    Loaded N  Jitted N  FailedCompile N Excluded N Missing N[ Diffs N]\n"
     "(FailedCompile counts failures, missing data, crashes, timeouts and unreadable contexts).\n"
-    "exit codes (superpmi's): 0 all passed; 1 failures, crashes or timeouts; 3 missing data\n"
-    "only; 254 the replayer failed to initialize; 255 bad arguments, an output that cannot be\n"
+    "exit codes (superpmi's): 0 all passed; 1 failures, crashes or timeouts; 2 asm diffs\n"
+    "(no failures); 3 missing data only; 254 the replayer failed to initialize; 255 bad arguments, an output that cannot be\n"
     "created (checked before any work), an empty, unreadable or damaged collection; 128+S\n"
     "interrupted by signal S (what finished is still reported).\n";
 
@@ -88,6 +101,8 @@ typedef struct options {
     const char *results;
     bool merge;
     uint64_t unit_size;
+    bool unit_size_given;
+    uint64_t exec_batch;
     bool quiet, stride, stats, strict;
     const mcz_jit_ee *jit_ee; /* --jit-ee; NULL: the collection's */
 } options;
@@ -119,7 +134,7 @@ static int fail_usage(const char *fmt, ...)
 enum {
     OPT_DETAILS = 256, OPT_PLUGIN, OPT_PLUGIN_ARG, OPT_EXEC, OPT_EXEC_ORIGINAL, OPT_TIMEOUT,
     OPT_SHARD, OPT_RESULTS, OPT_MERGE, OPT_UNIT_SIZE, OPT_STRIDE, OPT_STATS, OPT_JIT_EE,
-    OPT_STRICT
+    OPT_STRICT, OPT_EXEC_BATCH
 };
 
 static const struct option long_options[] = {
@@ -135,6 +150,7 @@ static const struct option long_options[] = {
     {"unit-size", required_argument, NULL, OPT_UNIT_SIZE},
     {"jit-ee", required_argument, NULL, OPT_JIT_EE},
     {"strict", no_argument, NULL, OPT_STRICT},
+    {"exec-batch", required_argument, NULL, OPT_EXEC_BATCH},
     {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},
     /* Not in --help: SuperPMI-style stride/offset sharding and per-worker I/O figures, for
@@ -204,6 +220,11 @@ static int parse_option(int c, const char *arg, options *o)
     case OPT_UNIT_SIZE:
         if (tool_parse_count(arg, true, 1, UINT32_MAX, &o->unit_size) != MCZ_OK)
             return fail_usage("--unit-size %s: want a size in bytes such as 1048576 or 4M", arg);
+        o->unit_size_given = true;
+        return -1;
+    case OPT_EXEC_BATCH:
+        if (tool_parse_count(arg, true, 0, UINT32_MAX, &o->exec_batch) != MCZ_OK)
+            return fail_usage("--exec-batch %s: want a size in bytes such as 0 or 4M", arg);
         return -1;
     default:
         return fail_usage("unknown option");
@@ -214,6 +235,7 @@ static int parse_args(int argc, char **argv, options *o)
 {
     memset(o, 0, sizeof *o);
     o->unit_size = 1u << 20;
+    o->exec_batch = EXEC_BATCH_DEFAULT;
     opterr = 0;
     int c;
     while ((c = getopt_long(argc, argv, "+j:c:f:qh", long_options, NULL)) != -1) {
@@ -282,7 +304,7 @@ static int conclude(const options *o, replay_table *t, const replay_shard_id *id
     replay_table_count(t, &c);
     replay_table_report(t, stderr, REPORT_LIMIT);
     replay_table_warn_unknown(t);
-    if (o->fail_list && replay_table_write_mcl(t, o->fail_list, &d) != MCZ_OK)
+    if (o->fail_list && replay_table_write_mcl(t, o->fail_list, o->details != NULL, &d) != MCZ_OK)
         return fail_output(o->fail_list, &d);
     if (o->details && replay_table_write_details(t, o->details, &d) != MCZ_OK)
         return fail_output(o->details, &d);
@@ -316,7 +338,7 @@ static int merge_check(const replay_shard_id *ids, size_t n, const char *const *
 
 static int merge_main(const options *o, char **paths, size_t n)
 {
-    replay_table t = {NULL, 0, 0};
+    replay_table t = {NULL, 0, 0, REPLAY_STYLE_MCZ};
     replay_shard_id *ids = calloc(n, sizeof *ids);
     if (!ids)
         return fail("out of memory");
@@ -397,6 +419,8 @@ static int configure(const options *o, const replay_plan *plan, replay_config *c
         cfg->mode = REPLAY_MODE_PLUGIN;
         if (replay_plugin_load(o->plugin, &cfg->plugin, msg, sizeof msg) != MCZ_OK)
             return fail("%s", msg);
+        if (cfg->plugin->diffs && cfg->plugin->diffs(o->plugin_arg ? o->plugin_arg : ""))
+            cfg->style = REPLAY_STYLE_SPMI_DIFFS;
     }
     if (o->exec_original && (!o->exec || plan->archive))
         return fail_usage("--exec-original needs --exec and an .mch collection");
@@ -407,6 +431,9 @@ static int configure(const options *o, const replay_plan *plan, replay_config *c
         if (rc >= 0)
             return rc;
         cfg->exec_argv = es->argv;
+        char why[REPLAY_MESSAGE_MAX];
+        if (exec_args_check(es->argv, &cfg->style, why, sizeof why) != MCZ_OK)
+            return fail_usage("%s", why);
         cfg->temp_dir = es->temp_dir;
     }
     return -1;
@@ -428,9 +455,15 @@ static int outcome_code(const options *o, replay_table *t, const replay_plan *pl
              (unsigned long long)plan->selected);
         return 128 + out->stop_signal;
     }
-    replay_shard_id id = {plan->shard_k, plan->shard_n, "", plan->plan_selected};
+    replay_shard_id id = {plan->shard_k, plan->shard_n, "", plan->plan_selected, t->style};
     snprintf(id.fingerprint, sizeof id.fingerprint, "%s", plan->fingerprint);
     return conclude(o, t, &id);
+}
+
+static unsigned workers_wanted(const options *o)
+{
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    return o->workers ? o->workers : cores > 0 ? (unsigned)cores : 1;
 }
 
 /* `path` is the file the workers open; `shown` the name the user gave, for messages. */
@@ -438,7 +471,18 @@ static int replay_main(const options *o, const char *path, const char *shown)
 {
     replay_plan plan;
     mcz_diag d;
-    if (replay_plan_build(&plan, path, o->select, o->unit_size, o->jit_ee, &d) != MCZ_OK) {
+    /* --exec: a command start costs a JIT load, so each command gets up to exec_batch bytes,
+     * as long as every worker still gets EXEC_UNITS_PER_WORKER units (balance) */
+    uint32_t min_units = (uint32_t)(EXEC_UNITS_PER_WORKER * workers_wanted(o));
+    uint64_t group = o->exec ? o->exec_batch : 0;
+    struct stat st;
+    uint64_t mch_group = group;
+    if (stat(path, &st) == 0 && mch_group > (uint64_t)st.st_size / min_units)
+        mch_group = (uint64_t)st.st_size / min_units;
+    uint64_t unit_size = o->exec && !o->unit_size_given && mch_group > o->unit_size
+                             ? mch_group : o->unit_size;
+    if (replay_plan_build(&plan, path, o->select, unit_size, group, min_units, o->jit_ee, &d) !=
+        MCZ_OK) {
         replay_plan_free(&plan);
         tool_diag_rename(&d, path, shown);
         return fail("%s", d.message);
@@ -453,11 +497,10 @@ static int replay_main(const options *o, const char *path, const char *shown)
     exec_setup es = {NULL, NULL, ""};
     int code = configure(o, &plan, &cfg, &es);
     if (code < 0) {
-        long cores = sysconf(_SC_NPROCESSORS_ONLN);
-        replay_run_options ro = {.workers = o->workers ? o->workers : cores > 0 ? (unsigned)cores : 1,
+        replay_run_options ro = {.workers = workers_wanted(o),
                                  .timeout = o->timeout, .stride = o->stride,
                                  .progress = !o->quiet && isatty(2), .stats = o->stats};
-        replay_table t = {NULL, 0, 0};
+        replay_table t = {NULL, 0, 0, cfg.style};
         replay_outcome out;
         int rc = replay_proc_run(&cfg, &ro, &t, &out);
         if (rc != MCZ_OK && !out.init_failed)

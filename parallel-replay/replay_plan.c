@@ -6,13 +6,23 @@
  * about unit_bytes play their role, found from the .mct when there is a usable one (no read of
  * the file at all), else from one scan of the container headers (mcz_mch_next).
  *
- * The plan depends only on the collection, -c and the unit size, never on the number of workers,
- * so --shard K/N computed by separate processes agrees on which units each shard owns.
+ * The plan depends only on the collection, -c and the unit size, never on the number of workers;
+ * --shard K/N only on the contexts' numbers and sizes and -c, so separate processes, and an .mch
+ * and its .mcz, agree on which contexts each shard owns.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "replay_int.h"
+
+/* Records the size of the next context (numbers come in order, from first_number). */
+static int size_push(replay_plan *p, uint64_t size)
+{
+    if (replay_grow(&p->sizes, &p->sizes_cap, p->sizes_count, sizeof *p->sizes) != MCZ_OK)
+        return MCZ_ENOMEM;
+    p->sizes[p->sizes_count++] = size > UINT32_MAX ? UINT32_MAX : (uint32_t)size;
+    return MCZ_OK;
+}
 
 static int unit_push(replay_plan *p, size_t *cap, const replay_unit *u)
 {
@@ -55,7 +65,9 @@ static int unit_add(replay_plan *p, size_t *cap, replay_unit *u)
     return unit_push(p, cap, u);
 }
 
-static int plan_archive(replay_plan *p, const mcz_reader *r, mcz_diag *diag)
+/* Chunks in units of at least group_bytes (0: a unit per chunk), consecutive ones together. */
+static int plan_archive(replay_plan *p, const mcz_reader *r, uint64_t group_bytes,
+                        uint32_t min_units, mcz_diag *diag)
 {
     mcz_archive_info info;
     mcz_reader_get_info(r, &info);
@@ -63,6 +75,9 @@ static int plan_archive(replay_plan *p, const mcz_reader *r, mcz_diag *diag)
     p->contexts = info.contexts;
     p->raw_bytes = info.raw_bytes;
     size_t cap = 0;
+    replay_unit cur = {0};
+    if (min_units && group_bytes > info.raw_bytes / min_units)
+        group_bytes = info.raw_bytes / min_units;
     for (uint64_t i = 0; i < info.chunks; i++) {
         mcz_chunk_info ci;
         int rc = mcz_reader_chunk(r, i, &ci);
@@ -71,9 +86,27 @@ static int plan_archive(replay_plan *p, const mcz_reader *r, mcz_diag *diag)
                                mcz_error_name(rc));
         if (ci.count == 0)
             continue;
-        replay_unit u = {.first = ci.first_number, .count = ci.count, .chunk = i,
-                         .raw_bytes = ci.raw_size, .stored_bytes = ci.stored_size};
-        if ((rc = unit_add(p, &cap, &u)) != MCZ_OK)
+        if (cur.count == 0)
+            cur = (replay_unit){.first = ci.first_number, .chunk = i};
+        cur.count += ci.count;
+        cur.raw_bytes += ci.raw_size;
+        cur.stored_bytes += ci.stored_size;
+        if (cur.raw_bytes < group_bytes)
+            continue;
+        if ((rc = unit_add(p, &cap, &cur)) != MCZ_OK)
+            return rc;
+        cur.count = 0;
+    }
+    int rc = cur.count ? unit_add(p, &cap, &cur) : MCZ_OK;
+    if (rc != MCZ_OK)
+        return rc;
+    for (uint64_t i = 0; i < info.contexts; i++) {
+        mcz_context_info ci;
+        rc = mcz_reader_context(r, i, &ci);
+        if (rc != MCZ_OK)
+            return tool_fail(diag, rc, -1, -1, "context %llu of the index: %s",
+                             (unsigned long long)i + 1, mcz_error_name(rc));
+        if ((rc = size_push(p, ci.size)) != MCZ_OK)
             return rc;
     }
     return MCZ_OK;
@@ -105,6 +138,8 @@ static int run_add(run_builder *b, uint32_t number, uint64_t offset, uint64_t si
     }
     b->cur.count++;
     b->cur.raw_bytes += size;
+    if (size_push(b->p, size) != MCZ_OK)
+        return MCZ_ENOMEM;
     return b->cur.raw_bytes >= b->unit_bytes ? run_close(b) : MCZ_OK;
 }
 
@@ -237,7 +272,8 @@ static int plan_fail(int rc, mcz_diag *diag, const tool_where *at)
 
 /* An archive's errors are located by its path alone: offsets and numbers in its diagnostics may
  * come from its damaged index. An MCH walk's are its own position and count. */
-static int plan_collection(replay_plan *p, uint64_t unit_bytes, mcz_diag *diag)
+static int plan_collection(replay_plan *p, uint64_t unit_bytes, uint64_t group_bytes,
+                           uint32_t min_units, mcz_diag *diag)
 {
     tool_where at = {p->shown, -1, -1, -1, -1};
     mcz_file f;
@@ -262,7 +298,7 @@ static int plan_collection(replay_plan *p, uint64_t unit_bytes, mcz_diag *diag)
     mcz_reader *r = mcz_reader_open(p->path, diag);
     if (!r)
         return plan_fail(diag->code ? diag->code : MCZ_ECORRUPT, diag, &at);
-    rc = plan_archive(p, r, diag);
+    rc = plan_archive(p, r, group_bytes, min_units, diag);
     mcz_reader_close(r);
     return rc == MCZ_OK ? MCZ_OK : plan_fail(rc, diag, &at);
 }
@@ -304,7 +340,8 @@ static void plan_jit_ee(replay_plan *p, const mcz_jit_ee *forced)
 }
 
 int replay_plan_build(replay_plan *p, const char *path, const char *select_arg,
-                      uint64_t unit_bytes, const mcz_jit_ee *forced, mcz_diag *diag)
+                      uint64_t unit_bytes, uint64_t group_bytes, uint32_t min_units,
+                      const mcz_jit_ee *forced, mcz_diag *diag)
 {
     memset(p, 0, sizeof *p);
     p->path = p->shown = path;
@@ -318,17 +355,17 @@ int replay_plan_build(replay_plan *p, const char *path, const char *select_arg,
             return plan_fail(rc, diag, &(tool_where){"-c", -1, -1, -1, -1});
         p->selective = true;
     }
-    if ((rc = plan_collection(p, unit_bytes, diag)) != MCZ_OK)
+    if ((rc = plan_collection(p, unit_bytes, group_bytes, min_units, diag)) != MCZ_OK)
         return rc;
     plan_jit_ee(p, forced);
     if ((rc = exclusions_load(p)) != MCZ_OK)
         return plan_fail(rc, diag, &(tool_where){path, -1, -1, -1, -1});
     warn_outside(p);
     p->plan_selected = p->selected;
-    snprintf(p->fingerprint, sizeof p->fingerprint,
-             "%s units=%zu contexts=%llu raw=%llu selected=%llu",
-             p->archive ? "chunks" : "runs", p->unit_count, (unsigned long long)p->contexts,
-             (unsigned long long)p->raw_bytes, (unsigned long long)p->selected);
+    /* the same for an .mch and its .mcz, so their shards merge */
+    snprintf(p->fingerprint, sizeof p->fingerprint, "first=%u contexts=%llu raw=%llu selected=%llu",
+             p->first_number, (unsigned long long)p->contexts, (unsigned long long)p->raw_bytes,
+             (unsigned long long)p->selected);
     return MCZ_OK;
 }
 
@@ -340,36 +377,86 @@ void replay_plan_free(replay_plan *p)
     free(p->units);
     free(p->toc);
     free(p->excluded);
+    free(p->sizes);
     free(p->toc_input);
     free(p->mch_owned);
     memset(p, 0, sizeof *p);
 }
 
-/* The bytes a unit weighs for balancing: its selected share of its raw size. */
-static uint64_t unit_weight(const replay_unit *u)
+static bool selected_number(const replay_plan *p, uint32_t number)
 {
-    return u->raw_bytes / u->count * u->selected + 1;
+    return !p->selective || mcz_list_contains(&p->selection, number);
+}
+
+/* The numbers of shard k of n: each selected context weighs its size + 1 and goes to the shard
+ * its midpoint falls in. false when the shard holds none. */
+static bool shard_range(const replay_plan *p, uint32_t k, uint32_t n, uint32_t *a, uint32_t *b)
+{
+    uint64_t total = 0;
+    for (size_t i = 0; i < p->sizes_count; i++)
+        if (selected_number(p, p->first_number + (uint32_t)i))
+            total += (uint64_t)p->sizes[i] + 1;
+    uint64_t per_shard = total / n + (total % n != 0), before = 0;
+    bool any = false;
+    for (size_t i = 0; i < p->sizes_count && per_shard; i++) {
+        uint32_t number = p->first_number + (uint32_t)i;
+        if (!selected_number(p, number))
+            continue;
+        uint64_t w = (uint64_t)p->sizes[i] + 1;
+        uint64_t shard = (before + w / 2) / per_shard;
+        before += w;
+        if (shard + 1 != k)
+            continue;
+        if (!any)
+            *a = number;
+        *b = number;
+        any = true;
+    }
+    return any;
+}
+
+/* The selection cut to [a, b] (or, any false, to nothing). */
+static int selection_clip(replay_plan *p, bool any, uint32_t a, uint32_t b)
+{
+    mcz_list clipped = {NULL, 0};
+    size_t cap = 0;
+    const mcz_list *l = &p->selection;
+    size_t ranges = p->selective ? l->count : 1;
+    for (size_t i = 0; i < ranges && any; i++) {
+        mcz_range r = p->selective ? l->ranges[i] : (mcz_range){a, b};
+        r.first = r.first > a ? r.first : a;
+        r.last = r.last < b ? r.last : b;
+        if (r.first > r.last)
+            continue;
+        if (replay_grow(&clipped.ranges, &cap, clipped.count, sizeof *clipped.ranges) != MCZ_OK) {
+            free(clipped.ranges);
+            return MCZ_ENOMEM;
+        }
+        clipped.ranges[clipped.count++] = r;
+    }
+    mcz_list_free(&p->selection);
+    p->selection = clipped;
+    p->selective = true;
+    return MCZ_OK;
 }
 
 int replay_plan_shard(replay_plan *p, uint32_t k, uint32_t n, mcz_diag *diag)
 {
     if (n == 0 || k == 0 || k > n || n > 65535)
         return tool_fail(diag, MCZ_EINVAL, -1, -1, "--shard %u/%u: want K/N with 1 <= K <= N", k, n);
-    uint64_t total = 0;
-    for (size_t i = 0; i < p->unit_count; i++)
-        total += unit_weight(&p->units[i]);
-    /* Unit i goes to the shard its midpoint falls in: contiguous, near-equal shards. */
-    uint64_t before = 0;
+    uint32_t a = 0, b = 0;
+    bool any = shard_range(p, k, n, &a, &b);
+    if (selection_clip(p, any, a, b) != MCZ_OK)
+        return tool_fail(diag, MCZ_ENOMEM, -1, -1, "out of memory");
     size_t kept = 0;
     p->selected = 0;
     for (size_t i = 0; i < p->unit_count; i++) {
-        uint64_t w = unit_weight(&p->units[i]);
-        uint64_t shard = (before + w / 2) / (total / n + (total % n != 0));
-        before += w;
-        if (shard + 1 != k)
+        replay_unit *u = &p->units[i];
+        u->selected = selected_between(p, u->first, u->first + u->count - 1);
+        if (u->selected == 0)
             continue;
-        p->selected += p->units[i].selected;
-        p->units[kept++] = p->units[i];
+        p->selected += u->selected;
+        p->units[kept++] = *u;
     }
     p->unit_count = kept;
     p->shard_k = k;

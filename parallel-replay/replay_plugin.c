@@ -32,20 +32,37 @@ int replay_plugin_load(const char *path, const mcz_replay_plugin_desc **out, cha
     }
     mcz_replay_plugin_fn entry;
     memcpy(&entry, &sym, sizeof entry); /* object to function pointer, as POSIX allows */
-    const mcz_replay_plugin_desc *desc = entry();
-    if (!desc || desc->abi_version != MCZ_REPLAY_ABI_VERSION ||
-        desc->struct_size < sizeof *desc) {
-        snprintf(msg, cap, "plugin %s: ABI version %u, mcz-replay speaks version %u", path,
-                 desc ? desc->abi_version : 0, MCZ_REPLAY_ABI_VERSION);
+    const mcz_replay_plugin_desc *given = entry();
+    uint32_t version = given ? given->abi_version : 0;
+    size_t need = version == 1 ? MCZ_REPLAY_DESC_V1_SIZE : sizeof *given;
+    if (!given || version < MCZ_REPLAY_ABI_VERSION_MIN || version > MCZ_REPLAY_ABI_VERSION ||
+        given->struct_size < need) {
+        snprintf(msg, cap, "plugin %s: ABI version %u, mcz-replay speaks versions %u to %u",
+                 path, version, MCZ_REPLAY_ABI_VERSION_MIN, MCZ_REPLAY_ABI_VERSION);
         dlclose(lib);
         return MCZ_EVERSION;
     }
+    /* a version 1 struct ends before the version 2 members: they read as NULL */
+    mcz_replay_plugin_desc *desc = calloc(1, sizeof *desc);
+    if (!desc) {
+        snprintf(msg, cap, "out of memory");
+        dlclose(lib);
+        return MCZ_ENOMEM;
+    }
+    memcpy(desc, given, need);
     if (!desc->init || !desc->replay) {
+        free(desc);
         snprintf(msg, cap, "plugin %s: init() and replay() are required", path);
         dlclose(lib);
         return MCZ_EINVAL;
     }
-    *out = desc; /* the library stays loaded for the life of the process */
+    if (desc->diffs && !desc->replay_diff) {
+        free(desc);
+        snprintf(msg, cap, "plugin %s: diffs() without replay_diff()", path);
+        dlclose(lib);
+        return MCZ_EINVAL;
+    }
+    *out = desc; /* it and the library stay for the life of the process */
     return MCZ_OK;
 }
 
@@ -67,4 +84,34 @@ int replay_plugin_context(const mcz_replay_plugin_desc *p, void *state, const mc
             snprintf(msg, cap, "plugin returned unknown status %d", status);
         return REPLAY_FAILURE;
     }
+}
+
+static const char *status_result(int status)
+{
+    return status == MCZ_REPLAY_SUCCESS ? "Success" : status == MCZ_REPLAY_MISSING ? "Miss"
+                                                                                   : "Error";
+}
+
+int replay_plugin_diff(const mcz_replay_plugin_desc *p, void *state, const mcz_mc *mc,
+                       char *row, size_t row_cap, char *msg, size_t cap)
+{
+    mcz_replay_diff d;
+    memset(&d, 0, sizeof d);
+    msg[0] = '\0';
+    p->replay_diff(state, mc->number, mc->bytes, mc->size, &d, msg, cap);
+    msg[cap - 1] = '\0';
+    const char sep = REPLAY_ROW_SEP;
+    snprintf(row, row_cap,
+             "Context size%c%zu%cBase result%c%s%cDiff result%c%s%cMinOpts%c%s%cHas diff%c%s"
+             "%cBase size%c%llu%cDiff size%c%llu%cBase instructions%c%llu%cDiff instructions"
+             "%c%llu%cBase PerfScore%c%.2f%cDiff PerfScore%c%.2f",
+             sep, mc->size, sep, sep, status_result(d.base_status), sep, sep,
+             status_result(d.diff_status), sep, sep, d.minopts ? "True" : "False", sep, sep,
+             d.has_diff ? "True" : "False", sep, sep, (unsigned long long)d.base_code_bytes, sep,
+             sep, (unsigned long long)d.diff_code_bytes, sep, sep,
+             (unsigned long long)d.base_instructions, sep, sep,
+             (unsigned long long)d.diff_instructions, sep, sep, d.base_perfscore, sep, sep,
+             d.diff_perfscore);
+    bool miss;
+    return replay_row_kind(row, REPLAY_STYLE_SPMI_DIFFS, &miss);
 }

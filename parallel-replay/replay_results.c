@@ -7,11 +7,13 @@
  * files depend neither on the number of workers nor on how the work was split.
  *
  * Results file (text, one record per line, fields separated by one TAB):
- *   mcz-replay-results 1
+ *   mcz-replay-results 2
  *   shard K N
  *   plan FINGERPRINT            (the whole collection's plan, identical in every shard)
  *   selected S                  (selected contexts in the whole plan)
- *   NUMBER KIND SIZE MESSAGE    (one per context, increasing numbers; MESSAGE may be empty)
+ *   style STYLE                 (mcz, replay or asm-diffs: which details the run has)
+ *   NUMBER KIND SIZE MESSAGE [ROW]  (one per context, increasing numbers; MESSAGE may be empty;
+ *                               ROW: the unit's details row, see replay_row.c)
  *   end COUNT
  */
 #include <errno.h>
@@ -22,7 +24,9 @@
 
 #include "replay_int.h"
 
-#define RESULTS_MAGIC "mcz-replay-results 1"
+#define RESULTS_MAGIC "mcz-replay-results 2"
+
+static const char *const style_names[] = {"mcz", "replay", "asm-diffs"};
 
 /* Messages become one line of printable text, so every output format can hold them. */
 static char *message_copy(const char *msg)
@@ -39,15 +43,34 @@ static char *message_copy(const char *msg)
     return s;
 }
 
-int replay_table_add(replay_table *t, uint32_t number, int kind, uint32_t size, const char *msg)
+static int table_add(replay_table *t, uint32_t number, int kind, uint32_t size, const char *msg,
+                     const char *row)
 {
     if (replay_grow(&t->entries, &t->cap, t->count, sizeof *t->entries) != MCZ_OK)
         return MCZ_ENOMEM;
     char *copy = message_copy(msg);
-    if (msg && msg[0] && !copy)
+    char *row_copy = row && row[0] ? strdup(row) : NULL;
+    if ((msg && msg[0] && !copy) || (row && row[0] && !row_copy)) {
+        free(copy);
+        free(row_copy);
         return MCZ_ENOMEM;
-    t->entries[t->count++] = (replay_entry){number, size, (uint8_t)kind, copy};
+    }
+    bool miss = kind == REPLAY_MISSING;
+    if (row_copy)
+        (void)replay_row_kind(row_copy, t->style, &miss);
+    t->entries[t->count++] = (replay_entry){number, size, (uint8_t)kind, miss, copy, row_copy};
     return MCZ_OK;
+}
+
+int replay_table_add(replay_table *t, uint32_t number, int kind, uint32_t size, const char *msg)
+{
+    return table_add(t, number, kind, size, msg, NULL);
+}
+
+int replay_table_add_row(replay_table *t, uint32_t number, int kind, uint32_t size,
+                         const char *row)
+{
+    return table_add(t, number, kind, size, NULL, row);
 }
 
 static int entry_compare(const void *a, const void *b)
@@ -71,36 +94,44 @@ void replay_table_free(replay_table *t)
 {
     if (!t)
         return;
-    for (size_t i = 0; i < t->count; i++)
+    for (size_t i = 0; i < t->count; i++) {
         free(t->entries[i].message);
+        free(t->entries[i].row);
+    }
     free(t->entries);
     memset(t, 0, sizeof *t);
 }
 
-/* Kinds that go to the failing list: all but success and exclusion (as superpmi lists both
- * failures and missing-data contexts). */
+/* Kinds that did not replay: all but success, a diff and exclusion (superpmi lists failures
+ * and missing-data contexts in -f). */
 static bool kind_failed(int kind)
 {
-    return kind != REPLAY_SUCCESS && kind != REPLAY_EXCLUDED;
+    return kind != REPLAY_SUCCESS && kind != REPLAY_EXCLUDED && kind != REPLAY_DIFF;
 }
 
 void replay_table_count(const replay_table *t, replay_counts *c)
 {
     memset(c, 0, sizeof *c);
-    for (size_t i = 0; i < t->count; i++)
+    for (size_t i = 0; i < t->count; i++) {
         c->by_kind[t->entries[i].kind]++;
+        c->missing += t->entries[i].miss;
+    }
+    c->style = t->style;
     c->loaded = t->count;
     c->excluded = c->by_kind[REPLAY_EXCLUDED];
     c->jitted = c->loaded - c->excluded;
-    c->missing = c->by_kind[REPLAY_MISSING];
-    c->failed = c->jitted - c->by_kind[REPLAY_SUCCESS];
+    c->diffs = c->by_kind[REPLAY_DIFF];
+    c->failed = c->jitted - c->by_kind[REPLAY_SUCCESS] - c->diffs;
 }
 
 void replay_counts_print(const replay_counts *c, FILE *out)
 {
     fprintf(out, "Loaded %" PRIu64 "  Jitted %" PRIu64 "  FailedCompile %" PRIu64
-                 " Excluded %" PRIu64 " Missing %" PRIu64 "\n",
+                 " Excluded %" PRIu64 " Missing %" PRIu64,
             c->loaded, c->jitted, c->failed, c->excluded, c->missing);
+    if (c->style == REPLAY_STYLE_SPMI_DIFFS)
+        fprintf(out, " Diffs %" PRIu64, c->diffs);
+    fputc('\n', out);
 }
 
 int replay_counts_exit_code(const replay_counts *c)
@@ -109,6 +140,8 @@ int replay_counts_exit_code(const replay_counts *c)
         return REPLAY_EXIT_GENERAL;
     if (c->by_kind[REPLAY_FAILURE] || c->by_kind[REPLAY_CRASH] || c->by_kind[REPLAY_TIMEOUT])
         return REPLAY_EXIT_ERROR;
+    if (c->diffs)
+        return REPLAY_EXIT_DIFFS;
     if (c->missing)
         return REPLAY_EXIT_MISSING;
     return REPLAY_EXIT_SUCCESS;
@@ -173,13 +206,15 @@ static int commit_text(const char *path, const char *text, size_t len, mcz_diag 
     return mcz_outfile_commit(f, diag);
 }
 
-int replay_table_write_mcl(const replay_table *t, const char *path, mcz_diag *diag)
+int replay_table_write_mcl(const replay_table *t, const char *path, bool with_details,
+                           mcz_diag *diag)
 {
     mcz_list l = {NULL, 0};
     size_t cap = 0;
     for (size_t i = 0; i < t->count; i++) {
         uint32_t n = t->entries[i].number;
-        if (!kind_failed(t->entries[i].kind))
+        int kind = t->entries[i].kind;
+        if (!kind_failed(kind) && !(kind == REPLAY_DIFF && !with_details))
             continue;
         if (l.count && l.ranges[l.count - 1].last + 1 == n) {
             l.ranges[l.count - 1].last = n;
@@ -227,14 +262,10 @@ int replay_table_write_details(const replay_table *t, const char *path, mcz_diag
     char *text;
     size_t len;
     FILE *f = text_open(&text, &len);
-    if (f) {
-        fputs("context,result,size,message\n", f);
-        for (size_t i = 0; i < t->count; i++) {
-            const replay_entry *e = &t->entries[i];
-            fprintf(f, "%u,%s,%u,", e->number, replay_kind_name(e->kind), e->size);
-            tool_csv_field(f, e->message ? e->message : "");
-            fputc('\n', f);
-        }
+    if (f && replay_row_write_csv(t, f) != MCZ_OK) {
+        fclose(f);
+        free(text);
+        return tool_fail(diag, MCZ_ENOMEM, -1, -1, "out of memory");
     }
     return text_commit(f, &text, &len, path, diag);
 }
@@ -246,12 +277,13 @@ int replay_table_write_results(const replay_table *t, const replay_shard_id *id,
     size_t len;
     FILE *f = text_open(&text, &len);
     if (f) {
-        fprintf(f, "%s\nshard\t%u\t%u\nplan\t%s\nselected\t%" PRIu64 "\n", RESULTS_MAGIC,
-                id->k, id->n, id->fingerprint, id->plan_selected);
+        fprintf(f, "%s\nshard\t%u\t%u\nplan\t%s\nselected\t%" PRIu64 "\nstyle\t%s\n",
+                RESULTS_MAGIC, id->k, id->n, id->fingerprint, id->plan_selected,
+                style_names[t->style]);
         for (size_t i = 0; i < t->count; i++) {
             const replay_entry *e = &t->entries[i];
-            fprintf(f, "%u\t%s\t%u\t%s\n", e->number, replay_kind_name(e->kind), e->size,
-                    e->message ? e->message : "");
+            fprintf(f, "%u\t%s\t%u\t%s%s%s\n", e->number, replay_kind_name(e->kind), e->size,
+                    e->message ? e->message : "", e->row ? "\t" : "", e->row ? e->row : "");
         }
         fprintf(f, "end\t%zu\n", t->count);
     }
@@ -264,7 +296,7 @@ typedef struct line_reader {
     const char *path;
     const char *p, *end;
     uint64_t line;
-    char buf[REPLAY_MESSAGE_MAX + 256];
+    char buf[2 * REPLAY_MESSAGE_MAX + 256]; /* a message and a row */
 } line_reader;
 
 /* Copies the next line (without its LF) into lr->buf; 0 at the end, negative when too long. */
@@ -323,6 +355,13 @@ static int read_header(line_reader *lr, replay_shard_id *id, mcz_diag *diag)
     if (next_line(lr) != 1 || split_tabs(lr->buf, f, 2) != 2 || strcmp(f[0], "selected") ||
         !replay_parse_count(f[1], 0, UINT64_MAX, &id->plan_selected))
         return bad_line(lr, diag, "expected \"selected N\"");
+    if (next_line(lr) != 1 || split_tabs(lr->buf, f, 2) != 2 || strcmp(f[0], "style"))
+        return bad_line(lr, diag, "expected \"style NAME\"");
+    for (size_t i = 0; i < sizeof style_names / sizeof *style_names; i++)
+        if (strcmp(f[1], style_names[i]) == 0)
+            id->style = (replay_style)i;
+    if (strcmp(f[1], style_names[id->style]) != 0)
+        return bad_line(lr, diag, "unknown style");
     return MCZ_OK;
 }
 
@@ -331,19 +370,20 @@ static int read_entries(line_reader *lr, replay_table *t, mcz_diag *diag)
     uint64_t count = 0, previous = 0;
     int rc;
     while ((rc = next_line(lr)) == 1) {
-        char *f[4];
-        size_t nf = split_tabs(lr->buf, f, 4);
+        char *f[5];
+        size_t nf = split_tabs(lr->buf, f, 5);
         uint64_t number, size, end_count;
         if (nf == 2 && strcmp(f[0], "end") == 0) {
             if (!replay_parse_count(f[1], 0, UINT64_MAX, &end_count) || end_count != count)
                 return bad_line(lr, diag, "the end line does not match the number of results");
             return next_line(lr) == 0 ? MCZ_OK : bad_line(lr, diag, "data after the end line");
         }
-        int kind = nf == 4 ? replay_kind_parse(f[1]) : -1;
+        int kind = nf == 4 || nf == 5 ? replay_kind_parse(f[1]) : -1;
         if (kind <= REPLAY_NONE || !replay_parse_count(f[0], 0, UINT32_MAX, &number) ||
             number <= previous || !replay_parse_count(f[2], 0, UINT32_MAX, &size))
             return bad_line(lr, diag, "expected \"NUMBER KIND SIZE MESSAGE\", numbers increasing");
-        if (replay_table_add(t, (uint32_t)number, kind, (uint32_t)size, f[3]) != MCZ_OK)
+        const char *row = nf == 5 ? f[4] : NULL;
+        if (table_add(t, (uint32_t)number, kind, (uint32_t)size, f[3], row) != MCZ_OK)
             return tool_fail(diag, MCZ_ENOMEM, -1, -1, "out of memory");
         previous = number;
         count++;
@@ -362,6 +402,9 @@ int replay_table_read_results(replay_table *t, const char *path, replay_shard_id
     line_reader lr = {.path = path, .p = (const char *)f.data,
                       .end = (const char *)f.data + f.size};
     rc = read_header(&lr, id, diag);
+    if (rc == MCZ_OK && t->count && t->style != id->style)
+        rc = bad_line(&lr, diag, "another style than the results before it");
+    t->style = id->style;
     if (rc == MCZ_OK)
         rc = read_entries(&lr, t, diag);
     mcz_file_unmap(&f);

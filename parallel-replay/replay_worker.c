@@ -27,6 +27,8 @@ struct replay_worker {
     replay_stats stats;
     mcz_mc *batch;       /* --exec: the unit's contexts */
     size_t batch_cap;
+    uint8_t *batch_bytes; /* their bytes, copied (a unit of several chunks outlives the views) */
+    size_t batch_len, batch_bytes_cap;
     uint64_t commands;   /* --exec: commands run */
 };
 
@@ -105,6 +107,7 @@ void replay_worker_close(replay_worker *w, replay_stats *stats)
     if (w->mapped)
         mcz_file_unmap(&w->file);
     free(w->batch);
+    free(w->batch_bytes);
     free(w);
 }
 
@@ -242,17 +245,48 @@ static int context_each(replay_worker *w, const mcz_mc *mc, replay_chan *ch)
         return replay_chan_result(ch, mc->number, REPLAY_EXCLUDED, size, NULL);
     if (replay_chan_start(ch, mc->number, size, false) != MCZ_OK)
         return MCZ_EIO;
-    int kind = replay_one(w, mc, msg, sizeof msg);
     w->stats.contexts++;
+    if (w->cfg->mode == REPLAY_MODE_PLUGIN && w->cfg->style == REPLAY_STYLE_SPMI_DIFFS) {
+        char row[REPLAY_MESSAGE_MAX];
+        int kind = replay_plugin_diff(w->cfg->plugin, w->plugin_state, mc, row, sizeof row, msg,
+                                      sizeof msg);
+        if (kind != REPLAY_SUCCESS && kind != REPLAY_DIFF && msg[0])
+            tool_warn("context %u: %s", mc->number, msg); /* a row holds no message */
+        return replay_chan_row(ch, mc->number, kind, size, row);
+    }
+    int kind = replay_one(w, mc, msg, sizeof msg);
     return replay_chan_result(ch, mc->number, kind, size, msg[0] ? msg : NULL);
 }
 
+/* Keeps a copy of the context: its bytes at an offset of batch_bytes until batch_fix. */
 static int batch_add(replay_worker *w, size_t n, const mcz_mc *mc)
 {
     if (replay_grow(&w->batch, &w->batch_cap, n, sizeof *w->batch) != MCZ_OK)
         return MCZ_ENOMEM;
+    size_t need = w->batch_len + mc->size;
+    if (need > w->batch_bytes_cap) {
+        size_t cap = w->batch_bytes_cap ? w->batch_bytes_cap : 1u << 20;
+        while (cap < need)
+            cap *= 2;
+        uint8_t *grown = realloc(w->batch_bytes, cap);
+        if (!grown)
+            return MCZ_ENOMEM;
+        w->batch_bytes = grown;
+        w->batch_bytes_cap = cap;
+    }
+    memcpy(w->batch_bytes + w->batch_len, mc->bytes, mc->size);
     w->batch[n] = *mc;
+    w->batch[n].bytes = (const uint8_t *)(uintptr_t)w->batch_len;
+    w->batch_len = need;
     return MCZ_OK;
+}
+
+/* Points the batch's contexts at their copied bytes; empties the copy for the next unit. */
+static void batch_fix(replay_worker *w, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        w->batch[i].bytes = w->batch_bytes + (uintptr_t)w->batch[i].bytes;
+    w->batch_len = 0;
 }
 
 int replay_worker_unit(replay_worker *w, const replay_unit *u, uint32_t resume, replay_filter f,
@@ -265,6 +299,7 @@ int replay_worker_unit(replay_worker *w, const replay_unit *u, uint32_t resume, 
         return report_unreadable(w, u, resume, f, &d, ch);
     bool exec = w->cfg->mode == REPLAY_MODE_EXEC;
     size_t batched = 0;
+    w->batch_len = 0;
     while (walk.number + 1 - u->first < u->count) {
         mcz_mc mc;
         uint32_t next = walk.number + 1;
@@ -289,5 +324,6 @@ int replay_worker_unit(replay_worker *w, const replay_unit *u, uint32_t resume, 
     if (!exec || batched == 0)
         return MCZ_OK;
     w->stats.contexts += batched;
+    batch_fix(w, batched);
     return replay_exec_unit(w->cfg, w->work_dir, w->commands++ == 0, w->batch, batched, ch);
 }

@@ -8,6 +8,12 @@
  *   spin:US                                     every context first keeps the CPU busy for US
  *                                               microseconds, as a JIT would (benchmarks)
  *   initfail                                    init() fails
+ *   diff                                        an asm-diffs run (ABI version 2): the rules
+ *                                               above give the first configuration's result;
+ *                                               the second fails where h % 13 == 0, misses
+ *                                               where h % 13 == 1, and the code differs where
+ *                                               both succeed and h / 13 % 4 == 0 (h: FNV-1a
+ *                                               of the context's bytes)
  *
  * hang prints "hanging on N" first. Every other context succeeds when it starts with the
  * 'm' 'c' magic.
@@ -41,6 +47,8 @@ typedef struct rules {
 
 static int parse_rule(rules *r, const char *item, char *msg, size_t cap)
 {
+    if (strcmp(item, "diff") == 0)
+        return 0;
     if (strcmp(item, "failall") == 0) {
         r->fail_all = true;
         return 0;
@@ -141,9 +149,42 @@ static int test_replay(void *state, uint32_t number, const uint8_t *bytes, size_
 
 static void test_finish(void *state) { free(state); }
 
+static int test_diffs(const char *arg)
+{
+    size_t len = strlen(arg);
+    return strcmp(arg, "diff") == 0 || strncmp(arg, "diff,", 5) == 0 ||
+           (len >= 5 && strcmp(arg + len - 5, ",diff") == 0) || strstr(arg, ",diff,") != NULL;
+}
+
+static uint64_t fnv(const uint8_t *p, size_t n)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ p[i]) * 1099511628211ull;
+    return h;
+}
+
+static void test_replay_diff(void *state, uint32_t number, const uint8_t *bytes, size_t size,
+                             mcz_replay_diff *out, char *msg, size_t cap)
+{
+    uint64_t h = fnv(bytes, size);
+    out->base_status = test_replay(state, number, bytes, size, msg, cap);
+    out->diff_status = h % 13 == 0 ? MCZ_REPLAY_FAILURE : h % 13 == 1 ? MCZ_REPLAY_MISSING
+                                                                       : MCZ_REPLAY_SUCCESS;
+    bool ok = out->base_status == MCZ_REPLAY_SUCCESS && out->diff_status == MCZ_REPLAY_SUCCESS;
+    out->has_diff = ok && h / 13 % 4 == 0;
+    out->minopts = (int)(h >> 9 & 1);
+    out->base_code_bytes = h >> 20 & 1023;
+    out->diff_code_bytes = out->base_code_bytes + (out->has_diff ? 6 : 0);
+    out->base_instructions = h >> 32 & 65535;
+    out->diff_instructions = out->base_instructions + (out->has_diff ? 11 : 0);
+    out->base_perfscore = (double)out->base_code_bytes * 0.5;
+    out->diff_perfscore = (double)out->diff_code_bytes * 0.5;
+}
+
 static const mcz_replay_plugin_desc test_desc = {
     MCZ_REPLAY_ABI_VERSION, sizeof(mcz_replay_plugin_desc), "test", test_init, test_replay,
-    test_finish,
+    test_finish, test_diffs, test_replay_diff,
 };
 
 const mcz_replay_plugin_desc *mcz_replay_plugin(void) { return &test_desc; }

@@ -1,0 +1,27 @@
+/*
+ * replay_exec.h - the --exec replayer's pieces (replay_exec.c, replay_exec_details.c,
+ * replay_exec_args.c).
+ */
+#ifndef MCZ_REPLAY_EXEC_H
+#define MCZ_REPLAY_EXEC_H
+
+#include "replay_int.h"
+
+/* How the command numbers the unit's contexts: 1..count, or (global) by numbers[]. */
+typedef struct exec_numbering {
+    bool global;
+    const uint32_t *numbers; /* global: the contexts' numbers, increasing */
+    size_t count;
+} exec_numbering;
+
+/* Reads the unit's details file at path into rows[count] (NULL where the file has none):
+ * 1 read, 0 no file, negative when the file is unusable (why says why; rows all NULL). */
+int exec_details_read(const char *path, const exec_numbering *num, replay_style style,
+                      char **rows, char *why, size_t cap);
+
+/* Looks at the words of an --exec command as superpmi's command line reads them (its prefix and
+ * case rules): *style: asm diffs with -a/-applyDiff, else replay. A switch that writes a file
+ * (-f, -details, -r, -w, -diffsInfo, -metricsSummary...) is refused: MCZ_EINVAL, why names it. */
+int exec_args_check(char *const argv[], replay_style *style, char *why, size_t cap);
+
+#endif /* MCZ_REPLAY_EXEC_H */

@@ -1,0 +1,114 @@
+/*
+ * replay_proc.h - the pieces behind replay_proc_run(), each knowing only what it needs:
+ *
+ *   replay_ring.c    a byte ring in memory shared by the parent and one worker
+ *   replay_record.c  the records a worker sends through it (the protocol, both ends)
+ *   replay_sched.c   the scheduler: work units handed out, results accounted, deaths blamed
+ *   replay_proc.c    the process pool: fork, pipes, output lines, deadlines, signals, reaping
+ *
+ * The process pool knows nothing of units or records (its callbacks carry them, as git's
+ * run_processes_parallel does for its tasks); the scheduler makes no system call on processes.
+ */
+#ifndef MCZ_REPLAY_PROC_H
+#define MCZ_REPLAY_PROC_H
+
+#include "replay_int.h"
+
+/* ---- Shared-memory ring (replay_ring.c) ----------------------------------------------------- */
+
+/* Bytes in flight from one worker to the parent; a power of two. */
+#define REPLAY_RING_SIZE 65536u
+
+typedef struct replay_ring replay_ring;
+
+/* A zero-filled MAP_SHARED ring made before the fork; NULL when no mapping can be made. */
+replay_ring *replay_ring_map(void);
+void replay_ring_unmap(replay_ring **g);
+/* Worker: appends a then b as one piece once the parent has left room for it, calling
+ * wait(arg) while the ring is full (a nonzero return gives up: MCZ_EIO). */
+int replay_ring_put(replay_ring *g, const void *a, size_t alen, const void *b, size_t blen,
+                    int (*wait)(void *), void *arg);
+/* Parent: copies at most cap bytes written since position *taken into dst and frees their room;
+ * returns the count, or -1 when the worker's position is impossible (a damaged ring). */
+long replay_ring_take(replay_ring *g, uint64_t *taken, void *dst, size_t cap);
+
+/* ---- Record protocol (replay_record.c) ------------------------------------------------------- */
+
+/* In a RESULT's kind: its text is a details row, not a message. */
+#define REPLAY_REC_ROW 0x80
+
+enum { REPLAY_REC_READY = 1, REPLAY_REC_START, REPLAY_REC_RESULT, REPLAY_REC_UNIT_DONE,
+       REPLAY_REC_FATAL, REPLAY_REC_STATS };
+
+/* A worker's end of its ring and of the pipe that wakes the parent. */
+struct replay_chan {
+    int fd;
+    replay_ring *ring;
+};
+
+/* Worker: a record the parent must act on now (the pipe wakes it). */
+int replay_chan_send(replay_chan *ch, int type, int kind, uint32_t number, uint32_t size,
+                     const void *text, size_t text_len);
+
+typedef struct replay_record {
+    int type, kind;
+    uint32_t number, size;
+    const char *text; /* NUL-terminated */
+    size_t text_len;
+} replay_record;
+
+#define REPLAY_RECORD_BUFFER 16384u /* parent side: bytes of records taken at once */
+
+/* The parent's side of one worker's records: bytes taken but not yet parsed. */
+typedef struct replay_record_reader {
+    uint64_t taken;
+    uint8_t buf[REPLAY_RECORD_BUFFER];
+    size_t len;
+} replay_record_reader;
+
+/* Takes every record in the ring and hands each to on_record; returns MCZ_OK, or MCZ_ECORRUPT
+ * with why set when the ring or a record is damaged (the rest is then dropped). */
+int replay_records_take(replay_record_reader *rd, replay_ring *g,
+                        void (*on_record)(void *arg, const replay_record *rec), void *arg,
+                        const char **why);
+
+/* ---- Process pool (replay_proc.c) ------------------------------------------------------------ */
+
+typedef struct replay_pool replay_pool;
+
+typedef struct replay_pool_ops {
+    void *arg;
+    /* In a fresh worker (stdin /dev/null, stdout and stderr to the parent): its work. */
+    void (*child)(void *arg, size_t slot, int req_fd, replay_chan *ch); /* must not return */
+    /* The worker in slot woke the parent or may have written records: take them. */
+    void (*drain)(void *arg, size_t slot, replay_ring *ring);
+    /* The worker in slot runs past its deadline: about to be killed. */
+    void (*overdue)(void *arg, size_t slot);
+    /* The worker in slot is gone (reaped; everything it wrote drained): status as a shell's
+     * (-1: lost track of it), how: that in words; killed: the pool killed it for overrunning
+     * its deadline. */
+    void (*ended)(void *arg, size_t slot, int status, const char *how, bool killed);
+    /* After each wait, to show progress. */
+    void (*tick)(void *arg);
+} replay_pool_ops;
+
+/* Runs workers in slots 0..*slots-1, started at once; when fewer can start and few_ok, warns
+ * and runs fewer (*slots lowered), else fails with errno set. Returns when none is left; the
+ * signal that interrupted the run (SIGINT, SIGTERM), 0 when none, in *stop_signal. */
+int replay_pool_run(size_t *slots, bool few_ok, int tick_ms, double scan_s,
+                    const replay_pool_ops *ops, int *stop_signal, char *why, size_t cap);
+/* From a callback: (re)starts a worker in an empty slot; on failure errno says why. */
+int replay_pool_start(size_t slot);
+/* Writes to the worker's request pipe (a worker that died meanwhile is noticed later). */
+void replay_pool_send(size_t slot, const void *buf, size_t len);
+/* Closes the worker's request pipe: no more work. */
+void replay_pool_close_input(size_t slot);
+/* When the worker overruns (0: no deadline). */
+void replay_pool_deadline(size_t slot, double when);
+/* Kills every worker (their process groups). */
+void replay_pool_kill_all(void);
+
+/* A whole read: 1 read, 0 end of file before any byte, negative an error or partial read. */
+int replay_read_full(int fd, void *buf, size_t len);
+
+#endif /* MCZ_REPLAY_PROC_H */

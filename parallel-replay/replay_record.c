@@ -1,0 +1,140 @@
+/*
+ * replay_record.c - the records a worker sends the parent, both ends.
+ *
+ *   READY                       the replayer initialized; the worker wants a unit
+ *   START   number [whole]      about to replay this context (or, whole: the rest of the unit)
+ *   RESULT  number kind size    one context accounted (kind | ROW: the text is its details row)
+ *   UNIT_DONE number            every wanted context of the unit was reported
+ *   FATAL   text                the replayer could not initialize
+ *   STATS   4 x u64             I/O figures, sent once before a normal exit
+ *
+ * A record is a 12-byte header (u8 type, u8 kind, u16 text length, u32 number, u32 size) and its
+ * text (at most REPLAY_MESSAGE_MAX - 1 bytes), in native byte order, through the worker's ring.
+ * The worker's pipe only wakes the parent: a byte after READY, UNIT_DONE, FATAL and STATS, and
+ * while the ring is full.
+ */
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "replay_proc.h"
+
+#define REC_HEADER 12u
+#define REC_MAX (REC_HEADER + REPLAY_MESSAGE_MAX)
+#define RING_WAIT_NS 100000 /* a worker's pause while its ring is full */
+
+_Static_assert(REPLAY_RECORD_BUFFER >= 2 * REC_MAX, "a partial record and a whole one must fit");
+_Static_assert(REPLAY_RING_SIZE >= 2 * REC_MAX, "a ring holds two records");
+
+static int chan_wake(replay_chan *ch)
+{
+    static const uint8_t doorbell = 0;
+    return tool_write_all(ch->fd, &doorbell, 1) == 0 ? MCZ_OK : MCZ_EIO;
+}
+
+/* While the ring is full: wake the parent, then pause. */
+static int chan_wait(void *arg)
+{
+    if (chan_wake(arg) != MCZ_OK)
+        return -1;
+    nanosleep(&(struct timespec){0, RING_WAIT_NS}, NULL);
+    return 0;
+}
+
+static int chan_put(replay_chan *ch, int type, int kind, uint32_t number, uint32_t size,
+                    const void *text, size_t text_len)
+{
+    if (text_len > REPLAY_MESSAGE_MAX - 1)
+        text_len = REPLAY_MESSAGE_MAX - 1;
+    uint8_t rec[REC_HEADER];
+    uint16_t len16 = (uint16_t)text_len;
+    rec[0] = (uint8_t)type;
+    rec[1] = (uint8_t)kind;
+    memcpy(rec + 2, &len16, 2);
+    memcpy(rec + 4, &number, 4);
+    memcpy(rec + 8, &size, 4);
+    return replay_ring_put(ch->ring, rec, REC_HEADER, text, text_len, chan_wait, ch);
+}
+
+int replay_chan_send(replay_chan *ch, int type, int kind, uint32_t number, uint32_t size,
+                     const void *text, size_t text_len)
+{
+    int rc = chan_put(ch, type, kind, number, size, text, text_len);
+    return rc == MCZ_OK ? chan_wake(ch) : rc;
+}
+
+int replay_chan_start(replay_chan *ch, uint32_t number, uint32_t size, bool whole_unit)
+{
+    fflush(NULL); /* the replayer's output so far belongs before whatever comes next */
+    return chan_put(ch, REPLAY_REC_START, whole_unit, number, size, NULL, 0);
+}
+
+int replay_chan_result(replay_chan *ch, uint32_t number, int kind, uint32_t size, const char *msg)
+{
+    return chan_put(ch, REPLAY_REC_RESULT, kind, number, size, msg, msg ? strlen(msg) : 0);
+}
+
+int replay_chan_row(replay_chan *ch, uint32_t number, int kind, uint32_t size, const char *row)
+{
+    return chan_put(ch, REPLAY_REC_RESULT, kind | REPLAY_REC_ROW, number, size, row,
+                    row ? strlen(row) : 0);
+}
+
+_Noreturn void replay_chan_fatal(replay_chan *ch, const char *msg)
+{
+    fflush(NULL);
+    replay_chan_send(ch, REPLAY_REC_FATAL, 0, 0, 0, msg, strlen(msg));
+    _exit(REPLAY_EXIT_INIT_FAILED);
+}
+
+/* Parses the complete records buffered; leaves at most a partial one. */
+static int parse_records(replay_record_reader *rd,
+                         void (*on_record)(void *arg, const replay_record *rec), void *arg,
+                         const char **why)
+{
+    size_t at = 0;
+    while (rd->len - at >= REC_HEADER) {
+        const uint8_t *p = rd->buf + at;
+        uint16_t text_len;
+        replay_record rec = {.type = p[0], .kind = p[1]};
+        memcpy(&text_len, p + 2, 2);
+        memcpy(&rec.number, p + 4, 4);
+        memcpy(&rec.size, p + 8, 4);
+        if (text_len >= REPLAY_MESSAGE_MAX) {
+            rd->len = 0;
+            *why = "a worker sent an oversized record";
+            return MCZ_ECORRUPT;
+        }
+        if (rd->len - at < REC_HEADER + text_len)
+            break;
+        char text[REPLAY_MESSAGE_MAX];
+        memcpy(text, p + REC_HEADER, text_len);
+        text[text_len] = '\0';
+        rec.text = text;
+        rec.text_len = text_len;
+        at += REC_HEADER + text_len;
+        on_record(arg, &rec);
+    }
+    memmove(rd->buf, rd->buf + at, rd->len - at);
+    rd->len -= at;
+    return MCZ_OK;
+}
+
+int replay_records_take(replay_record_reader *rd, replay_ring *g,
+                        void (*on_record)(void *arg, const replay_record *rec), void *arg,
+                        const char **why)
+{
+    for (;;) {
+        long n = replay_ring_take(g, &rd->taken, rd->buf + rd->len, sizeof rd->buf - rd->len);
+        if (n < 0) {
+            *why = "a worker damaged its record ring";
+            return MCZ_ECORRUPT;
+        }
+        if (n == 0)
+            return MCZ_OK;
+        rd->len += (size_t)n;
+        int rc = parse_records(rd, on_record, arg, why);
+        if (rc != MCZ_OK)
+            return rc;
+    }
+}

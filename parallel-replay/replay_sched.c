@@ -1,0 +1,459 @@
+/*
+ * replay_sched.c - the scheduler of mcz-replay: which worker replays which work unit, what each
+ * context's result is, and which context a dead worker is blamed for. Processes are the pool's
+ * (replay_proc.c), records the protocol's (replay_record.c).
+ *
+ * Each worker has its current unit and one queued behind it (so it never waits for the parent);
+ * the rest stay with the parent for whichever worker frees up first, so a slow unit never holds
+ * others back. Each worker opens the collection itself after the fork (no zstd context, FILE or
+ * reader crosses a fork). Requests are 16 bytes on the worker's request pipe (u32 unit, u32
+ * resume, u32 stride, u32 slot); closing it means "no more work".
+ *
+ * Because a worker announces each context before replaying it, the parent knows which context
+ * was in flight when the worker died or overran --timeout: that context is accounted as crashed
+ * or timed out, and a fresh worker resumes the unit just after it.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "replay_proc.h"
+
+#define REQUEST_SIZE 16u
+#define PROGRESS_TICK_MS 250
+#define SCAN_S 0.010 /* how often the rings are looked at while --timeout runs */
+
+/* The context a worker was busy with when it died or was killed: announced, or (whole: the
+ * announcement covered the rest of the unit). */
+typedef struct victim {
+    int kind; /* REPLAY_CRASH or REPLAY_TIMEOUT */
+    uint32_t number;
+    uint32_t size;
+    bool whole;
+} victim;
+
+typedef struct slot {
+    bool ready;        /* READY seen from the current worker */
+    long unit;         /* unit being worked on, -1: none */
+    long queued;       /* unit requested after it (so the worker never waits), -1: none */
+    uint32_t resume;   /* where the current worker started in the unit */
+    uint8_t *reported; /* per context of the unit: accounted */
+    uint32_t high;     /* highest number of the unit accounted so far, 0: none */
+    uint32_t inflight; /* announced context, 0: none */
+    uint32_t inflight_size;
+    bool inflight_unit;
+    victim overdue;    /* the victim of a worker killed for overrunning --timeout */
+    replay_filter filter;
+    size_t stride_next;
+    replay_record_reader records;
+    replay_stats stats;
+} slot;
+
+typedef struct run {
+    const replay_config *cfg;
+    const replay_plan *plan;
+    const replay_run_options *o;
+    replay_table *table;
+    replay_outcome *outcome;
+    slot *slots;
+    size_t nslots;
+    size_t next_unit;
+    uint64_t done;
+    bool stopping;
+    int error;
+} run;
+
+static size_t slot_index(const run *r, const slot *s) { return (size_t)(s - r->slots); }
+
+static void fatal(run *r, int error, const char *what)
+{
+    if (!r->stopping) {
+        snprintf(r->outcome->message, sizeof r->outcome->message, "%s", what);
+        r->error = error;
+    }
+    r->stopping = true;
+    replay_pool_kill_all();
+}
+
+/* ---- Worker side ------------------------------------------------------------------------------ */
+
+static _Noreturn void worker_main(void *arg, size_t index, int req_fd, replay_chan *ch)
+{
+    (void)index;
+    const replay_config *cfg = ((run *)arg)->cfg;
+    replay_worker *w;
+    char msg[REPLAY_MESSAGE_MAX];
+    if (replay_worker_open(cfg, &w, msg, sizeof msg) != MCZ_OK)
+        replay_chan_fatal(ch, msg);
+    replay_chan_send(ch, REPLAY_REC_READY, 0, 0, 0, NULL, 0);
+    uint32_t req[REQUEST_SIZE / 4];
+    int rc;
+    while ((rc = replay_read_full(req_fd, req, sizeof req)) == 1) {
+        replay_filter f = {req[2], req[3]};
+        if (req[0] >= cfg->plan->unit_count ||
+            replay_worker_unit(w, &cfg->plan->units[req[0]], req[1], f, ch) != MCZ_OK)
+            _exit(REPLAY_EXIT_GENERAL);
+        fflush(NULL);
+        replay_chan_send(ch, REPLAY_REC_UNIT_DONE, 0, req[0], 0, NULL, 0);
+    }
+    replay_stats st;
+    replay_worker_close(w, &st);
+    fflush(NULL);
+    uint64_t figures[4] = {st.units, st.contexts, st.bytes_read, st.bytes_decoded};
+    replay_chan_send(ch, REPLAY_REC_STATS, 0, 0, 0, figures, sizeof figures);
+    _exit(rc == 0 ? 0 : REPLAY_EXIT_GENERAL);
+}
+
+/* ---- Units handed out ------------------------------------------------------------------------ */
+
+static const replay_unit *slot_unit(const run *r, const slot *s)
+{
+    return s->unit >= 0 ? &r->plan->units[s->unit] : NULL;
+}
+
+static void request(const run *r, slot *s, long unit, uint32_t resume)
+{
+    uint32_t req[REQUEST_SIZE / 4] = {(uint32_t)unit, resume, s->filter.stride, s->filter.slot};
+    replay_pool_send(slot_index(r, s), req, sizeof req);
+}
+
+/* Makes unit the current one; send: request it (false when it was requested as the queued
+ * one already). */
+static void begin_unit(run *r, slot *s, long unit, bool send)
+{
+    const replay_unit *u = &r->plan->units[unit];
+    free(s->reported);
+    s->reported = calloc(u->count, 1);
+    if (!s->reported) {
+        fatal(r, MCZ_ENOMEM, "out of memory");
+        return;
+    }
+    s->unit = unit;
+    s->resume = u->first;
+    s->high = 0;
+    if (send)
+        request(r, s, unit, u->first);
+}
+
+static long take_unit(run *r, slot *s)
+{
+    size_t *next = r->o->stride ? &s->stride_next : &r->next_unit;
+    return *next < r->plan->unit_count ? (long)(*next)++ : -1;
+}
+
+static bool work_left(const run *r, const slot *s)
+{
+    size_t next = r->o->stride ? s->stride_next : r->next_unit;
+    return next < r->plan->unit_count;
+}
+
+/* Keeps a unit queued behind the current one; when none is left, closes the request pipe so
+ * the worker ends after the units it has. */
+static void queue_next(run *r, slot *s)
+{
+    if (s->queued >= 0 || r->stopping)
+        return;
+    long unit = take_unit(r, s);
+    if (unit < 0) {
+        replay_pool_close_input(slot_index(r, s));
+        return;
+    }
+    s->queued = unit;
+    request(r, s, unit, r->plan->units[unit].first);
+}
+
+/* A worker without a current unit: the queued one becomes current, or a new one is taken. */
+static void assign(run *r, slot *s)
+{
+    bool requested = s->queued >= 0;
+    long unit = requested ? s->queued : r->stopping ? -1 : take_unit(r, s);
+    s->queued = -1;
+    if (unit < 0) {
+        s->unit = -1;
+        replay_pool_close_input(slot_index(r, s));
+        return;
+    }
+    begin_unit(r, s, unit, !requested);
+    queue_next(r, s);
+}
+
+/* A new worker has been told nothing: repeat the current unit (from where its predecessor
+ * stopped) and the queued one, or start afresh. */
+static void on_ready(run *r, slot *s)
+{
+    s->ready = true;
+    long queued = s->queued; /* requested from a predecessor, if any */
+    s->queued = -1;
+    if (s->unit >= 0) {
+        request(r, s, s->unit, s->resume);
+        if (queued >= 0) {
+            s->queued = queued;
+            request(r, s, queued, r->plan->units[queued].first);
+        }
+        queue_next(r, s);
+    } else if (queued >= 0) {
+        begin_unit(r, s, queued, true);
+        queue_next(r, s);
+    } else {
+        assign(r, s);
+    }
+}
+
+/* ---- Results accounted ----------------------------------------------------------------------- */
+
+/* text: the context's message, or (row) its details row. */
+static void account(run *r, slot *s, uint32_t number, int kind, uint32_t size, const char *text,
+                    bool row)
+{
+    const replay_unit *u = slot_unit(r, s);
+    if (!u || number < u->first || number - u->first >= u->count ||
+        s->reported[number - u->first] || kind <= REPLAY_NONE || kind >= REPLAY_KIND_COUNT) {
+        fatal(r, MCZ_ECORRUPT, "a worker reported a context it was not given");
+        return;
+    }
+    s->reported[number - u->first] = 1;
+    if (number > s->high)
+        s->high = number;
+    int rc = row ? replay_table_add_row(r->table, number, kind, size, text)
+                 : replay_table_add(r->table, number, kind, size, text);
+    if (rc != MCZ_OK)
+        fatal(r, MCZ_ENOMEM, "out of memory");
+    r->done++;
+}
+
+/* First wanted, unreported context of the slot's unit numbered >= from; 0 when none. */
+static uint32_t first_open(const run *r, const slot *s, uint32_t from)
+{
+    const replay_unit *u = slot_unit(r, s);
+    for (uint32_t n = from; u && n - u->first < u->count; n++)
+        if (!s->reported[n - u->first] && replay_plan_wants(r->plan, s->filter, n))
+            return n;
+    return 0;
+}
+
+static void unit_done(run *r, slot *s, uint32_t unit)
+{
+    if (s->unit < 0 || (uint32_t)s->unit != unit) {
+        fatal(r, MCZ_ECORRUPT, "a worker finished a unit it was not given");
+        return;
+    }
+    for (uint32_t n = first_open(r, s, slot_unit(r, s)->first); n; n = first_open(r, s, n + 1))
+        account(r, s, n, REPLAY_ERROR, 0, "not reported by its worker", false);
+    free(s->reported);
+    s->reported = NULL;
+    s->inflight = 0;
+    replay_pool_deadline(slot_index(r, s), 0);
+    s->unit = -1;
+    assign(r, s);
+}
+
+typedef struct record_target {
+    run *r;
+    slot *s;
+} record_target;
+
+static void on_record(void *arg, const replay_record *rec)
+{
+    run *r = ((record_target *)arg)->r;
+    slot *s = ((record_target *)arg)->s;
+    size_t i = slot_index(r, s);
+    switch (rec->type) {
+    case REPLAY_REC_READY:
+        on_ready(r, s);
+        break;
+    case REPLAY_REC_START:
+        s->inflight = rec->number;
+        s->inflight_size = rec->size;
+        s->inflight_unit = rec->kind != 0;
+        replay_pool_deadline(i, r->o->timeout > 0 ? tool_now() + r->o->timeout : 0);
+        break;
+    case REPLAY_REC_RESULT:
+        account(r, s, rec->number, rec->kind & ~REPLAY_REC_ROW, rec->size,
+                rec->text_len ? rec->text : NULL, (rec->kind & REPLAY_REC_ROW) != 0);
+        if (rec->number == s->inflight) {
+            s->inflight = 0;
+            replay_pool_deadline(i, 0);
+        }
+        break;
+    case REPLAY_REC_UNIT_DONE:
+        unit_done(r, s, rec->number);
+        break;
+    case REPLAY_REC_FATAL:
+        r->outcome->init_failed = true;
+        fatal(r, MCZ_EINVAL, rec->text);
+        break;
+    case REPLAY_REC_STATS:
+        if (rec->text_len == 4 * sizeof(uint64_t)) {
+            uint64_t f[4];
+            memcpy(f, rec->text, sizeof f);
+            s->stats.units += f[0];
+            s->stats.contexts += f[1];
+            s->stats.bytes_read += f[2];
+            s->stats.bytes_decoded += f[3];
+        }
+        break;
+    default:
+        fatal(r, MCZ_ECORRUPT, "a worker sent an unknown record");
+    }
+}
+
+static void on_drain(void *arg, size_t index, replay_ring *ring)
+{
+    run *r = arg;
+    record_target t = {r, &r->slots[index]};
+    const char *why;
+    if (replay_records_take(&r->slots[index].records, ring, on_record, &t, &why) != MCZ_OK)
+        fatal(r, MCZ_ECORRUPT, why);
+}
+
+/* ---- Deaths blamed ---------------------------------------------------------------------------- */
+
+/* Accounts what a dead worker left: its victim (when nothing was announced, the context it
+ * was about to start), unless that context got its result after all. The replacement resumes
+ * after the highest context accounted, as a worker replays in number order. */
+static void blame(run *r, slot *s, const victim *v, const char *how)
+{
+    char why[REPLAY_MESSAGE_MAX];
+    if (v->kind == REPLAY_TIMEOUT)
+        snprintf(why, sizeof why, "timed out after %g s", r->o->timeout);
+    else
+        snprintf(why, sizeof why, "%s", how);
+    const replay_unit *u = slot_unit(r, s);
+    if (v->whole) {
+        for (uint32_t n = first_open(r, s, u->first); n; n = first_open(r, s, n + 1))
+            account(r, s, n, v->kind, 0, why, false);
+    } else {
+        uint32_t n = v->number ? v->number : first_open(r, s, s->high ? s->high + 1 : u->first);
+        if (n && !s->reported[n - u->first])
+            account(r, s, n, v->kind, v->number ? v->size : 0, why, false);
+    }
+    s->resume = s->high ? s->high + 1 : u->first;
+    s->inflight = 0;
+}
+
+static void on_overdue(void *arg, size_t index)
+{
+    slot *s = &((run *)arg)->slots[index];
+    s->overdue = (victim){REPLAY_TIMEOUT, s->inflight, s->inflight_size, s->inflight_unit};
+}
+
+static void restart(run *r, slot *s)
+{
+    s->records = (replay_record_reader){0};
+    s->ready = false;
+    s->inflight = 0;
+    if (replay_pool_start(slot_index(r, s)) != MCZ_OK) {
+        char why[REPLAY_MESSAGE_MAX];
+        snprintf(why, sizeof why, "cannot start a worker: %s", strerror(errno));
+        fatal(r, MCZ_EIO, why);
+    }
+}
+
+/* After a worker ended: account the context it died on, and start a replacement when work
+ * remains. A timed-out worker's victim was taken before the kill; a crashed one's is whatever
+ * it announced last. */
+static void on_ended(void *arg, size_t index, int status, const char *how, bool killed)
+{
+    run *r = arg;
+    slot *s = &r->slots[index];
+    if (r->stopping)
+        return;
+    if (status < 0) {
+        fatal(r, MCZ_EIO, "lost track of a worker");
+        return;
+    }
+    if (!s->ready) {
+        r->outcome->init_failed = true;
+        fatal(r, MCZ_EINVAL, how);
+        return;
+    }
+    if (s->unit < 0) {
+        if (status != 0) {
+            replay_progress_clear();
+            tool_warn("after its last unit, %s", how);
+        }
+        return;
+    }
+    victim v = {REPLAY_CRASH, s->inflight, s->inflight_size, s->inflight && s->inflight_unit};
+    blame(r, s, killed ? &s->overdue : &v, how);
+    if (!first_open(r, s, s->resume)) {
+        free(s->reported);
+        s->reported = NULL;
+        s->unit = -1;
+        if (!work_left(r, s) && s->queued < 0)
+            return;
+    }
+    restart(r, s);
+}
+
+static void on_tick(void *arg)
+{
+    run *r = arg;
+    if (r->o->progress)
+        replay_progress_update(r->done, r->plan->selected);
+}
+
+/* ---- The run --------------------------------------------------------------------------------- */
+
+static double cpu_seconds(int who)
+{
+    struct rusage u;
+    if (getrusage(who, &u) != 0)
+        return 0;
+    return (double)(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+           (double)(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
+}
+
+static void print_stats(const run *r)
+{
+    fprintf(stderr, "cpu: parent %.3f s, workers %.3f s\n", cpu_seconds(RUSAGE_SELF),
+            cpu_seconds(RUSAGE_CHILDREN));
+    for (size_t i = 0; i < r->nslots; i++) {
+        const replay_stats *st = &r->slots[i].stats;
+        fprintf(stderr,
+                "worker %zu: units %llu contexts %llu bytes-read %llu bytes-decompressed %llu\n",
+                i + 1, (unsigned long long)st->units, (unsigned long long)st->contexts,
+                (unsigned long long)st->bytes_read, (unsigned long long)st->bytes_decoded);
+    }
+}
+
+int replay_proc_run(const replay_config *cfg, const replay_run_options *o, replay_table *t,
+                    replay_outcome *out)
+{
+    memset(out, 0, sizeof *out);
+    const replay_plan *plan = cfg->plan;
+    size_t nslots = o->workers ? o->workers : 1;
+    if (!o->stride && nslots > plan->unit_count)
+        nslots = plan->unit_count;
+    if (plan->unit_count == 0)
+        return MCZ_OK;
+    run r = {.cfg = cfg, .plan = plan, .o = o, .table = t, .outcome = out, .nslots = nslots};
+    r.slots = calloc(nslots, sizeof *r.slots);
+    if (!r.slots)
+        return MCZ_ENOMEM;
+    for (size_t i = 0; i < nslots; i++) {
+        slot *s = &r.slots[i];
+        s->unit = s->queued = -1;
+        if (o->stride)
+            s->filter = (replay_filter){(uint32_t)nslots, (uint32_t)i};
+    }
+    replay_pool_ops ops = {&r, worker_main, on_drain, on_overdue, on_ended, on_tick};
+    char why[REPLAY_MESSAGE_MAX] = "";
+    int rc = replay_pool_run(&r.nslots, !o->stride, o->progress ? PROGRESS_TICK_MS : 0,
+                             o->timeout > 0 ? SCAN_S : 0, &ops, &out->stop_signal, why,
+                             sizeof why);
+    if (rc != MCZ_OK && !r.error) {
+        snprintf(out->message, sizeof out->message, "%s", why);
+        r.error = rc;
+    }
+    if (o->progress)
+        replay_progress_clear();
+    if (o->stats)
+        print_stats(&r);
+    for (size_t i = 0; i < nslots; i++)
+        free(r.slots[i].reported);
+    free(r.slots);
+    return r.error;
+}
