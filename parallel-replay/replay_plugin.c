@@ -42,22 +42,18 @@ int replay_plugin_load(const char *path, const mcz_replay_plugin_desc **out, cha
         dlclose(lib);
         return MCZ_EVERSION;
     }
-    /* a version 1 struct ends before the version 2 members: they read as NULL */
-    mcz_replay_plugin_desc *desc = calloc(1, sizeof *desc);
-    if (!desc) {
-        snprintf(msg, cap, "out of memory");
-        dlclose(lib);
-        return MCZ_ENOMEM;
-    }
+    /* a version 1 struct ends before the version 2 members: they read as NULL (one plugin per
+     * process, so one copy) */
+    static mcz_replay_plugin_desc loaded;
+    mcz_replay_plugin_desc *desc = &loaded;
+    memset(desc, 0, sizeof *desc);
     memcpy(desc, given, need);
     if (!desc->init || !desc->replay) {
-        free(desc);
         snprintf(msg, cap, "plugin %s: init() and replay() are required", path);
         dlclose(lib);
         return MCZ_EINVAL;
     }
     if (desc->diffs && !desc->replay_diff) {
-        free(desc);
         snprintf(msg, cap, "plugin %s: diffs() without replay_diff()", path);
         dlclose(lib);
         return MCZ_EINVAL;
