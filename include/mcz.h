@@ -86,7 +86,7 @@ extern "C" {
  * with any later MINOR of the same MAJOR; compare mcz_version_number() with MCZ_VERSION_NUMBER
  * at start to find out which library was loaded.
  */
-#define MCZ_VERSION_MAJOR 1
+#define MCZ_VERSION_MAJOR 2
 #define MCZ_VERSION_MINOR 0
 #define MCZ_VERSION_PATCH 0
 #define MCZ_VERSION_NUMBER \

@@ -21,8 +21,8 @@ import threading
 
 __all__ = ["ABI_MAJOR", "Collection", "Error", "library_version", "open"]
 
-# The ABI the declarations below follow: they load libmcz.so.1 and no other major.
-ABI_MAJOR = 1
+# The ABI the declarations below follow: they load libmcz.so.2 and no other major.
+ABI_MAJOR = 2
 
 # Set by `make install` to its LIBDIR.
 _INSTALLED_LIBDIR = None
@@ -173,7 +173,7 @@ def _error_name(code):
 
 
 def library_version():
-    """The version of the libmcz loaded (mcz_version_string), e.g. "1.0.0"."""
+    """The version of the libmcz loaded (mcz_version_string), e.g. "2.0.0"."""
     return _load().mcz_version_string().decode()
 
 

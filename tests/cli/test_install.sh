@@ -2,7 +2,7 @@
 # make install as a user of mcz sees it, from the tree `make test` has built (installing builds
 # nothing): the file list of a staged install (DESTDIR) and its uninstall; then an install into
 # a prefix, and programs from outside the tree built against it alone: C with pkg-config
-# (shared, static, and the collector library), CMake's find_package(mcz 1), the Python module;
+# (shared, static, and the collector library), CMake's find_package(mcz MAJOR), the Python module;
 # the SONAMEs and the NEEDED entries they record, the exports, the man pages; and an uninstall
 # that leaves no file behind. Under the sanitizers the outside programs are built with them
 # too, and Python preloads their runtime.
@@ -163,8 +163,8 @@ fi
 # ---- CMake ----
 if have cmake; then
     cm() { env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL cmake "$@"; }
-    ok_run "cmake: find_package(mcz 1 REQUIRED) configures" cm -S "$S" -B "$T/cmake" \
-        -DCMAKE_PREFIX_PATH="$P" -DCMAKE_C_FLAGS="$san_flags" -DCMAKE_BUILD_TYPE=Release
+    ok_run "cmake: find_package(mcz $M REQUIRED) configures" cm -S "$S" -B "$T/cmake" \
+        -DMCZ_WANT="$M" -DCMAKE_PREFIX_PATH="$P" -DCMAKE_C_FLAGS="$san_flags" -DCMAKE_BUILD_TYPE=Release
     ok_run "cmake: mcz::mcz, mcz::mcz_static and mcz::writer build" cm --build "$T/cmake"
     needed "cmake: mcz::mcz records NEEDED libmcz.so.$M" "$T/cmake/count_shared" "libmcz.so.$M"
     not_needed "cmake: mcz::mcz_static needs no libmcz" "$T/cmake/count_static" "libmcz"
