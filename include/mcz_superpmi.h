@@ -190,8 +190,7 @@ MCZ_API const mcz_jit_ee *mcz_jit_ee_detect_mch(const uint8_t *buf, size_t len, 
  * contexts voted (0 with a recorded version, or when none could be read). */
 MCZ_API const mcz_jit_ee *mcz_source_jit_ee(mcz_source *s, uint32_t *fits, uint32_t *voted);
 
-/* ---- Strict check (format/mc_strict.c; format/SUPERPMI.md "What mcz checks beyond
- * SuperPMI's reader") ---- */
+/* ---- Strict check (format/mc_strict.c; format/SUPERPMI.md "Strict checks") ---- */
 
 /* What the strict check found that is not damage by itself: packet ids the table does not
  * know (a collection from another JIT-EE version, or a flipped id). */
