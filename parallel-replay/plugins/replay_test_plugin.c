@@ -15,6 +15,8 @@
  *                                               both succeed and h / 13 % 4 == 0 (h: FNV-1a
  *                                               of the context's bytes)
  *
+ * Without --plugin-arg the rules come from the environment variable REPLAY_TEST_RULES, so a
+ * command written for any plugin (the README's cluster examples) runs with rules unchanged.
  * hang prints "hanging on N" first. Every other context succeeds when it starts with the
  * 'm' 'c' magic.
  *
@@ -71,6 +73,8 @@ static int parse_rule(rules *r, const char *item, char *msg, size_t cap)
 
 static void *test_init(const char *arg, char *msg, size_t cap)
 {
+    if (!*arg && getenv("REPLAY_TEST_RULES"))
+        arg = getenv("REPLAY_TEST_RULES");
     if (strcmp(arg, "initfail") == 0) {
         snprintf(msg, cap, "asked to fail");
         return NULL;
