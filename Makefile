@@ -182,6 +182,8 @@ torture: all $(COLLECTOR)
 	@BUILD=$(BUILD) BIN=$(BIN) COLLECTOR_SEED=$${COLLECTOR_SEED:-clock} \
 	    COLLECTOR_KILLS=$${COLLECTOR_KILLS:-40} COLLECTOR_SEGVS=$${COLLECTOR_SEGVS:-20} \
 	    COLLECTOR_CUTS=$${COLLECTOR_CUTS:-15} bash tests/cli/test_collector_crash.sh
+	@BUILD=$(BUILD) BIN=$(BIN) COLLECTOR_SEED=$${COLLECTOR_SEED:-clock} \
+	    IMAGE_DUMPS=$${IMAGE_DUMPS:-12} bash tests/cli/test_recover_image.sh
 
 FUZZ_CC ?= clang
 fuzz: | deps

@@ -4,12 +4,12 @@
 #   --check  install nothing: say what building needs and is missing, with the command that
 #            installs it, and fail (a plain `make`; the test components are not checked)
 # The test components are the real programs the tests start themselves on 127.0.0.1 (a
-# one-node Slurm cluster with munge); make test, demo, asan and deps install them too.
+# one-node Slurm cluster with munge, gdb's gcore); make test, demo, asan and deps install them too.
 set -eu
 check_only=false
 [ "${1:-}" = "--check" ] && check_only=true
 packages="build-essential pkg-config libzstd-dev liblzma-dev libxxhash-dev libcmocka-dev libmurmurhash-dev zstd parallel clang help2man cmake python3"
-test_packages="slurm-wlm munge"
+test_packages="slurm-wlm munge gdb"
 missing=""
 have_pkgconfig() { command -v pkg-config >/dev/null 2>&1 && pkg-config --exists "$@"; }
 have_pkgconfig libzstd liblzma libxxhash cmocka libmurmurhash || missing="$packages"
@@ -18,8 +18,8 @@ for tool in cc make zstd parallel clang help2man cmake; do
 done
 [ -x /usr/bin/python3 ] || missing="$packages" # Debian's, not another on PATH
 missing_tests=""
-for tool in slurmctld slurmd munged; do
-    [ -x "/usr/sbin/$tool" ] || missing_tests="$test_packages"
+for tool in /usr/sbin/slurmctld /usr/sbin/slurmd /usr/sbin/munged /usr/bin/gcore; do
+    [ -x "$tool" ] || missing_tests="$test_packages"
 done
 # Without root the tests that need a missing component skip it and say so.
 if [ -n "$missing_tests" ] && ! $check_only && [ "$(id -u)" -eq 0 ]; then

@@ -498,6 +498,27 @@ MCZ_API MCZ_NODISCARD int mcz_reader_verify(const mcz_reader *r, mcz_progress_fn
 MCZ_API MCZ_NODISCARD int mcz_recover(const char *in_path, const char *out_path, uint64_t *kept,
                         uint64_t *lost, mcz_diag *diag);
 
+/* What mcz_recover_report found (all zero before it runs, contexts and chunks zero on error). */
+typedef struct mcz_recovery {
+    uint64_t contexts, chunks; /* kept in the output */
+    uint64_t lost;             /* contexts known to have existed and not kept (gaps, damage) */
+    uint64_t duplicates;       /* copies of a chunk already kept, left out */
+    uint64_t skipped;          /* chunk frames whose header verifies but whose chunk does not,
+                                  or that overlap a kept chunk with other contexts */
+    bool image;                /* the input was no archive but a memory image (a core dump):
+                                  header, dictionary and chunks were found wherever they lay */
+} mcz_recovery;
+
+/*
+ * mcz_recover, also from a memory image: an ELF core dump of a process running a MEMORY writer
+ * (gcore, or the kernel's core of a crash) or any byte image holding its state (FORMAT.md §13).
+ * An input that does not start with an archive header is scanned for the writer's header frame,
+ * dictionary and chunks; the chunks that verify are written in context-number order, each once.
+ * The input is mapped, not read into memory. report may be NULL.
+ */
+MCZ_API MCZ_NODISCARD int mcz_recover_report(const char *in_path, const char *out_path,
+                                             mcz_recovery *report, mcz_diag *diag);
+
 /* ---- Source: .mch and .mcz behind one interface ---- */
 
 /*

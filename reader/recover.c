@@ -3,6 +3,11 @@
  * (FORMAT.md §4): every chunk whose header, data frame and checksum verify is copied byte for
  * byte, keeping its context numbers; a new index and footer are written after them. The output
  * appears atomically (mcz_outfile) and only when something was recovered.
+ *
+ * An input that does not start with an archive header is a memory image (an ELF core dump of a
+ * process running a MEMORY writer, or any byte image, FORMAT.md §13): the header, dictionary and
+ * chunks are found wherever they lie, the chunks sorted by context number, each chunk kept once.
+ * The image is mapped, never read whole: pages behind a forward scan leave memory.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -11,12 +16,21 @@
 #include "mcz_common.h"
 #include "reader_impl.h"
 
+/* A verified chunk of an image, kept for the second pass. */
+typedef struct found_chunk {
+    uint64_t offset, checksum;
+    uint32_t first_number, count;
+} found_chunk;
+
 typedef struct recovery {
     const mcz_file *file;
     const uint8_t *data;
     size_t size;
     uint64_t dropped;        /* what of file left memory (mcz_file_drop_behind) */
     mcz_arc_header header;
+    uint64_t header_at;        /* where the header frame lies */
+    const uint8_t *dict_head;  /* the dictionary frame's head, NULL without a dictionary */
+    uint8_t *dict_copy;        /* an image's dictionary frame, assembled (owned) */
     mcz_arc_dict dict;
     ZSTD_DDict *ddict;
     ZSTD_DCtx *dctx;
@@ -28,9 +42,48 @@ typedef struct recovery {
     uint64_t lost;
     mcz_hash128 *identity, *dedup;
     uint32_t hash_cap;
+    mcz_recovery report;
+    found_chunk *found;        /* image: verified chunks, in image order until sorted */
+    size_t found_count, found_cap;
 } recovery;
 
-/* Header and dictionary must be intact: without them no chunk can be decoded. */
+#define ZDICT_MAGIC 0xEC30A437u
+
+/* Next offset at or after `from` where an mcz frame tagged tag or other starts, or size. This
+ * is how a scan resyncs after bytes that are no frame. */
+static uint64_t next_frame(const recovery *r, uint64_t from, uint32_t tag, uint32_t other)
+{
+    static const uint8_t magic[4] = {0x5C, 0x2A, 0x4D, 0x18};
+    for (uint64_t at = from; mcz_fits(r->size, at, 12);) {
+        const uint8_t *hit = memmem(r->data + at, r->size - at, magic, sizeof magic);
+        if (!hit)
+            break;
+        at = (uint64_t)(hit - r->data);
+        uint32_t t = mcz_fits(r->size, at, 12) ? mcz_get_le32(hit + 8) : 0;
+        if (t == tag || t == other)
+            return at;
+        at++;
+    }
+    return r->size;
+}
+
+static uint64_t next_chunk(const recovery *r, uint64_t from)
+{
+    return next_frame(r, from, MCZ_ARC_TAG_CHUNK, MCZ_ARC_TAG_CHUNK_XZ);
+}
+
+/* The decoded dictionary must be the one the header names and usable by zstd. */
+static int use_dict(recovery *r, mcz_diag *diag)
+{
+    r->ddict = ZSTD_createDDict(r->dict.bytes, r->dict.size);
+    if (!r->ddict || ZDICT_getDictID(r->dict.bytes, r->dict.size) != r->header.dict_id)
+        return mcz_fail(diag, MCZ_EDICT, (int64_t)r->header_at + MCZ_ARC_HEADER_SIZE, -1,
+                        "dictionary: unusable");
+    return MCZ_OK;
+}
+
+/* Archive: header and dictionary must be intact at the start, without them no chunk can be
+ * decoded. *data_start: where the chunks begin. */
 static int recover_head(recovery *r, uint64_t *data_start, mcz_diag *diag)
 {
     int rc = mcz_arc_header_decode(r->data, r->size, &r->header, diag);
@@ -43,11 +96,76 @@ static int recover_head(recovery *r, uint64_t *data_start, mcz_diag *diag)
                              diag);
     if (rc != MCZ_OK)
         return rc;
-    r->ddict = ZSTD_createDDict(r->dict.bytes, r->dict.size);
-    if (!r->ddict || ZDICT_getDictID(r->dict.bytes, r->dict.size) != r->header.dict_id)
-        return mcz_fail(diag, MCZ_EDICT, (int64_t)*data_start, -1, "dictionary: unusable");
+    r->dict_head = r->data + *data_start;
     *data_start += r->dict.frame_size;
-    return MCZ_OK;
+    return use_dict(r, diag);
+}
+
+/* ---- Memory images ---- */
+
+/* The dictionary bytes of the frame head at `at` in an image: right after it (an archive's
+ * copy), else anywhere (a writer keeps them in a buffer of their own), found by the zstd
+ * dictionary magic and id and proved by the frame's XXH3. Assembled into r->dict_copy. */
+static bool image_dict_bytes(recovery *r, uint64_t at)
+{
+    uint32_t id = r->header.dict_id, len = mcz_get_le32(r->data + at + 16);
+    if (mcz_arc_dict_decode(r->data, r->size, at, id, &r->dict, NULL) == MCZ_OK) {
+        r->dict_head = r->data + at;
+        return true;
+    }
+    if (len < 8 || len > r->size)
+        return false;
+    uint8_t pattern[8], *frame = realloc(r->dict_copy, MCZ_ARC_DICT_HEAD + (size_t)len);
+    if (!frame)
+        return false;
+    r->dict_copy = frame;
+    memcpy(frame, r->data + at, MCZ_ARC_DICT_HEAD);
+    mcz_put_le32(pattern, ZDICT_MAGIC);
+    mcz_put_le32(pattern + 4, id);
+    for (uint64_t p = 0; mcz_fits(r->size, p, len); p++) {
+        const uint8_t *hit = memmem(r->data + p, r->size - p, pattern, sizeof pattern);
+        if (!hit || !mcz_fits(r->size, (uint64_t)(hit - r->data), len))
+            break;
+        p = (uint64_t)(hit - r->data);
+        memcpy(frame + MCZ_ARC_DICT_HEAD, hit, len);
+        if (mcz_arc_dict_decode(frame, MCZ_ARC_DICT_HEAD + (size_t)len, 0, id, &r->dict, NULL) ==
+            MCZ_OK) {
+            r->dict_head = frame;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* The dictionary of r->header in an image: a dictionary frame head of its id, with its bytes. */
+static bool image_dict(recovery *r)
+{
+    for (uint64_t at = next_frame(r, 0, MCZ_ARC_TAG_DICT, MCZ_ARC_TAG_DICT); at < r->size;
+         at = next_frame(r, at + 1, MCZ_ARC_TAG_DICT, MCZ_ARC_TAG_DICT))
+        if (mcz_fits(r->size, at, MCZ_ARC_DICT_HEAD) &&
+            mcz_get_le32(r->data + at + 12) == r->header.dict_id && image_dict_bytes(r, at))
+            return true;
+    return false;
+}
+
+/* The first header frame of the image that verifies and whose dictionary (if it names one) is
+ * in the image too. */
+static int image_head(recovery *r, mcz_diag *diag)
+{
+    for (uint64_t at = next_frame(r, 0, MCZ_ARC_TAG_HEADER, MCZ_ARC_TAG_HEADER); at < r->size;
+         at = next_frame(r, at + 1, MCZ_ARC_TAG_HEADER, MCZ_ARC_TAG_HEADER)) {
+        if (mcz_arc_header_decode(r->data + at, (size_t)(r->size - at), &r->header, NULL) !=
+            MCZ_OK)
+            continue;
+        r->header_at = at;
+        if (!(r->header.flags & MCZ_ARC_FLAG_HAS_DICT))
+            return MCZ_OK;
+        if (image_dict(r))
+            return use_dict(r, diag);
+    }
+    return mcz_fail(diag, MCZ_ECORRUPT, -1, -1,
+                    "memory image: no archive header (MCZH frame) that verifies with its "
+                    "dictionary: no MEMORY writer had compressed anything");
 }
 
 static int hash_chunk(recovery *r, const mcz_arc_chunk_head *h)
@@ -98,6 +216,7 @@ static int keep_chunk(recovery *r, uint64_t off, const mcz_arc_chunk_head *h, ui
         r->lost += r->pending_failed;
     r->pending_failed = 0;
     r->last_number = (uint64_t)h->first_number + h->count - 1;
+    r->report.chunks++;
     return MCZ_OK;
 }
 
@@ -110,8 +229,10 @@ static int64_t try_chunk(recovery *r, uint64_t off)
     int rc = mcz_arc_decode_chunk(r->data, r->size, off, r->dctx, r->ddict, r->header.dict_id,
                                   &r->buf, &h, &d);
     if (rc != MCZ_OK) {
-        if (mcz_arc_chunk_head_decode(r->data, r->size, off, &h, NULL) == MCZ_OK)
+        if (mcz_arc_chunk_head_decode(r->data, r->size, off, &h, NULL) == MCZ_OK) {
             r->pending_failed += h.count; /* the header is sound: we know what was lost */
+            r->report.skipped++;
+        }
         return 0;
     }
     if (h.first_number <= r->last_number)
@@ -123,34 +244,107 @@ static int64_t try_chunk(recovery *r, uint64_t off)
     return rc == MCZ_OK ? (int64_t)stored : rc;
 }
 
-/* Next offset after `from` where an mcz chunk header frame could start, or size. */
-static uint64_t resync(const recovery *r, uint64_t from)
-{
-    static const uint8_t magic[4] = {0x5C, 0x2A, 0x4D, 0x18};
-    for (uint64_t at = from; mcz_fits(r->size, at, 12);) {
-        const uint8_t *hit = memmem(r->data + at, r->size - at, magic, sizeof magic);
-        if (!hit)
-            break;
-        at = (uint64_t)(hit - r->data);
-        uint32_t tag = mcz_fits(r->size, at, 12) ? mcz_get_le32(hit + 8) : 0;
-        if (tag == MCZ_ARC_TAG_CHUNK || tag == MCZ_ARC_TAG_CHUNK_XZ)
-            return at;
-        at++;
-    }
-    return r->size;
-}
-
-static int scan_chunks(recovery *r, uint64_t pos)
+/* Walks the frames from pos: try takes a chunk (returns its size), or says 0 (resync). */
+static int scan_chunks(recovery *r, uint64_t pos, int64_t (*try)(recovery *, uint64_t))
 {
     while (mcz_fits(r->size, pos, MCZ_ARC_CHUNK_HEAD)) {
         mcz_file_drop_behind(r->file, &r->dropped, pos);
-        int64_t used = try_chunk(r, pos);
+        int64_t used = try(r, pos);
         if (used < 0)
             return (int)used;
-        pos = used > 0 ? pos + (uint64_t)used : resync(r, pos + 1);
+        pos = used > 0 ? pos + (uint64_t)used : next_chunk(r, pos + 1);
     }
     r->lost += r->pending_failed;
     return MCZ_OK;
+}
+
+/* ---- Chunks of a memory image ---- */
+
+/* Decodes the chunk at off; a chunk header that verifies but whose chunk does not (a buffer
+ * half written, overwritten, another writer's) is counted as skipped. Returns the stored size,
+ * 0 when there is no usable chunk at off. */
+static uint64_t verified_chunk(recovery *r, uint64_t off, mcz_arc_chunk_head *h)
+{
+    if (mcz_arc_decode_chunk(r->data, r->size, off, r->dctx, r->ddict, r->header.dict_id,
+                             &r->buf, h, NULL) != MCZ_OK) {
+        if (mcz_arc_chunk_head_decode(r->data, r->size, off, h, NULL) == MCZ_OK)
+            r->report.skipped++;
+        return 0;
+    }
+    uint64_t stored = mcz_arc_chunk_head_size(h->count) + h->data_size;
+    return stored > UINT32_MAX ? 0 : stored;
+}
+
+/* First pass over an image: records every chunk that verifies, wherever it lies. */
+static int64_t find_chunk(recovery *r, uint64_t off)
+{
+    mcz_arc_chunk_head h;
+    uint64_t stored = verified_chunk(r, off, &h);
+    if (!stored)
+        return 0;
+    if (r->found_count == r->found_cap) {
+        size_t cap = r->found_cap ? 2 * r->found_cap : 64;
+        found_chunk *grown = realloc(r->found, cap * sizeof *grown);
+        if (!grown)
+            return MCZ_ENOMEM;
+        r->found = grown;
+        r->found_cap = cap;
+    }
+    r->found[r->found_count++] = (found_chunk){off, h.checksum, h.first_number, h.count};
+    return (int64_t)stored;
+}
+
+static int compare_found(const void *pa, const void *pb)
+{
+    const found_chunk *a = pa, *b = pb;
+    if (a->first_number != b->first_number)
+        return a->first_number < b->first_number ? -1 : 1;
+    return a->offset < b->offset ? -1 : a->offset > b->offset;
+}
+
+/* Second pass: the chunks in number order, each once. A copy of the chunk just kept (same
+ * numbers, same raw XXH3) is a duplicate; a chunk overlapping a kept one with other contexts
+ * cannot belong to the same writer's numbering and is skipped. */
+static int keep_found(recovery *r)
+{
+    qsort(r->found, r->found_count, sizeof *r->found, compare_found);
+    const found_chunk *last = NULL;
+    for (size_t i = 0; i < r->found_count; i++) {
+        const found_chunk *f = &r->found[i];
+        if (last && f->first_number <= r->last_number) {
+            bool same = f->first_number == last->first_number && f->count == last->count &&
+                        f->checksum == last->checksum;
+            same ? r->report.duplicates++ : r->report.skipped++;
+            continue;
+        }
+        mcz_arc_chunk_head h;
+        uint64_t stored = verified_chunk(r, f->offset, &h);
+        int rc = stored ? keep_chunk(r, f->offset, &h, stored) : MCZ_ECORRUPT;
+        if (rc != MCZ_OK)
+            return rc;
+        last = f;
+    }
+    return MCZ_OK;
+}
+
+/* An image's chunks: found in image order, kept in number order. The gaps between the kept
+ * chunks are what is known lost; damaged copies are counted as skipped. */
+static int scan_image(recovery *r)
+{
+    int rc = scan_chunks(r, 0, find_chunk);
+    r->lost = r->pending_failed = 0;
+    return rc == MCZ_OK ? keep_found(r) : rc;
+}
+
+/* The header frame and, with a dictionary, the dictionary frame, wherever they were found. */
+static int write_head(recovery *r)
+{
+    int rc = mcz_outfile_write(r->out, r->data + r->header_at, MCZ_ARC_HEADER_SIZE);
+    if (rc == MCZ_OK && r->dict_head)
+        rc = mcz_outfile_write(r->out, r->dict_head, MCZ_ARC_DICT_HEAD);
+    if (rc == MCZ_OK && r->dict_head)
+        rc = mcz_outfile_write(r->out, r->dict.bytes, r->dict.size);
+    return rc;
 }
 
 static int write_tail(recovery *r, mcz_diag *diag)
@@ -186,8 +380,9 @@ static void count_lost(recovery *r, uint64_t data_start)
 
 static int run_recovery(recovery *r, const char *out_path, mcz_diag *diag)
 {
-    uint64_t data_start;
-    int rc = recover_head(r, &data_start, diag);
+    uint64_t data_start = 0;
+    r->report.image = !mcz_arc_looks_like(r->data, r->size);
+    int rc = r->report.image ? image_head(r, diag) : recover_head(r, &data_start, diag);
     if (rc != MCZ_OK)
         return rc;
     r->dctx = ZSTD_createDCtx();
@@ -195,21 +390,25 @@ static int run_recovery(recovery *r, const char *out_path, mcz_diag *diag)
     if (!r->out)
         return r->dctx ? MCZ_EIO : mcz_fail(diag, MCZ_ENOMEM, -1, -1, "out of memory");
     r->table.first_number = 1;
-    rc = mcz_outfile_write(r->out, r->data, (size_t)data_start);
+    rc = write_head(r);
     if (rc == MCZ_OK)
-        rc = scan_chunks(r, data_start);
+        rc = r->report.image ? scan_image(r) : scan_chunks(r, data_start, try_chunk);
     if (rc != MCZ_OK)
         return mcz_fail(diag, rc, -1, -1, "recovery: %s", mcz_error_name(rc));
     if (r->table.context_count == 0)
         return mcz_fail(diag, MCZ_ECORRUPT, (int64_t)data_start, -1,
-                        "recovery: no intact chunk found");
-    count_lost(r, data_start);
+                        r->report.image ? "memory image: no chunk of the archive header's writer verifies"
+                                        : "recovery: no intact chunk found");
+    if (!r->report.image)
+        count_lost(r, data_start);
     return write_tail(r, diag);
 }
 
-int mcz_recover(const char *in_path, const char *out_path, uint64_t *kept, uint64_t *lost,
-                mcz_diag *diag)
+int mcz_recover_report(const char *in_path, const char *out_path, mcz_recovery *report,
+                       mcz_diag *diag)
 {
+    if (report)
+        *report = (mcz_recovery){0};
     if (!in_path || !out_path)
         return mcz_fail(diag, MCZ_EINVAL, -1, -1, "mcz_recover: NULL path");
     mcz_file file;
@@ -218,10 +417,11 @@ int mcz_recover(const char *in_path, const char *out_path, uint64_t *kept, uint6
         return rc;
     recovery r = {.file = &file, .data = file.data, .size = file.size};
     rc = run_recovery(&r, out_path, diag);
-    if (kept)
-        *kept = rc == MCZ_OK ? r.table.context_count : 0;
-    if (lost)
-        *lost = r.lost;
+    r.report.contexts = rc == MCZ_OK ? r.table.context_count : 0;
+    r.report.chunks = rc == MCZ_OK ? r.report.chunks : 0;
+    r.report.lost = r.lost;
+    if (report)
+        *report = r.report;
     mcz_outfile_abort(r.out);
     mcz_arc_table_free(&r.table);
     ZSTD_freeDDict(r.ddict);
@@ -229,6 +429,20 @@ int mcz_recover(const char *in_path, const char *out_path, uint64_t *kept, uint6
     free(r.buf.bytes);
     free(r.identity);
     free(r.dedup);
+    free(r.found);
+    free(r.dict_copy);
     mcz_file_unmap(&file);
+    return rc;
+}
+
+int mcz_recover(const char *in_path, const char *out_path, uint64_t *kept, uint64_t *lost,
+                mcz_diag *diag)
+{
+    mcz_recovery report;
+    int rc = mcz_recover_report(in_path, out_path, &report, diag);
+    if (kept)
+        *kept = report.contexts;
+    if (lost)
+        *lost = report.lost;
     return rc;
 }

@@ -48,6 +48,10 @@ void mcz_wr_chunk_free(chunk *c)
         return;
     free(c->lengths);
     free(c->raw);
+    /* The chunk header's magic and tag go first, so a memory image (a core dump) never shows a
+     * discarded chunk as retained (FORMAT.md §13). */
+    if (c->frames && c->frames_len >= MCZ_ARC_FRAME_HEAD + 4)
+        memset(c->frames, 0, MCZ_ARC_FRAME_HEAD + 4);
     free(c->frames);
     free(c->identity);
     free(c->dedup);
@@ -590,6 +594,7 @@ static void writer_free(mcz_writer *w)
         free(w->spare_raw[--w->spare_count]);
     mcz_outfile_abort(w->out);
     ZSTD_freeCDict(w->cdict);
+    memset(w->head, 0, sizeof w->head); /* no header of a closed writer in a later core dump */
     free(w->dict);
     if (w->fd >= 0)
         close(w->fd);
