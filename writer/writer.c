@@ -414,6 +414,8 @@ static int make_room(mcz_writer *w, size_t size, bool may_wait)
     for (;;) {
         if (w->error.code != MCZ_OK)
             return w->error.code;
+        if (w->state != WRITER_OPEN)
+            return MCZ_ESTATE; /* closed while this append waited */
         if (!open_complete(w, size))
             return MCZ_OK;
         if (!mcz_wr_queue_full(w)) {
@@ -474,7 +476,8 @@ int mcz_writer_append(mcz_writer *w, const void *mc, size_t size, uint32_t *numb
 
 static bool options_valid(const mcz_writer *w, const mcz_writer_options *opt)
 {
-    bool collector = opt->mode == MCZ_WRITE_LIVE || opt->mode == MCZ_WRITE_MEMORY;
+    bool collector = opt->mode == MCZ_WRITE_LIVE || opt->mode == MCZ_WRITE_MEMORY ||
+                     opt->mode == MCZ_WRITE_STREAM;
     bool level_ok = w->codec == MCZ_CODEC_XZ
                         ? w->level >= XZ_LEVEL_MIN && w->level <= XZ_LEVEL_MAX && !opt->dict
                         : w->codec == MCZ_CODEC_ZSTD && w->level >= ZSTD_minCLevel() &&
@@ -483,7 +486,7 @@ static bool options_valid(const mcz_writer *w, const mcz_writer_options *opt)
            w->chunk_size <= MAX_CHUNK_SIZE && !(opt->dict && (!opt->dict_len || opt->no_dict)) &&
            opt->dict_len <= UINT32_MAX && (collector || opt->mode == MCZ_WRITE_ATOMIC) &&
            (opt->when_full == MCZ_FULL_BLOCK || opt->when_full == MCZ_FULL_DROP) &&
-           (collector || opt->max_bytes == 0);
+           ((collector && opt->mode != MCZ_WRITE_STREAM) || opt->max_bytes == 0);
 }
 
 static void resolve_collector_options(mcz_writer *w, const mcz_writer_options *opt)
@@ -502,11 +505,13 @@ static void resolve_collector_options(mcz_writer *w, const mcz_writer_options *o
                      : collector      ? COLLECTOR_TRAIN_BYTES
                                       : DEFAULT_TRAIN_BYTES;
     w->expected_bytes = opt->expected_bytes;
+    if (opt->mode == MCZ_WRITE_STREAM)
+        w->stream_fd = opt->stream_fd;
 }
 
 static int resolve_options(mcz_writer *w, const mcz_writer_options *opt, mcz_diag *diag)
 {
-    bool collector = opt->mode == MCZ_WRITE_LIVE || opt->mode == MCZ_WRITE_MEMORY;
+    bool collector = opt->mode != MCZ_WRITE_ATOMIC;
     w->codec = opt->codec == MCZ_CODEC_DEFAULT ? MCZ_CODEC_ZSTD : opt->codec;
     w->level = opt->level                   ? opt->level
                : opt->codec == MCZ_CODEC_XZ ? XZ_DEFAULT_LEVEL
@@ -621,6 +626,9 @@ static mcz_writer *writer_create(mcz_diag *diag)
     atomic_init(&w->fatal_dumping, 0);
     atomic_init(&w->retaining, 0);
     w->fd = -1;
+    w->stream_fd = -1;
+    atomic_init(&w->stream_gone, false);
+    mcz_diag_clear(&w->stream_error);
     mcz_diag_clear(&w->error);
     return w;
 }
@@ -629,6 +637,8 @@ static mcz_writer *writer_create(mcz_diag *diag)
  * nowhere before a dump (MEMORY, which only keeps the path). */
 static int open_output(mcz_writer *w, const char *path, mcz_diag *diag)
 {
+    if (!path && w->mode == MCZ_WRITE_STREAM)
+        path = "(stream)";
     if (!path)
         return mcz_fail(diag, MCZ_EINVAL, -1, -1, "mcz_writer_open: NULL path");
     w->path = strdup(path);
@@ -638,6 +648,8 @@ static int open_output(mcz_writer *w, const char *path, mcz_diag *diag)
         return mcz_wr_open_live(w, diag);
     if (w->mode == MCZ_WRITE_MEMORY)
         return MCZ_OK;
+    if (w->mode == MCZ_WRITE_STREAM)
+        return mcz_wr_open_stream(w, diag);
     w->out = mcz_outfile_open(path, diag);
     return w->out ? MCZ_OK : MCZ_EIO;
 }
@@ -707,6 +719,8 @@ static int write_final(mcz_writer *w, mcz_diag *diag)
 {
     if (w->mode == MCZ_WRITE_MEMORY)
         return mcz_wr_dump_retained(w, w->path, diag);
+    if (w->mode == MCZ_WRITE_STREAM)
+        return mcz_wr_stream_end(w, diag);
     if (w->mode == MCZ_WRITE_LIVE) {
         int rc = mcz_wr_checkpoint(w, diag);
         int fd = w->fd;
@@ -733,6 +747,8 @@ int mcz_writer_close(mcz_writer *w, mcz_diag *diag)
     mcz_wr_pump_output(w);
     if (rc == MCZ_OK)
         rc = w->error.code;
+    if (rc == MCZ_OK && w->head_chunk && atomic_load(&w->stream_gone))
+        rc = mcz_wr_set_error(w, &w->stream_error);
     if (rc == MCZ_OK && w->head_chunk)
         rc = mcz_wr_fail(w, MCZ_ESTATE, -1, "chunks left unwritten");
     pthread_mutex_unlock(&w->lock);

@@ -1,7 +1,8 @@
 /*
  * crash_harness.c - an embedded collector under fire (tests/cli/test_collector_crash.sh).
  *
- *   crash_harness run --source S.mch --out A.mcz --log L --mode live|memory [--threads N]
+ *   crash_harness run --source S.mch --out A.mcz --log L --mode live|memory|stream
+ *                     [--threads N]
  *                     [--seed N] [--rate N] [--crash-ms N] [--contexts N] [--max-bytes N]
  *                     [--max-seconds N]
  *   crash_harness check --source S.mch --log L [--archive A.mcz] [--complete] [--rolling]
@@ -14,7 +15,8 @@
  * (stats.last_retained), appends "NUMBER SOURCE" to the log with write(2) and fdatasync: the
  * log is what the process knew to be safe when it died. The process runs until it is killed
  * (--max-seconds bounds that) or, with --contexts, appends that many and closes the writer.
- * With --crash-ms (MEMORY mode, dump on fatal signals) one appending thread dies of a real
+ * STREAM mode sends the frames to stdout (--out names the stream); what the writer reports
+ * retained is what it sent. With --crash-ms (MEMORY mode, dump on fatal signals) one appending thread dies of a real
  * SIGSEGV, a write to a PROT_NONE page, that long after the start.
  *
  * check: the archive must hold every logged context with the bytes of its source context, and
@@ -57,7 +59,8 @@ typedef struct options {
 
 static void usage(void)
 {
-    fputs("usage: crash_harness run --source S.mch --out A.mcz --log L --mode live|memory\n"
+    fputs("usage: crash_harness run --source S.mch --out A.mcz --log L\n"
+          "           --mode live|memory|stream\n"
           "           [--threads N] [--seed N] [--rate N] [--crash-ms N] [--contexts N]\n"
           "           [--max-bytes N] [--max-seconds N]\n"
           "       crash_harness check --source S.mch --log L [--archive A.mcz] [--complete]\n"
@@ -94,7 +97,9 @@ static mcz_writer_mode parse_mode(const char *text)
         return MCZ_WRITE_LIVE;
     if (!strcmp(text, "memory"))
         return MCZ_WRITE_MEMORY;
-    fprintf(stderr, "crash_harness: --mode: live or memory, not %s\n", text);
+    if (!strcmp(text, "stream"))
+        return MCZ_WRITE_STREAM;
+    fprintf(stderr, "crash_harness: --mode: live, memory or stream, not %s\n", text);
     usage();
     return MCZ_WRITE_ATOMIC;
 }
@@ -191,7 +196,8 @@ static mcz_writer_options draw_writer_options(const options *o, uint64_t *rng)
 {
     mcz_writer_options wo = MCZ_WRITER_OPTIONS_INIT;
     wo.mode = o->mode;
-    wo.max_bytes = o->max_bytes;
+    wo.max_bytes = o->mode == MCZ_WRITE_STREAM ? 0 : o->max_bytes; /* the receiver bounds */
+    wo.stream_fd = STDOUT_FILENO;
     wo.level = 1 + (int)(cc_rand(rng) % 5);
     wo.chunk_size = 32u << 10 << (cc_rand(rng) % 4);
     wo.threads = 1 + (int)(cc_rand(rng) % 2);
