@@ -239,17 +239,50 @@ static job take_work(mcz_writer *w, chunk **out)
     }
 }
 
-/* Keeps the raw buffer of a compressed chunk for a later open chunk, or frees it (lock held):
- * the queue's memory shrinks to the compressed bytes either way, and a reused buffer has its
- * pages already mapped, which fresh memory would fault in inside the appends that fill it. */
-static void recycle_raw(mcz_writer *w, chunk *c)
+/* Keeps buf (a chunk buffer of cap bytes) as a spare for a later open chunk when there is room
+ * (lock held); returns it when it is not kept, for the caller to free without the lock. A
+ * reused buffer has its pages mapped already, which fresh memory would fault in inside the
+ * appends that fill it. */
+static uint8_t *keep_spare(mcz_writer *w, uint8_t *buf, size_t cap)
 {
     size_t spares = sizeof w->spare_raw / sizeof w->spare_raw[0];
-    if (c->raw_cap == OPEN_CHUNK_CAP(w) && w->spare_count < spares)
-        w->spare_raw[w->spare_count++] = c->raw;
-    else
-        free(c->raw);
-    c->raw = NULL;
+    if (!buf || cap != OPEN_CHUNK_CAP(w) || w->spare_count >= spares || w->state != WRITER_OPEN)
+        return buf;
+    w->spare_raw[w->spare_count++] = buf;
+    return NULL;
+}
+
+/* A chunk buffer with every page touched (no lock held): made on a worker, so that the append
+ * that opens the next chunk finds it ready and faults nothing in. */
+static uint8_t *ready_buffer(const mcz_writer *w)
+{
+    size_t cap = OPEN_CHUNK_CAP(w);
+    uint8_t *buf = malloc(cap);
+    for (size_t at = 0; buf && at < cap; at += 4096)
+        buf[at] = 0;
+    return buf;
+}
+
+/*
+ * After a compression, the chunk's raw buffer becomes the next open chunk's spare, and when no
+ * spare is left a ready one is made; frees, allocation and page faults all happen here without
+ * the lock, never on an appending thread (lock held on entry and exit).
+ */
+static void refill_spares(mcz_writer *w, uint8_t *raw, size_t cap)
+{
+    uint8_t *unkept = keep_spare(w, raw, cap);
+    if (!unkept && w->spare_count > 0)
+        return;
+    pthread_mutex_unlock(&w->lock);
+    free(unkept);
+    uint8_t *made = ready_buffer(w);
+    pthread_mutex_lock(&w->lock);
+    made = keep_spare(w, made, OPEN_CHUNK_CAP(w));
+    if (made) {
+        pthread_mutex_unlock(&w->lock);
+        free(made);
+        pthread_mutex_lock(&w->lock);
+    }
 }
 
 /* Compresses c (lock held, released meanwhile) and hands it to the output. */
@@ -265,14 +298,17 @@ static void run_chunk(mcz_writer *w, ZSTD_CCtx *cctx, bool *configured, chunk *c
     else
         rc = compress_chunk(w, cctx, c, &d);
     *configured = true;
+    uint8_t *raw = c->raw; /* the data frame holds the bytes now */
+    size_t raw_cap = c->raw_cap;
+    c->raw = NULL;
     cpu = mcz_wr_thread_cpu_ns() - cpu;
     pthread_mutex_lock(&w->lock);
     w->stats.compress_cpu_ns += cpu;
     if (rc != MCZ_OK)
         mcz_wr_set_error(w, &d);
-    recycle_raw(w, c);
     c->state = CHUNK_DONE;
     pthread_cond_broadcast(&w->progress); /* for a held output (writer_test.h) */
+    refill_spares(w, raw, raw_cap);
     mcz_wr_pump_output(w);
 }
 
