@@ -74,8 +74,9 @@ static int atomic_failure(const mcz_writer *w, mcz_diag *d, int rc, int64_t off,
 /* ---- Streams: never a SIGPIPE ---- */
 
 /* One write to a pipe or file with SIGPIPE blocked in this thread; a SIGPIPE this write raised
- * (EPIPE, none pending before) is consumed before the mask is restored, so it never reaches
- * the process's handler or default action. */
+ * (pending now, none before) is consumed before the mask is restored, so it never reaches the
+ * process's handler or default action. A write the reader left in the middle of raises it too,
+ * and returns the bytes it wrote, not EPIPE: the next write gets EPIPE. */
 static ssize_t write_nosigpipe(int fd, const void *p, size_t len)
 {
     sigset_t pipe_set, old, pending;
@@ -86,7 +87,8 @@ static ssize_t write_nosigpipe(int fd, const void *p, size_t len)
     bool was_pending = sigismember(&pending, SIGPIPE) == 1;
     ssize_t n = write(fd, p, len);
     int saved = errno;
-    if (n < 0 && errno == EPIPE && !was_pending) {
+    sigpending(&pending);
+    if (!was_pending && sigismember(&pending, SIGPIPE) == 1) {
         struct timespec none = {0, 0};
         while (sigtimedwait(&pipe_set, NULL, &none) < 0 && errno == EINTR) {
         }
