@@ -181,7 +181,8 @@ asan:
 torture: all $(COLLECTOR)
 	@BUILD=$(BUILD) BIN=$(BIN) COLLECTOR_SEED=$${COLLECTOR_SEED:-clock} \
 	    COLLECTOR_KILLS=$${COLLECTOR_KILLS:-40} COLLECTOR_SEGVS=$${COLLECTOR_SEGVS:-20} \
-	    COLLECTOR_CUTS=$${COLLECTOR_CUTS:-15} bash tests/cli/test_collector_crash.sh
+	    COLLECTOR_CUTS=$${COLLECTOR_CUTS:-15} COLLECTOR_STREAMS=$${COLLECTOR_STREAMS:-20} \
+	    bash tests/cli/test_collector_crash.sh
 	@BUILD=$(BUILD) BIN=$(BIN) COLLECTOR_SEED=$${COLLECTOR_SEED:-clock} \
 	    IMAGE_DUMPS=$${IMAGE_DUMPS:-12} bash tests/cli/test_recover_image.sh
 

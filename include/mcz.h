@@ -208,6 +208,20 @@ typedef enum mcz_writer_mode {
      * by mcz_writer_dump(), by the signals mcz_writer_dump_on_signal() installs, and by close
      * (to path). Nothing is written before. */
     MCZ_WRITE_MEMORY = 2,
+    /* The archive's frames sent, as they are ready, to stream_fd (a pipe or socket the runtime
+     * gives; path only names it in messages and may be NULL): the header and dictionary frames
+     * once the dictionary is decided, then each chunk's frames as it is compressed, in number
+     * order, and at close the index and footer. What a receiver got is a prefix of an archive
+     * (FORMAT.md §12 "Streams"): `mcs -recover` completes it, `mcs -receive` keeps it as a
+     * rolling archive. The writer keeps each sent chunk's index rows (40 bytes a context, 8
+     * with no_hashes) until close, no chunk bytes; max_bytes must be 0 (the receiver bounds).
+     * Sockets are written with send(MSG_NOSIGNAL), anything else with SIGPIPE blocked in the
+     * writing thread (a SIGPIPE raised by that write is consumed), so a receiver that goes away
+     * never kills the process: the stream is then closed for good, chunks stay queued, and
+     * appends meet the full policy (when_full: BLOCK waits until close or abort, DROP refuses
+     * with MCZ_EDROPPED); flush and close then fail with MCZ_EIO. The descriptor stays the
+     * caller's (never closed by the writer). mcz_writer_dump is MCZ_ESTATE. */
+    MCZ_WRITE_STREAM = 3,
 } mcz_writer_mode;
 
 /* What mcz_writer_append does when queue_chunks sealed chunks already wait for compression or
@@ -274,6 +288,10 @@ typedef struct mcz_writer_options {
     /* The JIT-EE version (mcz_superpmi.h) whose packet table and CorInfoType numbering the
      * identity hashes use; the header records it (FORMAT.md §2). NULL: the newest. */
     const struct mcz_jit_ee *jit_ee;
+
+    /* MCZ_WRITE_STREAM: the descriptor the frames are sent to (any value >= 0, 0 included;
+     * read in that mode only). Blocking or not: a full non-blocking one is polled. */
+    int stream_fd;
 } mcz_writer_options;
 
 /* struct_size set, every other field zero (its default). */

@@ -70,6 +70,7 @@ static const mcs_switch switches[] = {
     {"info", SWITCH_VERB, cmd_info, &usage_info},
     {"verify", SWITCH_VERB, cmd_verify, &usage_verify},
     {"recover", SWITCH_VERB, cmd_recover, &usage_recover},
+    {"receive", SWITCH_VERB, cmd_receive, &usage_receive},
 };
 
 #define SWITCH_COUNT (sizeof switches / sizeof switches[0])

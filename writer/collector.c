@@ -164,6 +164,10 @@ int mcz_wr_flush_wait(mcz_writer *w)
         rc = mcz_wr_dict_wait(w);
     uint64_t sealed = w->stats.chunks_sealed;
     while (rc == MCZ_OK && w->chunks_out < sealed) {
+        if (atomic_load(&w->stream_gone)) {
+            rc = MCZ_EIO; /* not sticky: the writer stays usable, under its full policy */
+            break;
+        }
         pthread_cond_wait(&w->progress, &w->lock);
         rc = w->error.code;
     }
@@ -226,8 +230,9 @@ int mcz_writer_dump(mcz_writer *w, const char *path, mcz_diag *diag)
 {
     if (!w || !path)
         return mcz_fail(diag, MCZ_EINVAL, -1, -1, "mcz_writer_dump: NULL argument");
-    if (w->mode == MCZ_WRITE_ATOMIC)
-        return mcz_fail(diag, MCZ_ESTATE, -1, -1, "mcz_writer_dump: not for an ATOMIC writer");
+    if (w->mode == MCZ_WRITE_ATOMIC || w->mode == MCZ_WRITE_STREAM)
+        return mcz_fail(diag, MCZ_ESTATE, -1, -1,
+                        "mcz_writer_dump: not for an ATOMIC or STREAM writer");
     int rc = mcz_wr_flush_wait(w);
     if (rc != MCZ_OK)
         return mcz_wr_report(w, rc, diag);

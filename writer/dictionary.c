@@ -207,7 +207,7 @@ int mcz_wr_prepare_dict(mcz_writer *w, mcz_diag *d)
 
 void mcz_wr_publish_dict(mcz_writer *w)
 {
-    if (w->mode != MCZ_WRITE_MEMORY)
+    if (w->mode != MCZ_WRITE_MEMORY && !atomic_load(&w->stream_gone))
         w->stats.written_bytes += w->head_len + w->dict_len;
     w->dirty = w->mode == MCZ_WRITE_LIVE; /* the first checkpoint makes the file an archive */
     atomic_store(&w->dict_ready, true);

@@ -8,6 +8,9 @@
  *           become a hole (FALLOC_FL_PUNCH_HOLE): disk use stays bounded, offsets stay valid.
  *   MEMORY  kept compressed in the retained list (the ring), oldest discarded past max_bytes,
  *           written out as a whole archive by a dump.
+ *   STREAM  sent to the caller's descriptor as they come, after the head; index and footer at
+ *           close. A failed send closes the stream for good: the chunk goes back to the queue's
+ *           head and the output stops, so the queue fills and appends meet the full policy.
  *
  * Every chunk that reaches the output joins the retained list with its index rows, so an index
  * is streamed from the list (mcz_arc_index_stream) at a checkpoint, a close or a dump, including
@@ -18,9 +21,13 @@
 #include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -62,6 +69,73 @@ static int atomic_failure(const mcz_writer *w, mcz_diag *d, int rc, int64_t off,
 {
     const char *why = rc == MCZ_EIO ? strerror(errno) : mcz_error_name(rc);
     return mcz_fail(d, rc, off, number, "%s: %s failed: %s", w->path, what, why);
+}
+
+/* ---- Streams: never a SIGPIPE ---- */
+
+/* One write to a pipe or file with SIGPIPE blocked in this thread; a SIGPIPE this write raised
+ * (pending now, none before) is consumed before the mask is restored, so it never reaches the
+ * process's handler or default action. A write the reader left in the middle of raises it too,
+ * and returns the bytes it wrote, not EPIPE: the next write gets EPIPE. */
+static ssize_t write_nosigpipe(int fd, const void *p, size_t len)
+{
+    sigset_t pipe_set, old, pending;
+    sigemptyset(&pipe_set);
+    sigaddset(&pipe_set, SIGPIPE);
+    pthread_sigmask(SIG_BLOCK, &pipe_set, &old);
+    sigpending(&pending);
+    bool was_pending = sigismember(&pending, SIGPIPE) == 1;
+    ssize_t n = write(fd, p, len);
+    int saved = errno;
+    sigpending(&pending);
+    if (!was_pending && sigismember(&pending, SIGPIPE) == 1) {
+        struct timespec none = {0, 0};
+        while (sigtimedwait(&pipe_set, NULL, &none) < 0 && errno == EINTR) {
+        }
+    }
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    errno = saved;
+    return n;
+}
+
+/* Sends all of data to the stream, waiting for room when the descriptor is non-blocking. */
+static int stream_send(const mcz_writer *w, const void *data, size_t len)
+{
+    const uint8_t *p = data;
+    while (len > 0) {
+        ssize_t n = w->stream_socket ? send(w->stream_fd, p, len, MSG_NOSIGNAL)
+                                     : write_nosigpipe(w->stream_fd, p, len);
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+            struct pollfd pf = {w->stream_fd, POLLOUT, 0};
+            if (poll(&pf, 1, -1) >= 0 || errno == EINTR)
+                continue;
+        }
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return MCZ_EIO;
+        p += n;
+        len -= (size_t)n;
+    }
+    return MCZ_OK;
+}
+
+/* A send failed: the stream is closed for good (output token held, or no other thread). */
+static void stream_lost(mcz_writer *w, uint64_t off)
+{
+    mcz_fail(&w->stream_error, MCZ_EIO, (int64_t)off, -1, "%s: the stream's receiver is gone: %s",
+             w->path, strerror(errno));
+    atomic_store(&w->stream_gone, true);
+}
+
+int mcz_wr_open_stream(mcz_writer *w, mcz_diag *d)
+{
+    struct stat st;
+    if (w->stream_fd < 0 || fstat(w->stream_fd, &st) != 0)
+        return mcz_fail(d, MCZ_EINVAL, -1, -1, "%s: stream_fd %d is no open descriptor", w->path,
+                        w->stream_fd);
+    w->stream_socket = S_ISSOCK(st.st_mode);
+    return MCZ_OK;
 }
 
 /* ---- Sinks for the streaming encoder ---- */
@@ -110,6 +184,13 @@ int mcz_wr_open_live(mcz_writer *w, mcz_diag *d)
 
 int mcz_wr_write_head(mcz_writer *w, mcz_diag *d)
 {
+    if (w->mode == MCZ_WRITE_STREAM) {
+        if (stream_send(w, w->head, w->head_len) != MCZ_OK ||
+            stream_send(w, w->dict, w->dict_len) != MCZ_OK)
+            stream_lost(w, 0); /* not the writer's error: the chunks stay queued */
+        w->end = w->head_len + w->dict_len;
+        return MCZ_OK;
+    }
     if (w->mode == MCZ_WRITE_LIVE) {
         if (write_fully(w->fd, w->head, w->head_len, 0) != MCZ_OK ||
             write_fully(w->fd, w->dict, w->dict_len, (int64_t)w->head_len) != MCZ_OK)
@@ -258,6 +339,13 @@ static int store_chunk(mcz_writer *w, chunk *c, mcz_diag *d)
         if (write_fully(w->fd, c->frames, c->frames_len, (int64_t)c->offset) != MCZ_OK)
             return live_failure(w, d, c->offset, "write");
         w->end += c->frames_len;
+    } else if (w->mode == MCZ_WRITE_STREAM) {
+        c->offset = w->end;
+        if (stream_send(w, c->frames, c->frames_len) != MCZ_OK) {
+            stream_lost(w, c->offset);
+            return MCZ_EIO;
+        }
+        w->end += c->frames_len;
     } else {
         c->offset = mcz_outfile_tell(w->out);
         int rc = mcz_outfile_write(w->out, c->frames, c->frames_len);
@@ -342,6 +430,17 @@ static void drop_unwritten(mcz_writer *w, chunk *c, const mcz_diag *d)
     mcz_wr_chunk_free(c);
 }
 
+/* STREAM: a chunk the receiver did not take goes back to the queue's head, still counted in
+ * the queue, so the queue stays full from then on (lock held). */
+static void requeue_head(mcz_writer *w, chunk *c)
+{
+    c->next = w->head_chunk;
+    w->head_chunk = c;
+    if (!w->tail_chunk)
+        w->tail_chunk = c;
+    w->todo = w->head_chunk;
+}
+
 /*
  * Writes c, records it, and discards (LIVE: punches out) what max_bytes no longer keeps, all
  * before the next chunk is written: the chunks before the newest never exceed the bound, at any
@@ -359,6 +458,10 @@ static void output_chunk(mcz_writer *w, chunk *c)
     pthread_mutex_lock(&w->lock);
     pthread_cond_broadcast(&w->space);
     pthread_cond_broadcast(&w->progress);
+    if (rc != MCZ_OK && atomic_load(&w->stream_gone)) {
+        requeue_head(w, c);
+        return;
+    }
     if (rc != MCZ_OK) {
         drop_unwritten(w, c, &d);
         return;
@@ -375,7 +478,8 @@ static void output_chunk(mcz_writer *w, chunk *c)
 
 void mcz_wr_pump_output(mcz_writer *w)
 {
-    while (!w->output_busy && w->head_chunk && w->head_chunk->state == CHUNK_DONE) {
+    while (!w->output_busy && !atomic_load(&w->stream_gone) && w->head_chunk &&
+           w->head_chunk->state == CHUNK_DONE) {
         w->output_busy = true;
         output_chunk(w, take_head(w));
         w->output_busy = false;
@@ -432,6 +536,34 @@ int mcz_wr_sync(mcz_writer *w, mcz_diag *d)
     w->unsynced = false;
     w->checkpoint_ns = mcz_wr_now_ns();
     pthread_mutex_unlock(&w->lock);
+    return MCZ_OK;
+}
+
+/* Close's sink: no other thread runs, so the statistics are updated without the lock. */
+static int stream_sink(void *arg, const void *bytes, size_t len)
+{
+    mcz_writer *w = arg;
+    w->stats.written_bytes += len;
+    return stream_send(w, bytes, len);
+}
+
+int mcz_wr_stream_end(mcz_writer *w, mcz_diag *d)
+{
+    if (atomic_load(&w->stream_gone)) {
+        *d = w->stream_error;
+        return d->code;
+    }
+    chunk *first = atomic_load(&w->retained_head);
+    retained_walk walk = {first, NULL, 0, 0, false};
+    int rc = mcz_arc_index_stream(retained_count(first), w->out_next_number, !w->no_hashes,
+                                  retained_rows, &walk, w->end, stream_sink, w);
+    if (rc == MCZ_ELIMIT)
+        return mcz_fail(d, rc, (int64_t)w->end, -1, "%s: the index outgrew the format", w->path);
+    if (rc != MCZ_OK) {
+        stream_lost(w, w->end);
+        *d = w->stream_error;
+        return d->code;
+    }
     return MCZ_OK;
 }
 

@@ -90,7 +90,8 @@ static int check_request(const mcz_writer *w, const char *path, int request_sign
 {
     if (!w || !path)
         return mcz_fail(diag, MCZ_EINVAL, -1, -1, "mcz_writer_dump_on_signal: NULL argument");
-    if (w->mode == MCZ_WRITE_ATOMIC || (on_fatal && w->mode != MCZ_WRITE_MEMORY))
+    if (w->mode == MCZ_WRITE_ATOMIC || w->mode == MCZ_WRITE_STREAM ||
+        (on_fatal && w->mode != MCZ_WRITE_MEMORY))
         return mcz_fail(diag, MCZ_ESTATE, -1, -1, "mcz_writer_dump_on_signal: %s",
                         on_fatal ? "fatal-signal dumps need a MEMORY writer"
                                      : "not for an ATOMIC writer");

@@ -243,17 +243,50 @@ static job take_work(mcz_writer *w, chunk **out)
     }
 }
 
-/* Keeps the raw buffer of a compressed chunk for a later open chunk, or frees it (lock held):
- * the queue's memory shrinks to the compressed bytes either way, and a reused buffer has its
- * pages already mapped, which fresh memory would fault in inside the appends that fill it. */
-static void recycle_raw(mcz_writer *w, chunk *c)
+/* Keeps buf (a chunk buffer of cap bytes) as a spare for a later open chunk when there is room
+ * (lock held); returns it when it is not kept, for the caller to free without the lock. A
+ * reused buffer has its pages mapped already, which fresh memory would fault in inside the
+ * appends that fill it. */
+static uint8_t *keep_spare(mcz_writer *w, uint8_t *buf, size_t cap)
 {
     size_t spares = sizeof w->spare_raw / sizeof w->spare_raw[0];
-    if (c->raw_cap == OPEN_CHUNK_CAP(w) && w->spare_count < spares)
-        w->spare_raw[w->spare_count++] = c->raw;
-    else
-        free(c->raw);
-    c->raw = NULL;
+    if (!buf || cap != OPEN_CHUNK_CAP(w) || w->spare_count >= spares || w->state != WRITER_OPEN)
+        return buf;
+    w->spare_raw[w->spare_count++] = buf;
+    return NULL;
+}
+
+/* A chunk buffer with every page touched (no lock held): made on a worker, so that the append
+ * that opens the next chunk finds it ready and faults nothing in. */
+static uint8_t *ready_buffer(const mcz_writer *w)
+{
+    size_t cap = OPEN_CHUNK_CAP(w);
+    uint8_t *buf = malloc(cap);
+    for (size_t at = 0; buf && at < cap; at += 4096)
+        buf[at] = 0;
+    return buf;
+}
+
+/*
+ * After a compression, the chunk's raw buffer becomes the next open chunk's spare, and when no
+ * spare is left a ready one is made; frees, allocation and page faults all happen here without
+ * the lock, never on an appending thread (lock held on entry and exit).
+ */
+static void refill_spares(mcz_writer *w, uint8_t *raw, size_t cap)
+{
+    uint8_t *unkept = keep_spare(w, raw, cap);
+    if (!unkept && w->spare_count > 0)
+        return;
+    pthread_mutex_unlock(&w->lock);
+    free(unkept);
+    uint8_t *made = ready_buffer(w);
+    pthread_mutex_lock(&w->lock);
+    made = keep_spare(w, made, OPEN_CHUNK_CAP(w));
+    if (made) {
+        pthread_mutex_unlock(&w->lock);
+        free(made);
+        pthread_mutex_lock(&w->lock);
+    }
 }
 
 /* Compresses c (lock held, released meanwhile) and hands it to the output. */
@@ -269,14 +302,17 @@ static void run_chunk(mcz_writer *w, ZSTD_CCtx *cctx, bool *configured, chunk *c
     else
         rc = compress_chunk(w, cctx, c, &d);
     *configured = true;
+    uint8_t *raw = c->raw; /* the data frame holds the bytes now */
+    size_t raw_cap = c->raw_cap;
+    c->raw = NULL;
     cpu = mcz_wr_thread_cpu_ns() - cpu;
     pthread_mutex_lock(&w->lock);
     w->stats.compress_cpu_ns += cpu;
     if (rc != MCZ_OK)
         mcz_wr_set_error(w, &d);
-    recycle_raw(w, c);
     c->state = CHUNK_DONE;
     pthread_cond_broadcast(&w->progress); /* for a held output (writer_test.h) */
+    refill_spares(w, raw, raw_cap);
     mcz_wr_pump_output(w);
 }
 
@@ -418,6 +454,8 @@ static int make_room(mcz_writer *w, size_t size, bool may_wait)
     for (;;) {
         if (w->error.code != MCZ_OK)
             return w->error.code;
+        if (w->state != WRITER_OPEN)
+            return MCZ_ESTATE; /* closed while this append waited */
         if (!open_complete(w, size))
             return MCZ_OK;
         if (!mcz_wr_queue_full(w)) {
@@ -478,7 +516,8 @@ int mcz_writer_append(mcz_writer *w, const void *mc, size_t size, uint32_t *numb
 
 static bool options_valid(const mcz_writer *w, const mcz_writer_options *opt)
 {
-    bool collector = opt->mode == MCZ_WRITE_LIVE || opt->mode == MCZ_WRITE_MEMORY;
+    bool collector = opt->mode == MCZ_WRITE_LIVE || opt->mode == MCZ_WRITE_MEMORY ||
+                     opt->mode == MCZ_WRITE_STREAM;
     bool level_ok = w->codec == MCZ_CODEC_XZ
                         ? w->level >= XZ_LEVEL_MIN && w->level <= XZ_LEVEL_MAX && !opt->dict
                         : w->codec == MCZ_CODEC_ZSTD && w->level >= ZSTD_minCLevel() &&
@@ -487,7 +526,7 @@ static bool options_valid(const mcz_writer *w, const mcz_writer_options *opt)
            w->chunk_size <= MAX_CHUNK_SIZE && !(opt->dict && (!opt->dict_len || opt->no_dict)) &&
            opt->dict_len <= UINT32_MAX && (collector || opt->mode == MCZ_WRITE_ATOMIC) &&
            (opt->when_full == MCZ_FULL_BLOCK || opt->when_full == MCZ_FULL_DROP) &&
-           (collector || opt->max_bytes == 0);
+           ((collector && opt->mode != MCZ_WRITE_STREAM) || opt->max_bytes == 0);
 }
 
 static void resolve_collector_options(mcz_writer *w, const mcz_writer_options *opt)
@@ -506,11 +545,13 @@ static void resolve_collector_options(mcz_writer *w, const mcz_writer_options *o
                      : collector      ? COLLECTOR_TRAIN_BYTES
                                       : DEFAULT_TRAIN_BYTES;
     w->expected_bytes = opt->expected_bytes;
+    if (opt->mode == MCZ_WRITE_STREAM)
+        w->stream_fd = opt->stream_fd;
 }
 
 static int resolve_options(mcz_writer *w, const mcz_writer_options *opt, mcz_diag *diag)
 {
-    bool collector = opt->mode == MCZ_WRITE_LIVE || opt->mode == MCZ_WRITE_MEMORY;
+    bool collector = opt->mode != MCZ_WRITE_ATOMIC;
     w->codec = opt->codec == MCZ_CODEC_DEFAULT ? MCZ_CODEC_ZSTD : opt->codec;
     w->level = opt->level                   ? opt->level
                : opt->codec == MCZ_CODEC_XZ ? XZ_DEFAULT_LEVEL
@@ -626,6 +667,9 @@ static mcz_writer *writer_create(mcz_diag *diag)
     atomic_init(&w->fatal_dumping, 0);
     atomic_init(&w->retaining, 0);
     w->fd = -1;
+    w->stream_fd = -1;
+    atomic_init(&w->stream_gone, false);
+    mcz_diag_clear(&w->stream_error);
     mcz_diag_clear(&w->error);
     return w;
 }
@@ -634,6 +678,8 @@ static mcz_writer *writer_create(mcz_diag *diag)
  * nowhere before a dump (MEMORY, which only keeps the path). */
 static int open_output(mcz_writer *w, const char *path, mcz_diag *diag)
 {
+    if (!path && w->mode == MCZ_WRITE_STREAM)
+        path = "(stream)";
     if (!path)
         return mcz_fail(diag, MCZ_EINVAL, -1, -1, "mcz_writer_open: NULL path");
     w->path = strdup(path);
@@ -643,6 +689,8 @@ static int open_output(mcz_writer *w, const char *path, mcz_diag *diag)
         return mcz_wr_open_live(w, diag);
     if (w->mode == MCZ_WRITE_MEMORY)
         return MCZ_OK;
+    if (w->mode == MCZ_WRITE_STREAM)
+        return mcz_wr_open_stream(w, diag);
     w->out = mcz_outfile_open(path, diag);
     return w->out ? MCZ_OK : MCZ_EIO;
 }
@@ -712,6 +760,8 @@ static int write_final(mcz_writer *w, mcz_diag *diag)
 {
     if (w->mode == MCZ_WRITE_MEMORY)
         return mcz_wr_dump_retained(w, w->path, diag);
+    if (w->mode == MCZ_WRITE_STREAM)
+        return mcz_wr_stream_end(w, diag);
     if (w->mode == MCZ_WRITE_LIVE) {
         int rc = mcz_wr_checkpoint(w, diag);
         int fd = w->fd;
@@ -738,6 +788,8 @@ int mcz_writer_close(mcz_writer *w, mcz_diag *diag)
     mcz_wr_pump_output(w);
     if (rc == MCZ_OK)
         rc = w->error.code;
+    if (rc == MCZ_OK && w->head_chunk && atomic_load(&w->stream_gone))
+        rc = mcz_wr_set_error(w, &w->stream_error);
     if (rc == MCZ_OK && w->head_chunk)
         rc = mcz_wr_fail(w, MCZ_ESTATE, -1, "chunks left unwritten");
     pthread_mutex_unlock(&w->lock);

@@ -102,8 +102,12 @@ struct mcz_writer {
     bool output_busy;
     mcz_outfile *out;  /* ATOMIC */
     int fd;            /* LIVE, else -1 */
+    int stream_fd;     /* STREAM: the caller's descriptor (never closed here), else -1 */
+    bool stream_socket;       /* STREAM: stream_fd is a socket (send with MSG_NOSIGNAL) */
+    atomic_bool stream_gone;  /* STREAM: a send failed; nothing more is sent */
+    mcz_diag stream_error;    /* STREAM: why (reported by close) */
     char *path;
-    uint64_t end;      /* LIVE: end of the data; the next chunk and the index go here */
+    uint64_t end;      /* LIVE, STREAM: end of the data; the next chunk and the index go here */
     uint64_t punched;  /* LIVE: [data start, punched) is a hole */
     bool dirty;        /* LIVE: chunks written since the last checkpoint */
     bool unsynced;     /* LIVE: chunks written since the last fdatasync */
@@ -184,6 +188,10 @@ int mcz_wr_write_head(mcz_writer *w, mcz_diag *d);
 /* LIVE: writes index and footer after the last chunk, cuts the file there, fdatasyncs. Output
  * token held, lock not held. */
 int mcz_wr_checkpoint(mcz_writer *w, mcz_diag *d);
+/* STREAM: checks stream_fd and notes whether it is a socket. */
+int mcz_wr_open_stream(mcz_writer *w, mcz_diag *d);
+/* STREAM: sends index and footer after the last chunk sent (close; no other thread runs). */
+int mcz_wr_stream_end(mcz_writer *w, mcz_diag *d);
 /* LIVE: fdatasync of the chunks written, without a new index (output token held). */
 int mcz_wr_sync(mcz_writer *w, mcz_diag *d);
 

@@ -4,12 +4,16 @@
 # every context the writer reports retained. Then, many times:
 #   - LIVE, killed with SIGKILL at a random moment;
 #   - MEMORY with dump on fatal signals, dying of a real SIGSEGV at a random moment;
-#   - a killed LIVE file cut at a random offset, as a power loss would leave it.
+#   - a killed LIVE file cut at a random offset, as a power loss would leave it;
+#   - STREAM to a pipe read by mcs -receive (through tee, which keeps the raw bytes), killed
+#     with SIGKILL at a random moment: the raw bytes' mcs -recover and the received archive
+#     must each hold every logged context (a chunk the writer reported retained was sent whole).
 # After each, the file (or its mcs -recover) must pass mcs -verify, hold every logged context
 # with the bytes of its source, hold nothing else, and (cuts) keep every chunk below the cut.
 # Every fourth kill and every third SIGSEGV run rolling (max_bytes 1 MiB): contexts older than
 # what the archive keeps may be gone, the rest must be there, and the chunks within the bound.
-# COLLECTOR_KILLS, COLLECTOR_SEGVS, COLLECTOR_CUTS set the counts (20, 10, 5). The seed is fixed
+# COLLECTOR_KILLS, COLLECTOR_SEGVS, COLLECTOR_CUTS, COLLECTOR_STREAMS set the counts (20, 10, 5,
+# 8). The seed is fixed
 # (COLLECTOR_SEED, default 1), so make test runs the same cases every time; COLLECTOR_SEED=clock
 # (make torture) draws a new one, printed first so that the line it prints replays the run. A
 # seed that fails becomes a fixed case here. (The rolling bound once broken after a batch of
@@ -19,6 +23,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 H=$(cd "${BUILD:-build}" && pwd)/tests/crash_harness
 M=$BIN/mcs
 KILLS=${COLLECTOR_KILLS:-20}
+STREAMS=${COLLECTOR_STREAMS:-8}
 SEGVS=${COLLECTOR_SEGVS:-10}
 CUTS=${COLLECTOR_CUTS:-5}
 SEED=${COLLECTOR_SEED:-1}
@@ -28,7 +33,7 @@ ROLLING_BYTES=1048576
 # The writer's handler must see the fault, then the default action must end the process.
 export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}handle_segv=0"
 echo "# replay: COLLECTOR_SEED=$SEED COLLECTOR_KILLS=$KILLS COLLECTOR_SEGVS=$SEGVS" \
-    "COLLECTOR_CUTS=$CUTS make torture"
+    "COLLECTOR_CUTS=$CUTS COLLECTOR_STREAMS=$STREAMS make torture"
 [ -x "$H" ] || { fail "$H is built (make test builds it)"; cli_done; exit; }
 
 "$BIN/mchgen" --seed 7 --contexts 300 --preset small --out "$T/s.mch" >/dev/null 2>&1 ||
@@ -166,5 +171,57 @@ for i in $(seq 1 "$SEGVS"); do
     check_survivor "memory segv $i after ${delay} ms$label" "$T/m.mcz" "$T/m.log" \
         "${check_opts[@]}"
 done
+
+# --- STREAM: the frames go to a pipe; tee keeps the raw bytes, mcs -receive the archive.
+# stream_run NAME SEED MS ROLLING [HARNESS OPTIONS...]: killed MS ms after its start (0: runs to
+# its end), then both what the receiver kept and the raw bytes' recovery are checked.
+stream_run() {
+    local name=$1 seed=$2 ms=$3 rolling=$4 receive=() opts=() want=137
+    shift 4
+    if [ "$rolling" -eq 1 ]; then
+        receive=(--max-bytes "$ROLLING_BYTES") opts=(--rolling --max-bytes "$ROLLING_BYTES")
+        name="$name, rolling"
+    fi
+    rm -f "$T/fifo" "$T/raw.bin" "$T/r.mcz" "$T/s.log"
+    mkfifo "$T/fifo"
+    tee "$T/raw.bin" <"$T/fifo" | "$M" -receive "$T/r.mcz" "${receive[@]}" >"$T/receive.out" 2>&1 &
+    local rpid=$!
+    "$H" run --source "$T/s.mch" --out stream --log "$T/s.log" --mode stream --rate 800 \
+        --seed "$seed" "$@" >"$T/fifo" 2>"$T/harness.err" &
+    pid=$!
+    if [ "$ms" -gt 0 ]; then
+        sleep "$(seconds "$ms")"
+        { kill -KILL "$pid" && wait "$pid"; } 2>/dev/null
+    else
+        want=0
+        { wait "$pid"; } 2>/dev/null
+    fi
+    expect_death "$name" $? "$want" || { wait "$rpid"; return; }
+    if ! wait "$rpid"; then
+        fail "$name: mcs -receive keeps what it got"; show "$T/receive.out"; return
+    fi
+    [ "$want" -eq 0 ] && [ "$rolling" -eq 0 ] && opts+=(--complete)
+    check_survivor "$name: received" "$T/r.mcz" "$T/s.log" "${opts[@]}"
+    [ "$rolling" -eq 1 ] && opts=() # the raw bytes hold every chunk sent
+    [ "$want" -eq 0 ] && opts=(--complete)
+    check_survivor "$name: raw bytes" "$T/raw.bin" "$T/s.log" "${opts[@]}"
+}
+stream_run "stream, closed after 2000 contexts" "$SEED" 0 0 --contexts 2000
+stream_run "stream, closed after 2000 contexts" $((SEED + 1)) 0 1 --contexts 2000
+for i in $(seq 1 "$STREAMS"); do
+    random_ms 20 500
+    stream_run "stream kill $i after $delay ms" $((SEED + 2000 + i)) "$delay" $((i % 4 == 0))
+done
+
+# --- A receiver that goes away: the writer's process is not killed by SIGPIPE; with
+# MCZ_FULL_DROP appends are refused, flush and close fail naming the stream.
+"$H" run --source "$T/s.mch" --out stream --log "$T/g.log" --mode stream --rate 800 --drop \
+    --seed "$SEED" --max-seconds 20 2>"$T/harness.err" | head -c 70000 >/dev/null
+rc=${PIPESTATUS[0]}
+if [ "$rc" -eq 1 ] && grep -q "receiver is gone" "$T/harness.err"; then
+    pass "stream: a receiver gone fails the writer's close, no SIGPIPE"
+else
+    fail "stream: a receiver gone (harness exit $rc, want 1)"; show "$T/harness.err"
+fi
 
 cli_done

@@ -1,9 +1,10 @@
 /*
  * crash_harness.c - an embedded collector under fire (tests/cli/test_collector_crash.sh).
  *
- *   crash_harness run --source S.mch --out A.mcz --log L --mode live|memory [--threads N]
+ *   crash_harness run --source S.mch --out A.mcz --log L --mode live|memory|stream
+ *                     [--threads N]
  *                     [--seed N] [--rate N] [--crash-ms N] [--contexts N] [--max-bytes N]
- *                     [--max-seconds N]
+ *                     [--max-seconds N] [--drop]
  *   crash_harness check --source S.mch --log L [--archive A.mcz] [--complete] [--rolling]
  *                       [--max-bytes N] [--original O.mcz --cut N [--reference R.mcz]]
  *
@@ -14,7 +15,8 @@
  * (stats.last_retained), appends "NUMBER SOURCE" to the log with write(2) and fdatasync: the
  * log is what the process knew to be safe when it died. The process runs until it is killed
  * (--max-seconds bounds that) or, with --contexts, appends that many and closes the writer.
- * With --crash-ms (MEMORY mode, dump on fatal signals) one appending thread dies of a real
+ * --drop: when_full is MCZ_FULL_DROP (refused contexts are not failures). STREAM mode sends the frames to stdout (--out names the stream); what the writer reports
+ * retained is what it sent. With --crash-ms (MEMORY mode, dump on fatal signals) one appending thread dies of a real
  * SIGSEGV, a write to a PROT_NONE page, that long after the start.
  *
  * check: the archive must hold every logged context with the bytes of its source context, and
@@ -52,14 +54,15 @@ typedef struct options {
     mcz_writer_mode mode;
     uint32_t threads, rate, crash_ms, contexts, max_seconds;
     uint64_t seed, max_bytes, cut;
-    bool complete, rolling, has_cut;
+    bool complete, rolling, has_cut, drop;
 } options;
 
 static void usage(void)
 {
-    fputs("usage: crash_harness run --source S.mch --out A.mcz --log L --mode live|memory\n"
+    fputs("usage: crash_harness run --source S.mch --out A.mcz --log L\n"
+          "           --mode live|memory|stream\n"
           "           [--threads N] [--seed N] [--rate N] [--crash-ms N] [--contexts N]\n"
-          "           [--max-bytes N] [--max-seconds N]\n"
+          "           [--max-bytes N] [--max-seconds N] [--drop]\n"
           "       crash_harness check --source S.mch --log L [--archive A.mcz] [--complete]\n"
           "           [--rolling] [--max-bytes N] [--original O.mcz --cut N [--reference R]]\n",
           stderr);
@@ -94,7 +97,9 @@ static mcz_writer_mode parse_mode(const char *text)
         return MCZ_WRITE_LIVE;
     if (!strcmp(text, "memory"))
         return MCZ_WRITE_MEMORY;
-    fprintf(stderr, "crash_harness: --mode: live or memory, not %s\n", text);
+    if (!strcmp(text, "stream"))
+        return MCZ_WRITE_STREAM;
+    fprintf(stderr, "crash_harness: --mode: live, memory or stream, not %s\n", text);
     usage();
     return MCZ_WRITE_ATOMIC;
 }
@@ -127,6 +132,8 @@ static void parse_options(options *o, int argc, char **argv)
     for (int i = 2; i < argc; i++) {
         if (!strcmp(argv[i], "--complete"))
             o->complete = true;
+        else if (!strcmp(argv[i], "--drop"))
+            o->drop = true;
         else if (!strcmp(argv[i], "--rolling"))
             o->rolling = true;
         else if (i + 1 >= argc || !parse_valued(o, argv[i], argv[i + 1]))
@@ -191,7 +198,9 @@ static mcz_writer_options draw_writer_options(const options *o, uint64_t *rng)
 {
     mcz_writer_options wo = MCZ_WRITER_OPTIONS_INIT;
     wo.mode = o->mode;
-    wo.max_bytes = o->max_bytes;
+    wo.max_bytes = o->mode == MCZ_WRITE_STREAM ? 0 : o->max_bytes; /* the receiver bounds */
+    wo.stream_fd = STDOUT_FILENO;
+    wo.when_full = o->drop ? MCZ_FULL_DROP : MCZ_FULL_BLOCK;
     wo.level = 1 + (int)(cc_rand(rng) % 5);
     wo.chunk_size = 32u << 10 << (cc_rand(rng) % 4);
     wo.threads = 1 + (int)(cc_rand(rng) % 2);
@@ -236,6 +245,8 @@ static bool append_one(harness *h, uint64_t *rng)
     uint32_t source = cc_rand(rng) % h->corpus->count;
     uint32_t number = 0;
     int rc = mcz_writer_append(h->w, h->corpus->bytes[source], h->corpus->sizes[source], &number);
+    if (rc == MCZ_EDROPPED && h->opt->drop)
+        return true; /* refused, no number given: nothing to log */
     if (rc != MCZ_OK) {
         harness_fail(h, 1, "append failed: %s", mcz_error_name(rc));
         return false;
