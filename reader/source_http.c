@@ -1,0 +1,326 @@
+/*
+ * source_http.c - an .mcz archive read over HTTP(S) with range requests (libcurl). The archive's
+ * image is a sparse anonymous mapping of its full size: opening fetches the footer, then the
+ * index, then the header and dictionary; a chunk is fetched the first time a cursor or
+ * mcz_reader_chunk_frames needs it, with the unfetched chunks that follow it (up to
+ * MCZ_HTTP_READAHEAD chunks and MCZ_HTTP_READAHEAD_BYTES) in the same request. Every chunk is
+ * then checked exactly as a local one is.
+ *
+ * The server is hostile like the bytes: each answer must be 206 with the Content-Range asked
+ * for (and the archive's total length) and exactly that many bytes; a 200 (ranges ignored), a
+ * 416, another range or a short body is an error naming the URL. Connection failures, 5xx and
+ * 429 answers are retried MCZ_HTTP_TRIES times with doubling pauses; redirects are followed,
+ * at most MCZ_HTTP_REDIRECTS of them.
+ */
+#include <curl/curl.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/mman.h>
+#include <time.h>
+
+#include "mcz_common.h"
+#include "reader_impl.h"
+
+#define MCZ_HTTP_TRIES 4
+#define MCZ_HTTP_PAUSE_MS 100
+#define MCZ_HTTP_REDIRECTS 3
+#define MCZ_HTTP_READAHEAD 8
+#define MCZ_HTTP_READAHEAD_BYTES (4u << 20)
+#define MCZ_HTTP_PROBE 65536u
+
+struct mcz_http {
+    CURL *curl;
+    char *url;
+    uint8_t *image; /* size bytes, anonymous: pages never fetched stay zero and unbacked */
+    size_t size;
+    uint8_t *have;  /* per chunk: 1 once fetched */
+    pthread_mutex_t lock; /* one transfer at a time; the reader is shared by threads */
+};
+
+/* What one transfer received: the body into dst[0, want), the status line and Content-Range. */
+typedef struct http_xfer {
+    uint8_t *dst;
+    uint64_t want;
+    uint64_t got;
+    bool overflow;
+    char range[128];
+} http_xfer;
+
+bool mcz_http_is_url(const char *path)
+{
+    return path && (strncasecmp(path, "http://", 7) == 0 || strncasecmp(path, "https://", 8) == 0);
+}
+
+static size_t on_body(char *p, size_t one, size_t n, void *arg)
+{
+    http_xfer *x = arg;
+    size_t len = one * n;
+    if (len > x->want - x->got) { /* more than asked: the server ignores the range */
+        x->overflow = true;
+        return 0;
+    }
+    memcpy(x->dst + x->got, p, len);
+    x->got += len;
+    return len;
+}
+
+static size_t on_header(char *p, size_t one, size_t n, void *arg)
+{
+    http_xfer *x = arg;
+    size_t len = one * n;
+    if (len > 14 && strncasecmp(p, "content-range:", 14) == 0) {
+        size_t k = len - 14 < sizeof x->range - 1 ? len - 14 : sizeof x->range - 1;
+        memcpy(x->range, p + 14, k);
+        x->range[k] = '\0';
+    }
+    if (len > 5 && strncmp(p, "HTTP/", 5) == 0) /* a redirect's headers are not the answer's */
+        x->range[0] = '\0';
+    return len;
+}
+
+static bool transient(CURLcode cc, long status)
+{
+    if (cc == CURLE_OK)
+        return status >= 500 || status == 429;
+    return cc == CURLE_COULDNT_CONNECT || cc == CURLE_OPERATION_TIMEDOUT ||
+           cc == CURLE_RECV_ERROR || cc == CURLE_SEND_ERROR || cc == CURLE_GOT_NOTHING ||
+           cc == CURLE_PARTIAL_FILE || cc == CURLE_COULDNT_RESOLVE_HOST;
+}
+
+static void pause_ms(long ms)
+{
+    struct timespec t = {ms / 1000, (ms % 1000) * 1000000L};
+    nanosleep(&t, NULL);
+}
+
+/* The answer to bytes off..off+len-1 must be 206 with exactly that Content-Range and body; total
+ * is the archive's length (*total set from the answer when 0). */
+static int check_answer(const mcz_http *h, const http_xfer *x, long status, uint64_t off,
+                        uint64_t len, uint64_t *total, mcz_diag *diag)
+{
+    if (status == 200)
+        return mcz_fail(diag, MCZ_EIO, (int64_t)off, -1,
+                        "%s: the server ignores range requests (200 with the whole body)", h->url);
+    if (status != 206)
+        return mcz_fail(diag, MCZ_EIO, (int64_t)off, -1, "%s: HTTP %ld for bytes %" PRIu64 "-%" PRIu64,
+                        h->url, status, off, off + len - 1);
+    unsigned long long a, b, t;
+    if (sscanf(x->range, " bytes %llu-%llu/%llu", &a, &b, &t) != 3 || a != off ||
+        (*total == 0 ? b > off + len - 1 || b < a : b != off + len - 1) ||
+        (*total && t != *total))
+        return mcz_fail(diag, MCZ_EIO, (int64_t)off, -1,
+                        "%s: asked for bytes %" PRIu64 "-%" PRIu64 ", the server sent range '%s'",
+                        h->url, off, off + len - 1, x->range);
+    if (*total == 0)
+        *total = t;
+    if (x->got != b - a + 1)
+        return mcz_fail(diag, MCZ_EIO, (int64_t)off, -1,
+                        "%s: bytes %" PRIu64 "-%llu: %" PRIu64 " bytes received", h->url, off, b,
+                        x->got);
+    return MCZ_OK;
+}
+
+/* Fetches bytes [off, off+len) into dst (at most len bytes; fewer only for the probe, *total
+ * 0, when the archive is shorter). Retries transient failures with doubling pauses. */
+static int http_get(mcz_http *h, uint64_t off, uint64_t len, uint8_t *dst, uint64_t *total,
+                    uint64_t *got, mcz_diag *diag)
+{
+    char range[64];
+    snprintf(range, sizeof range, "%" PRIu64 "-%" PRIu64, off, off + len - 1);
+    long pause = MCZ_HTTP_PAUSE_MS;
+    for (int attempt = 1;; attempt++, pause *= 2) {
+        http_xfer x = {.dst = dst, .want = len};
+        curl_easy_setopt(h->curl, CURLOPT_RANGE, range);
+        curl_easy_setopt(h->curl, CURLOPT_WRITEDATA, &x);
+        curl_easy_setopt(h->curl, CURLOPT_HEADERDATA, &x);
+        CURLcode cc = curl_easy_perform(h->curl);
+        long status = 0;
+        curl_easy_getinfo(h->curl, CURLINFO_RESPONSE_CODE, &status);
+        if (x.overflow && status == 206)
+            return mcz_fail(diag, MCZ_EIO, (int64_t)off, -1,
+                            "%s: more bytes than asked for %s", h->url, range);
+        if (x.overflow || (cc == CURLE_OK && !transient(cc, status))) {
+            int rc = check_answer(h, &x, status, off, len, total, diag);
+            if (rc == MCZ_OK && got)
+                *got = x.got;
+            return rc;
+        }
+        if (!transient(cc, status) || attempt == MCZ_HTTP_TRIES) {
+            if (cc == CURLE_OK)
+                return mcz_fail(diag, MCZ_EIO, (int64_t)off, -1, "%s: HTTP %ld for bytes %s (%d tries)",
+                                h->url, status, range, attempt);
+            return mcz_fail(diag, MCZ_EIO, (int64_t)off, -1, "%s: bytes %s: %s (%d tries)", h->url,
+                            range, curl_easy_strerror(cc), attempt);
+        }
+        pause_ms(pause);
+    }
+}
+
+void mcz_http_free(mcz_http *h)
+{
+    if (!h)
+        return;
+    if (h->curl)
+        curl_easy_cleanup(h->curl);
+    if (h->image && h->size)
+        munmap(h->image, h->size);
+    pthread_mutex_destroy(&h->lock);
+    free(h->have);
+    free(h->url);
+    free(h);
+}
+
+static void curl_init_once(void)
+{
+    curl_global_init(CURL_GLOBAL_DEFAULT);
+}
+
+static mcz_http *http_create(const char *url, mcz_diag *diag)
+{
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, curl_init_once);
+    mcz_http *h = calloc(1, sizeof *h);
+    if (!h || !(h->url = strdup(url)) || !(h->curl = curl_easy_init())) {
+        if (h)
+            free(h->url);
+        free(h);
+        mcz_fail(diag, MCZ_ENOMEM, -1, -1, "%s: out of memory", url);
+        return NULL;
+    }
+    pthread_mutex_init(&h->lock, NULL);
+    curl_easy_setopt(h->curl, CURLOPT_URL, url);
+    curl_easy_setopt(h->curl, CURLOPT_WRITEFUNCTION, on_body);
+    curl_easy_setopt(h->curl, CURLOPT_HEADERFUNCTION, on_header);
+    curl_easy_setopt(h->curl, CURLOPT_FOLLOWLOCATION, 1L);
+    curl_easy_setopt(h->curl, CURLOPT_MAXREDIRS, (long)MCZ_HTTP_REDIRECTS);
+    curl_easy_setopt(h->curl, CURLOPT_CONNECTTIMEOUT, 10L);
+    curl_easy_setopt(h->curl, CURLOPT_LOW_SPEED_LIMIT, 1L);
+    curl_easy_setopt(h->curl, CURLOPT_LOW_SPEED_TIME, 30L);
+    curl_easy_setopt(h->curl, CURLOPT_NOSIGNAL, 1L);
+    return h;
+}
+
+/* The probe: the first MCZ_HTTP_PROBE bytes (header and usually the dictionary), which also
+ * tell the archive's length; then the sparse image of that length. */
+static int http_probe(mcz_http *h, mcz_diag *diag)
+{
+    uint8_t *first = malloc(MCZ_HTTP_PROBE);
+    if (!first)
+        return mcz_fail(diag, MCZ_ENOMEM, -1, -1, "%s: out of memory", h->url);
+    uint64_t total = 0, got = 0;
+    int rc = http_get(h, 0, MCZ_HTTP_PROBE, first, &total, &got, diag);
+    if (rc == MCZ_OK && (total < MCZ_ARC_HEADER_SIZE + MCZ_ARC_FOOTER_SIZE || total > SIZE_MAX / 2))
+        rc = mcz_fail(diag, MCZ_ECORRUPT, -1, -1, "%s: %" PRIu64 " bytes is no archive", h->url,
+                      total);
+    if (rc == MCZ_OK) {
+        h->size = (size_t)total;
+        void *m = mmap(NULL, h->size, PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        if (m == MAP_FAILED) {
+            h->size = 0;
+            rc = mcz_fail(diag, MCZ_ENOMEM, -1, -1, "%s: cannot map %" PRIu64 " bytes", h->url,
+                          total);
+        } else {
+            h->image = m;
+            memcpy(h->image, first, got);
+        }
+    }
+    free(first);
+    return rc;
+}
+
+/* Bytes [off, end) of the image, fetched unless inside the probe. */
+static int http_fill(mcz_http *h, uint64_t off, uint64_t end, mcz_diag *diag)
+{
+    if (off < MCZ_HTTP_PROBE)
+        off = MCZ_HTTP_PROBE;
+    if (off >= end)
+        return MCZ_OK;
+    uint64_t total = h->size;
+    return http_get(h, off, end - off, h->image + off, &total, NULL, diag);
+}
+
+/* Footer, index, then everything before the first chunk (header, dictionary). */
+static int http_open_parts(mcz_http *h, mcz_diag *diag)
+{
+    int rc = http_probe(h, diag);
+    if (rc == MCZ_OK)
+        rc = http_fill(h, h->size - MCZ_ARC_FOOTER_SIZE, h->size, diag);
+    mcz_arc_footer footer;
+    if (rc == MCZ_OK)
+        rc = mcz_arc_footer_decode(h->image, h->size, &footer, diag);
+    if (rc == MCZ_OK)
+        rc = http_fill(h, footer.index_offset, h->size - MCZ_ARC_FOOTER_SIZE, diag);
+    mcz_arc_index idx;
+    if (rc == MCZ_OK)
+        rc = mcz_arc_index_decode(h->image, h->size, &footer, MCZ_ARC_HEADER_SIZE, &idx, diag);
+    if (rc != MCZ_OK)
+        return rc;
+    uint64_t head_end = footer.index_offset;
+    if (idx.chunk_count) {
+        mcz_chunk_info c;
+        mcz_arc_index_chunk(&idx, 0, &c);
+        head_end = c.offset;
+    }
+    h->have = calloc(idx.chunk_count ? idx.chunk_count : 1, 1);
+    if (!h->have)
+        return mcz_fail(diag, MCZ_ENOMEM, -1, -1, "%s: out of memory", h->url);
+    return http_fill(h, 0, head_end, diag);
+}
+
+mcz_reader *mcz_rd_open_http(const char *url, mcz_diag *diag)
+{
+    mcz_http *h = http_create(url, diag);
+    if (!h)
+        return NULL;
+    mcz_reader *r = NULL;
+    mcz_diag d;
+    mcz_diag_clear(&d);
+    if (http_open_parts(h, &d) == MCZ_OK)
+        r = mcz_reader_open_image(h->image, h->size, &d);
+    if (!r) {
+        if (strstr(d.message, url)) /* already names the URL */
+            mcz_fail(diag, d.code, d.offset, d.context, "%s", d.message);
+        else
+            mcz_fail(diag, d.code, d.offset, d.context, "%s: %s", url, d.message);
+        mcz_http_free(h);
+        return NULL;
+    }
+    r->http = h;
+    return r;
+}
+
+int mcz_rd_need(const mcz_reader *r, uint64_t index, mcz_diag *diag)
+{
+    mcz_http *h = r->http;
+    if (!h || index >= r->index.chunk_count)
+        return MCZ_OK;
+    pthread_mutex_lock(&h->lock);
+    int rc = MCZ_OK;
+    if (!h->have[index]) {
+        mcz_chunk_info c;
+        mcz_arc_index_chunk(&r->index, (uint32_t)index, &c);
+        uint64_t end = c.offset + c.stored_size;
+        uint64_t last = index;
+        while (last + 1 < r->index.chunk_count && last + 1 - index < MCZ_HTTP_READAHEAD &&
+               !h->have[last + 1]) {
+            mcz_chunk_info n;
+            mcz_arc_index_chunk(&r->index, (uint32_t)(last + 1), &n);
+            if (n.offset != end || n.offset + n.stored_size - c.offset > MCZ_HTTP_READAHEAD_BYTES)
+                break;
+            end = n.offset + n.stored_size;
+            last++;
+        }
+        rc = http_fill(h, c.offset, end, diag);
+        if (rc == MCZ_OK)
+            memset(h->have + index, 1, last - index + 1);
+        else if (diag && diag->context < 0)
+            diag->context = c.first_number;
+    }
+    pthread_mutex_unlock(&h->lock);
+    return rc;
+}
