@@ -508,6 +508,18 @@ MCZ_API MCZ_NODISCARD int mcz_recover(const char *in_path, const char *out_path,
 typedef struct mcz_source mcz_source;
 
 MCZ_API MCZ_NODISCARD mcz_source *mcz_source_open(const char *path, mcz_diag *diag);
+
+/*
+ * Archives over HTTP. mcz_source_open and mcz_reader_open take an http:// or https:// URL of an
+ * .mcz archive (an MCH is only read from a file) and read it with range requests: the footer,
+ * the index, the header and dictionary when opened, then each chunk the first time it is read,
+ * with the unfetched chunks right after it (at most 8 chunks, 4 MiB) in one request. Chunks are
+ * checked as a file's are. The server must answer 206 with the range asked for; a 200 (ranges
+ * ignored), a 416, another range or a short body is MCZ_EIO naming the URL. Connection failures,
+ * 5xx and 429 answers are retried 4 times with doubling pauses from 100 ms; redirects are
+ * followed, at most 3. mcz_path_is_url says whether a path is read that way (1) or not (0).
+ */
+MCZ_API int mcz_path_is_url(const char *path);
 MCZ_API void mcz_source_close(mcz_source *s);
 /* The archive behind the source, or NULL for an MCH file. */
 MCZ_API const mcz_reader *mcz_source_archive(const mcz_source *s);

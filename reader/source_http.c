@@ -50,6 +50,11 @@ typedef struct http_xfer {
     char range[128];
 } http_xfer;
 
+int mcz_path_is_url(const char *path)
+{
+    return mcz_http_is_url(path);
+}
+
 bool mcz_http_is_url(const char *path)
 {
     return path && (strncasecmp(path, "http://", 7) == 0 || strncasecmp(path, "https://", 8) == 0);
