@@ -30,7 +30,6 @@
 #define MCZ_HTTP_REDIRECTS 3
 #define MCZ_HTTP_READAHEAD 8
 #define MCZ_HTTP_READAHEAD_BYTES (4u << 20)
-#define MCZ_HTTP_PROBE 65536u
 
 struct mcz_http {
     CURL *curl;
@@ -102,8 +101,9 @@ static void pause_ms(long ms)
     nanosleep(&t, NULL);
 }
 
-/* The answer to bytes off..off+len-1 must be 206 with exactly that Content-Range and body; total
- * is the archive's length (*total set from the answer when 0). */
+/* The answer to bytes off..off+len-1 (the last len bytes when *total is 0: a suffix range) must
+ * be 206 with exactly that Content-Range and body; *total is the archive's length, set from the
+ * answer when 0. */
 static int check_answer(const mcz_http *h, const http_xfer *x, long status, uint64_t off,
                         uint64_t len, uint64_t *total, mcz_diag *diag)
 {
@@ -111,31 +111,34 @@ static int check_answer(const mcz_http *h, const http_xfer *x, long status, uint
         return mcz_fail(diag, MCZ_EIO, (int64_t)off, -1,
                         "%s: the server ignores range requests (200 with the whole body)", h->url);
     if (status != 206)
-        return mcz_fail(diag, MCZ_EIO, (int64_t)off, -1, "%s: HTTP %ld for bytes %" PRIu64 "-%" PRIu64,
-                        h->url, status, off, off + len - 1);
+        return mcz_fail(diag, MCZ_EIO, (int64_t)off, -1, "%s: HTTP %ld for %" PRIu64 " bytes at %s",
+                        h->url, status, len, *total ? "an offset" : "the end");
     unsigned long long a, b, t;
-    if (sscanf(x->range, " bytes %llu-%llu/%llu", &a, &b, &t) != 3 || a != off ||
-        (*total == 0 ? b > off + len - 1 || b < a : b != off + len - 1) ||
-        (*total && t != *total))
+    bool parsed = sscanf(x->range, " bytes %llu-%llu/%llu", &a, &b, &t) == 3;
+    if (parsed && *total == 0 && t >= len) /* the suffix: now the offsets are known */
+        off = t - len;
+    if (!parsed || a != off || b != off + len - 1 || (*total && t != *total))
         return mcz_fail(diag, MCZ_EIO, (int64_t)off, -1,
-                        "%s: asked for bytes %" PRIu64 "-%" PRIu64 ", the server sent range '%s'",
-                        h->url, off, off + len - 1, x->range);
-    if (*total == 0)
-        *total = t;
-    if (x->got != b - a + 1)
+                        "%s: asked for %" PRIu64 " bytes at %" PRIu64 ", the server sent range '%s'",
+                        h->url, len, off, x->range);
+    if (x->got != len)
         return mcz_fail(diag, MCZ_EIO, (int64_t)off, -1,
                         "%s: bytes %" PRIu64 "-%llu: %" PRIu64 " bytes received", h->url, off, b,
                         x->got);
+    *total = t;
     return MCZ_OK;
 }
 
-/* Fetches bytes [off, off+len) into dst (at most len bytes; fewer only for the probe, *total
- * 0, when the archive is shorter). Retries transient failures with doubling pauses. */
+/* Fetches bytes [off, off+len) into dst (the last len bytes when *total is 0, which learns the
+ * length). Retries transient failures with doubling pauses. */
 static int http_get(mcz_http *h, uint64_t off, uint64_t len, uint8_t *dst, uint64_t *total,
-                    uint64_t *got, mcz_diag *diag)
+                    mcz_diag *diag)
 {
     char range[64];
-    snprintf(range, sizeof range, "%" PRIu64 "-%" PRIu64, off, off + len - 1);
+    if (*total)
+        snprintf(range, sizeof range, "%" PRIu64 "-%" PRIu64, off, off + len - 1);
+    else
+        snprintf(range, sizeof range, "-%" PRIu64, len);
     long pause = MCZ_HTTP_PAUSE_MS;
     for (int attempt = 1;; attempt++, pause *= 2) {
         http_xfer x = {.dst = dst, .want = len};
@@ -148,12 +151,8 @@ static int http_get(mcz_http *h, uint64_t off, uint64_t len, uint8_t *dst, uint6
         if (x.overflow && status == 206)
             return mcz_fail(diag, MCZ_EIO, (int64_t)off, -1,
                             "%s: more bytes than asked for %s", h->url, range);
-        if (x.overflow || (cc == CURLE_OK && !transient(cc, status))) {
-            int rc = check_answer(h, &x, status, off, len, total, diag);
-            if (rc == MCZ_OK && got)
-                *got = x.got;
-            return rc;
-        }
+        if (x.overflow || (cc == CURLE_OK && !transient(cc, status)))
+            return check_answer(h, &x, status, off, len, total, diag);
         if (!transient(cc, status) || attempt == MCZ_HTTP_TRIES) {
             if (cc == CURLE_OK)
                 return mcz_fail(diag, MCZ_EIO, (int64_t)off, -1, "%s: HTTP %ld for bytes %s (%d tries)",
@@ -209,56 +208,99 @@ static mcz_http *http_create(const char *url, mcz_diag *diag)
     return h;
 }
 
-/* The probe: the first MCZ_HTTP_PROBE bytes (header and usually the dictionary), which also
- * tell the archive's length; then the sparse image of that length. */
+/* The probe: the footer, a suffix range that also tells the archive's length; then the sparse
+ * image of that length, the footer at its end. */
 static int http_probe(mcz_http *h, mcz_diag *diag)
 {
-    uint8_t *first = malloc(MCZ_HTTP_PROBE);
-    if (!first)
-        return mcz_fail(diag, MCZ_ENOMEM, -1, -1, "%s: out of memory", h->url);
-    uint64_t total = 0, got = 0;
-    int rc = http_get(h, 0, MCZ_HTTP_PROBE, first, &total, &got, diag);
+    uint8_t footer[MCZ_ARC_FOOTER_SIZE];
+    uint64_t total = 0;
+    int rc = http_get(h, 0, sizeof footer, footer, &total, diag);
     if (rc == MCZ_OK && (total < MCZ_ARC_HEADER_SIZE + MCZ_ARC_FOOTER_SIZE || total > SIZE_MAX / 2))
-        rc = mcz_fail(diag, MCZ_ECORRUPT, -1, -1, "%s: %" PRIu64 " bytes is no archive", h->url,
-                      total);
-    if (rc == MCZ_OK) {
-        h->size = (size_t)total;
-        void *m = mmap(NULL, h->size, PROT_READ | PROT_WRITE,
-                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-        if (m == MAP_FAILED) {
-            h->size = 0;
-            rc = mcz_fail(diag, MCZ_ENOMEM, -1, -1, "%s: cannot map %" PRIu64 " bytes", h->url,
-                          total);
-        } else {
-            h->image = m;
-            memcpy(h->image, first, got);
-        }
-    }
-    free(first);
-    return rc;
+        return mcz_fail(diag, MCZ_ECORRUPT, -1, -1, "%s: %" PRIu64 " bytes is no archive", h->url,
+                        total);
+    if (rc != MCZ_OK)
+        return rc;
+    void *m = mmap(NULL, (size_t)total, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (m == MAP_FAILED)
+        return mcz_fail(diag, MCZ_ENOMEM, -1, -1, "%s: cannot map %" PRIu64 " bytes", h->url, total);
+    h->image = m;
+    h->size = (size_t)total;
+    memcpy(h->image + h->size - sizeof footer, footer, sizeof footer);
+    return MCZ_OK;
 }
 
-/* Bytes [off, end) of the image, fetched unless inside the probe. */
+/* Bytes [off, end) of the image, fetched. */
 static int http_fill(mcz_http *h, uint64_t off, uint64_t end, mcz_diag *diag)
 {
-    if (off < MCZ_HTTP_PROBE)
-        off = MCZ_HTTP_PROBE;
     if (off >= end)
         return MCZ_OK;
     uint64_t total = h->size;
-    return http_get(h, off, end - off, h->image + off, &total, NULL, diag);
+    return http_get(h, off, end - off, h->image + off, &total, diag);
+}
+
+/* The parts an open fetched, kept for the next open of the same URL in this process (a tool
+ * opens a collection several times: to plan, to read its version, in each worker): reused once
+ * the archive's length and its footer (which carries the index's checksum) are found the same,
+ * so only the footer is fetched again. */
+static struct {
+    pthread_mutex_t lock;
+    char *url;
+    size_t size;
+    uint8_t *head; /* [0, head_end) */
+    uint64_t head_end;
+    uint8_t *tail; /* [index_offset, size): index and footer */
+    uint64_t index_offset;
+} memo = {PTHREAD_MUTEX_INITIALIZER, NULL, 0, NULL, 0, NULL, 0};
+
+static void memo_keep(const mcz_http *h, uint64_t head_end, uint64_t index_offset)
+{
+    pthread_mutex_lock(&memo.lock);
+    free(memo.url);
+    free(memo.head);
+    free(memo.tail);
+    memo.url = strdup(h->url);
+    memo.head = malloc(head_end ? head_end : 1);
+    memo.tail = malloc(h->size - index_offset);
+    if (memo.url && memo.head && memo.tail) {
+        memcpy(memo.head, h->image, head_end);
+        memcpy(memo.tail, h->image + index_offset, h->size - index_offset);
+        memo.size = h->size;
+        memo.head_end = head_end;
+        memo.index_offset = index_offset;
+    } else {
+        free(memo.url);
+        memo.url = NULL;
+    }
+    pthread_mutex_unlock(&memo.lock);
+}
+
+/* Fills the image from the memo when it holds this archive unchanged (its footer just
+ * fetched): true when it did. */
+static bool memo_reuse(mcz_http *h)
+{
+    pthread_mutex_lock(&memo.lock);
+    const uint8_t *footer = h->image + h->size - MCZ_ARC_FOOTER_SIZE;
+    bool same = memo.url && strcmp(memo.url, h->url) == 0 && memo.size == h->size &&
+                memcmp(memo.tail + (h->size - MCZ_ARC_FOOTER_SIZE - memo.index_offset), footer,
+                       MCZ_ARC_FOOTER_SIZE) == 0;
+    if (same) {
+        memcpy(h->image, memo.head, memo.head_end);
+        memcpy(h->image + memo.index_offset, memo.tail, h->size - memo.index_offset);
+    }
+    pthread_mutex_unlock(&memo.lock);
+    return same;
 }
 
 /* Footer, index, then everything before the first chunk (header, dictionary). */
 static int http_open_parts(mcz_http *h, mcz_diag *diag)
 {
     int rc = http_probe(h, diag);
-    if (rc == MCZ_OK)
-        rc = http_fill(h, h->size - MCZ_ARC_FOOTER_SIZE, h->size, diag);
     mcz_arc_footer footer;
     if (rc == MCZ_OK)
         rc = mcz_arc_footer_decode(h->image, h->size, &footer, diag);
-    if (rc == MCZ_OK)
+    bool reused = rc == MCZ_OK && memo_reuse(h);
+    if (rc == MCZ_OK && !reused)
         rc = http_fill(h, footer.index_offset, h->size - MCZ_ARC_FOOTER_SIZE, diag);
     mcz_arc_index idx;
     if (rc == MCZ_OK)
@@ -274,7 +316,11 @@ static int http_open_parts(mcz_http *h, mcz_diag *diag)
     h->have = calloc(idx.chunk_count ? idx.chunk_count : 1, 1);
     if (!h->have)
         return mcz_fail(diag, MCZ_ENOMEM, -1, -1, "%s: out of memory", h->url);
-    return http_fill(h, 0, head_end, diag);
+    if (!reused)
+        rc = http_fill(h, 0, head_end, diag);
+    if (rc == MCZ_OK && !reused)
+        memo_keep(h, head_end, footer.index_offset);
+    return rc;
 }
 
 mcz_reader *mcz_rd_open_http(const char *url, mcz_diag *diag)
