@@ -42,6 +42,7 @@ struct mcz_http {
 
 /* What one transfer received: the body into dst[0, want), the status line and Content-Range. */
 typedef struct http_xfer {
+    CURL *curl;
     uint8_t *dst;
     uint64_t want;
     uint64_t got;
@@ -59,10 +60,16 @@ bool mcz_http_is_url(const char *path)
     return path && (strncasecmp(path, "http://", 7) == 0 || strncasecmp(path, "https://", 8) == 0);
 }
 
+static bool transient(CURLcode cc, long status);
+
 static size_t on_body(char *p, size_t one, size_t n, void *arg)
 {
     http_xfer *x = arg;
     size_t len = one * n;
+    long status = 0;
+    curl_easy_getinfo(x->curl, CURLINFO_RESPONSE_CODE, &status);
+    if (status != 206 && status != 200) /* an error page: its status tells, its body is skipped */
+        return len;
     if (len > x->want - x->got) { /* more than asked: the server ignores the range */
         x->overflow = true;
         return 0;
@@ -141,7 +148,7 @@ static int http_get(mcz_http *h, uint64_t off, uint64_t len, uint8_t *dst, uint6
         snprintf(range, sizeof range, "-%" PRIu64, len);
     long pause = MCZ_HTTP_PAUSE_MS;
     for (int attempt = 1;; attempt++, pause *= 2) {
-        http_xfer x = {.dst = dst, .want = len};
+        http_xfer x = {.curl = h->curl, .dst = dst, .want = len};
         curl_easy_setopt(h->curl, CURLOPT_RANGE, range);
         curl_easy_setopt(h->curl, CURLOPT_WRITEDATA, &x);
         curl_easy_setopt(h->curl, CURLOPT_HEADERDATA, &x);
