@@ -5,14 +5,15 @@
 set -eu
 check_only=false
 [ "${1:-}" = "--check" ] && check_only=true
-packages="build-essential pkg-config libzstd-dev liblzma-dev libxxhash-dev libcmocka-dev libmurmurhash-dev zstd parallel clang help2man cmake python3"
+packages="build-essential pkg-config libzstd-dev liblzma-dev libxxhash-dev libcmocka-dev libmurmurhash-dev libcurl4-openssl-dev zstd parallel clang help2man cmake python3 nginx-light"
 missing=""
 have_pkgconfig() { command -v pkg-config >/dev/null 2>&1 && pkg-config --exists "$@"; }
-have_pkgconfig libzstd liblzma libxxhash cmocka libmurmurhash || missing="$packages"
+have_pkgconfig libzstd liblzma libxxhash cmocka libmurmurhash libcurl || missing="$packages"
 for tool in cc make zstd parallel clang help2man cmake; do
     command -v "$tool" >/dev/null 2>&1 || missing="$packages"
 done
 [ -x /usr/bin/python3 ] || missing="$packages" # Debian's, not another on PATH
+[ -x /usr/sbin/nginx ] || missing="$packages" # nginx-light: tests/cli/test_http.sh serves archives
 [ -z "$missing" ] && exit 0
 if $check_only; then
     echo "mcz: build dependencies are missing; install them with:" >&2
