@@ -512,8 +512,10 @@ MCZ_API MCZ_NODISCARD mcz_source *mcz_source_open(const char *path, mcz_diag *di
 /*
  * Archives over HTTP. mcz_source_open and mcz_reader_open take an http:// or https:// URL of an
  * .mcz archive (an MCH is only read from a file) and read it with range requests: the footer,
- * the index, the header and dictionary when opened, then each chunk the first time it is read,
- * with the unfetched chunks right after it (at most 8 chunks, 4 MiB) in one request. Chunks are
+ * the index, the header and dictionary when opened, then each chunk the first time it is read;
+ * a reader walking the chunks in order gets the unfetched chunks after it in the same request
+ * (at most 8 chunks, 4 MiB). Opening the same URL again in a process fetches only the footer
+ * when it is unchanged. Chunks are
  * checked as a file's are. The server must answer 206 with the range asked for; a 200 (ranges
  * ignored), a 416, another range or a short body is MCZ_EIO naming the URL. Connection failures,
  * 5xx and 429 answers are retried 4 times with doubling pauses from 100 ms; redirects are

@@ -2,8 +2,11 @@
  * source_http.c - an .mcz archive read over HTTP(S) with range requests (libcurl). The archive's
  * image is a sparse anonymous mapping of its full size: opening fetches the footer, then the
  * index, then the header and dictionary; a chunk is fetched the first time a cursor or
- * mcz_reader_chunk_frames needs it, with the unfetched chunks that follow it (up to
- * MCZ_HTTP_READAHEAD chunks and MCZ_HTTP_READAHEAD_BYTES) in the same request. Every chunk is
+ * mcz_reader_chunk_frames needs it. A reader walking the chunks in order (the chunk asked for
+ * is the one after the last fetched) gets the unfetched chunks after it too, up to
+ * MCZ_HTTP_READAHEAD chunks and MCZ_HTTP_READAHEAD_BYTES, in the same request; a reader taking
+ * chunks here and there (a replay worker given units by the scheduler, which other workers
+ * share) fetches only the chunk it reads, so N shards or workers download the archive once. Every chunk is
  * then checked exactly as a local one is.
  *
  * The server is hostile like the bytes: each answer must be 206 with the Content-Range asked
@@ -37,6 +40,7 @@ struct mcz_http {
     uint8_t *image; /* size bytes, anonymous: pages never fetched stay zero and unbacked */
     size_t size;
     uint8_t *have;  /* per chunk: 1 once fetched */
+    uint64_t next;  /* the chunk after the last one fetched: asked for next, a walk in order */
     pthread_mutex_t lock; /* one transfer at a time; the reader is shared by threads */
 };
 
@@ -364,7 +368,8 @@ int mcz_rd_need(const mcz_reader *r, uint64_t index, mcz_diag *diag)
         mcz_arc_index_chunk(&r->index, (uint32_t)index, &c);
         uint64_t end = c.offset + c.stored_size;
         uint64_t last = index;
-        while (last + 1 < r->index.chunk_count && last + 1 - index < MCZ_HTTP_READAHEAD &&
+        uint64_t ahead = index == h->next && index ? MCZ_HTTP_READAHEAD : 1;
+        while (last + 1 < r->index.chunk_count && last + 1 - index < ahead &&
                !h->have[last + 1]) {
             mcz_chunk_info n;
             mcz_arc_index_chunk(&r->index, (uint32_t)(last + 1), &n);
@@ -376,7 +381,8 @@ int mcz_rd_need(const mcz_reader *r, uint64_t index, mcz_diag *diag)
         rc = http_fill(h, c.offset, end, diag);
         if (rc == MCZ_OK)
             memset(h->have + index, 1, last - index + 1);
-        else if (diag && diag->context < 0)
+        h->next = last + 1;
+        if (rc != MCZ_OK && diag && diag->context < 0)
             diag->context = c.first_number;
     }
     pthread_mutex_unlock(&h->lock);
