@@ -51,6 +51,10 @@ mcz_reader *mcz_rd_open_http(const char *url, mcz_diag *diag);
 /* Makes chunk `index` present in the image (fetching it, and the unfetched chunks after it,
  * when the archive is remote): MCZ_OK at once for a local archive. Thread-safe. */
 int mcz_rd_need(const mcz_reader *r, uint64_t index, mcz_diag *diag);
+/* The unfetched chunks among [first, first+count) fetched, adjacent ones in one request. */
+int mcz_rd_prefetch(const mcz_reader *r, uint64_t first, uint64_t count, mcz_diag *diag);
 void mcz_http_free(mcz_http *h);
+/* Chunks a source walking in order asks for at once. */
+#define MCZ_HTTP_READAHEAD 8
 
 #endif /* MCZ_READER_IMPL_H */

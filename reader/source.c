@@ -202,7 +202,11 @@ static int archive_next(mcz_source *s, mcz_mc *out, mcz_diag *diag)
     mcz_chunk_info c;
     if (mcz_reader_chunk(s->reader, s->next_chunk, &c) != MCZ_OK)
         return 0;
-    int rc = mcz_cursor_get(s->cursor, c.first_number + s->next_in_chunk, out, diag);
+    int rc = s->next_in_chunk || s->next_chunk % MCZ_HTTP_READAHEAD
+                 ? MCZ_OK /* a remote archive: the chunks ahead come in one request */
+                 : mcz_rd_prefetch(s->reader, s->next_chunk, MCZ_HTTP_READAHEAD, diag);
+    if (rc == MCZ_OK)
+        rc = mcz_cursor_get(s->cursor, c.first_number + s->next_in_chunk, out, diag);
     if (rc != MCZ_OK)
         return rc;
     if (++s->next_in_chunk == c.count) {

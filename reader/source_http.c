@@ -2,11 +2,11 @@
  * source_http.c - an .mcz archive read over HTTP(S) with range requests (libcurl). The archive's
  * image is a sparse anonymous mapping of its full size: opening fetches the footer, then the
  * index, then the header and dictionary; a chunk is fetched the first time a cursor or
- * mcz_reader_chunk_frames needs it. A reader walking the chunks in order (the chunk asked for
- * is the one after the last fetched) gets the unfetched chunks after it too, up to
- * MCZ_HTTP_READAHEAD chunks and MCZ_HTTP_READAHEAD_BYTES, in the same request; a reader taking
- * chunks here and there (a replay worker given units by the scheduler, which other workers
- * share) fetches only the chunk it reads, so N shards or workers download the archive once. Every chunk is
+ * mcz_reader_chunk_frames needs it, alone: readers sharing an archive (replay workers given
+ * chunks by a scheduler, shards) then download it once between them. A reader that knows
+ * what it reads next says so (mcz_reader_prefetch; a source walking in order does, for the
+ * next MCZ_HTTP_READAHEAD chunks) and adjacent chunks come in one request of at most
+ * MCZ_HTTP_READAHEAD_BYTES. Every chunk is
  * then checked exactly as a local one is.
  *
  * The server is hostile like the bytes: each answer must be 206 with the Content-Range asked
@@ -31,7 +31,6 @@
 #define MCZ_HTTP_TRIES 4
 #define MCZ_HTTP_PAUSE_MS 100
 #define MCZ_HTTP_REDIRECTS 3
-#define MCZ_HTTP_READAHEAD 8
 #define MCZ_HTTP_READAHEAD_BYTES (4u << 20)
 
 struct mcz_http {
@@ -40,7 +39,6 @@ struct mcz_http {
     uint8_t *image; /* size bytes, anonymous: pages never fetched stay zero and unbacked */
     size_t size;
     uint8_t *have;  /* per chunk: 1 once fetched */
-    uint64_t next;  /* the chunk after the last one fetched: asked for next, a walk in order */
     pthread_mutex_t lock; /* one transfer at a time; the reader is shared by threads */
 };
 
@@ -356,35 +354,56 @@ mcz_reader *mcz_rd_open_http(const char *url, mcz_diag *diag)
     return r;
 }
 
-int mcz_rd_need(const mcz_reader *r, uint64_t index, mcz_diag *diag)
+/* Fetches the unfetched chunks among [first, first+count) in as few requests as their
+ * adjacency allows, each at most MCZ_HTTP_READAHEAD_BYTES (or one chunk). Caller holds lock. */
+static int http_fetch(const mcz_reader *r, mcz_http *h, uint64_t first, uint64_t count,
+                      mcz_diag *diag)
 {
-    mcz_http *h = r->http;
-    if (!h || index >= r->index.chunk_count)
-        return MCZ_OK;
-    pthread_mutex_lock(&h->lock);
-    int rc = MCZ_OK;
-    if (!h->have[index]) {
-        mcz_chunk_info c;
-        mcz_arc_index_chunk(&r->index, (uint32_t)index, &c);
-        uint64_t end = c.offset + c.stored_size;
-        uint64_t last = index;
-        uint64_t ahead = index == h->next && index ? MCZ_HTTP_READAHEAD : 1;
-        while (last + 1 < r->index.chunk_count && last + 1 - index < ahead &&
-               !h->have[last + 1]) {
-            mcz_chunk_info n;
+    uint64_t stop = first + count < r->index.chunk_count ? first + count : r->index.chunk_count;
+    for (uint64_t i = first; i < stop; i++) {
+        if (h->have[i])
+            continue;
+        mcz_chunk_info c, n;
+        mcz_arc_index_chunk(&r->index, (uint32_t)i, &c);
+        uint64_t end = c.offset + c.stored_size, last = i;
+        while (last + 1 < stop && !h->have[last + 1]) {
             mcz_arc_index_chunk(&r->index, (uint32_t)(last + 1), &n);
             if (n.offset != end || n.offset + n.stored_size - c.offset > MCZ_HTTP_READAHEAD_BYTES)
                 break;
             end = n.offset + n.stored_size;
             last++;
         }
-        rc = http_fill(h, c.offset, end, diag);
-        if (rc == MCZ_OK)
-            memset(h->have + index, 1, last - index + 1);
-        h->next = last + 1;
-        if (rc != MCZ_OK && diag && diag->context < 0)
-            diag->context = c.first_number;
+        int rc = http_fill(h, c.offset, end, diag);
+        if (rc != MCZ_OK) {
+            if (diag && diag->context < 0)
+                diag->context = c.first_number;
+            return rc;
+        }
+        memset(h->have + i, 1, last - i + 1);
+        i = last;
     }
+    return MCZ_OK;
+}
+
+int mcz_rd_prefetch(const mcz_reader *r, uint64_t first, uint64_t count, mcz_diag *diag)
+{
+    mcz_http *h = r ? r->http : NULL;
+    if (!h || first >= r->index.chunk_count)
+        return MCZ_OK;
+    pthread_mutex_lock(&h->lock);
+    int rc = http_fetch(r, h, first, count, diag);
     pthread_mutex_unlock(&h->lock);
     return rc;
+}
+
+int mcz_rd_need(const mcz_reader *r, uint64_t index, mcz_diag *diag)
+{
+    return mcz_rd_prefetch(r, index, 1, diag);
+}
+
+int mcz_reader_prefetch(const mcz_reader *r, uint64_t first, uint64_t count, mcz_diag *diag)
+{
+    if (!r)
+        return mcz_fail(diag, MCZ_EINVAL, -1, -1, "mcz_reader_prefetch: NULL reader");
+    return mcz_rd_prefetch(r, first, count, diag);
 }
