@@ -4,21 +4,22 @@
 #   --check  install nothing: say what building needs and is missing, with the command that
 #            installs it, and fail (a plain `make`; the test components are not checked)
 # The test components are the real programs the tests start themselves on 127.0.0.1 (a
-# one-node Slurm cluster with munge, gdb's gcore); make test, demo, asan and deps install them too.
+# one-node Slurm cluster with munge, gdb's gcore, nginx); make test, demo, asan and deps
+# install them too.
 set -eu
 check_only=false
 [ "${1:-}" = "--check" ] && check_only=true
-packages="build-essential pkg-config libzstd-dev liblzma-dev libxxhash-dev libcmocka-dev libmurmurhash-dev zstd parallel clang help2man cmake python3"
-test_packages="slurm-wlm munge gdb"
+packages="build-essential pkg-config libzstd-dev liblzma-dev libxxhash-dev libcmocka-dev libmurmurhash-dev libcurl4-openssl-dev zstd parallel clang help2man cmake python3"
+test_packages="slurm-wlm munge gdb nginx-light"
 missing=""
 have_pkgconfig() { command -v pkg-config >/dev/null 2>&1 && pkg-config --exists "$@"; }
-have_pkgconfig libzstd liblzma libxxhash cmocka libmurmurhash || missing="$packages"
+have_pkgconfig libzstd liblzma libxxhash cmocka libmurmurhash libcurl || missing="$packages"
 for tool in cc make zstd parallel clang help2man cmake; do
     command -v "$tool" >/dev/null 2>&1 || missing="$packages"
 done
 [ -x /usr/bin/python3 ] || missing="$packages" # Debian's, not another on PATH
 missing_tests=""
-for tool in /usr/sbin/slurmctld /usr/sbin/slurmd /usr/sbin/munged /usr/bin/gcore; do
+for tool in /usr/sbin/slurmctld /usr/sbin/slurmd /usr/sbin/munged /usr/bin/gcore /usr/sbin/nginx; do
     [ -x "$tool" ] || missing_tests="$test_packages"
 done
 # Without root the tests that need a missing component skip it and say so.

@@ -547,6 +547,29 @@ MCZ_API MCZ_NODISCARD int mcz_recover_report(const char *in_path, const char *ou
 typedef struct mcz_source mcz_source;
 
 MCZ_API MCZ_NODISCARD mcz_source *mcz_source_open(const char *path, mcz_diag *diag);
+
+/*
+ * Archives over HTTP. mcz_source_open and mcz_reader_open take an http:// or https:// URL of an
+ * .mcz archive (an MCH is only read from a file) and read it with range requests: the footer,
+ * the index, the header and dictionary when opened, then each chunk, alone, the first time it is
+ * read (mcz_source_next, walking in order, fetches 8 chunks at a time). Opening the same URL again in a process fetches only the footer
+ * when it is unchanged. Chunks are
+ * checked as a file's are. The server must answer 206 with the range asked for; a 200 (ranges
+ * ignored), a 416, another range or a short body is MCZ_EIO naming the URL. Connection failures,
+ * 5xx and 429 answers are retried 4 times with doubling pauses from 100 ms; redirects are
+ * followed, at most 3. mcz_path_is_url says whether a path is read that way (1) or not (0).
+ */
+MCZ_API int mcz_path_is_url(const char *path);
+
+/*
+ * Fetches now the chunks [first, first+count) of an archive read over HTTP that are not yet
+ * fetched, adjacent chunks in one request (at most 4 MiB each), so later reads of them cost no
+ * round trip: MCZ_OK, or MCZ_EIO naming the URL (the chunks then are fetched again when read).
+ * Chunks past the end are ignored. For an archive read from a file it does nothing (MCZ_OK).
+ * Thread-safe like every read of a reader.
+ */
+MCZ_API MCZ_NODISCARD int mcz_reader_prefetch(const mcz_reader *r, uint64_t first, uint64_t count,
+                                              mcz_diag *diag);
 MCZ_API void mcz_source_close(mcz_source *s);
 /* The archive behind the source, or NULL for an MCH file. */
 MCZ_API const mcz_reader *mcz_source_archive(const mcz_source *s);

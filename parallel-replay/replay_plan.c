@@ -270,12 +270,27 @@ static int plan_fail(int rc, mcz_diag *diag, const tool_where *at)
     return rc;
 }
 
+/* An archive, a file or a URL: planned from its index. */
+static int plan_remote(replay_plan *p, uint64_t group_bytes, uint32_t min_units, mcz_diag *diag,
+                       tool_where *at)
+{
+    p->archive = true;
+    mcz_reader *r = mcz_reader_open(p->path, diag);
+    if (!r)
+        return plan_fail(diag->code ? diag->code : MCZ_ECORRUPT, diag, at);
+    int rc = plan_archive(p, r, group_bytes, min_units, diag);
+    mcz_reader_close(r);
+    return rc == MCZ_OK ? MCZ_OK : plan_fail(rc, diag, at);
+}
+
 /* An archive's errors are located by its path alone: offsets and numbers in its diagnostics may
  * come from its damaged index. An MCH walk's are its own position and count. */
 static int plan_collection(replay_plan *p, uint64_t unit_bytes, uint64_t group_bytes,
                            uint32_t min_units, mcz_diag *diag)
 {
     tool_where at = {p->shown, -1, -1, -1, -1};
+    if (mcz_path_is_url(p->path)) /* only an archive is read over HTTP */
+        return plan_remote(p, group_bytes, min_units, diag, &at);
     mcz_file f;
     int rc = mcz_file_map(p->path, &f, diag);
     if (rc == MCZ_OK && f.size == 0)
@@ -295,12 +310,7 @@ static int plan_collection(replay_plan *p, uint64_t unit_bytes, uint64_t group_b
         return rc == MCZ_OK ? MCZ_OK : plan_fail(rc, diag, &at);
     }
     mcz_file_unmap(&f);
-    mcz_reader *r = mcz_reader_open(p->path, diag);
-    if (!r)
-        return plan_fail(diag->code ? diag->code : MCZ_ECORRUPT, diag, &at);
-    rc = plan_archive(p, r, group_bytes, min_units, diag);
-    mcz_reader_close(r);
-    return rc == MCZ_OK ? MCZ_OK : plan_fail(rc, diag, &at);
+    return plan_remote(p, group_bytes, min_units, diag, &at);
 }
 
 /* SuperPMI takes an .mct named as input for the TOC of the .mch beside it (X.mct.mch, then

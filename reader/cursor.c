@@ -72,7 +72,9 @@ int mcz_cursor_chunk(mcz_cursor *c, uint64_t index, const uint8_t **raw, size_t 
         mcz_arc_chunk_head h;
         mcz_file_drop_behind(&r->file, &c->dropped, e.offset); /* walks in file order keep
                                                                * their memory flat */
-        int rc = mcz_arc_decode_chunk(r->data, r->size, e.offset, c->dctx, r->ddict,
+        int rc = mcz_rd_need(r, index, diag);
+        if (rc == MCZ_OK)
+            rc = mcz_arc_decode_chunk(r->data, r->size, e.offset, c->dctx, r->ddict,
                                       r->header.dict_id, &c->buf, &h, diag);
         if (rc == MCZ_OK)
             rc = mcz_rd_match_index(r, index, &h, diag);

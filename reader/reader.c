@@ -88,6 +88,8 @@ mcz_reader *mcz_reader_open_image(const uint8_t *data, size_t size, mcz_diag *di
 
 mcz_reader *mcz_reader_open(const char *path, mcz_diag *diag)
 {
+    if (mcz_http_is_url(path))
+        return mcz_rd_open_http(path, diag);
     mcz_file file;
     if (mcz_file_map(path, &file, diag) != MCZ_OK)
         return NULL;
@@ -109,6 +111,7 @@ void mcz_reader_close(mcz_reader *r)
     free(r->raw_base);
     if (r->file.impl_)
         mcz_file_unmap(&r->file);
+    mcz_http_free(r->http);
     free(r);
 }
 
@@ -231,7 +234,9 @@ int mcz_reader_chunk_frames(const mcz_reader *r, uint64_t index, const uint8_t *
     mcz_chunk_info c;
     mcz_arc_index_chunk(&r->index, (uint32_t)index, &c);
     mcz_arc_chunk_head h;
-    int rc = mcz_arc_chunk_head_decode(r->data, r->size, c.offset, &h, diag);
+    int rc = mcz_rd_need(r, index, diag);
+    if (rc == MCZ_OK)
+        rc = mcz_arc_chunk_head_decode(r->data, r->size, c.offset, &h, diag);
     if (rc == MCZ_OK)
         rc = mcz_rd_match_index(r, index, &h, diag);
     if (rc != MCZ_OK) {

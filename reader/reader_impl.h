@@ -9,6 +9,8 @@
 
 #include "../format/archive.h"
 
+typedef struct mcz_http mcz_http;
+
 struct mcz_reader {
     mcz_file file;           /* owned when opened from a path */
     const uint8_t *data;     /* the archive image */
@@ -20,6 +22,7 @@ struct mcz_reader {
     mcz_arc_index index;
     uint32_t *context_base;  /* per chunk: position of its first context in the index */
     uint64_t *raw_base;      /* per chunk: its offset in the equivalent MCH */
+    mcz_http *http;          /* archive read over HTTP (owns the image); NULL otherwise */
 };
 
 /*
@@ -37,5 +40,21 @@ int mcz_rd_match_index(const mcz_reader *r, uint64_t index, const mcz_arc_chunk_
 /* Makes the cursor verify zstd's own content checksum too (deep verification: the chunks must
  * also pass the plain zstd tool). Reads normally skip it, the XXH3 covering the same bytes. */
 int mcz_rd_cursor_strict(mcz_cursor *c);
+
+/* ---- Archives over HTTP (source_http.c) ---- */
+
+/* An http:// or https:// URL (any case). */
+bool mcz_http_is_url(const char *path);
+/* Opens the archive at url: footer, index, header and dictionary fetched with range requests,
+ * validated as mcz_reader_open does; chunks fetched later by mcz_rd_need. */
+mcz_reader *mcz_rd_open_http(const char *url, mcz_diag *diag);
+/* Makes chunk `index` present in the image (fetching it, and the unfetched chunks after it,
+ * when the archive is remote): MCZ_OK at once for a local archive. Thread-safe. */
+int mcz_rd_need(const mcz_reader *r, uint64_t index, mcz_diag *diag);
+/* The unfetched chunks among [first, first+count) fetched, adjacent ones in one request. */
+int mcz_rd_prefetch(const mcz_reader *r, uint64_t first, uint64_t count, mcz_diag *diag);
+void mcz_http_free(mcz_http *h);
+/* Chunks a source walking in order asks for at once. */
+#define MCZ_HTTP_READAHEAD 8
 
 #endif /* MCZ_READER_IMPL_H */

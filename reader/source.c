@@ -99,6 +99,20 @@ static int open_archive(mcz_source *s, mcz_diag *diag)
     return s->cursor ? MCZ_OK : mcz_fail(diag, MCZ_ENOMEM, -1, -1, "out of memory");
 }
 
+/* An archive at an http(s) URL (source_http.c); an MCH is only read from a file. */
+static mcz_source *open_url(mcz_source *s, const char *url, mcz_diag *diag)
+{
+    s->reader = mcz_rd_open_http(url, diag);
+    s->cursor = s->reader ? mcz_cursor_create(s->reader) : NULL;
+    if (!s->cursor) {
+        if (s->reader)
+            mcz_fail(diag, MCZ_ENOMEM, -1, -1, "out of memory");
+        mcz_source_close(s);
+        return NULL;
+    }
+    return s;
+}
+
 /* Notes the .mct beside an MCH, read only when a context is first asked for by number. */
 static int toc_find(mcz_source *s, const char *path, mcz_diag *diag)
 {
@@ -118,6 +132,8 @@ mcz_source *mcz_source_open(const char *path, mcz_diag *diag)
     }
     mcz_diag_clear(&s->scan_error);
     mcz_diag_clear(&s->toc_problem);
+    if (mcz_http_is_url(path))
+        return open_url(s, path, diag);
     int rc = mcz_file_map(path, &s->file, diag);
     const uint8_t *data = s->file.data;
     size_t size = s->file.size;
@@ -186,7 +202,11 @@ static int archive_next(mcz_source *s, mcz_mc *out, mcz_diag *diag)
     mcz_chunk_info c;
     if (mcz_reader_chunk(s->reader, s->next_chunk, &c) != MCZ_OK)
         return 0;
-    int rc = mcz_cursor_get(s->cursor, c.first_number + s->next_in_chunk, out, diag);
+    int rc = s->next_in_chunk || s->next_chunk % MCZ_HTTP_READAHEAD
+                 ? MCZ_OK /* a remote archive: the chunks ahead come in one request */
+                 : mcz_rd_prefetch(s->reader, s->next_chunk, MCZ_HTTP_READAHEAD, diag);
+    if (rc == MCZ_OK)
+        rc = mcz_cursor_get(s->cursor, c.first_number + s->next_in_chunk, out, diag);
     if (rc != MCZ_OK)
         return rc;
     if (++s->next_in_chunk == c.count) {
