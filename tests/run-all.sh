@@ -48,11 +48,23 @@ for f in "$BUILD"/fuzz/fuzz_*; do
     fi
 done
 
+# A CLI test that hangs fails alone instead of stopping the run: each has MCZ_TEST_LIMIT seconds
+# (900). timeout runs it in a process group of its own, so that what the test started goes too;
+# Ctrl-C reaches that group through timeout, which passes the signal on.
+limit=${MCZ_TEST_LIMIT:-900}
+tpid=
+trap '[ -n "$tpid" ] && kill -INT "$tpid" 2>/dev/null; exit 130' INT
+trap '[ -n "$tpid" ] && kill -TERM "$tpid" 2>/dev/null; exit 143' TERM
 for s in "$MCZ_ROOT"/tests/cli/test_*.sh; do
     [ -f "$s" ] || continue
     echo "== cli $(basename "$s")"
-    bash "$s" >"$log" 2>&1
+    timeout -k 20 "$limit" bash "$s" >"$log" 2>&1 </dev/null &
+    tpid=$!
+    wait "$tpid"
     rc=$?
+    tpid=
+    [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ] &&
+        echo "not ok - $(basename "$s") did not finish within $limit s (MCZ_TEST_LIMIT)" >>"$log"
     cat "$log"
     p=$(grep -c '^ok ' "$log")
     f=$(grep -c '^not ok ' "$log")
