@@ -19,6 +19,10 @@ RANDOM=$SEED
 export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}handle_segv=0:disable_coredump=0"
 echo "# replay: COLLECTOR_SEED=$SEED IMAGE_DUMPS=$DUMPS bash tests/cli/test_recover_image.sh"
 [ -x "$H" ] || { fail "$H is built (make test builds it)"; cli_done; exit; }
+# The process that is dumped: MCZ_DUMP_HARNESS (make asan gives the plain build's), else $H. A
+# sanitized one is never dumped: its core spans the terabytes the sanitizer reserves.
+D=${MCZ_DUMP_HARNESS:-$H}
+sanitized() { grep -qa __asan_init "$1"; }
 show() { sed 's/^/    /' "$1" | head -15; }
 
 "$BIN/mchgen" --seed 7 --contexts 300 --preset small --out "$T/s.mch" >/dev/null 2>&1 ||
@@ -65,13 +69,15 @@ check_core() {
 # --- gcore of a live MEMORY collector at moments drawn from the seed (every other one rolling).
 if ! command -v gcore >/dev/null 2>&1; then
     pass "skip: gcore (Debian's gdb) is not installed; .ci/deps.sh installs it"
+elif sanitized "$D"; then
+    pass "skip: gcore: $D is sanitized (make asan dumps the plain build's harness)"
 else
     for i in $(seq 1 "$DUMPS"); do
         delay=$(( 100 + (RANDOM * 32768 + RANDOM) % 900 ))
         bound=() opts=()
         [ $((i % 2)) -eq 0 ] && bound=(--max-bytes 262144) opts=(--rolling)
         rm -f "$T/m.mcz" "$T/m.log" "$T"/core.*
-        "$H" run --source "$T/s.mch" --out "$T/m.mcz" --log "$T/m.log" --mode memory --rate 800 \
+        "$D" run --source "$T/s.mch" --out "$T/m.mcz" --log "$T/m.log" --mode memory --rate 800 \
             --seed $((SEED + 2000 + i)) --max-seconds 30 "${bound[@]}" 2>"$T/harness.err" &
         pid=$!
         sleep "$(printf '%d.%03d' $((delay / 1000)) $((delay % 1000)))"
@@ -93,13 +99,15 @@ fi
 pattern=$(cat /proc/sys/kernel/core_pattern 2>/dev/null)
 if [ "${pattern:0:1}" = "|" ] || [ -z "$pattern" ] || [ "${pattern#*/}" != "$pattern" ]; then
     pass "skip: real SIGSEGV core: core_pattern is '$pattern' (not a file in the working directory)"
+elif sanitized "$D"; then
+    pass "skip: real SIGSEGV core: $D is sanitized (make asan dumps the plain build's harness)"
 elif ! (ulimit -c unlimited) 2>/dev/null; then
     pass "skip: real SIGSEGV core: ulimit -c unlimited is refused"
 else
     mkdir -p "$T/cores"
     delay=$(( 100 + (RANDOM * 32768 + RANDOM) % 400 ))
     { (cd "$T/cores" && ulimit -c unlimited &&
-        exec "$H" run --source "$T/s.mch" --out "$T/cores/m.mcz" --log "$T/cores/m.log" \
+        exec "$D" run --source "$T/s.mch" --out "$T/cores/m.mcz" --log "$T/cores/m.log" \
             --mode memory --rate 800 --seed $((SEED + 3000)) --crash-ms "$delay") \
         2>"$T/harness.err"; } 2>/dev/null # (the shell would report the death)
     rc=$?
