@@ -16,8 +16,12 @@
 typedef struct file_image {
     void *base;
     size_t size;
-    bool mapped; /* munmap, else free */
+    bool mapped;        /* munmap, else free */
+    uint64_t *extents;  /* a sparse file's data extents, [start, end) pairs; NULL: all data */
+    size_t extent_count;
 } file_image;
+
+#define MAX_EXTENTS 4096
 
 static const uint8_t empty_image[1];
 
@@ -31,9 +35,7 @@ static int set_image(mcz_file *out, void *base, size_t size, bool mapped)
             free(base);
         return MCZ_ENOMEM;
     }
-    img->base = base;
-    img->size = size;
-    img->mapped = mapped;
+    *img = (file_image){.base = base, .size = size, .mapped = mapped};
     out->data = base;
     out->size = size;
     out->impl_ = img;
@@ -76,6 +78,54 @@ static int read_all(int fd, const char *path, mcz_file *out, mcz_diag *diag)
     return set_image(out, buf, len, false);
 }
 
+/* The data extents of a mapped file, when it has holes. A file system without SEEK_DATA, or
+ * any failure, leaves the whole image as data: the extents only save a scan work. */
+static void find_extents(int fd, file_image *img)
+{
+    off_t end = (off_t)img->size, data = lseek(fd, 0, SEEK_DATA);
+    off_t hole = data < 0 ? -1 : lseek(fd, data, SEEK_HOLE);
+    if (data < 0 ? errno != ENXIO : (data == 0 && (hole < 0 || hole >= end)))
+        return; /* no holes, or they cannot be told */
+    uint64_t *ext = malloc(2 * MAX_EXTENTS * sizeof *ext);
+    if (!ext)
+        return;
+    size_t n = 0;
+    while (data >= 0 && data < end && hole > data) {
+        if (n == MAX_EXTENTS - 1)
+            hole = end; /* the last extent runs to the end */
+        ext[2 * n] = (uint64_t)data;
+        ext[2 * n + 1] = (uint64_t)(hole < end ? hole : end);
+        n++;
+        data = hole < end ? lseek(fd, hole, SEEK_DATA) : -1;
+        hole = data < 0 ? -1 : lseek(fd, data, SEEK_HOLE);
+    }
+    img->extents = ext;
+    img->extent_count = n;
+}
+
+uint64_t mcz_file_data_end(const mcz_file *f, uint64_t *at)
+{
+    const file_image *img = f ? f->impl_ : NULL;
+    uint64_t size = f ? f->size : 0;
+    if (*at >= size)
+        return *at = size;
+    if (!img || !img->extents)
+        return size;
+    size_t lo = 0, hi = img->extent_count; /* first extent whose end is past *at */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (img->extents[2 * mid + 1] <= *at)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == img->extent_count)
+        return *at = size;
+    if (*at < img->extents[2 * lo])
+        *at = img->extents[2 * lo];
+    return img->extents[2 * lo + 1];
+}
+
 static int map_open_file(int fd, const char *path, mcz_file *out, mcz_diag *diag)
 {
     struct stat st;
@@ -93,7 +143,10 @@ static int map_open_file(int fd, const char *path, mcz_file *out, mcz_diag *diag
     void *base = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
     if (base == MAP_FAILED)
         return read_all(fd, path, out, diag);
-    return set_image(out, base, size, true);
+    int rc = set_image(out, base, size, true);
+    if (rc == MCZ_OK)
+        find_extents(fd, out->impl_);
+    return rc;
 }
 
 int mcz_file_map(const char *path, mcz_file *out, mcz_diag *diag)
@@ -121,6 +174,7 @@ void mcz_file_unmap(mcz_file *f)
             munmap(img->base, img->size);
         else
             free(img->base);
+        free(img->extents);
         free(img);
     }
     f->data = empty_image;

@@ -631,6 +631,16 @@ MCZ_API void mcz_file_unmap(mcz_file *f);
  * library's own walks (mcz_source, cursors) do it already.
  */
 MCZ_API void mcz_file_drop_behind(const mcz_file *f, uint64_t *dropped, uint64_t pos);
+/*
+ * For scans that need only the bytes a file stores: a sparse file's holes (a core dump's
+ * reserved address space that was never touched) read as zeros and hold nothing to find.
+ * Moves *at up to the start of the data extent holding it or, in a hole, of the next one (to
+ * f->size when none follows) and returns that extent's end; every byte of [*at, end) may be
+ * data, every byte between the old *at and the new one is zero. Extents come from SEEK_DATA
+ * and SEEK_HOLE when the file was mapped (4,096 at most; the last of them runs to the end of
+ * the file); without them the whole image is one extent.
+ */
+MCZ_API uint64_t mcz_file_data_end(const mcz_file *f, uint64_t *at);
 
 /*
  * An output file a user can trust. A regular file (or a new name) appears atomically: data goes

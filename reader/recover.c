@@ -49,13 +49,30 @@ typedef struct recovery {
 
 #define ZDICT_MAGIC 0xEC30A437u
 
+/* The first occurrence of a pattern at or after *at, searched only in the extents the file
+ * stores: a core dump's holes (FORMAT.md §13) are zeros, and every pattern here starts with a
+ * frame or dictionary magic, which has none. NULL when there is none. */
+static const uint8_t *find_stored(const recovery *r, uint64_t *at, const void *pattern,
+                                  size_t len)
+{
+    while (*at < r->size) {
+        uint64_t end = mcz_file_data_end(r->file, at);
+        const uint8_t *hit =
+            end > *at ? memmem(r->data + *at, (size_t)(end - *at), pattern, len) : NULL;
+        if (hit)
+            return hit;
+        *at = end;
+    }
+    return NULL;
+}
+
 /* Next offset at or after `from` where an mcz frame tagged tag or other starts, or size. This
  * is how a scan resyncs after bytes that are no frame. */
 static uint64_t next_frame(const recovery *r, uint64_t from, uint32_t tag, uint32_t other)
 {
     static const uint8_t magic[4] = {0x5C, 0x2A, 0x4D, 0x18};
     for (uint64_t at = from; mcz_fits(r->size, at, 12);) {
-        const uint8_t *hit = memmem(r->data + at, r->size - at, magic, sizeof magic);
+        const uint8_t *hit = find_stored(r, &at, magic, sizeof magic);
         if (!hit)
             break;
         at = (uint64_t)(hit - r->data);
@@ -123,7 +140,7 @@ static bool image_dict_bytes(recovery *r, uint64_t at)
     mcz_put_le32(pattern, ZDICT_MAGIC);
     mcz_put_le32(pattern + 4, id);
     for (uint64_t p = 0; mcz_fits(r->size, p, len); p++) {
-        const uint8_t *hit = memmem(r->data + p, r->size - p, pattern, sizeof pattern);
+        const uint8_t *hit = find_stored(r, &p, pattern, sizeof pattern);
         if (!hit || !mcz_fits(r->size, (uint64_t)(hit - r->data), len))
             break;
         p = (uint64_t)(hit - r->data);
