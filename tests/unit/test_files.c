@@ -112,6 +112,48 @@ static void test_map_regular_and_empty(void **state)
     mcz_file_unmap(&f);
 }
 
+/* A sparse file: 4 KiB of data at 1 MiB and at 3 MiB of 4 MiB + 1 (the last byte data too).
+ * Where the file system cannot tell holes, the whole file is one extent, which is also right. */
+static void test_data_extents_skip_holes(void **state)
+{
+    char path[128];
+    in_dir(state, "sparse", path, sizeof path);
+    FILE *fp = fopen(path, "wb");
+    assert_non_null(fp);
+    static const uint8_t page[4096] = {1};
+    const long at[] = {1L << 20, 3L << 20, 4L << 20};
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(fseek(fp, at[i], SEEK_SET), 0);
+        assert_int_equal(fwrite(page, 1, i == 2 ? 1 : sizeof page, fp), i == 2 ? 1 : sizeof page);
+    }
+    fclose(fp);
+    mcz_file f;
+    assert_int_equal(mcz_file_map(path, &f, NULL), 0);
+    uint64_t pos = 0, end = mcz_file_data_end(&f, &pos);
+    if (pos == 0 && end == f.size) {
+        mcz_file_unmap(&f);
+        skip(); /* no SEEK_DATA here */
+    }
+    assert_int_equal(pos, 1u << 20); /* the leading hole is skipped */
+    assert_true(end >= (1u << 20) + 4096 && end < 3u << 20);
+    pos = end; /* in the hole after it */
+    end = mcz_file_data_end(&f, &pos);
+    assert_int_equal(pos, 3u << 20);
+    pos += 100; /* inside an extent: stays */
+    assert_int_equal(mcz_file_data_end(&f, &pos), end);
+    assert_int_equal(pos, (3u << 20) + 100);
+    pos = end;
+    end = mcz_file_data_end(&f, &pos);
+    assert_true(pos <= 4u << 20 && end == f.size); /* the last extent ends the file */
+    pos = f.size + 7; /* past the end */
+    assert_int_equal(mcz_file_data_end(&f, &pos), f.size);
+    assert_int_equal(pos, f.size);
+    for (pos = 0; pos < f.size; pos = mcz_file_data_end(&f, &pos)) /* data only, all of it */
+        ;
+    assert_int_equal(pos, f.size);
+    mcz_file_unmap(&f);
+}
+
 static void test_map_missing_names_the_path(void **state)
 {
     char path[128];
@@ -208,6 +250,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_diag_set_fills_every_field),
         cmocka_unit_test_setup_teardown(test_map_regular_and_empty, dir_setup, dir_teardown),
+        cmocka_unit_test_setup_teardown(test_data_extents_skip_holes, dir_setup, dir_teardown),
         cmocka_unit_test_setup_teardown(test_map_missing_names_the_path, dir_setup,
                                         dir_teardown),
         cmocka_unit_test_setup_teardown(test_outfile_commit_creates, dir_setup, dir_teardown),
