@@ -558,6 +558,17 @@ MCZ_API MCZ_NODISCARD mcz_source *mcz_source_open(const char *path, mcz_diag *di
  * ignored), a 416, another range or a short body is MCZ_EIO naming the URL. Connection failures,
  * 5xx and 429 answers are retried 4 times with doubling pauses from 100 ms; redirects are
  * followed, at most 3. mcz_path_is_url says whether a path is read that way (1) or not (0).
+ *
+ * The cache: when the environment variable MCZ_CACHE_DIR names a directory (created if need
+ * be), every piece fetched (header and dictionary, index, each chunk) is kept there and read
+ * from there by later opens, in this process or another, so only the footer is fetched again.
+ * Pieces are keyed by the URL, the archive's length, its ETag and Last-Modified and its footer
+ * (which carries the index's checksum): an archive changed at the same URL never gets the old
+ * bytes; an answer whose ETag or Last-Modified differs from the footer's is MCZ_EIO (the
+ * archive changed while read). A piece whose own checksum fails is fetched again and rewritten;
+ * chunks are still checked when decoded. Pieces are written to a temporary name and renamed;
+ * a cache that cannot be written gives one warning on stderr per process and the archive is
+ * read without it. Nothing is removed from the cache: delete the directory to reclaim it.
  */
 MCZ_API int mcz_path_is_url(const char *path);
 
