@@ -571,10 +571,13 @@ MCZ_API MCZ_NODISCARD mcz_source *mcz_source_open(const char *path, mcz_diag *di
  * read without it. Nothing is removed from the cache: delete the directory to reclaim it.
  */
 MCZ_API int mcz_path_is_url(const char *path);
+/* The most stored bytes one request fetches (a run of adjacent chunks; a larger chunk alone):
+ * the bound on what a reader fetches ahead of what it reads. */
+#define MCZ_HTTP_REQUEST_MAX (4u << 20)
 
 /*
  * Fetches now the chunks [first, first+count) of an archive read over HTTP that are not yet
- * fetched, adjacent chunks in one request (at most 4 MiB each), so later reads of them cost no
+ * fetched, adjacent chunks in one request (at most MCZ_HTTP_REQUEST_MAX each), so later reads of them cost no
  * round trip: MCZ_OK, or MCZ_EIO naming the URL (the chunks then are fetched again when read).
  * Chunks past the end are ignored. For an archive read from a file it does nothing (MCZ_OK).
  * Thread-safe like every read of a reader.

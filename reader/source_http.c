@@ -6,7 +6,7 @@
  * chunks by a scheduler, shards) then download it once between them. A reader that knows
  * what it reads next says so (mcz_reader_prefetch; a source walking in order does, for the
  * next MCZ_HTTP_READAHEAD chunks) and adjacent chunks come in one request of at most
- * MCZ_HTTP_READAHEAD_BYTES. Every chunk is
+ * MCZ_HTTP_REQUEST_MAX. Every chunk is
  * then checked exactly as a local one is.
  *
  * The server is hostile like the bytes: each answer must be 206 with the Content-Range asked
@@ -31,7 +31,6 @@
 #define MCZ_HTTP_TRIES 4
 #define MCZ_HTTP_PAUSE_MS 100
 #define MCZ_HTTP_REDIRECTS 3
-#define MCZ_HTTP_READAHEAD_BYTES (4u << 20)
 
 struct mcz_http {
     CURL *curl;
@@ -435,7 +434,7 @@ static void chunks_keep(const mcz_reader *r, mcz_http *h, uint64_t first, uint64
 }
 
 /* Fetches the unfetched chunks among [first, first+count), those in the cache from it, the
- * others in as few requests as their adjacency allows, each at most MCZ_HTTP_READAHEAD_BYTES
+ * others in as few requests as their adjacency allows, each at most MCZ_HTTP_REQUEST_MAX
  * (or one chunk). Caller holds lock. */
 static int http_fetch(const mcz_reader *r, mcz_http *h, uint64_t first, uint64_t count,
                       mcz_diag *diag)
@@ -452,7 +451,7 @@ static int http_fetch(const mcz_reader *r, mcz_http *h, uint64_t first, uint64_t
         uint64_t end = c.offset + c.stored_size, last = i;
         while (last + 1 < stop && !h->have[last + 1]) {
             mcz_arc_index_chunk(&r->index, (uint32_t)(last + 1), &n);
-            if (n.offset != end || n.offset + n.stored_size - c.offset > MCZ_HTTP_READAHEAD_BYTES)
+            if (n.offset != end || n.offset + n.stored_size - c.offset > MCZ_HTTP_REQUEST_MAX)
                 break;
             end = n.offset + n.stored_size;
             last++;

@@ -64,6 +64,27 @@ done
 "$R" -q --merge-results --details "$T/merged.csv" "$T"/s*.txt >"$T/merged.out" 2>&1
 same "merged URL shards: same details as one run from the file" "$T/local.csv" "$T/merged.csv"
 
+# --- small chunks: a shard's adjacent chunks come in few requests (units joined up to 4 MiB
+# while each worker keeps 4 units), its bytes still about 1/N
+"$BIN/mcs" -convert "$T/c.mch" "$T/www/small.mcz" --chunk-size 16K >/dev/null 2>&1
+chunks=$("$BIN/mcs" -info "$T/www/small.mcz" | awk '$1 == "chunks:" {print $2}')
+stored=$(stat -c %s "$T/www/small.mcz")
+"$R" -q -j 2 --details "$T/small.csv" "$T/www/small.mcz" >/dev/null 2>&1
+: >"$T/logs/access.log"; "$BIN/mcs" -info "$U/small.mcz" >/dev/null 2>&1
+head_bytes=$(nginx_sent "$T")
+for k in $(seq $N); do
+    : >"$T/logs/access.log"
+    "$R" -q -j 2 --shard $k/$N --results "$T/small$k.txt" "$U/small.mcz" >/dev/null 2>&1
+    sent=$(nginx_sent "$T") requests=$(nginx_requests "$T")
+    limit=$(( head_bytes + (stored - head_bytes) / N + (stored - head_bytes) / N / 4 ))
+    if [ "$requests" -lt $((chunks / N / 4)) ] && [ "$sent" -le "$limit" ]; then
+        pass "shard $k/$N of $chunks small chunks: $requests requests, $sent bytes of $stored"
+    else fail "shard $k/$N of $chunks small chunks: $requests requests, $sent bytes (limit $limit) of $stored"; fi
+done
+"$R" -q --merge-results --details "$T/small_merged.csv" "$T"/small*.txt >/dev/null 2>&1
+same "small chunks, merged URL shards: same details as from the file" "$T/small.csv" "$T/small_merged.csv"
+stored=$(stat -c %s "$L")
+
 # --- redirects: followed (at most 3), a loop is an error
 ok_run "a redirect is followed" "$BIN/mcs" -verify "$U/moved/c.mcz"
 fail_run "a redirect loop is an error" "$BIN/mcs" -verify "$U/loop/c.mcz"
