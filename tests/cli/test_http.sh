@@ -40,6 +40,16 @@ same "mcs -copy from a URL: what the file gives" "$T/local_copy.mch" "$T/url_cop
 ok_run "mcs -export from a URL" "$BIN/mcs" -export "$U/c.mcz" "$T/back.mch"
 same "mcs -export from a URL: the original MCH" "$T/c.mch" "$T/back.mch"
 
+# --- mcs -toc URL: the table goes to the current directory, named after the URL's file
+mkdir -p "$T/here" "$T/there" && cp "$L" "$T/there/c.mcz"
+"$BIN/mcs" -toc "$T/there/c.mcz" >/dev/null 2>&1
+cd "$T/here"
+ok_run "mcs -toc URL" "$BIN/mcs" -toc "$U/c.mcz?v=1"
+same "mcs -toc URL: ./c.mcz.mct, the table the file gives" "$T/there/c.mcz.mct" "$T/here/c.mcz.mct"
+fail_run "mcs -toc URL without a file name fails" "$BIN/mcs" -toc "$U/"
+cd - >/dev/null
+contains "mcs -toc URL without a file name: says why" "$T/err" "this URL has none"
+
 # --- mcz-replay: whole runs and shards, merged, as from the file
 R="$BIN/mcz-replay"
 "$R" -q -j 2 --details "$T/local.csv" "$L" >"$T/local.out" 2>&1
