@@ -129,11 +129,12 @@ void replay_plan_free(replay_plan *p);
  * are cut alike; the selection becomes the shard's part of it, and only units holding some of
  * it stay (a unit across a boundary is read by both shards, each replaying its own contexts). */
 int replay_plan_shard(replay_plan *p, uint32_t k, uint32_t n, mcz_diag *diag);
-/* An archive read over HTTP: joins adjacent units while one holds at most MCZ_HTTP_REQUEST_MAX
- * stored bytes and there are still min_units units of about equal size, so that a worker
- * fetches each unit in one request (replay_worker prefetches it whole). Units already larger
- * (--exec batches) stay as they are. */
-void replay_plan_group_remote(replay_plan *p, uint32_t min_units);
+/* An archive read over HTTP: joins adjacent units into units of about the stored bytes over
+ * `workers` (each worker one at least), never more than MCZ_HTTP_REQUEST_MAX, so that a worker
+ * fetches each unit in one request (replay_worker prefetches it whole): a round trip per chunk
+ * costs more than the balance finer units give, and a large collection still has many units
+ * of at most 4 MiB. */
+void replay_plan_group_remote(replay_plan *p, uint32_t workers);
 
 /* Every worker filters the same way: the selection, and in stride mode every n-th context. */
 typedef struct replay_filter {

@@ -475,20 +475,22 @@ int replay_plan_shard(replay_plan *p, uint32_t k, uint32_t n, mcz_diag *diag)
     return MCZ_OK;
 }
 
-void replay_plan_group_remote(replay_plan *p, uint32_t min_units)
+void replay_plan_group_remote(replay_plan *p, uint32_t workers)
 {
     uint64_t stored = 0;
     for (size_t i = 0; i < p->unit_count; i++)
         stored += p->units[i].stored_bytes;
-    uint64_t target = min_units ? stored / min_units : stored;
+    uint64_t target = workers ? stored / workers : stored;
     if (target > MCZ_HTTP_REQUEST_MAX)
         target = MCZ_HTTP_REQUEST_MAX;
     size_t kept = 0;
     for (size_t i = 0; i < p->unit_count; i++) {
         replay_unit *cur = kept ? &p->units[kept - 1] : NULL;
         const replay_unit *u = &p->units[i];
-        if (cur && cur->chunk + cur->chunks == u->chunk &&
-            cur->stored_bytes + u->stored_bytes <= target) {
+        uint64_t joined = cur ? cur->stored_bytes + u->stored_bytes : 0;
+        /* joined while that brings the unit nearer the target than it is */
+        if (cur && cur->chunk + cur->chunks == u->chunk && joined <= MCZ_HTTP_REQUEST_MAX &&
+            cur->stored_bytes + joined <= 2 * target) {
             cur->chunks += u->chunks;
             cur->count += u->count;
             cur->selected += u->selected;

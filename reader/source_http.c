@@ -24,6 +24,7 @@
 #include <strings.h>
 #include <sys/mman.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "mcz_common.h"
 #include "reader_impl.h"
@@ -248,6 +249,18 @@ static mcz_http *http_create(const char *url, mcz_diag *diag)
     return h;
 }
 
+/* The sparse image of an archive of total bytes. */
+static int image_map(mcz_http *h, uint64_t total, mcz_diag *diag)
+{
+    void *m = mmap(NULL, (size_t)total, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (m == MAP_FAILED)
+        return mcz_fail(diag, MCZ_ENOMEM, -1, -1, "%s: cannot map %" PRIu64 " bytes", h->url, total);
+    h->image = m;
+    h->size = (size_t)total;
+    return MCZ_OK;
+}
+
 /* The probe: the footer, a suffix range that also tells the archive's length; then the sparse
  * image of that length, the footer at its end. */
 static int http_probe(mcz_http *h, mcz_diag *diag)
@@ -258,16 +271,11 @@ static int http_probe(mcz_http *h, mcz_diag *diag)
     if (rc == MCZ_OK && (total < MCZ_ARC_HEADER_SIZE + MCZ_ARC_FOOTER_SIZE || total > SIZE_MAX / 2))
         return mcz_fail(diag, MCZ_ECORRUPT, -1, -1, "%s: %" PRIu64 " bytes is no archive", h->url,
                         total);
-    if (rc != MCZ_OK)
-        return rc;
-    void *m = mmap(NULL, (size_t)total, PROT_READ | PROT_WRITE,
-                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (m == MAP_FAILED)
-        return mcz_fail(diag, MCZ_ENOMEM, -1, -1, "%s: cannot map %" PRIu64 " bytes", h->url, total);
-    h->image = m;
-    h->size = (size_t)total;
-    memcpy(h->image + h->size - sizeof footer, footer, sizeof footer);
-    return MCZ_OK;
+    if (rc == MCZ_OK)
+        rc = image_map(h, total, diag);
+    if (rc == MCZ_OK)
+        memcpy(h->image + h->size - sizeof footer, footer, sizeof footer);
+    return rc;
 }
 
 /* Bytes [off, end) of the image, fetched. */
@@ -310,7 +318,10 @@ static int piece_fill(mcz_http *h, uint64_t off, uint64_t end, mcz_diag *diag)
 /* The parts an open fetched, kept for the next open of the same URL in this process (a tool
  * opens a collection several times: to plan, to read its version, in each worker): reused once
  * the archive's length and its footer (which carries the index's checksum) are found the same,
- * so only the footer is fetched again. */
+ * so only the footer is fetched again. A process forked by the one that opened it (a replay
+ * worker) takes the memo as it is, without even the footer: each answer it gets is still
+ * checked against the length and validators of the version the memo holds, so a change of
+ * the archive is an error there too. */
 static struct {
     pthread_mutex_t lock;
     char *url;
@@ -319,7 +330,33 @@ static struct {
     uint64_t head_end;
     uint8_t *tail; /* [index_offset, size): index and footer */
     uint64_t index_offset;
-} memo = {PTHREAD_MUTEX_INITIALIZER, NULL, 0, NULL, 0, NULL, 0};
+    pid_t pid;     /* the process that last found it current */
+    char etag[128], modified[64];
+} memo = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+/* Notes that this process found the memo current, with h's validators. Caller holds lock. */
+static void memo_current(const mcz_http *h)
+{
+    memo.pid = getpid();
+    memcpy(memo.etag, h->etag, sizeof memo.etag);
+    memcpy(memo.modified, h->modified, sizeof memo.modified);
+}
+
+/* Opens h from a memo inherited through fork: true when it did. */
+static bool memo_inherit(mcz_http *h)
+{
+    pthread_mutex_lock(&memo.lock);
+    bool ok = memo.url && strcmp(memo.url, h->url) == 0 && memo.pid != getpid() &&
+              image_map(h, memo.size, NULL) == MCZ_OK;
+    if (ok) {
+        memcpy(h->image, memo.head, memo.head_end);
+        memcpy(h->image + memo.index_offset, memo.tail, h->size - memo.index_offset);
+        memcpy(h->etag, memo.etag, sizeof h->etag);
+        memcpy(h->modified, memo.modified, sizeof h->modified);
+    }
+    pthread_mutex_unlock(&memo.lock);
+    return ok;
+}
 
 static void memo_keep(const mcz_http *h, uint64_t head_end, uint64_t index_offset)
 {
@@ -336,6 +373,7 @@ static void memo_keep(const mcz_http *h, uint64_t head_end, uint64_t index_offse
         memo.size = h->size;
         memo.head_end = head_end;
         memo.index_offset = index_offset;
+        memo_current(h);
     } else {
         free(memo.url);
         memo.url = NULL;
@@ -355,6 +393,7 @@ static bool memo_reuse(mcz_http *h)
     if (same) {
         memcpy(h->image, memo.head, memo.head_end);
         memcpy(h->image + memo.index_offset, memo.tail, h->size - memo.index_offset);
+        memo_current(h);
     }
     pthread_mutex_unlock(&memo.lock);
     return same;
@@ -363,13 +402,14 @@ static bool memo_reuse(mcz_http *h)
 /* Footer, index, then everything before the first chunk (header, dictionary). */
 static int http_open_parts(mcz_http *h, mcz_diag *diag)
 {
-    int rc = http_probe(h, diag);
+    bool reused = memo_inherit(h);
+    int rc = reused ? MCZ_OK : http_probe(h, diag);
     mcz_arc_footer footer;
     if (rc == MCZ_OK)
         rc = mcz_arc_footer_decode(h->image, h->size, &footer, diag);
     if (rc == MCZ_OK)
         cache_attach(h);
-    bool reused = rc == MCZ_OK && memo_reuse(h);
+    reused = reused || (rc == MCZ_OK && memo_reuse(h));
     if (rc == MCZ_OK && !reused)
         rc = piece_fill(h, footer.index_offset, h->size - MCZ_ARC_FOOTER_SIZE, diag);
     mcz_arc_index idx;

@@ -3,8 +3,9 @@
 # an archive; mcs verbs and mcz-replay read its URL and give what they give for the file; each
 # --shard K/N downloads about 1/N of the chunks plus the index and dictionary (nginx's log of
 # $body_bytes_sent); faults (503, 416, ranges ignored, a redirect loop, a wrong Content-Range, a
-# short body, the server gone mid-run) are clear errors naming the URL. The answers nginx does
-# not give come from http_faults.py.
+# short body, the server gone mid-run, the archive replaced mid-run) are clear errors naming the
+# URL; MCZ_CACHE_DIR keeps what was fetched for later runs, never for another version. The
+# answers nginx does not give come from http_faults.py.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 source "$MCZ_ROOT/tests/cli/nginx.sh"
 if [ ! -x "$NGINX" ] || [ ! -x /usr/bin/python3 ]; then
@@ -74,8 +75,8 @@ done
 "$R" -q --merge-results --details "$T/merged.csv" "$T"/s*.txt >"$T/merged.out" 2>&1
 same "merged URL shards: same details as one run from the file" "$T/local.csv" "$T/merged.csv"
 
-# --- small chunks: a shard's adjacent chunks come in few requests (units joined up to 4 MiB
-# while each worker keeps 4 units), its bytes still about 1/N
+# --- small chunks: a shard's adjacent chunks come in few requests (units joined up to the
+# shard over its workers, at most 4 MiB), its bytes still about 1/N
 "$BIN/mcs" -convert "$T/c.mch" "$T/www/small.mcz" --chunk-size 16K >/dev/null 2>&1
 chunks=$("$BIN/mcs" -info "$T/www/small.mcz" | awk '$1 == "chunks:" {print $2}')
 stored=$(stat -c %s "$T/www/small.mcz")
@@ -119,6 +120,8 @@ F=http://127.0.0.1:$(cat "$T/faults.port")
 ok_run "stand-in server: correct answers verify" "$BIN/mcs" -verify "$F/ok/c.mcz"
 fault "wrong Content-Range" "$F/shifted/c.mcz" "the server sent range"
 fault "short body" "$F/short/c.mcz" "tries"
+fail_run "archive replaced mid-run (another ETag): mcs -verify fails" "$BIN/mcs" -verify "$F/changes/c.mcz"
+contains "archive replaced mid-run: the error says so" "$T/err" "the archive changed while it was read"
 fail_run "server stopped mid-run: mcs -verify fails" "$BIN/mcs" -verify "$F/dies/c.mcz"
 contains "server stopped mid-run: the error names the URL" "$T/err" "$F/dies/c.mcz"
 # --- the cache (MCZ_CACHE_DIR): a second run fetches only footers, a damaged piece is fetched
