@@ -26,16 +26,22 @@ clear_log() { : >"$T/logs/access.log"; }
 echo "archive: $CONTEXTS contexts, $size bytes, $chunks chunks"
 clear_log; "$BIN/mcs" -info "$U" >/dev/null
 echo "open (footer, index, header, dictionary): $(nginx_sent "$T") bytes in $(nginx_requests "$T") requests"
+"$BIN/mcs" -info "$L" --chunks | awk '$1 ~ /^[0-9]+$/ && NF == 7 {print $5, $5 + $6 - 1}' >"$T/chunks"
+spanned() { # chunks holding the contexts a --results file lists
+    awk 'NR == FNR {if ($1 ~ /^[0-9]+$/) {if (!lo || $1 < lo) lo = $1; if ($1 > hi) hi = $1}; next}
+         $2 >= lo && $1 <= hi {n++} END {print n + 0}' "$1" "$T/chunks"
+}
 for n in 1 4 16; do
-    max=0 tot=0 maxreq=0
+    max=0 tot=0 maxreq=0 maxchunks=0
     for k in $(seq $n); do
         clear_log
         "$BIN/mcz-replay" -q -j 2 --shard $k/$n --results "$T/r.txt" "$U" >/dev/null
-        s=$(nginx_sent "$T") q=$(nginx_requests "$T")
+        s=$(nginx_sent "$T") q=$(nginx_requests "$T") c=$(spanned "$T/r.txt")
         tot=$((tot + s)); [ "$s" -gt "$max" ] && max=$s; [ "$q" -gt "$maxreq" ] && maxreq=$q
+        [ "$c" -gt "$maxchunks" ] && maxchunks=$c
     done
     echo "--shard K/$n: at most $max bytes per shard ($(pct $max)% of the archive), $tot in all;" \
-         "at most $maxreq requests per shard for about $((chunks / n)) chunks"
+         "at most $maxreq requests per shard (opening included), at most $maxchunks chunks per shard"
 done
 t0=$(now); "$BIN/mcs" -dump 1 "$U" >/dev/null; t1=$(now)
 echo "time to first context (mcs -dump 1 URL): $(ms $t0 $t1) ms"
