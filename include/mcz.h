@@ -551,11 +551,12 @@ MCZ_API MCZ_NODISCARD mcz_source *mcz_source_open(const char *path, mcz_diag *di
 /*
  * Archives over HTTP. mcz_source_open and mcz_reader_open take an http:// or https:// URL of an
  * .mcz archive (an MCH is only read from a file) and read it with range requests: the footer,
- * the index, the header and dictionary when opened, then each chunk, alone, the first time it is
- * read (mcz_source_next, walking in order, fetches 8 chunks at a time). Opening the same URL again in a process fetches only the footer
- * when it is unchanged. Chunks are
- * checked as a file's are. The server must answer 206 with the range asked for; a 200 (ranges
- * ignored), a 416, another range or a short body is MCZ_EIO naming the URL. Connection failures,
+ * the index, the header and dictionary when opened, then each chunk, alone, the first time it
+ * is read (mcz_source_next, walking in order, fetches 8 chunks at a time). Opening the same URL
+ * again in a process fetches only the footer when it is unchanged, and a process forked after
+ * such an open fetches not even that. Chunks are checked as a file's are. The server must
+ * answer 206 with the range asked for; a 200 (ranges ignored), a 416, another range or a short
+ * body is MCZ_EIO naming the URL. Connection failures,
  * 5xx and 429 answers are retried 4 times with doubling pauses from 100 ms; redirects are
  * followed, at most 3. mcz_path_is_url says whether a path is read that way (1) or not (0).
  *

@@ -6,14 +6,16 @@
  * chunks by a scheduler, shards) then download it once between them. A reader that knows
  * what it reads next says so (mcz_reader_prefetch; a source walking in order does, for the
  * next MCZ_HTTP_READAHEAD chunks) and adjacent chunks come in one request of at most
- * MCZ_HTTP_REQUEST_MAX. Every chunk is
- * then checked exactly as a local one is.
+ * MCZ_HTTP_REQUEST_MAX. Every chunk is then checked exactly as a local one is. With
+ * MCZ_CACHE_DIR set, every piece is looked for in the cache first and kept there once fetched
+ * (http_cache.c).
  *
  * The server is hostile like the bytes: each answer must be 206 with the Content-Range asked
  * for (and the archive's total length) and exactly that many bytes; a 200 (ranges ignored), a
- * 416, another range or a short body is an error naming the URL. Connection failures, 5xx and
- * 429 answers are retried MCZ_HTTP_TRIES times with doubling pauses; redirects are followed,
- * at most MCZ_HTTP_REDIRECTS of them.
+ * 416, another range, a short body or another ETag or Last-Modified than the footer's answer
+ * gave (the archive replaced while read) is an error naming the URL. Connection failures, 5xx
+ * and 429 answers are retried MCZ_HTTP_TRIES times with doubling pauses; redirects are
+ * followed, at most MCZ_HTTP_REDIRECTS of them.
  */
 #include <curl/curl.h>
 #include <inttypes.h>
@@ -154,8 +156,9 @@ static int check_answer(const mcz_http *h, const http_xfer *x, long status, uint
         return mcz_fail(diag, MCZ_EIO, (int64_t)off, -1,
                         "%s: bytes %" PRIu64 "-%llu: %" PRIu64 " bytes received", h->url, off, b,
                         x->got);
-    if ((h->etag[0] && strcmp(x->etag, h->etag) != 0) ||
-        (h->modified[0] && strcmp(x->modified, h->modified) != 0)) /* pieces of two versions */
+    /* pieces of two versions (an answer without the validator cannot tell) */
+    if ((h->etag[0] && x->etag[0] && strcmp(x->etag, h->etag) != 0) ||
+        (h->modified[0] && x->modified[0] && strcmp(x->modified, h->modified) != 0))
         return mcz_fail(diag, MCZ_EIO, (int64_t)off, -1,
                         "%s: the archive changed while it was read (ETag '%s', was '%s')", h->url,
                         x->etag, h->etag);
