@@ -461,9 +461,11 @@ mcz_reader *mcz_rd_open_http(const char *url, mcz_diag *diag)
 /* Chunk i from the cache: true when it was there, whole and undamaged. */
 static bool chunk_cached(const mcz_reader *r, mcz_http *h, uint64_t i)
 {
+    if (!h->cache)
+        return false;
     mcz_chunk_info c;
     mcz_arc_index_chunk(&r->index, (uint32_t)i, &c);
-    return h->cache && mcz_http_cache_load(h->cache, c.offset, h->image + c.offset, c.stored_size);
+    return mcz_http_cache_load(h->cache, c.offset, h->image + c.offset, c.stored_size);
 }
 
 /* Keeps chunks [first, last] in the cache, a piece each (a later read may want one alone). */
