@@ -551,19 +551,34 @@ MCZ_API MCZ_NODISCARD mcz_source *mcz_source_open(const char *path, mcz_diag *di
 /*
  * Archives over HTTP. mcz_source_open and mcz_reader_open take an http:// or https:// URL of an
  * .mcz archive (an MCH is only read from a file) and read it with range requests: the footer,
- * the index, the header and dictionary when opened, then each chunk, alone, the first time it is
- * read (mcz_source_next, walking in order, fetches 8 chunks at a time). Opening the same URL again in a process fetches only the footer
- * when it is unchanged. Chunks are
- * checked as a file's are. The server must answer 206 with the range asked for; a 200 (ranges
- * ignored), a 416, another range or a short body is MCZ_EIO naming the URL. Connection failures,
+ * the index, the header and dictionary when opened, then each chunk, alone, the first time it
+ * is read (mcz_source_next, walking in order, fetches 8 chunks at a time). Opening the same URL
+ * again in a process fetches only the footer when it is unchanged, and a process forked after
+ * such an open fetches not even that. Chunks are checked as a file's are. The server must
+ * answer 206 with the range asked for; a 200 (ranges ignored), a 416, another range or a short
+ * body is MCZ_EIO naming the URL. Connection failures,
  * 5xx and 429 answers are retried 4 times with doubling pauses from 100 ms; redirects are
  * followed, at most 3. mcz_path_is_url says whether a path is read that way (1) or not (0).
+ *
+ * The cache: when the environment variable MCZ_CACHE_DIR names a directory (created if need
+ * be), every piece fetched (header and dictionary, index, each chunk) is kept there and read
+ * from there by later opens, in this process or another, so only the footer is fetched again.
+ * Pieces are keyed by the URL, the archive's length, its ETag and Last-Modified and its footer
+ * (which carries the index's checksum): an archive changed at the same URL never gets the old
+ * bytes; an answer whose ETag or Last-Modified differs from the footer's is MCZ_EIO (the
+ * archive changed while read). A piece whose own checksum fails is fetched again and rewritten;
+ * chunks are still checked when decoded. Pieces are written to a temporary name and renamed;
+ * a cache that cannot be written gives one warning on stderr per process and the archive is
+ * read without it. Nothing is removed from the cache: delete the directory to reclaim it.
  */
 MCZ_API int mcz_path_is_url(const char *path);
+/* The most stored bytes one request fetches (a run of adjacent chunks; a larger chunk alone):
+ * the bound on what a reader fetches ahead of what it reads. */
+#define MCZ_HTTP_REQUEST_MAX (4u << 20)
 
 /*
  * Fetches now the chunks [first, first+count) of an archive read over HTTP that are not yet
- * fetched, adjacent chunks in one request (at most 4 MiB each), so later reads of them cost no
+ * fetched, adjacent chunks in one request (at most MCZ_HTTP_REQUEST_MAX each), so later reads of them cost no
  * round trip: MCZ_OK, or MCZ_EIO naming the URL (the chunks then are fetched again when read).
  * Chunks past the end are ignored. For an archive read from a file it does nothing (MCZ_OK).
  * Thread-safe like every read of a reader.

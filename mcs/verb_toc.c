@@ -1,4 +1,5 @@
-/* verb_toc.c - mcs -toc: writes FILE.mct, the table of contents SuperPMI seeks with. */
+/* verb_toc.c - mcs -toc: writes FILE.mct, the table of contents SuperPMI seeks with (for a URL:
+ * NAME.mct in the current directory). */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,7 +9,9 @@
 const mcs_usage usage_toc = {
     "-toc FILE",
     "write FILE.mct: each context's offset, number and identity hash",
-    "The suffix is appended (a.mch -> a.mch.mct). A context whose identity cannot be built\n"
+    "The suffix is appended (a.mch -> a.mch.mct). For an archive's URL the table is written\n"
+    "in the current directory, named after the URL's last path segment (http://h/d/a.mcz ->\n"
+    "./a.mcz.mct), as a download of it would be. A context whose identity cannot be built\n"
     "(it lacks the packets the identity needs) gets an empty hash. An MCH file's contexts are\n"
     "each parsed (deep-checked) on the way, as SuperPMI does. An archive's table comes from its\n"
     "index alone, nothing decompressed: offsets are those of the equivalent MCH file, hashes\n"
@@ -130,18 +133,43 @@ static int toc_write(const char *path, const toc_builder *b)
     return 0;
 }
 
+/* The name the table of `input` gets, malloc'ed: FILE.mct beside a file; for a URL, NAME.mct in
+ * the current directory, NAME its last path segment without query or fragment. NULL after
+ * printing the error. */
+static char *toc_name(const char *input)
+{
+    const char *name = input;
+    size_t len = strlen(input);
+    if (mcz_path_is_url(input)) {
+        const char *path = strchr(strstr(input, "://") + 3, '/');
+        size_t end = path ? strcspn(path, "?#") : 0;
+        size_t start = end;
+        while (start > 0 && path[start - 1] != '/')
+            start--;
+        name = path ? path + start : "";
+        len = end - start;
+        if (len == 0 || (len == 1 && name[0] == '.') || (len == 2 && strncmp(name, "..", 2) == 0)) {
+            tool_error("%s: -toc names its table after the URL's file name, and this URL has none",
+                       input);
+            return NULL;
+        }
+    }
+    char *toc_path = malloc(len + sizeof ".mct");
+    if (!toc_path)
+        tool_error("out of memory");
+    else
+        snprintf(toc_path, len + sizeof ".mct", "%.*s.mct", (int)len, name);
+    return toc_path;
+}
+
 int cmd_toc(int argc, char **argv)
 {
     const char *pos[1];
     if (mcs_parse_args(argc, argv, &usage_toc, NULL, pos, 1, 1) < 0)
         return MCS_EXIT_USAGE;
-    size_t path_len = strlen(pos[0]) + sizeof ".mct";
-    char *toc_path = malloc(path_len);
-    if (!toc_path) {
-        tool_error("out of memory");
+    char *toc_path = toc_name(pos[0]);
+    if (!toc_path)
         return MCS_EXIT_FAIL;
-    }
-    snprintf(toc_path, path_len, "%s.mct", pos[0]);
     toc_builder b = {0};
     mcs_input in;
     int rc = -1;

@@ -78,6 +78,7 @@ typedef struct replay_unit {
     uint32_t count;        /* contexts in the unit */
     uint32_t selected;     /* of those, how many the selection (-c) keeps */
     uint64_t chunk;        /* archive: index of its first chunk (--exec groups several) */
+    uint64_t chunks;       /* archive: chunks from that one on that the unit spans */
     uint64_t offset;       /* MCH: file offset of the first context */
     uint64_t raw_bytes;    /* uncompressed bytes of the whole unit */
     uint64_t stored_bytes; /* bytes read from the file to get them */
@@ -128,6 +129,12 @@ void replay_plan_free(replay_plan *p);
  * are cut alike; the selection becomes the shard's part of it, and only units holding some of
  * it stay (a unit across a boundary is read by both shards, each replaying its own contexts). */
 int replay_plan_shard(replay_plan *p, uint32_t k, uint32_t n, mcz_diag *diag);
+/* An archive read over HTTP: joins adjacent units into units of about the stored bytes over
+ * `workers` (each worker one at least), never more than MCZ_HTTP_REQUEST_MAX, so that a worker
+ * fetches each unit in one request (replay_worker prefetches it whole): a round trip per chunk
+ * costs more than the balance finer units give, and a large collection still has many units
+ * of at most 4 MiB. */
+void replay_plan_group_remote(replay_plan *p, uint32_t workers);
 
 /* Every worker filters the same way: the selection, and in stride mode every n-th context. */
 typedef struct replay_filter {

@@ -493,6 +493,8 @@ static int replay_main(const options *o, const char *path, const char *shown)
         replay_plan_free(&plan);
         return fail("%s", d.message);
     }
+    if (mcz_path_is_url(path) && !o->exec) /* --exec units are grouped by --exec-batch */
+        replay_plan_group_remote(&plan, workers_wanted(o));
     replay_config cfg;
     exec_setup es = {NULL, NULL, ""};
     int code = configure(o, &plan, &cfg, &es);

@@ -88,6 +88,7 @@ static int plan_archive(replay_plan *p, const mcz_reader *r, uint64_t group_byte
             continue;
         if (cur.count == 0)
             cur = (replay_unit){.first = ci.first_number, .chunk = i};
+        cur.chunks = i - cur.chunk + 1;
         cur.count += ci.count;
         cur.raw_bytes += ci.raw_size;
         cur.stored_bytes += ci.stored_size;
@@ -472,6 +473,34 @@ int replay_plan_shard(replay_plan *p, uint32_t k, uint32_t n, mcz_diag *diag)
     p->shard_k = k;
     p->shard_n = n;
     return MCZ_OK;
+}
+
+void replay_plan_group_remote(replay_plan *p, uint32_t workers)
+{
+    uint64_t stored = 0;
+    for (size_t i = 0; i < p->unit_count; i++)
+        stored += p->units[i].stored_bytes;
+    uint64_t target = workers ? stored / workers : stored;
+    if (target > MCZ_HTTP_REQUEST_MAX)
+        target = MCZ_HTTP_REQUEST_MAX;
+    size_t kept = 0;
+    for (size_t i = 0; i < p->unit_count; i++) {
+        replay_unit *cur = kept ? &p->units[kept - 1] : NULL;
+        const replay_unit *u = &p->units[i];
+        uint64_t joined = cur ? cur->stored_bytes + u->stored_bytes : 0;
+        /* joined while that brings the unit nearer the target than it is */
+        if (cur && cur->chunk + cur->chunks == u->chunk && joined <= MCZ_HTTP_REQUEST_MAX &&
+            cur->stored_bytes + joined <= 2 * target) {
+            cur->chunks += u->chunks;
+            cur->count += u->count;
+            cur->selected += u->selected;
+            cur->raw_bytes += u->raw_bytes;
+            cur->stored_bytes += u->stored_bytes;
+        } else {
+            p->units[kept++] = *u;
+        }
+    }
+    p->unit_count = kept;
 }
 
 bool replay_plan_wants(const replay_plan *p, replay_filter f, uint32_t number)

@@ -131,7 +131,10 @@ static int unit_load(replay_worker *w, const replay_unit *u, unit_walk *walk, mc
         mcz_file_drop_behind(&w->file, &w->dropped, u->offset); /* units come in file order */
         return MCZ_OK;
     }
-    int rc = mcz_cursor_chunk(w->cursor, u->chunk, NULL, NULL, d);
+    /* a remote archive: the unit's chunks in one request (nothing for a file) */
+    int rc = mcz_reader_prefetch(w->reader, u->chunk, u->chunks, d);
+    if (rc == MCZ_OK)
+        rc = mcz_cursor_chunk(w->cursor, u->chunk, NULL, NULL, d);
     if (rc == MCZ_OK) {
         w->stats.bytes_read += u->stored_bytes;
         w->stats.bytes_decoded += u->raw_bytes;

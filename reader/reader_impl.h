@@ -54,6 +54,18 @@ int mcz_rd_need(const mcz_reader *r, uint64_t index, mcz_diag *diag);
 /* The unfetched chunks among [first, first+count) fetched, adjacent ones in one request. */
 int mcz_rd_prefetch(const mcz_reader *r, uint64_t first, uint64_t count, mcz_diag *diag);
 void mcz_http_free(mcz_http *h);
+
+/* ---- The cache of remote archives (http_cache.c) ---- */
+
+typedef struct mcz_http_cache mcz_http_cache;
+/* The cache under root of the archive version `key` names (its text: URL, length, validators,
+ * footer); NULL when it cannot be used (warned once on stderr). */
+mcz_http_cache *mcz_http_cache_open(const char *root, const char *key);
+void mcz_http_cache_free(mcz_http_cache *c);
+/* Piece [off, off+len) into dst: true when the cache held it whole and its checksum holds. */
+bool mcz_http_cache_load(const mcz_http_cache *c, uint64_t off, uint8_t *dst, uint64_t len);
+/* Keeps piece [off, off+len) (atomically); a failure warns once and stops writing. */
+void mcz_http_cache_store(mcz_http_cache *c, uint64_t off, const uint8_t *src, uint64_t len);
 /* Chunks a source walking in order asks for at once. */
 #define MCZ_HTTP_READAHEAD 8
 

@@ -6,14 +6,16 @@
  * chunks by a scheduler, shards) then download it once between them. A reader that knows
  * what it reads next says so (mcz_reader_prefetch; a source walking in order does, for the
  * next MCZ_HTTP_READAHEAD chunks) and adjacent chunks come in one request of at most
- * MCZ_HTTP_READAHEAD_BYTES. Every chunk is
- * then checked exactly as a local one is.
+ * MCZ_HTTP_REQUEST_MAX. Every chunk is then checked exactly as a local one is. With
+ * MCZ_CACHE_DIR set, every piece is looked for in the cache first and kept there once fetched
+ * (http_cache.c).
  *
  * The server is hostile like the bytes: each answer must be 206 with the Content-Range asked
  * for (and the archive's total length) and exactly that many bytes; a 200 (ranges ignored), a
- * 416, another range or a short body is an error naming the URL. Connection failures, 5xx and
- * 429 answers are retried MCZ_HTTP_TRIES times with doubling pauses; redirects are followed,
- * at most MCZ_HTTP_REDIRECTS of them.
+ * 416, another range, a short body or another ETag or Last-Modified than the footer's answer
+ * gave (the archive replaced while read) is an error naming the URL. Connection failures, 5xx
+ * and 429 answers are retried MCZ_HTTP_TRIES times with doubling pauses; redirects are
+ * followed, at most MCZ_HTTP_REDIRECTS of them.
  */
 #include <curl/curl.h>
 #include <inttypes.h>
@@ -24,6 +26,7 @@
 #include <strings.h>
 #include <sys/mman.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "mcz_common.h"
 #include "reader_impl.h"
@@ -31,7 +34,6 @@
 #define MCZ_HTTP_TRIES 4
 #define MCZ_HTTP_PAUSE_MS 100
 #define MCZ_HTTP_REDIRECTS 3
-#define MCZ_HTTP_READAHEAD_BYTES (4u << 20)
 
 struct mcz_http {
     CURL *curl;
@@ -40,6 +42,9 @@ struct mcz_http {
     size_t size;
     uint8_t *have;  /* per chunk: 1 once fetched */
     pthread_mutex_t lock; /* one transfer at a time; the reader is shared by threads */
+    char etag[128];       /* the validators of the version opened, as the footer's answer gave */
+    char modified[64];    /* them ("" when the server sends none) */
+    mcz_http_cache *cache; /* MCZ_CACHE_DIR's pieces of this version; NULL without one */
 };
 
 /* What one transfer received: the body into dst[0, want), the status line and Content-Range. */
@@ -50,6 +55,8 @@ typedef struct http_xfer {
     uint64_t got;
     bool overflow;
     char range[128];
+    char etag[128];
+    char modified[64];
 } http_xfer;
 
 int mcz_path_is_url(const char *path)
@@ -81,17 +88,32 @@ static size_t on_body(char *p, size_t one, size_t n, void *arg)
     return len;
 }
 
+/* Keeps the value of header line p[0, len) into out when the line is `name: value`, without
+ * the spaces around the value and the line end. */
+static void header_value(const char *p, size_t len, const char *name, char *out, size_t cap)
+{
+    size_t nl = strlen(name);
+    if (len <= nl || strncasecmp(p, name, nl) != 0)
+        return;
+    p += nl, len -= nl;
+    while (len && (*p == ' ' || *p == '\t'))
+        p++, len--;
+    while (len && (p[len - 1] == '\r' || p[len - 1] == '\n' || p[len - 1] == ' '))
+        len--;
+    size_t k = len < cap - 1 ? len : cap - 1;
+    memcpy(out, p, k);
+    out[k] = '\0';
+}
+
 static size_t on_header(char *p, size_t one, size_t n, void *arg)
 {
     http_xfer *x = arg;
     size_t len = one * n;
-    if (len > 14 && strncasecmp(p, "content-range:", 14) == 0) {
-        size_t k = len - 14 < sizeof x->range - 1 ? len - 14 : sizeof x->range - 1;
-        memcpy(x->range, p + 14, k);
-        x->range[k] = '\0';
-    }
     if (len > 5 && strncmp(p, "HTTP/", 5) == 0) /* a redirect's headers are not the answer's */
-        x->range[0] = '\0';
+        x->range[0] = x->etag[0] = x->modified[0] = '\0';
+    header_value(p, len, "content-range:", x->range, sizeof x->range);
+    header_value(p, len, "etag:", x->etag, sizeof x->etag);
+    header_value(p, len, "last-modified:", x->modified, sizeof x->modified);
     return len;
 }
 
@@ -134,6 +156,12 @@ static int check_answer(const mcz_http *h, const http_xfer *x, long status, uint
         return mcz_fail(diag, MCZ_EIO, (int64_t)off, -1,
                         "%s: bytes %" PRIu64 "-%llu: %" PRIu64 " bytes received", h->url, off, b,
                         x->got);
+    /* pieces of two versions (an answer without the validator cannot tell) */
+    if ((h->etag[0] && x->etag[0] && strcmp(x->etag, h->etag) != 0) ||
+        (h->modified[0] && x->modified[0] && strcmp(x->modified, h->modified) != 0))
+        return mcz_fail(diag, MCZ_EIO, (int64_t)off, -1,
+                        "%s: the archive changed while it was read (ETag '%s', was '%s')", h->url,
+                        x->etag, h->etag);
     *total = t;
     return MCZ_OK;
 }
@@ -160,8 +188,14 @@ static int http_get(mcz_http *h, uint64_t off, uint64_t len, uint8_t *dst, uint6
         if (x.overflow && status == 206)
             return mcz_fail(diag, MCZ_EIO, (int64_t)off, -1,
                             "%s: more bytes than asked for %s", h->url, range);
-        if (x.overflow || (cc == CURLE_OK && !transient(cc, status)))
-            return check_answer(h, &x, status, off, len, total, diag);
+        if (x.overflow || (cc == CURLE_OK && !transient(cc, status))) {
+            int rc = check_answer(h, &x, status, off, len, total, diag);
+            if (rc == MCZ_OK && !h->image) { /* the probe: the version every piece must be of */
+                memcpy(h->etag, x.etag, sizeof h->etag);
+                memcpy(h->modified, x.modified, sizeof h->modified);
+            }
+            return rc;
+        }
         if (!transient(cc, status) || attempt == MCZ_HTTP_TRIES) {
             if (cc == CURLE_OK)
                 return mcz_fail(diag, MCZ_EIO, (int64_t)off, -1, "%s: HTTP %ld for bytes %s (%d tries)",
@@ -182,6 +216,7 @@ void mcz_http_free(mcz_http *h)
     if (h->image && h->size)
         munmap(h->image, h->size);
     pthread_mutex_destroy(&h->lock);
+    mcz_http_cache_free(h->cache);
     free(h->have);
     free(h->url);
     free(h);
@@ -217,6 +252,18 @@ static mcz_http *http_create(const char *url, mcz_diag *diag)
     return h;
 }
 
+/* The sparse image of an archive of total bytes. */
+static int image_map(mcz_http *h, uint64_t total, mcz_diag *diag)
+{
+    void *m = mmap(NULL, (size_t)total, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (m == MAP_FAILED)
+        return mcz_fail(diag, MCZ_ENOMEM, -1, -1, "%s: cannot map %" PRIu64 " bytes", h->url, total);
+    h->image = m;
+    h->size = (size_t)total;
+    return MCZ_OK;
+}
+
 /* The probe: the footer, a suffix range that also tells the archive's length; then the sparse
  * image of that length, the footer at its end. */
 static int http_probe(mcz_http *h, mcz_diag *diag)
@@ -227,16 +274,11 @@ static int http_probe(mcz_http *h, mcz_diag *diag)
     if (rc == MCZ_OK && (total < MCZ_ARC_HEADER_SIZE + MCZ_ARC_FOOTER_SIZE || total > SIZE_MAX / 2))
         return mcz_fail(diag, MCZ_ECORRUPT, -1, -1, "%s: %" PRIu64 " bytes is no archive", h->url,
                         total);
-    if (rc != MCZ_OK)
-        return rc;
-    void *m = mmap(NULL, (size_t)total, PROT_READ | PROT_WRITE,
-                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (m == MAP_FAILED)
-        return mcz_fail(diag, MCZ_ENOMEM, -1, -1, "%s: cannot map %" PRIu64 " bytes", h->url, total);
-    h->image = m;
-    h->size = (size_t)total;
-    memcpy(h->image + h->size - sizeof footer, footer, sizeof footer);
-    return MCZ_OK;
+    if (rc == MCZ_OK)
+        rc = image_map(h, total, diag);
+    if (rc == MCZ_OK)
+        memcpy(h->image + h->size - sizeof footer, footer, sizeof footer);
+    return rc;
 }
 
 /* Bytes [off, end) of the image, fetched. */
@@ -248,10 +290,41 @@ static int http_fill(mcz_http *h, uint64_t off, uint64_t end, mcz_diag *diag)
     return http_get(h, off, end - off, h->image + off, &total, diag);
 }
 
+/* Opens MCZ_CACHE_DIR's pieces of the version the probe found: its key is the URL, the
+ * length, the validators and the footer (which carries the index's checksum). */
+static void cache_attach(mcz_http *h)
+{
+    const char *root = getenv("MCZ_CACHE_DIR");
+    if (!root || !root[0])
+        return;
+    const uint8_t *footer = h->image + h->size - MCZ_ARC_FOOTER_SIZE;
+    char key[8192], hex[2 * MCZ_ARC_FOOTER_SIZE + 1];
+    for (unsigned i = 0; i < MCZ_ARC_FOOTER_SIZE; i++)
+        snprintf(hex + 2 * i, 3, "%02x", footer[i]);
+    int n = snprintf(key, sizeof key, "mcz http cache 1\nurl %s\nsize %zu\netag %s\nmodified %s\n"
+                     "footer %s\n", h->url, h->size, h->etag, h->modified, hex);
+    if (n > 0 && (size_t)n < sizeof key)
+        h->cache = mcz_http_cache_open(root, key);
+}
+
+/* Bytes [off, end) of the image from the cache, else fetched (and then kept in the cache). */
+static int piece_fill(mcz_http *h, uint64_t off, uint64_t end, mcz_diag *diag)
+{
+    if (off >= end || mcz_http_cache_load(h->cache, off, h->image + off, end - off))
+        return MCZ_OK;
+    int rc = http_fill(h, off, end, diag);
+    if (rc == MCZ_OK)
+        mcz_http_cache_store(h->cache, off, h->image + off, end - off);
+    return rc;
+}
+
 /* The parts an open fetched, kept for the next open of the same URL in this process (a tool
  * opens a collection several times: to plan, to read its version, in each worker): reused once
  * the archive's length and its footer (which carries the index's checksum) are found the same,
- * so only the footer is fetched again. */
+ * so only the footer is fetched again. A process forked by the one that opened it (a replay
+ * worker) takes the memo as it is, without even the footer: each answer it gets is still
+ * checked against the length and validators of the version the memo holds, so a change of
+ * the archive is an error there too. */
 static struct {
     pthread_mutex_t lock;
     char *url;
@@ -260,7 +333,33 @@ static struct {
     uint64_t head_end;
     uint8_t *tail; /* [index_offset, size): index and footer */
     uint64_t index_offset;
-} memo = {PTHREAD_MUTEX_INITIALIZER, NULL, 0, NULL, 0, NULL, 0};
+    pid_t pid;     /* the process that last found it current */
+    char etag[128], modified[64];
+} memo = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+/* Notes that this process found the memo current, with h's validators. Caller holds lock. */
+static void memo_current(const mcz_http *h)
+{
+    memo.pid = getpid();
+    memcpy(memo.etag, h->etag, sizeof memo.etag);
+    memcpy(memo.modified, h->modified, sizeof memo.modified);
+}
+
+/* Opens h from a memo inherited through fork: true when it did. */
+static bool memo_inherit(mcz_http *h)
+{
+    pthread_mutex_lock(&memo.lock);
+    bool ok = memo.url && strcmp(memo.url, h->url) == 0 && memo.pid != getpid() &&
+              image_map(h, memo.size, NULL) == MCZ_OK;
+    if (ok) {
+        memcpy(h->image, memo.head, memo.head_end);
+        memcpy(h->image + memo.index_offset, memo.tail, h->size - memo.index_offset);
+        memcpy(h->etag, memo.etag, sizeof h->etag);
+        memcpy(h->modified, memo.modified, sizeof h->modified);
+    }
+    pthread_mutex_unlock(&memo.lock);
+    return ok;
+}
 
 static void memo_keep(const mcz_http *h, uint64_t head_end, uint64_t index_offset)
 {
@@ -277,6 +376,7 @@ static void memo_keep(const mcz_http *h, uint64_t head_end, uint64_t index_offse
         memo.size = h->size;
         memo.head_end = head_end;
         memo.index_offset = index_offset;
+        memo_current(h);
     } else {
         free(memo.url);
         memo.url = NULL;
@@ -296,6 +396,7 @@ static bool memo_reuse(mcz_http *h)
     if (same) {
         memcpy(h->image, memo.head, memo.head_end);
         memcpy(h->image + memo.index_offset, memo.tail, h->size - memo.index_offset);
+        memo_current(h);
     }
     pthread_mutex_unlock(&memo.lock);
     return same;
@@ -304,13 +405,16 @@ static bool memo_reuse(mcz_http *h)
 /* Footer, index, then everything before the first chunk (header, dictionary). */
 static int http_open_parts(mcz_http *h, mcz_diag *diag)
 {
-    int rc = http_probe(h, diag);
+    bool reused = memo_inherit(h);
+    int rc = reused ? MCZ_OK : http_probe(h, diag);
     mcz_arc_footer footer;
     if (rc == MCZ_OK)
         rc = mcz_arc_footer_decode(h->image, h->size, &footer, diag);
-    bool reused = rc == MCZ_OK && memo_reuse(h);
+    if (rc == MCZ_OK)
+        cache_attach(h);
+    reused = reused || (rc == MCZ_OK && memo_reuse(h));
     if (rc == MCZ_OK && !reused)
-        rc = http_fill(h, footer.index_offset, h->size - MCZ_ARC_FOOTER_SIZE, diag);
+        rc = piece_fill(h, footer.index_offset, h->size - MCZ_ARC_FOOTER_SIZE, diag);
     mcz_arc_index idx;
     if (rc == MCZ_OK)
         rc = mcz_arc_index_decode(h->image, h->size, &footer, MCZ_ARC_HEADER_SIZE, &idx, diag);
@@ -326,7 +430,7 @@ static int http_open_parts(mcz_http *h, mcz_diag *diag)
     if (!h->have)
         return mcz_fail(diag, MCZ_ENOMEM, -1, -1, "%s: out of memory", h->url);
     if (!reused)
-        rc = http_fill(h, 0, head_end, diag);
+        rc = piece_fill(h, 0, head_end, diag);
     if (rc == MCZ_OK && !reused)
         memo_keep(h, head_end, footer.index_offset);
     return rc;
@@ -354,12 +458,36 @@ mcz_reader *mcz_rd_open_http(const char *url, mcz_diag *diag)
     return r;
 }
 
-/* Fetches the unfetched chunks among [first, first+count) in as few requests as their
- * adjacency allows, each at most MCZ_HTTP_READAHEAD_BYTES (or one chunk). Caller holds lock. */
+/* Chunk i from the cache: true when it was there, whole and undamaged. */
+static bool chunk_cached(const mcz_reader *r, mcz_http *h, uint64_t i)
+{
+    if (!h->cache)
+        return false;
+    mcz_chunk_info c;
+    mcz_arc_index_chunk(&r->index, (uint32_t)i, &c);
+    return mcz_http_cache_load(h->cache, c.offset, h->image + c.offset, c.stored_size);
+}
+
+/* Keeps chunks [first, last] in the cache, a piece each (a later read may want one alone). */
+static void chunks_keep(const mcz_reader *r, mcz_http *h, uint64_t first, uint64_t last)
+{
+    for (uint64_t i = first; h->cache && i <= last; i++) {
+        mcz_chunk_info c;
+        mcz_arc_index_chunk(&r->index, (uint32_t)i, &c);
+        mcz_http_cache_store(h->cache, c.offset, h->image + c.offset, c.stored_size);
+    }
+}
+
+/* Fetches the unfetched chunks among [first, first+count), those in the cache from it, the
+ * others in as few requests as their adjacency allows, each at most MCZ_HTTP_REQUEST_MAX
+ * (or one chunk). Caller holds lock. */
 static int http_fetch(const mcz_reader *r, mcz_http *h, uint64_t first, uint64_t count,
                       mcz_diag *diag)
 {
     uint64_t stop = first + count < r->index.chunk_count ? first + count : r->index.chunk_count;
+    for (uint64_t i = first; i < stop; i++)
+        if (!h->have[i] && chunk_cached(r, h, i))
+            h->have[i] = 1;
     for (uint64_t i = first; i < stop; i++) {
         if (h->have[i])
             continue;
@@ -368,7 +496,7 @@ static int http_fetch(const mcz_reader *r, mcz_http *h, uint64_t first, uint64_t
         uint64_t end = c.offset + c.stored_size, last = i;
         while (last + 1 < stop && !h->have[last + 1]) {
             mcz_arc_index_chunk(&r->index, (uint32_t)(last + 1), &n);
-            if (n.offset != end || n.offset + n.stored_size - c.offset > MCZ_HTTP_READAHEAD_BYTES)
+            if (n.offset != end || n.offset + n.stored_size - c.offset > MCZ_HTTP_REQUEST_MAX)
                 break;
             end = n.offset + n.stored_size;
             last++;
@@ -379,6 +507,7 @@ static int http_fetch(const mcz_reader *r, mcz_http *h, uint64_t first, uint64_t
                 diag->context = c.first_number;
             return rc;
         }
+        chunks_keep(r, h, i, last);
         memset(h->have + i, 1, last - i + 1);
         i = last;
     }

@@ -5,21 +5,21 @@ command line with range requests, misbehaving by the path asked for:
   /shifted/X a Content-Range one byte off what was asked
   /short/X   announces the whole range, sends half of it and closes
   /dies/X    correct for the first 3 requests, then the server exits (stopped mid-run)
+  /changes/X correct, but the ETag of the 4th answer on is another (the file replaced mid-run)
 Prints its port on stdout once listening."""
 import http.server, os, re, sys
 
 DATA = open(sys.argv[1], "rb").read()
-served = 0
+served = {}  # requests per mode
 
 class H(http.server.BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     def log_message(self, *a):
         pass
     def do_GET(self):
-        global served
-        served += 1
         mode = self.path.split("/")[1]
-        if mode == "dies" and served > 3:
+        served[mode] = served.get(mode, 0) + 1
+        if mode == "dies" and served[mode] > 3:
             os._exit(0)
         m = re.match(r"bytes=(\d*)-(\d*)$", self.headers.get("Range", ""))
         if not m:
@@ -34,6 +34,8 @@ class H(http.server.BaseHTTPRequestHandler):
         self.send_response(206)
         self.send_header("Content-Range", "bytes %d-%d/%d" % (shown[0], shown[1], len(DATA)))
         self.send_header("Content-Length", str(len(body)))
+        if mode == "changes":
+            self.send_header("ETag", '"v1"' if served[mode] <= 3 else '"v2"')
         self.end_headers()
         if mode == "short":
             self.wfile.write(body[:len(body) // 2]); self.wfile.flush()

@@ -3,45 +3,24 @@
 # an archive; mcs verbs and mcz-replay read its URL and give what they give for the file; each
 # --shard K/N downloads about 1/N of the chunks plus the index and dictionary (nginx's log of
 # $body_bytes_sent); faults (503, 416, ranges ignored, a redirect loop, a wrong Content-Range, a
-# short body, the server gone mid-run) are clear errors naming the URL. The answers nginx does
-# not give come from http_faults.py.
+# short body, the server gone mid-run, the archive replaced mid-run) are clear errors naming the
+# URL; MCZ_CACHE_DIR keeps what was fetched for later runs, never for another version. The
+# answers nginx does not give come from http_faults.py.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
-NGINX=$(command -v nginx || echo /usr/sbin/nginx)
+source "$MCZ_ROOT/tests/cli/nginx.sh"
 if [ ! -x "$NGINX" ] || [ ! -x /usr/bin/python3 ]; then
     echo "ok - skip: nginx (Debian nginx-light) or python3 is not installed (.ci/deps.sh installs them)"
     exit 0
 fi
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-PORT=$(free_port)
-mkdir -p "$T/www" "$T/logs" "$T/tmp"
-cat >"$T/nginx.conf" <<CONF
-daemon off; master_process off; worker_processes 1;
-pid $T/nginx.pid; error_log $T/logs/error.log;
-events { worker_connections 64; }
-http {
-    log_format sent "\$uri \$status \$body_bytes_sent";
-    access_log $T/logs/access.log sent;
-    client_body_temp_path $T/tmp; proxy_temp_path $T/tmp; fastcgi_temp_path $T/tmp;
-    uwsgi_temp_path $T/tmp; scgi_temp_path $T/tmp;
-    server {
-        listen 127.0.0.1:$PORT;
-        root $T/www;
-        location /norange/ { alias $T/www/; max_ranges 0; }
+FAULTS_PID=
+trap 'nginx_stop; kill $FAULTS_PID 2>/dev/null; wait 2>/dev/null; rm -rf "$T"' EXIT
+nginx_start "$T" '
+        location /norange/ { alias $NGINX_DIR/www/; max_ranges 0; }
         location /e503/ { return 503; }
         location /e416/ { return 416; }
         location /moved/ { return 302 /c.mcz; }
-        location /loop/ { return 302 /loop/c.mcz; }
-    }
-}
-CONF
-"$NGINX" -p "$T" -c "$T/nginx.conf" 2>"$T/nginx.err" &
-NGINX_PID=$!
-FAULTS_PID=
-trap 'kill $NGINX_PID $FAULTS_PID 2>/dev/null; wait 2>/dev/null; rm -rf "$T"' EXIT
-for _ in $(seq 50); do
-    python3 -c "import socket; socket.create_connection(('127.0.0.1',$PORT),1)" 2>/dev/null && break
-    sleep 0.1
-done
+        location /loop/ { return 302 /loop/c.mcz; }' || { fail "setup: nginx does not start"; cli_done; exit; }
+PORT=$NGINX_PORT
 U=http://127.0.0.1:$PORT
 
 "$BIN/mchgen" --seed 7 --contexts 600 --out "$T/c.mch" >/dev/null 2>&1
@@ -62,6 +41,16 @@ same "mcs -copy from a URL: what the file gives" "$T/local_copy.mch" "$T/url_cop
 ok_run "mcs -export from a URL" "$BIN/mcs" -export "$U/c.mcz" "$T/back.mch"
 same "mcs -export from a URL: the original MCH" "$T/c.mch" "$T/back.mch"
 
+# --- mcs -toc URL: the table goes to the current directory, named after the URL's file
+mkdir -p "$T/here" "$T/there" && cp "$L" "$T/there/c.mcz"
+"$BIN/mcs" -toc "$T/there/c.mcz" >/dev/null 2>&1
+cd "$T/here"
+ok_run "mcs -toc URL" "$BIN/mcs" -toc "$U/c.mcz?v=1"
+same "mcs -toc URL: ./c.mcz.mct, the table the file gives" "$T/there/c.mcz.mct" "$T/here/c.mcz.mct"
+fail_run "mcs -toc URL without a file name fails" "$BIN/mcs" -toc "$U/"
+cd - >/dev/null
+contains "mcs -toc URL without a file name: says why" "$T/err" "this URL has none"
+
 # --- mcz-replay: whole runs and shards, merged, as from the file
 R="$BIN/mcz-replay"
 "$R" -q -j 2 --details "$T/local.csv" "$L" >"$T/local.out" 2>&1
@@ -72,11 +61,11 @@ N=4
 stored=$(stat -c %s "$L")
 : >"$T/logs/access.log"
 "$BIN/mcs" -info "$U/c.mcz" >/dev/null 2>&1 # one open: footer, index, header and dictionary
-head_bytes=$(awk '{s += $3} END {print s}' "$T/logs/access.log")
+head_bytes=$(nginx_sent "$T")
 for k in $(seq $N); do
     : >"$T/logs/access.log"
     "$R" -q -j 1 --shard $k/$N --results "$T/s$k.txt" "$U/c.mcz" >/dev/null 2>&1
-    sent=$(awk '{s += $3} END {print s}' "$T/logs/access.log")
+    sent=$(nginx_sent "$T")
     # 1/N of the chunks, plus the index and dictionary, plus at most the readahead past the shard
     limit=$(( head_bytes + (stored - head_bytes) / N + (stored - head_bytes) / N / 2 ))
     if [ "$sent" -le "$limit" ] && [ "$sent" -gt "$head_bytes" ]; then
@@ -85,6 +74,27 @@ for k in $(seq $N); do
 done
 "$R" -q --merge-results --details "$T/merged.csv" "$T"/s*.txt >"$T/merged.out" 2>&1
 same "merged URL shards: same details as one run from the file" "$T/local.csv" "$T/merged.csv"
+
+# --- small chunks: a shard's adjacent chunks come in few requests (units joined up to the
+# shard over its workers, at most 4 MiB), its bytes still about 1/N
+"$BIN/mcs" -convert "$T/c.mch" "$T/www/small.mcz" --chunk-size 16K >/dev/null 2>&1
+chunks=$("$BIN/mcs" -info "$T/www/small.mcz" | awk '$1 == "chunks:" {print $2}')
+stored=$(stat -c %s "$T/www/small.mcz")
+"$R" -q -j 2 --details "$T/small.csv" "$T/www/small.mcz" >/dev/null 2>&1
+: >"$T/logs/access.log"; "$BIN/mcs" -info "$U/small.mcz" >/dev/null 2>&1
+head_bytes=$(nginx_sent "$T")
+for k in $(seq $N); do
+    : >"$T/logs/access.log"
+    "$R" -q -j 2 --shard $k/$N --results "$T/small$k.txt" "$U/small.mcz" >/dev/null 2>&1
+    sent=$(nginx_sent "$T") requests=$(nginx_requests "$T")
+    limit=$(( head_bytes + (stored - head_bytes) / N + (stored - head_bytes) / N / 4 ))
+    if [ "$requests" -lt $((chunks / N / 4)) ] && [ "$sent" -le "$limit" ]; then
+        pass "shard $k/$N of $chunks small chunks: $requests requests, $sent bytes of $stored"
+    else fail "shard $k/$N of $chunks small chunks: $requests requests, $sent bytes (limit $limit) of $stored"; fi
+done
+"$R" -q --merge-results --details "$T/small_merged.csv" "$T"/small*.txt >/dev/null 2>&1
+same "small chunks, merged URL shards: same details as from the file" "$T/small.csv" "$T/small_merged.csv"
+stored=$(stat -c %s "$L")
 
 # --- redirects: followed (at most 3), a loop is an error
 ok_run "a redirect is followed" "$BIN/mcs" -verify "$U/moved/c.mcz"
@@ -110,6 +120,66 @@ F=http://127.0.0.1:$(cat "$T/faults.port")
 ok_run "stand-in server: correct answers verify" "$BIN/mcs" -verify "$F/ok/c.mcz"
 fault "wrong Content-Range" "$F/shifted/c.mcz" "the server sent range"
 fault "short body" "$F/short/c.mcz" "tries"
+fail_run "archive replaced mid-run (another ETag): mcs -verify fails" "$BIN/mcs" -verify "$F/changes/c.mcz"
+contains "archive replaced mid-run: the error says so" "$T/err" "the archive changed while it was read"
 fail_run "server stopped mid-run: mcs -verify fails" "$BIN/mcs" -verify "$F/dies/c.mcz"
 contains "server stopped mid-run: the error names the URL" "$T/err" "$F/dies/c.mcz"
+# --- the cache (MCZ_CACHE_DIR): a second run fetches only footers, a damaged piece is fetched
+# again, an archive changed at the same URL (other bytes, or only a new Last-Modified and ETag)
+# is never served from the old pieces, and a cache that cannot be written is only a warning
+C=$T/cache
+"$BIN/mcs" -verify "$L" >"$T/local_verify.out" 2>&1
+cached_run() { # cached_run NAME OUT: mcz-replay and mcs -verify of the URL with the cache
+    : >"$T/logs/access.log"
+    MCZ_CACHE_DIR=$C "$R" -q -j 2 --details "$T/$2.csv" "$U/c.mcz" >/dev/null 2>"$T/$2.err"
+    MCZ_CACHE_DIR=$C "$BIN/mcs" -verify "$U/c.mcz" 2>&1 | sed "s|$U/c.mcz|$L|g" >"$T/$2.out"
+    same "$1: replay details as from the file" "$T/local.csv" "$T/$2.csv"
+    same "$1: mcs -verify as from the file" "$T/local_verify.out" "$T/$2.out"
+}
+cached_run "cache, first run" cache1
+first=$(nginx_sent "$T")
+cached_run "cache, second run" cache2
+second=$(nginx_sent "$T") requests=$(nginx_requests "$T")
+footers=$(awk '$3 != 56' "$T/logs/access.log" | wc -l)
+if [ "$first" -ge "$stored" ] && [ "$footers" -eq 0 ] && [ "$second" -eq $((56 * requests)) ]; then
+    pass "cache: the second run fetches only footers ($requests requests, $second bytes; first run $first)"
+else fail "cache: second run $second bytes in $requests requests ($footers not a footer), first $first"; fi
+
+piece=$(ls -S "$C"/*/* | grep -v '/key$' | head -1)
+name=${piece##*/}; off=$((16#${name%+*})); len=$((16#${name#*+}))
+printf 'X' | dd of="$piece" bs=1 seek=$((len / 2)) conv=notrunc 2>/dev/null
+cached_run "cache, a damaged piece" cache3
+sent=$(nginx_sent "$T")
+if [ "$sent" -ge "$len" ] && [ "$sent" -lt $((len + 56 * 40)) ]; then
+    pass "cache: the damaged piece ($len bytes) is fetched again, nothing else ($sent bytes)"
+else fail "cache: a damaged piece of $len bytes, $sent bytes fetched"; fi
+dd if="$L" bs=1 skip="$off" count="$len" of="$T/piece.want" 2>/dev/null
+head -c "$len" "$piece" >"$T/piece.got"
+same "cache: the damaged piece is rewritten" "$T/piece.want" "$T/piece.got"
+
+touch -d '2001-01-01 00:00:00' "$L" # the same bytes, another Last-Modified and ETag
+cached_run "cache, archive touched" cache4
+sent=$(nginx_sent "$T")
+if [ "$sent" -ge "$stored" ]; then pass "cache: a new Last-Modified and ETag are a new archive ($sent bytes)"
+else fail "cache: archive touched, only $sent bytes fetched of $stored"; fi
+keys() { ls -d "$C"/*/ | wc -l; }
+[ "$(keys)" -eq 2 ] && pass "cache: the touched archive has a key of its own" ||
+    fail "cache: $(keys) keys after the archive was touched, not 2"
+
+"$BIN/mchgen" --seed 8 --contexts 600 --out "$T/c2.mch" >/dev/null 2>&1
+"$BIN/mcs" -convert "$T/c2.mch" "$T/c2.mcz" --chunk-size 128K >/dev/null 2>&1
+touch -d '2001-01-01 00:00:00' "$T/c2.mcz"
+cp -p "$T/c2.mcz" "$L" # other bytes under the same URL and the same Last-Modified
+MCZ_CACHE_DIR=$C "$BIN/mcs" -dump "$U/c.mcz" >"$T/changed.out" 2>&1
+"$BIN/mcs" -dump "$T/c2.mcz" >"$T/changed.want" 2>&1
+same "cache: an archive changed at the same URL reads as the new one" "$T/changed.want" "$T/changed.out"
+MCZ_CACHE_DIR=$C "$BIN/mcs" -export "$U/c.mcz" "$T/changed.mch" >/dev/null 2>&1
+same "cache: an archive changed at the same URL exports the new contexts" "$T/c2.mch" "$T/changed.mch"
+[ "$(keys)" -eq 3 ] && pass "cache: the changed archive has a key of its own" ||
+    fail "cache: $(keys) keys after the archive changed, not 3"
+
+MCZ_CACHE_DIR=$T/c.mch ok_run "cache that cannot be written: the run goes on" \
+    "$BIN/mcs" -export "$U/c.mcz" "$T/nocache.mch"
+contains "cache that cannot be written: a warning" "$T/err" "warning: cache $T/c.mch/"
+same "cache that cannot be written: the contexts as without it" "$T/c2.mch" "$T/nocache.mch"
 cli_done

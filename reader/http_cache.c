@@ -1,0 +1,184 @@
+/*
+ * http_cache.c - the optional cache of an archive read over HTTP (MCZ_CACHE_DIR): the pieces a
+ * reader fetched (header and dictionary, index, each chunk) kept as files, so a later run, or
+ * another process, reads them from disk instead of the server.
+ *
+ * A remote archive's pieces live in DIR/<key>/, key the XXH3-128 of the URL, the archive's
+ * length, its ETag and Last-Modified, and its footer (which carries the index's checksum): an
+ * archive changed at the same URL gets another directory, never the old bytes. DIR/<key>/key
+ * holds the key's text, compared at open, so a hash collision cannot mix two archives either.
+ * A piece is the file <offset>+<length> (hex): the bytes, then the XXH3-64 of them (8 bytes,
+ * little-endian). A piece whose length or checksum is wrong is damaged: not used, fetched again
+ * and rewritten. Every file is written to a temporary name and renamed, so a reader never
+ * sees half a piece. Nothing here is trusted further: chunks read from the cache are checked
+ * by their checksums when decoded, as fetched ones are.
+ *
+ * A cache that cannot be created or written is a warning (once per process, on stderr) and the
+ * archive is read without it. Nothing is ever removed: delete the directory to reclaim space.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <xxhash.h>
+
+#include "mcz_common.h"
+#include "reader_impl.h"
+
+#define CACHE_TRAILER 8u /* XXH3-64 of the piece */
+
+struct mcz_http_cache {
+    char dir[4096]; /* DIR/<key> */
+    bool writable;  /* false after the first failed write: read-only from then on */
+};
+
+/* Says once per process that the cache is not used as it should be, and why. */
+static void cache_warn(const char *what, const char *path, int err)
+{
+    static atomic_flag said = ATOMIC_FLAG_INIT;
+    if (!atomic_flag_test_and_set(&said))
+        fprintf(stderr, "mcz: warning: cache %s: %s: %s; reading without it\n", path, what,
+                strerror(err));
+}
+
+/* Writes len bytes to path through a temporary file beside it and a rename. */
+static int write_atomic(const char *path, const uint8_t *a, size_t alen, const uint8_t *b,
+                        size_t blen)
+{
+    static atomic_uint serial;
+    char tmp[4200];
+    snprintf(tmp, sizeof tmp, "%s.%ld.%u.tmp", path, (long)getpid(),
+             atomic_fetch_add(&serial, 1));
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return errno;
+    int err = 0;
+    const uint8_t *parts[2] = {a, b};
+    size_t lens[2] = {alen, blen};
+    for (int i = 0; i < 2 && !err; i++)
+        for (size_t done = 0; done < lens[i] && !err;) {
+            ssize_t n = write(fd, parts[i] + done, lens[i] - done);
+            if (n > 0)
+                done += (size_t)n;
+            else if (n < 0 && errno != EINTR)
+                err = errno;
+        }
+    if (close(fd) != 0 && !err)
+        err = errno;
+    if (!err && rename(tmp, path) != 0)
+        err = errno;
+    if (err)
+        unlink(tmp);
+    return err;
+}
+
+/* The whole of a small file into buf (NUL-terminated): its length, or -1. */
+static ssize_t read_small(const char *path, char *buf, size_t cap)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    ssize_t n = read(fd, buf, cap - 1);
+    close(fd);
+    if (n >= 0)
+        buf[n] = '\0';
+    return n;
+}
+
+mcz_http_cache *mcz_http_cache_open(const char *root, const char *key)
+{
+    XXH128_canonical_t canon;
+    XXH128_canonicalFromHash(&canon, XXH3_128bits(key, strlen(key)));
+    char hex[33];
+    for (int i = 0; i < 16; i++)
+        snprintf(hex + 2 * i, 3, "%02x", canon.digest[i]);
+    mcz_http_cache *c = calloc(1, sizeof *c);
+    if (!c)
+        return NULL;
+    if ((size_t)snprintf(c->dir, sizeof c->dir, "%s/%s", root, hex) >= sizeof c->dir) {
+        cache_warn("name too long", root, ENAMETOOLONG);
+        free(c);
+        return NULL;
+    }
+    char key_path[4200], held[8192];
+    snprintf(key_path, sizeof key_path, "%s/key", c->dir);
+    if (strlen(key) >= sizeof held - 1) { /* a key file that long could not be compared */
+        cache_warn("URL too long for a key", root, ENAMETOOLONG);
+        free(c);
+        return NULL;
+    }
+    ssize_t n = read_small(key_path, held, sizeof held);
+    if (n >= 0 && strcmp(held, key) != 0) { /* another archive's pieces under this name */
+        cache_warn("holds another archive under the same key", c->dir, EEXIST);
+        free(c);
+        return NULL;
+    }
+    c->writable = true;
+    if (n >= 0)
+        return c;
+    int err = 0;
+    if ((mkdir(root, 0755) != 0 && errno != EEXIST) || (mkdir(c->dir, 0755) != 0 && errno != EEXIST))
+        err = errno;
+    if (!err)
+        err = write_atomic(key_path, (const uint8_t *)key, strlen(key), NULL, 0);
+    if (err) {
+        cache_warn("cannot be written", c->dir, err);
+        c->writable = false;
+    }
+    return c;
+}
+
+void mcz_http_cache_free(mcz_http_cache *c)
+{
+    free(c);
+}
+
+static void piece_path(const mcz_http_cache *c, uint64_t off, uint64_t len, char *out, size_t cap)
+{
+    snprintf(out, cap, "%s/%" PRIx64 "+%" PRIx64, c->dir, off, len);
+}
+
+bool mcz_http_cache_load(const mcz_http_cache *c, uint64_t off, uint8_t *dst, uint64_t len)
+{
+    if (!c)
+        return false;
+    char path[4200];
+    piece_path(c, off, len, path, sizeof path);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return false;
+    struct stat st;
+    uint8_t trailer[CACHE_TRAILER];
+    bool ok = fstat(fd, &st) == 0 && (uint64_t)st.st_size == len + CACHE_TRAILER;
+    for (uint64_t done = 0; ok && done < len;) {
+        ssize_t n = pread(fd, dst + done, len - done, (off_t)done);
+        if (n > 0)
+            done += (uint64_t)n;
+        else if (n == 0 || errno != EINTR)
+            ok = false;
+    }
+    ok = ok && pread(fd, trailer, sizeof trailer, (off_t)len) == (ssize_t)sizeof trailer &&
+         mcz_get_le64(trailer) == XXH3_64bits(dst, len);
+    close(fd);
+    return ok; /* a damaged piece: the caller fetches it and stores it again */
+}
+
+void mcz_http_cache_store(mcz_http_cache *c, uint64_t off, const uint8_t *src, uint64_t len)
+{
+    if (!c || !c->writable)
+        return;
+    char path[4200];
+    piece_path(c, off, len, path, sizeof path);
+    uint8_t trailer[CACHE_TRAILER];
+    mcz_put_le64(trailer, XXH3_64bits(src, len));
+    int err = write_atomic(path, src, len, trailer, sizeof trailer);
+    if (err) {
+        cache_warn("cannot be written", c->dir, err);
+        c->writable = false;
+    }
+}
