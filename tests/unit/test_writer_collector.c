@@ -4,7 +4,6 @@
  * by call and by signal (a request signal and a fatal one), chunk copies, flush intervals and
  * statistics.
  */
-#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -528,26 +527,6 @@ static void test_flush_contexts(void **state)
 
 /* ---- Concurrent appends ---- */
 
-typedef struct numbered_job {
-    mcz_writer *w;
-    const tl_corpus *c;
-    uint32_t from, step;
-    uint32_t *source; /* source[number - 1]: the corpus context given that number */
-    int rc;
-} numbered_job;
-
-static void *append_numbered(void *arg)
-{
-    numbered_job *j = arg;
-    for (uint32_t i = j->from; i < j->c->n && j->rc == MCZ_OK; i += j->step) {
-        uint32_t number = 0;
-        j->rc = mcz_writer_append(j->w, j->c->bytes + j->c->offsets[i], j->c->sizes[i], &number);
-        if (j->rc == MCZ_OK && number >= 1 && number <= j->c->n)
-            j->source[number - 1] = i; /* each number is given once: no two threads write it */
-    }
-    return NULL;
-}
-
 /* Appends copy outside the lock, into room each reserved: with threads racing the seals (every
  * third context, flush_contexts), the dictionary samples, and contexts larger than a chunk (the
  * buffer grows once the copies into it are done), every number still holds the very context
@@ -567,17 +546,7 @@ static void test_concurrent_numbers(void **state)
     mcz_writer *w = mcz_writer_open(path, &o, &d);
     assert_non_null(w);
     uint32_t *source = calloc(c.n, sizeof *source);
-    enum { APPENDERS = 4 };
-    pthread_t th[APPENDERS];
-    numbered_job jobs[APPENDERS];
-    for (uint32_t t = 0; t < APPENDERS; t++) {
-        jobs[t] = (numbered_job){w, &c, t, APPENDERS, source, MCZ_OK};
-        assert_int_equal(pthread_create(&th[t], NULL, append_numbered, &jobs[t]), 0);
-    }
-    for (uint32_t t = 0; t < APPENDERS; t++) {
-        pthread_join(th[t], NULL);
-        assert_int_equal(jobs[t].rc, MCZ_OK);
-    }
+    assert_int_equal(tl_append_concurrently(w, &c, source), MCZ_OK);
     assert_int_equal(mcz_writer_close(w, &d), MCZ_OK);
     check_holds(path, &c, 1, c.n, source);
     free(source);
