@@ -116,6 +116,17 @@ void mcz_wr_pool_refill(mcz_writer *w, uint8_t *raw, size_t cap)
     }
 }
 
+chunk *mcz_wr_chunk_alone(const void *mc, size_t size)
+{
+    chunk *c = make_ready(size, NULL, false);
+    if (!c)
+        return NULL;
+    memcpy(c->raw, mc, size);
+    c->raw_len = size;
+    c->count = 1;
+    return c;
+}
+
 void mcz_wr_pool_free(mcz_writer *w)
 {
     while (w->ready_count)

@@ -259,7 +259,7 @@ void mcz_wr_want_dict(mcz_writer *w)
         return;
     w->train_wanted = true;
     w->train_chunks = w->in_flight;
-    pthread_cond_broadcast(&w->work);
+    mcz_wr_wake_worker(w); /* one worker trains: from an append, no wake-up when one watches */
 }
 
 int mcz_wr_dict_wait(mcz_writer *w)

@@ -380,11 +380,11 @@ void mcz_wr_seal_open(mcz_writer *w, bool force)
         mcz_wr_want_dict(w);
 }
 
-/* Opens the next chunk, from the pool. The service thread is woken only when it would sleep
- * past this chunk's flush_ms (lock held). */
-static int open_chunk(mcz_writer *w)
+/* Opens the next chunk: alone when given, else one from the pool. The service thread is woken
+ * only when it would sleep past this chunk's flush_ms (lock held). */
+static int open_chunk(mcz_writer *w, chunk *alone)
 {
-    w->open = mcz_wr_pool_take(w);
+    w->open = alone ? alone : mcz_wr_pool_take(w);
     if (!w->open)
         return MCZ_ENOMEM;
     w->open->first_number = (uint32_t)w->next_number;
@@ -398,11 +398,10 @@ static int open_chunk(mcz_writer *w)
 
 /* Room for size bytes at the open chunk's end, for the caller to copy into without the lock
  * (lock held). The buffer holds a whole chunk; only a context larger than the room left in a
- * chunk of more than 16 MiB, or larger than a chunk, grows it, once the copies into it are
- * done. */
+ * chunk of more than 16 MiB grows it, once the copies into it are done. */
 static uint8_t *reserve_in_open(mcz_writer *w, size_t size)
 {
-    if (!w->open && open_chunk(w) != MCZ_OK)
+    if (!w->open && open_chunk(w, NULL) != MCZ_OK)
         return NULL;
     chunk *c = w->open;
     if (c->raw_len + size > c->raw_cap) {
@@ -453,10 +452,10 @@ static int make_room(mcz_writer *w, size_t size, bool may_wait)
     }
 }
 
-/* Takes one checked context: reserves its room in the open chunk, *into for the caller to copy
- * into *chunk (lock held). */
+/* Takes one checked context: reserves its room in the open chunk, *dst in *into for the caller
+ * to copy into, or opens alone, the chunk holding it already (lock held). */
 static int accept_context(mcz_writer *w, size_t size, uint32_t *number, bool may_wait,
-                          chunk **into, uint8_t **dst)
+                          chunk *alone, chunk **into, uint8_t **dst)
 {
     if (w->state != WRITER_OPEN)
         return MCZ_ESTATE;
@@ -467,8 +466,9 @@ static int accept_context(mcz_writer *w, size_t size, uint32_t *number, bool may
         w->stats.dropped_full++;
     if (rc != MCZ_OK)
         return rc;
-    *dst = reserve_in_open(w, size);
-    if (!*dst)
+    if (alone) /* make_room sealed the open chunk: size is more than a chunk */
+        open_chunk(w, alone);
+    else if (!(*dst = reserve_in_open(w, size)))
         return mcz_wr_fail(w, MCZ_ENOMEM, (int64_t)w->next_number, "out of memory");
     *into = w->open;
     if (number)
@@ -489,13 +489,24 @@ int mcz_wr_append(mcz_writer *w, const void *mc, size_t size, uint32_t *number, 
     int rc = mcz_mc_from_bytes(mc, size, 0, 0, &view, NULL);
     if (rc != MCZ_OK)
         return rc; /* a bad context is refused; the writer stays usable */
+    /* A context larger than a chunk gets a chunk of its own, allocated and filled here, without
+     * the lock, so that no other append waits for that copy or its page faults. */
+    chunk *alone = NULL;
+    if (size > w->chunk_size && !(alone = mcz_wr_chunk_alone(mc, size))) {
+        pthread_mutex_lock(&w->lock);
+        rc = mcz_wr_fail(w, MCZ_ENOMEM, (int64_t)w->next_number, "out of memory");
+        pthread_mutex_unlock(&w->lock);
+        return rc;
+    }
     chunk *c = NULL;
     uint8_t *dst = NULL;
     pthread_mutex_lock(&w->lock);
-    rc = accept_context(w, size, number, may_wait, &c, &dst);
+    rc = accept_context(w, size, number, may_wait, alone, &c, &dst);
     pthread_mutex_unlock(&w->lock);
-    if (rc == MCZ_OK)
+    if (rc == MCZ_OK && !alone)
         mcz_wr_chunk_copy_in(c, dst, mc, size); /* sealed meanwhile or not, c waits for it */
+    else if (rc != MCZ_OK)
+        mcz_wr_chunk_free(alone);
     return rc;
 }
 

@@ -181,6 +181,10 @@ bool mcz_wr_pool_short(const mcz_writer *w);
 /* Refills the pool from raw (a compressed chunk's buffer of cap bytes, or NULL), making a new
  * chunk when raw is not enough; frees what is not kept. Lock held, released meanwhile. */
 void mcz_wr_pool_refill(mcz_writer *w, uint8_t *raw, size_t cap);
+/* A chunk holding only mc, a context larger than a chunk: allocated and filled by the
+ * appending thread before it takes the lock, as any copy of that size would be (no lock held);
+ * NULL: out of memory. */
+chunk *mcz_wr_chunk_alone(const void *mc, size_t size);
 /* Frees the pool (closing). */
 void mcz_wr_pool_free(mcz_writer *w);
 /* Copies size bytes into c's raw buffer at dst, room an append reserved under the lock: the
