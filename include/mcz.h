@@ -305,7 +305,9 @@ typedef struct mcz_writer_options {
  * Creates an archive at path (opt NULL: every default; a struct_size smaller than the first
  * field's end, or larger than this library's struct, is MCZ_EINVAL). ATOMIC: nothing appears at path before mcz_writer_close()
  * succeeds, the data goes to a temporary file beside it. LIVE: path is created (truncated) now.
- * MEMORY: nothing is written before a dump or close.
+ * MEMORY: nothing is written before a dump or close. Besides the open chunk and the queue
+ * (queue_chunks), the writer keeps two chunk buffers ready for appends (chunk_size bytes each,
+ * at most 16 MiB), allocated and mapped here: README.md "Memory and disk bound".
  */
 MCZ_API MCZ_NODISCARD mcz_writer *mcz_writer_open(const char *path, const mcz_writer_options *opt,
                                     mcz_diag *diag);

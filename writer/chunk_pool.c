@@ -108,6 +108,10 @@ void mcz_wr_pool_refill(mcz_writer *w, uint8_t *raw, size_t cap)
     chunk *made = make_ready(want, raw, true);
     pthread_mutex_lock(&w->lock);
     w->pool_making--;
+    if (!made) {
+        mcz_wr_fail(w, MCZ_ENOMEM, -1, "out of memory"); /* sticky, else workers would retry */
+        return;
+    }
     made = keep(w, made);
     if (made) {
         pthread_mutex_unlock(&w->lock);

@@ -14,6 +14,7 @@
  * waits (MCZ_FULL_BLOCK) or its context is refused (MCZ_FULL_DROP). The dictionary is decided
  * on a worker too (dictionary.c), never on an appending thread.
  */
+#include <assert.h>
 #include <lzma.h>
 #include <stdlib.h>
 #include <stddef.h>
@@ -466,9 +467,10 @@ static int accept_context(mcz_writer *w, size_t size, uint32_t *number, bool may
         w->stats.dropped_full++;
     if (rc != MCZ_OK)
         return rc;
-    if (alone) /* make_room sealed the open chunk: size is more than a chunk */
+    if (alone) {
+        assert(!w->open); /* make_room sealed it: size is more than a chunk */
         open_chunk(w, alone);
-    else if (!(*dst = reserve_in_open(w, size)))
+    } else if (!(*dst = reserve_in_open(w, size)))
         return mcz_wr_fail(w, MCZ_ENOMEM, (int64_t)w->next_number, "out of memory");
     *into = w->open;
     if (number)
