@@ -306,11 +306,11 @@ static void print_latencies(producer *p, uint32_t index)
     qsort(p->floor_ns, p->count, sizeof *p->floor_ns, compare_u64);
     size_t n = p->count, i99 = n * 99 / 100, i999 = n * 999 / 1000;
     printf("  thread %u: %zu appends, latency p50 %.1f us, p99 %.1f us, p99.9 %.1f us, max %.3f ms"
-           " at t=%.1fs; copy floor p50 %.1f us, p99 %.1f us, p99.9 %.1f us (p99 %.1fx,"
+           " at t=%.1fs; copy floor p50 %.1f us, p99 %.1f us, p99.9 %.1f us, max %.3f ms (p99 %.1fx,"
            " p99.9 %.1fx the floor's); CPU p50 %.1f us, p99 %.1f us",
            index, n, p->latency_ns[n / 2] / 1e3, p->latency_ns[i99] / 1e3,
            p->latency_ns[i999] / 1e3, p->max_ns / 1e6, p->max_at, p->floor_ns[n / 2] / 1e3,
-           p->floor_ns[i99] / 1e3, p->floor_ns[i999] / 1e3,
+           p->floor_ns[i99] / 1e3, p->floor_ns[i999] / 1e3, p->floor_ns[n - 1] / 1e6,
            (double)p->latency_ns[i99] / (double)(p->floor_ns[i99] ? p->floor_ns[i99] : 1),
            (double)p->latency_ns[i999] / (double)(p->floor_ns[i999] ? p->floor_ns[i999] : 1),
            p->cpu_ns[n / 2] / 1e3, p->cpu_ns[i99] / 1e3);

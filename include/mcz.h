@@ -305,7 +305,9 @@ typedef struct mcz_writer_options {
  * Creates an archive at path (opt NULL: every default; a struct_size smaller than the first
  * field's end, or larger than this library's struct, is MCZ_EINVAL). ATOMIC: nothing appears at path before mcz_writer_close()
  * succeeds, the data goes to a temporary file beside it. LIVE: path is created (truncated) now.
- * MEMORY: nothing is written before a dump or close.
+ * MEMORY: nothing is written before a dump or close. Besides the open chunk and the queue
+ * (queue_chunks), the writer keeps two chunk buffers ready for appends (chunk_size bytes each,
+ * at most 16 MiB), allocated and mapped here: README.md "Memory and disk bound".
  */
 MCZ_API MCZ_NODISCARD mcz_writer *mcz_writer_open(const char *path, const mcz_writer_options *opt,
                                     mcz_diag *diag);
@@ -313,12 +315,16 @@ MCZ_API MCZ_NODISCARD mcz_writer *mcz_writer_open(const char *path, const mcz_wr
 /*
  * Appends one serialized context (container-checked; copied, so the caller may reuse its
  * buffer). Safe to call from several threads; contexts are numbered in the order the calls take
- * effect, and *number (optional) receives the number given. The call only copies under a short
- * lock: hashing, compression, dictionary training and I/O run on the writer's threads. When
- * queue_chunks sealed chunks wait and this context needs a new chunk, MCZ_FULL_BLOCK waits for
- * room (memory stays bounded) and MCZ_FULL_DROP returns MCZ_EDROPPED at once (counted in
- * stats.dropped_full; no number is used). A context refused by the container check or dropped
- * leaves the writer usable; I/O and compression failures are sticky (mcz_writer_diag).
+ * effect, and *number (optional) receives the number given. The call reserves room under a
+ * short lock and copies without it, into a chunk buffer the writer's threads made ready (mapped,
+ * recycled from compressed chunks); it allocates only for a context larger than a chunk's room
+ * (or when bursts outrun the threads that make buffers ready), and wakes a compression thread
+ * only when none is watching for work. Hashing, compression, dictionary training and I/O run on
+ * the writer's threads. When queue_chunks sealed chunks wait and this context needs a new
+ * chunk, MCZ_FULL_BLOCK waits for room (memory stays bounded) and MCZ_FULL_DROP returns
+ * MCZ_EDROPPED at once (counted in stats.dropped_full; no number is used). A context refused by
+ * the container check or dropped leaves the writer usable; I/O and compression failures are
+ * sticky (mcz_writer_diag).
  */
 MCZ_API MCZ_NODISCARD int mcz_writer_append(mcz_writer *w, const void *mc, size_t size, uint32_t *number);
 

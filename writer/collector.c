@@ -112,9 +112,11 @@ static void *service_main(void *arg)
         uint64_t now = mcz_wr_now_ns(), deadline = UINT64_MAX;
         service_flush(w, now, &deadline);
         service_checkpoint(w, now, &deadline);
+        w->service_wake = deadline; /* a chunk opened from now on posts only if due before */
         pthread_mutex_unlock(&w->lock);
         service_sleep(w, deadline);
         pthread_mutex_lock(&w->lock);
+        w->service_wake = UINT64_MAX; /* awake: every chunk opened posts */
     }
     pthread_mutex_unlock(&w->lock);
     return NULL;

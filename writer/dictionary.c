@@ -157,8 +157,12 @@ static int decide_from_chunks(mcz_writer *w, chunk *first, uint32_t k, mcz_diag 
 {
     uint64_t sampled = 0;
     uint32_t i = 0;
-    for (chunk *c = first; c; c = next_sample(c, ++i, k))
+    for (chunk *c = first; c; c = next_sample(c, ++i, k)) {
+        int settled = mcz_wr_chunk_settle(c, d); /* the last appends into it may still copy */
+        if (settled != MCZ_OK)
+            return settled;
         sampled += c->raw_len;
+    }
     bool held_out = w->expected_bytes > sampled && k >= 2;
     uint32_t trained = held_out ? k / 2 : k;
     int rc = train_from_chunks(w, first, trained, d);
@@ -255,7 +259,7 @@ void mcz_wr_want_dict(mcz_writer *w)
         return;
     w->train_wanted = true;
     w->train_chunks = w->in_flight;
-    pthread_cond_broadcast(&w->work);
+    mcz_wr_wake_worker(w); /* one worker trains: from an append, no wake-up when one watches */
 }
 
 int mcz_wr_dict_wait(mcz_writer *w)

@@ -2,9 +2,11 @@
  * writer.c - the streaming .mcz writer (format/FORMAT.md): the append path, the compression
  * workers, the dictionary decision, open and close.
  *
- * Appends copy each context into the open chunk under one mutex and return. A chunk that reaches
- * the target is sealed and queued; a pool of worker threads (one ZSTD_CCtx each, one shared
- * ZSTD_CDict) computes its hashes (unless no_hashes) and compresses it off the append path.
+ * An append reserves room for its context in the open chunk under one mutex and copies it there
+ * without the mutex (chunk_pool.c), into a buffer made ready beforehand: no allocation, no page
+ * fault, no wake-up in the common case. A chunk that reaches the target is sealed and queued; a
+ * pool of worker threads (one ZSTD_CCtx each, one shared ZSTD_CDict) computes its hashes
+ * (unless no_hashes) and compresses it off the append path.
  * Finished chunks leave the queue in number order through output.c, whatever order they
  * finish in.
  *
@@ -12,6 +14,7 @@
  * waits (MCZ_FULL_BLOCK) or its context is refused (MCZ_FULL_DROP). The dictionary is decided
  * on a worker too (dictionary.c), never on an appending thread.
  */
+#include <assert.h>
 #include <lzma.h>
 #include <stdlib.h>
 #include <stddef.h>
@@ -40,7 +43,8 @@
 #define MAX_CHUNK_SIZE (1u << 30)
 #define MAX_THREADS 256
 #define MAX_IN_FLIGHT(threads) (2 * (uint32_t)(threads) + 2)
-#define OPEN_CHUNK_CAP(w) ((w)->chunk_size < (16u << 20) ? (w)->chunk_size : (16u << 20))
+#define WATCH_NS 5000000u                    /* the watcher looks for work every 5 ms... */
+#define WATCH_IDLE_NS 1000000000u            /* ...for 1 s after the last work it found */
 
 void mcz_wr_chunk_free(chunk *c)
 {
@@ -211,7 +215,7 @@ int mcz_wr_setup_cctx(const mcz_writer *w, ZSTD_CCtx *cctx)
 
 /* ---- Workers ---- */
 
-typedef enum job { JOB_NONE, JOB_TRAIN, JOB_CHUNK } job;
+typedef enum job { JOB_NONE, JOB_TRAIN, JOB_CHUNK, JOB_READY } job;
 
 /* First queued chunk no worker took yet (verbatim copies arrive DONE and are skipped). */
 static chunk *next_todo(mcz_writer *w)
@@ -221,72 +225,70 @@ static chunk *next_todo(mcz_writer *w)
     return w->todo;
 }
 
-/* Next job; JOB_NONE when the worker should exit (lock held). */
+/* The job to do now, JOB_NONE when there is none (lock held). */
+static job find_work(mcz_writer *w, chunk **out)
+{
+    bool ready = atomic_load(&w->dict_ready);
+    if (w->error.code != MCZ_OK || w->paused)
+        return JOB_NONE;
+    if (w->train_wanted && !w->training && !ready)
+        return JOB_TRAIN;
+    if (mcz_wr_pool_short(w))
+        return JOB_READY; /* before the next append needs it */
+    if (ready && next_todo(w)) {
+        *out = w->todo;
+        w->todo = w->todo->next;
+        (*out)->state = CHUNK_BUSY;
+        return JOB_CHUNK;
+    }
+    return JOB_NONE;
+}
+
+/* Waits for work: as the watcher (below) while work came within WATCH_IDLE_NS and no other
+ * worker watches, else until woken (lock held). */
+static void wait_for_work(mcz_writer *w)
+{
+    uint64_t now = mcz_wr_now_ns();
+    if (w->watching || now >= w->watch_until) {
+        pthread_cond_wait(&w->work, &w->lock);
+        return;
+    }
+    w->watching = true;
+    uint64_t at = now + WATCH_NS;
+    struct timespec ts = {(time_t)(at / 1000000000u), (long)(at % 1000000000u)};
+    pthread_cond_clockwait(&w->work, &w->lock, CLOCK_MONOTONIC, &ts);
+    w->watching = false;
+}
+
+/*
+ * Next job; JOB_NONE when the worker should exit (lock held). While chunks keep coming one idle
+ * worker, the watcher, looks for work every WATCH_NS instead of waiting to be woken, so that an
+ * append that seals a chunk or takes a ready one wakes nobody (mcz_wr_wake_worker): a wake-up
+ * is a system call on the appending thread, and the worker woken may take that thread's core
+ * for a whole time slice. A compression starts at most WATCH_NS late; WATCH_IDLE_NS without
+ * work the watcher sleeps like the others, and appends wake a worker again.
+ */
 static job take_work(mcz_writer *w, chunk **out)
 {
     for (;;) {
-        bool ready = atomic_load(&w->dict_ready);
-        if (w->error.code == MCZ_OK && !w->paused) {
-            if (w->train_wanted && !w->training && !ready)
-                return JOB_TRAIN;
-            if (ready && next_todo(w)) {
-                *out = w->todo;
-                w->todo = w->todo->next;
-                (*out)->state = CHUNK_BUSY;
-                return JOB_CHUNK;
-            }
+        job j = find_work(w, out);
+        if (j != JOB_NONE) {
+            w->watch_until = mcz_wr_now_ns() + WATCH_IDLE_NS;
+            if (!w->watching && w->threads_started > 1)
+                pthread_cond_signal(&w->work); /* an idle worker takes over the watch */
+            return j;
         }
         bool work_ahead = w->training || next_todo(w) != NULL;
         if (w->state == WRITER_CLOSING && (w->error.code != MCZ_OK || !work_ahead))
             return JOB_NONE;
-        pthread_cond_wait(&w->work, &w->lock);
+        wait_for_work(w);
     }
 }
 
-/* Keeps buf (a chunk buffer of cap bytes) as a spare for a later open chunk when there is room
- * (lock held); returns it when it is not kept, for the caller to free without the lock. A
- * reused buffer has its pages mapped already, which fresh memory would fault in inside the
- * appends that fill it. */
-static uint8_t *keep_spare(mcz_writer *w, uint8_t *buf, size_t cap)
+void mcz_wr_wake_worker(mcz_writer *w)
 {
-    size_t spares = sizeof w->spare_raw / sizeof w->spare_raw[0];
-    if (!buf || cap != OPEN_CHUNK_CAP(w) || w->spare_count >= spares || w->state != WRITER_OPEN)
-        return buf;
-    w->spare_raw[w->spare_count++] = buf;
-    return NULL;
-}
-
-/* A chunk buffer with every page touched (no lock held): made on a worker, so that the append
- * that opens the next chunk finds it ready and faults nothing in. */
-static uint8_t *ready_buffer(const mcz_writer *w)
-{
-    size_t cap = OPEN_CHUNK_CAP(w);
-    uint8_t *buf = malloc(cap);
-    for (size_t at = 0; buf && at < cap; at += 4096)
-        buf[at] = 0;
-    return buf;
-}
-
-/*
- * After a compression, the chunk's raw buffer becomes the next open chunk's spare, and when no
- * spare is left a ready one is made; frees, allocation and page faults all happen here without
- * the lock, never on an appending thread (lock held on entry and exit).
- */
-static void refill_spares(mcz_writer *w, uint8_t *raw, size_t cap)
-{
-    uint8_t *unkept = keep_spare(w, raw, cap);
-    if (!unkept && w->spare_count > 0)
-        return;
-    pthread_mutex_unlock(&w->lock);
-    free(unkept);
-    uint8_t *made = ready_buffer(w);
-    pthread_mutex_lock(&w->lock);
-    made = keep_spare(w, made, OPEN_CHUNK_CAP(w));
-    if (made) {
-        pthread_mutex_unlock(&w->lock);
-        free(made);
-        pthread_mutex_lock(&w->lock);
-    }
+    if (!w->watching)
+        pthread_cond_signal(&w->work);
 }
 
 /* Compresses c (lock held, released meanwhile) and hands it to the output. */
@@ -300,6 +302,8 @@ static void run_chunk(mcz_writer *w, ZSTD_CCtx *cctx, bool *configured, chunk *c
     if (rc != MCZ_OK)
         mcz_fail(&d, rc, -1, c->first_number, "zstd: cannot set compression parameters");
     else
+        rc = mcz_wr_chunk_settle(c, &d);
+    if (rc == MCZ_OK)
         rc = compress_chunk(w, cctx, c, &d);
     *configured = true;
     uint8_t *raw = c->raw; /* the data frame holds the bytes now */
@@ -312,7 +316,7 @@ static void run_chunk(mcz_writer *w, ZSTD_CCtx *cctx, bool *configured, chunk *c
         mcz_wr_set_error(w, &d);
     c->state = CHUNK_DONE;
     pthread_cond_broadcast(&w->progress); /* for a held output (writer_test.h) */
-    refill_spares(w, raw, raw_cap);
+    mcz_wr_pool_refill(w, raw, raw_cap); /* the buffer's pages are mapped: the next chunk's */
     mcz_wr_pump_output(w);
 }
 
@@ -328,6 +332,8 @@ static void *worker_main(void *arg)
     for (job j; cctx && (j = take_work(w, &c)) != JOB_NONE;) {
         if (j == JOB_TRAIN)
             mcz_wr_decide_dict(w);
+        else if (j == JOB_READY)
+            mcz_wr_pool_refill(w, NULL, 0);
         else
             run_chunk(w, cctx, &configured, c);
     }
@@ -367,7 +373,7 @@ void mcz_wr_seal_open(mcz_writer *w, bool force)
     c->state = CHUNK_SEALED;
     mcz_wr_enqueue(w, c);
     if (atomic_load(&w->dict_ready)) {
-        pthread_cond_signal(&w->work);
+        mcz_wr_wake_worker(w);
         return;
     }
     w->buffered_raw += c->raw_len;
@@ -375,67 +381,46 @@ void mcz_wr_seal_open(mcz_writer *w, bool force)
         mcz_wr_want_dict(w);
 }
 
-static int grow_bytes(uint8_t **buf, size_t *cap, size_t need)
+/* Opens the next chunk: alone when given, else one from the pool. The service thread is woken
+ * only when it would sleep past this chunk's flush_ms (lock held). */
+static int open_chunk(mcz_writer *w, chunk *alone)
 {
-    if (need <= *cap)
-        return MCZ_OK;
-    size_t next = *cap ? *cap : 65536;
-    while (next < need)
-        next = next > SIZE_MAX / 2 ? need : next * 2;
-    uint8_t *bigger = realloc(*buf, next);
-    if (!bigger)
-        return MCZ_ENOMEM;
-    *buf = bigger;
-    *cap = next;
-    return MCZ_OK;
-}
-
-/* A new open chunk, its buffer sized for a whole chunk at once (growing it by doubling would
- * copy up to half a chunk inside one unlucky append) and reused when one is spare. The service
- * thread learns of it when flush_ms is to be kept (lock held). */
-static int open_chunk(mcz_writer *w)
-{
-    w->open = calloc(1, sizeof *w->open);
+    w->open = alone ? alone : mcz_wr_pool_take(w);
     if (!w->open)
         return MCZ_ENOMEM;
-    if (w->spare_count) {
-        w->open->raw = w->spare_raw[--w->spare_count];
-        w->open->raw_cap = OPEN_CHUNK_CAP(w);
-    } else {
-        w->open->raw = malloc(OPEN_CHUNK_CAP(w));
-        if (!w->open->raw)
-            return MCZ_ENOMEM;
-        w->open->raw_cap = OPEN_CHUNK_CAP(w);
-    }
-    atomic_init(&w->open->retained_next, NULL);
     w->open->first_number = (uint32_t)w->next_number;
     if (w->flush_ms) {
         w->open->opened_ns = mcz_wr_now_ns();
-        sem_post(&w->wake);
+        if (w->open->opened_ns + (uint64_t)w->flush_ms * 1000000u < w->service_wake)
+            sem_post(&w->wake);
     }
     return MCZ_OK;
 }
 
-/* Copies mc into the open chunk (lock held). */
-static int add_to_open(mcz_writer *w, const void *mc, size_t size)
+/* Room for size bytes at the open chunk's end, for the caller to copy into without the lock
+ * (lock held). The buffer holds a whole chunk; only a context larger than the room left in a
+ * chunk of more than 16 MiB grows it, once the copies into it are done. */
+static uint8_t *reserve_in_open(mcz_writer *w, size_t size)
 {
-    if (!w->open && open_chunk(w) != MCZ_OK)
-        return MCZ_ENOMEM;
+    if (!w->open && open_chunk(w, NULL) != MCZ_OK)
+        return NULL;
     chunk *c = w->open;
-    if (c->count == c->lengths_cap) {
-        uint32_t cap = c->lengths_cap ? c->lengths_cap * 2 : 64;
-        uint32_t *bigger = realloc(c->lengths, cap * sizeof *bigger);
+    if (c->raw_len + size > c->raw_cap) {
+        mcz_wr_chunk_wait_copies(c);
+        size_t cap = c->raw_cap;
+        while (cap < c->raw_len + size)
+            cap = cap > SIZE_MAX / 2 ? c->raw_len + size : cap * 2;
+        uint8_t *bigger = realloc(c->raw, cap);
         if (!bigger)
-            return MCZ_ENOMEM;
-        c->lengths = bigger;
-        c->lengths_cap = cap;
+            return NULL;
+        c->raw = bigger;
+        c->raw_cap = cap;
     }
-    if (grow_bytes(&c->raw, &c->raw_cap, c->raw_len + size) != MCZ_OK)
-        return MCZ_ENOMEM;
-    memcpy(c->raw + c->raw_len, mc, size);
+    uint8_t *dst = c->raw + c->raw_len;
     c->raw_len += size;
-    c->lengths[c->count++] = (uint32_t)size;
-    return MCZ_OK;
+    c->count++;
+    atomic_fetch_add_explicit(&c->copying, 1, memory_order_relaxed);
+    return dst;
 }
 
 /* The open chunk is complete: size more bytes would overfill it, or it holds flush_contexts. */
@@ -468,9 +453,10 @@ static int make_room(mcz_writer *w, size_t size, bool may_wait)
     }
 }
 
-/* Takes one checked context (lock held). */
-static int accept_context(mcz_writer *w, const void *mc, size_t size, uint32_t *number,
-                          bool may_wait)
+/* Takes one checked context: reserves its room in the open chunk, *dst in *into for the caller
+ * to copy into, or opens alone, the chunk holding it already (lock held). */
+static int accept_context(mcz_writer *w, size_t size, uint32_t *number, bool may_wait,
+                          chunk *alone, chunk **into, uint8_t **dst)
 {
     if (w->state != WRITER_OPEN)
         return MCZ_ESTATE;
@@ -481,8 +467,12 @@ static int accept_context(mcz_writer *w, const void *mc, size_t size, uint32_t *
         w->stats.dropped_full++;
     if (rc != MCZ_OK)
         return rc;
-    if (add_to_open(w, mc, size) != MCZ_OK)
+    if (alone) {
+        assert(!w->open); /* make_room sealed it: size is more than a chunk */
+        open_chunk(w, alone);
+    } else if (!(*dst = reserve_in_open(w, size)))
         return mcz_wr_fail(w, MCZ_ENOMEM, (int64_t)w->next_number, "out of memory");
+    *into = w->open;
     if (number)
         *number = (uint32_t)w->next_number;
     w->next_number++;
@@ -501,9 +491,24 @@ int mcz_wr_append(mcz_writer *w, const void *mc, size_t size, uint32_t *number, 
     int rc = mcz_mc_from_bytes(mc, size, 0, 0, &view, NULL);
     if (rc != MCZ_OK)
         return rc; /* a bad context is refused; the writer stays usable */
+    /* A context larger than a chunk gets a chunk of its own, allocated and filled here, without
+     * the lock, so that no other append waits for that copy or its page faults. */
+    chunk *alone = NULL;
+    if (size > w->chunk_size && !(alone = mcz_wr_chunk_alone(mc, size))) {
+        pthread_mutex_lock(&w->lock);
+        rc = mcz_wr_fail(w, MCZ_ENOMEM, (int64_t)w->next_number, "out of memory");
+        pthread_mutex_unlock(&w->lock);
+        return rc;
+    }
+    chunk *c = NULL;
+    uint8_t *dst = NULL;
     pthread_mutex_lock(&w->lock);
-    rc = accept_context(w, mc, size, number, may_wait);
+    rc = accept_context(w, size, number, may_wait, alone, &c, &dst);
     pthread_mutex_unlock(&w->lock);
+    if (rc == MCZ_OK && !alone)
+        mcz_wr_chunk_copy_in(c, dst, mc, size); /* sealed meanwhile or not, c waits for it */
+    else if (rc != MCZ_OK)
+        mcz_wr_chunk_free(alone);
     return rc;
 }
 
@@ -631,8 +636,7 @@ static void writer_free(mcz_writer *w)
         mcz_wr_chunk_free(c);
     }
     mcz_wr_free_retained(w);
-    while (w->spare_count)
-        free(w->spare_raw[--w->spare_count]);
+    mcz_wr_pool_free(w);
     mcz_outfile_abort(w->out);
     ZSTD_freeCDict(w->cdict);
     memset(w->head, 0, sizeof w->head); /* no header of a closed writer in a later core dump */
@@ -668,6 +672,7 @@ static mcz_writer *writer_create(mcz_diag *diag)
     atomic_init(&w->retaining, 0);
     w->fd = -1;
     w->stream_fd = -1;
+    w->service_wake = UINT64_MAX;
     atomic_init(&w->stream_gone, false);
     mcz_diag_clear(&w->stream_error);
     mcz_diag_clear(&w->error);
@@ -725,6 +730,8 @@ mcz_writer *mcz_writer_open(const char *path, const mcz_writer_options *given, m
     int rc = resolve_options(w, opt, diag);
     if (rc == MCZ_OK)
         rc = open_output(w, path, diag);
+    if (rc == MCZ_OK)
+        rc = mcz_wr_pool_fill(w, diag);
     if (rc == MCZ_OK && (opt->dict || opt->no_dict || opt->codec == MCZ_CODEC_XZ)) {
         rc = mcz_wr_prepare_dict(w, diag); /* no other thread yet */
         if (rc == MCZ_OK)

@@ -2,12 +2,13 @@
  * writer_impl.h - internals shared by the files of writer/: the writer's structure, its chunks,
  * and the hand-offs between the append path and the workers (writer.c), the dictionary decision
  * (dictionary.c), the output of finished chunks in each mode (output.c), the collector's service
- * thread and calls (collector.c), chunk copies (chunk_copy.c) and the signal handlers
- * (signal_dump.c).
+ * thread and calls (collector.c), chunk copies (chunk_copy.c), the chunks kept ready for appends
+ * (chunk_pool.c) and the signal handlers (signal_dump.c).
  *
  * Locking: one mutex guards the queue, the counters and the state. Nothing slow runs under it
- * (no compression, no hashing, no I/O, no training), so an append waits for the mutex only as
- * long as another append's copy. File output, the retained list and checkpoints belong to
+ * (no compression, no hashing, no I/O, no training, no copy of a context: an append copies after
+ * releasing it, into room it reserved, chunk_pool.c), so an append waits for the mutex only as
+ * long as another append's bookkeeping. File output, the retained list and checkpoints belong to
  * whoever holds the output token (output_busy, taken under the mutex): one thread at a time
  * writes, in chunk-number order, without the mutex.
  */
@@ -24,16 +25,20 @@
 
 typedef enum chunk_state { CHUNK_SEALED, CHUNK_BUSY, CHUNK_DONE } chunk_state;
 
+/* Chunks kept ready for appends to open (chunk_pool.c). */
+#define MCZ_WR_READY 2
+
 /* One chunk from the first append into it until it is discarded (or the writer closes). */
 typedef struct chunk {
     struct chunk *next;                     /* the queue, in number order */
     _Atomic(struct chunk *) retained_next;  /* the retained list (read by the fatal dump) */
     chunk_state state;
     uint32_t first_number;
-    uint32_t count, lengths_cap;
-    uint32_t *lengths;
-    uint8_t *raw; /* freed once compressed; raw_len stays */
+    uint32_t count;
+    uint32_t *lengths; /* NULL while open: derived from raw once sealed (mcz_wr_chunk_settle) */
+    uint8_t *raw; /* given back to the pool once compressed; raw_len stays */
     size_t raw_len, raw_cap;
+    atomic_uint copying; /* appends copying into raw outside the lock (chunk_pool.c) */
     uint64_t opened_ns; /* CLOCK_MONOTONIC of its first context (flush_ms) */
     /* Filled by a worker (or by mcz_writer_append_compressed), immutable once DONE. */
     uint8_t *frames;    /* chunk header frame + zstd data frame; NULL once in a file */
@@ -95,8 +100,11 @@ struct mcz_writer {
     bool paused;           /* test hook: workers take nothing */
     mcz_wr_test_write_fn test_write; /* test hook: called before each chunk write */
     void *test_write_arg;
-    uint8_t *spare_raw[2]; /* compressed chunks' buffers, for the next open chunks */
-    unsigned spare_count;
+    bool watching;         /* an idle worker looks for work every few ms (writer.c) */
+    uint64_t watch_until;  /* ...until then */
+    chunk *ready[MCZ_WR_READY]; /* the pool: chunks ready to be opened (chunk_pool.c) */
+    unsigned ready_count;
+    unsigned pool_making;  /* ready chunks workers are making */
 
     /* Output (output token). */
     bool output_busy;
@@ -124,6 +132,8 @@ struct mcz_writer {
     /* Service thread (collector.c). */
     pthread_t service;
     bool service_started;
+    uint64_t service_wake;    /* when the sleeping service thread wakes; UINT64_MAX: awake or no
+                               * deadline (a chunk opening posts wake unless due after this) */
     sem_t wake;               /* posted by appends, closing and the request signal */
     atomic_bool dump_wanted;  /* set by the request signal */
     atomic_int fatal_dumping; /* a fatal-signal dump reads the retained list: leave it be */
@@ -144,6 +154,8 @@ void mcz_wr_seal_open(mcz_writer *w, bool force);
 /* True when a sealed chunk must wait (or be dropped): queue_chunks are queued and the
  * dictionary is no longer collecting samples. Lock held. */
 bool mcz_wr_queue_full(const mcz_writer *w);
+/* Gets a worker to look for work: wakes one unless the watcher will find it (lock held). */
+void mcz_wr_wake_worker(mcz_writer *w);
 /* Puts a chunk at the queue's tail (SEALED for the workers, or DONE for the output). */
 void mcz_wr_enqueue(mcz_writer *w, chunk *c);
 /* Appends one context; may_wait false makes a full queue MCZ_EDROPPED. */
@@ -154,6 +166,35 @@ int mcz_wr_setup_cctx(const mcz_writer *w, ZSTD_CCtx *cctx);
 /* Allocates and fills c->identity and c->dedup (FORMAT.md §5) from raw, the c->count contexts
  * of c->lengths back to back. */
 int mcz_wr_hash_contexts(const mcz_jit_ee *v, chunk *c, const uint8_t *raw, mcz_diag *d);
+
+/* The raw buffer's capacity: a whole chunk at once, so no append grows it (up to 16 MiB). */
+#define MCZ_WR_CHUNK_CAP(w) ((w)->chunk_size < (16u << 20) ? (w)->chunk_size : (16u << 20))
+
+/* ---- chunk_pool.c ---- */
+/* Fills the pool before any append (open, no other thread yet). */
+int mcz_wr_pool_fill(mcz_writer *w, mcz_diag *d);
+/* The chunk the next context goes into, taken from the pool (lock held). Made on the spot, with
+ * its page faults to come in the appends, only when the pool is empty; NULL: out of memory. */
+chunk *mcz_wr_pool_take(mcz_writer *w);
+/* True when the pool lacks a chunk and a worker should make one (lock held). */
+bool mcz_wr_pool_short(const mcz_writer *w);
+/* Refills the pool from raw (a compressed chunk's buffer of cap bytes, or NULL), making a new
+ * chunk when raw is not enough; frees what is not kept. Lock held, released meanwhile. */
+void mcz_wr_pool_refill(mcz_writer *w, uint8_t *raw, size_t cap);
+/* A chunk holding only mc, a context larger than a chunk: allocated and filled by the
+ * appending thread before it takes the lock, as any copy of that size would be (no lock held);
+ * NULL: out of memory. */
+chunk *mcz_wr_chunk_alone(const void *mc, size_t size);
+/* Frees the pool (closing). */
+void mcz_wr_pool_free(mcz_writer *w);
+/* Copies size bytes into c's raw buffer at dst, room an append reserved under the lock: the
+ * copy runs without it (lock not held). */
+void mcz_wr_chunk_copy_in(chunk *c, uint8_t *dst, const void *mc, size_t size);
+/* Waits for the copies into c still running (any lock may be held: a copy needs none). */
+void mcz_wr_chunk_wait_copies(chunk *c);
+/* Makes a sealed chunk readable: waits for its copies, then derives c->lengths from the
+ * contexts' own headers. For whoever reads its raw bytes first (a worker; no lock held). */
+int mcz_wr_chunk_settle(chunk *c, mcz_diag *d);
 
 /* ---- dictionary.c ---- */
 /* Asks a worker to decide the dictionary now, on the chunks queued at this call (lock held). */

@@ -102,20 +102,46 @@ static inline void tl_corpus_free(tl_corpus *c)
     memset(c, 0, sizeof *c);
 }
 
-/* Appends contexts [from, n) stepping by `step` (one appending thread per residue class). */
+/* Appends contexts [from, n) stepping by `step` (one appending thread per residue class);
+ * source, when set, records source[number - 1] = the context given that number. */
 typedef struct tl_append_job {
     mcz_writer *w;
     const tl_corpus *c;
     uint32_t from, step;
+    uint32_t *source;
     int rc;
 } tl_append_job;
 
 static inline void *tl_append_thread(void *arg)
 {
     tl_append_job *j = arg;
-    for (uint32_t i = j->from; i < j->c->n && j->rc == MCZ_OK; i += j->step)
-        j->rc = mcz_writer_append(j->w, j->c->bytes + j->c->offsets[i], j->c->sizes[i], NULL);
+    for (uint32_t i = j->from; i < j->c->n && j->rc == MCZ_OK; i += j->step) {
+        uint32_t number = 0;
+        j->rc = mcz_writer_append(j->w, j->c->bytes + j->c->offsets[i], j->c->sizes[i], &number);
+        if (j->source && j->rc == MCZ_OK && number >= 1 && number <= j->c->n)
+            j->source[number - 1] = i; /* each number is given once: no two threads write it */
+    }
     return NULL;
+}
+
+/* The whole corpus appended by TL_APPENDERS threads at once; source as in tl_append_job (may
+ * be NULL). Returns the first failure, MCZ_OK when every append succeeded. */
+#define TL_APPENDERS 4
+static inline int tl_append_concurrently(mcz_writer *w, const tl_corpus *c, uint32_t *source)
+{
+    pthread_t th[TL_APPENDERS];
+    tl_append_job jobs[TL_APPENDERS];
+    for (uint32_t t = 0; t < TL_APPENDERS; t++) {
+        jobs[t] = (tl_append_job){w, c, t, TL_APPENDERS, source, MCZ_OK};
+        if (pthread_create(&th[t], NULL, tl_append_thread, &jobs[t]) != 0)
+            abort();
+    }
+    int rc = MCZ_OK;
+    for (uint32_t t = 0; t < TL_APPENDERS; t++) {
+        pthread_join(th[t], NULL);
+        rc = rc != MCZ_OK ? rc : jobs[t].rc;
+    }
+    return rc;
 }
 
 /* Fast options for small test archives: level 3, two threads, a 1 KiB dictionary trained on

@@ -147,17 +147,7 @@ static void test_roundtrip_threads(void **state)
     mcz_writer *w = mcz_writer_open(path, &o, NULL);
     assert_non_null(w);
     uint32_t *numbers = calloc(c.n, sizeof *numbers);
-    enum { APPENDERS = 4 };
-    pthread_t th[APPENDERS];
-    tl_append_job jobs[APPENDERS];
-    for (uint32_t t = 0; t < APPENDERS; t++) {
-        jobs[t] = (tl_append_job){w, &c, t, APPENDERS, MCZ_OK};
-        assert_int_equal(pthread_create(&th[t], NULL, tl_append_thread, &jobs[t]), 0);
-    }
-    for (uint32_t t = 0; t < APPENDERS; t++) {
-        pthread_join(th[t], NULL);
-        assert_int_equal(jobs[t].rc, MCZ_OK);
-    }
+    assert_int_equal(tl_append_concurrently(w, &c, NULL), MCZ_OK);
     assert_int_equal(mcz_writer_close(w, NULL), MCZ_OK);
 
     mcz_reader *r = mcz_reader_open(path, NULL);

@@ -525,6 +525,34 @@ static void test_flush_contexts(void **state)
     tl_corpus_free(&c);
 }
 
+/* ---- Concurrent appends ---- */
+
+/* Appends copy outside the lock, into room each reserved: with threads racing the seals (every
+ * third context, flush_contexts), the dictionary samples, and contexts larger than a chunk (the
+ * buffer grows once the copies into it are done), every number still holds the very context
+ * its append was given it for. */
+static void test_concurrent_numbers(void **state)
+{
+    (void)state;
+    tl_corpus c;
+    tl_corpus_make(&c, 800, 40);
+    mcz_writer_options o = collector(MCZ_WRITE_LIVE, 4096);
+    o.threads = 2;
+    o.no_dict = false;
+    o.train_bytes = 16 << 10;
+    o.dict_size = 1024;
+    o.flush_contexts = 3;
+    mcz_diag d;
+    mcz_writer *w = mcz_writer_open(path, &o, &d);
+    assert_non_null(w);
+    uint32_t *source = calloc(c.n, sizeof *source);
+    assert_int_equal(tl_append_concurrently(w, &c, source), MCZ_OK);
+    assert_int_equal(mcz_writer_close(w, &d), MCZ_OK);
+    check_holds(path, &c, 1, c.n, source);
+    free(source);
+    tl_corpus_free(&c);
+}
+
 /* ---- MEMORY dumps ---- */
 
 static void test_memory_dump_call(void **state)
@@ -1017,6 +1045,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_live_stale_tail, setup, teardown),
         cmocka_unit_test_setup_teardown(test_flush_interval, setup, teardown),
         cmocka_unit_test_setup_teardown(test_flush_contexts, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_concurrent_numbers, setup, teardown),
         cmocka_unit_test_setup_teardown(test_memory_dump_call, setup, teardown),
         cmocka_unit_test_setup_teardown(test_memory_dump_request_signal, setup, teardown),
         cmocka_unit_test_setup_teardown(test_memory_dump_fatal_signal, setup, teardown),
