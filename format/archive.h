@@ -128,6 +128,9 @@ typedef struct mcz_arc_buffer {
     size_t cap;
 } mcz_arc_buffer;
 
+/* Makes buf hold at least need bytes (its contents are not kept); MCZ_ENOMEM on failure. */
+int mcz_arc_buffer_reserve(mcz_arc_buffer *buf, size_t need);
+
 /*
  * Decodes the chunk (header frame + zstd data frame) at file offset off of file[0, size): the
  * header, the data frame's dictionary id (must be dict_id, 0 for none: MCZ_EDICT otherwise,

@@ -98,7 +98,7 @@ static int xz_decode(const uint8_t *data, size_t len, uint64_t off, const mcz_ar
     return MCZ_OK;
 }
 
-static int reserve(mcz_arc_buffer *buf, size_t need)
+int mcz_arc_buffer_reserve(mcz_arc_buffer *buf, size_t need)
 {
     if (need <= buf->cap && buf->bytes)
         return MCZ_OK;
@@ -171,7 +171,7 @@ int mcz_arc_decode_chunk(const uint8_t *file, size_t size, uint64_t off, ZSTD_DC
         return rc;
     /* The packet layout decodes behind the raw bytes' place, then into it: one buffer. */
     size_t place = head->packets ? head->raw_size : 0, cap = (size_t)data_max(head);
-    if (reserve(buf, place + cap) != MCZ_OK)
+    if (mcz_arc_buffer_reserve(buf, place + cap) != MCZ_OK)
         return mcz_fail(diag, MCZ_ENOMEM, (int64_t)data_off, n, "out of memory");
     uint8_t *out = buf->bytes + place;
     size_t got = 0;

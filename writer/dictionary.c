@@ -68,24 +68,24 @@ static int compressed_size(mcz_writer *w, chunk *first, uint32_t k, uint64_t *ra
     ZSTD_CCtx *cctx = ZSTD_createCCtx();
     size_t cap = ZSTD_compressBound(largest);
     void *out = malloc(cap);
+    mcz_arc_buffer scratch = {NULL, 0};
     int rc = !cctx || !out ? MCZ_ENOMEM : mcz_wr_setup_cctx(w, cctx);
     *total = 0;
     i = 0;
     for (chunk *c = first; c && rc == MCZ_OK; c = next_sample(c, ++i, k)) {
         const uint8_t *data;
         size_t len;
-        uint8_t *layout;
-        rc = mcz_wr_chunk_data(w, c, &data, &len, &layout, d);
+        rc = mcz_wr_chunk_data(w, c, &scratch, &data, &len, d);
         if (rc != MCZ_OK)
             break;
         size_t n = ZSTD_compress2(cctx, out, cap, data, len);
-        free(layout);
         if (ZSTD_isError(n))
             rc = MCZ_EZSTD;
         *total += n;
     }
     ZSTD_freeCCtx(cctx);
     free(out);
+    free(scratch.bytes);
     if (rc == MCZ_ENOMEM)
         return mcz_fail(d, rc, -1, -1, "dictionary decision: out of memory");
     return rc == MCZ_OK ? MCZ_OK : mcz_fail(d, rc, -1, -1, "dictionary decision: zstd failed");
@@ -118,18 +118,16 @@ static int keep_if_it_pays(mcz_writer *w, chunk *first, uint32_t judged, uint64_
  * the packet layout its data (what the dictionary will meet) cut into as many equal pieces as
  * it has contexts: a layout has no context boundaries, and fastCover wants many samples (on the
  * default corpus, 4, 16 and 64 KiB pieces trained dictionaries of equal worth; FORMAT.md §10). */
-static int add_samples(const mcz_writer *w, const chunk *c, uint8_t *samples, size_t *at,
-                       size_t *sizes, size_t *s, mcz_diag *d)
+static int add_samples(const mcz_writer *w, const chunk *c, mcz_arc_buffer *scratch,
+                       uint8_t *samples, size_t *at, size_t *sizes, size_t *s, mcz_diag *d)
 {
     const uint8_t *data;
     size_t len;
-    uint8_t *layout;
-    int rc = mcz_wr_chunk_data(w, c, &data, &len, &layout, d);
+    int rc = mcz_wr_chunk_data(w, c, scratch, &data, &len, d);
     if (rc != MCZ_OK)
         return rc;
     memcpy(samples + *at, data, len);
     *at += len;
-    free(layout);
     if (!w->packets) {
         for (uint32_t j = 0; j < c->count; j++)
             sizes[(*s)++] = c->lengths[j];
@@ -164,13 +162,15 @@ static int train_from_chunks(mcz_writer *w, chunk *first, uint32_t k, mcz_diag *
     uint8_t *samples = malloc(room);
     size_t *sizes = malloc(n * sizeof *sizes);
     size_t at = 0, s = 0;
+    mcz_arc_buffer scratch = {NULL, 0};
     int rc = samples && sizes ? MCZ_OK
                               : mcz_fail(d, MCZ_ENOMEM, -1, -1, "dictionary training: out of memory");
     i = 0;
     for (chunk *c = first; c && rc == MCZ_OK; c = next_sample(c, ++i, k))
-        rc = add_samples(w, c, samples, &at, sizes, &s, d);
+        rc = add_samples(w, c, &scratch, samples, &at, sizes, &s, d);
     if (rc == MCZ_OK)
         rc = mcz_dict_train(samples, sizes, (unsigned)s, cap, w->level, &w->dict, &w->dict_len, d);
+    free(scratch.bytes);
     free(samples);
     free(sizes);
     return rc == MCZ_EUNSUPPORTED ? MCZ_OK : rc; /* go without: it would not have helped */

@@ -147,26 +147,26 @@ static int zstd_compress(ZSTD_CCtx *cctx, const chunk *c, const uint8_t *data, s
     return MCZ_OK;
 }
 
-int mcz_wr_chunk_data(const mcz_writer *w, const chunk *c, const uint8_t **data, size_t *len,
-                      uint8_t **owned, mcz_diag *d)
+int mcz_wr_chunk_data(const mcz_writer *w, const chunk *c, mcz_arc_buffer *scratch,
+                      const uint8_t **data, size_t *len, mcz_diag *d)
 {
-    *owned = NULL;
     *data = c->raw;
     *len = c->raw_len;
     if (!w->packets)
         return MCZ_OK;
     uint64_t cap = mcz_layout_bound(c->raw_len, c->count);
-    *owned = cap <= SIZE_MAX ? malloc((size_t)cap) : NULL;
-    if (!*owned)
+    if (cap > SIZE_MAX || mcz_arc_buffer_reserve(scratch, (size_t)cap) != MCZ_OK)
         return mcz_fail(d, MCZ_ENOMEM, -1, c->first_number, "out of memory");
-    int rc = mcz_layout_encode(c->raw, c->lengths, c->count, w->jit_ee, *owned, (size_t)cap, len);
+    int rc = mcz_layout_encode(c->raw, c->lengths, c->count, w->jit_ee, scratch->bytes,
+                               scratch->cap, len);
     if (rc != MCZ_OK)
         return mcz_fail(d, rc, -1, c->first_number, "packet layout: cannot encode the chunk");
-    *data = *owned;
+    *data = scratch->bytes;
     return MCZ_OK;
 }
 
-static int compress_chunk(const mcz_writer *w, ZSTD_CCtx *cctx, chunk *c, mcz_diag *d)
+static int compress_chunk(const mcz_writer *w, ZSTD_CCtx *cctx, mcz_arc_buffer *scratch,
+                          chunk *c, mcz_diag *d)
 {
     int rc = w->no_hashes ? MCZ_OK : mcz_wr_hash_contexts(w->jit_ee, c, c->raw, d);
     if (rc != MCZ_OK)
@@ -174,8 +174,7 @@ static int compress_chunk(const mcz_writer *w, ZSTD_CCtx *cctx, chunk *c, mcz_di
     c->checksum = mcz_arc_xxh3(c->raw, c->raw_len);
     const uint8_t *data;
     size_t len;
-    uint8_t *layout;
-    rc = mcz_wr_chunk_data(w, c, &data, &len, &layout, d);
+    rc = mcz_wr_chunk_data(w, c, scratch, &data, &len, d);
     if (rc != MCZ_OK)
         return rc;
     size_t head = (size_t)mcz_arc_chunk_head_size(c->count);
@@ -186,7 +185,6 @@ static int compress_chunk(const mcz_writer *w, ZSTD_CCtx *cctx, chunk *c, mcz_di
          : w->codec == MCZ_CODEC_XZ
              ? xz_compress(w, c, data, len, c->frames + head, bound, &n, d)
              : zstd_compress(cctx, c, data, len, c->frames + head, bound, &n, d);
-    free(layout);
     if (rc != MCZ_OK)
         return rc;
     if (head + n > UINT32_MAX)
@@ -315,7 +313,8 @@ static void refill_spares(mcz_writer *w, uint8_t *raw, size_t cap)
 }
 
 /* Compresses c (lock held, released meanwhile) and hands it to the output. */
-static void run_chunk(mcz_writer *w, ZSTD_CCtx *cctx, bool *configured, chunk *c)
+static void run_chunk(mcz_writer *w, ZSTD_CCtx *cctx, mcz_arc_buffer *scratch, bool *configured,
+                      chunk *c)
 {
     pthread_mutex_unlock(&w->lock);
     uint64_t cpu = mcz_wr_thread_cpu_ns();
@@ -325,7 +324,7 @@ static void run_chunk(mcz_writer *w, ZSTD_CCtx *cctx, bool *configured, chunk *c
     if (rc != MCZ_OK)
         mcz_fail(&d, rc, -1, c->first_number, "zstd: cannot set compression parameters");
     else
-        rc = compress_chunk(w, cctx, c, &d);
+        rc = compress_chunk(w, cctx, scratch, c, &d);
     *configured = true;
     uint8_t *raw = c->raw; /* the data frame holds the bytes now */
     size_t raw_cap = c->raw_cap;
@@ -345,6 +344,7 @@ static void *worker_main(void *arg)
 {
     mcz_writer *w = arg;
     ZSTD_CCtx *cctx = ZSTD_createCCtx();
+    mcz_arc_buffer scratch = {NULL, 0}; /* this worker's packet layouts */
     bool configured = false;
     pthread_mutex_lock(&w->lock);
     if (!cctx)
@@ -354,10 +354,11 @@ static void *worker_main(void *arg)
         if (j == JOB_TRAIN)
             mcz_wr_decide_dict(w);
         else
-            run_chunk(w, cctx, &configured, c);
+            run_chunk(w, cctx, &scratch, &configured, c);
     }
     pthread_mutex_unlock(&w->lock);
     ZSTD_freeCCtx(cctx);
+    free(scratch.bytes);
     return NULL;
 }
 

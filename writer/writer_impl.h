@@ -137,10 +137,11 @@ struct mcz_writer {
 };
 
 /* ---- writer.c ---- */
-/* The bytes c's data frame holds: its raw bytes, or their packet layout in *owned (malloc'ed,
- * the caller frees; NULL for raw bytes). Off the append path. */
-int mcz_wr_chunk_data(const mcz_writer *w, const chunk *c, const uint8_t **data, size_t *len,
-                      uint8_t **owned, mcz_diag *d);
+/* The bytes c's data frame holds (*data, *len): its raw bytes, or their packet layout made in
+ * scratch (the caller's, grown as needed and reused from chunk to chunk: one per worker, no
+ * allocation per chunk). Off the append path. */
+int mcz_wr_chunk_data(const mcz_writer *w, const chunk *c, mcz_arc_buffer *scratch,
+                      const uint8_t **data, size_t *len, mcz_diag *d);
 int mcz_wr_set_error(mcz_writer *w, const mcz_diag *d);                     /* lock held */
 int mcz_wr_fail(mcz_writer *w, int code, int64_t context, const char *what); /* lock held */
 void mcz_wr_chunk_free(chunk *c);
