@@ -244,7 +244,7 @@ typedef enum mcz_layout {
     MCZ_LAYOUT_DEFAULT = 0, /* in options: packets */
     MCZ_LAYOUT_PLAIN = 1,   /* the contexts' bytes as they are (a data frame is an MCH fragment) */
     MCZ_LAYOUT_PACKETS = 2, /* framing first, then every packet id's keys, values and pools
-                             * together: 9% smaller chunks, read back byte for byte */
+                             * together: about 9% smaller chunks, read back byte for byte */
 } mcz_layout;
 
 /* Zero fields mean "the default"; the defaults and the figures behind them are in README.md

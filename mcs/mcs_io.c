@@ -371,8 +371,10 @@ bool mcs_output_copies_chunks_of(const mcs_output *o, const mcs_input *in)
     mcz_archive_info info;
     mcz_reader_get_info(in->archive, &info);
     /* stored hashes are copied too: they must be the ones the output computes */
+    mcz_layout layout = o->opt.layout == MCZ_LAYOUT_PLAIN ? MCZ_LAYOUT_PLAIN : MCZ_LAYOUT_PACKETS;
     return info.dict_id == o->dict_id && info.level == o->opt.level &&
            info.chunk_size == o->opt.chunk_size && info.codec == o->opt.codec &&
+           info.layout == layout &&
            o->opt.jit_ee == in->jit_ee && (!info.hashes || mcs_input_hashes_usable(in));
 }
 

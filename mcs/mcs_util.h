@@ -115,7 +115,7 @@ typedef struct mcs_compress_args {
     "  --chunk-size SIZE   uncompressed bytes per chunk, e.g. 1M (K, M or G: powers of 1024)\n" \
     "  --no-dict           compress without a dictionary\n"                               \
     "  --layout L          packets (default: each packet id's keys, values and pools\n"   \
-    "                      grouped before compression, 9% smaller) or plain (the contexts'\n" \
+    "                      grouped before compression, ~9% smaller) or plain (the contexts'\n" \
     "                      bytes as they are: chunks the zstd tool alone turns into an MCH)\n" \
     "  --no-hashes         store no identity hashes or dedup keys in the index: the smallest\n" \
     "                      archive (32 bytes less per context); -toc, -removeDup and -merge\n" \
@@ -126,7 +126,7 @@ typedef struct mcs_compress_args {
     "An archive OUT takes the settings of the first archive read (its codec, layout, level,\n" \
     "chunk size, dictionary or none, hashes or none) where these options leave them open; when an MCH\n"   \
     "file comes first, the library's defaults. A chunk is copied without recompressing it\n"  \
-    "when OUT has its dictionary, level and chunk size.\n"
+    "when OUT has its codec, layout, dictionary, level and chunk size.\n"
 
 /* Sets opt's codec, layout, level, chunk_size, no_dict and no_hashes from a (those not given stay as they
  * are). When any is given and out is not NULL, out must name an archive (.mcz). Returns 0, or

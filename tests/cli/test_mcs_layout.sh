@@ -56,6 +56,13 @@ contains "-copy keeps the packet layout" "$T/info" "layout:        packets"
 ok_run "-copy of the plain archive" "$M" -copy 1-100 "$T/n.mcz" "$T/c.mcz"
 "$M" -info "$T/c.mcz" >"$T/info" 2>&1
 contains "-copy keeps the plain layout" "$T/info" "layout:        plain"
+ok_run "-copy --layout packets of the plain archive" "$M" -copy --layout packets 1-100 \
+    "$T/n.mcz" "$T/cp.mcz"
+"$M" -info "$T/cp.mcz" >"$T/info" 2>&1
+contains "-copy --layout packets gives packets" "$T/info" "layout:        packets"
+[ "$(stat -c %s "$T/cp.mcz")" -lt "$(stat -c %s "$T/c.mcz")" ] &&
+    pass "-copy --layout packets recompresses the plain chunks (smaller than a plain copy)" ||
+    fail "-copy --layout packets recompresses the plain chunks (smaller than a plain copy)"
 ok_run "-convert --layout packets of the plain archive" "$M" -convert --layout packets \
     "$T/n.mcz" "$T/c.mcz"
 "$M" -info "$T/c.mcz" >"$T/info" 2>&1
