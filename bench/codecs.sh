@@ -5,6 +5,8 @@
 # from the middle. Seekable baselines: pixz (indexed xz), bgzip (BGZF, htslib), zck (zchunk);
 # whole-file ones: xz -9, zstd -19 --long=27 (reading one context means decoding up to it).
 # Writes bench/codecs.png (ratio against decompression speed) when gnuplot is there.
+# Each preset is measured in the default packet layout and with --layout plain. MCZ_ONLY=1 measures
+# the mcz rows alone (no generic compressors, no plot).
 # Not a test: it prints figures. Usage: bash bench/codecs.sh [BIN] [CONTEXTS]
 # Needs Debian's pixz, tabix (bgzip), zchunk, xz-utils, zstd (and gnuplot-nox for the plot).
 set -euo pipefail
@@ -13,7 +15,9 @@ CONTEXTS=${2:-20000}
 HERE=$(cd "$(dirname "$0")" && pwd)
 D=$(mktemp -d)
 trap 'rm -rf "$D"' EXIT
-for tool in pixz bgzip zck xz zstd; do
+tools="pixz bgzip zck xz zstd"
+[ "${MCZ_ONLY:-0}" = 1 ] && tools=""
+for tool in $tools; do
     command -v "$tool" >/dev/null || { echo "bench/codecs.sh: $tool is missing (apt-get install pixz tabix zchunk xz-utils zstd)" >&2; exit 1; }
 done
 
@@ -50,13 +54,25 @@ row() {
 timed() { local t0; t0=$(now); "$@" >/dev/null 2>&1; echo $(( $(now) - t0 )); }
 
 for preset in fast default cold; do
-    c=$(timed "$BIN/mcs" -convert --preset $preset "$D/c.mch" "$D/$preset.mcz")
-    d=$(timed "$BIN/mcs" -export "$D/$preset.mcz" /dev/null)
-    o=$(timed "$BIN/mcs" -copy $MID "$D/$preset.mcz" "$D/one.mch")
-    cmp -s "$D/one.mch" <(tail -c +$((OFF + 1)) "$D/c.mch" | head -c "$LEN") ||
-        { echo "mcz $preset: the context read is wrong" >&2; exit 1; }
-    row "mcz --preset $preset" "$D/$preset.mcz" "$c" "$d" "$o" "yes"
+    for layout in packets plain; do
+        c=$(timed "$BIN/mcs" -convert --preset $preset --layout $layout "$D/c.mch" "$D/$preset.mcz")
+        d=$(timed "$BIN/mcs" -export "$D/$preset.mcz" /dev/null)
+        o=$(timed "$BIN/mcs" -copy $MID "$D/$preset.mcz" "$D/one.mch")
+        cmp -s "$D/one.mch" <(tail -c +$((OFF + 1)) "$D/c.mch" | head -c "$LEN") ||
+            { echo "mcz $preset: the context read is wrong" >&2; exit 1; }
+        name="mcz --preset $preset"
+        [ $layout = packets ] || name="$name --layout plain"
+        row "$name" "$D/$preset.mcz" "$c" "$d" "$o" "yes"
+    done
 done
+
+if [ "${MCZ_ONLY:-0}" = 1 ]; then
+    echo
+    echo "| what | bytes | ratio | compress MB/s | decompress MB/s | one context, s | seekable |"
+    echo "|---|---|---|---|---|---|---|"
+    printf '%s\n' "${rows[@]}"
+    exit 0
+fi
 
 c=$(timed sh -c "pixz -9 -p 2 <'$D/c.mch' >'$D/c.pxz'")
 d=$(timed sh -c "pixz -d -p 2 <'$D/c.pxz' >/dev/null")

@@ -172,11 +172,16 @@ typedef struct convert_result {
     long maxrss_kb;
 } convert_result;
 
-/* Streams the MCH with read(): the child's memory is then the writer's, not the input's. */
-static int stream_convert(const char *in, const char *out, const mcz_writer_options *o)
+/* Streams the MCH with read(): the child's memory is then the writer's, not the input's. The
+ * writer expects the input's size, as `mcs -convert` tells it (its dictionary decision). */
+static int stream_convert(const char *in, const char *out, const mcz_writer_options *given)
 {
+    mcz_writer_options o = *given;
+    struct stat st;
+    if (!o.expected_bytes && stat(in, &st) == 0)
+        o.expected_bytes = (uint64_t)st.st_size;
     FILE *f = fopen(in, "rb");
-    mcz_writer *w = f ? mcz_writer_open(out, o, NULL) : NULL;
+    mcz_writer *w = f ? mcz_writer_open(out, &o, NULL) : NULL;
     if (!w)
         return 1;
     size_t cap = 1 << 20;
@@ -234,7 +239,8 @@ static void full_decode(const char *archive, double *mcz_mbs, double *plain_mbs)
     mcz_reader_dict(r, &dict, &dict_len);
     ZSTD_DDict *ddict = dict ? ZSTD_createDDict(dict, dict_len) : NULL;
     ZSTD_DCtx *dctx = ZSTD_createDCtx();
-    uint8_t *out = malloc(MCZ_MC_MAX_SIZE / 16);
+    size_t out_cap = MCZ_MC_MAX_SIZE / 16; /* a chunk's data: raw bytes or their packet layout */
+    uint8_t *out = malloc(out_cap);
     double best_mcz = 1e9, best_plain = 1e9;
     for (int pass = 0; pass < 3; pass++) {
         mcz_cursor *cur = mcz_cursor_create(r);
@@ -249,9 +255,9 @@ static void full_decode(const char *archive, double *mcz_mbs, double *plain_mbs)
             mcz_reader_chunk(r, i, &c);
             size_t head = 40 + 4 * (size_t)c.count;
             const uint8_t *src = f.data + c.offset + head;
-            size_t got = ddict ? ZSTD_decompress_usingDDict(dctx, out, c.raw_size, src,
+            size_t got = ddict ? ZSTD_decompress_usingDDict(dctx, out, out_cap, src,
                                                             c.stored_size - head, ddict)
-                               : ZSTD_decompressDCtx(dctx, out, c.raw_size, src,
+                               : ZSTD_decompressDCtx(dctx, out, out_cap, src,
                                                      c.stored_size - head);
             if (ZSTD_isError(got))
                 die("plain zstd decode", NULL);
@@ -487,13 +493,29 @@ int main(int argc, char **argv)
         unlink(half_out);
     }
 
-    double mcz_mbs, plain_mbs, wall[2], cpu[2];
+    /* The default layout (packets) against the plain one: the same archive but for the layout. */
+    mcz_writer_options plain = MCZ_WRITER_OPTIONS_INIT;
+    plain.layout = MCZ_LAYOUT_PLAIN;
+    char out_plain[600];
+    snprintf(out_plain, sizeof out_plain, "%s.plain", out);
+    mcz_report("mcz default, --layout plain", input, out_plain, raw, ref, &plain);
+
+    double mcz_mbs, plain_mbs, layout_plain_mbs, zstd_plain_mbs, wall[2], cpu[2];
     full_decode(out, &mcz_mbs, &plain_mbs);
+    full_decode(out_plain, &layout_plain_mbs, &zstd_plain_mbs);
+    double plain_wall[2], plain_cpu[2];
+    random_access(out_plain, plain_wall, plain_cpu);
+    unlink(out_plain);
     printf("\nfull decompression (default archive, CPU time): mcz %.0f MB/s (all checks), plain "
            "zstd on the same chunks %.0f MB/s: %.2fx\n", mcz_mbs, plain_mbs, mcz_mbs / plain_mbs);
+    printf("  with --layout plain: mcz %.0f MB/s, plain zstd on its chunks %.0f MB/s: %.2fx; the "
+           "default against plain zstd on plain chunks: %.2fx\n", layout_plain_mbs,
+           zstd_plain_mbs, layout_plain_mbs / zstd_plain_mbs, mcz_mbs / zstd_plain_mbs);
     random_access(out, wall, cpu);
     printf("random access over %d contexts (open once, one cursor): p50 %.3f ms, p99 %.3f ms wall;"
            " p50 %.3f ms, p99 %.3f ms CPU\n", RANDOM_READS, wall[0], wall[1], cpu[0], cpu[1]);
+    printf("  with --layout plain: p50 %.3f ms, p99 %.3f ms wall; p50 %.3f ms, p99 %.3f ms CPU\n",
+           plain_wall[0], plain_wall[1], plain_cpu[0], plain_cpu[1]);
     unlink(out);
     if (sweep_mb > 0)
         sweep(&c, (uint64_t)(sweep_mb * MIB), tmpdir);

@@ -9,6 +9,7 @@
 #include <xxhash.h>
 
 #include "archive.h"
+#include "layout.h"
 #include "mcz_common.h"
 
 _Static_assert(MCZ_ARC_HEADER_SIZE == 44, "file header frame size");
@@ -107,7 +108,8 @@ int mcz_arc_header_decode(const uint8_t *file, size_t size, mcz_arc_header *out,
         return mcz_fail(diag, MCZ_EVERSION, 32, -1,
                         "archive header: JIT-EE version %u is not known to this build",
                         out->jit_ee);
-    if ((out->flags & ~MCZ_ARC_FLAGS_KNOWN) != 0 || (out->version == 1 && out->jit_ee != 0))
+    if ((out->flags & ~MCZ_ARC_FLAGS_KNOWN) != 0 || (out->version == 1 && out->jit_ee != 0) ||
+        (out->version < 3 && (out->flags & MCZ_ARC_FLAG_PACKETS) != 0))
         return mcz_fail(diag, MCZ_ECORRUPT, 16, -1,
                         "archive header: reserved bits set (flags 0x%x)", out->flags);
     if (((out->flags & MCZ_ARC_FLAG_HAS_DICT) != 0) != (out->dict_id != 0))
@@ -161,10 +163,25 @@ uint64_t mcz_arc_chunk_head_size(uint32_t count)
     return MCZ_ARC_CHUNK_HEAD + 4 * (uint64_t)count;
 }
 
+/* The chunk tags by codec (zstd, xz) and layout (plain, packets): FORMAT.md §4. */
+static const uint32_t chunk_tags[2][2] = {
+    {MCZ_ARC_TAG_CHUNK, MCZ_ARC_TAG_CHUNK_P},
+    {MCZ_ARC_TAG_CHUNK_XZ, MCZ_ARC_TAG_CHUNK_XZ_P},
+};
+
+bool mcz_arc_is_chunk_tag(uint32_t tag)
+{
+    for (int codec = 0; codec < 2; codec++)
+        for (int packets = 0; packets < 2; packets++)
+            if (chunk_tags[codec][packets] == tag)
+                return true;
+    return false;
+}
+
 void mcz_arc_chunk_head_encode(const mcz_arc_chunk_head *h, const uint32_t *lengths, uint8_t *out)
 {
     size_t body = 36 + 4 * (size_t)h->count;
-    uint32_t tag = h->codec == MCZ_CODEC_XZ ? MCZ_ARC_TAG_CHUNK_XZ : MCZ_ARC_TAG_CHUNK;
+    uint32_t tag = chunk_tags[h->codec == MCZ_CODEC_XZ][h->packets];
     put_frame_head(out, (uint32_t)(body + 4 - MCZ_ARC_FRAME_HEAD), tag);
     mcz_put_le32(out + 12, h->first_number);
     mcz_put_le32(out + 16, h->count);
@@ -174,6 +191,11 @@ void mcz_arc_chunk_head_encode(const mcz_arc_chunk_head *h, const uint32_t *leng
     for (uint32_t i = 0; i < h->count; i++)
         mcz_put_le32(out + 36 + 4 * (size_t)i, lengths[i]);
     mcz_put_le32(out + body, (uint32_t)mcz_arc_xxh3(out, body));
+}
+
+uint64_t mcz_arc_layout_bound(const mcz_arc_chunk_head *h)
+{
+    return mcz_layout_bound(h->raw_size, h->count);
 }
 
 uint32_t mcz_arc_chunk_head_length(const mcz_arc_chunk_head *h, uint32_t i)
@@ -203,9 +225,10 @@ int mcz_arc_chunk_head_decode(const uint8_t *file, size_t size, uint64_t off,
                               mcz_arc_chunk_head *out, mcz_diag *diag)
 {
     uint32_t payload;
-    bool xz = mcz_fits(size, off, MCZ_ARC_FRAME_HEAD + 4) &&
-              mcz_get_le32(file + off + 8) == MCZ_ARC_TAG_CHUNK_XZ;
-    int rc = check_frame_head(file, size, off, xz ? MCZ_ARC_TAG_CHUNK_XZ : MCZ_ARC_TAG_CHUNK,
+    uint32_t tag = mcz_fits(size, off, MCZ_ARC_FRAME_HEAD + 4) ? mcz_get_le32(file + off + 8) : 0;
+    bool xz = tag == MCZ_ARC_TAG_CHUNK_XZ || tag == MCZ_ARC_TAG_CHUNK_XZ_P;
+    bool packets = tag == MCZ_ARC_TAG_CHUNK_P || tag == MCZ_ARC_TAG_CHUNK_XZ_P;
+    int rc = check_frame_head(file, size, off, chunk_tags[xz][packets],
                               MCZ_ARC_CHUNK_HEAD - MCZ_ARC_FRAME_HEAD, "chunk header", &payload,
                               diag);
     if (rc != MCZ_OK)
@@ -218,12 +241,13 @@ int mcz_arc_chunk_head_decode(const uint8_t *file, size_t size, uint64_t off,
     out->checksum = mcz_get_le64(p + 28);
     out->lengths = p + 36;
     out->codec = xz ? MCZ_CODEC_XZ : MCZ_CODEC_ZSTD;
+    out->packets = packets;
     if (mcz_arc_chunk_head_size(out->count) != (uint64_t)MCZ_ARC_FRAME_HEAD + payload)
         return mcz_fail(diag, MCZ_ECORRUPT, (int64_t)off + 16, out->first_number,
                         "chunk header: count %u does not match its frame", out->count);
     size_t body = 36 + 4 * (size_t)out->count;
-    if (mcz_get_le32(p + body) != (uint32_t)mcz_arc_xxh3(p, body))
-        return mcz_fail(diag, MCZ_ECHECKSUM, (int64_t)(off + body), out->first_number,
+    if (mcz_get_le32(p + body) != (uint32_t)mcz_arc_xxh3(p, body)) /* its numbers are not */
+        return mcz_fail(diag, MCZ_ECHECKSUM, (int64_t)(off + body), -1, /* to be believed */
                         "chunk header: checksum mismatch");
     if (out->count == 0 || out->first_number == 0 ||
         out->count - 1 > UINT32_MAX - out->first_number)

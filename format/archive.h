@@ -15,11 +15,13 @@
 
 #define MCZ_ARC_SKIP_MAGIC 0x184D2A5Cu /* every mcz skippable frame */
 #define MCZ_ARC_ZSTD_MAGIC 0xFD2FB528u /* a standard zstd frame */
-#define MCZ_ARC_VERSION 2u     /* written; 2 adds the header's JIT-EE field to 1 */
+#define MCZ_ARC_VERSION 3u     /* written; 2 adds the header's JIT-EE field and xz to 1, 3 the
+                                * packet layout (FORMAT.md §4a) */
 #define MCZ_ARC_VERSION_MIN 1u /* oldest read */
 #define MCZ_ARC_FLAG_HAS_DICT 1u
 #define MCZ_ARC_FLAG_CODEC_XZ 2u /* the writer compressed its chunks with xz (FORMAT.md §2) */
-#define MCZ_ARC_FLAGS_KNOWN (MCZ_ARC_FLAG_HAS_DICT | MCZ_ARC_FLAG_CODEC_XZ)
+#define MCZ_ARC_FLAG_PACKETS 4u /* the writer stored its chunks in the packet layout (§4a) */
+#define MCZ_ARC_FLAGS_KNOWN (MCZ_ARC_FLAG_HAS_DICT | MCZ_ARC_FLAG_CODEC_XZ | MCZ_ARC_FLAG_PACKETS)
 #define MCZ_ARC_INDEX_NO_HASHES 1u /* index flags: no identity and dedup columns */
 #define MCZ_ARC_INDEX_FLAGS_KNOWN MCZ_ARC_INDEX_NO_HASHES
 
@@ -42,6 +44,8 @@
 #define MCZ_ARC_TAG_DICT 0x445A434Du   /* "MCZD" */
 #define MCZ_ARC_TAG_CHUNK 0x435A434Du  /* "MCZC": a chunk whose data is a zstd frame */
 #define MCZ_ARC_TAG_CHUNK_XZ 0x585A434Du /* "MCZX": a chunk whose data is an .xz stream */
+#define MCZ_ARC_TAG_CHUNK_P 0x505A434Du  /* "MCZP": zstd frame of the chunk's packet layout */
+#define MCZ_ARC_TAG_CHUNK_XZ_P 0x515A434Du /* "MCZQ": .xz stream of the chunk's packet layout */
 #define MCZ_ARC_TAG_INDEX 0x495A434Du  /* "MCZI" */
 #define MCZ_ARC_TAG_FOOTER 0x465A434Du /* "MCZF" */
 #define MCZ_ARC_END_MAGIC 0x7E5A434Du  /* "MCZ~", the file's last 4 bytes */
@@ -94,7 +98,11 @@ typedef struct mcz_arc_chunk_head {
     uint64_t checksum;       /* XXH3-64 of the raw bytes */
     const uint8_t *lengths;  /* count little-endian u32, a view into the frame */
     mcz_codec codec;         /* of the data: the frame's tag */
+    bool packets;            /* the data holds the packet layout of the raw bytes (§4a): tag */
 } mcz_arc_chunk_head;
+
+/* True when tag (the u32 at offset 8 of a frame) is one of the chunk header tags. */
+bool mcz_arc_is_chunk_tag(uint32_t tag);
 
 /* Bytes of a chunk header frame holding count lengths. */
 uint64_t mcz_arc_chunk_head_size(uint32_t count);
@@ -106,6 +114,9 @@ void mcz_arc_chunk_head_encode(const mcz_arc_chunk_head *h, const uint32_t *leng
  */
 int mcz_arc_chunk_head_decode(const uint8_t *file, size_t size, uint64_t off,
                               mcz_arc_chunk_head *out, mcz_diag *diag);
+/* What the packet layout of h's contexts may take at most (mcz_layout_bound of its raw size and
+ * count): the cap on an MCZP/MCZQ chunk's decoded data. */
+uint64_t mcz_arc_layout_bound(const mcz_arc_chunk_head *h);
 /* Length i of a decoded chunk header (i < count). */
 uint32_t mcz_arc_chunk_head_length(const mcz_arc_chunk_head *h, uint32_t i);
 
@@ -116,6 +127,9 @@ typedef struct mcz_arc_buffer {
     uint8_t *bytes;
     size_t cap;
 } mcz_arc_buffer;
+
+/* Makes buf hold at least need bytes (its contents are not kept); MCZ_ENOMEM on failure. */
+int mcz_arc_buffer_reserve(mcz_arc_buffer *buf, size_t need);
 
 /*
  * Decodes the chunk (header frame + zstd data frame) at file offset off of file[0, size): the

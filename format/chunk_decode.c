@@ -10,10 +10,19 @@
 #include <zstd_errors.h>
 
 #include "archive.h"
+#include "layout.h"
 #include "mcz_common.h"
 
-/* The data frame must be one zstd frame filling its slot, with the expected content size and
- * dictionary; checked before anything is allocated. */
+/* What a chunk's data may decode to at most: its raw size, or for the packet layout (§4a) the
+ * layout's bound for its raw size and count. */
+static uint64_t data_max(const mcz_arc_chunk_head *h)
+{
+    return h->packets ? mcz_arc_layout_bound(h) : h->raw_size;
+}
+
+/* The data frame must be one zstd frame filling its slot, with the expected content size (the
+ * raw size; in the packet layout, no more than its bound) and dictionary; checked before
+ * anything is allocated. */
 static int check_data_frame(const uint8_t *data, size_t len, uint64_t off,
                             const mcz_arc_chunk_head *h, uint32_t dict_id, mcz_diag *diag)
 {
@@ -23,15 +32,16 @@ static int check_data_frame(const uint8_t *data, size_t len, uint64_t off,
     if (ZSTD_findFrameCompressedSize(data, len) != len)
         return mcz_fail(diag, MCZ_ECORRUPT, (int64_t)off, n,
                         "chunk data: the zstd frame does not fill its %zu bytes", len);
-    if (ZSTD_getFrameContentSize(data, len) != h->raw_size)
+    unsigned long long content = ZSTD_getFrameContentSize(data, len);
+    if (h->packets ? content > data_max(h) : content != h->raw_size)
         return mcz_fail(diag, MCZ_ECORRUPT, (int64_t)off, n,
-                        "chunk data: content size differs from the raw size %u", h->raw_size);
+                        "chunk data: content size does not fit the raw size %u", h->raw_size);
     unsigned frame_dict = ZSTD_getDictID_fromFrame(data, len);
     if (frame_dict != dict_id)
         return mcz_fail(diag, MCZ_EDICT, (int64_t)off, n,
                         "chunk data: compressed with dictionary %u, the archive holds %u",
                         frame_dict, dict_id);
-    if (h->raw_size > (uint64_t)len * MCZ_ARC_MAX_EXPANSION)
+    if (content > (uint64_t)len * MCZ_ARC_MAX_EXPANSION)
         return mcz_fail(diag, MCZ_ECORRUPT, (int64_t)off, n, "chunk data: impossible raw size");
     return MCZ_OK;
 }
@@ -57,15 +67,16 @@ static int check_xz_stream(const uint8_t *data, size_t len, uint64_t off,
     return MCZ_OK;
 }
 
-/* Decodes the xz stream data[0, len) into exactly raw bytes at out: a stream that ends early,
- * runs on past its slot or decodes to another size is corrupt. */
+/* Decodes the xz stream data[0, len) into out: exactly the raw size, or in the packet layout
+ * at most its bound (*got receives the size). A stream that ends early, runs on past its slot
+ * or decodes to another size is corrupt. */
 static int xz_decode(const uint8_t *data, size_t len, uint64_t off, const mcz_arc_chunk_head *h,
-                     uint8_t *out, mcz_diag *diag)
+                     uint8_t *out, size_t *got, mcz_diag *diag)
 {
     uint64_t memlimit = XZ_MEMLIMIT;
-    size_t in_pos = 0, out_pos = 0;
+    size_t in_pos = 0, out_pos = 0, cap = (size_t)data_max(h);
     lzma_ret r = lzma_stream_buffer_decode(&memlimit, 0, NULL, data, &in_pos, len, out, &out_pos,
-                                           h->raw_size);
+                                           cap);
     int64_t n = h->first_number;
     if (r == LZMA_MEMLIMIT_ERROR)
         return mcz_fail(diag, MCZ_ELIMIT, (int64_t)off, n,
@@ -73,20 +84,21 @@ static int xz_decode(const uint8_t *data, size_t len, uint64_t off, const mcz_ar
                         XZ_MEMLIMIT >> 20);
     if (r == LZMA_MEM_ERROR)
         return mcz_fail(diag, MCZ_ENOMEM, (int64_t)off, n, "out of memory");
-    if (r == LZMA_BUF_ERROR && out_pos == h->raw_size)
+    if (r == LZMA_BUF_ERROR && out_pos == cap)
         return mcz_fail(diag, MCZ_ECORRUPT, (int64_t)off, n,
-                        "chunk data: the xz stream decodes to more than %u bytes", h->raw_size);
+                        "chunk data: the xz stream decodes to more than %zu bytes", cap);
     if (r != LZMA_OK)
         return mcz_fail(diag, MCZ_ECORRUPT, (int64_t)off, n, "chunk data: xz: %s",
                         r == LZMA_BUF_ERROR ? "truncated stream" : "corrupt stream");
-    if (in_pos != len || out_pos != h->raw_size)
+    if (in_pos != len || (!h->packets && out_pos != h->raw_size))
         return mcz_fail(diag, MCZ_ECORRUPT, (int64_t)off, n,
                         "chunk data: the xz stream fills %zu of %zu bytes and decodes to %zu, "
                         "expected %u", in_pos, len, out_pos, h->raw_size);
+    *got = out_pos;
     return MCZ_OK;
 }
 
-static int reserve(mcz_arc_buffer *buf, size_t need)
+int mcz_arc_buffer_reserve(mcz_arc_buffer *buf, size_t need)
 {
     if (need <= buf->cap && buf->bytes)
         return MCZ_OK;
@@ -155,22 +167,36 @@ int mcz_arc_decode_chunk(const uint8_t *file, size_t size, uint64_t off, ZSTD_DC
     bool xz = head->codec == MCZ_CODEC_XZ;
     rc = xz ? check_xz_stream(data, head->data_size, data_off, head, dict_id, diag)
             : check_data_frame(data, head->data_size, data_off, head, dict_id, diag);
-    if (rc == MCZ_OK && reserve(buf, head->raw_size) != MCZ_OK)
-        rc = mcz_fail(diag, MCZ_ENOMEM, (int64_t)data_off, n, "out of memory");
-    if (rc == MCZ_OK && xz)
-        rc = xz_decode(data, head->data_size, data_off, head, buf->bytes, diag);
     if (rc != MCZ_OK)
         return rc;
-    if (xz)
-        return check_raw(buf->bytes, head, off, diag);
-    size_t got = ddict ? ZSTD_decompress_usingDDict(dctx, buf->bytes, head->raw_size, data,
-                                                    head->data_size, ddict)
-                       : ZSTD_decompressDCtx(dctx, buf->bytes, head->raw_size, data,
-                                             head->data_size);
-    if (ZSTD_isError(got))
-        return zstd_failure(got, data_off, n, diag);
-    if (got != head->raw_size)
-        return mcz_fail(diag, MCZ_ECORRUPT, (int64_t)data_off, n,
-                        "chunk data: decoded %zu bytes, expected %u", got, head->raw_size);
+    /* The packet layout decodes behind the raw bytes' place, then into it: one buffer. */
+    size_t place = head->packets ? head->raw_size : 0, cap = (size_t)data_max(head);
+    if (mcz_arc_buffer_reserve(buf, place + cap) != MCZ_OK)
+        return mcz_fail(diag, MCZ_ENOMEM, (int64_t)data_off, n, "out of memory");
+    uint8_t *out = buf->bytes + place;
+    size_t got = 0;
+    if (xz) {
+        rc = xz_decode(data, head->data_size, data_off, head, out, &got, diag);
+        if (rc != MCZ_OK)
+            return rc;
+    } else {
+        got = ddict ? ZSTD_decompress_usingDDict(dctx, out, cap, data, head->data_size, ddict)
+                    : ZSTD_decompressDCtx(dctx, out, cap, data, head->data_size);
+        if (ZSTD_isError(got))
+            return zstd_failure(got, data_off, n, diag);
+        if (!head->packets && got != head->raw_size)
+            return mcz_fail(diag, MCZ_ECORRUPT, (int64_t)data_off, n,
+                            "chunk data: decoded %zu bytes, expected %u", got, head->raw_size);
+    }
+    if (head->packets) {
+        rc = mcz_layout_decode(out, got, head->count, buf->bytes, head->raw_size, diag);
+        if (rc != MCZ_OK) {
+            if (diag) {
+                diag->offset = (int64_t)data_off;
+                diag->context = n + (diag->context >= 0 ? diag->context : 0);
+            }
+            return rc;
+        }
+    }
     return check_raw(buf->bytes, head, off, diag);
 }

@@ -309,7 +309,7 @@ mcs_output *mcs_output_open(const char *path, mcs_output_kind kind,
     return o;
 }
 
-/* What opt leaves at zero, taken from archive model: its level and chunk size (when they are
+/* What opt leaves at zero, taken from archive model: its codec and layout, its level and chunk size (when they are
  * ones the options accept; else the library's default), its dictionary or its lack of one, and
  * whether it stores hashes. */
 static void inherit_settings(mcz_writer_options *opt, const mcz_reader *model)
@@ -319,6 +319,8 @@ static void inherit_settings(mcz_writer_options *opt, const mcz_reader *model)
     bool same_codec = !opt->codec || opt->codec == info.codec;
     if (!opt->codec)
         opt->codec = info.codec;
+    if (!opt->layout)
+        opt->layout = info.layout;
     int level_max = opt->codec == MCZ_CODEC_XZ ? MCS_XZ_LEVEL_MAX : MCS_LEVEL_MAX;
     if (!opt->level && same_codec && info.level >= 1 && info.level <= level_max)
         opt->level = info.level;
@@ -369,8 +371,10 @@ bool mcs_output_copies_chunks_of(const mcs_output *o, const mcs_input *in)
     mcz_archive_info info;
     mcz_reader_get_info(in->archive, &info);
     /* stored hashes are copied too: they must be the ones the output computes */
+    mcz_layout layout = o->opt.layout == MCZ_LAYOUT_PLAIN ? MCZ_LAYOUT_PLAIN : MCZ_LAYOUT_PACKETS;
     return info.dict_id == o->dict_id && info.level == o->opt.level &&
            info.chunk_size == o->opt.chunk_size && info.codec == o->opt.codec &&
+           info.layout == layout &&
            o->opt.jit_ee == in->jit_ee && (!info.hashes || mcs_input_hashes_usable(in));
 }
 

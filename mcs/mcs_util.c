@@ -190,17 +190,32 @@ static int apply_preset(const mcs_usage *u, const char *name, mcz_writer_options
     return -1;
 }
 
+/* An option taking one of two names: text (NULL: not given, *out unchanged) names[i] sets *out
+ * to values[i]. Returns 0, or -1 after a usage error. */
+static int parse_choice(const mcs_usage *u, const char *option, const char *text,
+                        const char *const names[2], const int values[2], int *out)
+{
+    for (int i = 0; text && i < 2; i++)
+        if (strcmp(text, names[i]) == 0) {
+            *out = values[i];
+            return 0;
+        }
+    if (text)
+        mcs_usage_error(u, "%s takes %s or %s, not '%s'", option, names[0], names[1], text);
+    return text ? -1 : 0;
+}
+
 int mcs_compress_parse(const mcs_usage *u, const mcs_compress_args *a, const char *out,
                        mcz_writer_options *opt)
 {
-    if (a->codec && strcmp(a->codec, "zstd") == 0)
-        opt->codec = MCZ_CODEC_ZSTD;
-    else if (a->codec && strcmp(a->codec, "xz") == 0)
-        opt->codec = MCZ_CODEC_XZ;
-    else if (a->codec) {
-        mcs_usage_error(u, "--codec takes zstd or xz, not '%s'", a->codec);
+    int codec = (int)opt->codec, layout = (int)opt->layout;
+    if (parse_choice(u, "--codec", a->codec, (const char *const[]){"zstd", "xz"},
+                     (const int[]){MCZ_CODEC_ZSTD, MCZ_CODEC_XZ}, &codec) != 0 ||
+        parse_choice(u, "--layout", a->layout, (const char *const[]){"packets", "plain"},
+                     (const int[]){MCZ_LAYOUT_PACKETS, MCZ_LAYOUT_PLAIN}, &layout) != 0)
         return -1;
-    }
+    opt->codec = (mcz_codec)codec;
+    opt->layout = (mcz_layout)layout;
     if (a->preset && apply_preset(u, a->preset, opt) != 0)
         return -1;
     uint64_t level = (uint64_t)opt->level, chunk_size = opt->chunk_size;
@@ -215,9 +230,10 @@ int mcs_compress_parse(const mcs_usage *u, const mcs_compress_args *a, const cha
     if (a->chunk_size && mcs_parse_number(u, "--chunk-size", a->chunk_size, true, 1,
                                           MCS_CHUNK_SIZE_MAX, &chunk_size) != 0)
         return -1;
-    bool given = a->level || a->chunk_size || a->codec || a->preset || a->no_dict || a->no_hashes;
+    bool given = a->level || a->chunk_size || a->codec || a->preset || a->no_dict ||
+                 a->no_hashes || a->layout;
     if (given && out && !mcs_has_extension(out, ".mcz")) {
-        mcs_usage_error(u, "--preset, --codec, --level, --chunk-size, --no-dict and --no-hashes "
+        mcs_usage_error(u, "--preset, --codec, --layout, --level, --chunk-size, --no-dict and --no-hashes "
                            "need an archive output (a name ending in .mcz), not %s", out);
         return -1;
     }

@@ -90,7 +90,7 @@ int mcs_parse_list(const char *arg, mcz_list *out);
  * -merge into an archive), as typed: MCS_COMPRESS_OPTIONS(&a) in a verb's option table,
  * MCS_COMPRESS_HELP in its help, mcs_compress_parse to turn them into writer options. */
 typedef struct mcs_compress_args {
-    const char *level, *chunk_size, *codec, *preset;
+    const char *level, *chunk_size, *codec, *preset, *layout;
     bool no_dict, no_hashes;
 } mcs_compress_args;
 
@@ -101,6 +101,7 @@ typedef struct mcs_compress_args {
 #define MCS_COMPRESS_OPTIONS(a)                                                        \
     {"--level", &(a)->level, NULL}, {"--chunk-size", &(a)->chunk_size, NULL},          \
         {"--codec", &(a)->codec, NULL}, {"--preset", &(a)->preset, NULL},               \
+        {"--layout", &(a)->layout, NULL},                                              \
         {"--no-dict", NULL, &(a)->no_dict},                                            \
         {"--no-hashes", NULL, &(a)->no_hashes}
 
@@ -113,18 +114,21 @@ typedef struct mcs_compress_args {
     "  --level N           zstd level (1-22), or xz level (1-9, default 9)\n"             \
     "  --chunk-size SIZE   uncompressed bytes per chunk, e.g. 1M (K, M or G: powers of 1024)\n" \
     "  --no-dict           compress without a dictionary\n"                               \
+    "  --layout L          packets (default: each packet id's keys, values and pools\n"   \
+    "                      grouped before compression, ~9% smaller) or plain (the contexts'\n" \
+    "                      bytes as they are: chunks the zstd tool alone turns into an MCH)\n" \
     "  --no-hashes         store no identity hashes or dedup keys in the index: the smallest\n" \
     "                      archive (32 bytes less per context); -toc, -removeDup and -merge\n" \
     "                      -dedup then decode the chunks to compute them\n"
 
 /* What an archive OUT of a copying verb is, for its help. */
 #define MCS_COMPRESS_INHERIT_HELP                                                          \
-    "An archive OUT takes the settings of the first archive read (its codec, level, chunk\n" \
-    "size, dictionary or none, hashes or none) where these options leave them open; when an MCH\n"   \
+    "An archive OUT takes the settings of the first archive read (its codec, layout, level,\n" \
+    "chunk size, dictionary or none, hashes or none) where these options leave them open; when an MCH\n"   \
     "file comes first, the library's defaults. A chunk is copied without recompressing it\n"  \
-    "when OUT has its dictionary, level and chunk size.\n"
+    "when OUT has its codec, layout, dictionary, level and chunk size.\n"
 
-/* Sets opt's level, chunk_size, no_dict and no_hashes from a (those not given stay as they
+/* Sets opt's codec, layout, level, chunk_size, no_dict and no_hashes from a (those not given stay as they
  * are). When any is given and out is not NULL, out must name an archive (.mcz). Returns 0, or
  * -1 after printing a usage error. */
 int mcs_compress_parse(const mcs_usage *u, const mcs_compress_args *a, const char *out,

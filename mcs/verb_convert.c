@@ -7,7 +7,7 @@
 
 const mcs_usage usage_convert = {
     "-convert IN OUT.mcz [--preset fast|default|cold] [--codec zstd|xz] [--level N]\n"
-    "                  [--chunk-size SIZE] [--dict-size SIZE] [--no-dict]\n"
+    "                  [--layout packets|plain] [--chunk-size SIZE] [--dict-size SIZE] [--no-dict]\n"
     "                  [--dict-from ARCHIVE.mcz] [--no-hashes] [-j THREADS]",
     "compress a collection into a seekable .mcz archive",
     MCS_COMPRESS_HELP

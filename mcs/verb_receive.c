@@ -88,6 +88,7 @@ static int open_writer(receiver *r, uint32_t first_number)
     o.level = r->level;
     o.chunk_size = r->chunk_target;
     o.codec = (r->flags & 2u) ? MCZ_CODEC_XZ : MCZ_CODEC_ZSTD;
+    o.layout = (r->flags & 4u) ? MCZ_LAYOUT_PACKETS : MCZ_LAYOUT_PLAIN;
     o.dict = r->dict;
     o.dict_len = r->dict_len;
     o.no_dict = !r->dict;
@@ -206,7 +207,8 @@ static int receive_frames(receiver *r)
             rc = take_header(r, at, payload);
         else if (!memcmp(tag, "MCZD", 4))
             rc = take_dict(r, at, payload);
-        else if (!memcmp(tag, "MCZC", 4) || !memcmp(tag, "MCZX", 4))
+        else if (!memcmp(tag, "MCZC", 4) || !memcmp(tag, "MCZX", 4) || !memcmp(tag, "MCZP", 4) ||
+                 !memcmp(tag, "MCZQ", 4))
             rc = take_chunk(r, at, payload);
         else if (!memcmp(tag, "MCZI", 4))
             return drain(r); /* the writer closed: index and footer, the output has its own */

@@ -66,9 +66,10 @@ static const uint8_t *find_stored(const recovery *r, uint64_t *at, const void *p
     return NULL;
 }
 
-/* Next offset at or after `from` where an mcz frame tagged tag or other starts, or size. This
- * is how a scan resyncs after bytes that are no frame. */
-static uint64_t next_frame(const recovery *r, uint64_t from, uint32_t tag, uint32_t other)
+/* Next offset at or after `from` where an mcz frame tagged tag (ANY_CHUNK: any chunk tag)
+ * starts, or size. This is how a scan resyncs after bytes that are no frame. */
+#define ANY_CHUNK 0u /* next_frame: any chunk header tag (mcz_arc_is_chunk_tag) */
+static uint64_t next_frame(const recovery *r, uint64_t from, uint32_t tag)
 {
     static const uint8_t magic[4] = {0x5C, 0x2A, 0x4D, 0x18};
     for (uint64_t at = from; mcz_fits(r->size, at, 12);) {
@@ -77,7 +78,7 @@ static uint64_t next_frame(const recovery *r, uint64_t from, uint32_t tag, uint3
             break;
         at = (uint64_t)(hit - r->data);
         uint32_t t = mcz_fits(r->size, at, 12) ? mcz_get_le32(hit + 8) : 0;
-        if (t == tag || t == other)
+        if (tag == ANY_CHUNK ? mcz_arc_is_chunk_tag(t) : t == tag)
             return at;
         at++;
     }
@@ -86,7 +87,7 @@ static uint64_t next_frame(const recovery *r, uint64_t from, uint32_t tag, uint3
 
 static uint64_t next_chunk(const recovery *r, uint64_t from)
 {
-    return next_frame(r, from, MCZ_ARC_TAG_CHUNK, MCZ_ARC_TAG_CHUNK_XZ);
+    return next_frame(r, from, ANY_CHUNK);
 }
 
 /* The decoded dictionary must be the one the header names and usable by zstd. */
@@ -157,8 +158,8 @@ static bool image_dict_bytes(recovery *r, uint64_t at)
 /* The dictionary of r->header in an image: a dictionary frame head of its id, with its bytes. */
 static bool image_dict(recovery *r)
 {
-    for (uint64_t at = next_frame(r, 0, MCZ_ARC_TAG_DICT, MCZ_ARC_TAG_DICT); at < r->size;
-         at = next_frame(r, at + 1, MCZ_ARC_TAG_DICT, MCZ_ARC_TAG_DICT))
+    for (uint64_t at = next_frame(r, 0, MCZ_ARC_TAG_DICT); at < r->size;
+         at = next_frame(r, at + 1, MCZ_ARC_TAG_DICT))
         if (mcz_fits(r->size, at, MCZ_ARC_DICT_HEAD) &&
             mcz_get_le32(r->data + at + 12) == r->header.dict_id && image_dict_bytes(r, at))
             return true;
@@ -169,8 +170,8 @@ static bool image_dict(recovery *r)
  * in the image too. */
 static int image_head(recovery *r, mcz_diag *diag)
 {
-    for (uint64_t at = next_frame(r, 0, MCZ_ARC_TAG_HEADER, MCZ_ARC_TAG_HEADER); at < r->size;
-         at = next_frame(r, at + 1, MCZ_ARC_TAG_HEADER, MCZ_ARC_TAG_HEADER)) {
+    for (uint64_t at = next_frame(r, 0, MCZ_ARC_TAG_HEADER); at < r->size;
+         at = next_frame(r, at + 1, MCZ_ARC_TAG_HEADER)) {
         if (mcz_arc_header_decode(r->data + at, (size_t)(r->size - at), &r->header, NULL) !=
             MCZ_OK)
             continue;

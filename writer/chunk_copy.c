@@ -93,6 +93,7 @@ static int prepare_copy(const mcz_writer *w, const uint8_t *frames, size_t len,
         return mcz_fail(diag, MCZ_ENOMEM, -1, -1, "out of memory");
     *out = c;
     c->count = h->count;
+    c->packets = h->packets; /* a copy keeps its layout, whatever the writer's */
     c->first_number = h->first_number; /* the source's, for messages until numbered */
     c->lengths = malloc(h->count * sizeof *c->lengths);
     c->frames = malloc(len);
@@ -118,7 +119,8 @@ static void number_copy(const mcz_writer *w, chunk *c, uint32_t first)
 {
     size_t head = (size_t)mcz_arc_chunk_head_size(c->count);
     mcz_arc_chunk_head h = {first, c->count, (uint32_t)c->raw_len,
-                            (uint32_t)(c->frames_len - head), c->checksum, NULL, w->codec};
+                            (uint32_t)(c->frames_len - head), c->checksum, NULL, w->codec,
+                            c->packets};
     c->first_number = first;
     mcz_arc_chunk_head_encode(&h, c->lengths, c->frames);
 }

@@ -61,23 +61,31 @@ static int compressed_size(mcz_writer *w, chunk *first, uint32_t k, uint64_t *ra
     *raw = 0;
     uint32_t i = 0;
     for (chunk *c = first; c; c = next_sample(c, ++i, k)) {
-        largest = c->raw_len > largest ? c->raw_len : largest;
+        size_t data_max = w->packets ? (size_t)mcz_layout_bound(c->raw_len, c->count) : c->raw_len;
+        largest = data_max > largest ? data_max : largest;
         *raw += c->raw_len;
     }
     ZSTD_CCtx *cctx = ZSTD_createCCtx();
     size_t cap = ZSTD_compressBound(largest);
     void *out = malloc(cap);
+    mcz_arc_buffer scratch = {NULL, 0};
     int rc = !cctx || !out ? MCZ_ENOMEM : mcz_wr_setup_cctx(w, cctx);
     *total = 0;
     i = 0;
     for (chunk *c = first; c && rc == MCZ_OK; c = next_sample(c, ++i, k)) {
-        size_t n = ZSTD_compress2(cctx, out, cap, c->raw, c->raw_len);
+        const uint8_t *data;
+        size_t len;
+        rc = mcz_wr_chunk_data(w, c, &scratch, &data, &len, d);
+        if (rc != MCZ_OK)
+            break;
+        size_t n = ZSTD_compress2(cctx, out, cap, data, len);
         if (ZSTD_isError(n))
             rc = MCZ_EZSTD;
         *total += n;
     }
     ZSTD_freeCCtx(cctx);
     free(out);
+    free(scratch.bytes);
     if (rc == MCZ_ENOMEM)
         return mcz_fail(d, rc, -1, -1, "dictionary decision: out of memory");
     return rc == MCZ_OK ? MCZ_OK : mcz_fail(d, rc, -1, -1, "dictionary decision: zstd failed");
@@ -106,6 +114,31 @@ static int keep_if_it_pays(mcz_writer *w, chunk *first, uint32_t judged, uint64_
     return MCZ_OK;
 }
 
+/* Appends chunk c's samples to samples + *at and their sizes to sizes + *s: its contexts, or in
+ * the packet layout its data (what the dictionary will meet) cut into as many equal pieces as
+ * it has contexts: a layout has no context boundaries, and fastCover wants many samples (on the
+ * default corpus, 4, 16 and 64 KiB pieces trained dictionaries of equal worth; FORMAT.md §10). */
+static int add_samples(const mcz_writer *w, const chunk *c, mcz_arc_buffer *scratch,
+                       uint8_t *samples, size_t *at, size_t *sizes, size_t *s, mcz_diag *d)
+{
+    const uint8_t *data;
+    size_t len;
+    int rc = mcz_wr_chunk_data(w, c, scratch, &data, &len, d);
+    if (rc != MCZ_OK)
+        return rc;
+    memcpy(samples + *at, data, len);
+    *at += len;
+    if (!w->packets) {
+        for (uint32_t j = 0; j < c->count; j++)
+            sizes[(*s)++] = c->lengths[j];
+        return MCZ_OK;
+    }
+    size_t piece = (len + c->count - 1) / c->count;
+    for (size_t off = 0; off < len; off += piece)
+        sizes[(*s)++] = len - off < piece ? len - off : piece;
+    return MCZ_OK;
+}
+
 /*
  * Trains from the k chunks from first (no lock held: before the dictionary is decided no queued
  * chunk changes or leaves, and only their own fields are read); no dictionary when training
@@ -115,31 +148,29 @@ static int keep_if_it_pays(mcz_writer *w, chunk *first, uint32_t judged, uint64_
  */
 static int train_from_chunks(mcz_writer *w, chunk *first, uint32_t k, mcz_diag *d)
 {
-    size_t n = 0, total = 0;
+    size_t n = 0, total = 0, room = 0;
     uint32_t i = 0;
     for (chunk *c = first; c; c = next_sample(c, ++i, k)) {
+        uint64_t data_max = w->packets ? mcz_layout_bound(c->raw_len, c->count) : c->raw_len;
         n += c->count;
         total += c->raw_len;
+        room += (size_t)data_max;
     }
     size_t cap = total / DICT_SHARE < w->dict_size ? total / DICT_SHARE : w->dict_size;
     if (cap < MIN_DICT_SIZE || n > UINT32_MAX)
         return MCZ_OK; /* go without: too little to learn from */
-    uint8_t *samples = malloc(total);
+    uint8_t *samples = malloc(room);
     size_t *sizes = malloc(n * sizeof *sizes);
-    if (!samples || !sizes) {
-        free(samples);
-        free(sizes);
-        return mcz_fail(d, MCZ_ENOMEM, -1, -1, "dictionary training: out of memory");
-    }
     size_t at = 0, s = 0;
+    mcz_arc_buffer scratch = {NULL, 0};
+    int rc = samples && sizes ? MCZ_OK
+                              : mcz_fail(d, MCZ_ENOMEM, -1, -1, "dictionary training: out of memory");
     i = 0;
-    for (chunk *c = first; c; c = next_sample(c, ++i, k)) {
-        memcpy(samples + at, c->raw, c->raw_len);
-        at += c->raw_len;
-        for (uint32_t j = 0; j < c->count; j++)
-            sizes[s++] = c->lengths[j];
-    }
-    int rc = mcz_dict_train(samples, sizes, (unsigned)n, cap, w->level, &w->dict, &w->dict_len, d);
+    for (chunk *c = first; c && rc == MCZ_OK; c = next_sample(c, ++i, k))
+        rc = add_samples(w, c, &scratch, samples, &at, sizes, &s, d);
+    if (rc == MCZ_OK)
+        rc = mcz_dict_train(samples, sizes, (unsigned)s, cap, w->level, &w->dict, &w->dict_len, d);
+    free(scratch.bytes);
     free(samples);
     free(sizes);
     return rc == MCZ_EUNSUPPORTED ? MCZ_OK : rc; /* go without: it would not have helped */
@@ -183,7 +214,8 @@ static int decide_from_chunks(mcz_writer *w, chunk *first, uint32_t k, mcz_diag 
 static void encode_head(mcz_writer *w)
 {
     uint32_t flags = (w->dict_len ? MCZ_ARC_FLAG_HAS_DICT : 0) |
-                     (w->codec == MCZ_CODEC_XZ ? MCZ_ARC_FLAG_CODEC_XZ : 0);
+                     (w->codec == MCZ_CODEC_XZ ? MCZ_ARC_FLAG_CODEC_XZ : 0) |
+                     (w->packets ? MCZ_ARC_FLAG_PACKETS : 0);
     mcz_arc_header h = {MCZ_ARC_VERSION, flags, w->level, w->chunk_size, w->dict_id,
                         mcz_jit_ee_id(w->jit_ee)};
     mcz_arc_header_encode(&h, w->head);

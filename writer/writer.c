@@ -121,18 +121,17 @@ int mcz_wr_hash_contexts(const mcz_jit_ee *v, chunk *c, const uint8_t *raw, mcz_
  * extreme search, no integrity check of its own (the chunk header's XXH3 covers the bytes), and a
  * dictionary no larger than the chunk, so that decoding needs no more memory than the chunk does.
  */
-static int xz_compress(const mcz_writer *w, const chunk *c, uint8_t *out, size_t cap, size_t *n,
-                       mcz_diag *d)
+static int xz_compress(const mcz_writer *w, const chunk *c, const uint8_t *data, size_t len,
+                       uint8_t *out, size_t cap, size_t *n, mcz_diag *d)
 {
     lzma_options_lzma lz;
     if (lzma_lzma_preset(&lz, (uint32_t)w->level | LZMA_PRESET_EXTREME))
         return mcz_fail(d, MCZ_EINVAL, -1, c->first_number, "xz: no preset %d", w->level);
-    if (lz.dict_size > c->raw_len)
-        lz.dict_size = c->raw_len > LZMA_DICT_SIZE_MIN ? (uint32_t)c->raw_len : LZMA_DICT_SIZE_MIN;
+    if (lz.dict_size > len)
+        lz.dict_size = len > LZMA_DICT_SIZE_MIN ? (uint32_t)len : LZMA_DICT_SIZE_MIN;
     lzma_filter filters[] = {{LZMA_FILTER_LZMA2, &lz}, {LZMA_VLI_UNKNOWN, NULL}};
     *n = 0;
-    lzma_ret r = lzma_stream_buffer_encode(filters, LZMA_CHECK_NONE, NULL, c->raw, c->raw_len, out,
-                                           n, cap);
+    lzma_ret r = lzma_stream_buffer_encode(filters, LZMA_CHECK_NONE, NULL, data, len, out, n, cap);
     if (r == LZMA_MEM_ERROR)
         return mcz_fail(d, MCZ_ENOMEM, -1, c->first_number, "out of memory");
     return r == LZMA_OK ? MCZ_OK : mcz_fail(d, MCZ_EINVAL, -1, c->first_number, "xz: error %d", r);
@@ -143,35 +142,59 @@ static size_t compress_bound(const mcz_writer *w, size_t raw_len)
     return w->codec == MCZ_CODEC_XZ ? lzma_stream_buffer_bound(raw_len) : ZSTD_compressBound(raw_len);
 }
 
-static int zstd_compress(ZSTD_CCtx *cctx, const chunk *c, uint8_t *out, size_t cap, size_t *n,
-                         mcz_diag *d)
+static int zstd_compress(ZSTD_CCtx *cctx, const chunk *c, const uint8_t *data, size_t len,
+                         uint8_t *out, size_t cap, size_t *n, mcz_diag *d)
 {
-    *n = ZSTD_compress2(cctx, out, cap, c->raw, c->raw_len);
+    *n = ZSTD_compress2(cctx, out, cap, data, len);
     if (ZSTD_isError(*n))
         return mcz_fail(d, MCZ_EZSTD, -1, c->first_number, "zstd: %s", ZSTD_getErrorName(*n));
     return MCZ_OK;
 }
 
-static int compress_chunk(const mcz_writer *w, ZSTD_CCtx *cctx, chunk *c, mcz_diag *d)
+int mcz_wr_chunk_data(const mcz_writer *w, const chunk *c, mcz_arc_buffer *scratch,
+                      const uint8_t **data, size_t *len, mcz_diag *d)
+{
+    *data = c->raw;
+    *len = c->raw_len;
+    if (!w->packets)
+        return MCZ_OK;
+    uint64_t cap = mcz_layout_bound(c->raw_len, c->count);
+    if (cap > SIZE_MAX || mcz_arc_buffer_reserve(scratch, (size_t)cap) != MCZ_OK)
+        return mcz_fail(d, MCZ_ENOMEM, -1, c->first_number, "out of memory");
+    int rc = mcz_layout_encode(c->raw, c->lengths, c->count, w->jit_ee, scratch->bytes,
+                               scratch->cap, len);
+    if (rc != MCZ_OK)
+        return mcz_fail(d, rc, -1, c->first_number, "packet layout: cannot encode the chunk");
+    *data = scratch->bytes;
+    return MCZ_OK;
+}
+
+static int compress_chunk(const mcz_writer *w, ZSTD_CCtx *cctx, mcz_arc_buffer *scratch,
+                          chunk *c, mcz_diag *d)
 {
     int rc = w->no_hashes ? MCZ_OK : mcz_wr_hash_contexts(w->jit_ee, c, c->raw, d);
     if (rc != MCZ_OK)
         return rc;
     c->checksum = mcz_arc_xxh3(c->raw, c->raw_len);
+    const uint8_t *data;
+    size_t len;
+    rc = mcz_wr_chunk_data(w, c, scratch, &data, &len, d);
+    if (rc != MCZ_OK)
+        return rc;
     size_t head = (size_t)mcz_arc_chunk_head_size(c->count);
-    size_t bound = compress_bound(w, c->raw_len);
+    size_t bound = compress_bound(w, len);
     c->frames = malloc(head + bound);
-    if (!c->frames)
-        return mcz_fail(d, MCZ_ENOMEM, -1, c->first_number, "out of memory");
     size_t n;
-    rc = w->codec == MCZ_CODEC_XZ ? xz_compress(w, c, c->frames + head, bound, &n, d)
-                                  : zstd_compress(cctx, c, c->frames + head, bound, &n, d);
+    rc = !c->frames ? mcz_fail(d, MCZ_ENOMEM, -1, c->first_number, "out of memory")
+         : w->codec == MCZ_CODEC_XZ
+             ? xz_compress(w, c, data, len, c->frames + head, bound, &n, d)
+             : zstd_compress(cctx, c, data, len, c->frames + head, bound, &n, d);
     if (rc != MCZ_OK)
         return rc;
     if (head + n > UINT32_MAX)
         return mcz_fail(d, MCZ_ELIMIT, -1, c->first_number, "chunk too large");
     mcz_arc_chunk_head h = {c->first_number, c->count, (uint32_t)c->raw_len, (uint32_t)n,
-                            c->checksum, NULL, w->codec};
+                            c->checksum, NULL, w->codec, w->packets};
     mcz_arc_chunk_head_encode(&h, c->lengths, c->frames);
     c->frames_len = head + n;
     uint8_t *fitted = realloc(c->frames, c->frames_len);
@@ -292,7 +315,8 @@ void mcz_wr_wake_worker(mcz_writer *w)
 }
 
 /* Compresses c (lock held, released meanwhile) and hands it to the output. */
-static void run_chunk(mcz_writer *w, ZSTD_CCtx *cctx, bool *configured, chunk *c)
+static void run_chunk(mcz_writer *w, ZSTD_CCtx *cctx, mcz_arc_buffer *scratch, bool *configured,
+                      chunk *c)
 {
     pthread_mutex_unlock(&w->lock);
     uint64_t cpu = mcz_wr_thread_cpu_ns();
@@ -304,7 +328,7 @@ static void run_chunk(mcz_writer *w, ZSTD_CCtx *cctx, bool *configured, chunk *c
     else
         rc = mcz_wr_chunk_settle(c, &d);
     if (rc == MCZ_OK)
-        rc = compress_chunk(w, cctx, c, &d);
+        rc = compress_chunk(w, cctx, scratch, c, &d);
     *configured = true;
     uint8_t *raw = c->raw; /* the data frame holds the bytes now */
     size_t raw_cap = c->raw_cap;
@@ -324,6 +348,7 @@ static void *worker_main(void *arg)
 {
     mcz_writer *w = arg;
     ZSTD_CCtx *cctx = ZSTD_createCCtx();
+    mcz_arc_buffer scratch = {NULL, 0}; /* this worker's packet layouts */
     bool configured = false;
     pthread_mutex_lock(&w->lock);
     if (!cctx)
@@ -335,10 +360,11 @@ static void *worker_main(void *arg)
         else if (j == JOB_READY)
             mcz_wr_pool_refill(w, NULL, 0);
         else
-            run_chunk(w, cctx, &configured, c);
+            run_chunk(w, cctx, &scratch, &configured, c);
     }
     pthread_mutex_unlock(&w->lock);
     ZSTD_freeCCtx(cctx);
+    free(scratch.bytes);
     return NULL;
 }
 
@@ -527,7 +553,9 @@ static bool options_valid(const mcz_writer *w, const mcz_writer_options *opt)
                         ? w->level >= XZ_LEVEL_MIN && w->level <= XZ_LEVEL_MAX && !opt->dict
                         : w->codec == MCZ_CODEC_ZSTD && w->level >= ZSTD_minCLevel() &&
                               w->level <= ZSTD_maxCLevel();
-    return level_ok && opt->threads >= 0 &&
+    bool layout_ok = opt->layout == MCZ_LAYOUT_DEFAULT || opt->layout == MCZ_LAYOUT_PLAIN ||
+                     opt->layout == MCZ_LAYOUT_PACKETS;
+    return level_ok && layout_ok && opt->threads >= 0 &&
            w->chunk_size <= MAX_CHUNK_SIZE && !(opt->dict && (!opt->dict_len || opt->no_dict)) &&
            opt->dict_len <= UINT32_MAX && (collector || opt->mode == MCZ_WRITE_ATOMIC) &&
            (opt->when_full == MCZ_FULL_BLOCK || opt->when_full == MCZ_FULL_DROP) &&
@@ -558,6 +586,7 @@ static int resolve_options(mcz_writer *w, const mcz_writer_options *opt, mcz_dia
 {
     bool collector = opt->mode != MCZ_WRITE_ATOMIC;
     w->codec = opt->codec == MCZ_CODEC_DEFAULT ? MCZ_CODEC_ZSTD : opt->codec;
+    w->packets = opt->layout != MCZ_LAYOUT_PLAIN;
     w->level = opt->level                   ? opt->level
                : opt->codec == MCZ_CODEC_XZ ? XZ_DEFAULT_LEVEL
                : collector                  ? COLLECTOR_LEVEL

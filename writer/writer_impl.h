@@ -21,6 +21,7 @@
 #include <zstd.h>
 
 #include "../format/archive.h"
+#include "../format/layout.h"
 #include "writer_test.h"
 
 typedef enum chunk_state { CHUNK_SEALED, CHUNK_BUSY, CHUNK_DONE } chunk_state;
@@ -44,6 +45,7 @@ typedef struct chunk {
     uint8_t *frames;    /* chunk header frame + zstd data frame; NULL once in a file */
     size_t frames_len;  /* the stored size */
     uint64_t checksum;
+    bool packets;       /* a copied chunk's layout (its own writer's chunks: w->packets) */
     mcz_hash128 *identity, *dedup; /* NULL when the writer stores no hashes */
     uint64_t offset;    /* ATOMIC, LIVE: where the frames lie in the file */
 } chunk;
@@ -74,6 +76,7 @@ struct mcz_writer {
     uint64_t train_bytes;
     uint64_t expected_bytes; /* the caller's estimate of all input; 0: unknown */
     mcz_codec codec;
+    bool packets; /* chunks in the packet layout (FORMAT.md §4a) */
     uint32_t first_number;
     bool no_hashes; /* the index stores no identity and dedup columns */
     const mcz_jit_ee *jit_ee; /* the version the hashes use (the header records it) */
@@ -144,6 +147,11 @@ struct mcz_writer {
 };
 
 /* ---- writer.c ---- */
+/* The bytes c's data frame holds (*data, *len): its raw bytes, or their packet layout made in
+ * scratch (the caller's, grown as needed and reused from chunk to chunk: one per worker, no
+ * allocation per chunk). Off the append path. */
+int mcz_wr_chunk_data(const mcz_writer *w, const chunk *c, mcz_arc_buffer *scratch,
+                      const uint8_t **data, size_t *len, mcz_diag *d);
 int mcz_wr_set_error(mcz_writer *w, const mcz_diag *d);                     /* lock held */
 int mcz_wr_fail(mcz_writer *w, int code, int64_t context, const char *what); /* lock held */
 void mcz_wr_chunk_free(chunk *c);

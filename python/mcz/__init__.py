@@ -84,6 +84,7 @@ class _Mc(ctypes.Structure):
 
 
 _CODEC_XZ = 2  # MCZ_CODEC_XZ
+_LAYOUT_PACKETS = 2  # MCZ_LAYOUT_PACKETS
 
 
 class _ArchiveInfo(ctypes.Structure):
@@ -93,7 +94,7 @@ class _ArchiveInfo(ctypes.Structure):
                 ("file_bytes", ctypes.c_uint64), ("dict_id", ctypes.c_uint32),
                 ("dict_size", ctypes.c_uint32), ("level", ctypes.c_int),
                 ("chunk_size", ctypes.c_uint32), ("hashes", ctypes.c_bool),
-                ("codec", ctypes.c_int),
+                ("codec", ctypes.c_int), ("layout", ctypes.c_int),
                 # Room for fields a later minor version appends: the library writes them
                 # into this, never past it.
                 ("_reserved", ctypes.c_uint8 * 256)]
@@ -324,7 +325,8 @@ class Collection:
         and jit_ee_guid (the JIT-EE version it records or its packets show: a name such as
         "B", and its GUID or None; both None when the packets cannot tell); for an
         archive also version, chunks, dictionary, dict_id, dict_size, level, chunk_size,
-        hashes (identity hashes stored) and codec ("zstd" or "xz"); for an .mch file toc (the
+        hashes (identity hashes stored), codec ("zstd" or "xz") and layout ("packets" or
+        "plain"); for an .mch file toc (the
         .mct SuperPMI would use,
         or None)."""
         with self._lock:
@@ -340,7 +342,8 @@ class Collection:
                         "dictionary": i.dict_id != 0, "dict_id": i.dict_id,
                         "dict_size": i.dict_size, "level": i.level,
                         "chunk_size": i.chunk_size, "hashes": bool(i.hashes),
-                        "codec": "xz" if i.codec == _CODEC_XZ else "zstd"}
+                        "codec": "xz" if i.codec == _CODEC_XZ else "zstd",
+                        "layout": "packets" if i.layout == _LAYOUT_PACKETS else "plain"}
         count, raw, first, last = self._mch_walk()
         toc = ctypes.create_string_buffer(4096)
         found = _load().mcz_toc_find(self._file, toc, len(toc)) == 1

@@ -12,6 +12,9 @@ import sys
 MAGIC = 0x184D2A5C
 
 
+CHUNK_TAGS = (b"MCZC", b"MCZX", b"MCZP", b"MCZQ")  # codec x layout (FORMAT.md §4)
+
+
 def frames(data):
     """(tag, start, end) of every skippable frame and its zstd/xz data after a chunk header."""
     at, out = 0, []
@@ -20,7 +23,7 @@ def frames(data):
         assert magic == MAGIC, "not a frame at %d" % at
         tag = data[at + 8:at + 12]
         end = at + 8 + size
-        if tag in (b"MCZC", b"MCZX"):
+        if tag in CHUNK_TAGS:
             end += struct.unpack_from("<I", data, at + 24)[0]  # S: the data frame's size
         out.append((tag, at, end))
         at = end
@@ -38,7 +41,7 @@ def main():
         elif tag == b"MCZD":
             pieces.append(data[start:start + 32])   # the head, as in the writer's head buffer
             pieces.append(data[start + 32:end])     # the dictionary bytes, elsewhere
-        elif tag in (b"MCZC", b"MCZX"):
+        elif tag in CHUNK_TAGS:
             chunks.append(data[start:end])
     assert len(chunks) >= 3, "the archive needs three chunks"
     pieces += chunks

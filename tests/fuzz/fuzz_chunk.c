@@ -1,7 +1,8 @@
 /*
  * fuzz_chunk.c - one chunk on hostile bytes: the input is a chunk header frame followed by its
- * zstd data frame (no dictionary). It is decoded and verified; when it passes, every context it
- * holds is deep-checked and hashed. Nothing may crash or read outside the input.
+ * data (a zstd frame without dictionary, or an xz stream; plain or in the packet layout, as the
+ * tag says). It is decoded and verified; when it passes, every context it holds is deep-checked
+ * and hashed. Nothing may crash or read outside the input.
  */
 #include <stdint.h>
 #include <stdlib.h>

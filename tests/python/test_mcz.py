@@ -126,13 +126,21 @@ class Collections(unittest.TestCase):
         self.assertEqual(info["raw_bytes"], len(self.mch_bytes))
         self.assertEqual(info["file_bytes"], os.path.getsize(self.mcz))
         self.assertGreaterEqual(info["chunks"], 1)
-        self.assertEqual(info["version"], 2)
+        self.assertEqual(info["version"], 3)
         self.assertEqual(info["jit_ee"], "B")  # what mcs -convert recorded for mchgen's output
         self.assertEqual(info["jit_ee_guid"], "28808a0e-5dc5-48bd-a7eb-27def284eff0")
         self.assertTrue(info["hashes"])
         self.assertEqual(info["dictionary"], info["dict_id"] != 0)
         self.assertEqual(info["dictionary"], info["dict_size"] > 0)
         self.assertEqual(info["codec"], "zstd")
+        self.assertEqual(info["layout"], "packets")
+
+    def test_a_plain_layout_archive(self):
+        plain = os.path.join(self.dir, "plain.mcz")
+        run(os.path.join(BIN, "mcs"), "-convert", "--layout", "plain", self.mch, plain)
+        with mcz.open(plain) as c:
+            self.assertEqual(c.info()["layout"], "plain")
+            self.assertEqual(b"".join(c), self.mch_bytes)
 
     def test_an_xz_archive(self):
         xz = os.path.join(self.dir, "xz.mcz")

@@ -515,42 +515,64 @@ static void test_xz_chunks(void **state)
     free(xz);
 }
 
-/* Format version 2 records the JIT-EE version in the header's word at 32; an archive of
- * version 1 (that word reserved, zero) still reads, its stored hashes taken as B's. */
+/* Format version 3 adds the packet layout (FORMAT.md §4a), version 2 recorded the JIT-EE
+ * version in the header's word at 32. An archive of plain chunks relabelled version 2 reads (a
+ * version-2 writer wrote those very chunk frames), but not with the PACKETS flag version 2 does
+ * not have; one of version 1 (the word at 32 reserved, zero) reads, its stored hashes taken as
+ * B's. tests/cli/test_mcs_layout.sh reads archives a version-2 build wrote. */
 static void seal_header(uint8_t *p) { mcz_put_le64(p + 36, XXH3_64bits(p, 36)); }
 
-static void test_format_version_1_still_reads(void **state)
+/* Relabels the archive p[0, size) as format version v (header and footer, checksums sealed),
+ * opens it (which must succeed) and verifies it in full. The caller closes the reader. */
+static mcz_reader *open_as_version(uint8_t *p, size_t size, uint32_t v)
+{
+    mcz_put_le32(p + 12, v);
+    seal_header(p);
+    mcz_put_le32(p + size - MCZ_ARC_FOOTER_SIZE + 12, v);
+    tl_reseal(p, size);
+    mcz_diag d;
+    mcz_reader *r = mcz_reader_open_image(p, size, &d);
+    if (!r)
+        fail_msg("version %u refused: %s", v, d.message);
+    mcz_archive_info info;
+    mcz_reader_get_info(r, &info);
+    assert_int_equal(info.version, v);
+    assert_int_equal(info.layout, MCZ_LAYOUT_PLAIN);
+    assert_int_equal(mcz_reader_verify(r, NULL, NULL, &d), MCZ_OK);
+    return r;
+}
+
+static void test_older_versions_still_read(void **state)
 {
     (void)state;
-    assert_int_equal(mcz_get_le32(image + 12), 2);
+    assert_int_equal(mcz_get_le32(image + 12), 3);
+    assert_int_equal(mcz_get_le32(image + 16) & MCZ_ARC_FLAG_PACKETS, MCZ_ARC_FLAG_PACKETS);
     assert_int_equal(mcz_get_le32(image + 32), mcz_jit_ee_id(mcz_jit_ee_newest())); /* default */
     mcz_writer_options o = options(false);
     o.jit_ee = mcz_jit_ee_find("B");
+    o.layout = MCZ_LAYOUT_PLAIN; /* versions 1 and 2 have plain chunks only */
     assert_int_equal(tl_write(path2, &corpus, &o), MCZ_OK);
     size_t size;
     uint8_t *p = tl_read(path2, &size);
     assert_int_equal(mcz_get_le32(p + 32), 2); /* B's number */
+    assert_int_equal(mcz_get_le32(p + 16) & MCZ_ARC_FLAG_PACKETS, 0);
     mcz_reader *r = mcz_reader_open_image(p, size, NULL);
     assert_non_null(r);
     assert_ptr_equal(mcz_reader_jit_ee(r), o.jit_ee);
     mcz_reader_close(r);
 
-    uint8_t *foot = p + size - MCZ_ARC_FOOTER_SIZE;
-    mcz_put_le32(p + 12, 1);
-    mcz_put_le32(p + 32, 0);
-    seal_header(p);
-    mcz_put_le32(foot + 12, 1);
-    tl_reseal(p, size);
     mcz_diag d;
-    r = mcz_reader_open_image(p, size, &d);
-    if (!r)
-        fail_msg("version 1 refused: %s", d.message);
-    mcz_archive_info info;
-    mcz_reader_get_info(r, &info);
-    assert_int_equal(info.version, 1);
+    mcz_reader_close(open_as_version(p, size, 2));
+    mcz_put_le32(p + 16, mcz_get_le32(p + 16) | MCZ_ARC_FLAG_PACKETS);
+    seal_header(p);
+    assert_null(mcz_reader_open_image(p, size, &d));
+    assert_int_equal(d.code, MCZ_ECORRUPT);
+    mcz_put_le32(p + 16, mcz_get_le32(p + 16) & ~MCZ_ARC_FLAG_PACKETS);
+
+    mcz_put_le32(p + 32, 0);
+    r = open_as_version(p, size, 1);
     assert_null(mcz_reader_jit_ee(r));
     assert_ptr_equal(mcz_reader_hash_jit_ee(r), o.jit_ee);
-    assert_int_equal(mcz_reader_verify(r, NULL, NULL, &d), MCZ_OK);
     mcz_reader_close(r);
 
     mcz_put_le32(p + 32, 3); /* version 1 has no such field */
@@ -579,7 +601,7 @@ int main(void)
         cmocka_unit_test(test_xz_chunks),
         cmocka_unit_test(test_recover_truncated),
         cmocka_unit_test(test_recover_damaged_middle),
-        cmocka_unit_test(test_format_version_1_still_reads),
+        cmocka_unit_test(test_older_versions_still_read),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

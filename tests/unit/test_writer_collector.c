@@ -662,6 +662,7 @@ static void source_archive(const char *p, const tl_corpus *c, bool dict)
 {
     mcz_writer_options o = collector(MCZ_WRITE_ATOMIC, 16384);
     o.no_dict = !dict;
+    o.layout = MCZ_LAYOUT_PLAIN; /* its dictionary pays on 16 KiB chunks; copies keep the layout */
     o.train_bytes = 64 << 10;
     o.dict_size = 4096;
     assert_int_equal(tl_write(p, c, &o), MCZ_OK);
