@@ -87,7 +87,7 @@ extern "C" {
  * at start to find out which library was loaded.
  */
 #define MCZ_VERSION_MAJOR 2
-#define MCZ_VERSION_MINOR 0
+#define MCZ_VERSION_MINOR 1
 #define MCZ_VERSION_PATCH 0
 #define MCZ_VERSION_NUMBER \
     (MCZ_VERSION_MAJOR * 10000 + MCZ_VERSION_MINOR * 100 + MCZ_VERSION_PATCH)
@@ -447,7 +447,9 @@ typedef struct mcz_archive_info {
     uint32_t chunk_size;   /* target recorded by the writer */
     bool hashes;           /* the index stores identity hashes and dedup keys (no_hashes: not) */
     mcz_codec codec;       /* the codec the writer recorded, ZSTD or XZ (each chunk names its own) */
-    mcz_layout layout;     /* the layout the writer recorded, PLAIN or PACKETS (each chunk too) */
+    /* No field is added here: the caller allocates the struct, and a program built against an
+     * older header would have its memory written past the end. Later facts get a function
+     * (mcz_reader_layout). */
 } mcz_archive_info;
 
 typedef struct mcz_chunk_info {
@@ -462,6 +464,9 @@ typedef struct mcz_chunk_info {
 MCZ_API MCZ_NODISCARD mcz_reader *mcz_reader_open(const char *path, mcz_diag *diag);
 MCZ_API void mcz_reader_close(mcz_reader *r);
 MCZ_API void mcz_reader_get_info(const mcz_reader *r, mcz_archive_info *out);
+/* The layout the writer recorded, MCZ_LAYOUT_PLAIN or MCZ_LAYOUT_PACKETS (each chunk names its
+ * own too: FORMAT.md §4a). Since 2.1. */
+MCZ_API mcz_layout mcz_reader_layout(const mcz_reader *r);
 /* The JIT-EE version (mcz_superpmi.h) the archive records, the one its stored identity hashes
  * and dedup keys were computed with; NULL when it records none (format version 1, whose stored
  * hashes use version B's table): the contexts' packets then tell (mcz_jit_ee_detect). */

@@ -320,7 +320,7 @@ static void inherit_settings(mcz_writer_options *opt, const mcz_reader *model)
     if (!opt->codec)
         opt->codec = info.codec;
     if (!opt->layout)
-        opt->layout = info.layout;
+        opt->layout = mcz_reader_layout(model);
     int level_max = opt->codec == MCZ_CODEC_XZ ? MCS_XZ_LEVEL_MAX : MCS_LEVEL_MAX;
     if (!opt->level && same_codec && info.level >= 1 && info.level <= level_max)
         opt->level = info.level;
@@ -374,7 +374,7 @@ bool mcs_output_copies_chunks_of(const mcs_output *o, const mcs_input *in)
     mcz_layout layout = o->opt.layout == MCZ_LAYOUT_PLAIN ? MCZ_LAYOUT_PLAIN : MCZ_LAYOUT_PACKETS;
     return info.dict_id == o->dict_id && info.level == o->opt.level &&
            info.chunk_size == o->opt.chunk_size && info.codec == o->opt.codec &&
-           info.layout == layout &&
+           mcz_reader_layout(in->archive) == layout &&
            o->opt.jit_ee == in->jit_ee && (!info.hashes || mcs_input_hashes_usable(in));
 }
 

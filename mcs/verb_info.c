@@ -59,7 +59,8 @@ static void print_archive(const char *path, const mcz_reader *r)
     printf("hashes:        %s\n", info.hashes ? "stored" : "none (computed from the contexts "
                                                             "when needed)");
     printf("codec:         %s\n", info.codec == MCZ_CODEC_XZ ? "xz" : "zstd");
-    printf("layout:        %s\n", info.layout == MCZ_LAYOUT_PACKETS ? "packets" : "plain");
+    printf("layout:        %s\n",
+           mcz_reader_layout(r) == MCZ_LAYOUT_PACKETS ? "packets" : "plain");
     printf("level:         %d\n", info.level);
     printf("chunk target:  %" PRIu32 " bytes\n", info.chunk_size);
 }

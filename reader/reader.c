@@ -149,7 +149,11 @@ void mcz_reader_get_info(const mcz_reader *r, mcz_archive_info *out)
     out->chunk_size = r->header.chunk_size;
     out->hashes = idx->has_hashes;
     out->codec = r->header.flags & MCZ_ARC_FLAG_CODEC_XZ ? MCZ_CODEC_XZ : MCZ_CODEC_ZSTD;
-    out->layout = r->header.flags & MCZ_ARC_FLAG_PACKETS ? MCZ_LAYOUT_PACKETS : MCZ_LAYOUT_PLAIN;
+}
+
+mcz_layout mcz_reader_layout(const mcz_reader *r)
+{
+    return r->header.flags & MCZ_ARC_FLAG_PACKETS ? MCZ_LAYOUT_PACKETS : MCZ_LAYOUT_PLAIN;
 }
 
 int mcz_reader_chunk(const mcz_reader *r, uint64_t index, mcz_chunk_info *out)

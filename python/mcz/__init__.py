@@ -94,9 +94,8 @@ class _ArchiveInfo(ctypes.Structure):
                 ("file_bytes", ctypes.c_uint64), ("dict_id", ctypes.c_uint32),
                 ("dict_size", ctypes.c_uint32), ("level", ctypes.c_int),
                 ("chunk_size", ctypes.c_uint32), ("hashes", ctypes.c_bool),
-                ("codec", ctypes.c_int), ("layout", ctypes.c_int),
-                # Room for fields a later minor version appends: the library writes them
-                # into this, never past it.
+                ("codec", ctypes.c_int),
+                # A guard only: the struct does not grow within a major version (mcz.h).
                 ("_reserved", ctypes.c_uint8 * 256)]
 
 
@@ -113,6 +112,7 @@ _PROTOTYPES = {
     "mcz_source_next": (ctypes.c_int, [_VOID, ctypes.POINTER(_Mc), _DIAG]),
     "mcz_source_get": (ctypes.c_int, [_VOID, ctypes.c_uint32, ctypes.POINTER(_Mc), _DIAG]),
     "mcz_reader_get_info": (None, [_VOID, ctypes.POINTER(_ArchiveInfo)]),
+    "mcz_reader_layout": (ctypes.c_int, [_VOID]),
     "mcz_toc_find": (ctypes.c_int, [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_size_t]),
     "mcz_source_jit_ee": (_VOID, [_VOID, _VOID, _VOID]),
     "mcz_jit_ee_name": (ctypes.c_char_p, [_VOID]),
@@ -174,7 +174,7 @@ def _error_name(code):
 
 
 def library_version():
-    """The version of the libmcz loaded (mcz_version_string), e.g. "2.0.0"."""
+    """The version of the libmcz loaded (mcz_version_string), e.g. "2.1.0"."""
     return _load().mcz_version_string().decode()
 
 
@@ -343,7 +343,8 @@ class Collection:
                         "dict_size": i.dict_size, "level": i.level,
                         "chunk_size": i.chunk_size, "hashes": bool(i.hashes),
                         "codec": "xz" if i.codec == _CODEC_XZ else "zstd",
-                        "layout": "packets" if i.layout == _LAYOUT_PACKETS else "plain"}
+                        "layout": "packets" if self._handle.lib.mcz_reader_layout(reader)
+                        == _LAYOUT_PACKETS else "plain"}
         count, raw, first, last = self._mch_walk()
         toc = ctypes.create_string_buffer(4096)
         found = _load().mcz_toc_find(self._file, toc, len(toc)) == 1
