@@ -115,8 +115,8 @@ set logscale x
 set datafile separator '\t'
 set key off
 set grid
-set yrange [7:22]
-set offsets 0, 0, 0, 0
+set yrange [*:*]
+set offsets 0, 0, 1.5, 1
 plot '$D/plot.tsv' using 3:2 with points pt 7 ps 1.5, '' using 3:2:1 with labels offset 0.8,0.6 left rotate by 20 font ',9'
 GP
     echo "plot: bench/codecs.png"
