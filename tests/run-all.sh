@@ -50,10 +50,11 @@ done
 
 # A CLI test that hangs fails alone instead of stopping the run: each has MCZ_TEST_LIMIT seconds
 # (900). timeout runs it in a process group of its own, so that what the test started goes too;
-# Ctrl-C reaches that group through timeout, which passes the signal on.
+# Ctrl-C reaches that group as a SIGTERM through timeout, which passes it on (a job started
+# with & ignores SIGINT, timeout included).
 limit=${MCZ_TEST_LIMIT:-900}
 tpid=
-trap '[ -n "$tpid" ] && kill -INT "$tpid" 2>/dev/null; exit 130' INT
+trap '[ -n "$tpid" ] && kill -TERM "$tpid" 2>/dev/null; exit 130' INT
 trap '[ -n "$tpid" ] && kill -TERM "$tpid" 2>/dev/null; exit 143' TERM
 for s in "$MCZ_ROOT"/tests/cli/test_*.sh; do
     [ -f "$s" ] || continue
