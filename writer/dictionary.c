@@ -149,19 +149,24 @@ static size_t dict_cap(const mcz_writer *w, uint64_t sample_bytes)
 }
 
 /*
- * Trains a dictionary of at most cap bytes from the k chunks from first (no lock held: before
- * the dictionary is decided no queued chunk changes or leaves, and only their own fields are
- * read); no dictionary when training fails or cap is too small to be worth a frame.
+ * Trains a dictionary from the k chunks from first (no lock held: before the dictionary is
+ * decided no queued chunk changes or leaves, and only their own fields are read), of at most
+ * dict_cap of them and max_len bytes; no dictionary when training fails or the cap is too small
+ * to be worth a frame.
  */
-static int train_from_chunks(mcz_writer *w, chunk *first, uint32_t k, size_t cap, mcz_diag *d)
+static int train_from_chunks(mcz_writer *w, chunk *first, uint32_t k, size_t max_len,
+                             mcz_diag *d)
 {
     size_t n = 0, room = 0;
+    uint64_t total = 0;
     uint32_t i = 0;
     for (chunk *c = first; c; c = next_sample(c, ++i, k)) {
         uint64_t data_max = w->packets ? mcz_layout_bound(c->raw_len, c->count) : c->raw_len;
         n += c->count;
+        total += c->raw_len;
         room += (size_t)data_max;
     }
+    size_t cap = dict_cap(w, total) < max_len ? dict_cap(w, total) : max_len;
     if (cap < MIN_DICT_SIZE || n > UINT32_MAX)
         return MCZ_OK; /* go without: too little to learn from */
     uint8_t *samples = malloc(room);
@@ -193,22 +198,21 @@ static int train_from_chunks(mcz_writer *w, chunk *first, uint32_t k, size_t cap
  */
 static int decide_from_chunks(mcz_writer *w, chunk *first, uint32_t k, mcz_diag *d)
 {
-    uint64_t sampled = 0, first_half = 0;
+    uint64_t sampled = 0;
     uint32_t i = 0;
     for (chunk *c = first; c; c = next_sample(c, ++i, k)) {
         int settled = mcz_wr_chunk_settle(c, d); /* the last appends into it may still copy */
         if (settled != MCZ_OK)
             return settled;
         sampled += c->raw_len;
-        first_half += i < k / 2 ? c->raw_len : 0; /* the chunks trained on first */
     }
     bool held_out = w->expected_bytes > sampled && k >= 2;
     if (!held_out) {
-        int rc = train_from_chunks(w, first, k, dict_cap(w, sampled), d);
+        int rc = train_from_chunks(w, first, k, SIZE_MAX, d);
         return rc != MCZ_OK || !w->dict_len ? rc : keep_if_it_pays(w, first, k, sampled, 1.0, d);
     }
     uint32_t trained = k / 2, judged = k - trained;
-    int rc = train_from_chunks(w, first, trained, dict_cap(w, first_half), d);
+    int rc = train_from_chunks(w, first, trained, SIZE_MAX, d);
     if (rc == MCZ_OK && w->dict_len)
         rc = keep_if_it_pays(w, chunk_after(first, trained), judged, w->expected_bytes,
                              1.0 + DICT_DOUBT / judged, d);
