@@ -89,9 +89,7 @@ static uint64_t place_streams(const streams *size, uint64_t table, streams *at)
 
 /* ---- Encoding ---- */
 
-/* True when the context m[0, len) is "mc", its packet-area length len - 8, packets that tile
- * that area exactly, each with its canary, and "42": what the layout can rebuild from framing. */
-static bool context_parses(const uint8_t *m, uint32_t len)
+bool mcz_layout_context_parses(const uint8_t *m, uint32_t len)
 {
     if (len < MCZ_MC_OVERHEAD || memcmp(m, mc_magic, 2) != 0 ||
         memcmp(m + len - 2, mc_trailer, 2) != 0 || mcz_get_le32(m + 2) != len - MCZ_MC_OVERHEAD)
@@ -136,7 +134,7 @@ static void encode_walk(const uint8_t *raw, const uint32_t *lengths, uint32_t co
         const uint8_t *m = raw;
         uint32_t len = lengths[i];
         raw += len;
-        if (!context_parses(m, len)) {
+        if (!mcz_layout_context_parses(m, len)) {
             put_u8(out, &at->framing, KIND_VERBATIM);
             put_u32(out, &at->framing, len);
             put(out, &at->verbatim, m, len);
@@ -171,6 +169,7 @@ int mcz_layout_encode(const uint8_t *raw, const uint32_t *lengths, uint32_t coun
         const mcz_packet_info *info = mcz_jit_ee_packet(v, (uint8_t)id);
         key_size[id] = info && !info->dense ? info->key_size : 0;
     }
+    mcz_layout_learn_keys(raw, lengths, count, v, key_size);
     for (uint32_t i = 0; i < count; i++)
         raw_size += lengths[i];
     if (cap < mcz_layout_bound(raw_size, count))

@@ -28,6 +28,21 @@ uint64_t mcz_layout_bound(uint64_t raw_size, uint32_t count);
 int mcz_layout_encode(const uint8_t *raw, const uint32_t *lengths, uint32_t count,
                       const mcz_jit_ee *v, uint8_t *out, size_t cap, size_t *out_len);
 
+/* True when the context m[0, len) is "mc", its packet-area length len - 8, packets that tile
+ * that area exactly, each with its 0x42 canary, and "42": what the layout rebuilds from its
+ * framing (any other context is kept verbatim). */
+bool mcz_layout_context_parses(const uint8_t *m, uint32_t len);
+
+/*
+ * Revises key_size (on entry the sizes of v's packet table, 0 where it gives none) from the
+ * chunk's own maps (format/layout_keys.c): for a sparse id whose maps all hold items of one
+ * size, with 4 KiB of items or more in the chunk, the first of the table's size, the item size
+ * less the table's value size, and the smallest size, under which the keys of every map rise
+ * in memcmp order, as SuperPMI keeps them. Others keep the table's size. Deterministic.
+ */
+void mcz_layout_learn_keys(const uint8_t *raw, const uint32_t *lengths, uint32_t count,
+                           const mcz_jit_ee *v, uint32_t key_size[256]);
+
 /*
  * Decodes the packet layout in[0, in_len) of count contexts into exactly raw_size bytes at out.
  * Every byte of in is hostile: a layout that reads past its end, leaves bytes unread, or

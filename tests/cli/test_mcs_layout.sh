@@ -2,8 +2,8 @@
 # The packet layout (FORMAT.md §4a): the default archive gives back the MCH byte for byte and
 # says so in -info; --layout plain writes chunks the zstd tool alone turns back into the MCH;
 # copies keep the layout unless told otherwise; a damaged packet-layout chunk is an error,
-# never other bytes; archives a version-2 build wrote (tests/cli/golden/v2*.mcz, zstd and xz,
-# made with `mcs -convert --chunk-size 64K` and `--preset cold --chunk-size 128K` from
+# never other bytes; archives a version-2 and a version-3 build wrote (tests/cli/golden/v2*.mcz
+# and v3*.mcz, zstd and xz, made with `mcs -convert --chunk-size 64K` and `--preset cold --chunk-size 128K` from
 # `mchgen --seed 7 --contexts 24`) still read.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 M=$BIN/mcs
@@ -95,6 +95,16 @@ for v2 in v2 v2-cold; do
     ok_run "$v2: -export" "$M" -export "$G/$v2.mcz" "$T/v2.mch"
     cksum <"$T/v2.mch" >"$T/v2.cksum"
     same "$v2: -export gives the collection it was made from" "$G/v2.mch.cksum" "$T/v2.cksum"
+done
+# Version 3 (the packet layout as first written: every packet's size in the framing).
+for v3 in v3 v3-cold; do
+    "$M" -info "$G/$v3.mcz" >"$T/info" 2>&1
+    contains "$v3: -info reads format version 3" "$T/info" "mcz archive, version 3"
+    contains "$v3: its chunks are in the packet layout" "$T/info" "layout:        packets"
+    ok_run "$v3: -verify" "$M" -verify "$G/$v3.mcz"
+    ok_run "$v3: -export" "$M" -export "$G/$v3.mcz" "$T/v3g.mch"
+    cksum <"$T/v3g.mch" >"$T/v3g.cksum"
+    same "$v3: -export gives the collection it was made from" "$G/v2.mch.cksum" "$T/v3g.cksum"
 done
 ok_run "-convert of a version-2 archive" "$M" -convert --layout packets "$G/v2.mcz" "$T/v3.mcz"
 ok_run "-export of its version-3 copy" "$M" -export "$T/v3.mcz" "$T/v3.mch"

@@ -38,9 +38,10 @@ for src in cold warm; do
     same "$src: -copy of everything gives the archive back, byte for byte" "$in" "$T/c.mcz"
     ok_run "$src: -strip 1" "$M" -strip 1 "$in" "$T/s.mcz"
     same_settings "$src: -strip keeps the settings" "$in" "$T/s.mcz"
-    [ "$(stat -c %s "$T/s.mcz")" -lt "$(stat -c %s "$in")" ] &&
-        pass "$src: -strip 1 is smaller than its input" ||
-        fail "$src: -strip 1 is smaller than its input"
+    # Fewer contexts, not necessarily fewer bytes: a chunk recompressed without a small
+    # context may come out a few bytes larger (seed 4 at level 19: 61 bytes).
+    "$M" -info "$T/s.mcz" >"$T/info"
+    contains "$src: -strip 1 leaves $((N - 1)) contexts" "$T/info" "contexts:      $((N - 1)) "
     ok_run "$src: -copy 2-$N" "$M" -copy 2-$N "$in" "$T/c2.mcz"
     same "$src: -copy 2-$N gives what -strip 1 gives" "$T/s.mcz" "$T/c2.mcz"
     mkdir -p "$T/m-$src"

@@ -20,6 +20,9 @@
 
 #define AS_COR_INFO_TYPE 2 /* a sparse packet with 8-byte keys and 4-byte values (both versions) */
 #define GET_METHOD_NAME 99 /* a packet with a pool (its values index buffers) */
+#define GET_CALL_INFO 37   /* a sparse packet whose key size the tables leave open */
+#define CALL_INFO_KEY 140
+#define CALL_INFO_VALUE 288
 
 /* A chunk under test: contexts back to back and their lengths. */
 typedef struct test_chunk {
@@ -160,6 +163,73 @@ static void test_streams_group_by_id(void **state)
     assert_non_null(memmem(layout, len, keys, sizeof keys));
     assert_non_null(memmem(layout, len, "Method0\x07\0\0\0Method1\x07\0\0\0Method2", 29));
     free(layout);
+    free(c);
+}
+
+/* 24 contexts, each a GetCallInfo map of 4 items of pseudo-random bytes, its keys in the rising
+ * memcmp order the builder (as SuperPMI) keeps; unless `rising`, the first and last keys are
+ * then swapped in the bytes. */
+static void call_info_chunk(test_chunk *c, bool rising)
+{
+    memset(c, 0, sizeof *c);
+    mcz_mc_builder *b = mcz_mc_builder_create();
+    uint32_t s = 12345;
+    for (uint32_t i = 0; i < 24; i++) {
+        mcz_mc_builder_reset(b);
+        assert_int_equal(mcz_mc_builder_begin(b, GET_CALL_INFO, false, CALL_INFO_KEY,
+                                              CALL_INFO_VALUE), MCZ_OK);
+        for (uint32_t k = 0; k < 4; k++) {
+            uint8_t key[CALL_INFO_KEY], value[CALL_INFO_VALUE];
+            for (size_t j = 0; j < sizeof key; j++)
+                key[j] = (uint8_t)((s = s * 1103515245u + 12345u) >> 16);
+            for (size_t j = 0; j < sizeof value; j++)
+                value[j] = (uint8_t)((s = s * 1103515245u + 12345u) >> 16);
+            key[0] = (uint8_t)(0x10 + 0x40 * k);
+            assert_int_equal(mcz_mc_builder_add(b, key, value), MCZ_OK);
+        }
+        assert_int_equal(mcz_mc_builder_end(b), MCZ_OK);
+        const uint8_t *mc;
+        size_t len;
+        assert_int_equal(mcz_mc_builder_finish(b, &mc, &len), MCZ_OK);
+        uint8_t *keys = c->bytes + c->size + 6 + 5 + 12; /* mc, L; id, size; the map's head */
+        add_context(c, mc, len);
+        for (size_t j = 0; !rising && j < CALL_INFO_KEY; j++) {
+            uint8_t t = keys[j];
+            keys[j] = keys[3 * CALL_INFO_KEY + j];
+            keys[3 * CALL_INFO_KEY + j] = t;
+        }
+    }
+    mcz_mc_builder_free(b);
+}
+
+/* The key size the layout's table records for id (0: none). */
+static uint32_t recorded_key_size(const uint8_t *layout, uint8_t id)
+{
+    uint32_t entries = mcz_get_le32(layout);
+    for (uint32_t e = 0; e < entries; e++)
+        if (layout[4 + 5 * e] == id)
+            return mcz_get_le32(layout + 4 + 5 * e + 1);
+    return 0;
+}
+
+/* GetCallInfo's key size is in neither table: the encoder finds it from the order SuperPMI
+ * keeps keys in, records it, and the chunk still comes back exactly; keys that do not rise are
+ * left unsplit. */
+static void test_key_size_learned(void **state)
+{
+    (void)state;
+    test_chunk *c = malloc(sizeof *c);
+    const mcz_packet_info *info = mcz_jit_ee_packet(NULL, GET_CALL_INFO);
+    assert_true(info && info->key_size == 0); /* else this test proves nothing */
+    for (int rising = 1; rising >= 0; rising--) {
+        call_info_chunk(c, rising);
+        uint8_t *layout;
+        size_t len;
+        encode(c, &layout, &len);
+        assert_int_equal(recorded_key_size(layout, GET_CALL_INFO), rising ? CALL_INFO_KEY : 0);
+        free(layout);
+        round_trip(c);
+    }
     free(c);
 }
 
@@ -343,6 +413,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_round_trip_builder_contexts),
         cmocka_unit_test(test_streams_group_by_id),
+        cmocka_unit_test(test_key_size_learned),
         cmocka_unit_test(test_round_trip_odd_contexts),
         cmocka_unit_test(test_encode_bound),
         cmocka_unit_test(test_hostile_layouts),
