@@ -15,7 +15,10 @@
 #define PACKET_FRAMING 5u  /* id, size */
 #define KIND_PACKETS 0u
 #define KIND_VERBATIM 1u
-#define KEY_ENTRY 5u       /* key-size table entry: id, size */
+#define KEY_ENTRY 5u       /* key-size table entry: id, key size */
+#define SIZED_ENTRY 9u     /* the same with SIZES: id, key size, record size */
+#define TABLE_SIZES 0x10000u /* table word: entries carry record sizes (version 4) */
+#define TABLE_COUNT 0xFFFFu  /* table word: the entry count */
 #define IDS 256u
 
 static const uint8_t mc_magic[2] = {'m', 'c'};
@@ -24,7 +27,7 @@ static const uint8_t mc_trailer[2] = {'4', '2'};
 
 uint64_t mcz_layout_bound(uint64_t raw_size, uint32_t count)
 {
-    return raw_size + (uint64_t)CONTEXT_FRAMING * count + 4 + KEY_ENTRY * IDS;
+    return raw_size + (uint64_t)CONTEXT_FRAMING * count + 4 + SIZED_ENTRY * IDS;
 }
 
 /* Where a packet's payload goes (FORMAT.md §4a): its first min(size, 12) bytes into the
@@ -128,7 +131,8 @@ static void put_u32(uint8_t *out, uint64_t *at, uint32_t v)
 /* One pass of the encoder over the contexts: writes at `at` when out is set, else measures.
  * seen collects the ids present. */
 static void encode_walk(const uint8_t *raw, const uint32_t *lengths, uint32_t count,
-                        const uint32_t key_size[IDS], uint8_t *out, streams *at, bool seen[IDS])
+                        const uint32_t key_size[IDS], const uint32_t record_size[IDS],
+                        uint8_t *out, streams *at, bool seen[IDS])
 {
     for (uint32_t i = 0; i < count; i++) {
         const uint8_t *m = raw;
@@ -148,7 +152,12 @@ static void encode_walk(const uint8_t *raw, const uint32_t *lengths, uint32_t co
             const uint8_t *payload = p + PACKET_FRAMING;
             payload_split s = split_payload(size, payload, key_size[id]);
             seen[id] = true;
-            put(out, &at->framing, p, PACKET_FRAMING + s.head);
+            if (record_size[id]) { /* the size follows from the head */
+                put_u8(out, &at->framing, id);
+                put(out, &at->framing, payload, s.head);
+            } else {
+                put(out, &at->framing, p, PACKET_FRAMING + s.head);
+            }
             payload += s.head;
             put(out, &at->keys[id], payload, s.keys);
             payload += s.keys;
@@ -160,39 +169,58 @@ static void encode_walk(const uint8_t *raw, const uint32_t *lengths, uint32_t co
     }
 }
 
+/* Writes the table of the key and record sizes the chunk's ids use: the version-3 form (key
+ * sizes only) when no id has its sizes implied, else entries with both (SIZES). Ids without
+ * either are left out, and their sizes set to 0: the decoder knows no others. */
+static void encode_table(uint32_t key_size[IDS], uint32_t record_size[IDS], const bool seen[IDS],
+                         uint8_t *out, uint64_t *pos)
+{
+    uint32_t entries = 0;
+    bool sized = false;
+    for (unsigned id = 0; id < IDS; id++) {
+        if (!seen[id])
+            key_size[id] = record_size[id] = 0;
+        entries += key_size[id] != 0 || record_size[id] != 0;
+        sized = sized || record_size[id] != 0;
+    }
+    put_u32(out, pos, entries | (sized ? TABLE_SIZES : 0));
+    for (unsigned id = 0; id < IDS; id++) {
+        if (key_size[id] == 0 && record_size[id] == 0)
+            continue;
+        put_u8(out, pos, (uint8_t)id);
+        put_u32(out, pos, key_size[id]);
+        if (sized)
+            put_u32(out, pos, record_size[id]);
+    }
+}
+
 int mcz_layout_encode(const uint8_t *raw, const uint32_t *lengths, uint32_t count,
                       const mcz_jit_ee *v, uint8_t *out, size_t cap, size_t *out_len)
 {
-    uint32_t key_size[IDS];
+    uint32_t key_size[IDS], record_size[IDS];
     uint64_t raw_size = 0;
     for (unsigned id = 0; id < IDS; id++) {
         const mcz_packet_info *info = mcz_jit_ee_packet(v, (uint8_t)id);
         key_size[id] = info && !info->dense ? info->key_size : 0;
     }
-    mcz_layout_learn_keys(raw, lengths, count, v, key_size);
     for (uint32_t i = 0; i < count; i++)
         raw_size += lengths[i];
     if (cap < mcz_layout_bound(raw_size, count))
         return MCZ_EINVAL;
+    mcz_layout_learn(raw, lengths, count, v, key_size, record_size);
+    for (unsigned id = 0; id < IDS; id++)
+        if (record_size[id] != 0 && key_size[id] > record_size[id])
+            key_size[id] = 0; /* it splits nothing, and the decoder refuses it */
 
     streams size = {0}, at;
     bool seen[IDS] = {false};
-    encode_walk(raw, lengths, count, key_size, NULL, &size, seen);
-    uint32_t entries = 0;
-    for (unsigned id = 0; id < IDS; id++)
-        entries += seen[id] && key_size[id] != 0;
-    uint64_t table = 4 + (uint64_t)KEY_ENTRY * entries, pos = 0;
+    encode_walk(raw, lengths, count, key_size, record_size, NULL, &size, seen);
+    uint64_t table = 0;
+    encode_table(key_size, record_size, seen, NULL, &table);
     *out_len = (size_t)place_streams(&size, table, &at);
-    put_u32(out, &pos, entries);
-    for (unsigned id = 0; id < IDS; id++) {
-        if (!seen[id] || key_size[id] == 0) {
-            key_size[id] = 0; /* recorded sizes only: the decoder knows no others */
-            continue;
-        }
-        put_u8(out, &pos, (uint8_t)id);
-        put_u32(out, &pos, key_size[id]);
-    }
-    encode_walk(raw, lengths, count, key_size, out, &at, seen);
+    uint64_t pos = 0;
+    encode_table(key_size, record_size, seen, out, &pos);
+    encode_walk(raw, lengths, count, key_size, record_size, out, &at, seen);
     return MCZ_OK;
 }
 
@@ -239,27 +267,60 @@ static void out_bytes(uint8_t *out, uint64_t *to, const void *src, size_t n)
     *to += n;
 }
 
+/* The sizes the layout's table gives each id: key (0: no split) and record (0: every packet's
+ * size in the framing; else implied by its head). */
+typedef struct id_sizes {
+    uint32_t key[IDS], record[IDS];
+} id_sizes;
+
+/* One packet's id, size and head from the framing at at->framing, into *id, *size and *head
+ * (its first min(size, 12) bytes); the packet must fit the `room` bytes left in its context. */
+static int take_packet(const reader *r, const id_sizes *sizes, uint64_t room, streams *at,
+                       uint8_t *id, uint32_t *size, const uint8_t **head)
+{
+    uint64_t where = at->framing;
+    const uint8_t *f = take(r, &at->framing, 1);
+    if (!f)
+        return corrupt(r, where, "framing ends inside a packet header");
+    *id = f[0];
+    uint64_t packet_size;
+    if (sizes->record[*id]) {
+        if (!(*head = take(r, &at->framing, HEAD_MAX)))
+            return corrupt(r, where, "framing ends inside a map head");
+        packet_size = HEAD_MAX + (uint64_t)mcz_get_le32(*head + 4) * sizes->record[*id] +
+                      mcz_get_le32(*head + 8);
+    } else {
+        if (!(f = take(r, &at->framing, 4)))
+            return corrupt(r, where, "framing ends inside a packet header");
+        packet_size = mcz_get_le32(f);
+    }
+    if (room < PACKET_FRAMING + 1 || packet_size > room - PACKET_FRAMING - 1)
+        return corrupt(r, where, "a packet runs past its context");
+    *size = (uint32_t)packet_size;
+    if (!sizes->record[*id] && !(*head = take(r, &at->framing, *size < HEAD_MAX ? *size : HEAD_MAX)))
+        return corrupt(r, where, "framing ends inside a map head");
+    return MCZ_OK;
+}
+
 /* The packets of one context, framing at at->framing, into out at *to (packet area of len
  * bytes). */
-static int decode_packets(const reader *r, const uint32_t key_size[IDS], uint32_t len,
-                          streams *at, uint8_t *out, uint64_t *to)
+static int decode_packets(const reader *r, const id_sizes *sizes, uint32_t len, streams *at,
+                          uint8_t *out, uint64_t *to)
 {
     uint64_t used = 0;
     while (used < len) {
-        uint64_t where = at->framing;
-        const uint8_t *f = take(r, &at->framing, PACKET_FRAMING);
-        if (!f)
-            return corrupt(r, where, "framing ends inside a packet header");
-        uint8_t id = f[0];
-        uint32_t size = mcz_get_le32(f + 1);
-        if (len - used < PACKET_FRAMING + 1 || size > len - used - PACKET_FRAMING - 1)
-            return corrupt(r, where, "a packet runs past its context");
+        uint8_t id = 0;
+        uint32_t size = 0;
+        const uint8_t *head = NULL;
+        int rc = take_packet(r, sizes, len - used, at, &id, &size, &head);
+        if (rc != MCZ_OK)
+            return rc;
         uint32_t head_len = size < HEAD_MAX ? size : HEAD_MAX;
-        const uint8_t *head = take(r, &at->framing, head_len);
-        if (!head)
-            return corrupt(r, where, "framing ends inside a map head");
-        payload_split s = split_payload(size, head, key_size[id]);
-        out_bytes(out, to, f, PACKET_FRAMING + head_len); /* the head follows f in the framing */
+        payload_split s = split_payload(size, head, sizes->key[id]);
+        uint8_t framing[PACKET_FRAMING] = {id};
+        mcz_put_le32(framing + 1, size);
+        out_bytes(out, to, framing, PACKET_FRAMING);
+        out_bytes(out, to, head, head_len);
         move(r, &at->keys[id], out, to, s.keys);
         move(r, &at->values[id], out, to, s.values);
         move(r, &at->pools[id], out, to, s.pool);
@@ -273,7 +334,7 @@ static int decode_packets(const reader *r, const uint32_t key_size[IDS], uint32_
 
 /* One pass of the decoder over the framing of count contexts: measures the streams (out NULL)
  * or moves the bytes. Every context must fit in the raw size. */
-static int decode_walk(reader *r, uint32_t count, const uint32_t key_size[IDS], uint64_t raw_size,
+static int decode_walk(reader *r, uint32_t count, const id_sizes *sizes, uint64_t raw_size,
                        streams *at, uint8_t *out)
 {
     uint64_t to = 0;
@@ -298,7 +359,7 @@ static int decode_walk(reader *r, uint32_t count, const uint32_t key_size[IDS], 
         memcpy(head, mc_magic, 2);
         mcz_put_le32(head + 2, len);
         out_bytes(out, &to, head, sizeof head);
-        int rc = decode_packets(r, key_size, len, at, out, &to);
+        int rc = decode_packets(r, sizes, len, at, out, &to);
         if (rc != MCZ_OK)
             return rc;
         out_bytes(out, &to, mc_trailer, 2);
@@ -308,27 +369,30 @@ static int decode_walk(reader *r, uint32_t count, const uint32_t key_size[IDS], 
     return MCZ_OK;
 }
 
-/* The key-size table at the layout's start into key_size; *table receives its size. */
-static int decode_key_table(reader *r, uint32_t key_size[IDS], uint64_t *table)
+/* The table at the layout's start into sizes; *table receives its size. */
+static int decode_table(reader *r, id_sizes *sizes, uint64_t *table)
 {
     uint64_t at = 0;
     const uint8_t *p = take(r, &at, 4);
     if (!p)
         return corrupt(r, 0, "no key-size table");
-    uint32_t entries = mcz_get_le32(p);
-    if (entries > IDS)
-        return corrupt(r, 0, "more key sizes than packet ids");
+    uint32_t word = mcz_get_le32(p), entries = word & TABLE_COUNT;
+    bool sized = word & TABLE_SIZES;
+    if ((word & ~(TABLE_COUNT | TABLE_SIZES)) != 0 || entries > IDS)
+        return corrupt(r, 0, "more key sizes than packet ids, or reserved bits set");
     int last = -1;
     for (uint32_t e = 0; e < entries; e++) {
         uint64_t where = at;
-        p = take(r, &at, KEY_ENTRY);
+        p = take(r, &at, sized ? SIZED_ENTRY : KEY_ENTRY);
         if (!p)
             return corrupt(r, where, "the key-size table runs past the layout");
-        uint32_t size = mcz_get_le32(p + 1);
-        if ((int)p[0] <= last || size == 0)
-            return corrupt(r, where, "key-size table out of order, or a zero size");
+        uint32_t key = mcz_get_le32(p + 1), record = sized ? mcz_get_le32(p + 5) : 0;
+        if ((int)p[0] <= last || (key == 0 && record == 0) || (record != 0 && key > record))
+            return corrupt(r, where, "key-size table out of order, an entry of zeros, or a key "
+                                     "larger than its record");
         last = p[0];
-        key_size[p[0]] = size;
+        sizes->key[p[0]] = key;
+        sizes->record[p[0]] = record;
     }
     *table = at;
     return MCZ_OK;
@@ -338,19 +402,19 @@ int mcz_layout_decode(const uint8_t *in, size_t in_len, uint32_t count, uint8_t 
                       size_t raw_size, mcz_diag *diag)
 {
     reader r = {in, in_len, 0, diag};
-    uint32_t key_size[IDS] = {0};
+    id_sizes sizes = {{0}, {0}};
     uint64_t table = 0;
-    int rc = decode_key_table(&r, key_size, &table);
+    int rc = decode_table(&r, &sizes, &table);
     if (rc != MCZ_OK)
         return rc;
     /* Measure: the framing is read from right after the table, the streams from 0. */
     streams size = {0}, at;
     size.framing = table;
-    rc = decode_walk(&r, count, key_size, raw_size, &size, NULL);
+    rc = decode_walk(&r, count, &sizes, raw_size, &size, NULL);
     if (rc != MCZ_OK)
         return rc;
     size.framing -= table;
     if (place_streams(&size, table, &at) != in_len)
         return corrupt(&r, in_len, "the streams do not fill the layout");
-    return decode_walk(&r, count, key_size, raw_size, &at, out);
+    return decode_walk(&r, count, &sizes, raw_size, &at, out);
 }

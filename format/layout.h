@@ -15,7 +15,7 @@
 #include "mcz_common.h"
 
 /* Bytes the packet layout of count contexts of raw_size bytes takes at most: the key-size
- * table (4 + 5·256), and 5 bytes of framing per context on top of its bytes (a verbatim one). */
+ * table (4 + 9·256), and 5 bytes of framing per context on top of its bytes (a verbatim one). */
 uint64_t mcz_layout_bound(uint64_t raw_size, uint32_t count);
 
 /*
@@ -34,14 +34,16 @@ int mcz_layout_encode(const uint8_t *raw, const uint32_t *lengths, uint32_t coun
 bool mcz_layout_context_parses(const uint8_t *m, uint32_t len);
 
 /*
- * Revises key_size (on entry the sizes of v's packet table, 0 where it gives none) from the
- * chunk's own maps (format/layout_keys.c): for a sparse id whose maps all hold items of one
- * size, with 4 KiB of items or more in the chunk, the first of the table's size, the item size
- * less the table's value size, and the smallest size, under which the keys of every map rise
- * in memcmp order, as SuperPMI keeps them. Others keep the table's size. Deterministic.
+ * Learns from the chunk's own maps (format/layout_keys.c). key_size (on entry the sizes of v's
+ * packet table, 0 where it gives none) is revised: for a sparse id whose maps all hold items of
+ * one size, with 4 KiB of items or more in the chunk, the first of the table's size, the item
+ * size less the table's value size, and the smallest size, under which the keys of every map
+ * rise in memcmp order, as SuperPMI keeps them; others keep the table's size. record_size[id]
+ * receives R when every packet of the id is a map of size 12 + n·R + pool (its size implied by
+ * its head), else 0. Deterministic.
  */
-void mcz_layout_learn_keys(const uint8_t *raw, const uint32_t *lengths, uint32_t count,
-                           const mcz_jit_ee *v, uint32_t key_size[256]);
+void mcz_layout_learn(const uint8_t *raw, const uint32_t *lengths, uint32_t count,
+                      const mcz_jit_ee *v, uint32_t key_size[256], uint32_t record_size[256]);
 
 /*
  * Decodes the packet layout in[0, in_len) of count contexts into exactly raw_size bytes at out.

@@ -1,6 +1,6 @@
 /*
- * layout_keys.c - the key sizes the packet layout (format/FORMAT.md §4a) splits maps with,
- * learned from the chunk. A map's items are its n keys followed by its n values; the layout
+ * layout_keys.c - what the packet layout (format/FORMAT.md §4a) learns from a chunk's maps: the
+ * key sizes it splits them with, and the record sizes that make their packet sizes implied. A map's items are its n keys followed by its n values; the layout
  * puts the first n·K bytes in the id's keys stream, so K decides how well like meets like. The
  * packet table leaves K at 0 where the key's size changed between JIT-EE versions or is not
  * known (GetCallInfo, GetFieldInfo, CanAccessClass, ...: some of a collection's largest maps),
@@ -8,6 +8,8 @@
  * from. Learning K from the chunk costs nothing in the format: the layout records the key
  * sizes it used, and the decoder needs no table. A wrong K costs ratio, never correctness, so
  * the choice may be heuristic; it is deterministic (the same chunk gives the same layout).
+ * A map's packet size is 12 + n·R + P (head, n items of R bytes, pool): when every packet of an
+ * id in the chunk is such a map with one R, the layout records R and leaves the sizes out.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -26,10 +28,12 @@ typedef struct map_ref {
     uint32_t n;
 } map_ref;
 
-/* What the chunk's maps of one id say about their items. */
+/* What the chunk's packets of one id say about their items. */
 typedef struct id_items {
     uint32_t record; /* bytes per item (key + value), when every map of the id agrees */
+    bool dense;      /* DWM1 maps: no keys to split */
     bool mixed;      /* the id's packets disagree, or are not all maps: not split */
+    bool unsized;    /* a packet's size is not 12 + n·record + pool: sizes stay in the framing */
     uint64_t bytes;  /* item bytes of the id in the chunk */
     uint64_t pairs;  /* adjacent item pairs in maps[] */
     uint32_t count;  /* maps in maps[] */
@@ -56,10 +60,16 @@ static void survey_packet(id_items *it, const uint8_t *payload, uint32_t size)
 {
     uint32_t n, record;
     const uint8_t *items;
-    if (it->mixed || (size >= 8 && mcz_get_le32(payload + 4) == 0))
-        return; /* an empty map (tag and a zero count) says nothing of the items */
+    if (it->mixed)
+        return;
+    if (size >= 8 && mcz_get_le32(payload + 4) == 0) {
+        /* An empty map says nothing of the items; its size follows from a head only when it
+         * has one (SuperPMI writes the tag and the zero count alone). */
+        it->unsized |= size < HEAD || size - HEAD != mcz_get_le32(payload + 8);
+        return;
+    }
     if (!map_items(payload, size, &n, &record, &items) || (it->record && it->record != record)) {
-        it->mixed = true;
+        it->mixed = it->unsized = true;
         return;
     }
     it->record = record;
@@ -121,25 +131,28 @@ static uint32_t key_size_of(const id_items *it, uint32_t table, uint32_t value)
     return table;
 }
 
-void mcz_layout_learn_keys(const uint8_t *raw, const uint32_t *lengths, uint32_t count,
-                           const mcz_jit_ee *v, uint32_t key_size[256])
+void mcz_layout_learn(const uint8_t *raw, const uint32_t *lengths, uint32_t count,
+                      const mcz_jit_ee *v, uint32_t key_size[256], uint32_t record_size[256])
 {
+    memset(record_size, 0, IDS * sizeof *record_size);
     id_items *ids = calloc(IDS, sizeof *ids);
     map_ref *maps = malloc((size_t)IDS * MAPS_MAX * sizeof *maps);
     if (!ids || !maps) {
         free(ids);
         free(maps);
-        return; /* no memory: the table's sizes stand */
+        return; /* no memory: the table's key sizes stand, and every size stays in the framing */
     }
     for (unsigned id = 0; id < IDS; id++) {
         const mcz_packet_info *info = mcz_jit_ee_packet(v, (uint8_t)id);
-        ids[id].mixed = info && info->dense;
+        ids[id].dense = info && info->dense;
         ids[id].maps = maps + (size_t)id * MAPS_MAX;
     }
     survey(raw, lengths, count, ids);
     for (unsigned id = 0; id < IDS; id++) {
         const id_items *it = &ids[id];
-        if (it->mixed || it->record < 2 || it->bytes < ITEMS_MIN)
+        if (!it->unsized)
+            record_size[id] = it->record;
+        if (it->dense || it->mixed || it->record < 2 || it->bytes < ITEMS_MIN)
             continue;
         const mcz_packet_info *info = mcz_jit_ee_packet(v, (uint8_t)id);
         key_size[id] = key_size_of(it, key_size[id], info ? info->value_size : 0);

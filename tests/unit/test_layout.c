@@ -233,6 +233,46 @@ static void test_key_size_learned(void **state)
     free(c);
 }
 
+/* The record size the layout's table records for id (0: none, or a table without them). */
+static uint32_t recorded_record_size(const uint8_t *layout, uint8_t id)
+{
+    uint32_t word = mcz_get_le32(layout), entries = word & 0xFFFF;
+    for (uint32_t e = 0; (word & 0x10000) && e < entries; e++)
+        if (layout[4 + 9 * e] == id)
+            return mcz_get_le32(layout + 4 + 9 * e + 5);
+    return 0;
+}
+
+/* Every packet of an id a map of one record size: the table says so (version 4) and the
+ * framing leaves their sizes out, 4 bytes a packet; one empty map (tag and a zero count, as
+ * SuperPMI writes it) keeps that id's sizes in the framing. Both come back exactly. */
+static void test_sizes_implied(void **state)
+{
+    (void)state;
+    test_chunk *c = malloc(sizeof *c);
+    builder_chunk(c, 12); /* 12 contexts, each an AsCorInfoType and a GetMethodName map */
+    uint8_t *layout;
+    size_t len;
+    encode(c, &layout, &len);
+    assert_int_equal(mcz_get_le32(layout), 0x10000 | 2);
+    assert_int_equal(recorded_record_size(layout, AS_COR_INFO_TYPE), 8 + 4);
+    assert_int_equal(recorded_record_size(layout, GET_METHOD_NAME), 8 + 4);
+    size_t framing = 12 * 5 + 24 * (1 + 12); /* contexts' kind and length; packets' id, head */
+    size_t streams = c->size - 12 * 8 - 24 * 6 - 24 * 12; /* less mc, L, 42; id, size, canary */
+    assert_int_equal(len, 4 + 2 * 9 + framing + streams);
+    free(layout);
+    round_trip(c);
+
+    uint8_t empty[32];
+    add_context(c, empty, raw_context(empty, AS_COR_INFO_TYPE, 8, "LWM1\0\0\0\0", 8, 0x42));
+    encode(c, &layout, &len);
+    assert_int_equal(recorded_record_size(layout, AS_COR_INFO_TYPE), 0);
+    assert_int_equal(recorded_record_size(layout, GET_METHOD_NAME), 8 + 4);
+    free(layout);
+    round_trip(c);
+    free(c);
+}
+
 /* Contexts that are no packet sequence (and maps that are odd) still come back exactly. */
 static void test_round_trip_odd_contexts(void **state)
 {
@@ -414,6 +454,7 @@ int main(void)
         cmocka_unit_test(test_round_trip_builder_contexts),
         cmocka_unit_test(test_streams_group_by_id),
         cmocka_unit_test(test_key_size_learned),
+        cmocka_unit_test(test_sizes_implied),
         cmocka_unit_test(test_round_trip_odd_contexts),
         cmocka_unit_test(test_encode_bound),
         cmocka_unit_test(test_hostile_layouts),
