@@ -365,24 +365,41 @@ static int check_chunk_entry(const mcz_chunk_info *c, uint32_t i, uint64_t prev_
     return MCZ_OK;
 }
 
-/* Checks that the contexts [base, base+c->count) tile chunk c exactly; `column` is the file
- * offset of the index's offset column, where a fault is reported. */
+/* Where a fault in the index tables is reported: the file offsets of the chunk table and of the
+ * offset column of a raw index; scale 0 for a compressed one, whose tables are not in the file,
+ * so every fault is reported at its zstd frame. */
+typedef struct index_where {
+    uint64_t table, column;
+    uint64_t scale;
+} index_where;
+
+static int64_t entry_at(const index_where *w, uint32_t i)
+{
+    return (int64_t)(w->table + w->scale * MCZ_ARC_CHUNK_ENTRY * i);
+}
+
+static int64_t column_at(const index_where *w, uint64_t j)
+{
+    return (int64_t)(w->column + w->scale * 4 * j);
+}
+
+/* Checks that the contexts [base, base+c->count) tile chunk c exactly. */
 static int check_chunk_contexts(const mcz_arc_index *idx, const mcz_chunk_info *c, uint32_t base,
-                                uint64_t column, mcz_diag *diag)
+                                const index_where *where, mcz_diag *diag)
 {
     uint64_t expect = 0;
     for (uint32_t j = 0; j < c->count; j++) {
         uint32_t off = mcz_arc_index_offset(idx, base + j);
         uint32_t len = mcz_arc_index_length(idx, base + j);
         if (off != expect || len < MCZ_MC_OVERHEAD || len > MCZ_MC_MAX_SIZE)
-            return mcz_fail(diag, MCZ_ECORRUPT, (int64_t)(column + 4 * (uint64_t)(base + j)),
+            return mcz_fail(diag, MCZ_ECORRUPT, column_at(where, (uint64_t)base + j),
                             (int64_t)c->first_number + j,
                             "index: context at %u (%u bytes) does not follow its predecessor in "
                             "its chunk", off, len);
         expect += len;
     }
     if (expect != c->raw_size)
-        return mcz_fail(diag, MCZ_ECORRUPT, (int64_t)(column + 4 * (uint64_t)base),
+        return mcz_fail(diag, MCZ_ECORRUPT, column_at(where, base),
                         c->first_number, "index: contexts cover %llu bytes of a %u-byte chunk",
                         (unsigned long long)expect, c->raw_size);
     return MCZ_OK;
@@ -390,25 +407,23 @@ static int check_chunk_contexts(const mcz_arc_index *idx, const mcz_chunk_info *
 
 /* Every chunk and context entry (FORMAT.md §8). */
 static int check_index_tables(const mcz_arc_index *idx, uint64_t data_start,
-                              uint64_t index_offset, mcz_diag *diag)
+                              uint64_t index_offset, const index_where *where, mcz_diag *diag)
 {
     uint64_t prev_end = data_start, prev_last = 0, contexts = 0, raw = 0;
     if (idx->chunk_count > 0 && mcz_get_le32(idx->chunks + 16) != idx->first_number)
         return mcz_fail(diag, MCZ_ECORRUPT, (int64_t)index_offset + 20, idx->first_number,
                         "index: first number disagrees with the first chunk");
-    uint64_t table = index_offset + MCZ_ARC_INDEX_HEAD;
-    uint64_t column = table + (uint64_t)MCZ_ARC_CHUNK_ENTRY * idx->chunk_count;
     for (uint32_t i = 0; i < idx->chunk_count; i++) {
         mcz_chunk_info c;
         mcz_arc_index_chunk(idx, i, &c);
-        int64_t at = (int64_t)(table + (uint64_t)MCZ_ARC_CHUNK_ENTRY * i);
+        int64_t at = entry_at(where, i);
         int rc = check_chunk_entry(&c, i, prev_end, prev_last, index_offset, at, diag);
         if (rc != MCZ_OK)
             return rc;
         if (c.count > idx->context_count - contexts)
             return mcz_fail(diag, MCZ_ECORRUPT, at, c.first_number,
                             "index: chunk counts exceed the %u contexts", idx->context_count);
-        rc = check_chunk_contexts(idx, &c, (uint32_t)contexts, column, diag);
+        rc = check_chunk_contexts(idx, &c, (uint32_t)contexts, where, diag);
         if (rc != MCZ_OK)
             return rc;
         prev_end = c.offset + c.stored_size;
@@ -425,32 +440,45 @@ static int check_index_tables(const mcz_arc_index *idx, uint64_t data_start,
 }
 
 /* The index's flags word (FORMAT.md §5), read only once the fixed head lies in the file; a
- * reserved bit set is corruption. */
-static int read_index_flags(const uint8_t *file, size_t size, uint64_t off, uint32_t *flags,
-                            mcz_diag *diag)
+ * reserved bit set, or COMPRESSED before version 4, is corruption. */
+static int read_index_flags(const uint8_t *file, size_t size, const mcz_arc_footer *footer,
+                            uint32_t *flags, mcz_diag *diag)
 {
+    uint64_t off = footer->index_offset;
     if (!mcz_fits(size, off, MCZ_ARC_INDEX_HEAD))
         return mcz_fail(diag, MCZ_ECORRUPT, (int64_t)off, -1,
                         "index: its %u-byte head runs past the end of the file",
                         MCZ_ARC_INDEX_HEAD);
     *flags = mcz_get_le32(file + off + 32);
-    if ((*flags & ~MCZ_ARC_INDEX_FLAGS_KNOWN) != 0)
+    if ((*flags & ~MCZ_ARC_INDEX_FLAGS_KNOWN) != 0 ||
+        (footer->version < 4 && (*flags & MCZ_ARC_INDEX_COMPRESSED) != 0))
         return mcz_fail(diag, MCZ_ECORRUPT, (int64_t)off + 32, -1,
-                        "index: reserved flag bits set (flags 0x%x)", *flags);
+                        "index: reserved flag bits set (flags 0x%x, version %u)", *flags,
+                        footer->version);
     return MCZ_OK;
 }
 
-int mcz_arc_index_decode(const uint8_t *file, size_t size, const mcz_arc_footer *footer,
-                         uint64_t data_start, mcz_arc_index *out, mcz_diag *diag)
+/* Views of a raw index's tables, in the file at p. */
+static void raw_views(const uint8_t *p, mcz_arc_index *out)
+{
+    size_t n = out->context_count;
+    out->chunks = p + MCZ_ARC_INDEX_HEAD;
+    out->offsets = out->chunks + (size_t)MCZ_ARC_CHUNK_ENTRY * out->chunk_count;
+    out->lengths = out->offsets + 4 * n;
+    out->identity = out->has_hashes ? out->lengths + 4 * n : NULL;
+    out->dedup = out->has_hashes ? out->identity + 16 * n : NULL;
+}
+
+/* The frame's size, checksum and fixed head against the footer; fills out's counts. A raw
+ * index's size follows from the counts (which it so bounds by the file size); a compressed
+ * one's is bounded by mcz_arc_index_unpack. */
+static int check_index_frame(const uint8_t *file, size_t size, const mcz_arc_footer *footer,
+                             bool packed, mcz_arc_index *out, mcz_diag *diag)
 {
     uint64_t off = footer->index_offset;
-    uint32_t flags = 0;
-    int rc = read_index_flags(file, size, off, &flags, diag);
-    if (rc != MCZ_OK)
-        return rc;
-    out->has_hashes = (flags & MCZ_ARC_INDEX_NO_HASHES) == 0;
-    uint64_t expect =
-        mcz_arc_index_size(footer->chunk_count, footer->context_count, out->has_hashes);
+    uint64_t expect = packed ? footer->index_size
+                             : mcz_arc_index_size(footer->chunk_count, footer->context_count,
+                                                  out->has_hashes);
     if (footer->index_size != expect || !mcz_fits(size, off, expect))
         return mcz_fail(diag, MCZ_ECORRUPT, (int64_t)off, -1,
                         "index: %llu bytes, %u chunks and %u contexts need %llu",
@@ -460,7 +488,7 @@ int mcz_arc_index_decode(const uint8_t *file, size_t size, const mcz_arc_footer 
     if (mcz_arc_xxh3(p, expect) != footer->index_checksum)
         return mcz_fail(diag, MCZ_ECHECKSUM, (int64_t)off, -1, "index: checksum mismatch");
     uint32_t payload;
-    rc = check_frame_head(file, size, off, MCZ_ARC_TAG_INDEX, 0, "index", &payload, diag);
+    int rc = check_frame_head(file, size, off, MCZ_ARC_TAG_INDEX, 0, "index", &payload, diag);
     if (rc != MCZ_OK)
         return rc;
     out->chunk_count = mcz_get_le32(p + 12);
@@ -471,13 +499,43 @@ int mcz_arc_index_decode(const uint8_t *file, size_t size, const mcz_arc_footer 
         out->chunk_count != footer->chunk_count || out->context_count != footer->context_count)
         return mcz_fail(diag, MCZ_ECORRUPT, (int64_t)off, -1, "index: header disagrees with the "
                         "footer");
-    size_t n = out->context_count;
-    out->chunks = p + MCZ_ARC_INDEX_HEAD;
-    out->offsets = out->chunks + (size_t)MCZ_ARC_CHUNK_ENTRY * out->chunk_count;
-    out->lengths = out->offsets + 4 * n;
-    out->identity = out->has_hashes ? out->lengths + 4 * n : NULL;
-    out->dedup = out->has_hashes ? out->identity + 16 * n : NULL;
-    return check_index_tables(out, data_start, off, diag);
+    return MCZ_OK;
+}
+
+int mcz_arc_index_decode(const uint8_t *file, size_t size, const mcz_arc_footer *footer,
+                         uint64_t data_start, mcz_arc_index *out, mcz_diag *diag)
+{
+    uint64_t off = footer->index_offset;
+    uint32_t flags = 0;
+    memset(out, 0, sizeof *out);
+    int rc = read_index_flags(file, size, footer, &flags, diag);
+    if (rc != MCZ_OK)
+        return rc;
+    out->has_hashes = (flags & MCZ_ARC_INDEX_NO_HASHES) == 0;
+    bool packed = (flags & MCZ_ARC_INDEX_COMPRESSED) != 0;
+    rc = check_index_frame(file, size, footer, packed, out, diag);
+    index_where where = {off + MCZ_ARC_INDEX_HEAD,
+                         off + MCZ_ARC_INDEX_HEAD + (uint64_t)MCZ_ARC_CHUNK_ENTRY * out->chunk_count,
+                         1};
+    if (rc == MCZ_OK && packed) {
+        rc = mcz_arc_index_unpack(file, size, off, footer->index_size, data_start, out, diag);
+        where = (index_where){off + MCZ_ARC_INDEX_PACKED_HEAD, off + MCZ_ARC_INDEX_PACKED_HEAD, 0};
+    } else if (rc == MCZ_OK) {
+        raw_views(file + off, out);
+    }
+    if (rc == MCZ_OK)
+        rc = check_index_tables(out, data_start, off, &where, diag);
+    if (rc != MCZ_OK)
+        mcz_arc_index_free(out);
+    return rc;
+}
+
+void mcz_arc_index_free(mcz_arc_index *idx)
+{
+    if (!idx)
+        return;
+    free(idx->owned);
+    memset(idx, 0, sizeof *idx);
 }
 
 /* ---- Index under construction ---- */
@@ -729,6 +787,8 @@ int mcz_arc_table_encode(const mcz_arc_table *t, uint64_t index_offset, uint8_t 
     memcpy(footer, b.bytes + size, MCZ_ARC_FOOTER_SIZE);
     *frame = b.bytes;
     *frame_len = (size_t)size;
+    if (!t->raw_index)
+        mcz_arc_index_pack(frame, frame_len, index_offset, footer);
     return MCZ_OK;
 }
 

@@ -15,21 +15,24 @@
 
 #define MCZ_ARC_SKIP_MAGIC 0x184D2A5Cu /* every mcz skippable frame */
 #define MCZ_ARC_ZSTD_MAGIC 0xFD2FB528u /* a standard zstd frame */
-#define MCZ_ARC_VERSION 3u     /* written; 2 adds the header's JIT-EE field and xz to 1, 3 the
-                                * packet layout (FORMAT.md §4a) */
+#define MCZ_ARC_VERSION 4u     /* written; 2 adds the header's JIT-EE field and xz to 1, 3 the
+                                * packet layout (FORMAT.md §4a), 4 the compressed index (§5) */
 #define MCZ_ARC_VERSION_MIN 1u /* oldest read */
 #define MCZ_ARC_FLAG_HAS_DICT 1u
 #define MCZ_ARC_FLAG_CODEC_XZ 2u /* the writer compressed its chunks with xz (FORMAT.md §2) */
 #define MCZ_ARC_FLAG_PACKETS 4u /* the writer stored its chunks in the packet layout (§4a) */
 #define MCZ_ARC_FLAGS_KNOWN (MCZ_ARC_FLAG_HAS_DICT | MCZ_ARC_FLAG_CODEC_XZ | MCZ_ARC_FLAG_PACKETS)
 #define MCZ_ARC_INDEX_NO_HASHES 1u /* index flags: no identity and dedup columns */
-#define MCZ_ARC_INDEX_FLAGS_KNOWN MCZ_ARC_INDEX_NO_HASHES
+#define MCZ_ARC_INDEX_COMPRESSED 2u /* index flags (version 4): the tables are one zstd frame */
+#define MCZ_ARC_INDEX_FLAGS_KNOWN (MCZ_ARC_INDEX_NO_HASHES | MCZ_ARC_INDEX_COMPRESSED)
+#define MCZ_ARC_INDEX_LEVEL 9      /* zstd level of a compressed index */
 
 #define MCZ_ARC_FRAME_HEAD 8u    /* skippable magic + payload size */
 #define MCZ_ARC_HEADER_SIZE 44u  /* file header frame */
 #define MCZ_ARC_DICT_HEAD 32u    /* dictionary frame without the dictionary bytes */
 #define MCZ_ARC_CHUNK_HEAD 40u   /* chunk header frame without the 4-byte lengths */
 #define MCZ_ARC_INDEX_HEAD 36u   /* index frame without its tables */
+#define MCZ_ARC_INDEX_PACKED_HEAD 44u /* compressed index frame without its zstd frame */
 #define MCZ_ARC_CHUNK_ENTRY 32u  /* one chunk in the index */
 #define MCZ_ARC_CONTEXT_ENTRY 40u /* one context in the index (all columns) */
 #define MCZ_ARC_CONTEXT_ENTRY_NO_HASHES 8u /* one context without the hash columns */
@@ -159,7 +162,8 @@ void mcz_arc_footer_encode(const mcz_arc_footer *f, uint8_t out[MCZ_ARC_FOOTER_S
  * index lies inside the file and ends where the footer begins. */
 int mcz_arc_footer_decode(const uint8_t *file, size_t size, mcz_arc_footer *out, mcz_diag *diag);
 
-/* A decoded index: views into the file image. */
+/* A decoded index: views into the file image or, for a compressed index, into `owned`, which
+ * mcz_arc_index_free releases. */
 typedef struct mcz_arc_index {
     uint32_t chunk_count;
     uint32_t context_count;
@@ -171,6 +175,7 @@ typedef struct mcz_arc_index {
     const uint8_t *lengths;  /* context_count u32 */
     const uint8_t *identity; /* context_count × 16; NULL without hashes */
     const uint8_t *dedup;    /* context_count × 16; NULL without hashes */
+    uint8_t *owned;          /* the decoded columns of a compressed index; NULL for a raw one */
 } mcz_arc_index;
 
 /* Bytes of an index frame with these counts, with or without the hash columns (fits in 64 bits
@@ -179,11 +184,15 @@ uint64_t mcz_arc_index_size(uint32_t chunk_count, uint32_t context_count, bool h
 
 /*
  * Decodes and validates the index the footer points at (FORMAT.md §8): flags (reserved bits
- * zero), frame size for the flags and counts, checksum, and every chunk and context entry.
- * data_start is where chunks may begin (after the header and dictionary frames).
+ * zero), frame size for the flags and counts, checksum, and every chunk and context entry; a
+ * compressed index (version 4) is decompressed into out->owned and its offsets rebuilt from the
+ * lengths. data_start is where chunks may begin (after the header and dictionary frames). On
+ * success the caller frees out with mcz_arc_index_free; on failure nothing is left to free.
  */
 int mcz_arc_index_decode(const uint8_t *file, size_t size, const mcz_arc_footer *footer,
                          uint64_t data_start, mcz_arc_index *out, mcz_diag *diag);
+/* Releases what a decoded index owns (idx may be NULL or zeroed); its views become invalid. */
+void mcz_arc_index_free(mcz_arc_index *idx);
 /* Chunk entry i of a decoded index (i < chunk_count). */
 void mcz_arc_index_chunk(const mcz_arc_index *idx, uint32_t i, mcz_chunk_info *out);
 /* Offset and length of context at position i of a decoded index (i < context_count). */
@@ -204,14 +213,15 @@ typedef struct mcz_arc_table {
     uint32_t first_number; /* recorded when there are no chunks */
     uint64_t raw_bytes;
     bool no_hashes;        /* encode without the identity and dedup columns */
+    bool raw_index;        /* encode the index uncompressed (as a fatal-signal dump does) */
 } mcz_arc_table;
 
 /* Appends a chunk; its count lengths and hashes are copied (the hashes are ignored, and may be
  * NULL, with no_hashes). MCZ_ENOMEM / MCZ_ELIMIT on failure. */
 int mcz_arc_table_add(mcz_arc_table *t, const mcz_chunk_info *chunk, const uint32_t *lengths,
                       const mcz_hash128 *identity, const mcz_hash128 *dedup);
-/* Encodes the index frame and the footer for an index placed at index_offset; *frame is
- * malloc'ed. */
+/* Encodes the index frame (compressed unless raw_index, mcz_arc_index_pack) and the footer for
+ * an index placed at index_offset; *frame is malloc'ed. */
 int mcz_arc_table_encode(const mcz_arc_table *t, uint64_t index_offset, uint8_t **frame,
                          size_t *frame_len, uint8_t footer[MCZ_ARC_FOOTER_SIZE]);
 void mcz_arc_table_free(mcz_arc_table *t);
@@ -244,6 +254,35 @@ typedef int (*mcz_arc_sink_fn)(void *arg, const void *bytes, size_t len);
 int mcz_arc_index_stream(uint32_t chunk_count, uint32_t first_number, bool hashes,
                          mcz_arc_rows_fn rows, void *rows_arg, uint64_t index_offset,
                          mcz_arc_sink_fn sink, void *sink_arg);
+
+/* ---- Compressed index (index_pack.c) ---- */
+
+/*
+ * Replaces the raw index frame *frame (*len bytes, malloc'ed, placed at index_offset) by its
+ * compressed form (FORMAT.md §5, flag MCZ_ARC_INDEX_COMPRESSED) and re-encodes footer, which
+ * must be the raw frame's, to match. Keeps the raw form, which is as valid, when compression
+ * fails, runs out of memory or does not make the frame smaller: it never fails.
+ */
+void mcz_arc_index_pack(uint8_t **frame, size_t *len, uint64_t index_offset,
+                        uint8_t footer[MCZ_ARC_FOOTER_SIZE]);
+
+/*
+ * As mcz_arc_index_stream, but the index frame is compressed when that makes it smaller
+ * (mcz_arc_index_pack). Allocates the whole raw frame: never from a signal handler.
+ * MCZ_ENOMEM, MCZ_ELIMIT, or the sink's first error.
+ */
+int mcz_arc_index_write(uint32_t chunk_count, uint32_t first_number, bool hashes,
+                        mcz_arc_rows_fn rows, void *rows_arg, uint64_t index_offset,
+                        mcz_arc_sink_fn sink, void *sink_arg);
+
+/*
+ * The compressed-index half of mcz_arc_index_decode: decodes the frame at off of file[0, size)
+ * whose fixed head is read into out (counts, first number, raw bytes, hashes), checksum and
+ * flags already checked; fills out's views into out->owned, the offsets rebuilt from the
+ * lengths but not yet checked. data_start bounds the counts.
+ */
+int mcz_arc_index_unpack(const uint8_t *file, size_t size, uint64_t off, uint64_t frame_size,
+                         uint64_t data_start, mcz_arc_index *out, mcz_diag *diag);
 
 /* ---- Hashes and frames ---- */
 

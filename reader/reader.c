@@ -107,6 +107,7 @@ void mcz_reader_close(mcz_reader *r)
     if (!r)
         return;
     ZSTD_freeDDict(r->ddict);
+    mcz_arc_index_free(&r->index);
     free(r->context_base);
     free(r->raw_base);
     if (r->file.impl_)

@@ -390,9 +390,11 @@ static void count_lost(recovery *r, uint64_t data_start)
 {
     mcz_arc_footer f;
     mcz_arc_index index;
-    if (mcz_arc_footer_decode(r->data, r->size, &f, NULL) == MCZ_OK &&
-        mcz_arc_index_decode(r->data, r->size, &f, data_start, &index, NULL) == MCZ_OK &&
-        f.context_count >= r->table.context_count)
+    if (mcz_arc_footer_decode(r->data, r->size, &f, NULL) != MCZ_OK ||
+        mcz_arc_index_decode(r->data, r->size, &f, data_start, &index, NULL) != MCZ_OK)
+        return;
+    mcz_arc_index_free(&index);
+    if (f.context_count >= r->table.context_count)
         r->lost = f.context_count - r->table.context_count;
 }
 

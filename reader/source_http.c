@@ -421,12 +421,14 @@ static int http_open_parts(mcz_http *h, mcz_diag *diag)
     if (rc != MCZ_OK)
         return rc;
     uint64_t head_end = footer.index_offset;
-    if (idx.chunk_count) {
+    uint32_t chunks = idx.chunk_count;
+    if (chunks) {
         mcz_chunk_info c;
         mcz_arc_index_chunk(&idx, 0, &c);
         head_end = c.offset;
     }
-    h->have = calloc(idx.chunk_count ? idx.chunk_count : 1, 1);
+    mcz_arc_index_free(&idx); /* the reader decodes the index again from the image */
+    h->have = calloc(chunks ? chunks : 1, 1);
     if (!h->have)
         return mcz_fail(diag, MCZ_ENOMEM, -1, -1, "%s: out of memory", h->url);
     if (!reused)

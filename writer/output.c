@@ -13,8 +13,9 @@
  *           head and the output stops, so the queue fills and appends meet the full policy.
  *
  * Every chunk that reaches the output joins the retained list with its index rows, so an index
- * is streamed from the list (mcz_arc_index_stream) at a checkpoint, a close or a dump, including
- * a dump from a fatal-signal handler. The list is changed only by the holder of the output token,
+ * is encoded from the list at a checkpoint, a close or a dump: compressed (mcz_arc_index_write,
+ * FORMAT.md §5) except in a dump from a fatal-signal handler, which may not allocate and
+ * streams the raw form (mcz_arc_index_stream). The list is changed only by the holder of the output token,
  * under the lock; its links are atomics so that handler can walk it without either, and a
  * handshake keeps it still while the handler does (begin_retaining).
  */
@@ -503,15 +504,22 @@ void mcz_wr_output_release(mcz_writer *w)
 
 /* ---- Index and footer ---- */
 
+/* An index that could not be encoded (ELIMIT, ENOMEM), as opposed to one the output refused. */
+static int index_failure(const mcz_writer *w, mcz_diag *d, int rc)
+{
+    const char *why = rc == MCZ_ELIMIT ? "the index outgrew the format" : "no memory for the index";
+    return mcz_fail(d, rc, (int64_t)w->end, -1, "%s: %s", w->path, why);
+}
+
 int mcz_wr_checkpoint(mcz_writer *w, mcz_diag *d)
 {
     chunk *first = atomic_load(&w->retained_head);
     retained_walk walk = {first, NULL, 0, 0, false};
     file_sink sink = {w->fd, w->end, 0};
-    int rc = mcz_arc_index_stream(retained_count(first), w->out_next_number, !w->no_hashes,
-                                  retained_rows, &walk, w->end, fd_pwrite, &sink);
-    if (rc == MCZ_ELIMIT)
-        return mcz_fail(d, rc, (int64_t)w->end, -1, "%s: the index outgrew the format", w->path);
+    int rc = mcz_arc_index_write(retained_count(first), w->out_next_number, !w->no_hashes,
+                                 retained_rows, &walk, w->end, fd_pwrite, &sink);
+    if (rc == MCZ_ELIMIT || rc == MCZ_ENOMEM)
+        return index_failure(w, d, rc);
     if (rc != MCZ_OK)
         return live_failure(w, d, w->end, "index write");
     if (ftruncate(w->fd, (off_t)(w->end + sink.written)) != 0)
@@ -555,10 +563,10 @@ int mcz_wr_stream_end(mcz_writer *w, mcz_diag *d)
     }
     chunk *first = atomic_load(&w->retained_head);
     retained_walk walk = {first, NULL, 0, 0, false};
-    int rc = mcz_arc_index_stream(retained_count(first), w->out_next_number, !w->no_hashes,
-                                  retained_rows, &walk, w->end, stream_sink, w);
-    if (rc == MCZ_ELIMIT)
-        return mcz_fail(d, rc, (int64_t)w->end, -1, "%s: the index outgrew the format", w->path);
+    int rc = mcz_arc_index_write(retained_count(first), w->out_next_number, !w->no_hashes,
+                                 retained_rows, &walk, w->end, stream_sink, w);
+    if (rc == MCZ_ELIMIT || rc == MCZ_ENOMEM)
+        return index_failure(w, d, rc);
     if (rc != MCZ_OK) {
         stream_lost(w, w->end);
         *d = w->stream_error;
@@ -572,8 +580,8 @@ int mcz_wr_write_index(mcz_writer *w, mcz_diag *d)
     chunk *first = atomic_load(&w->retained_head);
     retained_walk walk = {first, NULL, 0, 0, false};
     uint64_t at = mcz_outfile_tell(w->out);
-    int rc = mcz_arc_index_stream(retained_count(first), w->out_next_number, !w->no_hashes,
-                                  retained_rows, &walk, at, outfile_sink, w->out);
+    int rc = mcz_arc_index_write(retained_count(first), w->out_next_number, !w->no_hashes,
+                                 retained_rows, &walk, at, outfile_sink, w->out);
     if (rc != MCZ_OK)
         return atomic_failure(w, d, rc, (int64_t)at, -1, "index write");
     w->stats.written_bytes += mcz_outfile_tell(w->out) - at;
@@ -605,12 +613,18 @@ static int emit_chunk(const mcz_writer *w, const chunk *c, mcz_arc_sink_fn sink,
     return c->frames ? sink(arg, c->frames, c->frames_len) : copy_from_file(w, c, sink, arg);
 }
 
+/* An index encoder: mcz_arc_index_write (compressed) or mcz_arc_index_stream (raw, no
+ * allocation). */
+typedef int (*index_encoder)(uint32_t, uint32_t, bool, mcz_arc_rows_fn, void *, uint64_t,
+                             mcz_arc_sink_fn, void *);
+
 /*
- * Header, dictionary, the k chunks from first laid back to back, index, footer. No allocation
- * and no lock: async-signal-safe when sink is and the chunks are in memory.
+ * Header, dictionary, the k chunks from first laid back to back, index (through encode),
+ * footer. No allocation and no lock with mcz_arc_index_stream: async-signal-safe when sink is
+ * and the chunks are in memory.
  */
 static int emit_archive(const mcz_writer *w, chunk *first, uint32_t k, uint32_t empty_first,
-                        mcz_arc_sink_fn sink, void *arg)
+                        index_encoder encode, mcz_arc_sink_fn sink, void *arg)
 {
     int rc = sink(arg, w->head, w->head_len);
     if (rc == MCZ_OK && w->dict_len)
@@ -623,8 +637,7 @@ static int emit_archive(const mcz_writer *w, chunk *first, uint32_t k, uint32_t 
         c = atomic_load_explicit(&c->retained_next, memory_order_acquire);
     }
     retained_walk walk = {first, NULL, data_start, 0, true};
-    return rc == MCZ_OK ? mcz_arc_index_stream(k, empty_first, !w->no_hashes, retained_rows, &walk,
-                                               end, sink, arg)
+    return rc == MCZ_OK ? encode(k, empty_first, !w->no_hashes, retained_rows, &walk, end, sink, arg)
                         : rc;
 }
 
@@ -634,7 +647,8 @@ int mcz_wr_dump_retained(mcz_writer *w, const char *path, mcz_diag *d)
     if (!out)
         return d ? d->code : MCZ_EIO;
     chunk *first = atomic_load(&w->retained_head);
-    int rc = emit_archive(w, first, retained_count(first), w->out_next_number, outfile_sink, out);
+    int rc = emit_archive(w, first, retained_count(first), w->out_next_number,
+                          mcz_arc_index_write, outfile_sink, out);
     if (rc != MCZ_OK) {
         mcz_outfile_abort(out);
         return mcz_fail(d, rc, -1, -1, "%s: dump failed: %s", path, mcz_error_name(rc));
@@ -662,7 +676,8 @@ void mcz_wr_dump_fatal(mcz_writer *w, const char *tmp_path, const char *path)
         return;
     chunk *first = atomic_load(&w->retained_head);
     file_sink sink = {fd, 0, 0};
-    int rc = emit_archive(w, first, retained_count(first), w->first_number, fd_write, &sink);
+    int rc = emit_archive(w, first, retained_count(first), w->first_number,
+                          mcz_arc_index_stream, fd_write, &sink); /* raw: may not allocate */
     if (rc == MCZ_OK)
         rc = fsync(fd) == 0 ? MCZ_OK : MCZ_EIO;
     close(fd);

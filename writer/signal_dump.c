@@ -6,7 +6,8 @@
  *
  * A fatal signal writes the chunks already compressed from the handler itself, with open, write,
  * fsync, rename and close only, from buffers prepared beforehand: the header and dictionary, and
- * each retained chunk's frames and index rows (the index is streamed through a stack buffer).
+ * each retained chunk's frames and index rows (the index is streamed through a stack buffer, in
+ * its raw form: compressing it would allocate).
  * It takes no lock, since the crashing thread may hold it. It reads the retained list through
  * atomics; the writer never frees a chunk once a fatal dump has started, and a chunk unlinked
  * meanwhile keeps its link, so the dump is a consistent archive of the list as it was when the

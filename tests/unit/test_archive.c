@@ -96,7 +96,7 @@ static mcz_reader *check_archive(const char *p, const tl_corpus *c, uint32_t fir
         fail_msg("open: %s", d.message);
     mcz_archive_info info;
     mcz_reader_get_info(r, &info);
-    assert_int_equal(info.version, 3);
+    assert_int_equal(info.version, 4);
     assert_int_equal(info.contexts, c->n);
     assert_int_equal(info.raw_bytes, c->size);
     assert_int_equal(info.first_number, first);

@@ -15,14 +15,17 @@
 #include "../../reader/reader_impl.h"
 #include "../../format/archive.h"
 #include "archive_testlib.h"
+#include "index_testlib.h"
 #include "../../format/mcz_common.h"
 
 static char dir[64];
 static char path[128];
 static char path2[128];
 static tl_corpus corpus;
-static uint8_t *image;
+static uint8_t *image;     /* as written: its index compressed */
 static size_t image_size;
+static uint8_t *raw_image; /* the same with the raw index, which the edits below address */
+static size_t raw_size;
 
 static mcz_writer_options options(bool dict)
 {
@@ -42,13 +45,20 @@ static int setup(void **state)
     if (tl_write(path, &corpus, &o) != MCZ_OK)
         return -1;
     image = tl_read(path, &image_size);
-    return image ? 0 : -1;
+    if (!image || (mcz_get_le32(image + mcz_get_le64(image + image_size - 40) + 32) &
+                   MCZ_ARC_INDEX_COMPRESSED) == 0)
+        return -1;
+    raw_size = image_size;
+    raw_image = tl_copy_of(image, image_size);
+    tl_recode_index(&raw_image, &raw_size, true);
+    return 0;
 }
 
 static int teardown(void **state)
 {
     (void)state;
     free(image);
+    free(raw_image);
     tl_corpus_free(&corpus);
     tl_rmdir(dir);
     return 0;
@@ -198,15 +208,15 @@ static void test_flips_in_chunks(void **state)
     free(p);
 }
 
-/* Applies an edit to a copy of the image, reseals it, and requires open to reject it. */
+/* Applies an edit to a copy of the raw-index image, reseals it, and requires open to reject it. */
 static void expect_edit_rejected(void (*edit)(uint8_t *p, uint64_t index, uint8_t *foot), int code)
 {
-    uint8_t *p = tl_copy_of(image, image_size);
-    uint8_t *foot = p + image_size - MCZ_ARC_FOOTER_SIZE;
+    uint8_t *p = tl_copy_of(raw_image, raw_size);
+    uint8_t *foot = p + raw_size - MCZ_ARC_FOOTER_SIZE;
     edit(p, mcz_get_le64(foot + 16), foot);
-    tl_reseal(p, image_size);
+    tl_reseal(p, raw_size);
     mcz_diag d;
-    mcz_reader *r = mcz_reader_open_image(p, image_size, &d);
+    mcz_reader *r = mcz_reader_open_image(p, raw_size, &d);
     if (r)
         fail_msg("edited archive accepted (expected %s)", mcz_error_name(code));
     assert_int_equal(d.code, code);
@@ -306,8 +316,9 @@ static void test_hostile_offsets_and_sizes(void **state)
 static void test_chunk_checksum_fails(void **state)
 {
     (void)state;
-    uint8_t *p;
-    mcz_reader *r = open_copy(&p);
+    uint8_t *p = tl_copy_of(raw_image, raw_size); /* the index entry is edited too */
+    mcz_reader *r = mcz_reader_open_image(p, raw_size, NULL);
+    assert_non_null(r);
     mcz_chunk_info c;
     assert_int_equal(mcz_reader_chunk(r, 2, &c), MCZ_OK);
     mcz_reader_close(r);
@@ -315,10 +326,10 @@ static void test_chunk_checksum_fails(void **state)
     mcz_put_le64(h + 28, c.checksum ^ 1);
     size_t body = 36 + 4 * (size_t)c.count;
     mcz_put_le32(h + body, (uint32_t)XXH3_64bits(h, body));
-    uint8_t *foot = p + image_size - MCZ_ARC_FOOTER_SIZE;
+    uint8_t *foot = p + raw_size - MCZ_ARC_FOOTER_SIZE;
     mcz_put_le64(chunk_entry(p, mcz_get_le64(foot + 16), 2) + 24, c.checksum ^ 1);
-    tl_reseal(p, image_size);
-    r = mcz_reader_open_image(p, image_size, NULL);
+    tl_reseal(p, raw_size);
+    r = mcz_reader_open_image(p, raw_size, NULL);
     assert_non_null(r);
     mcz_cursor *cur = mcz_cursor_create(r);
     mcz_diag d;
@@ -515,8 +526,10 @@ static void test_xz_chunks(void **state)
     free(xz);
 }
 
-/* Format version 3 adds the packet layout (FORMAT.md §4a), version 2 recorded the JIT-EE
- * version in the header's word at 32. An archive of plain chunks relabelled version 2 reads (a
+/* Format version 4 compresses the index (FORMAT.md §5), version 3 adds the packet layout
+ * (§4a), version 2 recorded the JIT-EE version in the header's word at 32. An archive relabelled
+ * version 3 reads with its index raw, not compressed. An archive of plain chunks relabelled
+ * version 2 reads (a
  * version-2 writer wrote those very chunk frames), but not with the PACKETS flag version 2 does
  * not have; one of version 1 (the word at 32 reserved, zero) reads, its stored hashes taken as
  * B's. tests/cli/test_mcs_layout.sh reads archives a version-2 build wrote. */
@@ -545,7 +558,8 @@ static mcz_reader *open_as_version(uint8_t *p, size_t size, uint32_t v)
 static void test_older_versions_still_read(void **state)
 {
     (void)state;
-    assert_int_equal(mcz_get_le32(image + 12), 3);
+    assert_int_equal(mcz_get_le32(image + 12), 4);
+    assert_int_equal(mcz_get_le32(image + image_size - MCZ_ARC_FOOTER_SIZE + 12), 4);
     assert_int_equal(mcz_get_le32(image + 16) & MCZ_ARC_FLAG_PACKETS, MCZ_ARC_FLAG_PACKETS);
     assert_int_equal(mcz_get_le32(image + 32), mcz_jit_ee_id(mcz_jit_ee_newest())); /* default */
     mcz_writer_options o = options(false);
@@ -562,6 +576,16 @@ static void test_older_versions_still_read(void **state)
     mcz_reader_close(r);
 
     mcz_diag d;
+    uint8_t *foot = p + size - MCZ_ARC_FOOTER_SIZE;
+    mcz_put_le32(foot + 12, 3); /* version 3 has no COMPRESSED flag */
+    tl_reseal(p, size);
+    assert_null(mcz_reader_open_image(p, size, &d));
+    assert_int_equal(d.code, MCZ_ECORRUPT);
+    assert_int_equal(d.offset, (int64_t)mcz_get_le64(foot + 16) + 32);
+    mcz_put_le32(foot + 12, 4);
+    tl_reseal(p, size);
+    tl_recode_index(&p, &size, true);
+    mcz_reader_close(open_as_version(p, size, 3));
     mcz_reader_close(open_as_version(p, size, 2));
     mcz_put_le32(p + 16, mcz_get_le32(p + 16) | MCZ_ARC_FLAG_PACKETS);
     seal_header(p);

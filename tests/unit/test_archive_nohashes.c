@@ -14,6 +14,7 @@
 #include "../../reader/reader_impl.h"
 #include "../../format/archive.h"
 #include "archive_testlib.h"
+#include "index_testlib.h"
 #include "../../format/mcz_common.h"
 
 /* The version these tests' contexts are written in (their CorInfoType numbering). */
@@ -122,16 +123,27 @@ static void test_both_ways(void **state)
     (void)state;
     mcz_reader *with = open_checked(with_path, true);
     mcz_reader *without = open_checked(without_path, false);
-    assert_int_equal(with_size - without_size, 32 * (size_t)CONTEXTS);
+    assert_true(with_size > without_size);
     /* Everything before the index is the same: only the index differs. */
     uint64_t index = index_offset_of(with_image, with_size);
     assert_int_equal(index, index_offset_of(without_image, without_size));
     assert_memory_equal(with_image, without_image, index);
-    assert_int_equal(mcz_get_le32(with_image + index + 32), 0);
-    assert_int_equal(mcz_get_le32(without_image + index + 32), MCZ_ARC_INDEX_NO_HASHES);
-    assert_int_equal(without_size - index - MCZ_ARC_FOOTER_SIZE,
+    assert_int_equal(mcz_get_le32(with_image + index + 32), MCZ_ARC_INDEX_COMPRESSED);
+    assert_int_equal(mcz_get_le32(without_image + index + 32),
+                     MCZ_ARC_INDEX_NO_HASHES | MCZ_ARC_INDEX_COMPRESSED);
+    /* In the raw form the hash columns are exactly 32 bytes a context. */
+    size_t raw_with_size = with_size, raw_without_size = without_size;
+    uint8_t *raw_with = tl_copy_of(with_image, with_size);
+    uint8_t *raw_without = tl_copy_of(without_image, without_size);
+    tl_recode_index(&raw_with, &raw_with_size, true);
+    tl_recode_index(&raw_without, &raw_without_size, true);
+    assert_int_equal(raw_with_size - raw_without_size, 32 * (size_t)CONTEXTS);
+    assert_int_equal(mcz_get_le32(raw_without + index + 32), MCZ_ARC_INDEX_NO_HASHES);
+    assert_int_equal(raw_without_size - index - MCZ_ARC_FOOTER_SIZE,
                      mcz_arc_index_size(without->index.chunk_count, CONTEXTS, false));
     assert_int_equal(mcz_arc_index_size(3, 5, true) - mcz_arc_index_size(3, 5, false), 32 * 5);
+    free(raw_with);
+    free(raw_without);
     mcz_reader_close(with);
     mcz_reader_close(without);
 }
@@ -139,28 +151,8 @@ static void test_both_ways(void **state)
 /* A table rebuilt from r's index and encoded gives back r's index frame and footer. */
 static void check_table_encoding(const uint8_t *image, size_t size, const mcz_reader *r)
 {
-    const mcz_arc_index *idx = &r->index;
     mcz_arc_table t = {0};
-    t.no_hashes = !idx->has_hashes;
-    uint32_t base = 0;
-    for (uint32_t i = 0; i < idx->chunk_count; i++) {
-        mcz_chunk_info c;
-        mcz_arc_index_chunk(idx, i, &c);
-        uint32_t lengths[256];
-        mcz_hash128 identity[256], dedup[256];
-        assert_true(c.count <= 256);
-        for (uint32_t k = 0; k < c.count; k++) {
-            lengths[k] = mcz_arc_index_length(idx, base + k);
-            if (idx->has_hashes) {
-                memcpy(identity[k].bytes, idx->identity + 16 * (size_t)(base + k), 16);
-                memcpy(dedup[k].bytes, idx->dedup + 16 * (size_t)(base + k), 16);
-            }
-        }
-        assert_int_equal(mcz_arc_table_add(&t, &c, lengths, t.no_hashes ? NULL : identity,
-                                           t.no_hashes ? NULL : dedup),
-                         MCZ_OK);
-        base += c.count;
-    }
+    assert_int_equal(tl_table_of_index(&r->index, &t), MCZ_OK);
     uint64_t at = index_offset_of(image, size);
     uint8_t *frame, footer[MCZ_ARC_FOOTER_SIZE];
     size_t frame_len;
@@ -280,10 +272,10 @@ static void set_flags(uint8_t *p, uint64_t index, uint32_t flags)
 {
     mcz_put_le32(p + index + 32, flags);
 }
-static void edit_flag_bit1(uint8_t *p, size_t size, uint64_t index)
+static void edit_flag_bit2(uint8_t *p, size_t size, uint64_t index)
 {
     (void)size;
-    set_flags(p, index, mcz_get_le32(p + index + 32) | 2u);
+    set_flags(p, index, mcz_get_le32(p + index + 32) | 4u);
 }
 static void edit_flag_bit31(uint8_t *p, size_t size, uint64_t index)
 {
@@ -299,9 +291,9 @@ static void edit_flag_toggled(uint8_t *p, size_t size, uint64_t index)
 static void test_reserved_flag_bits(void **state)
 {
     (void)state;
-    expect_rejected(with_image, with_size, edit_flag_bit1, MCZ_ECORRUPT);
+    expect_rejected(with_image, with_size, edit_flag_bit2, MCZ_ECORRUPT);
     expect_rejected(with_image, with_size, edit_flag_bit31, MCZ_ECORRUPT);
-    expect_rejected(without_image, without_size, edit_flag_bit1, MCZ_ECORRUPT);
+    expect_rejected(without_image, without_size, edit_flag_bit2, MCZ_ECORRUPT);
     expect_rejected(without_image, without_size, edit_flag_bit31, MCZ_ECORRUPT);
 }
 
@@ -339,15 +331,26 @@ static void edit_one_more_context(uint8_t *p, size_t size, uint64_t index)
     mcz_put_le64(foot + 24, mcz_get_le64(foot + 24) + 8);
 }
 
+/* Each forgery on the index as written (compressed) and in its raw form, whose sizes the
+ * forgeries were designed against. */
 static void test_forged_sizes(void **state)
 {
     (void)state;
-    expect_rejected(with_image, with_size, edit_flag_toggled, MCZ_ECORRUPT);
-    expect_rejected(without_image, without_size, edit_flag_toggled, MCZ_ECORRUPT);
-    expect_rejected(with_image, with_size, edit_relabel_five_n, MCZ_ECORRUPT);
-    expect_rejected(without_image, without_size, edit_huge_counts, MCZ_ECORRUPT);
-    expect_rejected(without_image, without_size, edit_tiny_index, MCZ_ECORRUPT);
-    expect_rejected(without_image, without_size, edit_one_more_context, MCZ_ECORRUPT);
+    for (int raw = 0; raw < 2; raw++) {
+        size_t with_len = with_size, without_len = without_size;
+        uint8_t *with = tl_copy_of(with_image, with_size);
+        uint8_t *without = tl_copy_of(without_image, without_size);
+        tl_recode_index(&with, &with_len, raw);
+        tl_recode_index(&without, &without_len, raw);
+        expect_rejected(with, with_len, edit_flag_toggled, MCZ_ECORRUPT);
+        expect_rejected(without, without_len, edit_flag_toggled, MCZ_ECORRUPT);
+        expect_rejected(with, with_len, edit_relabel_five_n, MCZ_ECORRUPT);
+        expect_rejected(without, without_len, edit_huge_counts, MCZ_ECORRUPT);
+        expect_rejected(without, without_len, edit_tiny_index, MCZ_ECORRUPT);
+        expect_rejected(without, without_len, edit_one_more_context, MCZ_ECORRUPT);
+        free(with);
+        free(without);
+    }
 }
 
 /* Every truncation of the hash-less archive is refused; so is every flipped bit of its index

@@ -1,0 +1,219 @@
+/*
+ * index_pack.c - the compressed index (FORMAT.md §5, version 4): the tables of a raw index frame
+ * less its offset column, which follows from the lengths, as one zstd frame. Compressing needs
+ * the whole raw frame in memory, so a fatal-signal dump, which may not allocate, writes the raw
+ * form (mcz_arc_index_stream); readers take both.
+ */
+#include <assert.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zstd.h>
+
+#include "archive.h"
+#include "mcz_common.h"
+
+_Static_assert(MCZ_ARC_INDEX_PACKED_HEAD == MCZ_ARC_INDEX_HEAD + 8, "head + decoded size");
+
+/* Bytes of the columns a compressed index holds: chunk table, lengths, and the hash columns. */
+static uint64_t packed_columns(uint32_t chunk_count, uint32_t context_count, bool hashes)
+{
+    uint64_t per_context = hashes ? MCZ_ARC_CONTEXT_ENTRY - 4 : MCZ_ARC_CONTEXT_ENTRY_NO_HASHES - 4;
+    return (uint64_t)MCZ_ARC_CHUNK_ENTRY * chunk_count + per_context * context_count;
+}
+
+/* ---- Writing ---- */
+
+/*
+ * Compresses the columns of raw (a raw index frame of raw_len bytes: chunk table, offsets, the
+ * rest) into out[0, cap) as one frame with its content size; returns its size, or 0 when it
+ * fails or does not fit.
+ */
+static size_t compress_columns(const uint8_t *raw, size_t raw_len, uint8_t *out, size_t cap)
+{
+    size_t table = (size_t)MCZ_ARC_CHUNK_ENTRY * mcz_get_le32(raw + 12);
+    size_t offsets = 4 * (size_t)mcz_get_le32(raw + 16);
+    size_t rest = raw_len - MCZ_ARC_INDEX_HEAD - table - offsets;
+    ZSTD_CCtx *cctx = ZSTD_createCCtx();
+    size_t rc = cctx ? ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, MCZ_ARC_INDEX_LEVEL)
+                     : (size_t)-1;
+    if (!ZSTD_isError(rc))
+        rc = ZSTD_CCtx_setPledgedSrcSize(cctx, table + rest); /* the content size is written */
+    ZSTD_outBuffer dst = {out, cap, 0};
+    ZSTD_inBuffer first = {raw + MCZ_ARC_INDEX_HEAD, table, 0};
+    ZSTD_inBuffer second = {raw + MCZ_ARC_INDEX_HEAD + table + offsets, rest, 0};
+    if (!ZSTD_isError(rc))
+        rc = ZSTD_compressStream2(cctx, &dst, &first, ZSTD_e_continue);
+    if (!ZSTD_isError(rc))
+        rc = ZSTD_compressStream2(cctx, &dst, &second, ZSTD_e_end);
+    ZSTD_freeCCtx(cctx);
+    return rc == 0 ? dst.pos : 0; /* non-zero: output left over, the frame did not fit */
+}
+
+void mcz_arc_index_pack(uint8_t **frame, size_t *len, uint64_t index_offset,
+                        uint8_t footer[MCZ_ARC_FOOTER_SIZE])
+{
+    const uint8_t *raw = *frame;
+    assert(*len >= MCZ_ARC_INDEX_HEAD);
+    if (*len <= MCZ_ARC_INDEX_PACKED_HEAD)
+        return;
+    uint8_t *packed = malloc(*len);
+    size_t z = packed ? compress_columns(raw, *len, packed + MCZ_ARC_INDEX_PACKED_HEAD,
+                                         *len - MCZ_ARC_INDEX_PACKED_HEAD - 1)
+                      : 0;
+    if (z == 0) {
+        free(packed);
+        return;
+    }
+    uint32_t flags = mcz_get_le32(raw + 32);
+    size_t packed_len = MCZ_ARC_INDEX_PACKED_HEAD + z;
+    memcpy(packed, raw, MCZ_ARC_INDEX_HEAD);
+    mcz_put_le32(packed + 4, (uint32_t)(packed_len - MCZ_ARC_FRAME_HEAD));
+    mcz_put_le32(packed + 32, flags | MCZ_ARC_INDEX_COMPRESSED);
+    mcz_put_le64(packed + 36, packed_columns(mcz_get_le32(raw + 12), mcz_get_le32(raw + 16),
+                                             (flags & MCZ_ARC_INDEX_NO_HASHES) == 0));
+    mcz_arc_footer f = {mcz_get_le32(footer + 12), index_offset, packed_len,
+                        mcz_arc_xxh3(packed, packed_len), mcz_get_le32(footer + 40),
+                        mcz_get_le32(footer + 44)};
+    mcz_arc_footer_encode(&f, footer);
+    free(*frame);
+    *frame = packed;
+    *len = packed_len;
+}
+
+/* A sink into a growing heap buffer. */
+typedef struct heap_sink {
+    uint8_t *bytes;
+    size_t used, cap;
+} heap_sink;
+
+static int heap_append(void *arg, const void *data, size_t len)
+{
+    heap_sink *h = arg;
+    if (len > h->cap - h->used) {
+        size_t cap = h->cap ? h->cap : 65536;
+        while (cap - h->used < len)
+            cap *= 2;
+        uint8_t *bigger = realloc(h->bytes, cap);
+        if (!bigger)
+            return MCZ_ENOMEM;
+        h->bytes = bigger;
+        h->cap = cap;
+    }
+    memcpy(h->bytes + h->used, data, len);
+    h->used += len;
+    return MCZ_OK;
+}
+
+int mcz_arc_index_write(uint32_t chunk_count, uint32_t first_number, bool hashes,
+                        mcz_arc_rows_fn rows, void *rows_arg, uint64_t index_offset,
+                        mcz_arc_sink_fn sink, void *sink_arg)
+{
+    heap_sink h = {NULL, 0, 0};
+    int rc = mcz_arc_index_stream(chunk_count, first_number, hashes, rows, rows_arg,
+                                  index_offset, heap_append, &h);
+    if (rc != MCZ_OK) {
+        free(h.bytes);
+        return rc;
+    }
+    assert(h.used >= MCZ_ARC_INDEX_HEAD + MCZ_ARC_FOOTER_SIZE);
+    uint8_t footer[MCZ_ARC_FOOTER_SIZE];
+    size_t len = h.used - MCZ_ARC_FOOTER_SIZE;
+    memcpy(footer, h.bytes + len, MCZ_ARC_FOOTER_SIZE);
+    mcz_arc_index_pack(&h.bytes, &len, index_offset, footer);
+    rc = sink(sink_arg, h.bytes, len);
+    free(h.bytes);
+    return rc == MCZ_OK ? sink(sink_arg, footer, sizeof footer) : rc;
+}
+
+/* ---- Reading ---- */
+
+/* The counts must fit the file before anything is allocated for them: every chunk takes more
+ * than a chunk header of 40 + 4 bytes per context between data_start and the index, and no zstd
+ * frame expands more than MCZ_ARC_MAX_EXPANSION times. So the buffer stays within a small
+ * multiple of the file size. */
+static int check_packed_size(const mcz_arc_index *idx, uint64_t off, uint64_t frame_size,
+                             uint64_t data_start, uint64_t decoded, mcz_diag *diag)
+{
+    uint64_t expect = packed_columns(idx->chunk_count, idx->context_count, idx->has_hashes);
+    if (decoded != expect)
+        return mcz_fail(diag, MCZ_ECORRUPT, (int64_t)off + MCZ_ARC_INDEX_HEAD, -1,
+                        "index: %llu bytes of columns, %u chunks and %u contexts need %llu",
+                        (unsigned long long)decoded, idx->chunk_count, idx->context_count,
+                        (unsigned long long)expect);
+    uint64_t room = off > data_start ? off - data_start : 0;
+    uint64_t least = (uint64_t)MCZ_ARC_CHUNK_HEAD * idx->chunk_count + 4 * (uint64_t)idx->context_count;
+    uint64_t stored = frame_size - MCZ_ARC_INDEX_PACKED_HEAD;
+    if (least > room || decoded / MCZ_ARC_MAX_EXPANSION > stored)
+        return mcz_fail(diag, MCZ_ECORRUPT, (int64_t)off + 12, -1,
+                        "index: %u chunks and %u contexts cannot lie in the %llu bytes before "
+                        "it, or come from a %llu-byte frame",
+                        idx->chunk_count, idx->context_count, (unsigned long long)room,
+                        (unsigned long long)stored);
+    return MCZ_OK;
+}
+
+/*
+ * The offset column of a compressed index, which does not store it: the prefix sums of the
+ * lengths, restarting at each chunk (FORMAT.md §4: contexts back to back in number order).
+ * Only memory safety is ensured here (counts past N stop the rebuild, a sum past u32 saturates);
+ * mcz_arc_index_decode's table check then judges the result as it judges a raw index, where offsets that are
+ * the prefix sums tile their chunk exactly when its lengths sum to its raw size.
+ */
+static void rebuild_offsets(const mcz_arc_index *idx, uint8_t *offsets)
+{
+    uint32_t pos = 0;
+    for (uint32_t i = 0; i < idx->chunk_count && pos < idx->context_count; i++) {
+        mcz_chunk_info c;
+        mcz_arc_index_chunk(idx, i, &c);
+        uint64_t sum = 0;
+        for (uint32_t j = 0; j < c.count && pos < idx->context_count; j++, pos++) {
+            mcz_put_le32(offsets + 4 * (size_t)pos, sum > UINT32_MAX ? UINT32_MAX : (uint32_t)sum);
+            sum += mcz_arc_index_length(idx, pos);
+        }
+    }
+    memset(offsets + 4 * (size_t)pos, 0, 4 * (size_t)(idx->context_count - pos));
+}
+
+/* Decompresses the zstd frame src[0, len), at file offset at, into exactly out[0, decoded):
+ * nothing before or after it, no dictionary, its content size recorded and right. */
+static int decompress_columns(const uint8_t *src, size_t len, uint64_t at, uint8_t *out,
+                              size_t decoded, mcz_diag *diag)
+{
+    if (ZSTD_findFrameCompressedSize(src, len) != len ||
+        ZSTD_getFrameContentSize(src, len) != decoded || ZSTD_getDictID_fromFrame(src, len) != 0)
+        return mcz_fail(diag, MCZ_ECORRUPT, (int64_t)at, -1,
+                        "index: not one zstd frame of %zu bytes with content size %zu", len,
+                        decoded);
+    size_t got = ZSTD_decompress(out, decoded, src, len);
+    if (ZSTD_isError(got) || got != decoded)
+        return mcz_fail(diag, MCZ_ECORRUPT, (int64_t)at, -1, "index: its zstd frame: %s",
+                        ZSTD_isError(got) ? ZSTD_getErrorName(got) : "short");
+    return MCZ_OK;
+}
+
+int mcz_arc_index_unpack(const uint8_t *file, size_t size, uint64_t off, uint64_t frame_size,
+                         uint64_t data_start, mcz_arc_index *out, mcz_diag *diag)
+{
+    if (frame_size < MCZ_ARC_INDEX_PACKED_HEAD || !mcz_fits(size, off, frame_size))
+        return mcz_fail(diag, MCZ_ECORRUPT, (int64_t)off, -1,
+                        "index: compressed frame of %llu bytes", (unsigned long long)frame_size);
+    uint64_t decoded = mcz_get_le64(file + off + MCZ_ARC_INDEX_HEAD);
+    int rc = check_packed_size(out, off, frame_size, data_start, decoded, diag);
+    if (rc != MCZ_OK)
+        return rc;
+    size_t n = out->context_count, columns = (size_t)decoded;
+    out->owned = malloc(columns + 4 * n + 1); /* + the offset column, rebuilt by the caller */
+    if (!out->owned)
+        return mcz_fail(diag, MCZ_ENOMEM, (int64_t)off, -1, "index: out of memory");
+    uint64_t at = off + MCZ_ARC_INDEX_PACKED_HEAD;
+    rc = decompress_columns(file + at, (size_t)(frame_size - MCZ_ARC_INDEX_PACKED_HEAD), at,
+                            out->owned, columns, diag);
+    out->chunks = out->owned;
+    out->lengths = out->chunks + (size_t)MCZ_ARC_CHUNK_ENTRY * out->chunk_count;
+    out->identity = out->has_hashes ? out->lengths + 4 * n : NULL;
+    out->dedup = out->has_hashes ? out->identity + 16 * n : NULL;
+    out->offsets = out->owned + columns;
+    if (rc == MCZ_OK)
+        rebuild_offsets(out, out->owned + columns);
+    return rc;
+}
