@@ -5,7 +5,8 @@
  *
  *   raw_index ARCHIVE
  *
- * Exit codes: 0 done, 1 the file cannot be read, opened as an archive or written, 2 usage.
+ * Exit codes: 0 done, 1 the file cannot be read or opened as an archive, 2 usage; a failed
+ * write aborts (tl_save).
  */
 #include <stdio.h>
 
@@ -28,14 +29,7 @@ int main(int argc, char **argv)
     }
     mcz_reader_close(r);
     tl_recode_index(&file, &size, true);
-    FILE *f = fopen(argv[1], "wb");
-    int ok = f && fwrite(file, 1, size, f) == size;
-    if (f && fclose(f) != 0)
-        ok = 0;
+    tl_save(argv[1], file, size);
     free(file);
-    if (!ok) {
-        fprintf(stderr, "raw_index: %s: cannot write\n", argv[1]);
-        return 1;
-    }
     return 0;
 }
