@@ -514,9 +514,8 @@ int mcz_arc_index_decode(const uint8_t *file, size_t size, const mcz_arc_footer 
     out->has_hashes = (flags & MCZ_ARC_INDEX_NO_HASHES) == 0;
     bool packed = (flags & MCZ_ARC_INDEX_COMPRESSED) != 0;
     rc = check_index_frame(file, size, footer, packed, out, diag);
-    index_where where = {off + MCZ_ARC_INDEX_HEAD,
-                         off + MCZ_ARC_INDEX_HEAD + (uint64_t)MCZ_ARC_CHUNK_ENTRY * out->chunk_count,
-                         1};
+    uint64_t table = off + MCZ_ARC_INDEX_HEAD;
+    index_where where = {table, table + (uint64_t)MCZ_ARC_CHUNK_ENTRY * out->chunk_count, 1};
     if (rc == MCZ_OK && packed) {
         rc = mcz_arc_index_unpack(file, size, off, footer->index_size, data_start, out, diag);
         where = (index_where){off + MCZ_ARC_INDEX_PACKED_HEAD, off + MCZ_ARC_INDEX_PACKED_HEAD, 0};

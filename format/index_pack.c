@@ -141,7 +141,8 @@ static int check_packed_size(const mcz_arc_index *idx, uint64_t off, uint64_t fr
                         (unsigned long long)decoded, idx->chunk_count, idx->context_count,
                         (unsigned long long)expect);
     uint64_t room = off > data_start ? off - data_start : 0;
-    uint64_t least = (uint64_t)MCZ_ARC_CHUNK_HEAD * idx->chunk_count + 4 * (uint64_t)idx->context_count;
+    uint64_t least =
+        (uint64_t)MCZ_ARC_CHUNK_HEAD * idx->chunk_count + 4 * (uint64_t)idx->context_count;
     uint64_t stored = frame_size - MCZ_ARC_INDEX_PACKED_HEAD;
     if (least > room || decoded / MCZ_ARC_MAX_EXPANSION > stored)
         return mcz_fail(diag, MCZ_ECORRUPT, (int64_t)off + 12, -1,
@@ -155,9 +156,10 @@ static int check_packed_size(const mcz_arc_index *idx, uint64_t off, uint64_t fr
 /*
  * The offset column of a compressed index, which does not store it: the prefix sums of the
  * lengths, restarting at each chunk (FORMAT.md §4: contexts back to back in number order).
- * Only memory safety is ensured here (counts past N stop the rebuild, a sum past u32 saturates);
- * mcz_arc_index_decode's table check then judges the result as it judges a raw index, where offsets that are
- * the prefix sums tile their chunk exactly when its lengths sum to its raw size.
+ * Only memory safety is ensured here (counts past N stop the rebuild, a sum past u32
+ * saturates); mcz_arc_index_decode's table check then judges the result as it judges a raw
+ * index: offsets that are the prefix sums tile their chunk exactly when its lengths stay within
+ * and sum to its raw size, and a saturated one never matches.
  */
 static void rebuild_offsets(const mcz_arc_index *idx, uint8_t *offsets)
 {

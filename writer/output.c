@@ -15,9 +15,9 @@
  * Every chunk that reaches the output joins the retained list with its index rows, so an index
  * is encoded from the list at a checkpoint, a close or a dump: compressed (mcz_arc_index_write,
  * FORMAT.md §5) except in a dump from a fatal-signal handler, which may not allocate and
- * streams the raw form (mcz_arc_index_stream). The list is changed only by the holder of the output token,
- * under the lock; its links are atomics so that handler can walk it without either, and a
- * handshake keeps it still while the handler does (begin_retaining).
+ * streams the raw form (mcz_arc_index_stream). The list is changed only by the holder of the
+ * output token, under the lock; its links are atomics so that handler can walk it without
+ * either, and a handshake keeps it still while the handler does (begin_retaining).
  */
 #include <assert.h>
 #include <errno.h>
@@ -637,8 +637,9 @@ static int emit_archive(const mcz_writer *w, chunk *first, uint32_t k, uint32_t 
         c = atomic_load_explicit(&c->retained_next, memory_order_acquire);
     }
     retained_walk walk = {first, NULL, data_start, 0, true};
-    return rc == MCZ_OK ? encode(k, empty_first, !w->no_hashes, retained_rows, &walk, end, sink, arg)
-                        : rc;
+    if (rc != MCZ_OK)
+        return rc;
+    return encode(k, empty_first, !w->no_hashes, retained_rows, &walk, end, sink, arg);
 }
 
 int mcz_wr_dump_retained(mcz_writer *w, const char *path, mcz_diag *d)

@@ -16,7 +16,7 @@ N=300
 ok_run "-convert (default layout)" "$M" -convert --chunk-size 256K "$T/a.mch" "$T/p.mcz"
 "$M" -info "$T/p.mcz" >"$T/info" 2>&1
 contains "-info names the packet layout" "$T/info" "layout:        packets"
-contains "the archive is format version 3" "$T/info" "mcz archive, version 3"
+contains "the archive is format version 4" "$T/info" "mcz archive, version 4"
 ok_run "-export of the packet-layout archive" "$M" -export "$T/p.mcz" "$T/back.mch"
 same "the packet layout gives the MCH back byte for byte" "$T/a.mch" "$T/back.mch"
 ok_run "-verify of the packet-layout archive" "$M" -verify "$T/p.mcz"

@@ -91,7 +91,7 @@ if [ -s "$T/err" ]; then fail "no warning with --jit-ee"; else pass "no warning 
 ok_run "-convert a C collection" "$M" -convert "$T/c.mch" "$T/c.mcz"
 ok_run "-info of its archive" "$M" -info "$T/c.mcz"
 contains "the archive records C" "$T/out" "JIT-EE:        C (GUID unknown), recorded in the archive"
-contains "the archive is format version 3" "$T/out" "mcz archive, version 3"
+contains "the archive is format version 4" "$T/out" "mcz archive, version 4"
 toc_hashes "$T/c.mcz" >"$T/cz.hashes"
 same "-toc of the archive: the identities of its collection" "$T/c.hashes" "$T/cz.hashes"
 ok_run "-verify of the archive" "$M" -verify "$T/c.mcz"

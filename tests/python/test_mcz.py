@@ -126,7 +126,7 @@ class Collections(unittest.TestCase):
         self.assertEqual(info["raw_bytes"], len(self.mch_bytes))
         self.assertEqual(info["file_bytes"], os.path.getsize(self.mcz))
         self.assertGreaterEqual(info["chunks"], 1)
-        self.assertEqual(info["version"], 3)
+        self.assertEqual(info["version"], 4)
         self.assertEqual(info["jit_ee"], "B")  # what mcs -convert recorded for mchgen's output
         self.assertEqual(info["jit_ee_guid"], "28808a0e-5dc5-48bd-a7eb-27def284eff0")
         self.assertTrue(info["hashes"])
