@@ -86,29 +86,21 @@ fail_run "-export of a damaged packet-layout chunk" "$M" -export "$T/bad.mcz" "$
 [ ! -e "$T/back.mch" ] && pass "the failed -export leaves no output" ||
     fail "the failed -export leaves no output"
 
-# Archives of format version 2, written before the packet layout existed.
-for v2 in v2 v2-cold; do
-    "$M" -info "$G/$v2.mcz" >"$T/info" 2>&1
-    contains "$v2: -info reads format version 2" "$T/info" "mcz archive, version 2"
-    contains "$v2: its chunks are plain" "$T/info" "layout:        plain"
-    ok_run "$v2: -verify" "$M" -verify "$G/$v2.mcz"
-    ok_run "$v2: -export" "$M" -export "$G/$v2.mcz" "$T/v2.mch"
-    cksum <"$T/v2.mch" >"$T/v2.cksum"
-    same "$v2: -export gives the collection it was made from" "$G/v2.mch.cksum" "$T/v2.cksum"
-done
-# Version 3 (the packet layout as first written: every packet's size in the framing).
-for v3 in v3 v3-cold; do
-    "$M" -info "$G/$v3.mcz" >"$T/info" 2>&1
-    contains "$v3: -info reads format version 3" "$T/info" "mcz archive, version 3"
-    contains "$v3: its chunks are in the packet layout" "$T/info" "layout:        packets"
-    ok_run "$v3: -verify" "$M" -verify "$G/$v3.mcz"
-    ok_run "$v3: -export" "$M" -export "$G/$v3.mcz" "$T/v3g.mch"
-    cksum <"$T/v3g.mch" >"$T/v3g.cksum"
-    same "$v3: -export gives the collection it was made from" "$G/v2.mch.cksum" "$T/v3g.cksum"
+# Archives of format version 2, written before the packet layout existed, and of version 3 (the
+# packet layout as first written: every packet's size in the framing).
+for golden in v2:plain v2-cold:plain v3:packets v3-cold:packets; do
+    g=${golden%%:*} layout=${golden#*:} version=${golden:1:1}
+    "$M" -info "$G/$g.mcz" >"$T/info" 2>&1
+    contains "$g: -info reads format version $version" "$T/info" "mcz archive, version $version"
+    contains "$g: its chunks are $layout" "$T/info" "layout:        $layout"
+    ok_run "$g: -verify" "$M" -verify "$G/$g.mcz"
+    ok_run "$g: -export" "$M" -export "$G/$g.mcz" "$T/g-$g.mch"
+    cksum <"$T/g-$g.mch" >"$T/g-$g.cksum"
+    same "$g: -export gives the collection it was made from" "$G/v2.mch.cksum" "$T/g-$g.cksum"
 done
 ok_run "-convert of a version-2 archive" "$M" -convert --layout packets "$G/v2.mcz" "$T/v3.mcz"
 ok_run "-export of its version-3 copy" "$M" -export "$T/v3.mcz" "$T/v3.mch"
-same "the version-3 copy holds the same contexts" "$T/v2.mch" "$T/v3.mch"
+same "the version-3 copy holds the same contexts" "$T/g-v2.mch" "$T/v3.mch"
 
 exit_is "--layout takes packets or plain" 2 "$M" -convert --layout columns "$T/a.mch" "$T/x.mcz"
 exit_is "--layout into an .mch is refused" 2 "$M" -copy --layout plain 1 "$T/a.mch" "$T/x.mch"

@@ -202,14 +202,34 @@ static void call_info_chunk(test_chunk *c, bool rising)
     mcz_mc_builder_free(b);
 }
 
-/* The key size the layout's table records for id (0: none). */
+/* The key and record sizes the layout's table records for id (0: none; the record size is 0
+ * in a table of the version-3 form, without SIZES). */
+static void recorded_sizes(const uint8_t *layout, uint8_t id, uint32_t *key, uint32_t *record)
+{
+    uint32_t word = mcz_get_le32(layout), entries = word & 0xFFFF;
+    size_t entry = word & 0x10000 ? 9 : 5;
+    *key = *record = 0;
+    for (uint32_t e = 0; e < entries; e++) {
+        const uint8_t *p = layout + 4 + entry * e;
+        if (p[0] == id) {
+            *key = mcz_get_le32(p + 1);
+            *record = entry == 9 ? mcz_get_le32(p + 5) : 0;
+        }
+    }
+}
+
 static uint32_t recorded_key_size(const uint8_t *layout, uint8_t id)
 {
-    uint32_t entries = mcz_get_le32(layout);
-    for (uint32_t e = 0; e < entries; e++)
-        if (layout[4 + 5 * e] == id)
-            return mcz_get_le32(layout + 4 + 5 * e + 1);
-    return 0;
+    uint32_t key, record;
+    recorded_sizes(layout, id, &key, &record);
+    return key;
+}
+
+static uint32_t recorded_record_size(const uint8_t *layout, uint8_t id)
+{
+    uint32_t key, record;
+    recorded_sizes(layout, id, &key, &record);
+    return record;
 }
 
 /* GetCallInfo's key size is in neither table: the encoder finds it from the order SuperPMI
@@ -231,16 +251,6 @@ static void test_key_size_learned(void **state)
         round_trip(c);
     }
     free(c);
-}
-
-/* The record size the layout's table records for id (0: none, or a table without them). */
-static uint32_t recorded_record_size(const uint8_t *layout, uint8_t id)
-{
-    uint32_t word = mcz_get_le32(layout), entries = word & 0xFFFF;
-    for (uint32_t e = 0; (word & 0x10000) && e < entries; e++)
-        if (layout[4 + 9 * e] == id)
-            return mcz_get_le32(layout + 4 + 9 * e + 5);
-    return 0;
 }
 
 /* Every packet of an id a map of one record size: the table says so (version 4) and the
