@@ -136,7 +136,7 @@ same "a context without a row: the -f list still holds (exit status and -f decid
     "$T/wreplay.mcl" "$T/got.mcl"
 
 # --- output options inside the command are refused before any work, naming them
-for w in "-f x.mcl" "-FAIL x.mcl" "-details x.csv" "-d x.csv" "-r repro" "-w log" "-metricsSummary m.csv"; do
+for w in "-f x.mcl" "-FAIL x.mcl" "-details x.csv" "-d x.csv" "-r repro" "-w log" "-e i"; do
     exit_is "output option '$w' in CMD: usage error" 255 \
         "$R" -q --exec "$SP $w base.so" "$T/c.mcz"
     contains "output option '$w' in CMD: named" "$T/err" "--exec: ${w%% *} (superpmi's -"
