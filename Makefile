@@ -1,6 +1,6 @@
 # mcz - one non-recursive Makefile.
 #
-#   make            library and programs (bin/mcs, bin/mcz-replay, bin/mchgen)
+#   make            library and programs (bin/mcs, bin/mcz-replay, bin/mcz-superpmi, bin/mchgen)
 #   make test       unit, CLI and fuzz-regression tests
 #   make asan       the same tests under address and undefined-behaviour sanitizers
 #   make torture    the crash test on a seed from the clock, longer (printed, to replay)
@@ -14,6 +14,7 @@
 #   format/ writer/ reader/  -> build/libmcz.a, libmcz.so.MAJOR.MINOR.PATCH (public symbols only)
 #   mcs/*.c                  -> bin/mcs
 #   parallel-replay/*.c      -> bin/mcz-replay
+#   superpmi-dropin/*.c      -> bin/mcz-superpmi
 #   bench/mchgen/*.c         -> bin/mchgen
 #   tools/*.c                -> linked into each program (what they share: tools/tool.h)
 #   bench/*.c                -> build/bench/<name> (one program per file)
@@ -44,6 +45,7 @@ endif
 LIB_SRC    := $(wildcard format/*.c writer/*.c reader/*.c)
 MCS_SRC    := $(wildcard mcs/*.c)
 REPLAY_SRC := $(wildcard parallel-replay/*.c)
+DROPIN_SRC := $(wildcard superpmi-dropin/*.c)
 MCHGEN_SRC := $(wildcard bench/mchgen/*.c)
 TOOL_SRC   := $(wildcard tools/*.c)
 BENCH_SRC  := $(wildcard bench/*.c)
@@ -58,7 +60,7 @@ LIB_A   := $(BUILD)/libmcz.a
 LIB_SO  := $(BUILD)/libmcz.so
 
 PROGRAMS := $(if $(MCS_SRC),$(BIN)/mcs) $(if $(REPLAY_SRC),$(BIN)/mcz-replay) \
-            $(if $(MCHGEN_SRC),$(BIN)/mchgen)
+            $(if $(DROPIN_SRC),$(BIN)/mcz-superpmi) $(if $(MCHGEN_SRC),$(BIN)/mchgen)
 BENCHES  := $(patsubst bench/%.c,$(BUILD)/bench/%,$(BENCH_SRC))
 UNITS    := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 FUZZERS  := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(FUZZ_SRC))
@@ -93,7 +95,7 @@ $(LIB_A): $(LIB_OBJ)
 	rm -f $@ && ar rcs $@ $^
 
 # The programs share tools/ (tool.h): files, signals.
-$(call obj,$(MCS_SRC) $(REPLAY_SRC) $(MCHGEN_SRC) $(TOOL_SRC)): CPPFLAGS += -Itools
+$(call obj,$(MCS_SRC) $(REPLAY_SRC) $(DROPIN_SRC) $(MCHGEN_SRC) $(TOOL_SRC)): CPPFLAGS += -Itools
 
 $(BIN)/mcs: $(call obj,$(MCS_SRC)) $(TOOL_OBJ) $(LIB_A)
 	@mkdir -p $(@D)
@@ -102,6 +104,10 @@ $(BIN)/mcs: $(call obj,$(MCS_SRC)) $(TOOL_OBJ) $(LIB_A)
 $(BIN)/mcz-replay: $(call obj,$(REPLAY_SRC)) $(TOOL_OBJ) $(LIB_A)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -rdynamic -o $@ $^ $(LDLIBS) -ldl
+
+$(BIN)/mcz-superpmi: $(call obj,$(DROPIN_SRC)) $(TOOL_OBJ) $(LIB_A)
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 $(BIN)/mchgen: $(call obj,$(MCHGEN_SRC)) $(TOOL_OBJ) $(LIB_A)
 	@mkdir -p $(@D)
@@ -276,6 +282,7 @@ $(WRITER_SO_MAJOR): $(WRITER_SO)
 MAN_PAGES := $(patsubst $(BIN)/%,$(BUILD)/man/%.1,$(PROGRAMS))
 man_name_mcs        := read, write and convert SuperPMI collections (.mch files, .mcz archives)
 man_name_mcz-replay := replay the method contexts of a SuperPMI collection in worker processes
+man_name_mcz-superpmi := superpmi drop-in that replays mcz archives through mcz-replay
 man_name_mchgen     := generate synthetic SuperPMI collections for tests and benchmarks
 
 $(BUILD)/man/%.1: $(BIN)/% | $(DEPS_OK)

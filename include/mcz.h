@@ -571,6 +571,12 @@ MCZ_API MCZ_NODISCARD int mcz_recover_report(const char *in_path, const char *ou
 typedef struct mcz_source mcz_source;
 
 MCZ_API MCZ_NODISCARD mcz_source *mcz_source_open(const char *path, mcz_diag *diag);
+/* Bytes of a file's start that tell an archive from anything else (FORMAT.md §2). */
+#define MCZ_ARCHIVE_HEAD_SIZE 12
+/* 1 when head (a file's first len bytes) starts like an archive, as mcz_source_open tells it
+ * whatever the file's name; 0 otherwise (an MCH starts with "mc"). Reads no more than
+ * MCZ_ARCHIVE_HEAD_SIZE bytes: a program choosing how to read a file looks at no more. */
+MCZ_API int mcz_looks_like_archive(const void *head, size_t len);
 
 /*
  * Archives over HTTP. mcz_source_open and mcz_reader_open take an http:// or https:// URL of an

@@ -123,6 +123,11 @@ static int toc_find(mcz_source *s, const char *path, mcz_diag *diag)
     return s->toc_path ? MCZ_OK : mcz_fail(diag, MCZ_ENOMEM, -1, -1, "out of memory");
 }
 
+int mcz_looks_like_archive(const void *head, size_t len)
+{
+    return head && mcz_arc_looks_like(head, len);
+}
+
 mcz_source *mcz_source_open(const char *path, mcz_diag *diag)
 {
     mcz_source *s = calloc(1, sizeof *s);

@@ -1,0 +1,75 @@
+/*
+ * dropin.h - mcz-superpmi, a drop-in for superpmi: over an mcz archive it runs mcz-replay, which
+ * runs the real superpmi once per unit of the archive; over anything else it is the real
+ * superpmi (execv, the same words).
+ */
+#ifndef MCZ_DROPIN_H
+#define MCZ_DROPIN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "tool.h"
+
+/* superpmi's exit code for bad arguments and fatal errors (-1). */
+#define DROPIN_FATAL 255
+
+/* ---- Words (dropin_words.c): a growing NULL-terminated argv ---- */
+
+typedef struct dropin_words {
+    char **word;
+    size_t count;
+    size_t cap;
+} dropin_words;
+
+/* Appends a copy of each word; exits with DROPIN_FATAL when out of memory. */
+void dropin_words_add(dropin_words *w, const char *word);
+void dropin_words_free(dropin_words *w);
+
+/* ---- superpmi's command line (dropin_args.c) ---- */
+
+/* What superpmi would make of a command line, in so far as mcz-superpmi needs it. */
+typedef struct dropin_cmd {
+    bool usage;        /* superpmi would print its usage or refuse the words (its own message) */
+    const char *input; /* the input it would read (the last named); NULL: none */
+    bool compile;      /* -compile given */
+    bool parallel;     /* -parallel given */
+    long workers;      /* -parallel's count; 0: none given */
+} dropin_cmd;
+
+/* Reads argv as superpmi's CommandLine::Parse does, checking what it checks before it reads
+ * any file. An input may also be named .mcz (superpmi would refuse that name; an archive is
+ * served whatever its name). */
+void dropin_read(int argc, char **argv, dropin_cmd *cmd);
+
+/* The mcz-replay command line for an archive input: out gets replay's path, its options, the
+ * real superpmi and the words it keeps as --exec-word, then the input. 0, or -1 with why set
+ * (a switch not served over archives). */
+int dropin_translate(int argc, char **argv, const dropin_cmd *cmd, const char *replay,
+                     const char *real, dropin_words *out, char *why, size_t cap);
+
+/* ---- Finding programs (dropin_find.c) ---- */
+
+/* The directory the program was run from: argv0's when it holds a '/', else the PATH entry
+ * execvp would have taken it from (the directory a symlink sits in, not its target's: the
+ * installed copy and a link to mcz-superpmi alike sit in Core_Root). Malloc'd; NULL when
+ * neither tells. */
+char *dropin_run_dir(const char *argv0);
+/* The real superpmi: $MCZ_SUPERPMI, else superpmi.real beside the program. 0 with *path
+ * malloc'd, or -1 after saying why on stderr (missing, not executable, mcz-superpmi itself). */
+int dropin_find_real(const char *argv0, char **path);
+/* mcz-replay: $MCZ_REPLAY, else beside the program, else beside what argv0 links to, else on
+ * PATH. 0 with *path malloc'd, or -1 after saying why. */
+int dropin_find_replay(const char *argv0, char **path);
+/* Joins dir and name with a '/'; malloc'd. */
+char *dropin_join(const char *dir, const char *name);
+
+/* ---- Installing into a Core_Root (dropin_install.c) ---- */
+
+int dropin_install(const char *dir);
+int dropin_uninstall(const char *dir);
+/* 1 when the file at path is a copy of mcz-superpmi (any version), 0 when not, -1 when it
+ * cannot be read (errno set). */
+int dropin_is_ours(const char *path);
+
+#endif

@@ -1,0 +1,138 @@
+/*
+ * dropin_main.c - bin/mcz-superpmi: superpmi's command line, served over mcz archives.
+ *
+ *   mcz-superpmi --install DIR | --uninstall DIR | --help | --version
+ *   superpmi ARGS...   (installed as DIR/superpmi): the real superpmi's behaviour, over .mch
+ *                      files and mcz archives alike
+ *
+ * Its own options start with "--", so they are never one of superpmi's single-dash switches;
+ * superpmi's -help and -? go to the real superpmi.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "dropin.h"
+
+static const char usage_text[] =
+    "usage: mcz-superpmi --install DIR     make DIR/superpmi mcz-superpmi (the real one is kept\n"
+    "                                      as DIR/superpmi.real)\n"
+    "       mcz-superpmi --uninstall DIR   put DIR/superpmi.real back as DIR/superpmi\n"
+    "       superpmi ARGS...               (once installed) superpmi, over .mch files and mcz\n"
+    "                                      archives alike\n"
+    "\n"
+    "A drop-in for superpmi, so that superpmi.py (which runs the superpmi of Core_Root) replays\n"
+    "and asm-diffs mcz archives unchanged. It reads superpmi's command line as superpmi does.\n"
+    "When the input (.mc, .mch, .mct or .mcz by name) is an mcz archive by content, whatever its\n"
+    "name, it runs mcz-replay, which runs the real superpmi once per unit of the archive:\n"
+    "    -p [N]             -j N (N absent: one per online core; no -p: -j 1)\n"
+    "    -c LIST            -c LIST\n"
+    "    -f FILE            -f FILE\n"
+    "    -details FILE      --details FILE\n"
+    "    -r PREFIX          --repro PREFIX (none with -c, as superpmi writes none)\n"
+    "    -failureLimit N    --failure-limit N\n"
+    "    -v LEVELS          --verbosity LEVELS, and -v LEVELS to the real superpmi\n"
+    "    -skipCleanup       nothing\n"
+    "    -streaming, -matchHash, -stride, -writeLogFile, -emitMethodStats: refused (exit 255)\n"
+    "    anything else      to the real superpmi, word for word (--exec-word), with the JITs\n"
+    "and always -q. Otherwise (an .mch, a usage error, -help, no input) it runs the real\n"
+    "superpmi with the same words (exec: same output, same exit code).\n"
+    "\n"
+    "environment:\n"
+    "  MCZ_SUPERPMI        the real superpmi (default: superpmi.real in the directory the\n"
+    "                      program was run from, PATH's entry when run by name alone)\n"
+    "  MCZ_REPLAY          mcz-replay (default: beside the program, beside what a link to it\n"
+    "                      points to, then on PATH)\n"
+    "  MCZ_SUPERPMI_TRACE  a file to write the command run, one word a line, before running it\n"
+    "\n"
+    "exit codes: superpmi's (0 passed, 1 failures, 2 asm diffs, 3 missing data, 254 the JIT\n"
+    "failed to initialize); 255 (superpmi's -1) a real superpmi or mcz-replay not found, a\n"
+    "switch not served over archives, --install or --uninstall refused (nothing changed).\n";
+
+/* MCZ_SUPERPMI_TRACE: the words about to run. 0, or -1 after saying why. */
+static int trace(char *const words[])
+{
+    const char *path = getenv("MCZ_SUPERPMI_TRACE");
+    if (!path || !*path)
+        return 0;
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        tool_error("MCZ_SUPERPMI_TRACE=%s: %s", path, strerror(errno));
+        return -1;
+    }
+    for (size_t i = 0; words[i]; i++)
+        fprintf(f, "%s\n", words[i]);
+    if (fclose(f) != 0) {
+        tool_error("MCZ_SUPERPMI_TRACE=%s: %s", path, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+static int run(const char *path, char *const words[])
+{
+    if (trace(words) != 0)
+        return DROPIN_FATAL;
+    fflush(NULL);
+    execv(path, words);
+    tool_error("cannot run %s: %s", path, strerror(errno));
+    return DROPIN_FATAL;
+}
+
+/* The first bytes of the input say archive or not; an input that cannot be read is the real
+ * superpmi's to report. */
+static bool is_archive(const char *path)
+{
+    unsigned char head[MCZ_ARCHIVE_HEAD_SIZE];
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return false;
+    ssize_t got = read(fd, head, sizeof head);
+    close(fd);
+    return got > 0 && mcz_looks_like_archive(head, (size_t)got);
+}
+
+static int superpmi_main(int argc, char **argv)
+{
+    char *real = NULL;
+    if (dropin_find_real(argv[0], &real) != 0)
+        return DROPIN_FATAL;
+    dropin_cmd cmd;
+    dropin_read(argc, argv, &cmd);
+    if (cmd.usage || !is_archive(cmd.input))
+        return run(real, argv);
+    char *replay = NULL;
+    if (dropin_find_replay(argv[0], &replay) != 0)
+        return DROPIN_FATAL;
+    dropin_words words = {0};
+    char why[TOOL_ERROR_SIZE];
+    if (dropin_translate(argc, argv, &cmd, replay, real, &words, why, sizeof why) != 0) {
+        tool_error("%s", why);
+        return DROPIN_FATAL;
+    }
+    return run(replay, words.word);
+}
+
+int main(int argc, char **argv)
+{
+    tool_set_program("mcz-superpmi");
+    if (argc == 2 && strcmp(argv[1], "--help") == 0) {
+        fputs(usage_text, stdout);
+        return tool_close_stdout() == 0 ? 0 : DROPIN_FATAL;
+    }
+    if (tool_wants_version(argc, argv)) {
+        tool_print_version();
+        return tool_close_stdout() == 0 ? 0 : DROPIN_FATAL;
+    }
+    if (argc == 3 && strcmp(argv[1], "--install") == 0)
+        return dropin_install(argv[2]);
+    if (argc == 3 && strcmp(argv[1], "--uninstall") == 0)
+        return dropin_uninstall(argv[2]);
+    if (argc >= 2 && (strcmp(argv[1], "--install") == 0 || strcmp(argv[1], "--uninstall") == 0)) {
+        tool_error("usage: mcz-superpmi %s DIR", argv[1]);
+        return DROPIN_FATAL;
+    }
+    return superpmi_main(argc, argv);
+}
