@@ -58,6 +58,7 @@ cat >"$T/want" <<LIST
 usr/local/bin/mchgen
 usr/local/bin/mcs
 usr/local/bin/mcz-replay
+usr/local/bin/mcz-superpmi
 usr/local/include/mcz.h
 usr/local/lib/cmake/mcz/mczConfig.cmake
 usr/local/lib/cmake/mcz/mczConfigVersion.cmake
@@ -74,6 +75,7 @@ usr/local/lib/python3/dist-packages/mcz/__init__.py
 usr/local/share/man/man1/mchgen.1
 usr/local/share/man/man1/mcs.1
 usr/local/share/man/man1/mcz-replay.1
+usr/local/share/man/man1/mcz-superpmi.1
 LIST
 # Headers are whatever PUBLIC_HEADERS holds: mcz.h at least, each in include/.
 files_under "$T/stage" | grep -v '^usr/local/include/' >"$T/got"
@@ -199,7 +201,7 @@ else
 fi
 
 # ---- Man pages ----
-for t in mcs mcz-replay mchgen; do
+for t in mcs mcz-replay mcz-superpmi mchgen; do
     page=$P/share/man/man1/$t.1
     up=$(echo "$t" | tr a-z A-Z)
     if [ -s "$page" ] && grep -v '^\.\\"' "$page" | head -1 | grep -q "^\.TH $up \"1\""; then

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # make check-layering: the public boundary holds in the built objects, not only by convention.
-#   1. no program (mcs/, parallel-replay/, bench/, tools/) includes a library-internal header:
-#      only include/ and its own directory's headers;
+#   1. no program (mcs/, parallel-replay/, superpmi-dropin/, bench/, tools/) includes a
+#      library-internal header: only include/ and its own directory's headers;
 #   2. every symbol a program's objects take from the library is one the library exports
 #      (MCZ_API): nothing reaches a hidden internal;
 #   3. writer/ and reader/ objects take nothing from each other (both only from format/).
@@ -16,7 +16,8 @@ bad() { echo "not ok - $1"; failures=$((failures + 1)); }
 
 internal_headers=$(cd format && ls *.h; cd ../writer && ls *.h; cd ../reader && ls *.h) 2>/dev/null
 found=
-for src in $(ls mcs/*.[ch] parallel-replay/*.[ch] parallel-replay/plugins/*.c bench/*.c \
+for src in $(ls mcs/*.[ch] parallel-replay/*.[ch] parallel-replay/plugins/*.c \
+             superpmi-dropin/*.[ch] bench/*.c \
              bench/mchgen/*.[ch] tools/*.[ch] 2>/dev/null); do
     for h in $(sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$src"); do
         base=$(basename "$h")
@@ -35,7 +36,7 @@ undefined_in() { nm -u "$@" 2>/dev/null | awk '{print $NF}' | sort -u; }
 
 library_symbols=$(defined_in "$BUILD"/obj/format/*.o "$BUILD"/obj/writer/*.o "$BUILD"/obj/reader/*.o)
 exported=$(nm -D --defined-only "$BUILD/libmcz.so" | awk '{print $3}' | sort -u)
-for prog in mcs parallel-replay bench tools; do
+for prog in mcs parallel-replay superpmi-dropin bench tools; do
     objs=$(find "$BUILD/obj/$prog" -name '*.o' 2>/dev/null)
     [ -n "$objs" ] || continue
     taken=$(comm -12 <(undefined_in $objs) <(echo "$library_symbols"))
