@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "dropin.h"
@@ -82,11 +83,15 @@ static int run(const char *path, char *const words[])
 }
 
 /* The first bytes of the input say archive or not; an input that cannot be read is the real
- * superpmi's to report. */
+ * superpmi's to report. Only a regular file is read: bytes taken from a pipe would be missing
+ * when the real superpmi reads it. */
 static bool is_archive(const char *path)
 {
     unsigned char head[MCZ_ARCHIVE_HEAD_SIZE];
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    struct stat st;
+    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+        return false;
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0)
         return false;
     ssize_t got = read(fd, head, sizeof head);
