@@ -94,7 +94,7 @@ typedef struct replay_pool_ops {
 
 /* Runs workers in slots 0..*slots-1, started at once; when fewer can start and few_ok, warns
  * and runs fewer (*slots lowered), else fails with errno set. Returns when none is left; the
- * signal that interrupted the run (SIGINT, SIGTERM), 0 when none, in *stop_signal. */
+ * signal that interrupted the run (SIGINT, SIGTERM, SIGHUP), 0 when none, in *stop_signal. */
 int replay_pool_run(size_t *slots, bool few_ok, int tick_ms, double scan_s,
                     const replay_pool_ops *ops, int *stop_signal, char *why, size_t cap);
 /* From a callback: (re)starts a worker in an empty slot; on failure errno says why. */
@@ -105,6 +105,9 @@ void replay_pool_send(size_t slot, const void *buf, size_t len);
 void replay_pool_close_input(size_t slot);
 /* When the worker overruns (0: no deadline). */
 void replay_pool_deadline(size_t slot, double when);
+/* True once a stop signal (SIGINT, SIGTERM, SIGHUP) came: no worker may be started or blamed
+ * any more; the pool is ending them all. */
+bool replay_pool_stopping(void);
 /* Kills every worker (their process groups). */
 void replay_pool_kill_all(void);
 

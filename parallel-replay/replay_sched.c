@@ -358,7 +358,9 @@ static void on_ended(void *arg, size_t index, int status, const char *how, bool 
 {
     run *r = arg;
     slot *s = &r->slots[index];
-    if (r->stopping)
+    /* Interrupted: what a killed worker held was not replayed, so nothing is blamed on it and
+     * no replacement starts. */
+    if (r->stopping || replay_pool_stopping())
         return;
     if (status < 0) {
         fatal(r, MCZ_EIO, "lost track of a worker");
