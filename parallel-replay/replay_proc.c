@@ -151,7 +151,7 @@ static _Noreturn void child_main(size_t slot, int req_fd, int msg_fd, int out_fd
     dup2(out_fd, 2);
     close(out_fd);
     setvbuf(stdout, NULL, _IOLBF, 0);
-    replay_chan ch = {msg_fd, pool.w[slot].ring};
+    replay_chan ch = {msg_fd, pool.w[slot].ring, -1, NULL};
     pool.ops->child(pool.ops->arg, slot, req_fd, &ch);
     _exit(REPLAY_EXIT_GENERAL);
 }
