@@ -157,13 +157,14 @@ static void judge_by_status(const exec_files *ef, int code, const mcz_mc *ctx, s
 /* The unit's details rows (rows[i] NULL where none), with a warning naming the unit when the
  * file is unusable, or lacks contexts though the command ended normally. */
 static void read_rows(const replay_config *cfg, const exec_files *ef, int code,
-                      const mcz_mc *ctx, size_t n, uint32_t *numbers, char **rows)
+                      const mcz_mc *ctx, size_t n, uint32_t *numbers, replay_columns *cols,
+                      char **rows)
 {
     for (size_t i = 0; i < n; i++)
         numbers[i] = ctx[i].number;
     exec_numbering num = {ef->ranges != NULL, numbers, n};
     char why[REPLAY_MESSAGE_MAX];
-    int have = exec_details_read(ef->details, &num, cfg->style, rows, why, sizeof why);
+    int have = exec_details_read(ef->details, &num, cfg->style, cols, rows, why, sizeof why);
     uint32_t a = ctx[0].number, b = ctx[n - 1].number;
     if (have < 0) {
         tool_warn("the unit of contexts %u-%u: its details file: %s; its contexts go by the "
@@ -189,16 +190,20 @@ static int report_outcome(const replay_config *cfg, const exec_files *ef, int co
     uint32_t *numbers = calloc(n, sizeof *numbers);
     int rc = kinds && rows && numbers ? MCZ_OK : MCZ_ENOMEM;
     char msg[REPLAY_MESSAGE_MAX];
+    replay_columns cols = {NULL, 0, -1, -1, -1, -1};
     if (rc == MCZ_OK) {
         judge_by_status(ef, code, ctx, n, kinds, msg, sizeof msg);
-        read_rows(cfg, ef, code, ctx, n, numbers, rows);
+        read_rows(cfg, ef, code, ctx, n, numbers, &cols, rows);
     }
     for (size_t i = 0; i < n && rc == MCZ_OK; i++) {
         bool miss;
         uint32_t size = (uint32_t)ctx[i].size;
-        if (rows[i])
-            rc = replay_chan_row(ch, ctx[i].number, replay_row_kind(rows[i], cfg->style, &miss),
-                                 size, rows[i]);
+        int kind = rows[i] ? replay_rows_kind(&cols, cfg->style, rows[i], strlen(rows[i]), &miss)
+                           : -1;
+        if (kind >= 0)
+            kinds[i] = kind;
+        if (kind >= 0)
+            rc = replay_chan_rows(ch, ctx[i].number, kind, miss, size, cols.header, rows[i]);
         else
             rc = replay_chan_result(ch, ctx[i].number, kinds[i], size,
                                     kinds[i] == REPLAY_SUCCESS ? NULL : msg);
@@ -206,6 +211,7 @@ static int report_outcome(const replay_config *cfg, const exec_files *ef, int co
     for (size_t i = 0; rows && i < n; i++)
         free(rows[i]);
     free(rows);
+    replay_columns_free(&cols);
     free(kinds);
     free(numbers);
     return rc;

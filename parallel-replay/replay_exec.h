@@ -14,10 +14,11 @@ typedef struct exec_numbering {
     size_t count;
 } exec_numbering;
 
-/* Reads the unit's details file at path into rows[count] (NULL where the file has none):
- * 1 read, 0 no file, negative when the file is unusable (why says why; rows all NULL). */
+/* Reads the unit's details file at path: its columns into cols, each context's rows into
+ * rows[count] (replay_row.c; NULL where the file has none): 1 read, 0 no file, negative when
+ * the file is unusable (why says why; rows all NULL, cols empty). */
 int exec_details_read(const char *path, const exec_numbering *num, replay_style style,
-                      char **rows, char *why, size_t cap);
+                      replay_columns *cols, char **rows, char *why, size_t cap);
 
 /* Looks at the words of an --exec command as superpmi's command line reads them (its prefix and
  * case rules): *style: asm diffs with -a/-applyDiff, else replay. A switch that writes a file

@@ -1,11 +1,13 @@
 /*
  * replay_exec_details.c - reading the -details file an --exec unit's command wrote (superpmi's
- * CSV, see replay_row.c) into one held row per context.
+ * CSV, see replay_row.c) into its columns and the rows of each context.
  *
- * The file is the command's output, so hostile: a header with a Context column, then rows of as
- * many fields, each naming a context of the unit once. Anything else makes the whole file
- * unusable (said once, naming the unit and the line); a context without a row is left to the
- * command's exit status.
+ * The file is the command's output, so hostile: RFC 4180 CSV, a header starting with Context
+ * and holding the style's result columns, then rows of as many fields, each naming a context
+ * of the unit (several rows for one context under -repeatCount). Anything else makes the whole
+ * file unusable (said once, naming the unit and the line); a context without a row is left to
+ * the command's exit status. Limits, each far above what superpmi writes, keep a hostile file
+ * from taking the run's memory: REPLAY_MAX_COLUMNS columns, DETAILS_MAX bytes.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -13,34 +15,7 @@
 #include "replay_int.h"
 #include "replay_exec.h"
 
-#define MAX_COLUMNS 64
-
-typedef struct csv_line {
-    char *field[MAX_COLUMNS];
-    size_t count;
-} csv_line;
-
-/* Splits one line (NUL-terminated, no LF) at commas; false when it has too many fields or a
- * character no superpmi field holds (quotes, control characters). */
-static bool split_line(char *line, csv_line *out)
-{
-    size_t len = strlen(line);
-    if (len && line[len - 1] == '\r')
-        line[--len] = '\0';
-    out->count = 0;
-    out->field[out->count++] = line;
-    for (char *p = line; *p; p++) {
-        if ((unsigned char)*p < ' ' || *p == '"' || *p == 0x7F)
-            return false;
-        if (*p == ',') {
-            if (out->count == MAX_COLUMNS)
-                return false;
-            *p = '\0';
-            out->field[out->count++] = p + 1;
-        }
-    }
-    return true;
-}
+#define DETAILS_MAX (1u << 30)
 
 /* Position in the unit of the context the command calls number; -1 when not in the unit. */
 static long position_of(const exec_numbering *num, uint64_t number)
@@ -58,66 +33,88 @@ static long position_of(const exec_numbering *num, uint64_t number)
     return lo < num->count && num->numbers[lo] == number ? (long)lo : -1;
 }
 
-/* The held row: every column but Context, name US value ...; NULL when too long. */
-static char *make_row(const csv_line *head, const csv_line *row, size_t context_col)
-{
-    char buf[REPLAY_MESSAGE_MAX];
-    size_t len = 0;
-    for (size_t i = 0; i < head->count; i++) {
-        if (i == context_col)
-            continue;
-        int n = snprintf(buf + len, sizeof buf - len, "%s%s%c%s", len ? "\x1f" : "",
-                         head->field[i], REPLAY_ROW_SEP, row->field[i]);
-        if (n < 0 || (size_t)n >= sizeof buf - len)
-            return NULL;
-        len += (size_t)n;
-    }
-    return strdup(buf);
-}
-
 static int bad(char *why, size_t cap, size_t line, const char *what)
 {
     snprintf(why, cap, "line %zu: %s", line, what);
     return MCZ_ECORRUPT;
 }
 
-/* Fills rows[] from the lines of text (modified); why says what is wrong. */
-static int parse(char *text, const exec_numbering *num, replay_style style, char **rows,
-                 char *why, size_t cap)
+/* Appends the record's fields after Context (from `from` to `to`) and a LF to *row. */
+static int append_row(char **row, const char *from, const char *to)
 {
-    csv_line head, row;
-    size_t line = 1, context_col = MAX_COLUMNS;
-    char *save = NULL;
-    char *l = strtok_r(text, "\n", &save);
-    if (!l || !split_line(l, &head))
-        return bad(why, cap, line, "no header");
-    for (size_t i = 0; i < head.count; i++)
-        if (strcmp(head.field[i], "Context") == 0)
-            context_col = i;
-    if (context_col == MAX_COLUMNS)
-        return bad(why, cap, line, "no Context column");
-    while ((l = strtok_r(NULL, "\n", &save))) {
-        line++;
-        uint64_t number;
-        if (!split_line(l, &row) || row.count != head.count)
-            return bad(why, cap, line, "not as many fields as the header");
-        long at = replay_parse_count(row.field[context_col], 1, UINT32_MAX, &number)
-                      ? position_of(num, number) : -1;
-        if (at < 0)
-            return bad(why, cap, line, "a context that is not in the unit");
-        if (rows[at])
-            return bad(why, cap, line, "a context given a second row");
-        bool miss;
-        if (!(rows[at] = make_row(&head, &row, context_col)))
-            return bad(why, cap, line, "a row too long");
-        if (replay_row_kind(rows[at], style, &miss) < 0)
-            return bad(why, cap, line, "no result superpmi writes");
-    }
+    size_t have = *row ? strlen(*row) : 0, len = (size_t)(to - from);
+    char *grown = realloc(*row, have + len + 2);
+    if (!grown)
+        return MCZ_ENOMEM;
+    memcpy(grown + have, from, len);
+    grown[have + len] = '\n';
+    grown[have + len + 1] = '\0';
+    *row = grown;
     return MCZ_OK;
 }
 
+/* The end of a record's last field (before its line end). */
+static const char *record_end(const tool_csv_span *f, size_t count)
+{
+    return f[count - 1].start + f[count - 1].len;
+}
+
+static int parse_rows(const char *p, const char *end, const exec_numbering *num,
+                      const replay_columns *cols, tool_csv_span *f, char **rows, char *why,
+                      size_t cap)
+{
+    size_t line = 1, count;
+    int rc;
+    while ((rc = tool_csv_next(&p, end, f, REPLAY_MAX_COLUMNS, &count)) == 1) {
+        line++;
+        uint64_t number;
+        char text[16];
+        if (count != cols->count)
+            return bad(why, cap, line, "not as many fields as the header");
+        tool_csv_value(&f[0], text, sizeof text);
+        long at = replay_parse_count(text, 1, UINT32_MAX, &number) ? position_of(num, number)
+                                                                    : -1;
+        if (at < 0)
+            return bad(why, cap, line, "a context that is not in the unit");
+        if (append_row(&rows[at], f[1].start, record_end(f, count)) != MCZ_OK)
+            return MCZ_ENOMEM;
+    }
+    return rc == 0 ? MCZ_OK : bad(why, cap, line + 1, rc == TOOL_CSV_WIDE ? "too many fields"
+                                                                          : "not CSV");
+}
+
+/* Fills cols and rows[] from the text; why says what is wrong. */
+static int parse(const char *text, size_t size, const exec_numbering *num, replay_style style,
+                 replay_columns *cols, char **rows, char *why, size_t cap)
+{
+    const char *p = text, *end = text + size;
+    tool_csv_span *f = malloc(REPLAY_MAX_COLUMNS * sizeof *f);
+    if (!f)
+        return MCZ_ENOMEM;
+    size_t count;
+    int rc = tool_csv_next(&p, end, f, REPLAY_MAX_COLUMNS, &count);
+    char what[REPLAY_MESSAGE_MAX];
+    if (rc != 1)
+        rc = bad(why, cap, 1, rc == 0 ? "no header" : "a header that is not CSV");
+    else if (count < 2)
+        rc = bad(why, cap, 1, "a header of one column");
+    else if ((rc = replay_columns_set(cols, f[0].start, (size_t)(record_end(f, count) -
+                                                                 f[0].start),
+                                      style, what, sizeof what)) != MCZ_OK)
+        rc = bad(why, cap, 1, what);
+    else
+        rc = parse_rows(p, end, num, cols, f, rows, why, cap);
+    for (size_t i = 0; rc == MCZ_OK && i < num->count; i++) {
+        bool miss;
+        if (rows[i] && replay_rows_kind(cols, style, rows[i], strlen(rows[i]), &miss) < 0)
+            rc = bad(why, cap, 0, "a result superpmi does not write");
+    }
+    free(f);
+    return rc;
+}
+
 int exec_details_read(const char *path, const exec_numbering *num, replay_style style,
-                      char **rows, char *why, size_t cap)
+                      replay_columns *cols, char **rows, char *why, size_t cap)
 {
     mcz_file f;
     mcz_diag d;
@@ -131,21 +128,17 @@ int exec_details_read(const char *path, const exec_numbering *num, replay_style 
         snprintf(why, cap, "%s", d.message);
         return MCZ_EIO;
     }
-    char *text = malloc(f.size + 1);
-    int rc = MCZ_ENOMEM;
-    if (text) {
-        memcpy(text, f.data, f.size);
-        text[f.size] = '\0';
-        rc = memchr(text, '\0', f.size) ? bad(why, cap, 1, "a NUL byte")
-                                        : parse(text, num, style, rows, why, cap);
-    }
+    int rc = f.size > DETAILS_MAX                  ? bad(why, cap, 0, "larger than 1 GiB")
+             : memchr(f.data, '\0', f.size)        ? bad(why, cap, 0, "a NUL byte")
+                                                   : parse((const char *)f.data, f.size, num,
+                                                           style, cols, rows, why, cap);
     mcz_file_unmap(&f);
-    free(text);
     if (rc != MCZ_OK) {
         for (size_t i = 0; i < num->count; i++) {
             free(rows[i]);
             rows[i] = NULL;
         }
+        replay_columns_free(cols);
         return rc;
     }
     return 1;

@@ -191,7 +191,7 @@ int replay_plugin_load(const char *path, const mcz_replay_plugin_desc **out, cha
 /* One context through a version 2 plugin's replay_diff(): its asm-diffs details row
  * (replay_row_*) in row, a message in msg; returns its kind. */
 int replay_plugin_diff(const mcz_replay_plugin_desc *p, void *state, const mcz_mc *mc,
-                       char *row, size_t row_cap, char *msg, size_t cap);
+                       char *row, size_t row_cap, bool *miss, char *msg, size_t cap);
 /* One context through the plugin; returns a kind. */
 int replay_plugin_context(const mcz_replay_plugin_desc *p, void *state, const mcz_mc *mc,
                           char *msg, size_t cap);
@@ -207,8 +207,10 @@ typedef struct replay_chan replay_chan;
  * reported (an --exec command). */
 int replay_chan_start(replay_chan *ch, uint32_t number, uint32_t size, bool whole_unit);
 int replay_chan_result(replay_chan *ch, uint32_t number, int kind, uint32_t size, const char *msg);
-/* The same, the context's details row (replay_row_*) in place of a message. */
-int replay_chan_row(replay_chan *ch, uint32_t number, int kind, uint32_t size, const char *row);
+/* The same, the context's details rows (replay_row.c) in place of a message, written under
+ * the header (one CSV record, without a line end) given. */
+int replay_chan_rows(replay_chan *ch, uint32_t number, int kind, bool miss, uint32_t size,
+                     const char *header, const char *rows);
 /* The replayer cannot work (a plugin's init() failed, an --exec command cannot start): tells the
  * parent, which stops the run with superpmi's "JIT failed to initialize" code, and ends this
  * worker. */
@@ -243,6 +245,16 @@ int replay_exec_unit(const replay_config *cfg, const char *work_dir, bool first,
  * 0, or the errno of an exec that failed (the status is then 127, as a shell's). */
 int replay_proc_command(char *const argv[], int *exec_errno);
 
+/* A details file's columns: its header record as written (no line end) and where superpmi's
+ * result columns are (field positions, Context being 0; -1: none). */
+#define REPLAY_MAX_COLUMNS 4096
+#define REPLAY_MAX_COLUMNS_TEXT "4096"
+typedef struct replay_columns {
+    char *header; /* NULL: none yet */
+    size_t count;
+    int result, base_result, diff_result, has_diff;
+} replay_columns;
+
 /* A results table: every accounted context, any order until replay_table_finish(). */
 typedef struct replay_entry {
     uint32_t number;
@@ -250,13 +262,15 @@ typedef struct replay_entry {
     uint8_t kind;
     bool miss;     /* its data was missing (alone, or with a failure of the other JIT) */
     char *message; /* NULL when none */
-    char *row;     /* the details row an --exec unit wrote for it (replay_row_*); NULL: none */
+    char *row;     /* its details rows (replay_row.c), as the unit wrote them, without the
+                    * Context field, each ending in LF; NULL: none */
 } replay_entry;
 
 typedef struct replay_table {
     replay_entry *entries;
     size_t count, cap;
     replay_style style;
+    replay_columns columns; /* of the rows held (replay_row.c) */
 } replay_table;
 
 typedef struct replay_run_options {
@@ -281,8 +295,9 @@ int replay_proc_run(const replay_config *cfg, const replay_run_options *o, repla
 /* ---- Results (replay_results.c) ----------------------------------------------------------------- */
 
 int replay_table_add(replay_table *t, uint32_t number, int kind, uint32_t size, const char *msg);
-/* The same with a details row (NULL: none) instead of a message; its results decide miss. */
-int replay_table_add_row(replay_table *t, uint32_t number, int kind, uint32_t size,
+/* The same with details rows (replay_row.c; NULL: none) instead of a message; miss: a JIT
+ * missed data (the rows say so). */
+int replay_table_add_row(replay_table *t, uint32_t number, int kind, bool miss, uint32_t size,
                          const char *row);
 /* Sorts by number; MCZ_ECORRUPT (diag) when a context is accounted twice. */
 int replay_table_finish(replay_table *t, mcz_diag *diag);
@@ -327,18 +342,22 @@ int replay_table_read_results(replay_table *t, const char *path, replay_shard_id
 
 /* ---- Details rows (replay_row.c) ------------------------------------------------------------ */
 
-/* A row is held as text: column name, US (0x1F), value, US, name, US, value ... in the order the
- * unit wrote them; the Context column is not held (the entry's number is). */
-#define REPLAY_ROW_SEP '\x1f'
 
-/* The value of column name in row, copied into buf; false when the row has no such column. */
-bool replay_row_get(const char *row, const char *name, char *buf, size_t cap);
-/* What a row says: the kind (success, failure, missing, diff) and whether data was missing;
- * -1 when the row lacks the style's result columns or holds an unknown result. */
-int replay_row_kind(const char *row, replay_style style, bool *miss);
-/* Writes superpmi's details CSV for the table's style: superpmi's columns in its order, then
- * every other column a row holds (in the order first met), one row per context but excluded
- * ones, a context with no row given superpmi's row for its kind. */
+/* Takes header (len bytes) as the columns of a style's rows: one CSV record starting with
+ * Context and holding the style's result columns; otherwise MCZ_ECORRUPT, why says why. */
+int replay_columns_set(replay_columns *c, const char *header, size_t len, replay_style style,
+                       char *why, size_t cap);
+void replay_columns_free(replay_columns *c);
+bool replay_columns_same(const replay_columns *c, const char *header, size_t len);
+/* The header written when no unit gave one. */
+const char *replay_default_header(replay_style style);
+/* What a context's rows say (records without their Context field, each ending in LF): the
+ * worst kind of them (success, diff, missing, failure) and whether any missed data; -1 when
+ * a row has another number of fields or a result superpmi does not write. */
+int replay_rows_kind(const replay_columns *c, replay_style style, const char *rows, size_t len,
+                     bool *miss);
+/* Writes the details CSV: the columns' header (the style's default when none), then for each
+ * context but excluded ones its rows behind its number, or one row made from its kind. */
 int replay_row_write_csv(const replay_table *t, FILE *f);
 
 /* Progress on a terminal (replay_progress.c). */

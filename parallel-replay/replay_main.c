@@ -338,7 +338,7 @@ static int merge_check(const replay_shard_id *ids, size_t n, const char *const *
 
 static int merge_main(const options *o, char **paths, size_t n)
 {
-    replay_table t = {NULL, 0, 0, REPLAY_STYLE_MCZ};
+    replay_table t = {.style = REPLAY_STYLE_MCZ};
     replay_shard_id *ids = calloc(n, sizeof *ids);
     if (!ids)
         return fail("out of memory");
@@ -389,6 +389,12 @@ static int exec_prepare(const char *command, exec_setup *es)
         es->argv[n++] = w;
     if (n == 0)
         return fail_usage("--exec: empty command");
+    return -1;
+}
+
+/* The run's private temporary directory: the units' files, the workers' details rows. */
+static int temp_prepare(exec_setup *es)
+{
     const char *tmp = getenv("TMPDIR");
     tmp = tmp && tmp[0] ? tmp : "/tmp";
     snprintf(es->temp_dir, sizeof es->temp_dir, "%s/mcz-replay.XXXXXX", tmp);
@@ -422,6 +428,12 @@ static int configure(const options *o, const replay_plan *plan, replay_config *c
         if (cfg->plugin->diffs && cfg->plugin->diffs(o->plugin_arg ? o->plugin_arg : ""))
             cfg->style = REPLAY_STYLE_SPMI_DIFFS;
     }
+    if (o->plugin || o->exec) {
+        int rc = temp_prepare(es);
+        if (rc >= 0)
+            return rc;
+        cfg->temp_dir = es->temp_dir;
+    }
     if (o->exec_original && (!o->exec || plan->archive))
         return fail_usage("--exec-original needs --exec and an .mch collection");
     if (o->exec) {
@@ -434,7 +446,6 @@ static int configure(const options *o, const replay_plan *plan, replay_config *c
         char why[REPLAY_MESSAGE_MAX];
         if (exec_args_check(es->argv, &cfg->style, why, sizeof why) != MCZ_OK)
             return fail_usage("%s", why);
-        cfg->temp_dir = es->temp_dir;
     }
     return -1;
 }
@@ -502,7 +513,7 @@ static int replay_main(const options *o, const char *path, const char *shown)
         replay_run_options ro = {.workers = workers_wanted(o),
                                  .timeout = o->timeout, .stride = o->stride,
                                  .progress = !o->quiet && isatty(2), .stats = o->stats};
-        replay_table t = {NULL, 0, 0, cfg.style};
+        replay_table t = {.style = cfg.style};
         replay_outcome out;
         int rc = replay_proc_run(&cfg, &ro, &t, &out);
         if (rc != MCZ_OK && !out.init_failed)

@@ -89,25 +89,23 @@ static const char *status_result(int status)
 }
 
 int replay_plugin_diff(const mcz_replay_plugin_desc *p, void *state, const mcz_mc *mc,
-                       char *row, size_t row_cap, char *msg, size_t cap)
+                       char *row, size_t row_cap, bool *miss, char *msg, size_t cap)
 {
     mcz_replay_diff d;
     memset(&d, 0, sizeof d);
     msg[0] = '\0';
     p->replay_diff(state, mc->number, mc->bytes, mc->size, &d, msg, cap);
     msg[cap - 1] = '\0';
-    const char sep = REPLAY_ROW_SEP;
-    snprintf(row, row_cap,
-             "Context size%c%zu%cBase result%c%s%cDiff result%c%s%cMinOpts%c%s%cHas diff%c%s"
-             "%cBase size%c%llu%cDiff size%c%llu%cBase instructions%c%llu%cDiff instructions"
-             "%c%llu%cBase PerfScore%c%.2f%cDiff PerfScore%c%.2f",
-             sep, mc->size, sep, sep, status_result(d.base_status), sep, sep,
-             status_result(d.diff_status), sep, sep, d.minopts ? "True" : "False", sep, sep,
-             d.has_diff ? "True" : "False", sep, sep, (unsigned long long)d.base_code_bytes, sep,
-             sep, (unsigned long long)d.diff_code_bytes, sep, sep,
-             (unsigned long long)d.base_instructions, sep, sep,
-             (unsigned long long)d.diff_instructions, sep, sep, d.base_perfscore, sep, sep,
-             d.diff_perfscore);
-    bool miss;
-    return replay_row_kind(row, REPLAY_STYLE_SPMI_DIFFS, &miss);
+    /* the row under replay_default_header(REPLAY_STYLE_SPMI_DIFFS), Context left out */
+    snprintf(row, row_cap, "%zu,\"\",,%s,%s,%s,%s,%llu,%llu,%llu,%llu,%.2f,%.2f\n", mc->size,
+             status_result(d.base_status), status_result(d.diff_status),
+             d.minopts ? "True" : "False", d.has_diff ? "True" : "False",
+             (unsigned long long)d.base_instructions, (unsigned long long)d.diff_instructions,
+             (unsigned long long)d.base_code_bytes, (unsigned long long)d.diff_code_bytes,
+             d.base_perfscore, d.diff_perfscore);
+    *miss = d.base_status == MCZ_REPLAY_MISSING || d.diff_status == MCZ_REPLAY_MISSING;
+    bool failed = (d.base_status != MCZ_REPLAY_SUCCESS && d.base_status != MCZ_REPLAY_MISSING) ||
+                  (d.diff_status != MCZ_REPLAY_SUCCESS && d.diff_status != MCZ_REPLAY_MISSING);
+    return failed ? REPLAY_FAILURE : *miss ? REPLAY_MISSING
+                                           : d.has_diff ? REPLAY_DIFF : REPLAY_SUCCESS;
 }

@@ -106,6 +106,8 @@ static void kill_worker(const worker *w)
     kill(w->pid, SIGKILL);
 }
 
+bool replay_pool_stopping(void) { return stop_signal != 0; }
+
 void replay_pool_kill_all(void)
 {
     pool.killing = true;
@@ -131,6 +133,7 @@ static _Noreturn void child_main(size_t slot, int req_fd, int msg_fd, int out_fd
         _exit(REPLAY_EXIT_GENERAL);
     signal(SIGINT, SIG_DFL);
     signal(SIGTERM, SIG_DFL);
+    signal(SIGHUP, SIG_DFL);
     signal(SIGPIPE, SIG_DFL);
     for (size_t i = 0; i < pool.n; i++) {
         close_fd(&pool.w[i].req_fd);
@@ -148,7 +151,7 @@ static _Noreturn void child_main(size_t slot, int req_fd, int msg_fd, int out_fd
     dup2(out_fd, 2);
     close(out_fd);
     setvbuf(stdout, NULL, _IOLBF, 0);
-    replay_chan ch = {msg_fd, pool.w[slot].ring};
+    replay_chan ch = {msg_fd, pool.w[slot].ring, -1, NULL};
     pool.ops->child(pool.ops->arg, slot, req_fd, &ch);
     _exit(REPLAY_EXIT_GENERAL);
 }
@@ -372,7 +375,7 @@ static bool poll_once(struct pollfd *fds, size_t *owner, char *why, size_t cap)
     return true;
 }
 
-static void signals_install(struct sigaction old[3])
+static void signals_install(struct sigaction old[4])
 {
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
@@ -380,15 +383,17 @@ static void signals_install(struct sigaction old[3])
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, &old[0]);
     sigaction(SIGTERM, &sa, &old[1]);
+    sigaction(SIGHUP, &sa, &old[3]);
     sa.sa_handler = SIG_IGN;
     sigaction(SIGPIPE, &sa, &old[2]);
 }
 
-static void signals_restore(const struct sigaction old[3])
+static void signals_restore(const struct sigaction old[4])
 {
     sigaction(SIGINT, &old[0], NULL);
     sigaction(SIGTERM, &old[1], NULL);
     sigaction(SIGPIPE, &old[2], NULL);
+    sigaction(SIGHUP, &old[3], NULL);
 }
 
 /* A pipe must never land on 0, 1 or 2, which each worker redirects: keep them open. */
@@ -455,7 +460,7 @@ int replay_pool_run(size_t *slots, bool few_ok, int tick_ms, double scan_s,
     pool.scan_s = scan_s;
     pool.parent = getpid();
     pool.killing = false;
-    struct sigaction old[3];
+    struct sigaction old[4];
     stop_signal = 0;
     signals_install(old);
     int rc = start_all(slots, few_ok);

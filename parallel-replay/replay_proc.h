@@ -34,17 +34,27 @@ long replay_ring_take(replay_ring *g, uint64_t *taken, void *dst, size_t cap);
 
 /* ---- Record protocol (replay_record.c) ------------------------------------------------------- */
 
-/* In a RESULT's kind: its text is a details row, not a message. */
+/* In a RESULT's kind: its text locates details rows in the slot's rows file ("OFFSET LENGTH"),
+ * not a message; and (MISS) a JIT missed data. */
 #define REPLAY_REC_ROW 0x80
+#define REPLAY_REC_MISS 0x40
+#define REPLAY_REC_KIND_MASK 0x3F
 
 enum { REPLAY_REC_READY = 1, REPLAY_REC_START, REPLAY_REC_RESULT, REPLAY_REC_UNIT_DONE,
-       REPLAY_REC_FATAL, REPLAY_REC_STATS };
+       REPLAY_REC_FATAL, REPLAY_REC_STATS, REPLAY_REC_COLUMNS };
 
-/* A worker's end of its ring and of the pipe that wakes the parent. */
+/* A worker's end of its ring and of the pipe that wakes the parent, and the file its details
+ * rows go to (records carry messages of at most REPLAY_MESSAGE_MAX bytes; rows are longer:
+ * superpmi's reach 222 columns, N of them under -repeatCount). */
 struct replay_chan {
     int fd;
     replay_ring *ring;
+    int rows_fd;        /* the slot's rows file (replay_rows_path), append-only; -1: none */
+    char *columns_sent; /* the header last sent (COLUMNS) */
 };
+
+/* The rows file of a slot: TEMP_DIR/rows.SLOT, appended to by each worker the slot runs. */
+void replay_rows_path(const char *temp_dir, size_t slot, char *buf, size_t cap);
 
 /* Worker: a record the parent must act on now (the pipe wakes it). */
 int replay_chan_send(replay_chan *ch, int type, int kind, uint32_t number, uint32_t size,
@@ -94,7 +104,7 @@ typedef struct replay_pool_ops {
 
 /* Runs workers in slots 0..*slots-1, started at once; when fewer can start and few_ok, warns
  * and runs fewer (*slots lowered), else fails with errno set. Returns when none is left; the
- * signal that interrupted the run (SIGINT, SIGTERM), 0 when none, in *stop_signal. */
+ * signal that interrupted the run (SIGINT, SIGTERM, SIGHUP), 0 when none, in *stop_signal. */
 int replay_pool_run(size_t *slots, bool few_ok, int tick_ms, double scan_s,
                     const replay_pool_ops *ops, int *stop_signal, char *why, size_t cap);
 /* From a callback: (re)starts a worker in an empty slot; on failure errno says why. */
@@ -105,6 +115,9 @@ void replay_pool_send(size_t slot, const void *buf, size_t len);
 void replay_pool_close_input(size_t slot);
 /* When the worker overruns (0: no deadline). */
 void replay_pool_deadline(size_t slot, double when);
+/* True once a stop signal (SIGINT, SIGTERM, SIGHUP) came: no worker may be started or blamed
+ * any more; the pool is ending them all. */
+bool replay_pool_stopping(void);
 /* Kills every worker (their process groups). */
 void replay_pool_kill_all(void);
 

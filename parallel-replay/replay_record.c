@@ -3,7 +3,9 @@
  *
  *   READY                       the replayer initialized; the worker wants a unit
  *   START   number [whole]      about to replay this context (or, whole: the rest of the unit)
- *   RESULT  number kind size    one context accounted (kind | ROW: the text is its details row)
+ *   RESULT  number kind size    one context accounted (kind | ROW: the text locates its details
+ *                               rows in the rows file; | MISS: a JIT missed data)
+ *   COLUMNS text                the header of the rows that follow, located as rows are
  *   UNIT_DONE number            every wanted context of the unit was reported
  *   FATAL   text                the replayer could not initialize
  *   STATS   4 x u64             I/O figures, sent once before a normal exit
@@ -13,6 +15,7 @@
  * The worker's pipe only wakes the parent: a byte after READY, UNIT_DONE, FATAL and STATS, and
  * while the ring is full.
  */
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -74,10 +77,40 @@ int replay_chan_result(replay_chan *ch, uint32_t number, int kind, uint32_t size
     return chan_put(ch, REPLAY_REC_RESULT, kind, number, size, msg, msg ? strlen(msg) : 0);
 }
 
-int replay_chan_row(replay_chan *ch, uint32_t number, int kind, uint32_t size, const char *row)
+void replay_rows_path(const char *temp_dir, size_t slot, char *buf, size_t cap)
 {
-    return chan_put(ch, REPLAY_REC_RESULT, kind | REPLAY_REC_ROW, number, size, row,
-                    row ? strlen(row) : 0);
+    snprintf(buf, cap, "%s/rows.%zu", temp_dir, slot);
+}
+
+/* Appends text to the rows file; its place, "OFFSET LENGTH", in where. */
+static int rows_put(replay_chan *ch, const char *text, char *where, size_t cap)
+{
+    size_t len = strlen(text);
+    off_t at = ch->rows_fd >= 0 ? lseek(ch->rows_fd, 0, SEEK_END) : -1;
+    if (at < 0 || tool_write_all(ch->rows_fd, text, len) != 0)
+        return MCZ_EIO;
+    snprintf(where, cap, "%lld %zu", (long long)at, len);
+    return MCZ_OK;
+}
+
+int replay_chan_rows(replay_chan *ch, uint32_t number, int kind, bool miss, uint32_t size,
+                     const char *header, const char *rows)
+{
+    char where[64];
+    if (!ch->columns_sent || strcmp(ch->columns_sent, header) != 0) {
+        free(ch->columns_sent);
+        if (!(ch->columns_sent = strdup(header)))
+            return MCZ_ENOMEM;
+        if (rows_put(ch, header, where, sizeof where) != MCZ_OK)
+            return MCZ_EIO;
+        int rc = chan_put(ch, REPLAY_REC_COLUMNS, 0, 0, 0, where, strlen(where));
+        if (rc != MCZ_OK)
+            return rc;
+    }
+    if (rows_put(ch, rows, where, sizeof where) != MCZ_OK)
+        return MCZ_EIO;
+    return chan_put(ch, REPLAY_REC_RESULT, kind | REPLAY_REC_ROW | (miss ? REPLAY_REC_MISS : 0),
+                    number, size, where, strlen(where));
 }
 
 _Noreturn void replay_chan_fatal(replay_chan *ch, const char *msg)

@@ -7,14 +7,16 @@
  * files depend neither on the number of workers nor on how the work was split.
  *
  * Results file (text, one record per line, fields separated by one TAB):
- *   mcz-replay-results 2
+ *   mcz-replay-results 3
  *   shard K N
  *   plan FINGERPRINT            (the whole collection's plan, identical in every shard)
  *   selected S                  (selected contexts in the whole plan)
  *   style STYLE                 (mcz, replay or asm-diffs: which details the run has)
- *   NUMBER KIND SIZE MESSAGE [ROW]  (one per context, increasing numbers; MESSAGE may be empty;
- *                               ROW: the unit's details row, see replay_row.c)
+ *   columns [HEADER]            (the details header the rows have; empty: none)
+ *   NUMBER KIND MISS SIZE MESSAGE [ROWS]  (one per context, increasing numbers; MISS 0 or 1;
+ *                               MESSAGE may be empty; ROWS: its details rows, replay_row.c)
  *   end COUNT
+ * HEADER and ROWS are escaped: backslash, TAB, LF and CR as \\, \t, \n and \r.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -24,7 +26,8 @@
 
 #include "replay_int.h"
 
-#define RESULTS_MAGIC "mcz-replay-results 2"
+#define RESULTS_MAGIC "mcz-replay-results 3"
+#define RESULTS_LINE_MAX (64u << 20) /* bytes of one line read back */
 
 static const char *const style_names[] = {"mcz", "replay", "asm-diffs"};
 
@@ -43,8 +46,8 @@ static char *message_copy(const char *msg)
     return s;
 }
 
-static int table_add(replay_table *t, uint32_t number, int kind, uint32_t size, const char *msg,
-                     const char *row)
+static int table_add(replay_table *t, uint32_t number, int kind, bool miss, uint32_t size,
+                     const char *msg, const char *row)
 {
     if (replay_grow(&t->entries, &t->cap, t->count, sizeof *t->entries) != MCZ_OK)
         return MCZ_ENOMEM;
@@ -55,22 +58,19 @@ static int table_add(replay_table *t, uint32_t number, int kind, uint32_t size, 
         free(row_copy);
         return MCZ_ENOMEM;
     }
-    bool miss = kind == REPLAY_MISSING;
-    if (row_copy)
-        (void)replay_row_kind(row_copy, t->style, &miss);
     t->entries[t->count++] = (replay_entry){number, size, (uint8_t)kind, miss, copy, row_copy};
     return MCZ_OK;
 }
 
 int replay_table_add(replay_table *t, uint32_t number, int kind, uint32_t size, const char *msg)
 {
-    return table_add(t, number, kind, size, msg, NULL);
+    return table_add(t, number, kind, kind == REPLAY_MISSING, size, msg, NULL);
 }
 
-int replay_table_add_row(replay_table *t, uint32_t number, int kind, uint32_t size,
+int replay_table_add_row(replay_table *t, uint32_t number, int kind, bool miss, uint32_t size,
                          const char *row)
 {
-    return table_add(t, number, kind, size, NULL, row);
+    return table_add(t, number, kind, miss, size, NULL, row);
 }
 
 static int entry_compare(const void *a, const void *b)
@@ -99,6 +99,7 @@ void replay_table_free(replay_table *t)
         free(t->entries[i].row);
     }
     free(t->entries);
+    replay_columns_free(&t->columns);
     memset(t, 0, sizeof *t);
 }
 
@@ -270,6 +271,38 @@ int replay_table_write_details(const replay_table *t, const char *path, mcz_diag
     return text_commit(f, &text, &len, path, diag);
 }
 
+/* Text that may hold TABs and line ends, as one field of a results line. */
+static void write_escaped(FILE *f, const char *text)
+{
+    for (const char *c = text ? text : ""; *c; c++) {
+        const char *esc = *c == '\\' ? "\\\\" : *c == '\t' ? "\\t" : *c == '\n' ? "\\n"
+                          : *c == '\r' ? "\\r" : NULL;
+        if (esc)
+            fputs(esc, f);
+        else
+            fputc(*c, f);
+    }
+}
+
+/* Undoes write_escaped in place; false on an escape it never writes. */
+static bool unescape(char *s)
+{
+    char *out = s;
+    for (const char *c = s; *c; c++) {
+        if (*c != '\\') {
+            *out++ = *c;
+            continue;
+        }
+        c++;
+        if (*c == '\\' || *c == 't' || *c == 'n' || *c == 'r')
+            *out++ = *c == 't' ? '\t' : *c == 'n' ? '\n' : *c == 'r' ? '\r' : '\\';
+        else
+            return false;
+    }
+    *out = '\0';
+    return true;
+}
+
 int replay_table_write_results(const replay_table *t, const replay_shard_id *id,
                                const char *path, mcz_diag *diag)
 {
@@ -277,13 +310,20 @@ int replay_table_write_results(const replay_table *t, const replay_shard_id *id,
     size_t len;
     FILE *f = text_open(&text, &len);
     if (f) {
-        fprintf(f, "%s\nshard\t%u\t%u\nplan\t%s\nselected\t%" PRIu64 "\nstyle\t%s\n",
+        fprintf(f, "%s\nshard\t%u\t%u\nplan\t%s\nselected\t%" PRIu64 "\nstyle\t%s\ncolumns\t",
                 RESULTS_MAGIC, id->k, id->n, id->fingerprint, id->plan_selected,
                 style_names[t->style]);
+        write_escaped(f, t->columns.header);
+        fputc('\n', f);
         for (size_t i = 0; i < t->count; i++) {
             const replay_entry *e = &t->entries[i];
-            fprintf(f, "%u\t%s\t%u\t%s%s%s\n", e->number, replay_kind_name(e->kind), e->size,
-                    e->message ? e->message : "", e->row ? "\t" : "", e->row ? e->row : "");
+            fprintf(f, "%u\t%s\t%d\t%u\t%s", e->number, replay_kind_name(e->kind), e->miss,
+                    e->size, e->message ? e->message : "");
+            if (e->row) {
+                fputc('\t', f);
+                write_escaped(f, e->row);
+            }
+            fputc('\n', f);
         }
         fprintf(f, "end\t%zu\n", t->count);
     }
@@ -296,7 +336,8 @@ typedef struct line_reader {
     const char *path;
     const char *p, *end;
     uint64_t line;
-    char buf[2 * REPLAY_MESSAGE_MAX + 256]; /* a message and a row */
+    char *buf; /* the current line, malloc'ed */
+    size_t cap;
 } line_reader;
 
 /* Copies the next line (without its LF) into lr->buf; 0 at the end, negative when too long. */
@@ -308,8 +349,15 @@ static int next_line(line_reader *lr)
     if (!nl)
         return MCZ_ETRUNCATED;
     size_t len = (size_t)(nl - lr->p);
-    if (len >= sizeof lr->buf || memchr(lr->p, '\0', len))
+    if (len >= RESULTS_LINE_MAX || memchr(lr->p, '\0', len))
         return MCZ_ECORRUPT;
+    if (len >= lr->cap) {
+        char *grown = realloc(lr->buf, len + 1);
+        if (!grown)
+            return MCZ_ENOMEM;
+        lr->buf = grown;
+        lr->cap = len + 1;
+    }
     memcpy(lr->buf, lr->p, len);
     lr->buf[len] = '\0';
     lr->p = nl + 1;
@@ -365,25 +413,48 @@ static int read_header(line_reader *lr, replay_shard_id *id, mcz_diag *diag)
     return MCZ_OK;
 }
 
+/* "columns HEADER": the rows' header; the same in every file merged. */
+static int read_columns(line_reader *lr, replay_table *t, mcz_diag *diag)
+{
+    char *f[2], why[REPLAY_MESSAGE_MAX];
+    if (next_line(lr) != 1 || split_tabs(lr->buf, f, 2) != 2 || strcmp(f[0], "columns") ||
+        !unescape(f[1]))
+        return bad_line(lr, diag, "expected \"columns HEADER\"");
+    size_t len = strlen(f[1]);
+    if (!len || replay_columns_same(&t->columns, f[1], len))
+        return MCZ_OK;
+    if (t->columns.header)
+        return bad_line(lr, diag, "other details columns than the results before it");
+    if (replay_columns_set(&t->columns, f[1], len, t->style, why, sizeof why) != MCZ_OK)
+        return bad_line(lr, diag, why);
+    return MCZ_OK;
+}
+
 static int read_entries(line_reader *lr, replay_table *t, mcz_diag *diag)
 {
     uint64_t count = 0, previous = 0;
     int rc;
     while ((rc = next_line(lr)) == 1) {
-        char *f[5];
-        size_t nf = split_tabs(lr->buf, f, 5);
-        uint64_t number, size, end_count;
+        char *f[6];
+        size_t nf = split_tabs(lr->buf, f, 6);
+        uint64_t number, size, end_count, miss;
         if (nf == 2 && strcmp(f[0], "end") == 0) {
             if (!replay_parse_count(f[1], 0, UINT64_MAX, &end_count) || end_count != count)
                 return bad_line(lr, diag, "the end line does not match the number of results");
             return next_line(lr) == 0 ? MCZ_OK : bad_line(lr, diag, "data after the end line");
         }
-        int kind = nf == 4 || nf == 5 ? replay_kind_parse(f[1]) : -1;
+        int kind = nf == 5 || nf == 6 ? replay_kind_parse(f[1]) : -1;
         if (kind <= REPLAY_NONE || !replay_parse_count(f[0], 0, UINT32_MAX, &number) ||
-            number <= previous || !replay_parse_count(f[2], 0, UINT32_MAX, &size))
-            return bad_line(lr, diag, "expected \"NUMBER KIND SIZE MESSAGE\", numbers increasing");
-        const char *row = nf == 5 ? f[4] : NULL;
-        if (table_add(t, (uint32_t)number, kind, (uint32_t)size, f[3], row) != MCZ_OK)
+            number <= previous || !replay_parse_count(f[2], 0, 1, &miss) ||
+            !replay_parse_count(f[3], 0, UINT32_MAX, &size))
+            return bad_line(lr, diag, "expected \"NUMBER KIND MISS SIZE MESSAGE\", numbers "
+                                      "increasing");
+        const char *row = nf == 6 ? f[5] : NULL;
+        bool row_miss;
+        if (row && (!unescape(f[5]) || !t->columns.header ||
+                    replay_rows_kind(&t->columns, t->style, row, strlen(row), &row_miss) < 0))
+            return bad_line(lr, diag, "details rows that do not fit the columns");
+        if (table_add(t, (uint32_t)number, kind, miss != 0, (uint32_t)size, f[4], row) != MCZ_OK)
             return tool_fail(diag, MCZ_ENOMEM, -1, -1, "out of memory");
         previous = number;
         count++;
@@ -406,7 +477,10 @@ int replay_table_read_results(replay_table *t, const char *path, replay_shard_id
         rc = bad_line(&lr, diag, "another style than the results before it");
     t->style = id->style;
     if (rc == MCZ_OK)
+        rc = read_columns(&lr, t, diag);
+    if (rc == MCZ_OK)
         rc = read_entries(&lr, t, diag);
     mcz_file_unmap(&f);
+    free(lr.buf);
     return rc;
 }

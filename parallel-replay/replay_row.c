@@ -1,91 +1,121 @@
 /*
- * replay_row.c - superpmi's -details CSV: the rows an --exec unit wrote, held per context, and
- * the merged file written from them.
+ * replay_row.c - superpmi's -details CSV: the columns a run's rows have, what a row says, and
+ * the merged file written from the rows held per context.
  *
- * superpmi (superpmi.cpp) writes one row per context it compiled (none for an excluded one):
- *   replay:    Context,Context size,Result,MinOpts,Size,Instructions
- *   asm diffs: Context,Context size,Base result,Diff result,MinOpts,Has diff,Base size,
- *              Diff size,Base instructions,Diff instructions
- * results Success, Error or Miss, booleans True or False. Newer versions add columns (Base
- * PerfScore, Diff PerfScore; superpmi.py reads them by name), so columns are known by name and
- * any other is kept and written after superpmi's own.
+ * superpmi (superpmi.cpp at filipnavara/runtime@c659a8bb) writes one row per compile (so
+ * -repeatCount N gives N rows a context, and an excluded context none):
+ *   replay:    Context,Context size,Method full name,Tier name,Result,MinOpts,Instructions
+ *              [,<metric>...]
+ *   asm diffs: Context,Context size,Method full name,Tier name,Base result,Diff result,MinOpts,
+ *              Has diff,Base instructions,Diff instructions[,Base <metric>,Diff <metric>...]
+ * one metric column (or pair) per JITMETADATAMETRIC of the JIT it was built with (16 to 106 of
+ * them), Method full name always quoted. Older superpmi wrote other columns (Size, Base size).
+ * So the header is taken from the units as it is, columns are known by name, and rows pass
+ * through byte for byte, only Context renumbered: a row is held as its records without the
+ * Context field (which always comes first), each ending in LF.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "replay_int.h"
 
-static const char *const replay_columns[] = {"Context size", "Result", "MinOpts", "Size",
-                                             "Instructions", NULL};
-static const char *const diffs_columns[] = {"Context size", "Base result", "Diff result",
-                                            "MinOpts", "Has diff", "Base size", "Diff size",
-                                            "Base instructions", "Diff instructions", NULL};
+/* The headers of runs whose units wrote none (every unit crashed; plugins): today's columns,
+ * with the two metrics superpmi.py reads by name. */
+static const char *const default_headers[] = {
+    [REPLAY_STYLE_MCZ] = "Context,Context size,Result,MinOpts,Size,Instructions,Kind,Message",
+    [REPLAY_STYLE_SPMI_REPLAY] = "Context,Context size,Method full name,Tier name,Result,MinOpts,"
+                                 "Instructions,ActualCodeBytes,PerfScore",
+    [REPLAY_STYLE_SPMI_DIFFS] = "Context,Context size,Method full name,Tier name,Base result,"
+                                "Diff result,MinOpts,Has diff,Base instructions,"
+                                "Diff instructions,Base ActualCodeBytes,Diff ActualCodeBytes,"
+                                "Base PerfScore,Diff PerfScore",
+};
 
-static const char *const *known_columns(replay_style style)
+const char *replay_default_header(replay_style style) { return default_headers[style]; }
+
+static int column_bad(char *why, size_t cap, const char *what)
 {
-    return style == REPLAY_STYLE_SPMI_DIFFS ? diffs_columns : replay_columns;
+    snprintf(why, cap, "its header %s", what);
+    return MCZ_ECORRUPT;
 }
 
-static bool known(replay_style style, const char *name, size_t len)
+int replay_columns_set(replay_columns *c, const char *header, size_t len, replay_style style,
+                       char *why, size_t cap)
 {
-    for (const char *const *c = known_columns(style); *c; c++)
-        if (strlen(*c) == len && memcmp(*c, name, len) == 0)
-            return true;
-    return false;
-}
-
-/* The next name or value of a row from *p; its length in *len; false at the end. */
-static bool row_next(const char **p, const char **start, size_t *len)
-{
-    if (!*p)
-        return false;
-    const char *sep = strchr(*p, REPLAY_ROW_SEP);
-    *start = *p;
-    *len = sep ? (size_t)(sep - *p) : strlen(*p);
-    *p = sep ? sep + 1 : NULL;
-    return true;
-}
-
-bool replay_row_get(const char *row, const char *name, char *buf, size_t cap)
-{
-    const char *p = row, *n, *v;
-    size_t nlen, vlen;
-    while (row_next(&p, &n, &nlen) && row_next(&p, &v, &vlen)) {
-        if (nlen == strlen(name) && memcmp(n, name, nlen) == 0) {
-            snprintf(buf, cap, "%.*s", (int)vlen, v);
-            return true;
-        }
+    tool_csv_span *f = malloc(REPLAY_MAX_COLUMNS * sizeof *f);
+    char *copy = strndup(header, len);
+    if (!f || !copy) {
+        free(f);
+        free(copy);
+        return MCZ_ENOMEM;
     }
-    return false;
+    replay_columns_free(c);
+    c->header = copy;
+    c->result = c->base_result = c->diff_result = c->has_diff = -1;
+    const char *p = copy;
+    int rc = tool_csv_next(&p, copy + len, f, REPLAY_MAX_COLUMNS, &c->count);
+    if (rc == TOOL_CSV_WIDE)
+        rc = column_bad(why, cap, "has more than " REPLAY_MAX_COLUMNS_TEXT " columns");
+    else if (rc != 1 || p != copy + len)
+        rc = column_bad(why, cap, "is not one CSV record");
+    else if (!tool_csv_is(&f[0], "Context"))
+        rc = column_bad(why, cap, "does not start with Context");
+    else
+        rc = MCZ_OK;
+    for (size_t i = 1; rc == MCZ_OK && i < c->count; i++) {
+        int *at = tool_csv_is(&f[i], "Result")        ? &c->result
+                  : tool_csv_is(&f[i], "Base result") ? &c->base_result
+                  : tool_csv_is(&f[i], "Diff result") ? &c->diff_result
+                  : tool_csv_is(&f[i], "Has diff")    ? &c->has_diff
+                                                      : NULL;
+        if (at)
+            *at = (int)i;
+    }
+    if (rc == MCZ_OK && style == REPLAY_STYLE_SPMI_DIFFS &&
+        (c->base_result < 0 || c->diff_result < 0 || c->has_diff < 0))
+        rc = column_bad(why, cap, "lacks Base result, Diff result or Has diff (asm diffs)");
+    else if (rc == MCZ_OK && style != REPLAY_STYLE_SPMI_DIFFS && c->result < 0)
+        rc = column_bad(why, cap, "lacks Result");
+    free(f);
+    if (rc != MCZ_OK)
+        replay_columns_free(c);
+    return rc;
+}
+
+void replay_columns_free(replay_columns *c)
+{
+    free(c->header);
+    memset(c, 0, sizeof *c);
+}
+
+bool replay_columns_same(const replay_columns *c, const char *header, size_t len)
+{
+    return c->header && strlen(c->header) == len && memcmp(c->header, header, len) == 0;
 }
 
 /* superpmi's result names: the kind of one JIT's result; -1 unknown. */
-static int result_kind(const char *text)
+static int result_kind(const tool_csv_span *f)
 {
-    if (strcmp(text, "Success") == 0)
-        return REPLAY_SUCCESS;
-    if (strcmp(text, "Error") == 0)
-        return REPLAY_FAILURE;
-    if (strcmp(text, "Miss") == 0)
-        return REPLAY_MISSING;
-    return -1;
+    return tool_csv_is(f, "Success") ? REPLAY_SUCCESS
+           : tool_csv_is(f, "Error") ? REPLAY_FAILURE
+           : tool_csv_is(f, "Miss")  ? REPLAY_MISSING
+                                     : -1;
 }
 
-int replay_row_kind(const char *row, replay_style style, bool *miss)
+/* What one row says; fields[0] is the row's first field after Context (header column 1). */
+static int row_kind(const replay_columns *c, replay_style style, const tool_csv_span *fields,
+                    bool *miss)
 {
-    char a[32], b[32], diff[32];
-    *miss = false;
     if (style != REPLAY_STYLE_SPMI_DIFFS) {
-        int k = replay_row_get(row, "Result", a, sizeof a) ? result_kind(a) : -1;
+        int k = result_kind(&fields[c->result - 1]);
         *miss = k == REPLAY_MISSING;
         return k;
     }
-    if (!replay_row_get(row, "Base result", a, sizeof a) ||
-        !replay_row_get(row, "Diff result", b, sizeof b) ||
-        !replay_row_get(row, "Has diff", diff, sizeof diff))
-        return -1;
-    int base = result_kind(a), other = result_kind(b);
-    if (base < 0 || other < 0 || (strcmp(diff, "True") && strcmp(diff, "False")))
+    int base = result_kind(&fields[c->base_result - 1]);
+    int other = result_kind(&fields[c->diff_result - 1]);
+    const tool_csv_span *diff = &fields[c->has_diff - 1];
+    bool has_diff = tool_csv_is(diff, "True");
+    if (base < 0 || other < 0 || (!has_diff && !tool_csv_is(diff, "False")))
         return -1;
     /* superpmi: an Error of either JIT is an error; a Miss of either counts as missing */
     *miss = base == REPLAY_MISSING || other == REPLAY_MISSING;
@@ -93,35 +123,44 @@ int replay_row_kind(const char *row, replay_style style, bool *miss)
         return REPLAY_FAILURE;
     if (*miss)
         return REPLAY_MISSING;
-    return strcmp(diff, "True") == 0 ? REPLAY_DIFF : REPLAY_SUCCESS;
+    return has_diff ? REPLAY_DIFF : REPLAY_SUCCESS;
+}
+
+/* The worse of two kinds a context's rows say (-repeatCount compiles it several times). */
+static int worse(int a, int b)
+{
+    static const int rank[REPLAY_KIND_COUNT] = {
+        [REPLAY_SUCCESS] = 1, [REPLAY_DIFF] = 2, [REPLAY_MISSING] = 3, [REPLAY_FAILURE] = 4};
+    return a < 0 || rank[b] > rank[a] ? b : a;
+}
+
+int replay_rows_kind(const replay_columns *c, replay_style style, const char *rows, size_t len,
+                     bool *miss)
+{
+    tool_csv_span *f = malloc(REPLAY_MAX_COLUMNS * sizeof *f);
+    if (!f)
+        return MCZ_ENOMEM;
+    const char *p = rows, *end = rows + len;
+    size_t n;
+    int kind = -1, rc;
+    *miss = false;
+    while ((rc = tool_csv_next(&p, end, f, REPLAY_MAX_COLUMNS, &n)) == 1) {
+        bool m;
+        int k = n + 1 == c->count ? row_kind(c, style, f, &m) : -1;
+        if (k < 0) {
+            kind = -1;
+            break;
+        }
+        kind = worse(kind, k);
+        *miss = *miss || m;
+    }
+    free(f);
+    return rc < 0 ? -1 : kind;
 }
 
 /* ---- The merged file --------------------------------------------------------------------------- */
 
-typedef struct columns {
-    char **extra; /* columns beyond superpmi's, in the order first met */
-    size_t count, cap;
-} columns;
-
-static int add_extras(columns *c, replay_style style, const char *row)
-{
-    const char *p = row, *n, *v;
-    size_t nlen, vlen;
-    while (row_next(&p, &n, &nlen) && row_next(&p, &v, &vlen)) {
-        bool seen = known(style, n, nlen);
-        for (size_t i = 0; i < c->count && !seen; i++)
-            seen = strlen(c->extra[i]) == nlen && memcmp(c->extra[i], n, nlen) == 0;
-        if (seen)
-            continue;
-        if (replay_grow(&c->extra, &c->cap, c->count, sizeof *c->extra) != MCZ_OK ||
-            !(c->extra[c->count] = strndup(n, nlen)))
-            return MCZ_ENOMEM;
-        c->count++;
-    }
-    return MCZ_OK;
-}
-
-/* What superpmi writes for a kind when no unit row says more. */
+/* What superpmi writes for a kind when no row says more. */
 static const char *kind_result(int kind)
 {
     return kind == REPLAY_SUCCESS || kind == REPLAY_DIFF ? "Success"
@@ -129,63 +168,73 @@ static const char *kind_result(int kind)
                                                          : "Error";
 }
 
-static void fallback_value(const replay_entry *e, replay_style style, const char *name, FILE *f)
+/* A value for column f of a context no unit wrote a row for (crashed, timed out, unreadable,
+ * or replayed by mcz's own replayers): its result, superpmi's empty name, zero metrics. */
+static void fallback_value(const replay_entry *e, const tool_csv_span *f, FILE *out)
 {
-    if (strcmp(name, "Context size") == 0)
-        fprintf(f, "%u", e->size);
-    else if (strcmp(name, "Result") == 0 || strcmp(name, "Base result") == 0)
-        fputs(kind_result(e->kind), f);
-    else if (strcmp(name, "Diff result") == 0)
-        fputs(kind_result(e->kind), f);
-    else if (strcmp(name, "MinOpts") == 0 || strcmp(name, "Has diff") == 0)
-        fputs(e->kind == REPLAY_DIFF && name[0] == 'H' ? "True" : "False", f);
-    else if (known(style, name, strlen(name)))
-        fputc('0', f);
+    if (tool_csv_is(f, "Context size"))
+        fprintf(out, "%u", e->size);
+    else if (tool_csv_is(f, "Result") || tool_csv_is(f, "Base result") ||
+             tool_csv_is(f, "Diff result"))
+        fputs(kind_result(e->kind), out);
+    else if (tool_csv_is(f, "Has diff"))
+        fputs(e->kind == REPLAY_DIFF ? "True" : "False", out);
+    else if (tool_csv_is(f, "MinOpts"))
+        fputs("False", out);
+    else if (tool_csv_is(f, "Method full name"))
+        fputs("\"\"", out); /* superpmi quotes it always */
+    else if (tool_csv_is(f, "Tier name"))
+        ;
+    else if (tool_csv_is(f, "Kind"))
+        fputs(replay_kind_name(e->kind), out);
+    else if (tool_csv_is(f, "Message"))
+        tool_csv_field(out, e->message ? e->message : "");
+    else
+        fputc('0', out);
 }
 
-static void write_row(const replay_entry *e, replay_style style, const columns *c, FILE *f)
+static void write_entry(const replay_entry *e, const tool_csv_span *columns, size_t count,
+                        FILE *f)
 {
-    char value[REPLAY_MESSAGE_MAX];
+    if (e->row) {
+        /* each held record, as the unit wrote it, behind the global number */
+        const char *p = e->row, *end = e->row + strlen(e->row);
+        while (p < end) {
+            const char *start = p;
+            size_t n;
+            if (tool_csv_next(&p, end, NULL, 0, &n) != 1)
+                break; /* held rows were checked when taken */
+            size_t len = (size_t)(p - start);
+            while (len && (start[len - 1] == '\n' || start[len - 1] == '\r'))
+                len--;
+            fprintf(f, "%u,%.*s\n", e->number, (int)len, start);
+        }
+        return;
+    }
     fprintf(f, "%u", e->number);
-    for (const char *const *k = known_columns(style); *k; k++) {
+    for (size_t i = 1; i < count; i++) {
         fputc(',', f);
-        if (e->row && replay_row_get(e->row, *k, value, sizeof value))
-            fputs(value, f);
-        else
-            fallback_value(e, style, *k, f);
-    }
-    for (size_t i = 0; i < c->count; i++) {
-        fputc(',', f);
-        if (e->row && replay_row_get(e->row, c->extra[i], value, sizeof value))
-            fputs(value, f);
-    }
-    if (style == REPLAY_STYLE_MCZ) {
-        fprintf(f, ",%s,", replay_kind_name(e->kind));
-        tool_csv_field(f, e->message ? e->message : "");
+        fallback_value(e, &columns[i], f);
     }
     fputc('\n', f);
 }
 
 int replay_row_write_csv(const replay_table *t, FILE *f)
 {
-    columns c = {NULL, 0, 0};
-    int rc = MCZ_OK;
-    for (size_t i = 0; i < t->count && rc == MCZ_OK; i++)
-        if (t->entries[i].row)
-            rc = add_extras(&c, t->style, t->entries[i].row);
-    if (rc == MCZ_OK) {
-        fputs("Context", f);
-        for (const char *const *k = known_columns(t->style); *k; k++)
-            fprintf(f, ",%s", *k);
-        for (size_t i = 0; i < c.count; i++)
-            fprintf(f, ",%s", c.extra[i]);
-        fputs(t->style == REPLAY_STYLE_MCZ ? ",Kind,Message\n" : "\n", f);
-        for (size_t i = 0; i < t->count; i++)
-            if (t->entries[i].kind != REPLAY_EXCLUDED)
-                write_row(&t->entries[i], t->style, &c, f);
+    const char *header = t->columns.header ? t->columns.header : default_headers[t->style];
+    tool_csv_span *columns = malloc(REPLAY_MAX_COLUMNS * sizeof *columns);
+    if (!columns)
+        return MCZ_ENOMEM;
+    const char *p = header;
+    size_t count = 0;
+    if (tool_csv_next(&p, header + strlen(header), columns, REPLAY_MAX_COLUMNS, &count) != 1) {
+        free(columns);
+        return MCZ_ECORRUPT; /* set from a checked header: cannot happen */
     }
-    for (size_t i = 0; i < c.count; i++)
-        free(c.extra[i]);
-    free(c.extra);
-    return rc;
+    fprintf(f, "%s\n", header);
+    for (size_t i = 0; i < t->count; i++)
+        if (t->entries[i].kind != REPLAY_EXCLUDED)
+            write_entry(&t->entries[i], columns, count, f);
+    free(columns);
+    return MCZ_OK;
 }

@@ -14,6 +14,7 @@
  * or timed out, and a fresh worker resumes the unit just after it.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -49,6 +50,8 @@ typedef struct slot {
     size_t stride_next;
     replay_record_reader records;
     replay_stats stats;
+    int rows_fd;       /* the slot's rows file, opened when first needed; -1: not yet */
+    bool columns_ok;   /* the rows coming fit the table's columns */
 } slot;
 
 typedef struct run {
@@ -62,6 +65,7 @@ typedef struct run {
     size_t next_unit;
     uint64_t done;
     bool stopping;
+    bool columns_warned;
     int error;
 } run;
 
@@ -81,10 +85,14 @@ static void fatal(run *r, int error, const char *what)
 
 static _Noreturn void worker_main(void *arg, size_t index, int req_fd, replay_chan *ch)
 {
-    (void)index;
     const replay_config *cfg = ((run *)arg)->cfg;
     replay_worker *w;
     char msg[REPLAY_MESSAGE_MAX];
+    if (cfg->temp_dir) {
+        char path[4200];
+        replay_rows_path(cfg->temp_dir, index, path, sizeof path);
+        ch->rows_fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+    }
     if (replay_worker_open(cfg, &w, msg, sizeof msg) != MCZ_OK)
         replay_chan_fatal(ch, msg);
     replay_chan_send(ch, REPLAY_REC_READY, 0, 0, 0, NULL, 0);
@@ -203,9 +211,9 @@ static void on_ready(run *r, slot *s)
 
 /* ---- Results accounted ----------------------------------------------------------------------- */
 
-/* text: the context's message, or (row) its details row. */
-static void account(run *r, slot *s, uint32_t number, int kind, uint32_t size, const char *text,
-                    bool row)
+/* text: the context's message, or (row) its details rows; miss: a JIT missed data. */
+static void account_as(run *r, slot *s, uint32_t number, int kind, bool miss, uint32_t size,
+                       const char *text, bool row)
 {
     const replay_unit *u = slot_unit(r, s);
     if (!u || number < u->first || number - u->first >= u->count ||
@@ -216,11 +224,81 @@ static void account(run *r, slot *s, uint32_t number, int kind, uint32_t size, c
     s->reported[number - u->first] = 1;
     if (number > s->high)
         s->high = number;
-    int rc = row ? replay_table_add_row(r->table, number, kind, size, text)
+    int rc = row ? replay_table_add_row(r->table, number, kind, miss, size, text)
                  : replay_table_add(r->table, number, kind, size, text);
     if (rc != MCZ_OK)
         fatal(r, MCZ_ENOMEM, "out of memory");
     r->done++;
+}
+
+static void account(run *r, slot *s, uint32_t number, int kind, uint32_t size, const char *msg,
+                    bool row)
+{
+    account_as(r, s, number, kind, kind == REPLAY_MISSING, size, msg, row);
+}
+
+/* The text a worker wrote to its rows file where `where` ("OFFSET LENGTH") says; malloc'ed,
+ * NULL (with fatal) when it cannot be read. */
+static char *rows_take(run *r, slot *s, const char *where)
+{
+    long long at;
+    size_t len;
+    char tail;
+    if (sscanf(where, "%lld %zu%c", &at, &len, &tail) != 2 || at < 0 || len > (1u << 30)) {
+        fatal(r, MCZ_ECORRUPT, "a worker sent a bad rows record");
+        return NULL;
+    }
+    if (s->rows_fd < 0) {
+        char path[4200];
+        replay_rows_path(r->cfg->temp_dir, slot_index(r, s), path, sizeof path);
+        s->rows_fd = open(path, O_RDONLY | O_CLOEXEC);
+    }
+    char *text = malloc(len + 1);
+    if (!text || s->rows_fd < 0 || pread(s->rows_fd, text, len, at) != (ssize_t)len) {
+        free(text);
+        fatal(r, MCZ_EIO, "cannot read the details rows its worker wrote");
+        return NULL;
+    }
+    text[len] = '\0';
+    return text;
+}
+
+/* COLUMNS: the header of the rows the slot's worker sends next. The first becomes the
+ * table's; a unit whose header differs (another superpmi?) has its rows left out, said once. */
+static void on_columns(run *r, slot *s, const char *where)
+{
+    char *header = rows_take(r, s, where);
+    if (!header)
+        return;
+    char why[REPLAY_MESSAGE_MAX];
+    size_t len = strlen(header);
+    replay_columns *c = &r->table->columns;
+    s->columns_ok = replay_columns_same(c, header, len) ||
+                    (!c->header && replay_columns_set(c, header, len, r->table->style, why,
+                                                      sizeof why) == MCZ_OK);
+    if (!s->columns_ok && !r->columns_warned) {
+        r->columns_warned = true;
+        replay_progress_clear();
+        tool_warn("units wrote details with other columns than the first unit's; their rows "
+                  "are left out of --details (their results are kept)");
+    }
+    free(header);
+}
+
+static void on_result(run *r, slot *s, const replay_record *rec)
+{
+    int kind = rec->kind & REPLAY_REC_KIND_MASK;
+    bool miss = (rec->kind & REPLAY_REC_MISS) != 0 || kind == REPLAY_MISSING;
+    if (!(rec->kind & REPLAY_REC_ROW)) {
+        account_as(r, s, rec->number, kind, miss, rec->size, rec->text_len ? rec->text : NULL,
+                   false);
+        return;
+    }
+    char *rows = rows_take(r, s, rec->text);
+    if (rows)
+        account_as(r, s, rec->number, kind, miss, rec->size, s->columns_ok ? rows : NULL,
+                   s->columns_ok);
+    free(rows);
 }
 
 /* First wanted, unreported context of the slot's unit numbered >= from; 0 when none. */
@@ -269,9 +347,11 @@ static void on_record(void *arg, const replay_record *rec)
         s->inflight_unit = rec->kind != 0;
         replay_pool_deadline(i, r->o->timeout > 0 ? tool_now() + r->o->timeout : 0);
         break;
+    case REPLAY_REC_COLUMNS:
+        on_columns(r, s, rec->text);
+        break;
     case REPLAY_REC_RESULT:
-        account(r, s, rec->number, rec->kind & ~REPLAY_REC_ROW, rec->size,
-                rec->text_len ? rec->text : NULL, (rec->kind & REPLAY_REC_ROW) != 0);
+        on_result(r, s, rec);
         if (rec->number == s->inflight) {
             s->inflight = 0;
             replay_pool_deadline(i, 0);
@@ -358,7 +438,9 @@ static void on_ended(void *arg, size_t index, int status, const char *how, bool 
 {
     run *r = arg;
     slot *s = &r->slots[index];
-    if (r->stopping)
+    /* Interrupted: what a killed worker held was not replayed, so nothing is blamed on it and
+     * no replacement starts. */
+    if (r->stopping || replay_pool_stopping())
         return;
     if (status < 0) {
         fatal(r, MCZ_EIO, "lost track of a worker");
@@ -436,6 +518,7 @@ int replay_proc_run(const replay_config *cfg, const replay_run_options *o, repla
     for (size_t i = 0; i < nslots; i++) {
         slot *s = &r.slots[i];
         s->unit = s->queued = -1;
+        s->rows_fd = -1;
         if (o->stride)
             s->filter = (replay_filter){(uint32_t)nslots, (uint32_t)i};
     }
@@ -452,8 +535,11 @@ int replay_proc_run(const replay_config *cfg, const replay_run_options *o, repla
         replay_progress_clear();
     if (o->stats)
         print_stats(&r);
-    for (size_t i = 0; i < nslots; i++)
+    for (size_t i = 0; i < nslots; i++) {
         free(r.slots[i].reported);
+        if (r.slots[i].rows_fd >= 0)
+            close(r.slots[i].rows_fd);
+    }
     free(r.slots);
     return r.error;
 }

@@ -251,11 +251,13 @@ static int context_each(replay_worker *w, const mcz_mc *mc, replay_chan *ch)
     w->stats.contexts++;
     if (w->cfg->mode == REPLAY_MODE_PLUGIN && w->cfg->style == REPLAY_STYLE_SPMI_DIFFS) {
         char row[REPLAY_MESSAGE_MAX];
-        int kind = replay_plugin_diff(w->cfg->plugin, w->plugin_state, mc, row, sizeof row, msg,
-                                      sizeof msg);
+        bool miss;
+        int kind = replay_plugin_diff(w->cfg->plugin, w->plugin_state, mc, row, sizeof row,
+                                      &miss, msg, sizeof msg);
         if (kind != REPLAY_SUCCESS && kind != REPLAY_DIFF && msg[0])
             tool_warn("context %u: %s", mc->number, msg); /* a row holds no message */
-        return replay_chan_row(ch, mc->number, kind, size, row);
+        return replay_chan_rows(ch, mc->number, kind, miss, size,
+                                replay_default_header(REPLAY_STYLE_SPMI_DIFFS), row);
     }
     int kind = replay_one(w, mc, msg, sizeof msg);
     return replay_chan_result(ch, mc->number, kind, size, msg[0] ? msg : NULL);

@@ -100,6 +100,30 @@ void tool_csv_field(FILE *f, const char *text);
 /* A field, always quoted. */
 void tool_csv_quoted(FILE *f, const char *text);
 
+/* Reading CSV as RFC 4180 has it (what superpmi's -details writes: fields quoted when they hold
+ * commas or quotes, "" for a quote, CRLF or LF line ends; a quoted field may hold line ends).
+ * A field is a span of the text as written, quotes included, so a record can be passed on
+ * byte for byte. */
+typedef struct tool_csv_span {
+    const char *start;
+    size_t len;
+    bool quoted;
+} tool_csv_span;
+
+enum { TOOL_CSV_BAD = -1, TOOL_CSV_WIDE = -2 };
+
+/* Reads the record at *p (text up to end) into fields[0..*count); moves *p past its line end.
+ * Returns 1 a record, 0 at the end of the text, TOOL_CSV_BAD when it is not CSV (a quote
+ * inside an unquoted field, text after a closing quote, an unterminated quote, a lone CR),
+ * TOOL_CSV_WIDE when it has more than max fields. fields NULL: only counts them (no limit). */
+int tool_csv_next(const char **p, const char *end, tool_csv_span *fields, size_t max,
+                  size_t *count);
+/* The field's value (quotes removed, "" made one), NUL-terminated in buf (cut to cap - 1
+ * bytes); returns its whole length. */
+size_t tool_csv_value(const tool_csv_span *f, char *buf, size_t cap);
+/* True when the field's value is text. */
+bool tool_csv_is(const tool_csv_span *f, const char *text);
+
 /* ---- System ---- */
 
 /* Seconds on the monotonic clock. */

@@ -201,11 +201,11 @@ done
 same "plugin diffs: the same details with -j 1 and -j 2" "$T/pd1.csv" "$T/pd2.csv"
 same "plugin diffs: the same summary with -j 1 and -j 2" "$T/pd1.out" "$T/pd2.out"
 contains "plugin diffs: superpmi's asm-diffs columns and PerfScore" "$T/pd1.csv" \
-    "Context,Context size,Base result,Diff result,MinOpts,Has diff,Base size,Diff size,Base instructions,Diff instructions,Base PerfScore,Diff PerfScore"
-contains "plugin diffs: the planned failure is the base result" "$T/pd1.csv" "3,2396,Error,"
+    "Context,Context size,Method full name,Tier name,Base result,Diff result,MinOpts,Has diff,Base instructions,Diff instructions,Base ActualCodeBytes,Diff ActualCodeBytes,Base PerfScore,Diff PerfScore"
+contains "plugin diffs: the planned failure is the base result" "$T/pd1.csv" '3,2396,"",,Error,'
 contains "plugin diffs: the summary counts Diffs" "$T/pd1.out" " Diffs "
 contains "plugin diffs: some code differs" "$T/pd1.csv" ",True,"
-awk -F, 'NR > 1 && $3 == "Success" && $4 == "Success" { print $1 }' "$T/pd1.csv" | paste -sd, > "$T/pdok"
+awk -F, 'NR > 1 && $5 == "Success" && $6 == "Success" { print $1 }' "$T/pd1.csv" | paste -sd, > "$T/pdok"
 exit_is "plugin diffs: diffs without errors exit 2" 2 "$R" -q -j 2 --plugin "$T/tp.so" \
     --plugin-arg diff -c "$(cat "$T/pdok")" "$T/c.mcz"
 
@@ -268,7 +268,7 @@ chmod +x "$T/late254.sh"
 code_run "exec: a 254 after the first unit is a crash (exit 1)" 1 \
     "$R" -q -j 1 -c 1-200 --exec-batch 0 --exec "$T/late254.sh" --details "$T/l254.csv" "$T/c.mcz"
 contains "exec: a 254 after the first unit: a crash ... with its status" "$T/err" ": crash: command exited with status 254"
-contains "exec: a 254 after the first unit: the first unit passed" "$T/l254.csv" "1,2501,Success,"
+contains "exec: a 254 after the first unit: the first unit passed" "$T/l254.csv" '1,2501,"",,Success,'
 
 # --- --shard K/N through GNU parallel, merged: identical to one whole run
 ARGS=(-q -j 1 --plugin "$T/tp.so" --plugin-arg "fail:3,missing:5,segv:9,fail:150,missing:201,segv:300")
@@ -286,9 +286,9 @@ if command -v parallel >/dev/null; then
     code_run "merge with a shard twice is an error" 255 "$R" --merge-results "$T/r1.txt" "$T/r1.txt" "$T/r2.txt"
     head -c 200 "$T/r2.txt" > "$T/rt.txt"
     code_run "merge of a truncated results file is an error" 255 "$R" --merge-results "$T/r1.txt" "$T/rt.txt" "$T/r3.txt"
-    sed '6s/^[0-9]*\t[a-z]*/99999999999\tbogus/' "$T/r2.txt" > "$T/rb.txt"
+    sed '7s/^[0-9]*\t[a-z]*/99999999999\tbogus/' "$T/r2.txt" > "$T/rb.txt"
     code_run "merge of a results file with a bad line is an error" 255 "$R" --merge-results "$T/r1.txt" "$T/rb.txt" "$T/r3.txt"
-    contains "merge: the error names the line" "$T/err" "rb.txt:6"
+    contains "merge: the error names the line" "$T/err" "rb.txt:7"
 else
     fail "GNU parallel is not installed"
 fi
