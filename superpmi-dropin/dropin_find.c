@@ -71,12 +71,16 @@ char *dropin_run_dir(const char *argv0)
     return dir;
 }
 
-/* Whether path is this very program (the same file, or a link to it). */
+/* Whether path is this program (the same file, a link to it, or a copy of it: the real
+ * superpmi would then run itself for ever). Only a file of this program's size is read. */
 static bool is_self(const char *path)
 {
     struct stat a, b;
-    return stat(path, &a) == 0 && stat("/proc/self/exe", &b) == 0 && a.st_dev == b.st_dev &&
-           a.st_ino == b.st_ino;
+    if (stat(path, &a) != 0 || stat("/proc/self/exe", &b) != 0)
+        return false;
+    if (a.st_dev == b.st_dev && a.st_ino == b.st_ino)
+        return true;
+    return a.st_size == b.st_size && dropin_is_ours(path) == 1;
 }
 
 /* path made absolute against the working directory (no link resolved: a link's name is what

@@ -127,6 +127,10 @@ FAIL_EXIT=255 fail_run "superpmi.real not executable: exit 255" "$C/superpmi" ji
 contains "superpmi.real not executable: named" "$T/err" "$C/superpmi.real: not an executable"
 MCZ_SUPERPMI="$D" FAIL_EXIT=255 fail_run "MCZ_SUPERPMI naming mcz-superpmi itself: refused" \
     "$D" jit.so a.mch
+cp "$D" "$C/superpmi.real"; chmod 755 "$C/superpmi.real"
+FAIL_EXIT=255 fail_run "superpmi.real a copy of mcz-superpmi: refused (it would run itself)" \
+    "$C/superpmi" jit.so a.mch
+contains "superpmi.real a copy of mcz-superpmi: named" "$T/err" "superpmi.real: that is mcz-superpmi"
 fake_spmi "$C/superpmi.real"
 
 # --- an archive: the mcz-replay command line (a fake mcz-replay that records its words)
