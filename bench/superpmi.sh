@@ -28,7 +28,7 @@ cp "$D/corpus.mcz" "$D/core/x.mch"
 mv "$D/corpus.mch" "$D/core/ref.mch"
 rm "$D/corpus.mcz"
 : >"$D/core/base.so"
-export MCZ_REPLAY="$BIN/mcz-replay"
+export MCZ_REPLAY=${MCZ_REPLAY:-$BIN/mcz-replay}
 printf 'ref.mch (the .mch): %d bytes; x.mch (the archive): %d bytes; %d cores online; load average %s\n' \
     "$(stat -c %s "$D/core/ref.mch")" "$(stat -c %s "$D/core/x.mch")" \
     "$(getconf _NPROCESSORS_ONLN)" "$(cut -d' ' -f1-3 /proc/loadavg)"
