@@ -1,6 +1,6 @@
 /*
  * replay_exec_args.c - an --exec command's words read as superpmi's command line reads them
- * (superpmi/commandline.cpp): a switch is '-' and any case-insensitive prefix of its name,
+ * (superpmi/commandline.cpp at filipnavara/runtime@c659a8bb): a switch is '-' and any case-insensitive prefix of its name,
  * tried against the names in superpmi's order, the first that matches winning (so -a is
  * -applyDiff, -f -failingMCList, -d -details); a few names match on a fixed length or whole.
  * Words after a switch that takes a value are that value, not switches.
@@ -21,7 +21,7 @@ typedef enum {
     TAKES_OPTION  /* -jitoption: [force] key=value */
 } takes;
 
-typedef enum { ROLE_PLAIN, ROLE_OUTPUT, ROLE_SELECT, ROLE_DIFF } role;
+typedef enum { ROLE_PLAIN, ROLE_OUTPUT, ROLE_SELECT, ROLE_DIFF, ROLE_RUN } role;
 
 typedef struct spmi_switch {
     const char *name;
@@ -39,7 +39,6 @@ static const spmi_switch switches[] = {
     {"reproName", MATCH_PREFIX, 0, TAKES_ONE, ROLE_OUTPUT},
     {"failingMCList", MATCH_PREFIX, 0, TAKES_ONE, ROLE_OUTPUT},
     {"details", MATCH_PREFIX, 0, TAKES_ONE, ROLE_OUTPUT},
-    {"diffsInfo", MATCH_FIXED, 9, TAKES_ONE, ROLE_OUTPUT},
     {"target", MATCH_FIXED, 6, TAKES_ONE, ROLE_PLAIN},
     {"boe", MATCH_FIXED, 3, TAKES_NONE, ROLE_PLAIN},
     {"boa", MATCH_FIXED, 3, TAKES_NONE, ROLE_PLAIN},
@@ -48,16 +47,15 @@ static const spmi_switch switches[] = {
     {"verbosity", MATCH_PREFIX, 0, TAKES_ONE, ROLE_PLAIN},
     {"writeLogFile", MATCH_PREFIX, 0, TAKES_ONE, ROLE_OUTPUT},
     {"emitMethodStats", MATCH_PREFIX, 0, TAKES_ONE, ROLE_OUTPUT},
-    {"metricsSummary", MATCH_PREFIX, 0, TAKES_ONE, ROLE_OUTPUT},
-    {"baseMetricsSummary", MATCH_PREFIX, 0, TAKES_ONE, ROLE_OUTPUT},
-    {"diffMetricsSummary", MATCH_PREFIX, 0, TAKES_ONE, ROLE_OUTPUT},
     {"applyDiff", MATCH_PREFIX, 0, TAKES_NONE, ROLE_DIFF},
     {"compile", MATCH_PREFIX, 0, TAKES_ONE, ROLE_SELECT},
     {"coredistools", MATCH_PREFIX, 0, TAKES_NONE, ROLE_PLAIN},
-    {"matchHash", MATCH_PREFIX, 0, TAKES_ONE, ROLE_SELECT},
-    {"parallel", MATCH_PREFIX, 0, TAKES_COUNT, ROLE_PLAIN},
-    {"failureLimit", MATCH_PREFIX, 0, TAKES_ONE, ROLE_PLAIN},
+    {"matchHash", MATCH_PREFIX, 0, TAKES_ONE, ROLE_PLAIN}, /* by content: the same in a unit */
+    {"streaming", MATCH_PREFIX, 0, TAKES_ONE, ROLE_RUN},
+    {"parallel", MATCH_PREFIX, 0, TAKES_COUNT, ROLE_RUN},
+    {"failureLimit", MATCH_PREFIX, 0, TAKES_ONE, ROLE_RUN},
     {"skipCleanup", MATCH_WHOLE, 0, TAKES_NONE, ROLE_PLAIN},
+    {"repeatCount", MATCH_WHOLE, 0, TAKES_ONE, ROLE_PLAIN},
     {"stride", MATCH_PREFIX, 0, TAKES_TWO, ROLE_SELECT},
     {"jitoption", MATCH_PREFIX, 0, TAKES_OPTION, ROLE_PLAIN},
     {"jit2option", MATCH_PREFIX, 0, TAKES_OPTION, ROLE_PLAIN},
@@ -113,6 +111,16 @@ static size_t value_words(const spmi_switch *s, char *const argv[], size_t i)
     }
 }
 
+/* What mcz-replay does instead of a switch that shapes the whole run. */
+static const char *run_instead(const char *name)
+{
+    if (strcmp(name, "parallel") == 0)
+        return "mcz-replay's -j N sets the workers";
+    if (strcmp(name, "failureLimit") == 0)
+        return "mcz-replay's --failure-limit N counts over the whole run";
+    return "a unit has no streaming session; give superpmi the .mch";
+}
+
 int exec_args_check(char *const argv[], replay_style *style, char *why, size_t cap)
 {
     *style = REPLAY_STYLE_SPMI_REPLAY;
@@ -131,6 +139,11 @@ int exec_args_check(char *const argv[], replay_style *style, char *why, size_t c
         if (s->role == ROLE_SELECT) {
             snprintf(why, cap, "--exec: %s (superpmi's -%s) selects contexts by a unit's own "
                      "numbers; use mcz-replay's -c", argv[i], s->name);
+            return MCZ_EINVAL;
+        }
+        if (s->role == ROLE_RUN) {
+            snprintf(why, cap, "--exec: %s (superpmi's -%s) would apply to every unit apart; %s",
+                     argv[i], s->name, run_instead(s->name));
             return MCZ_EINVAL;
         }
         if (s->role == ROLE_DIFF)
