@@ -1,7 +1,7 @@
 /*
  * replay_exec.c - the --exec replayer: an external command per work unit, in SuperPMI's shape.
  *
- * Contract (also in --help and README.md):
+ * Contract (also in --help and parallel-replay/README.md):
  *   CMD ARGS... -f LIST -details DETAILS.csv UNIT.mch
  * UNIT.mch holds the unit's selected, non-excluded contexts, renumbered 1..k in order. With
  * --exec-original (MCH input only) the command gets the original file and the global numbers:

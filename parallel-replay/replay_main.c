@@ -18,7 +18,7 @@
 #include "replay_exec.h"
 #include "tool.h"
 
-/* --exec: bytes of contexts handed to one command start (bench/replay.sh, README.md). */
+/* --exec: bytes of contexts handed to one command start (bench/replay.sh, parallel-replay/README.md). */
 #define EXEC_BATCH_DEFAULT (16u << 20)
 #define EXEC_BATCH_TEXT "16M"
 #define EXEC_UNITS_PER_WORKER 4
