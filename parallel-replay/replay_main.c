@@ -515,6 +515,12 @@ static int outcome_code(const options *o, replay_table *t, const replay_plan *pl
 {
     if (out->init_failed) {
         fail("the replayer failed to initialize: %s", out->message);
+        /* superpmi has written its details header by then, and superpmi.py reads the file
+         * after every run */
+        replay_table none = {.style = t->style};
+        mcz_diag d;
+        if (o->details && replay_table_write_details(&none, o->details, &d) != MCZ_OK)
+            fail_output(o->details, &d);
         return REPLAY_EXIT_INIT_FAILED;
     }
     if (out->stop_signal) {
