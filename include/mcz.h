@@ -239,7 +239,7 @@ typedef enum mcz_codec {
 } mcz_codec;
 
 /* How a chunk's contexts are laid out before compression (recorded per chunk, FORMAT.md §4a;
- * the figures in README.md "Defaults"). */
+ * the figures in bench/FIGURES.md §1). */
 typedef enum mcz_layout {
     MCZ_LAYOUT_DEFAULT = 0, /* in options: packets */
     MCZ_LAYOUT_PLAIN = 1,   /* the contexts' bytes as they are (a data frame is an MCH fragment) */
@@ -247,8 +247,8 @@ typedef enum mcz_layout {
                              * together: about 9% smaller chunks, read back byte for byte */
 } mcz_layout;
 
-/* Zero fields mean "the default"; the defaults and the figures behind them are in README.md
- * and format/FORMAT.md §10. Start from MCZ_WRITER_OPTIONS_INIT, then set fields by name:
+/* Zero fields mean "the default"; the defaults and the figures behind them are in
+ * format/FORMAT.md §10. Start from MCZ_WRITER_OPTIONS_INIT, then set fields by name:
  * struct_size records which version of the struct the caller was built with, so fields can be
  * added at the end without breaking programs built before (the library reads only the first
  * struct_size bytes, the rest taken as zero). */
@@ -319,7 +319,7 @@ typedef struct mcz_writer_options {
  * succeeds, the data goes to a temporary file beside it. LIVE: path is created (truncated) now.
  * MEMORY: nothing is written before a dump or close. Besides the open chunk and the queue
  * (queue_chunks), the writer keeps two chunk buffers ready for appends (chunk_size bytes each,
- * at most 16 MiB), allocated and mapped here: README.md "Memory and disk bound".
+ * at most 16 MiB), allocated and mapped here: bench/COLLECTOR.md §3.
  */
 MCZ_API MCZ_NODISCARD mcz_writer *mcz_writer_open(const char *path, const mcz_writer_options *opt,
                                     mcz_diag *diag);

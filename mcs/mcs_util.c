@@ -154,7 +154,7 @@ int mcs_parse_list(const char *arg, mcz_list *out)
     return mcs_has_extension(arg, ".mcl") ? MCS_EXIT_FAIL : MCS_EXIT_USAGE;
 }
 
-/* The presets (README.md "Presets", with the figures that chose them): what each sets. */
+/* The presets (README.md "Presets"; the figures that chose them: bench/FIGURES.md §1). */
 typedef struct compress_preset {
     const char *name;
     mcz_codec codec;

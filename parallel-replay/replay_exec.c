@@ -1,7 +1,7 @@
 /*
  * replay_exec.c - the --exec replayer: an external command per work unit, in SuperPMI's shape.
  *
- * Contract (also in --help and README.md):
+ * Contract (also in --help and parallel-replay/README.md):
  *   CMD ARGS... -f LIST -details DETAILS.csv UNIT.mch
  * UNIT.mch holds the unit's selected, non-excluded contexts, renumbered 1..k in order. With
  * --exec-original (MCH input only) the command gets the original file and the global numbers:
@@ -14,6 +14,7 @@
  * numbers in LIST and DETAILS.csv are mapped back to global numbers. A command that cannot start (its exec fails), or that exits
  * 254 (superpmi: the JIT failed to initialize) on a worker's first unit, stops the whole run.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,6 +56,8 @@ typedef struct exec_files {
     char unit[4200];
     char list[4200];
     char details[4200];
+    char out[4200];      /* the command's stdout and stderr */
+    char err[4200];
     char original[4200]; /* --exec-original: the collection's path */
     char *ranges;        /* --exec-original: the unit's numbers */
 } exec_files;
@@ -117,6 +120,117 @@ static int report_all(replay_chan *ch, const mcz_mc *ctx, size_t n, int kind, co
         if (replay_chan_result(ch, ctx[i].number, kind, (uint32_t)ctx[i].size, msg) != MCZ_OK)
             return MCZ_EIO;
     return MCZ_OK;
+}
+
+/* superpmi's lines that name a context by the number it was given (superpmi.cpp, and the
+ * JIT's assert line): the text before the number. */
+static const char *const numbered_lines[] = {
+    "ISSUE: <ASSERT> #",
+    "ISSUE: <ASM_DIFF> main method ",
+    "MISSING: Method context ",
+    "ERROR: Method ",
+    "ERROR: main method ",
+    "ERROR: method ",
+    "INFO: main method ",
+    "INFO: HINT: to repro add '-c ",
+};
+
+/* Writes one line of the command's output to f, the unit's number in it made global. */
+static void write_line(FILE *f, const char *line, size_t len, const mcz_mc *ctx, size_t n)
+{
+    for (size_t k = 0; k < sizeof numbered_lines / sizeof *numbered_lines; k++) {
+        size_t plen = strlen(numbered_lines[k]);
+        if (len <= plen || memcmp(line, numbered_lines[k], plen) != 0)
+            continue;
+        size_t digits = 0;
+        uint64_t local = 0;
+        while (plen + digits < len && digits < 10 && line[plen + digits] >= '0' &&
+               line[plen + digits] <= '9')
+            local = local * 10 + (uint64_t)(line[plen + digits++] - '0');
+        if (digits && local >= 1 && local <= n) {
+            fprintf(f, "%.*s%u%.*s", (int)plen, line, ctx[local - 1].number,
+                    (int)(len - plen - digits), line + plen + digits);
+            return;
+        }
+    }
+    fwrite(line, 1, len, f);
+}
+
+/* Copies the command's output file at path to f line by line, numbers made global when the
+ * command saw the unit's own (1..n). */
+static void pass_output(const char *path, FILE *f, bool renumber, const mcz_mc *ctx, size_t n)
+{
+    FILE *in = fopen(path, "rbe");
+    if (!in)
+        return;
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t len;
+    while ((len = getline(&line, &cap, in)) > 0) {
+        /* a unit's own summary: the run's, summed over every unit, is printed at the end (as
+         * superpmi -p sums its children's instead of passing them on) */
+        if (ctx && strncmp(line, "Loaded ", 7) == 0)
+            continue;
+        if (renumber)
+            write_line(f, line, (size_t)len, ctx, n);
+        else
+            fwrite(line, 1, (size_t)len, f);
+    }
+    free(line);
+    fclose(in);
+}
+
+/* The command's stdout goes to the run's stdout in unit order (replay_exec_output), so it reads
+ * as one superpmi run's; its stderr to the run's stderr at once. */
+static void pass_outputs(const replay_config *cfg, const exec_files *ef, const mcz_mc *ctx,
+                         size_t n)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%s/out.%010u", cfg->temp_dir, ctx[0].number);
+    FILE *out = fopen(path, "wbe");
+    if (out) {
+        pass_output(ef->out, out, !ef->ranges, ctx, n);
+        fclose(out);
+    }
+    pass_output(ef->err, stderr, !ef->ranges, ctx, n);
+    fflush(stderr);
+}
+
+/* -r PREFIX: each context that failed is written alone as PREFIX-N.mc, as superpmi does for its
+ * errors (with its global number). */
+static void write_repros(const replay_config *cfg, const mcz_mc *ctx, const int *kinds,
+                         size_t n)
+{
+    for (size_t i = 0; cfg->repro && i < n; i++) {
+        if (kinds[i] != REPLAY_FAILURE)
+            continue;
+        char path[4200];
+        snprintf(path, sizeof path, "%s-%u.mc", cfg->repro, ctx[i].number);
+        FILE *f = fopen(path, "wbe");
+        bool ok = f && fwrite(ctx[i].bytes, 1, ctx[i].size, f) == ctx[i].size;
+        if ((f && fclose(f) != 0) || !ok)
+            tool_warn("%s: cannot write the repro: %s", path, strerror(errno));
+    }
+}
+
+int replay_exec_output(const char *temp_dir, FILE *to)
+{
+    struct dirent **names;
+    int n = scandir(temp_dir, &names, NULL, alphasort);
+    if (n < 0)
+        return MCZ_EIO;
+    int rc = MCZ_OK;
+    for (int i = 0; i < n; i++) {
+        if (strncmp(names[i]->d_name, "out.", 4) == 0 && rc == MCZ_OK) {
+            char path[4200];
+            snprintf(path, sizeof path, "%s/%s", temp_dir, names[i]->d_name);
+            pass_output(path, to, false, NULL, 0);
+            rc = ferror(to) ? MCZ_EIO : MCZ_OK;
+        }
+        free(names[i]);
+    }
+    free(names);
+    return rc;
 }
 
 /* What the exit status alone says of each context (kinds[]), and the message of the failed. */
@@ -196,7 +310,7 @@ static int report_outcome(const replay_config *cfg, const exec_files *ef, int co
         read_rows(cfg, ef, code, ctx, n, numbers, &cols, rows);
     }
     for (size_t i = 0; i < n && rc == MCZ_OK; i++) {
-        bool miss;
+        bool miss = kinds[i] == REPLAY_MISSING;
         uint32_t size = (uint32_t)ctx[i].size;
         int kind = rows[i] ? replay_rows_kind(&cols, cfg->style, rows[i], strlen(rows[i]), &miss)
                            : -1;
@@ -208,6 +322,8 @@ static int report_outcome(const replay_config *cfg, const exec_files *ef, int co
             rc = replay_chan_result(ch, ctx[i].number, kinds[i], size,
                                     kinds[i] == REPLAY_SUCCESS ? NULL : msg);
     }
+    if (rc == MCZ_OK)
+        write_repros(cfg, ctx, kinds, n);
     for (size_t i = 0; rows && i < n; i++)
         free(rows[i]);
     free(rows);
@@ -237,6 +353,8 @@ int replay_exec_unit(const replay_config *cfg, const char *work_dir, bool first,
     snprintf(ef.unit, sizeof ef.unit, "%s/unit.mch", work_dir);
     snprintf(ef.list, sizeof ef.list, "%s/failing.mcl", work_dir);
     snprintf(ef.details, sizeof ef.details, "%s/details.csv", work_dir);
+    snprintf(ef.out, sizeof ef.out, "%s/stdout", work_dir);
+    snprintf(ef.err, sizeof ef.err, "%s/stderr", work_dir);
     snprintf(ef.original, sizeof ef.original, "%s", cfg->plan->path);
     unlink(ef.list);
     unlink(ef.details);
@@ -251,7 +369,8 @@ int replay_exec_unit(const replay_config *cfg, const char *work_dir, bool first,
     int rc = MCZ_ENOMEM;
     if (argv && (rc = replay_chan_start(ch, ctx[0].number, 0, true)) == MCZ_OK) {
         int exec_errno;
-        int code = replay_proc_command(argv, &exec_errno);
+        int code = replay_proc_command(argv, ef.out, ef.err, &exec_errno);
+        pass_outputs(cfg, &ef, ctx, n);
         fatal_reason(argv, code, exec_errno, first, why, sizeof why);
         if (!why[0])
             rc = report_outcome(cfg, &ef, code, ctx, n, ch);
@@ -261,6 +380,8 @@ int replay_exec_unit(const replay_config *cfg, const char *work_dir, bool first,
     unlink(ef.unit);
     unlink(ef.list);
     unlink(ef.details);
+    unlink(ef.out);
+    unlink(ef.err);
     if (why[0])
         replay_chan_fatal(ch, why);
     return rc;

@@ -9,6 +9,16 @@
 #include "replay_exec.h"
 #include "tool_spmi.h"
 
+/* What mcz-replay does instead of a switch that shapes the whole run. */
+static const char *run_instead(tool_spmi_id id)
+{
+    if (id == TOOL_SPMI_PARALLEL)
+        return "mcz-replay's -j N sets the workers";
+    if (id == TOOL_SPMI_FAILURE_LIMIT)
+        return "mcz-replay's --failure-limit N counts over the whole run";
+    return "a unit has no streaming session; give superpmi the .mch";
+}
+
 int exec_args_check(char *const argv[], replay_style *style, char *why, size_t cap)
 {
     *style = REPLAY_STYLE_SPMI_REPLAY;
@@ -27,6 +37,11 @@ int exec_args_check(char *const argv[], replay_style *style, char *why, size_t c
         if (s->role == TOOL_SPMI_SELECT) {
             snprintf(why, cap, "--exec: %s (superpmi's -%s) selects contexts by a unit's own "
                      "numbers; use mcz-replay's -c", argv[i], s->name);
+            return MCZ_EINVAL;
+        }
+        if (s->role == TOOL_SPMI_RUN) {
+            snprintf(why, cap, "--exec: %s (superpmi's -%s) would apply to every unit apart; %s",
+                     argv[i], s->name, run_instead(s->id));
             return MCZ_EINVAL;
         }
         if (s->role == TOOL_SPMI_DIFF)

@@ -167,7 +167,8 @@ typedef struct replay_config {
     const char *plugin_arg;
     char **exec_argv;     /* the --exec command split into words, NULL-terminated */
     bool exec_original;   /* MCH: pass the original file with -c instead of a unit file */
-    const char *temp_dir; /* a directory the parent owns and removes (exec) */
+    const char *temp_dir; /* a directory the parent owns and removes (exec, plugin) */
+    const char *repro;    /* exec: write PREFIX-N.mc for each context that failed (-r) */
     bool strict;          /* verify: an unknown packet id fails the context */
 } replay_config;
 
@@ -237,13 +238,18 @@ void replay_worker_close(replay_worker *w, replay_stats *stats);
  * initialize) stops the run, as a command that cannot start always does. */
 int replay_exec_unit(const replay_config *cfg, const char *work_dir, bool first,
                      const mcz_mc *contexts, size_t n, replay_chan *ch);
+/* After the run: the commands' stdout, in the order of their units' numbers (so the lines read
+ * as one superpmi run's, whatever -j), copied to `to`. */
+int replay_exec_output(const char *temp_dir, FILE *to);
 
 /* ---- Process module (replay_proc.c) ------------------------------------------------------------- */
 
 /* Runs a command (argv[0] looked up in PATH) and waits; returns its exit status, 128+signal when
  * a signal killed it, or MCZ_EIO when no process could be made (errno says why). *exec_errno is
- * 0, or the errno of an exec that failed (the status is then 127, as a shell's). */
-int replay_proc_command(char *const argv[], int *exec_errno);
+ * 0, or the errno of an exec that failed (the status is then 127, as a shell's). Its stdout
+ * and stderr go to new files out_path and err_path (NULL: this process's). */
+int replay_proc_command(char *const argv[], const char *out_path, const char *err_path,
+                        int *exec_errno);
 
 /* A details file's columns: its header record as written (no line end) and where superpmi's
  * result columns are (field positions, Context being 0; -1: none). */
@@ -279,11 +285,13 @@ typedef struct replay_run_options {
     bool stride;        /* SuperPMI-style: every worker walks every unit */
     bool progress;      /* a progress line on stderr */
     bool stats;         /* per-worker I/O figures on stderr */
+    uint64_t failure_limit; /* no unit is handed out once this many contexts failed; 0: none */
 } replay_run_options;
 
 /* How a run ended, beyond the table. */
 typedef struct replay_outcome {
-    int stop_signal;      /* SIGINT/SIGTERM that interrupted the run; 0 */
+    int stop_signal;      /* SIGINT/SIGTERM/SIGHUP that interrupted the run; 0 */
+    bool limit_reached;   /* the failure limit stopped handing out units */
     bool init_failed;     /* a worker could not start its replayer */
     char message[REPLAY_MESSAGE_MAX];
 } replay_outcome;

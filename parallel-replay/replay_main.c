@@ -18,7 +18,7 @@
 #include "replay_exec.h"
 #include "tool.h"
 
-/* --exec: bytes of contexts handed to one command start (bench/replay.sh, README.md). */
+/* --exec: bytes of contexts handed to one command start (bench/replay.sh, parallel-replay/README.md). */
 #define EXEC_BATCH_DEFAULT (16u << 20)
 #define EXEC_BATCH_TEXT "16M"
 #define EXEC_UNITS_PER_WORKER 4
@@ -43,6 +43,12 @@ static const char usage_text[] =
     "  --plugin-arg S     string given to the plugin's init()\n"
     "  --exec \"CMD ...\"   run a command per work unit (contract below; words split on blanks)\n"
     "  --exec-original    .mch input: give the command the original file and -c RANGES\n"
+    "  --exec-word WORD   the command one word at a time (repeat; no splitting on blanks)\n"
+    "  --repro PREFIX     --exec: write each context that failed as PREFIX-N.mc (superpmi -r)\n"
+    "  --failure-limit N  hand out no more units once N contexts failed (superpmi's\n"
+    "                     -failureLimit, counted over the whole run)\n"
+    "  --verbosity LETTERS  superpmi's -v: without n, print only errors and the commands'\n"
+    "                     output (no summary line, no warnings of mcz-replay's own)\n"
     "  --timeout SECONDS  kill a worker stuck on a context (an --exec command: on a unit) and\n"
     "                     report the context as timed out; the rest of its unit goes on\n"
     "  --shard K/N        replay only shard K of N: contiguous contexts of near-equal size\n"
@@ -75,7 +81,8 @@ static const char usage_text[] =
     "the exit status: 0 passed; 1 or 2: the contexts listed in LIST (one number per line)\n"
     "failed, the others passed, no LIST: all failed; 3: the same, as missing data; any other\n"
     "status or a signal: crashed. Numbers are mapped to global ones. Options of CMD that write\n"
-    "files (-f, -details, -r, -w, -diffsInfo, metrics summaries) and -c are refused.\n"
+    "files (-f, -details, -r, -w, -e), -c, -stride, and those that shape the whole run (-p:\n"
+    "use -j; -failureLimit: use --failure-limit; -streaming) are refused.\n"
     "A command that cannot start, or exits 254 (the JIT failed to initialize) on a worker's\n"
     "first unit, stops the run: exit 254.\n"
     "\n"
@@ -95,6 +102,11 @@ typedef struct options {
     const char *plugin;
     const char *plugin_arg;
     const char *exec;
+    char **exec_words;    /* --exec-word, in order; NULL-terminated */
+    size_t exec_word_count;
+    const char *repro;
+    uint64_t failure_limit;
+    const char *verbosity; /* superpmi's -v letters: the summary line needs 'n' */
     bool exec_original;
     double timeout;
     uint32_t shard_k, shard_n;
@@ -134,7 +146,7 @@ static int fail_usage(const char *fmt, ...)
 enum {
     OPT_DETAILS = 256, OPT_PLUGIN, OPT_PLUGIN_ARG, OPT_EXEC, OPT_EXEC_ORIGINAL, OPT_TIMEOUT,
     OPT_SHARD, OPT_RESULTS, OPT_MERGE, OPT_UNIT_SIZE, OPT_STRIDE, OPT_STATS, OPT_JIT_EE,
-    OPT_STRICT, OPT_EXEC_BATCH
+    OPT_STRICT, OPT_EXEC_BATCH, OPT_EXEC_WORD, OPT_REPRO, OPT_FAILURE_LIMIT, OPT_VERBOSITY
 };
 
 static const struct option long_options[] = {
@@ -151,6 +163,10 @@ static const struct option long_options[] = {
     {"jit-ee", required_argument, NULL, OPT_JIT_EE},
     {"strict", no_argument, NULL, OPT_STRICT},
     {"exec-batch", required_argument, NULL, OPT_EXEC_BATCH},
+    {"exec-word", required_argument, NULL, OPT_EXEC_WORD},
+    {"repro", required_argument, NULL, OPT_REPRO},
+    {"failure-limit", required_argument, NULL, OPT_FAILURE_LIMIT},
+    {"verbosity", required_argument, NULL, OPT_VERBOSITY},
     {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},
     /* Not in --help: SuperPMI-style stride/offset sharding and per-worker I/O figures, for
@@ -177,6 +193,18 @@ static int parse_shard(const char *s, options *o)
     return MCZ_OK;
 }
 
+/* --exec-word WORD: the command given word by word (no splitting on blanks). */
+static int add_exec_word(options *o, char *word)
+{
+    char **grown = realloc(o->exec_words, (o->exec_word_count + 2) * sizeof *grown);
+    if (!grown)
+        return fail("out of memory");
+    grown[o->exec_word_count++] = word;
+    grown[o->exec_word_count] = NULL;
+    o->exec_words = grown;
+    return -1;
+}
+
 /* Returns -1 to go on, or the exit code. */
 static int parse_option(int c, const char *arg, options *o)
 {
@@ -197,6 +225,17 @@ static int parse_option(int c, const char *arg, options *o)
     case OPT_PLUGIN_ARG: o->plugin_arg = arg; return -1;
     case OPT_EXEC: o->exec = arg; return -1;
     case OPT_EXEC_ORIGINAL: o->exec_original = true; return -1;
+    case OPT_EXEC_WORD: return add_exec_word(o, optarg); /* argv's own, not const */
+    case OPT_REPRO:
+        if (!*arg)
+            return fail_usage("--repro: empty prefix");
+        o->repro = arg;
+        return -1;
+    case OPT_FAILURE_LIMIT:
+        if (!replay_parse_count(arg, 1, UINT32_MAX, &o->failure_limit))
+            return fail_usage("--failure-limit %s: want a number of failures from 1", arg);
+        return -1;
+    case OPT_VERBOSITY: o->verbosity = arg; return -1;
     case OPT_RESULTS: o->results = arg; return -1;
     case OPT_MERGE: o->merge = true; return -1;
     case OPT_STRIDE: o->stride = true; return -1;
@@ -245,8 +284,16 @@ static int parse_args(int argc, char **argv, options *o)
         if (rc >= 0)
             return rc;
     }
-    if (o->plugin && o->exec)
+    if (o->exec && o->exec_words)
+        return fail_usage("--exec and --exec-word exclude each other (give the command once)");
+    if (o->exec_words)
+        o->exec = o->exec_words[0]; /* from here on, o->exec says an --exec run */
+    if (o->plugin && (o->exec || o->exec_words))
         return fail_usage("--plugin and --exec exclude each other");
+    if (o->repro && !o->exec && !o->exec_words)
+        return fail_usage("--repro needs --exec");
+    if (o->verbosity && !strchr(o->verbosity, 'n') && !strchr(o->verbosity, 'N'))
+        tool_set_levels(true, false, false); /* superpmi's -v without n: nothing of mcz's own */
     if (!o->merge && argc - optind != 1)
         return fail_usage("want one COLLECTION");
     if (o->merge && argc - optind < 1)
@@ -304,14 +351,18 @@ static int conclude(const options *o, replay_table *t, const replay_shard_id *id
     replay_table_count(t, &c);
     replay_table_report(t, stderr, REPORT_LIMIT);
     replay_table_warn_unknown(t);
+    /* An output that cannot be written fails the run, but the summary of the work done is
+     * still printed (a full disk must not hide what the replay found). */
+    int failed = -1;
     if (o->fail_list && replay_table_write_mcl(t, o->fail_list, o->details != NULL, &d) != MCZ_OK)
-        return fail_output(o->fail_list, &d);
+        failed = fail_output(o->fail_list, &d);
     if (o->details && replay_table_write_details(t, o->details, &d) != MCZ_OK)
-        return fail_output(o->details, &d);
+        failed = fail_output(o->details, &d);
     if (id && o->results && replay_table_write_results(t, id, o->results, &d) != MCZ_OK)
-        return fail_output(o->results, &d);
-    replay_counts_print(&c, stdout);
-    return replay_counts_exit_code(&c);
+        failed = fail_output(o->results, &d);
+    if (tool_info_shown())
+        replay_counts_print(&c, stdout);
+    return failed >= 0 ? failed : replay_counts_exit_code(&c);
 }
 
 static int merge_check(const replay_shard_id *ids, size_t n, const char *const *paths,
@@ -374,11 +425,18 @@ static int remove_entry(const char *path, const struct stat *sb, int type, struc
 typedef struct exec_setup {
     char *words;
     char **argv;
+    bool words_given; /* argv is the options' --exec-word list */
     char temp_dir[4096];
 } exec_setup;
 
-static int exec_prepare(const char *command, exec_setup *es)
+static int exec_prepare(const options *o, exec_setup *es)
 {
+    if (o->exec_words) {
+        es->argv = o->exec_words; /* owned by the options */
+        es->words_given = true;
+        return -1;
+    }
+    const char *command = o->exec;
     es->words = strdup(command);
     es->argv = calloc(strlen(command) / 2 + 2, sizeof *es->argv);
     if (!es->words || !es->argv)
@@ -410,7 +468,8 @@ static void exec_cleanup(exec_setup *es)
     if (es->temp_dir[0])
         nftw(es->temp_dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
     free(es->words);
-    free(es->argv);
+    if (!es->words_given)
+        free(es->argv);
 }
 
 static int configure(const options *o, const replay_plan *plan, replay_config *cfg,
@@ -439,7 +498,8 @@ static int configure(const options *o, const replay_plan *plan, replay_config *c
     if (o->exec) {
         cfg->mode = REPLAY_MODE_EXEC;
         cfg->exec_original = o->exec_original;
-        int rc = exec_prepare(o->exec, es);
+        cfg->repro = o->repro;
+        int rc = exec_prepare(o, es);
         if (rc >= 0)
             return rc;
         cfg->exec_argv = es->argv;
@@ -455,6 +515,12 @@ static int outcome_code(const options *o, replay_table *t, const replay_plan *pl
 {
     if (out->init_failed) {
         fail("the replayer failed to initialize: %s", out->message);
+        /* superpmi has written its details header by then, and superpmi.py reads the file
+         * after every run */
+        replay_table none = {.style = t->style};
+        mcz_diag d;
+        if (o->details && replay_table_write_details(&none, o->details, &d) != MCZ_OK)
+            fail_output(o->details, &d);
         return REPLAY_EXIT_INIT_FAILED;
     }
     if (out->stop_signal) {
@@ -507,15 +573,18 @@ static int replay_main(const options *o, const char *path, const char *shown)
     if (mcz_path_is_url(path) && !o->exec) /* --exec units are grouped by --exec-batch */
         replay_plan_group_remote(&plan, workers_wanted(o));
     replay_config cfg;
-    exec_setup es = {NULL, NULL, ""};
+    exec_setup es = {NULL, NULL, false, ""};
     int code = configure(o, &plan, &cfg, &es);
     if (code < 0) {
         replay_run_options ro = {.workers = workers_wanted(o),
                                  .timeout = o->timeout, .stride = o->stride,
-                                 .progress = !o->quiet && isatty(2), .stats = o->stats};
+                                 .progress = !o->quiet && isatty(2), .stats = o->stats,
+                                 .failure_limit = o->failure_limit};
         replay_table t = {.style = cfg.style};
         replay_outcome out;
         int rc = replay_proc_run(&cfg, &ro, &t, &out);
+        if (cfg.mode == REPLAY_MODE_EXEC)
+            replay_exec_output(cfg.temp_dir, stdout);
         if (rc != MCZ_OK && !out.init_failed)
             code = fail("%s", out.message[0] ? out.message : mcz_error_name(rc));
         else

@@ -479,16 +479,31 @@ int replay_pool_run(size_t *slots, bool few_ok, int tick_ms, double scan_s,
     return rc;
 }
 
-/* The child's side of replay_proc_command: the exec, or its errno on the status pipe. */
-static _Noreturn void command_child(char *const argv[], int status_fd)
+/* Points descriptor fd at a new file path (NULL: leaves it); false when it cannot. */
+static bool redirect(int fd, const char *path)
 {
-    execvp(argv[0], argv);
+    if (!path)
+        return true;
+    int to = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    bool ok = to >= 0 && dup2(to, fd) == fd;
+    if (to >= 0)
+        close(to);
+    return ok;
+}
+
+/* The child's side of replay_proc_command: the exec, or its errno on the status pipe. */
+static _Noreturn void command_child(char *const argv[], const char *out_path,
+                                    const char *err_path, int status_fd)
+{
+    if (redirect(1, out_path) && redirect(2, err_path))
+        execvp(argv[0], argv);
     int err = errno;
     (void)tool_write_all(status_fd, &err, sizeof err);
     _exit(127);
 }
 
-int replay_proc_command(char *const argv[], int *exec_errno)
+int replay_proc_command(char *const argv[], const char *out_path, const char *err_path,
+                        int *exec_errno)
 {
     *exec_errno = 0;
     int fds[2];
@@ -498,7 +513,7 @@ int replay_proc_command(char *const argv[], int *exec_errno)
     pid_t pid = fork();
     if (pid == 0) {
         close(fds[0]);
-        command_child(argv, fds[1]);
+        command_child(argv, out_path, err_path, fds[1]);
     }
     if (pid < 0) {
         close_pipes(&fds, 1);

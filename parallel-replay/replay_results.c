@@ -199,10 +199,13 @@ static int commit_text(const char *path, const char *text, size_t len, mcz_diag 
     mcz_outfile *f = mcz_outfile_open(path, diag);
     if (!f)
         return diag && diag->code ? diag->code : MCZ_EIO;
+    errno = 0;
     int rc = mcz_outfile_write(f, text, len);
     if (rc != MCZ_OK) {
+        int err = errno;
         mcz_outfile_abort(f);
-        return tool_fail(diag, rc, -1, -1, "%s: write failed", path);
+        return tool_fail(diag, rc, -1, -1, "%s: write failed%s%s", path, err ? ": " : "",
+                         err ? strerror(err) : "");
     }
     return mcz_outfile_commit(f, diag);
 }

@@ -66,6 +66,7 @@ typedef struct run {
     uint64_t done;
     bool stopping;
     bool columns_warned;
+    uint64_t failures;
     int error;
 } run;
 
@@ -147,6 +148,8 @@ static void begin_unit(run *r, slot *s, long unit, bool send)
 
 static long take_unit(run *r, slot *s)
 {
+    if (r->outcome->limit_reached)
+        return -1;
     size_t *next = r->o->stride ? &s->stride_next : &r->next_unit;
     return *next < r->plan->unit_count ? (long)(*next)++ : -1;
 }
@@ -222,6 +225,13 @@ static void account_as(run *r, slot *s, uint32_t number, int kind, bool miss, ui
         return;
     }
     s->reported[number - u->first] = 1;
+    if (kind == REPLAY_FAILURE && ++r->failures == r->o->failure_limit) {
+        /* as superpmi's -failureLimit, but over the whole run, not per process */
+        r->outcome->limit_reached = true;
+        replay_progress_clear();
+        fprintf(stderr, "ERROR: More than %llu methods failed. Skip compiling remaining "
+                "methods.\n", (unsigned long long)r->o->failure_limit);
+    }
     if (number > s->high)
         s->high = number;
     int rc = row ? replay_table_add_row(r->table, number, kind, miss, size, text)

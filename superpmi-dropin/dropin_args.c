@@ -216,7 +216,6 @@ static int translate_switch(const tool_spmi_switch *s, char **argv, int i, size_
         return 0;
     case TOOL_SPMI_WRITE_LOG_FILE:
     case TOOL_SPMI_EMIT_METHOD_STATS:
-    case TOOL_SPMI_MATCH_HASH:
     case TOOL_SPMI_STREAMING:
     case TOOL_SPMI_STRIDE:
         return refuse(argv[i], s, cmd->input, why, cap);

@@ -36,7 +36,7 @@ static const char usage_text[] =
     "    -failureLimit N    --failure-limit N\n"
     "    -v LEVELS          --verbosity LEVELS, and -v LEVELS to the real superpmi\n"
     "    -skipCleanup       nothing\n"
-    "    -streaming, -matchHash, -stride, -writeLogFile, -emitMethodStats: refused (exit 255)\n"
+    "    -streaming, -stride, -writeLogFile, -emitMethodStats: refused (exit 255)\n"
     "    anything else      to the real superpmi, word for word (--exec-word), with the JITs\n"
     "and always -q. Otherwise (an .mch, a usage error, -help, no input) it runs the real\n"
     "superpmi with the same words (exec: same output, same exit code).\n"

@@ -51,9 +51,11 @@ typedef enum tool_spmi_id {
 
 /* What a switch's words mean to a program that runs superpmi over parts of a collection. */
 typedef enum tool_spmi_role {
-    TOOL_SPMI_PLAIN,  /* changes how contexts are compiled, or nothing a part can break */
+    TOOL_SPMI_PLAIN,  /* changes how contexts are compiled, or nothing a part can break
+                         (-matchHash picks by content: the same in a part) */
     TOOL_SPMI_OUTPUT, /* writes one file for the whole run (-f, -details, -r, -w, -e) */
-    TOOL_SPMI_SELECT, /* picks contexts by number or hash, or reads requests (-c, -m, -stride,
+    TOOL_SPMI_SELECT, /* picks contexts by their numbers in the file read (-c, -stride) */
+    TOOL_SPMI_RUN,    /* shapes the whole run, not one part of it (-p, -failureLimit,
                          -streaming) */
     TOOL_SPMI_DIFF    /* asm diffs (-applyDiff) */
 } tool_spmi_role;

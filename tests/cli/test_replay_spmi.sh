@@ -136,12 +136,20 @@ same "a context without a row: the -f list still holds (exit status and -f decid
     "$T/wreplay.mcl" "$T/got.mcl"
 
 # --- output options inside the command are refused before any work, naming them
-for w in "-f x.mcl" "-FAIL x.mcl" "-details x.csv" "-d x.csv" "-r repro" "-w log" "-e i"; do
+for w in "-f x.mcl" "-FAIL x.mcl" "-details x.csv" "-d x.csv" "-r repro" "-w log" "-emitMethodStats t"; do
     exit_is "output option '$w' in CMD: usage error" 255 \
         "$R" -q --exec "$SP $w base.so" "$T/c.mcz"
     contains "output option '$w' in CMD: named" "$T/err" "--exec: ${w%% *} (superpmi's -"
 done
 exit_is "-c in CMD: refused" 255 "$R" -q --exec "$SP -c 1-5 base.so" "$T/c.mcz"
-# a value that looks like a switch is a value: -jitoption's key=value, -v's letters
-ok_run "a switch's value is not a switch" "$R" -q -c 1-3 --exec "$SP -p 2 base.so" "$T/c.mcz"
+# switches that shape the whole run would apply to each unit apart: refused with what to use
+for w in "-p 2" "-parallel" "-failureLimit 3" "-streaming s.txt"; do
+    exit_is "run option '$w' in CMD: usage error" 255 "$R" -q --exec "$SP $w base.so" "$T/c.mcz"
+    contains "run option '$w' in CMD: named" "$T/err" "--exec: ${w%% *} (superpmi's -"
+done
+contains "-streaming in CMD: says why" "$T/err" "a unit has no streaming"
+exit_is "-p in CMD: refused" 255 "$R" -q --exec "$SP -p 2 base.so" "$T/c.mcz"
+contains "-p in CMD: says -j" "$T/err" "-j N sets the workers"
+exit_is "-failureLimit in CMD: refused" 255 "$R" -q --exec "$SP -failureLimit 3 base.so" "$T/c.mcz"
+contains "-failureLimit in CMD: says --failure-limit" "$T/err" "--failure-limit N"
 cli_done

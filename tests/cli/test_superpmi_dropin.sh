@@ -180,6 +180,8 @@ tr_check "other switches to the real superpmi, in order" \
     --exec-word -ignoreStoredConfig --exec-word -coredistools --exec-word -repeatCount \
     --exec-word 2 --exec-word -jito --exec-word f --exec-word K=1 --exec-word base.so \
     --exec-word diff.so -- x.mch
+tr_check "-matchHash (by content: the same in a unit)" -m 0123456789abcdef0123456789abcdef jit.so x.mch -- \
+    -q -j 1 --exec-word "$R" --exec-word -m --exec-word 0123456789abcdef0123456789abcdef --exec-word jit.so -- x.mch
 # superpmi.py's replay and asm diffs command lines (superpmi.py replay, replay_with_asm_diffs)
 tr_check "superpmi.py replay" -v ewi -r "$T/repro" -p 4 -f "$T/fail.mcl" -details "$T/d.csv" \
     jit.so x.mch -- -q -j 4 --verbosity ewi --repro "$T/repro" -f "$T/fail.mcl" \
@@ -192,8 +194,7 @@ tr_check "superpmi.py asmdiffs" -a -v ewi -f fail.mcl -details d.csv -jitoption 
     --exec-word JitEnableNoWayAssert=1 --exec-word base.so --exec-word diff.so -- x.mch
 
 # switches not served over an archive: refused, named, mcz-replay not run
-for w in "-streaming req.txt" "-s stdin" "-w log.txt" "-e i" "-matchHash 0123456789abcdef0123456789abcdef" \
-         "-stride 1 2"; do
+for w in "-streaming req.txt" "-s stdin" "-w log.txt" "-e i" "-stride 1 2"; do
     rm -f "$T/argv"
     # shellcheck disable=SC2086
     FAIL_EXIT=255 fail_run "'$w' over an archive: refused" "$C/superpmi" $w jit.so x.mch

@@ -86,10 +86,13 @@ static void test_table_order_and_roles(void **state)
     assert_null(tool_spmi_get(TOOL_SPMI_COUNT));
     assert_int_equal(tool_spmi_get(TOOL_SPMI_DETAILS)->role, TOOL_SPMI_OUTPUT);
     assert_int_equal(tool_spmi_get(TOOL_SPMI_REPRO_NAME)->role, TOOL_SPMI_OUTPUT);
-    assert_int_equal(tool_spmi_get(TOOL_SPMI_STREAMING)->role, TOOL_SPMI_SELECT);
+    assert_int_equal(tool_spmi_get(TOOL_SPMI_STREAMING)->role, TOOL_SPMI_RUN);
+    assert_int_equal(tool_spmi_get(TOOL_SPMI_FAILURE_LIMIT)->role, TOOL_SPMI_RUN);
+    assert_int_equal(tool_spmi_get(TOOL_SPMI_MATCH_HASH)->role, TOOL_SPMI_PLAIN);
+    assert_int_equal(tool_spmi_get(TOOL_SPMI_STRIDE)->role, TOOL_SPMI_SELECT);
     assert_int_equal(tool_spmi_get(TOOL_SPMI_COMPILE)->role, TOOL_SPMI_SELECT);
     assert_int_equal(tool_spmi_get(TOOL_SPMI_APPLY_DIFF)->role, TOOL_SPMI_DIFF);
-    assert_int_equal(tool_spmi_get(TOOL_SPMI_PARALLEL)->role, TOOL_SPMI_PLAIN);
+    assert_int_equal(tool_spmi_get(TOOL_SPMI_PARALLEL)->role, TOOL_SPMI_RUN);
 }
 
 static size_t words_after(char *sw, char *next, char *after)
