@@ -349,7 +349,7 @@ static int conclude(const options *o, replay_table *t, const replay_shard_id *id
         return fail("%s", d.message);
     replay_counts c;
     replay_table_count(t, &c);
-    replay_table_report(t, stderr, REPORT_LIMIT);
+    replay_table_report(t, stderr, REPORT_LIMIT, !tool_info_shown());
     replay_table_warn_unknown(t);
     /* An output that cannot be written fails the run, but the summary of the work done is
      * still printed (a full disk must not hide what the replay found). */
