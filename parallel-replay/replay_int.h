@@ -156,7 +156,8 @@ typedef enum replay_mode { REPLAY_MODE_VERIFY, REPLAY_MODE_PLUGIN, REPLAY_MODE_E
 typedef enum replay_style {
     REPLAY_STYLE_MCZ,
     REPLAY_STYLE_SPMI_REPLAY,
-    REPLAY_STYLE_SPMI_DIFFS
+    REPLAY_STYLE_SPMI_DIFFS,
+    REPLAY_STYLE_VERIFY /* the verify replayer: mcz's columns, a summary that says "Verified" */
 } replay_style;
 
 typedef struct replay_config {

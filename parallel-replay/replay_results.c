@@ -29,7 +29,7 @@
 #define RESULTS_MAGIC "mcz-replay-results 3"
 #define RESULTS_LINE_MAX (64u << 20) /* bytes of one line read back */
 
-static const char *const style_names[] = {"mcz", "replay", "asm-diffs"};
+static const char *const style_names[] = {"mcz", "replay", "asm-diffs", "verify"};
 
 /* Messages become one line of printable text, so every output format can hold them. */
 static char *message_copy(const char *msg)
@@ -127,9 +127,12 @@ void replay_table_count(const replay_table *t, replay_counts *c)
 
 void replay_counts_print(const replay_counts *c, FILE *out)
 {
-    fprintf(out, "Loaded %" PRIu64 "  Jitted %" PRIu64 "  FailedCompile %" PRIu64
+    /* the verify replayer compiles nothing: its line says what it did, in superpmi's shape */
+    bool verified = c->style == REPLAY_STYLE_VERIFY;
+    fprintf(out, "Loaded %" PRIu64 "  %s %" PRIu64 "  %s %" PRIu64
                  " Excluded %" PRIu64 " Missing %" PRIu64,
-            c->loaded, c->jitted, c->failed, c->excluded, c->missing);
+            c->loaded, verified ? "Verified" : "Jitted", c->jitted,
+            verified ? "Failed" : "FailedCompile", c->failed, c->excluded, c->missing);
     if (c->style == REPLAY_STYLE_SPMI_DIFFS)
         fprintf(out, " Diffs %" PRIu64, c->diffs);
     fputc('\n', out);

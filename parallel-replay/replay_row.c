@@ -23,6 +23,7 @@
  * with the two metrics superpmi.py reads by name. */
 static const char *const default_headers[] = {
     [REPLAY_STYLE_MCZ] = "Context,Context size,Result,MinOpts,Size,Instructions,Kind,Message",
+    [REPLAY_STYLE_VERIFY] = "Context,Context size,Result,MinOpts,Size,Instructions,Kind,Message",
     [REPLAY_STYLE_SPMI_REPLAY] = "Context,Context size,Method full name,Tier name,Result,MinOpts,"
                                  "Instructions,ActualCodeBytes,PerfScore",
     [REPLAY_STYLE_SPMI_DIFFS] = "Context,Context size,Method full name,Tier name,Base result,"
