@@ -30,6 +30,12 @@ exit_is "-j without a value: refused" 255 "$R" c.mcz -j
 contains "-j without a value: said" err "-j wants a value"
 exit_is "two collections: refused" 255 "$R" -q c.mcz c.mch
 contains "two collections: both named" err "c.mcz, c.mch"
+# a full disk: the error with the OS's reason, and still the summary of the work done
+if [ -w /dev/full ]; then
+    exit_is "--details /dev/full: exit 255" 255 "$R" -q --details /dev/full c.mcz
+    contains "--details /dev/full: the reason" err "/dev/full: write failed: No space left on device"
+    contains "--details /dev/full: the summary still printed" out "Loaded 60  Verified 60"
+fi
 ok_run "--: a collection named like an option" cp c.mcz ./-x.mcz
 ok_run "--: what follows is an operand" "$R" -q -- -x.mcz
 cli_done
