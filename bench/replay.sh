@@ -37,7 +37,7 @@ fastest() {
 
 # expect NAME FILE CONTEXTS: the run's summary says every context passed.
 expect() {
-    grep -q "^Loaded $3  Jitted $3  FailedCompile 0" "$2" ||
+    grep -qE "^Loaded $3  (Jitted|Verified) $3  (FailedCompile|Failed) 0" "$2" ||
         { echo "$1: unexpected result: $(cat "$2")"; exit 1; }
 }
 

@@ -198,11 +198,11 @@ static void pass_outputs(const replay_config *cfg, const exec_files *ef, const m
 
 /* -r PREFIX: each context that failed is written alone as PREFIX-N.mc, as superpmi does for its
  * errors (with its global number). */
-static void write_repros(const replay_config *cfg, const mcz_mc *ctx, const int *kinds,
+static void write_repros(const replay_config *cfg, const mcz_mc *ctx, const bool *first_error,
                          size_t n)
 {
     for (size_t i = 0; cfg->repro && i < n; i++) {
-        if (kinds[i] != REPLAY_FAILURE)
+        if (!first_error[i])
             continue;
         char path[4200];
         snprintf(path, sizeof path, "%s-%u.mc", cfg->repro, ctx[i].number);
@@ -300,9 +300,10 @@ static int report_outcome(const replay_config *cfg, const exec_files *ef, int co
                           const mcz_mc *ctx, size_t n, replay_chan *ch)
 {
     int *kinds = calloc(n, sizeof *kinds);
+    bool *first_error = calloc(n, sizeof *first_error);
     char **rows = calloc(n, sizeof *rows);
     uint32_t *numbers = calloc(n, sizeof *numbers);
-    int rc = kinds && rows && numbers ? MCZ_OK : MCZ_ENOMEM;
+    int rc = kinds && first_error && rows && numbers ? MCZ_OK : MCZ_ENOMEM;
     char msg[REPLAY_MESSAGE_MAX];
     replay_columns cols = {NULL, 0, -1, -1, -1, -1};
     if (rc == MCZ_OK) {
@@ -312,10 +313,12 @@ static int report_outcome(const replay_config *cfg, const exec_files *ef, int co
     for (size_t i = 0; i < n && rc == MCZ_OK; i++) {
         bool miss = kinds[i] == REPLAY_MISSING;
         uint32_t size = (uint32_t)ctx[i].size;
-        int kind = rows[i] ? replay_rows_kind(&cols, cfg->style, rows[i], strlen(rows[i]), &miss)
-                           : -1;
-        if (kind >= 0)
-            kinds[i] = kind;
+        replay_rows_info info = {.kind = -1};
+        if (rows[i])
+            replay_rows_scan(&cols, cfg->style, rows[i], strlen(rows[i]), &info);
+        int kind = info.kind;
+        miss = kind >= 0 ? info.miss : miss;
+        first_error[i] = info.first_error; /* no row: superpmi wrote no repro either */
         if (kind >= 0)
             rc = replay_chan_rows(ch, ctx[i].number, kind, miss, size, cols.header, rows[i]);
         else
@@ -323,12 +326,13 @@ static int report_outcome(const replay_config *cfg, const exec_files *ef, int co
                                     kinds[i] == REPLAY_SUCCESS ? NULL : msg);
     }
     if (rc == MCZ_OK)
-        write_repros(cfg, ctx, kinds, n);
+        write_repros(cfg, ctx, first_error, n);
     for (size_t i = 0; rows && i < n; i++)
         free(rows[i]);
     free(rows);
     replay_columns_free(&cols);
     free(kinds);
+    free(first_error);
     free(numbers);
     return rc;
 }

@@ -156,7 +156,8 @@ typedef enum replay_mode { REPLAY_MODE_VERIFY, REPLAY_MODE_PLUGIN, REPLAY_MODE_E
 typedef enum replay_style {
     REPLAY_STYLE_MCZ,
     REPLAY_STYLE_SPMI_REPLAY,
-    REPLAY_STYLE_SPMI_DIFFS
+    REPLAY_STYLE_SPMI_DIFFS,
+    REPLAY_STYLE_VERIFY /* the verify replayer: mcz's columns, a summary that says "Verified" */
 } replay_style;
 
 typedef struct replay_config {
@@ -322,8 +323,9 @@ void replay_table_count(const replay_table *t, replay_counts *c);
  * " Diffs N" after it in asm diffs. */
 void replay_counts_print(const replay_counts *c, FILE *out);
 int replay_counts_exit_code(const replay_counts *c);
-/* Lists non-success contexts on err (at most `limit` lines). */
-void replay_table_report(const replay_table *t, FILE *err, size_t limit);
+/* Lists non-success contexts on err (at most `limit` lines); lost_only: only those no replayer
+ * judged (crashes, timeouts, unreadable), whose failures the replayer's own lines do not say. */
+void replay_table_report(const replay_table *t, FILE *err, size_t limit, bool lost_only);
 /* The warning mcs -integ gives about unknown packet ids, counted from the messages of the
  * contexts that passed with some (REPLAY_UNKNOWN_NOTE). */
 void replay_table_warn_unknown(const replay_table *t);
@@ -364,6 +366,16 @@ const char *replay_default_header(replay_style style);
  * a row has another number of fields or a result superpmi does not write. */
 int replay_rows_kind(const replay_columns *c, replay_style style, const char *rows, size_t len,
                      bool *miss);
+/* The same, with what superpmi's other outputs count: rows that failed or missed (each puts
+ * the context in -f once), and whether the first JIT erred (superpmi's -r writes those). */
+typedef struct replay_rows_info {
+    int kind;
+    bool miss;
+    size_t failed;
+    bool first_error;
+} replay_rows_info;
+int replay_rows_scan(const replay_columns *c, replay_style style, const char *rows, size_t len,
+                     replay_rows_info *info);
 /* Writes the details CSV: the columns' header (the style's default when none), then for each
  * context but excluded ones its rows behind its number, or one row made from its kind. */
 int replay_row_write_csv(const replay_table *t, FILE *f);

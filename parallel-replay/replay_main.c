@@ -7,7 +7,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
-#include <getopt.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -108,6 +107,8 @@ typedef struct options {
     uint64_t failure_limit;
     const char *verbosity; /* superpmi's -v letters: the summary line needs 'n' */
     bool exec_original;
+    char **operands;      /* the words that are not options, in order */
+    size_t operand_count;
     double timeout;
     uint32_t shard_k, shard_n;
     const char *results;
@@ -149,32 +150,98 @@ enum {
     OPT_STRICT, OPT_EXEC_BATCH, OPT_EXEC_WORD, OPT_REPRO, OPT_FAILURE_LIMIT, OPT_VERBOSITY
 };
 
-static const struct option long_options[] = {
-    {"details", required_argument, NULL, OPT_DETAILS},
-    {"plugin", required_argument, NULL, OPT_PLUGIN},
-    {"plugin-arg", required_argument, NULL, OPT_PLUGIN_ARG},
-    {"exec", required_argument, NULL, OPT_EXEC},
-    {"exec-original", no_argument, NULL, OPT_EXEC_ORIGINAL},
-    {"timeout", required_argument, NULL, OPT_TIMEOUT},
-    {"shard", required_argument, NULL, OPT_SHARD},
-    {"results", required_argument, NULL, OPT_RESULTS},
-    {"merge-results", no_argument, NULL, OPT_MERGE},
-    {"unit-size", required_argument, NULL, OPT_UNIT_SIZE},
-    {"jit-ee", required_argument, NULL, OPT_JIT_EE},
-    {"strict", no_argument, NULL, OPT_STRICT},
-    {"exec-batch", required_argument, NULL, OPT_EXEC_BATCH},
-    {"exec-word", required_argument, NULL, OPT_EXEC_WORD},
-    {"repro", required_argument, NULL, OPT_REPRO},
-    {"failure-limit", required_argument, NULL, OPT_FAILURE_LIMIT},
-    {"verbosity", required_argument, NULL, OPT_VERBOSITY},
-    {"quiet", no_argument, NULL, 'q'},
-    {"help", no_argument, NULL, 'h'},
+/* mcz-replay's options, read by whole words: -NAME or --NAME, the value as the next word or
+ * after '=' (--details=d.csv). No clustering: -foo is an unknown option, never -f oo. */
+typedef struct option_def {
+    const char *name;
+    int id;
+    bool value;
+} option_def;
+
+static const option_def option_defs[] = {
+    {"j", 'j', true},
+    {"c", 'c', true},
+    {"f", 'f', true},
+    {"q", 'q', false},
+    {"quiet", 'q', false},
+    {"h", 'h', false},
+    {"help", 'h', false},
+    {"details", OPT_DETAILS, true},
+    {"plugin", OPT_PLUGIN, true},
+    {"plugin-arg", OPT_PLUGIN_ARG, true},
+    {"exec", OPT_EXEC, true},
+    {"exec-original", OPT_EXEC_ORIGINAL, false},
+    {"timeout", OPT_TIMEOUT, true},
+    {"shard", OPT_SHARD, true},
+    {"results", OPT_RESULTS, true},
+    {"merge-results", OPT_MERGE, false},
+    {"unit-size", OPT_UNIT_SIZE, true},
+    {"jit-ee", OPT_JIT_EE, true},
+    {"strict", OPT_STRICT, false},
+    {"exec-batch", OPT_EXEC_BATCH, true},
+    {"exec-word", OPT_EXEC_WORD, true},
+    {"repro", OPT_REPRO, true},
+    {"failure-limit", OPT_FAILURE_LIMIT, true},
+    {"verbosity", OPT_VERBOSITY, true},
     /* Not in --help: SuperPMI-style stride/offset sharding and per-worker I/O figures, for
      * bench/replay.sh's comparison. */
-    {"stride", no_argument, NULL, OPT_STRIDE},
-    {"stats", no_argument, NULL, OPT_STATS},
-    {NULL, 0, NULL, 0},
+    {"stride", OPT_STRIDE, false},
+    {"stats", OPT_STATS, false},
 };
+
+#define OPTION_COUNT (sizeof option_defs / sizeof *option_defs)
+
+/* Edit distance of a and b (each at most 31 characters counted; longer ones are far). */
+static size_t distance(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    if (la > 31 || lb > 31)
+        return 99;
+    size_t row[32];
+    for (size_t j = 0; j <= lb; j++)
+        row[j] = j;
+    for (size_t i = 1; i <= la; i++) {
+        size_t diag = row[0];
+        row[0] = i;
+        for (size_t j = 1; j <= lb; j++) {
+            size_t up = row[j];
+            size_t best = diag + (a[i - 1] != b[j - 1]);
+            best = up + 1 < best ? up + 1 : best;
+            best = row[j - 1] + 1 < best ? row[j - 1] + 1 : best;
+            row[j] = best;
+            diag = up;
+        }
+    }
+    return row[lb];
+}
+
+/* The known option nearest to name, when one is near enough to be meant. */
+static const option_def *nearest_option(const char *name)
+{
+    const option_def *best = NULL;
+    size_t best_d = 3;
+    for (size_t i = 0; i < OPTION_COUNT; i++) {
+        size_t d = distance(name, option_defs[i].name);
+        if (d < best_d && d < strlen(option_defs[i].name) + (strlen(name) > 2)) {
+            best = &option_defs[i];
+            best_d = d;
+        }
+    }
+    return best;
+}
+
+static const char *dashes(const option_def *d) { return strlen(d->name) == 1 ? "-" : "--"; }
+
+static int unknown_option(const char *word, const char *name)
+{
+    if (strcmp(name, "p") == 0 || strcmp(name, "parallel") == 0)
+        return fail_usage("unknown option '%s': the number of workers is -j N", word);
+    const option_def *near = nearest_option(name);
+    if (near)
+        return fail_usage("unknown option '%s'; did you mean %s%s?", word, dashes(near),
+                          near->name);
+    return fail_usage("unknown option '%s'", word);
+}
 
 static int parse_shard(const char *s, options *o)
 {
@@ -206,7 +273,7 @@ static int add_exec_word(options *o, char *word)
 }
 
 /* Returns -1 to go on, or the exit code. */
-static int parse_option(int c, const char *arg, options *o)
+static int parse_option(int c, char *arg, options *o)
 {
     uint64_t v;
     char *end;
@@ -225,7 +292,7 @@ static int parse_option(int c, const char *arg, options *o)
     case OPT_PLUGIN_ARG: o->plugin_arg = arg; return -1;
     case OPT_EXEC: o->exec = arg; return -1;
     case OPT_EXEC_ORIGINAL: o->exec_original = true; return -1;
-    case OPT_EXEC_WORD: return add_exec_word(o, optarg); /* argv's own, not const */
+    case OPT_EXEC_WORD: return add_exec_word(o, arg);
     case OPT_REPRO:
         if (!*arg)
             return fail_usage("--repro: empty prefix");
@@ -270,17 +337,57 @@ static int parse_option(int c, const char *arg, options *o)
     }
 }
 
+/* One option word at argv[*i] (and its value); returns -1 to go on, or the exit code. */
+static int parse_word(int argc, char **argv, int *i, options *o)
+{
+    char *word = argv[*i];
+    char name[64];
+    const char *body = word + 1 + (word[1] == '-');
+    const char *eq = strchr(body, '=');
+    size_t len = eq ? (size_t)(eq - body) : strlen(body);
+    if (len >= sizeof name)
+        return unknown_option(word, "");
+    memcpy(name, body, len);
+    name[len] = '\0';
+    const option_def *d = NULL;
+    for (size_t k = 0; k < OPTION_COUNT && !d; k++)
+        if (strcmp(option_defs[k].name, name) == 0)
+            d = &option_defs[k];
+    if (!d)
+        return unknown_option(word, name);
+    char *value = NULL;
+    if (d->value && eq)
+        value = (char *)word + (eq + 1 - word);
+    else if (d->value && *i + 1 < argc)
+        value = argv[++*i];
+    else if (d->value)
+        return fail_usage("%s wants a value", word);
+    else if (eq)
+        return fail_usage("%s%s takes no value", dashes(d), d->name);
+    return parse_option(d->id, value, o);
+}
+
+/* Options and operands in any order; "--" ends the options. */
 static int parse_args(int argc, char **argv, options *o)
 {
     memset(o, 0, sizeof *o);
     o->unit_size = 1u << 20;
     o->exec_batch = EXEC_BATCH_DEFAULT;
-    opterr = 0;
-    int c;
-    while ((c = getopt_long(argc, argv, "+j:c:f:qh", long_options, NULL)) != -1) {
-        if (c == '?' || c == ':')
-            return fail_usage("bad option %s", argv[optind - 1]);
-        int rc = parse_option(c, optarg, o);
+    o->operands = calloc((size_t)argc + 1, sizeof *o->operands);
+    if (!o->operands)
+        return fail("out of memory");
+    bool options_end = false;
+    for (int i = 1; i < argc; i++) {
+        char *w = argv[i];
+        if (!options_end && strcmp(w, "--") == 0) {
+            options_end = true;
+            continue;
+        }
+        if (options_end || w[0] != '-' || !w[1]) {
+            o->operands[o->operand_count++] = w;
+            continue;
+        }
+        int rc = parse_word(argc, argv, &i, o);
         if (rc >= 0)
             return rc;
     }
@@ -294,9 +401,12 @@ static int parse_args(int argc, char **argv, options *o)
         return fail_usage("--repro needs --exec");
     if (o->verbosity && !strchr(o->verbosity, 'n') && !strchr(o->verbosity, 'N'))
         tool_set_levels(true, false, false); /* superpmi's -v without n: nothing of mcz's own */
-    if (!o->merge && argc - optind != 1)
-        return fail_usage("want one COLLECTION");
-    if (o->merge && argc - optind < 1)
+    if (!o->merge && o->operand_count != 1)
+        return o->operand_count ? fail_usage("want one COLLECTION, not %zu (%s, %s...)",
+                                             o->operand_count, o->operands[0],
+                                             o->operands[1])
+                                : fail_usage("want one COLLECTION");
+    if (o->merge && o->operand_count < 1)
         return fail_usage("--merge-results wants the results files");
     return -1;
 }
@@ -349,7 +459,7 @@ static int conclude(const options *o, replay_table *t, const replay_shard_id *id
         return fail("%s", d.message);
     replay_counts c;
     replay_table_count(t, &c);
-    replay_table_report(t, stderr, REPORT_LIMIT);
+    replay_table_report(t, stderr, REPORT_LIMIT, !tool_info_shown());
     replay_table_warn_unknown(t);
     /* An output that cannot be written fails the run, but the summary of the work done is
      * still printed (a full disk must not hide what the replay found). */
@@ -476,12 +586,14 @@ static int configure(const options *o, const replay_plan *plan, replay_config *c
                      exec_setup *es)
 {
     memset(cfg, 0, sizeof *cfg);
+    cfg->style = REPLAY_STYLE_VERIFY;
     cfg->plan = plan;
     cfg->plugin_arg = o->plugin_arg;
     cfg->strict = o->strict;
     if (o->plugin) {
         char msg[REPLAY_MESSAGE_MAX];
         cfg->mode = REPLAY_MODE_PLUGIN;
+        cfg->style = REPLAY_STYLE_MCZ;
         if (replay_plugin_load(o->plugin, &cfg->plugin, msg, sizeof msg) != MCZ_OK)
             return fail("%s", msg);
         if (cfg->plugin->diffs && cfg->plugin->diffs(o->plugin_arg ? o->plugin_arg : ""))
@@ -624,10 +736,12 @@ int main(int argc, char **argv)
     options o;
     int code = parse_args(argc, argv, &o);
     if (code < 0)
-        code = outputs_check(&o, argv + optind, (size_t)(argc - optind));
+        code = outputs_check(&o, o.operands, o.operand_count);
     if (code < 0)
-        code = o.merge ? merge_main(&o, argv + optind, (size_t)(argc - optind))
-                       : replay_input(&o, argv[optind]);
+        code = o.merge ? merge_main(&o, o.operands, o.operand_count)
+                       : replay_input(&o, o.operands[0]);
+    free(o.operands);
+    free(o.exec_words);
     /* A closed pipe on stdout (mcz-replay ... | head) is not an error; a full disk is. */
     if (tool_close_stdout() != 0 && code == 0)
         code = 255;

@@ -29,7 +29,7 @@
 #define RESULTS_MAGIC "mcz-replay-results 3"
 #define RESULTS_LINE_MAX (64u << 20) /* bytes of one line read back */
 
-static const char *const style_names[] = {"mcz", "replay", "asm-diffs"};
+static const char *const style_names[] = {"mcz", "replay", "asm-diffs", "verify"};
 
 /* Messages become one line of printable text, so every output format can hold them. */
 static char *message_copy(const char *msg)
@@ -127,9 +127,12 @@ void replay_table_count(const replay_table *t, replay_counts *c)
 
 void replay_counts_print(const replay_counts *c, FILE *out)
 {
-    fprintf(out, "Loaded %" PRIu64 "  Jitted %" PRIu64 "  FailedCompile %" PRIu64
+    /* the verify replayer compiles nothing: its line says what it did, in superpmi's shape */
+    bool verified = c->style == REPLAY_STYLE_VERIFY;
+    fprintf(out, "Loaded %" PRIu64 "  %s %" PRIu64 "  %s %" PRIu64
                  " Excluded %" PRIu64 " Missing %" PRIu64,
-            c->loaded, c->jitted, c->failed, c->excluded, c->missing);
+            c->loaded, verified ? "Verified" : "Jitted", c->jitted,
+            verified ? "Failed" : "FailedCompile", c->failed, c->excluded, c->missing);
     if (c->style == REPLAY_STYLE_SPMI_DIFFS)
         fprintf(out, " Diffs %" PRIu64, c->diffs);
     fputc('\n', out);
@@ -148,12 +151,13 @@ int replay_counts_exit_code(const replay_counts *c)
     return REPLAY_EXIT_SUCCESS;
 }
 
-void replay_table_report(const replay_table *t, FILE *err, size_t limit)
+void replay_table_report(const replay_table *t, FILE *err, size_t limit, bool lost_only)
 {
     size_t shown = 0, more = 0;
     for (size_t i = 0; i < t->count; i++) {
         const replay_entry *e = &t->entries[i];
-        if (!kind_failed(e->kind))
+        if (!kind_failed(e->kind) ||
+            (lost_only && (e->kind == REPLAY_FAILURE || e->kind == REPLAY_MISSING)))
             continue;
         if (shown == limit) {
             more++;
@@ -210,37 +214,6 @@ static int commit_text(const char *path, const char *text, size_t len, mcz_diag 
     return mcz_outfile_commit(f, diag);
 }
 
-int replay_table_write_mcl(const replay_table *t, const char *path, bool with_details,
-                           mcz_diag *diag)
-{
-    mcz_list l = {NULL, 0};
-    size_t cap = 0;
-    for (size_t i = 0; i < t->count; i++) {
-        uint32_t n = t->entries[i].number;
-        int kind = t->entries[i].kind;
-        if (!kind_failed(kind) && !(kind == REPLAY_DIFF && !with_details))
-            continue;
-        if (l.count && l.ranges[l.count - 1].last + 1 == n) {
-            l.ranges[l.count - 1].last = n;
-            continue;
-        }
-        if (replay_grow(&l.ranges, &cap, l.count, sizeof *l.ranges) != MCZ_OK) {
-            free(l.ranges);
-            return tool_fail(diag, MCZ_ENOMEM, -1, -1, "out of memory");
-        }
-        l.ranges[l.count++] = (mcz_range){n, n};
-    }
-    char *text = NULL;
-    size_t len = 0;
-    int rc = mcz_list_encode_mcl(&l, &text, &len);
-    free(l.ranges);
-    if (rc != MCZ_OK)
-        return tool_fail(diag, rc, -1, -1, "%s: %s", path, mcz_error_name(rc));
-    rc = commit_text(path, text ? text : "", len, diag);
-    free(text);
-    return rc;
-}
-
 /* The writers below build their text in memory (open_memstream) and commit it at once, so
  * an output appears whole or not at all. */
 static FILE *text_open(char **text, size_t *len)
@@ -259,6 +232,33 @@ static int text_commit(FILE *f, char **text, size_t *len, const char *path, mcz_
                     : commit_text(path, *text ? *text : "", *len, diag);
     free(*text);
     return rc;
+}
+
+/* How many times superpmi lists the entry in -f: once per compile that failed (-repeatCount
+ * compiles a context N times), or once. */
+static size_t mcl_times(const replay_table *t, const replay_entry *e)
+{
+    replay_rows_info info;
+    if (!e->row || !t->columns.header ||
+        replay_rows_scan(&t->columns, t->style, e->row, strlen(e->row), &info) < 0)
+        return 1;
+    return info.failed ? info.failed : 1;
+}
+
+int replay_table_write_mcl(const replay_table *t, const char *path, bool with_details,
+                           mcz_diag *diag)
+{
+    char *text;
+    size_t len;
+    FILE *f = text_open(&text, &len);
+    for (size_t i = 0; f && i < t->count; i++) {
+        const replay_entry *e = &t->entries[i];
+        if (!kind_failed(e->kind) && !(e->kind == REPLAY_DIFF && !with_details))
+            continue;
+        for (size_t k = kind_failed(e->kind) ? mcl_times(t, e) : 1; k; k--)
+            fprintf(f, "%u\r\n", e->number);
+    }
+    return text_commit(f, &text, &len, path, diag);
 }
 
 int replay_table_write_details(const replay_table *t, const char *path, mcz_diag *diag)

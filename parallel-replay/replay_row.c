@@ -23,6 +23,7 @@
  * with the two metrics superpmi.py reads by name. */
 static const char *const default_headers[] = {
     [REPLAY_STYLE_MCZ] = "Context,Context size,Result,MinOpts,Size,Instructions,Kind,Message",
+    [REPLAY_STYLE_VERIFY] = "Context,Context size,Result,MinOpts,Size,Instructions,Kind,Message",
     [REPLAY_STYLE_SPMI_REPLAY] = "Context,Context size,Method full name,Tier name,Result,MinOpts,"
                                  "Instructions,ActualCodeBytes,PerfScore",
     [REPLAY_STYLE_SPMI_DIFFS] = "Context,Context size,Method full name,Tier name,Base result,"
@@ -134,28 +135,43 @@ static int worse(int a, int b)
     return a < 0 || rank[b] > rank[a] ? b : a;
 }
 
-int replay_rows_kind(const replay_columns *c, replay_style style, const char *rows, size_t len,
-                     bool *miss)
+int replay_rows_scan(const replay_columns *c, replay_style style, const char *rows, size_t len,
+                     replay_rows_info *info)
 {
     tool_csv_span *f = malloc(REPLAY_MAX_COLUMNS * sizeof *f);
     if (!f)
         return MCZ_ENOMEM;
     const char *p = rows, *end = rows + len;
     size_t n;
-    int kind = -1, rc;
-    *miss = false;
+    int rc;
+    memset(info, 0, sizeof *info);
+    info->kind = -1;
     while ((rc = tool_csv_next(&p, end, f, REPLAY_MAX_COLUMNS, &n)) == 1) {
         bool m;
         int k = n + 1 == c->count ? row_kind(c, style, f, &m) : -1;
         if (k < 0) {
-            kind = -1;
+            rc = TOOL_CSV_BAD;
             break;
         }
-        kind = worse(kind, k);
-        *miss = *miss || m;
+        info->kind = worse(info->kind, k);
+        info->miss = info->miss || m;
+        info->failed += k == REPLAY_FAILURE || k == REPLAY_MISSING;
+        int first = style == REPLAY_STYLE_SPMI_DIFFS ? c->base_result : c->result;
+        info->first_error = info->first_error || tool_csv_is(&f[first - 1], "Error");
     }
     free(f);
-    return rc < 0 ? -1 : kind;
+    if (rc < 0)
+        info->kind = -1;
+    return info->kind;
+}
+
+int replay_rows_kind(const replay_columns *c, replay_style style, const char *rows, size_t len,
+                     bool *miss)
+{
+    replay_rows_info info;
+    int kind = replay_rows_scan(c, style, rows, len, &info);
+    *miss = info.miss;
+    return kind;
 }
 
 /* ---- The merged file --------------------------------------------------------------------------- */

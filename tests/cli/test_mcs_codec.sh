@@ -19,7 +19,7 @@ contains "an xz archive has no dictionary" "$T/info" "dictionary:    none"
 ok_run "-verify of the xz archive" "$M" -verify "$T/x.mcz"
 contains "-verify checks every context" "$T/out" "Verified $N contexts"
 ok_run "mcz-replay of the xz archive" "$BIN/mcz-replay" -j 2 "$T/x.mcz"
-contains "mcz-replay replays every context" "$T/out" "Loaded $N  Jitted $N"
+contains "mcz-replay replays every context" "$T/out" "Loaded $N  Verified $N"
 
 # Copies keep the codec (and its level) of the archive they read; --codec changes it.
 ok_run "-copy of the xz archive" "$M" -copy 1-100 "$T/x.mcz" "$T/c.mcz"

@@ -21,7 +21,7 @@ ok_run "-export of the packet-layout archive" "$M" -export "$T/p.mcz" "$T/back.m
 same "the packet layout gives the MCH back byte for byte" "$T/a.mch" "$T/back.mch"
 ok_run "-verify of the packet-layout archive" "$M" -verify "$T/p.mcz"
 ok_run "mcz-replay of the packet-layout archive" "$BIN/mcz-replay" -j 2 "$T/p.mcz"
-contains "mcz-replay replays every context" "$T/out" "Loaded $N  Jitted $N"
+contains "mcz-replay replays every context" "$T/out" "Loaded $N  Verified $N"
 ok_run "-copy of one context" "$M" -copy 150 "$T/p.mcz" "$T/one.mch"
 ok_run "-copy of the same context from the MCH" "$M" -copy 150 "$T/a.mch" "$T/one-ref.mch"
 same "random access reads the context" "$T/one-ref.mch" "$T/one.mch"

@@ -63,9 +63,9 @@ R=$BIN/mcz-replay
 export TMPDIR=$T/tmp
 mkdir -p "$TMPDIR"
 cat "$T/a.mch" | "$R" - >"$T/out" 2>"$T/err"
-contains "mcz-replay - replays standard input" "$T/out" "Loaded $N  Jitted $N"
+contains "mcz-replay - replays standard input" "$T/out" "Loaded $N  Verified $N"
 cat "$T/a.mcz" | "$R" -j 2 /dev/stdin >"$T/out" 2>"$T/err"
-contains "mcz-replay /dev/stdin (an archive in a pipe)" "$T/out" "Loaded $N  Jitted $N"
+contains "mcz-replay /dev/stdin (an archive in a pipe)" "$T/out" "Loaded $N  Verified $N"
 head -c 8 "$T/a.mcz" | "$R" - >"$T/out" 2>"$T/err"
 contains "mcz-replay names a bad standard input '-'" "$T/err" "mcz-replay: -: "
 if grep -q "$TMPDIR" "$T/err"; then fail "mcz-replay never names its copy of standard input"; else

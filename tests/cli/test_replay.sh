@@ -67,7 +67,7 @@ U="--unit-size 150000"
 ok_run "verify -j 1 passes" "$R" -q -j 1 -f "$T/v1.mcl" --details "$T/v1.csv" "$T/c.mcz"
 cp "$T/out" "$T/v1.out"
 ok_run "verify -j 2 passes" "$R" -q -j 2 -f "$T/v2.mcl" --details "$T/v2.csv" "$T/c.mcz"
-contains "summary line as superpmi prints it" "$T/out" "Loaded 300  Jitted 300  FailedCompile 0 Excluded 0 Missing 0"
+contains "summary line as superpmi prints it" "$T/out" "Loaded 300  Verified 300  Failed 0 Excluded 0 Missing 0"
 same "verify: same summary with -j 1 and -j 2" "$T/v1.out" "$T/out"
 same "verify: same details with -j 1 and -j 2" "$T/v1.csv" "$T/v2.csv"
 same "verify: same (empty) -f list with -j 1 and -j 2" "$T/v1.mcl" "$T/v2.mcl"
@@ -307,7 +307,7 @@ H=$(printf "$(sed -n "${X}p" "$T/hashes")")
 E=$(grep -cxF "$(sed -n "${X}p" "$T/hashes")" "$T/hashes")
 cp "$T/c.mcz" "$T/x.mcz"; echo "$H other-token" > "$T/x.mcz.exc"
 ok_run "exclusion file" "$R" -q -j 2 --details "$T/x.csv" "$T/x.mcz"
-contains "exclusion: counted as superpmi does" "$T/out" "Loaded 300  Jitted $((N - E))  FailedCompile 0 Excluded $E Missing 0"
+contains "exclusion: counted as superpmi does" "$T/out" "Loaded 300  Verified $((N - E))  Failed 0 Excluded $E Missing 0"
 no_row "exclusion: the context with that identity has no details row, as in superpmi" "$T/x.csv" "$X"
 cp "$T/c.mcz" "$T/y.mcz"; echo "$H" > "$T/y.exc" # NAME without its suffix + .exc
 ok_run "exclusion file beside the stem" "$R" -q -j 2 --details "$T/y.csv" "$T/y.mcz"

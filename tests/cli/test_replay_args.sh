@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# mcz-replay's command line read by whole words: -name and --name alike, --name=value, options
+# after the collection, no clustering (-foo is unknown, never -f oo), the refused word named with
+# the nearest option, -p answered with -j; the verify replayer's summary says it verified.
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+R="$BIN/mcz-replay"
+"$BIN/mchgen" --seed 2 --contexts 60 --out "$T/c.mch" >/dev/null 2>&1
+"$BIN/mcs" -convert "$T/c.mch" "$T/c.mcz" >/dev/null 2>&1
+[ -s "$T/c.mcz" ] || { fail "setup: mchgen, mcs -convert"; cli_done; exit; }
+cd "$T" || exit 1
+
+ok_run "-details (one dash) writes the details" "$R" -q -details d1.csv c.mcz
+[ -s d1.csv ] && pass "-details: the file is there" || fail "-details: the file is there"
+ok_run "--details=FILE" "$R" -q --details=d2.csv c.mcz
+same "--details=FILE: the same details" d1.csv d2.csv
+ok_run "options after the collection" "$R" c.mcz -q -j 2 --details d3.csv
+same "options after the collection: the same details" d1.csv d3.csv
+contains "the verify summary says it verified" out "Loaded 60  Verified 60  Failed 0"
+
+exit_is "-foo: refused" 255 "$R" -q -foo c.mcz
+contains "-foo: the word named" err "unknown option '-foo'"
+[ -e oo ] && fail "-foo: no file 'oo' made" || pass "-foo: no file 'oo' made"
+exit_is "--detials: refused" 255 "$R" --detials x.csv c.mcz
+contains "--detials: did you mean --details" err "did you mean --details?"
+exit_is "-p 2: refused" 255 "$R" -p 2 c.mcz
+contains "-p: says -j" err "-j N"
+exit_is "--quiet=1: refused" 255 "$R" --quiet=1 c.mcz
+contains "--quiet=1: takes no value" err "--quiet takes no value"
+exit_is "-j without a value: refused" 255 "$R" c.mcz -j
+contains "-j without a value: said" err "-j wants a value"
+exit_is "two collections: refused" 255 "$R" -q c.mcz c.mch
+contains "two collections: both named" err "c.mcz, c.mch"
+# a full disk: the error with the OS's reason, and still the summary of the work done
+if [ -w /dev/full ]; then
+    exit_is "--details /dev/full: exit 255" 255 "$R" -q --details /dev/full c.mcz
+    contains "--details /dev/full: the reason" err "/dev/full: write failed: No space left on device"
+    contains "--details /dev/full: the summary still printed" out "Loaded 60  Verified 60"
+fi
+ok_run "--: a collection named like an option" cp c.mcz ./-x.mcz
+ok_run "--: what follows is an operand" "$R" -q -- -x.mcz
+cli_done
