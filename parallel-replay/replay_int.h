@@ -168,6 +168,7 @@ typedef struct replay_config {
     const char *plugin_arg;
     char **exec_argv;     /* the --exec command split into words, NULL-terminated */
     bool exec_original;   /* MCH: pass the original file with -c instead of a unit file */
+    bool exec_toc;        /* give each unit an .mct of global numbers and -c them */
     const char *temp_dir; /* a directory the parent owns and removes (exec, plugin) */
     const char *repro;    /* exec: write PREFIX-N.mc for each context that failed (-r) */
     bool strict;          /* verify: an unknown packet id fails the context */

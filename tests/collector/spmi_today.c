@@ -75,6 +75,13 @@
  * when h / 7 % 3 != 0 (first JIT) or h / 5 % 3 != 0 (second); the assert's text is one of four,
  * so contexts share it. Code bytes (h >> 20) % 900 + 10, 4 more from the second JIT on a diff.
  *
+ * - the table of contents: methodcontextreader.cpp at jakobbotsch/runtime@7da2080b11023ac83e7b29
+ *   42389be11c2012df44 and tocfile.cpp: with -c and a valid NAME.mch.mct (or NAME.mct), each
+ *   listed number is found by binary search on the table's Number and read at its Offset, and
+ *   that Number is the context's number everywhere (details, -f, console lines, the listing);
+ *   a number not in the table is an error (exit -1). STANDIN_TOC=reject: every table is
+ *   refused with a warning, as by the loader at dotnet/runtime@4d0fd37a.
+ *
  * Not done: -streaming (refused, exit -1), -emitMethodStats and -writeLogFile (accepted, no
  * file written), -m compares against this program's own hash of the context ("%016llx%016llx"
  * of h and the FNV-1a hash of the reversed bytes), excluded contexts (none), the progress line.
@@ -1140,6 +1147,83 @@ static int compile_once(run *s, const context *c)
     return GO_ON;
 }
 
+/* ---- the table of contents (superpmi-shared/tocfile.cpp, methodcontextreader.cpp) ---- */
+
+/* The .mct paired with an .mch (CheckForPairedFile: NAME.mch.mct, then NAME.mct), as the
+ * reader loads it: "INDX", a count, 48-byte TOCElements (Offset int64, Number int32, Hash),
+ * "INDX"; numbers strictly increasing (the validation). A bad table is no table (a warning).
+ * STANDIN_TOC=reject loads none, as the copy of tocfile.cpp at dotnet/runtime@4d0fd37a does
+ * (it compares fread's item count with a byte count). */
+typedef struct toc {
+    int64_t *offsets;
+    int *numbers;
+    uint32_t count;
+} toc;
+
+static bool toc_try(const char *path, toc *t)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return false;
+    unsigned char head[8];
+    bool ok = fread(head, 1, 8, f) == 8 && memcmp(head, "INDX", 4) == 0;
+    if (ok && getenv("STANDIN_TOC") && strcmp(getenv("STANDIN_TOC"), "reject") == 0) {
+        say(LOG_WARNING, "The index file %s is invalid: it appears to be truncated.", path);
+        ok = false;
+    }
+    uint32_t count = 0;
+    if (ok)
+        memcpy(&count, head + 4, 4);
+    t->offsets = ok && count ? calloc(count, sizeof *t->offsets) : NULL;
+    t->numbers = ok && count ? calloc(count, sizeof *t->numbers) : NULL;
+    for (uint32_t i = 0; ok && i < count; i++) {
+        unsigned char e[48];
+        ok = t->offsets && t->numbers && fread(e, 1, 48, f) == 48;
+        if (ok) {
+            memcpy(&t->offsets[i], e, 8);
+            memcpy(&t->numbers[i], e + 8, 4);
+            ok = i == 0 || t->numbers[i] > t->numbers[i - 1];
+        }
+    }
+    ok = ok && fread(head, 1, 4, f) == 4 && memcmp(head, "INDX", 4) == 0;
+    fclose(f);
+    t->count = ok ? count : 0;
+    if (!ok) {
+        free(t->offsets);
+        free(t->numbers);
+        t->offsets = NULL, t->numbers = NULL;
+    }
+    return ok;
+}
+
+static void toc_load(const char *input, toc *t)
+{
+    memset(t, 0, sizeof *t);
+    size_t len = strlen(input);
+    if (len < 4 || strcasecmp(input + len - 4, ".mch") != 0)
+        return;
+    char path[4200];
+    snprintf(path, sizeof path, "%s.mct", input);
+    if (access(path, F_OK) != 0)
+        snprintf(path, sizeof path, "%.*s.mct", (int)(len - 4), input);
+    if (access(path, F_OK) == 0)
+        toc_try(path, t);
+}
+
+/* GetOffset: the TOC's binary search by Number; -1 when the number is not there. */
+static int64_t toc_offset(const toc *t, int number)
+{
+    uint32_t lo = 0, hi = t->count;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (t->numbers[mid] < number)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < t->count && t->numbers[lo] == number ? t->offsets[lo] : -1;
+}
+
 /* Whether the loop takes context number n (the reader's -c, -stride and -m). */
 static bool wanted(const options *o, int n, int *next_index)
 {
@@ -1162,7 +1246,7 @@ static void sleep_hook(void)
     }
 }
 
-static int replay_loop(run *s, reader *r)
+static int replay_loop(run *s, reader *r, const toc *t)
 {
     const options *o = s->o;
     int next_index = 0;
@@ -1170,7 +1254,18 @@ static int replay_loop(run *s, reader *r)
         if (o->index_count >= 0 && next_index >= o->index_count)
             return SUCCESS;
         context c;
-        bool take = wanted(o, r->number + 1, &next_index);
+        bool take;
+        if (o->index_count > 0 && t->count) {
+            /* GetSpecificMethodContext: seek to the TOC's offset; the number is the TOC's */
+            int want = o->indexes[next_index++];
+            int64_t at = toc_offset(t, want);
+            if (at < 0 || fseeko(r->f, (off_t)at, SEEK_SET) != 0)
+                return GENERAL_FAILURE;
+            r->number = want - 1;
+            take = true;
+        } else {
+            take = wanted(o, r->number + 1, &next_index);
+        }
         int got = reader_next(r, take, &c);
         if (got < 0)
             return GENERAL_FAILURE;
@@ -1219,7 +1314,11 @@ static int replay(const options *o)
     r.file_size = st.st_size;
     if (s.details)
         header_row(s.details, o->apply_diff, &s.metrics);
-    int rc = replay_loop(&s, &r);
+    toc t;
+    toc_load(o->input, &t);
+    int rc = replay_loop(&s, &r, &t);
+    free(t.offsets);
+    free(t.numbers);
     fclose(r.f);
     free(r.buf);
     if (s.details)
