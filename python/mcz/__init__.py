@@ -53,6 +53,7 @@ _INSTALLED_LIBDIR = None
 _LIBDIR_FROM_HERE = None
 
 # Error codes this module raises itself (format/mcz.h, MCZ_ERROR_LIST: part of the ABI).
+_ENOMEM = -2
 _ETRUNCATED = -5
 _ENOTFOUND = -8
 _ESTATE = -12
@@ -289,7 +290,7 @@ def _walk(collection):
                 return
             if rc < 0:
                 _raise(diag, collection._display, rc)
-            yield Context(ctypes.string_at(mc.bytes, mc.size), mc.number, collection)
+            yield Context(ctypes.string_at(mc.bytes, mc.size), mc.number, collection, mc.offset)
     finally:
         h.close()
 
@@ -297,8 +298,8 @@ def _walk(collection):
 # ---- One context ----
 
 Packet = collections.namedtuple("Packet", "id name data")
-Packet.__doc__ = """One packet of a context: id (0-255), name (the JIT-EE version's name for it, e.g.
-"CompileMethod", or "unknown(N)"), data (the serialized map it holds, as bytes)."""
+Packet.__doc__ = """One packet of a context: id (0-255), name (the JIT-EE version's name for
+it, e.g. "CompileMethod", or "unknown(N)"), data (the serialized map it holds, as bytes)."""
 
 # What mcs -dumpMap prints where a name cannot be looked up.
 _UNKNOWN = "<unknown>"
@@ -327,8 +328,8 @@ class _View:
         self.lib = _load()
         self.mc = _Mc()
         diag = _Diag()
-        rc = self.lib.mcz_mc_from_bytes(ctx, len(ctx), ctx.number, 0, ctypes.byref(self.mc),
-                                        ctypes.byref(diag))
+        rc = self.lib.mcz_mc_from_bytes(ctx, len(ctx), ctx.number, ctx.offset,
+                                        ctypes.byref(self.mc), ctypes.byref(diag))
         if rc < 0:
             ctx._raise(diag, rc)
 
@@ -354,6 +355,8 @@ class _View:
         rc = self.lib.mcz_map_parse(None, ctypes.byref(found[-1]), ctypes.byref(m),
                                     ctypes.byref(diag))
         if rc < 0:
+            if diag.offset >= 0:  # the parser's offsets are relative to the context
+                diag.offset += self.ctx.offset
             self.ctx._raise(diag, rc)
         return m
 
@@ -380,7 +383,8 @@ class _View:
         res = self.find(m, struct.pack("<Q", handle), _PR_SIZE)
         if res is None:
             return None
-        index, stored = struct.unpack_from("<II", res, _PR_BUFFER)
+        index, = struct.unpack_from("<I", res, _PR_BUFFER)
+        stored, = struct.unpack_from("<I", res, _PR_BUFFER_SIZE)
         if stored == 0:
             return ""
         data, length = ctypes.c_void_p(), ctypes.c_uint32()
@@ -396,13 +400,20 @@ class Context(bytes):
     an .mch file, with its number and what the library reads out of it.
 
     A Context is a bytes object, so bytes(mc), len(mc), mc == b"...", b"".join(contexts) and
-    writing it to a file work as on bytes. The attributes below are read on first use.
-    Damage found then raises mcz.Error naming the collection and the context.
+    writing it to a file work as on bytes.
+
+    number  its number in the collection (1-based, as SuperPMI numbers contexts)
+    offset  where it starts in the .mch file (for an archive, in the .mch it was made of):
+            the offset the .mct records
+
+    The properties below are read on first use; damage found then raises mcz.Error naming
+    the collection, the context and the offset.
     """
 
-    def __new__(cls, data, number, collection):
+    def __new__(cls, data, number, collection, offset=0):
         self = super().__new__(cls, data)
         self.number = number
+        self.offset = offset
         self._collection = collection
         self._cache = {}
         return self
@@ -519,9 +530,6 @@ class Context(bytes):
             lib.mcz_mc_identity(v, ctypes.byref(view.mc), False, buf, len(buf), None)
             return buf.value.decode("utf-8", "replace")
         return self._cached("identity_text", compute)
-
-
-_ENOMEM = -2
 
 
 def _hash_text(h):
@@ -670,7 +678,7 @@ class Collection:
             if rc < 0:
                 _raise(diag, self._display, rc)
             self._version_info()  # decided while open: the Context's attributes need it
-            return Context(ctypes.string_at(mc.bytes, mc.size), mc.number, self)
+            return Context(ctypes.string_at(mc.bytes, mc.size), mc.number, self, mc.offset)
 
     def _number(self, n):
         """A number, or a negative one counted from the end (-1: the last held)."""
@@ -734,9 +742,7 @@ class Collection:
         "B", and its GUID or None; both None when the packets cannot tell); for an
         archive also version, chunks, dictionary, dict_id, dict_size, level, chunk_size,
         hashes (identity hashes stored), codec ("zstd" or "xz") and layout ("packets" or
-        "plain"); for an .mch file toc (the
-        .mct SuperPMI would use,
-        or None)."""
+        "plain"); for an .mch file toc (the .mct SuperPMI would use, or None)."""
         with self._lock:
             jit_ee, jit_ee_guid = self._jit_ee()
             reader = self._archive()

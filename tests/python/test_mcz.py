@@ -190,29 +190,31 @@ class Collections(unittest.TestCase):
         import pickle
         self.assertEqual(pickle.loads(pickle.dumps(mc)), mc.bytes)
 
-    def toc_hashes(self):
-        """{number: hash or None} of the .mct mcs -toc writes for the .mch."""
+    def toc(self):
+        """{number: (offset, hash or None)} of the .mct mcs -toc writes for the .mch."""
         d = tempfile.mkdtemp(dir=self.dir)
         mch = shutil.copy(self.mch, d)
         mcs("-toc", mch)
         hashes = {}
         for line in mcs("-dumpToc", mch + ".mct").splitlines():
-            number, _, *field = line.split()
+            number, offset, *field = line.split()
             text = bytes(int(b, 16) for b in field).rstrip(b"\0").decode()
-            hashes[int(number.rstrip(":"))] = text or None
+            hashes[int(number.rstrip(":"))] = (int(offset, 16), text or None)
         self.assertEqual(len(hashes), CONTEXTS)
         return hashes
 
-    def test_identity_is_the_toc_hash(self):
-        want = self.toc_hashes()
-        self.assertTrue(any(h is None for h in want.values()))  # mchgen leaves some out
-        self.assertTrue(any(h is not None for h in want.values()))
+    def test_identity_and_offset_are_the_tocs(self):
+        want = self.toc()
+        self.assertTrue(any(h is None for _, h in want.values()))  # mchgen leaves some out
+        self.assertTrue(any(h is not None for _, h in want.values()))
         plain = os.path.join(self.dir, "nohashes.mcz")
         mcs("-convert", "--no-hashes", self.mch, plain)
         for path in self.both() + (plain,):
             with mcz.open(path) as c:
-                got = {mc.number: mc.identity for mc in c}
+                got = {mc.number: (mc.offset, mc.identity) for mc in c}
             self.assertEqual(got, want, path)
+            with mcz.open(path) as c:
+                self.assertEqual((c[3].offset, c[3].identity), want[3])
 
     def test_identity_text(self):
         with mcz.open(self.mcz) as c:
@@ -257,7 +259,7 @@ class Collections(unittest.TestCase):
                 mc, first = c[1], next(iter(c))
                 want = (mc.identity, mc.method_name, mc.packets)
             self.assertEqual((first.identity, first.method_name, first.packets), want)
-            mc = type(mc)(mc.bytes, 1, c)  # attributes read only after the close
+            mc = type(mc)(mc.bytes, 1, c, 0)  # attributes read only after the close
             self.assertEqual((mc.identity, mc.method_name, mc.packets), want)
 
     def test_damaged_packet(self):
@@ -275,6 +277,7 @@ class Collections(unittest.TestCase):
                 with self.assertRaises(mcz.Error, msg=attribute) as cm:
                     getattr(mc, attribute)
                 self.assertEqual(cm.exception.context, 1)
+                self.assertEqual(cm.exception.offset, canary)
                 self.assertIn("canary.mch", str(cm.exception))
             self.assertIsNone(mc.identity)  # as .mct stores it: an empty hash
             self.assertEqual(c[2].method_name, self.method_name_of(2))
