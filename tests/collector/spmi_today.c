@@ -1196,6 +1196,27 @@ static int replay_loop(run *s, reader *r)
     }
 }
 
+/* The verbose lines superpmi.cpp's main prints before it reads the input. */
+static void log_settings(const options *o)
+{
+    if (!(log_mask & LOG_VERBOSE))
+        return;
+    say(LOG_VERBOSE, "Using jit(%s) with input (%s)", o->jit, o->input);
+    printf(" indexCount=%d (", o->index_count);
+    for (int i = 0; i < o->index_count; i++)
+        printf(i + 1 < o->index_count ? "%d," : "%d", o->indexes[i]);
+    printf(")\n");
+    if (o->stats)
+        say(LOG_VERBOSE, " EmitMethodStats-Types=%s", o->stats);
+    if (o->hash)
+        say(LOG_VERBOSE, " MD5Hash=%s", o->hash);
+    if (o->mcl)
+        say(LOG_VERBOSE, " failingMCList=%s", o->mcl);
+    if (o->offset > 0 && o->increment > 0)
+        say(LOG_VERBOSE, " offset=%d increment=%d", o->offset, o->increment);
+    fflush(stdout);
+}
+
 static int replay(const options *o)
 {
     run s = {.o = o};
@@ -1203,7 +1224,7 @@ static int replay(const options *o)
         say(LOG_ERROR, "-streaming is not supported by this stand-in");
         return GENERAL_FAILURE;
     }
-    say(LOG_VERBOSE, "Using jit(%s) with input (%s)", o->jit, o->input);
+    log_settings(o);
     metrics_load(&s.metrics);
     if (o->mcl && !(s.mcl = fopen(o->mcl, "wb")))
         say(LOG_ERROR, "Failed to open output file '%s'. GetLastError()=%u", o->mcl,
@@ -1539,6 +1560,27 @@ static unsigned random_number(void)
     return r;
 }
 
+/* The verbose lines doParallelSuperPMI prints before it starts the workers. */
+static void log_children(const char *self, const options *o, int n)
+{
+    static char pairs[64][2048];
+    char ints[2][16];
+    argv_builder a = {.n = 0};
+    if (!(log_mask & LOG_VERBOSE))
+        return;
+    child_args(&a, o, ints, pairs);
+    printf("Using child (%s) with args (", self);
+    for (int i = 0; i < a.n; i++)
+        printf(" %s", a.v[i]);
+    printf(")\n");
+    if (o->mcl)
+        printf(" failingMCList=%s\n", o->mcl);
+    if (o->details)
+        printf(" details=%s\n", o->details);
+    printf(" workerCount=%d, skipCleanup=%d.\n", n, o->skip_cleanup);
+    fflush(stdout);
+}
+
 static int parallel(options *o)
 {
     char self[4096];
@@ -1557,7 +1599,7 @@ static int parallel(options *o)
     unsigned r = random_number();
     worker w[MAX_WORKERS + 1];
     int n = o->workers < MAX_WORKERS ? o->workers : MAX_WORKERS;
-    say(LOG_VERBOSE, " workerCount=%d, skipCleanup=%d.", n, o->skip_cleanup);
+    log_children(self, o, n);
     for (int i = 0; i < n; i++) {
         w[i].result = GENERAL_FAILURE;
         snprintf(w[i].mcl, sizeof w[i].mcl, "%s/ParallelSuperPMI-%u-%d.mcl", tmp, r, i);
