@@ -1219,7 +1219,8 @@ static void log_settings(const options *o)
 
 static int replay(const options *o)
 {
-    run s = {.o = o};
+    static run s;
+    s.o = o;
     if (o->stream) {
         say(LOG_ERROR, "-streaming is not supported by this stand-in");
         return GENERAL_FAILURE;
@@ -1644,7 +1645,8 @@ static int parallel(options *o)
 
 int main(int argc, char **argv)
 {
-    options o = {.failure_limit = -1, .repeat = 1, .index_count = -1};
+    /* Static, as the metric names of replay(): reachable until exit, like superpmi's. */
+    static options o = {.failure_limit = -1, .repeat = 1, .index_count = -1};
     if (!parse(argc, argv, &o))
         return GENERAL_FAILURE;
     return o.parallel ? parallel(&o) : replay(&o);
