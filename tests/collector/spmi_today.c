@@ -73,7 +73,8 @@
  * second JIT errs when h / 11 % 13 == 0 and misses when h / 11 % 13 == 1; with -a and two
  * JITs, a context both compile has a diff when h / 143 % 4 == 0. An error prints an assert
  * when h / 7 % 3 != 0 (first JIT) or h / 5 % 3 != 0 (second); the assert's text is one of four,
- * so contexts share it. Code bytes (h >> 20) % 900 + 10, 4 more from the second JIT on a diff.
+ * so contexts share it. Code bytes (h >> 20) % 900 + 10; on a diff the second JIT's are 4 more,
+ * 4 fewer or the same, as (h >> 40) % 3 is 0, 1 or 2.
  *
  * - the table of contents: methodcontextreader.cpp at jakobbotsch/runtime@7da2080b11023ac83e7b29
  *   42389be11c2012df44 and tocfile.cpp: with -c and a valid NAME.mch.mct (or NAME.mct), each
@@ -847,7 +848,8 @@ static compile jit_compile(const context *c, bool jit2, bool diff)
         return r;
     r.tier = tier_name(h, r.minopts);
     method_name(h, r.name, sizeof r.name);
-    r.code = (int)((h >> 20) % 900) + 10 + (jit2 && diff ? 4 : 0);
+    static const int delta[] = {4, -4, 0}; /* regression, improvement, same size (GC info) */
+    r.code = (int)((h >> 20) % 900) + 10 + (jit2 && diff ? delta[(h >> 40) % 3] : 0);
     return r;
 }
 
@@ -1289,14 +1291,36 @@ static int replay_loop(run *s, reader *r, const toc *t)
     }
 }
 
+/* The verbose lines superpmi.cpp's main prints before it reads the input. */
+static void log_settings(const options *o)
+{
+    if (!(log_mask & LOG_VERBOSE))
+        return;
+    say(LOG_VERBOSE, "Using jit(%s) with input (%s)", o->jit, o->input);
+    printf(" indexCount=%d (", o->index_count);
+    for (int i = 0; i < o->index_count; i++)
+        printf(i + 1 < o->index_count ? "%d," : "%d", o->indexes[i]);
+    printf(")\n");
+    if (o->stats)
+        say(LOG_VERBOSE, " EmitMethodStats-Types=%s", o->stats);
+    if (o->hash)
+        say(LOG_VERBOSE, " MD5Hash=%s", o->hash);
+    if (o->mcl)
+        say(LOG_VERBOSE, " failingMCList=%s", o->mcl);
+    if (o->offset > 0 && o->increment > 0)
+        say(LOG_VERBOSE, " offset=%d increment=%d", o->offset, o->increment);
+    fflush(stdout);
+}
+
 static int replay(const options *o)
 {
-    run s = {.o = o};
+    static run s;
+    s.o = o;
     if (o->stream) {
         say(LOG_ERROR, "-streaming is not supported by this stand-in");
         return GENERAL_FAILURE;
     }
-    say(LOG_VERBOSE, "Using jit(%s) with input (%s)", o->jit, o->input);
+    log_settings(o);
     metrics_load(&s.metrics);
     if (o->mcl && !(s.mcl = fopen(o->mcl, "wb")))
         say(LOG_ERROR, "Failed to open output file '%s'. GetLastError()=%u", o->mcl,
@@ -1636,6 +1660,27 @@ static unsigned random_number(void)
     return r;
 }
 
+/* The verbose lines doParallelSuperPMI prints before it starts the workers. */
+static void log_children(const char *self, const options *o, int n)
+{
+    static char pairs[64][2048];
+    char ints[2][16];
+    argv_builder a = {.n = 0};
+    if (!(log_mask & LOG_VERBOSE))
+        return;
+    child_args(&a, o, ints, pairs);
+    printf("Using child (%s) with args (", self);
+    for (int i = 0; i < a.n; i++)
+        printf(" %s", a.v[i]);
+    printf(")\n");
+    if (o->mcl)
+        printf(" failingMCList=%s\n", o->mcl);
+    if (o->details)
+        printf(" details=%s\n", o->details);
+    printf(" workerCount=%d, skipCleanup=%d.\n", n, o->skip_cleanup);
+    fflush(stdout);
+}
+
 static int parallel(options *o)
 {
     char self[4096];
@@ -1654,7 +1699,7 @@ static int parallel(options *o)
     unsigned r = random_number();
     worker w[MAX_WORKERS + 1];
     int n = o->workers < MAX_WORKERS ? o->workers : MAX_WORKERS;
-    say(LOG_VERBOSE, " workerCount=%d, skipCleanup=%d.", n, o->skip_cleanup);
+    log_children(self, o, n);
     for (int i = 0; i < n; i++) {
         w[i].result = GENERAL_FAILURE;
         snprintf(w[i].mcl, sizeof w[i].mcl, "%s/ParallelSuperPMI-%u-%d.mcl", tmp, r, i);
@@ -1699,7 +1744,8 @@ static int parallel(options *o)
 
 int main(int argc, char **argv)
 {
-    options o = {.failure_limit = -1, .repeat = 1, .index_count = -1};
+    /* Static, as the metric names of replay(): reachable until exit, like superpmi's. */
+    static options o = {.failure_limit = -1, .repeat = 1, .index_count = -1};
     if (!parse(argc, argv, &o))
         return GENERAL_FAILURE;
     return o.parallel ? parallel(&o) : replay(&o);
