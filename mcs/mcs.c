@@ -262,6 +262,8 @@ int main(int argc, char **argv)
         return mcs_close_stdout() == 0 ? MCS_EXIT_OK : MCS_EXIT_FAIL;
     }
     int rc = dispatch(argc, argv);
+    if (rc == MCS_EXIT_FAIL && mcs_stdout_reader_gone())
+        rc = MCS_EXIT_OK; /* stopped for a reader that had enough, as text output stops */
     if (mcs_close_stdout() != 0 && rc == MCS_EXIT_OK)
         rc = MCS_EXIT_FAIL;
     return rc;

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "mcs_util.h"
 
@@ -253,6 +254,21 @@ struct mcs_output {
     uint32_t dict_id;
 };
 
+/* Binary output on a terminal is refused unless forced (--force), as zstd and xz refuse it. */
+static int refuse_terminal(const char *path)
+{
+    if (!tool_output_is_stdout(path) || !isatty(STDOUT_FILENO) || mcs_output_forced())
+        return 0;
+    tool_error("%s: refusing to write binary output to a terminal (redirect it, or give "
+               "--force)", tool_display_name(path, true));
+    return -1;
+}
+
+int mcs_output_check_binary(const char *path)
+{
+    return mcs_output_check(path) == 0 && refuse_terminal(path) == 0 ? 0 : -1;
+}
+
 int mcs_output_check(const char *path)
 {
     char err[TOOL_ERROR_SIZE];
@@ -277,7 +293,7 @@ static void outputs_jit_ee(mcz_writer_options *opt)
 mcs_output *mcs_output_open(const char *path, mcs_output_kind kind,
                             const mcz_writer_options *opt, bool inherit)
 {
-    if (mcs_output_check(path) != 0)
+    if (mcs_output_check_binary(path) != 0)
         return NULL;
     mcs_output *o = calloc(1, sizeof *o);
     if (!o) {
@@ -332,6 +348,22 @@ static void inherit_settings(mcz_writer_options *opt, const mcz_reader *model)
     opt->no_hashes = opt->no_hashes || !info.hashes;
 }
 
+static bool reader_gone;
+
+bool mcs_stdout_reader_gone(void) { return reader_gone; }
+
+/* Reports d about output path (file_name as given: "-" is standard output, which d may name
+ * so): quietly when it is standard output and its reader is gone (| head), as -dump stops. */
+void mcs_output_error(const char *file_name, const char *path, mcz_diag *d)
+{
+    if (tool_output_is_stdout(file_name) && tool_stdout_reader_gone()) {
+        reader_gone = true;
+        return;
+    }
+    tool_diag_rename(d, file_name, path);
+    mcs_error_diag(path, d);
+}
+
 /* Opens a pending archive's writer, with the settings of model where the options leave them
  * open, or the library's defaults when model is NULL. Returns 0, or -1 after printing the
  * error. */
@@ -352,8 +384,7 @@ static int output_start(mcs_output *o, const mcz_reader *model)
     o->opt.dict = NULL; /* the writer has its copy; model's may go */
     o->opt.dict_len = 0;
     if (!o->writer) {
-        tool_diag_rename(&d, o->file_name, o->path);
-        mcs_error_diag(o->path, &d);
+        mcs_output_error(o->file_name, o->path, &d);
         return -1;
     }
     return 0;
@@ -399,7 +430,7 @@ static int output_failed(mcs_output *o, int code, int64_t number)
         d.code = code;
         d.context = number;
     }
-    mcs_error_diag(o->path, &d);
+    mcs_output_error(o->file_name, o->path, &d);
     return -1;
 }
 
@@ -499,7 +530,7 @@ int mcs_output_commit(mcs_output *o)
     if (rc != MCZ_OK) {
         if (d.code == MCZ_OK)
             d.code = rc;
-        mcs_error_diag(o->path, &d);
+        mcs_output_error(o->file_name, o->path, &d);
     }
     free(o);
     return rc == MCZ_OK ? 0 : -1;

@@ -247,7 +247,16 @@ typedef struct mcs_output mcs_output;
  * input, in a writable directory (tool_output_check); "-" is standard output, and mcs's own
  * messages then go to stderr. Returns 0, or -1 after printing the reason. */
 int mcs_output_check(const char *path);
-/* Checks path as mcs_output_check does, before any work. opt (NULL: none) gives an archive's
+/* mcs_output_check, and standard output on a terminal refused unless --force was given: for
+ * the outputs that are collections (binary). */
+int mcs_output_check_binary(const char *path);
+/* True once an output to standard output stopped because its reader was gone (| head): that
+ * was said nowhere, and mcs exits 0, as for text output. */
+bool mcs_stdout_reader_gone(void);
+/* Reports d about output file_name (as given; display: its name in messages), quietly when it
+ * is standard output and its reader is gone (see mcs_stdout_reader_gone). */
+void mcs_output_error(const char *file_name, const char *display, mcz_diag *d);
+/* Checks path as mcs_output_check_binary does, before any work. opt (NULL: none) gives an archive's
  * settings; those it leaves at zero are the library's defaults, or with inherit those of the
  * first archive input offered with mcs_output_offer_settings() before any context is put (its
  * level and chunk size, its dictionary or none, whether it stores hashes), else the library's
