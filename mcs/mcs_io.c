@@ -36,6 +36,15 @@ int mcs_input_refuse_empty(const char *path)
     return -1;
 }
 
+/* Reports d about input path and, for an input cut short, the command that keeps what is whole. */
+static void input_error(const char *path, const mcz_diag *d)
+{
+    mcs_error_diag(path, d);
+    if (d->code == MCZ_ETRUNCATED)
+        tool_error("%s: 'mcs -recover %s OUT.mcz' (or OUT.mch) keeps every complete context",
+                   path, path);
+}
+
 /* Opens in's source from `file`, which is path itself or a spooled copy of it. */
 static int source_open(mcs_input *in, const char *file)
 {
@@ -48,7 +57,7 @@ static int source_open(mcs_input *in, const char *file)
     in->source = mcz_source_open(file, &d);
     if (!in->source) {
         tool_diag_rename(&d, file, in->path);
-        mcs_error_diag(in->path, &d);
+        input_error(in->path, &d);
         return -1;
     }
     return 0;
@@ -155,7 +164,7 @@ int mcs_input_next(mcs_input *in, mcz_mc *mc)
     mcz_diag_clear(&d);
     int rc = mcz_source_next(in->source, mc, &d);
     if (rc < 0) {
-        mcs_error_diag(in->path, &d);
+        input_error(in->path, &d);
         return -1;
     }
     if (rc > 0)
@@ -188,7 +197,7 @@ int mcs_input_read_failed(const mcs_input *in, uint32_t number, int rc, mcz_diag
         d->code = rc;
     if (d->context < 0)
         d->context = number;
-    mcs_error_diag(in->path, d); /* the offset, if any, is in the archive file */
+    input_error(in->path, d); /* the offset, if any, is in the archive file */
     return -1;
 }
 

@@ -88,6 +88,42 @@ static int open_damaged_archive(mcz_source *s, mcz_diag *diag)
     return mcz_fail(diag, d.code, d.offset, d.context, "damaged archive: %s", d.message);
 }
 
+static bool starts_like_mch(const uint8_t *data, size_t size)
+{
+    return size >= 2 && data[0] == 'm' && data[1] == 'c';
+}
+
+/* What a file that is no collection looks like, by its first bytes, for the message: "" when
+ * nothing tells. */
+static const char *foreign_kind(const uint8_t *data, size_t size)
+{
+    static const struct {
+        const char *magic;
+        size_t len;
+        const char *kind;
+    } kinds[] = {
+        {"\x7f" "ELF", 4, "; it is an ELF file (a core dump holds an archive only as a memory image)"},
+        {"\x28\xb5\x2f\xfd", 4, "; it is a zstd frame"},
+        {"\xfd" "7zXZ", 6, "; it is an xz file"},
+        {"\x1f\x8b", 2, "; it is a gzip file"},
+    };
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+        if (size >= kinds[i].len && memcmp(data, kinds[i].magic, kinds[i].len) == 0)
+            return kinds[i].kind;
+    size_t n = size < 512 ? size : 512, text = 0;
+    for (size_t i = 0; i < n; i++)
+        text += data[i] >= 0x20 || data[i] == '\n' || data[i] == '\r' || data[i] == '\t';
+    return n > 0 && text == n ? "; it looks like text" : "";
+}
+
+/* A file that is neither an MCH (its first context would begin 'mc') nor an archive. */
+static int not_a_collection(const uint8_t *data, size_t size, mcz_diag *diag)
+{
+    return mcz_fail(diag, MCZ_ECORRUPT, -1, -1,
+                    "not a collection: neither an MCH file (whose first context begins 'mc') "
+                    "nor an mcz archive (no header, no footer)%s", foreign_kind(data, size));
+}
+
 static int open_archive(mcz_source *s, mcz_diag *diag)
 {
     s->reader = mcz_reader_open_image(s->file.data, s->file.size, diag);
@@ -137,10 +173,15 @@ mcz_source *mcz_source_open(const char *path, mcz_diag *diag)
     int rc = mcz_file_map(path, &s->file, diag);
     const uint8_t *data = s->file.data;
     size_t size = s->file.size;
+    /* An .mcz name makes a file with no sign of either kind a damaged archive, unless its
+     * bytes say it is something else (text, an ELF file). */
+    bool named = archive_name(path) && !starts_like_mch(data, size) && !*foreign_kind(data, size);
     if (rc == MCZ_OK && mcz_arc_looks_like(data, size))
         rc = open_archive(s, diag);
-    else if (rc == MCZ_OK && mcz_arc_looks_damaged(data, size, archive_name(path)))
+    else if (rc == MCZ_OK && mcz_arc_looks_damaged(data, size, named))
         rc = open_damaged_archive(s, diag);
+    else if (rc == MCZ_OK && size > 0 && !starts_like_mch(data, size))
+        rc = not_a_collection(data, size, diag);
     else if (rc == MCZ_OK)
         rc = toc_find(s, path, diag);
     if (rc != MCZ_OK) {
