@@ -110,9 +110,9 @@ static bool is_help_arg(const char *arg)
 
 static void print_help(FILE *f)
 {
-    fprintf(f, "usage: mcs [-verbosity CHARS] -VERB [verb options] FILES...\n"
-               "       mcs --help [VERB]\n"
-               "       mcs --version\n\n"
+    fprintf(f, "Usage: mcs [-verbosity CHARS] -VERB [verb options] FILES...\n"
+               "   or: mcs --help [VERB]\n"
+               "   or: mcs --version\n\n"
                "Reads and writes SuperPMI collections: MCH files and .mcz archives alike.\n"
                "RANGE is a list such as 1-5,9 or a .mcl file. 'mcs --help VERB' (or\n"
                "'mcs -VERB --help') prints a verb's options.\n\n"

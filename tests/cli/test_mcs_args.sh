@@ -27,7 +27,7 @@ contains "--help names the exit codes" "$T/out" "2 usage error"
 ok_run "-help exits 0" "$M" -help
 ok_run "-? exits 0" "$M" -?
 ok_run "-h is -help" "$M" -h
-contains "-h prints the usage" "$T/out" "usage: mcs"
+contains "-h prints the usage" "$T/out" "Usage: mcs"
 
 exit_is "no arguments: exit 2" 2 "$M"
 exit_is "unknown verb: exit 2" 2 "$M" -frobnicate "$T/a.mch"
