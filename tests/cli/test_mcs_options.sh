@@ -67,6 +67,18 @@ exit_is "-le is SuperPMI's -legacy, which -convert does not take" 2 \
 contains "-le: unknown to -convert" "$T/err" "unknown option '-le'"
 ok_run "-le is -legacy for -removeDup" "$M" -removeDup "$T/a.mch" "$T/rd.mch" -le
 
+# Every long option of every verb, spelled with one dash, is that option: never read as a
+# SuperPMI switch prefix nor refused as unknown (its verb then wants its files or the value).
+bad=
+for verb in $("$M" --help | sed -n 's/^  [ *] -\([A-Za-z]*\) .*/\1/p'); do
+    for opt in $("$M" --help "$verb" | sed -n 's/^  --\([a-z-]*\).*/\1/p'); do
+        "$M" -"$verb" -"$opt" >/dev/null 2>"$T/err"
+        grep -q "unknown option" "$T/err" && bad="$bad -$verb:-$opt"
+    done
+done
+[ -z "$bad" ] && pass "every --option of every verb is taken with one dash" ||
+    fail "every --option of every verb is taken with one dash:$bad"
+
 # A verb's full help, two ways.
 ok_run "mcs --help convert" "$M" --help convert
 cp "$T/out" "$T/h1"
