@@ -77,12 +77,15 @@ static int salvage_mch(const char *file, const char *in_name, const char *out)
     return rc;
 }
 
-/* True when file is an MCH file (mcz_source_open takes it, and not as an archive). */
+/* True when file begins as an MCH file does, with a context's 'mc' (anything else, a core dump
+ * above all, is scanned for an archive). */
 static bool is_mch(const char *file)
 {
-    mcz_source *probe = mcz_source_open(file, NULL);
-    bool mch = probe && !mcz_source_archive(probe);
-    mcz_source_close(probe);
+    char head[2] = {0};
+    FILE *f = fopen(file, "rb");
+    bool mch = f && fread(head, 1, 2, f) == 2 && head[0] == 'm' && head[1] == 'c';
+    if (f)
+        fclose(f);
     return mch;
 }
 

@@ -36,6 +36,7 @@ struct mcz_source {
     uint32_t offset_count;
     bool scanned;
     mcz_diag scan_error; /* why the scan stopped early, if it did */
+    const uint8_t *foreign; /* a file that is no collection: its bytes, for the message; NULL */
 };
 
 /* Stops using the .mct; toc_problem says why. Returns MCZ_ECORRUPT. */
@@ -181,7 +182,7 @@ mcz_source *mcz_source_open(const char *path, mcz_diag *diag)
     else if (rc == MCZ_OK && mcz_arc_looks_damaged(data, size, named))
         rc = open_damaged_archive(s, diag);
     else if (rc == MCZ_OK && size > 0 && !starts_like_mch(data, size))
-        rc = not_a_collection(data, size, diag);
+        s->foreign = data; /* said at the first read */
     else if (rc == MCZ_OK)
         rc = toc_find(s, path, diag);
     if (rc != MCZ_OK) {
@@ -257,6 +258,16 @@ static int archive_next(mcz_source *s, mcz_mc *out, mcz_diag *diag)
     return 1;
 }
 
+/* mcz_mch_next over s's file, which reports a file that is no collection as one (at the first
+ * read: opening stays cheap, and an empty MCH stays an empty collection). */
+static int mch_next(const mcz_source *s, uint64_t *pos, uint32_t *number, mcz_mc *out,
+                    mcz_diag *diag)
+{
+    if (s->foreign)
+        return not_a_collection(s->file.data, s->file.size, diag);
+    return mcz_mch_next(s->file.data, s->file.size, pos, number, out, diag);
+}
+
 int mcz_source_next(mcz_source *s, mcz_mc *out, mcz_diag *diag)
 {
     if (!s || !out)
@@ -264,7 +275,7 @@ int mcz_source_next(mcz_source *s, mcz_mc *out, mcz_diag *diag)
     if (s->reader)
         return archive_next(s, out, diag);
     mcz_file_drop_behind(&s->file, &s->dropped, s->pos);
-    return mcz_mch_next(s->file.data, s->file.size, &s->pos, &s->number, out, diag);
+    return mch_next(s, &s->pos, &s->number, out, diag);
 }
 
 /* Builds the scan table once: every context's offset, up to the end or the first damage. */
@@ -276,7 +287,7 @@ static int scan_offsets(mcz_source *s)
         uint64_t at = pos;
         mcz_mc mc;
         mcz_file_drop_behind(&s->file, &dropped, pos);
-        int rc = mcz_mch_next(s->file.data, s->file.size, &pos, &number, &mc, &s->scan_error);
+        int rc = mch_next(s, &pos, &number, &mc, &s->scan_error);
         if (rc <= 0) /* the end, or damage: scan_error says which */
             return MCZ_OK;
         if (s->offset_count == cap) {
@@ -296,7 +307,7 @@ static int mch_at(mcz_source *s, uint64_t offset, uint32_t number, mcz_mc *out, 
     uint64_t pos = offset;
     uint32_t n = number - 1;
     mcz_file_drop_behind(&s->file, &s->dropped, offset); /* reads in file order stay flat */
-    int rc = mcz_mch_next(s->file.data, s->file.size, &pos, &n, out, diag);
+    int rc = mch_next(s, &pos, &n, out, diag);
     if (rc == 1)
         return MCZ_OK;
     return rc < 0 ? rc : mcz_fail(diag, MCZ_ENOTFOUND, (int64_t)offset, number, "no context %u",
