@@ -105,7 +105,7 @@ int cmd_recover(int argc, char **argv)
     }
     if (!spooled)
         tool_note_input(pos[0]);
-    if (mcs_output_check(pos[1]) != 0) {
+    if (mcs_output_check_binary(pos[1]) != 0) {
         tool_spool_remove(spooled);
         return MCS_EXIT_FAIL;
     }
