@@ -127,7 +127,8 @@ static void print_help(FILE *f)
                "  option every verb takes, means that option (-j is -convert's thread count,\n"
                "  -f is --force), and only an argument that is none is read as an\n"
                "  abbreviation. Two dashes never abbreviate. An unknown option is answered\n"
-               "  with the nearest known one.\n\n"
+               "  with the nearest known one. After '--', every argument is a file or a\n"
+               "  range, even one that begins with '-'.\n\n"
                "Verbs (* not implemented yet):\n");
     for (size_t i = 0; i < SWITCH_COUNT; i++) {
         const mcs_switch *s = &switches[i];

@@ -9,7 +9,7 @@
  * argument that matches none of them whole is read as SuperPMI's mcs reads it, as a prefix of a
  * switch in SuperPMI's order (-th is -thin, -rec is -recursive). So the whole name of an option
  * always means that option (-j is -convert's thread count, not an abbreviation of -jitflags),
- * and two dashes never abbreviate.
+ * and two dashes never abbreviate. "--" ends the options: what follows is positional.
  */
 #include <ctype.h>
 #include <string.h>
@@ -304,9 +304,14 @@ int mcs_parse_args(int argc, char **argv, const mcs_usage *u, const mcs_option *
                    const char **pos, int min_pos, int max_pos)
 {
     int count = 0;
+    bool options_end = false;
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
-        if (!is_positional(arg)) {
+        if (!options_end && strcmp(arg, "--") == 0) { /* then a file may begin with '-' */
+            options_end = true;
+            continue;
+        }
+        if (!options_end && !is_positional(arg)) {
             if (take_option(argc, argv, &i, u, opts) != 0)
                 return -1;
             continue;

@@ -34,6 +34,10 @@ ok_run "--convert: a verb with two dashes" "$M" --convert "$T/a.mch" "$T/v.mcz"
 ok_run "--jit-ee=B" "$M" -info "$T/a.mch" --jit-ee=B
 contains "--jit-ee=B applies" "$T/out" "given"
 
+cp "$T/a.mch" "$T/-odd.mch"
+(cd "$T" && "$M" -info -- -odd.mch) >"$T/out" 2>"$T/err" && contains "-- ends the options" \
+    "$T/out" "file:          -odd.mch" || fail "-- ends the options"
+
 # Unknown options: the nearest known one, one usage line, exit 2.
 exit_is "mcs -info x.mcz -chunkz: exit 2" 2 "$M" -info "$T/x.mcz" -chunkz
 contains "-chunkz: did you mean --chunks" "$T/err" "unknown option '-chunkz'; did you mean --chunks?"
