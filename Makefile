@@ -280,13 +280,24 @@ man_name_mcs        := read, write and convert SuperPMI collections (.mch files,
 man_name_mcz-replay := replay the method contexts of a SuperPMI collection in worker processes
 man_name_mchgen     := generate synthetic SuperPMI collections for tests and benchmarks
 
+# mcs's page also has a section per verb, each verb's `mcs --help VERB` collected by
+# packaging/mcs-man-verbs.sh (help2man --include), so every option of every verb is on it.
+man_include_mcs := $(BUILD)/man/mcs-verbs.h2m
+
+$(BUILD)/man/mcs-verbs.h2m: $(BIN)/mcs packaging/mcs-man-verbs.sh | $(DEPS_OK)
+	@mkdir -p $(@D)
+	sh packaging/mcs-man-verbs.sh $< >$@.tmp && mv $@.tmp $@
+
+$(BUILD)/man/mcs.1: $(BUILD)/man/mcs-verbs.h2m
+
 $(BUILD)/man/%.1: $(BIN)/% | $(DEPS_OK)
 	@mkdir -p $(@D)
 	@$< --help >/dev/null 2>&1; rc=$$?; \
 	    [ $$rc -lt 128 ] || { echo "$<: --help died (exit $$rc)" >&2; exit 1; }
 	SOURCE_DATE_EPOCH=$${SOURCE_DATE_EPOCH:-$$(git log -1 --format=%ct 2>/dev/null || date +%s)} \
 	help2man --no-discard-stderr -N --version-string=$(VERSION) --section=1 \
-	    $(if $(man_name_$*),--name='$(man_name_$*)') --output=$@.tmp $< && mv $@.tmp $@
+	    $(if $(man_name_$*),--name='$(man_name_$*)') \
+	    $(if $(man_include_$*),--include=$(man_include_$*)) --output=$@.tmp $< && mv $@.tmp $@
 
 .PHONY: man installable install uninstall
 man: $(MAN_PAGES)
