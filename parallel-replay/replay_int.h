@@ -338,6 +338,8 @@ void replay_table_warn_unknown(const replay_table *t);
 int replay_table_write_mcl(const replay_table *t, const char *path, bool with_details,
                            mcz_diag *diag);
 int replay_table_write_details(const replay_table *t, const char *path, mcz_diag *diag);
+/* An empty file at path (written beside and renamed, as every output). */
+int replay_write_empty(const char *path, mcz_diag *diag);
 
 /* --results / --merge-results: one shard's results with the plan they came from. */
 typedef struct replay_shard_id {

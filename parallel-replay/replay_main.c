@@ -458,6 +458,17 @@ static int outputs_check(const options *o, char *const *inputs, size_t n)
 
 /* ---- Results ------------------------------------------------------------------------------- */
 
+/* A collection that cannot be read: -f and --details exist, empty, as superpmi creates them
+ * before it reads the input (superpmi.py reads the details after every run). */
+static void outputs_empty(const options *o)
+{
+    mcz_diag d;
+    const char *paths[] = {o->fail_list, o->details};
+    for (size_t i = 0; i < sizeof paths / sizeof *paths; i++)
+        if (paths[i])
+            (void)replay_write_empty(paths[i], &d);
+}
+
 /* The error of writing output path. */
 static int fail_output(const char *path, const mcz_diag *d)
 {
@@ -688,11 +699,13 @@ static int replay_main(const options *o, const char *path, const char *shown)
         mch_group = (uint64_t)st.st_size / min_units;
     uint64_t unit_size = o->exec && !o->unit_size_given && mch_group > o->unit_size
                              ? mch_group : o->unit_size;
-    if (replay_plan_build(&plan, path, o->select, o->match_hash, unit_size, group, min_units, o->jit_ee, &d) !=
-        MCZ_OK) {
+    if (replay_plan_build(&plan, path, o->select, o->match_hash, unit_size, group, min_units,
+                          o->jit_ee, &d) != MCZ_OK) {
         replay_plan_free(&plan);
         tool_diag_rename(&d, path, shown);
-        return fail("%s", d.message);
+        int code = fail("%s", d.message);
+        outputs_empty(o);
+        return code;
     }
     if (path != shown)
         plan.shown = shown;

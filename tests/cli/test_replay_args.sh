@@ -61,6 +61,13 @@ for input in c.mcz c.mch; do
         fail "--match-hash, $input: got '$got', want '$want'"
 done
 exit_is "--match-hash of another length: refused" 255 "$R" -q --match-hash abc c.mcz
+# a collection that cannot be read: -f and --details exist, empty, as superpmi leaves them
+head -c 3000 c.mcz > cut.mcz
+rm -f e.mcl e.csv
+exit_is "a cut archive: exit 255" 255 "$R" -q -f e.mcl --details e.csv cut.mcz
+[ -f e.mcl ] && [ ! -s e.mcl ] && [ -f e.csv ] && [ ! -s e.csv ] &&
+    pass "a cut archive: -f and --details are there, empty" ||
+    fail "a cut archive: -f and --details are there, empty"
 ok_run "--: a collection named like an option" cp c.mcz ./-x.mcz
 ok_run "--: what follows is an operand" "$R" -q -- -x.mcz
 cli_done
