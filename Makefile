@@ -230,8 +230,10 @@ check-layering: all
 #   $(BUILD)/libmcz-writer.so             SONAME libmcz-writer.so.MAJOR (the collector API)
 #   $(BUILD)/man/*.1                      the programs' --help as man pages (help2man)
 #   make install    into DESTDIR + PREFIX (default /usr/local); LIBDIR, BINDIR, INCLUDEDIR,
-#                   MANDIR, PKGCONFIGDIR, CMAKEDIR and PYTHONDIR override single places.
-#                   Builds nothing that `make test` has not built (prerequisites: installable).
+#                   MANDIR, PKGCONFIGDIR, CMAKEDIR and PYTHONDIR override single places;
+#                   the last lines say where the Python module went and, when $(PYTHON) does
+#                   not look there, the PYTHONPATH to use. Builds nothing that `make test`
+#                   has not built (prerequisites: installable).
 #   make uninstall  removes exactly the files install puts there, with the same variables.
 # The version lives in the header alone (MCZ_VERSION_MAJOR/MINOR/PATCH).
 PUBLIC_HEADERS ?= $(or $(wildcard include/*.h),format/mcz.h)
@@ -285,13 +287,24 @@ man_name_mcz-replay := replay the method contexts of a SuperPMI collection in wo
 man_name_mcz-superpmi := superpmi drop-in that replays mcz archives through mcz-replay
 man_name_mchgen     := generate synthetic SuperPMI collections for tests and benchmarks
 
+# mcs's page also has a section per verb, each verb's `mcs --help VERB` collected by
+# packaging/mcs-man-verbs.sh (help2man --include), so every option of every verb is on it.
+man_include_mcs := $(BUILD)/man/mcs-verbs.h2m
+
+$(BUILD)/man/mcs-verbs.h2m: $(BIN)/mcs packaging/mcs-man-verbs.sh | $(DEPS_OK)
+	@mkdir -p $(@D)
+	sh packaging/mcs-man-verbs.sh $< >$@.tmp && mv $@.tmp $@
+
+$(BUILD)/man/mcs.1: $(BUILD)/man/mcs-verbs.h2m
+
 $(BUILD)/man/%.1: $(BIN)/% | $(DEPS_OK)
 	@mkdir -p $(@D)
 	@$< --help >/dev/null 2>&1; rc=$$?; \
 	    [ $$rc -lt 128 ] || { echo "$<: --help died (exit $$rc)" >&2; exit 1; }
 	SOURCE_DATE_EPOCH=$${SOURCE_DATE_EPOCH:-$$(git log -1 --format=%ct 2>/dev/null || date +%s)} \
 	help2man --no-discard-stderr -N --version-string=$(VERSION) --section=1 \
-	    $(if $(man_name_$*),--name='$(man_name_$*)') --output=$@.tmp $< && mv $@.tmp $@
+	    $(if $(man_name_$*),--name='$(man_name_$*)') \
+	    $(if $(man_include_$*),--include=$(man_include_$*)) --output=$@.tmp $< && mv $@.tmp $@
 
 .PHONY: man installable install uninstall
 man: $(MAN_PAGES)
@@ -316,6 +329,27 @@ INSTALLED := $(addprefix $(BINDIR)/,$(notdir $(PROGRAMS))) \
              $(PKGCONFIGDIR)/mcz.pc $(PKGCONFIGDIR)/mcz-writer.pc \
              $(CMAKEDIR)/mczConfig.cmake $(CMAKEDIR)/mczConfigVersion.cmake \
              $(addprefix $(MANDIR)/man1/,$(notdir $(MAN_PAGES))) $(PYTHONDIR)/mcz/__init__.py
+
+# The Python module finds the library by LIBDIR relative to its own directory first (a staged
+# or moved tree uses its own library), then by LIBDIR itself.
+PYTHON_TO_LIBDIR = $(shell realpath -m --relative-to='$(PYTHONDIR)/mcz' '$(LIBDIR)')
+
+# The last lines of `make install`: where the Python module went, and whether $(PYTHON) looks
+# there (Debian's python3 looks in /usr/local/lib/python3/dist-packages and
+# /usr/lib/python3/dist-packages, the default PYTHONDIR of PREFIX=/usr/local and /usr); when
+# it does not, or the tree is staged (DESTDIR), the PYTHONPATH that imports it.
+PYTHON ?= python3
+PYTHON_ON_PATH = import os, sys; sys.exit(os.path.realpath(sys.argv[1]) not in \
+                 [os.path.realpath(p) for p in sys.path if p])
+define PYTHON_NOTE
+dir='$(DESTDIR)$(PYTHONDIR)'; \
+if [ -z '$(DESTDIR)' ] && $(PYTHON) -c '$(PYTHON_ON_PATH)' "$$dir" 2>/dev/null; then \
+    echo "Python module: $$dir/mcz ($(PYTHON) looks there: import mcz works)"; \
+else \
+    echo "Python module: $$dir/mcz ($(PYTHON) does not look there); to import it:"; \
+    echo "    export PYTHONPATH=$$dir"; \
+fi
+endef
 
 # The templates' @NAMES@; a .pc file names its directories under ${prefix} when they are.
 pc_dir = $(patsubst $(PREFIX)/%,$${prefix}/%,$(1))
@@ -347,11 +381,13 @@ install: installable
 	$(SUBST) packaging/mcz-writer.pc.in >$(DESTDIR)$(PKGCONFIGDIR)/mcz-writer.pc
 	$(SUBST) packaging/mczConfig.cmake.in >$(DESTDIR)$(CMAKEDIR)/mczConfig.cmake
 	$(SUBST) packaging/mczConfigVersion.cmake.in >$(DESTDIR)$(CMAKEDIR)/mczConfigVersion.cmake
-	sed 's|^_INSTALLED_LIBDIR = None$$|_INSTALLED_LIBDIR = "$(LIBDIR)"|' \
+	sed -e 's|^_INSTALLED_LIBDIR = None$$|_INSTALLED_LIBDIR = "$(LIBDIR)"|' \
+	    -e "s|^_LIBDIR_FROM_HERE = None\$$|_LIBDIR_FROM_HERE = \"$(PYTHON_TO_LIBDIR)\"|" \
 	    python/mcz/__init__.py >$(DESTDIR)$(PYTHONDIR)/mcz/__init__.py
 	chmod 644 $(DESTDIR)$(PKGCONFIGDIR)/mcz.pc $(DESTDIR)$(PKGCONFIGDIR)/mcz-writer.pc \
 	    $(DESTDIR)$(CMAKEDIR)/mczConfig.cmake $(DESTDIR)$(CMAKEDIR)/mczConfigVersion.cmake \
 	    $(DESTDIR)$(PYTHONDIR)/mcz/__init__.py
+	@$(PYTHON_NOTE)
 
 # The bytecode Python writes beside the module once it is imported goes too, and the two
 # directories that are mcz's own when they are left empty.

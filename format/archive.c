@@ -281,8 +281,8 @@ int mcz_arc_footer_decode(const uint8_t *file, size_t size, mcz_arc_footer *out,
     const uint8_t *p = file + off;
     if (mcz_get_le32(p + 52) != MCZ_ARC_END_MAGIC)
         return mcz_fail(diag, MCZ_ETRUNCATED, (int64_t)off + 52, -1,
-                        "no footer at the end of the file: not an archive, or one cut short "
-                        "or still being written (recovery rebuilds the index of those)");
+                        "no footer at the end of the file: cut short or still being written "
+                        "(recovering it rebuilds its index), or not an archive");
     if (mcz_get_le32(p) != MCZ_ARC_SKIP_MAGIC ||
         mcz_get_le32(p + 4) != MCZ_ARC_FOOTER_SIZE - MCZ_ARC_FRAME_HEAD ||
         mcz_get_le32(p + 8) != MCZ_ARC_TAG_FOOTER)

@@ -41,9 +41,10 @@ static int64_t container_check(const uint8_t *bytes, size_t avail, uint64_t base
                         "context %u: length %u exceeds the limit of %u bytes", number, total_len,
                         MCZ_MC_MAX_SIZE);
     if (!mcz_fits(avail, MC_HEADER_SIZE, (size_t)total_len + sizeof mc_trailer))
-        return mcz_fail(diag, MCZ_ETRUNCATED, (int64_t)base + 2, number,
-                        "context %u: length %u runs past the end (%zu bytes left)", number,
-                        total_len, avail - MC_HEADER_SIZE);
+        /* The context's start, as its .mct entry records it: where a salvage cuts. */
+        return mcz_fail(diag, MCZ_ETRUNCATED, (int64_t)base, number,
+                        "context %u: cut short: %zu of its %llu bytes are in the file", number,
+                        avail, (unsigned long long)total_len + MCZ_MC_OVERHEAD);
     const uint8_t *trailer = bytes + MC_HEADER_SIZE + total_len;
     if (memcmp(trailer, mc_trailer, sizeof mc_trailer) != 0)
         return mcz_fail(diag, MCZ_ECORRUPT, (int64_t)(base + MC_HEADER_SIZE + total_len), number,

@@ -6,7 +6,7 @@
  * order, so an abbreviation means what it means there (-d is -dump, -c is -concat, -cop is
  * -copy). The verbs mcz adds come after SuperPMI's list, so they never change what an existing
  * abbreviation resolves to. Options before the verb are global; everything after it belongs to
- * the verb.
+ * the verb, which parses it with mcs_parse_args (mcs_options.c: one syntax for every option).
  */
 #include <signal.h>
 #include <stdarg.h>
@@ -75,17 +75,22 @@ static const mcs_switch switches[] = {
 
 #define SWITCH_COUNT (sizeof switches / sizeof switches[0])
 
-/* The first switch (in table order) that arg, without its '-', is a prefix of. "-" alone
- * resolves to help, as in SuperPMI. */
+/* The switch arg names: with two dashes its whole name, with one SuperPMI's rule, the first
+ * switch (in table order) that the text after '-' begins. A value after '=' is not part of the
+ * name. "-" alone resolves to help, as in SuperPMI. */
 static const mcs_switch *switch_find(const char *arg)
 {
     if (arg[0] != '-')
         return NULL;
-    const char *text = arg + 1;
-    size_t len = strlen(text);
-    for (size_t i = 0; i < SWITCH_COUNT; i++)
-        if (len <= strlen(switches[i].name) && strncasecmp(text, switches[i].name, len) == 0)
+    bool two_dashes = arg[1] == '-';
+    const char *text = arg + 1 + two_dashes;
+    size_t len = strcspn(text, "=");
+    for (size_t i = 0; i < SWITCH_COUNT; i++) {
+        size_t name_len = strlen(switches[i].name);
+        if ((two_dashes ? len == name_len : len <= name_len) &&
+            strncasecmp(text, switches[i].name, len) == 0)
             return &switches[i];
+    }
     return NULL;
 }
 
@@ -105,13 +110,25 @@ static bool is_help_arg(const char *arg)
 
 static void print_help(FILE *f)
 {
-    fprintf(f, "usage: mcs [-verbosity CHARS] -VERB [verb options] FILES...\n"
-               "       mcs -VERB --help\n"
-               "       mcs --version\n\n"
+    fprintf(f, "Usage: mcs [-verbosity CHARS] -VERB [verb options] FILES...\n"
+               "   or: mcs --help [VERB]\n"
+               "   or: mcs --version\n\n"
                "Reads and writes SuperPMI collections: MCH files and .mcz archives alike.\n"
-               "Switches are case-insensitive and may be abbreviated; an abbreviation means\n"
-               "the first switch it begins, in SuperPMI's order (-d is -dump, -c is -concat,\n"
-               "-cop is -copy). RANGE is a list such as 1-5,9 or a .mcl file.\n\n"
+               "RANGE is a list such as 1-5,9 or a .mcl file. 'mcs --help VERB' (or\n"
+               "'mcs -VERB --help') prints a verb's options.\n\n"
+               "Options:\n"
+               "  Every option takes one dash or two (-chunks, --chunks), its value after '='\n"
+               "  or as the next argument (--level=3, -level 3), in any case, anywhere after\n"
+               "  the verb; -verbosity may also come before it. Switches are matched as\n"
+               "  SuperPMI's mcs matches them: an abbreviation means the first switch it\n"
+               "  begins, in SuperPMI's order (-d is -dump, -c is -concat, -cop is -copy,\n"
+               "  -th is -thin). After the verb, an option's whole name comes first: an\n"
+               "  argument that is the whole name of one of the verb's options, or of an\n"
+               "  option every verb takes, means that option (-j is -convert's thread count,\n"
+               "  -f is --force), and only an argument that is none is read as an\n"
+               "  abbreviation. Two dashes never abbreviate. An unknown option is answered\n"
+               "  with the nearest known one. After '--', every argument is a file or a\n"
+               "  range, even one that begins with '-'.\n\n"
                "Verbs (* not implemented yet):\n");
     for (size_t i = 0; i < SWITCH_COUNT; i++) {
         const mcs_switch *s = &switches[i];
@@ -119,12 +136,7 @@ static void print_help(FILE *f)
             continue;
         fprintf(f, "  %c -%-18s %s\n", s->run ? ' ' : '*', s->name, s->usage->summary);
     }
-    fprintf(f, "\nGlobal options:\n"
-               "  -verbosity CHARS    messages to show: e errors, w warnings, n info,\n"
-               "                      a all, q quiet (default: all)\n"
-               "  --jit-ee VERSION|GUID  (after any verb) read every input as that JIT-EE\n"
-               "                      version instead of the one it records or its packets\n"
-               "                      show (mcs -printJITEEVersion lists them)\n"
+    fprintf(f, "\nOptions of every verb:\n" MCS_COMMON_HELP
                "\nExit status: 0 success, 1 failure (bad input, I/O error), 2 usage error.\n"
                "(SuperPMI's mcs returns 255 for every failure.)\n");
 }
@@ -133,62 +145,32 @@ static int usage_failure(const char *fmt, ...) MCS_PRINTF(1, 2);
 
 static int usage_failure(const char *fmt, ...)
 {
+    char text[512];
     va_list ap;
     va_start(ap, fmt);
-    fputs("mcs: ", stderr);
-    vfprintf(stderr, fmt, ap);
+    vsnprintf(text, sizeof text, fmt, ap);
     va_end(ap);
-    fputs("\nTry 'mcs --help'.\n", stderr);
-    return MCS_EXIT_USAGE;
+    return mcs_usage_error(NULL, "%s", text);
 }
 
-/* The versions --jit-ee takes, for its error message: "B, C". */
-static void jit_ee_names(char *buf, size_t cap)
+/* An unknown switch before the verb, answered with the nearest verb or option. */
+static int unknown_switch(const char *arg)
 {
-    size_t len = 0;
-    buf[0] = '\0';
-    for (size_t i = 0; i < mcz_jit_ee_count() && len < cap; i++)
-        len += (size_t)snprintf(buf + len, cap - len, "%s%s", i ? ", " : "",
-                                mcz_jit_ee_name(mcz_jit_ee_at(i)));
-}
-
-/* Takes "--jit-ee VALUE" (or "--jit-ee=VALUE") out of a verb's arguments, whichever verb it
- * is, and forces that version on every input. Returns the new argc, or -1 after the error. */
-static int take_jit_ee(const mcs_switch *verb, int argc, char **argv)
-{
-    int kept = 1;
-    for (int i = 1; i < argc; i++) {
-        const char *value = NULL;
-        if (strcmp(argv[i], "--jit-ee") == 0) {
-            if (i + 1 == argc)
-                return mcs_usage_error(verb->usage, "--jit-ee needs a value"), -1;
-            value = argv[++i];
-        } else if (strncmp(argv[i], "--jit-ee=", 9) == 0) {
-            value = argv[i] + 9;
-        } else {
-            argv[kept++] = argv[i];
-            continue;
-        }
-        const mcz_jit_ee *v = mcz_jit_ee_find(value);
-        if (!v) {
-            char names[256];
-            jit_ee_names(names, sizeof names);
-            return mcs_usage_error(verb->usage,
-                                   "--jit-ee: '%s' is not a JIT-EE version or GUID mcz knows "
-                                   "(%s; mcs -printJITEEVersion lists them)",
-                                   value, names), -1;
-        }
-        mcs_force_jit_ee(v);
-    }
-    argv[kept] = NULL;
-    return kept;
+    mcs_nearest n;
+    mcs_nearest_init(&n, arg);
+    for (size_t i = 0; i < SWITCH_COUNT; i++)
+        if (switches[i].kind != SWITCH_OPTION)
+            mcs_nearest_offer(&n, switches[i].name);
+    mcs_nearest_offer(&n, "--version");
+    if (!n.best)
+        return usage_failure("unknown switch '%s'", arg);
+    char shown[64];
+    mcs_option_display(n.best, shown, sizeof shown);
+    return usage_failure("unknown switch '%s'; did you mean %s?", arg, shown);
 }
 
 static int run_verb(const mcs_switch *verb, int argc, char **argv)
 {
-    argc = take_jit_ee(verb, argc, argv);
-    if (argc < 0)
-        return MCS_EXIT_USAGE;
     for (int i = 1; i < argc; i++) {
         /* After the verb, "-" alone is standard input or output, not a request for help. */
         if (strcmp(argv[i], "-") != 0 && is_help_arg(argv[i])) {
@@ -203,18 +185,36 @@ static int run_verb(const mcs_switch *verb, int argc, char **argv)
     return verb->run(argc, argv);
 }
 
-/* Applies one global option at argv[*i] (advancing past its value). */
+/* Applies one option given before the verb at argv[*i] (advancing past its value). */
 static int global_option(const mcs_switch *s, int argc, char **argv, int *i)
 {
-    if (*i + 1 >= argc)
+    const char *value = strchr(argv[*i], '=');
+    if (value)
+        value++;
+    else if (*i + 1 < argc)
+        value = argv[++*i];
+    else
         return usage_failure("%s needs a value", argv[*i]);
-    const char *value = argv[++*i];
     if (strcmp(s->name, "writeLogFile") == 0) {
         tool_error("-writeLogFile is not implemented yet");
         return MCS_EXIT_FAIL;
     }
-    if (!mcs_set_verbosity(value))
-        return usage_failure("unknown verbosity letters in '%s'", value);
+    return mcs_apply_global(NULL, s->name, value) == 0 ? MCS_EXIT_OK : MCS_EXIT_USAGE;
+}
+
+/* mcs --help [VERB]: the overview, or one verb's full help (VERB with or without its dash). */
+static int help(int argc, char **argv, int i)
+{
+    if (i + 1 >= argc) {
+        print_help(stdout);
+        return MCS_EXIT_OK;
+    }
+    char arg[128];
+    snprintf(arg, sizeof arg, "%s%s", argv[i + 1][0] == '-' ? "" : "-", argv[i + 1]);
+    const mcs_switch *s = switch_find(arg);
+    if (!s || s->kind != SWITCH_VERB)
+        return usage_failure("--help: '%s' is not a verb", argv[i + 1]);
+    mcs_print_usage(stdout, s->usage);
     return MCS_EXIT_OK;
 }
 
@@ -225,20 +225,17 @@ static int dispatch(int argc, char **argv)
         return MCS_EXIT_USAGE;
     }
     for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--help") == 0) {
-            print_help(stdout);
-            return MCS_EXIT_OK;
-        }
+        if (strcmp(argv[i], "--help") == 0)
+            return help(argc, argv, i);
         const mcs_switch *s = switch_find(argv[i]);
+        if (!s && argv[i][0] == '-')
+            return unknown_switch(argv[i]);
         if (!s)
-            return usage_failure(argv[i][0] == '-' ? "unknown switch %s"
-                                                   : "%s: expected a verb first",
-                                 argv[i]);
+            return usage_failure("%s: expected a verb first", argv[i]);
         int rc = MCS_EXIT_OK;
         switch (s->kind) {
         case SWITCH_HELP:
-            print_help(stdout);
-            return MCS_EXIT_OK;
+            return help(argc, argv, i);
         case SWITCH_VERB:
             return run_verb(s, argc - i, argv + i);
         case SWITCH_GLOBAL:
@@ -266,6 +263,8 @@ int main(int argc, char **argv)
         return mcs_close_stdout() == 0 ? MCS_EXIT_OK : MCS_EXIT_FAIL;
     }
     int rc = dispatch(argc, argv);
+    if (rc == MCS_EXIT_FAIL && mcs_stdout_reader_gone())
+        rc = MCS_EXIT_OK; /* stopped for a reader that had enough, as text output stops */
     if (mcs_close_stdout() != 0 && rc == MCS_EXIT_OK)
         rc = MCS_EXIT_FAIL;
     return rc;

@@ -665,6 +665,80 @@ static int input_check_sound(const mcs_input *in, const mcz_mc *mc)
     return -1;
 }
 
+/* The numbers in held: [*lo, *hi], every one of them when *dense (an MCH file numbers its
+ * contexts 1..N; an archive holds first_number..last_number, gaps possible). */
+static void held_numbers(mcs_input *in, uint64_t *lo, uint64_t *hi, uint64_t *count, bool *dense)
+{
+    if (in->archive) {
+        mcz_archive_info info;
+        mcz_reader_get_info(in->archive, &info);
+        *lo = info.contexts ? info.first_number : 1;
+        *hi = info.contexts ? info.last_number : 0;
+        *count = info.contexts;
+        *dense = !info.contexts || info.contexts == *hi - *lo + 1;
+        return;
+    }
+    /* The largest n that mcz_source_get finds: the offsets found on the way are kept. */
+    uint64_t found = 0, step = 1;
+    mcz_mc mc;
+    while (found + step <= UINT32_MAX &&
+           mcz_source_get(in->source, (uint32_t)(found + step), &mc, NULL) == MCZ_OK) {
+        found += step;
+        step *= 2;
+    }
+    for (; step > 1; step /= 2)
+        if (found + step / 2 <= UINT32_MAX &&
+            mcz_source_get(in->source, (uint32_t)(found + step / 2), &mc, NULL) == MCZ_OK)
+            found += step / 2;
+    *lo = 1;
+    *hi = *count = found;
+    *dense = true;
+}
+
+static bool holds(const mcs_input *in, uint64_t number, uint64_t lo, uint64_t hi, bool dense)
+{
+    if (number < lo || number > hi)
+        return false;
+    return dense || mcz_reader_chunk_of(in->archive, (uint32_t)number) >= 0;
+}
+
+int mcs_list_check_held(mcs_input *in, const mcz_list *list)
+{
+    uint64_t lo, hi, count, missing = 0, first_missing = 0;
+    bool dense;
+    held_numbers(in, &lo, &hi, &count, &dense);
+    for (size_t i = 0; i < list->count; i++) {
+        uint64_t a = list->ranges[i].first, b = list->ranges[i].last;
+        /* The numbers below lo and above hi are missing whole; those between, one by one
+         * only in an archive with gaps. */
+        for (uint64_t n = a; n <= b; n++) {
+            if (holds(in, n, lo, hi, dense))
+                continue;
+            first_missing = first_missing ? first_missing : n;
+            if (n < lo || n > hi || !dense) {
+                uint64_t end = n < lo ? (b < lo ? b : lo - 1) : n > hi ? b : n;
+                missing += end - n + 1;
+                n = end;
+            }
+        }
+    }
+    if (!missing)
+        return 0;
+    char held[96];
+    if (count)
+        snprintf(held, sizeof held, "%" PRIu64 " contexts, numbers %" PRIu64 "-%" PRIu64, count,
+                 lo, hi);
+    else
+        snprintf(held, sizeof held, "no context");
+    if (missing == 1)
+        tool_error("%s: no context %" PRIu64 ": the file holds %s", in->path, first_missing,
+                   held);
+    else
+        tool_error("%s: %" PRIu64 " listed contexts are not in the file, the first %" PRIu64
+                   ": it holds %s", in->path, missing, first_missing, held);
+    return -1;
+}
+
 static int for_each_context(const char *path, const mcz_list *list, const char *what,
                             bool sound, mcs_context_fn fn, void *arg, uint64_t *count)
 {
@@ -684,6 +758,9 @@ static int for_each_context(const char *path, const mcz_list *list, const char *
         tool_progress_update(&progress, ++done, in.read_bytes);
     }
     tool_progress_end(&progress);
+    /* Fewer than listed: some listed number is not held (unless stdout closed first). */
+    if (rc == 0 && list && list->count && done < mcz_list_size(list) && !mcs_stdout_failed())
+        rc = mcs_list_check_held(&in, list);
     mcs_input_close(&in);
     if (count)
         *count = done;
@@ -740,7 +817,7 @@ int mcs_text_commit(mcs_text_out *t)
     if (rc != MCZ_OK) {
         if (d.code == MCZ_OK)
             d.code = rc;
-        mcs_error_diag(t->path, &d);
+        mcs_output_error(t->path, tool_display_name(t->path, true), &d);
     }
     return rc == MCZ_OK ? 0 : -1;
 }

@@ -116,6 +116,11 @@ int mcs_output_put_checked(mcs_output *o, mcz_mc_builder *thin, const mcs_input 
 int mcs_parse_ranged(int argc, char **argv, const mcs_usage *u, const mcs_option *opts,
                      int files, const char **pos, mcz_list *list);
 
+/* Checks that in holds every number of list, as zstd and xz check every file named: 0, or -1
+ * after naming the first missing number, how many are missing and what the file holds. An MCH
+ * file is counted through mcz_source_get (its offsets, once found, are kept). */
+int mcs_list_check_held(mcs_input *in, const mcz_list *list);
+
 /* mcs_input_next restricted to the numbers of list (all of them when list is empty); ends
  * after the last listed number without reading further. 1, 0 at the end, -1 (printed). */
 int mcs_input_next_listed(mcs_input *in, const mcz_list *list, mcz_mc *mc);

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "mcs_util.h"
 
@@ -35,6 +36,15 @@ int mcs_input_refuse_empty(const char *path)
     return -1;
 }
 
+/* Reports d about input path and, for an input cut short, the command that keeps what is whole. */
+static void input_error(const char *path, const mcz_diag *d)
+{
+    mcs_error_diag(path, d);
+    if (d->code == MCZ_ETRUNCATED)
+        tool_error("%s: 'mcs -recover %s OUT.mcz' (or OUT.mch) keeps every complete context",
+                   path, path);
+}
+
 /* Opens in's source from `file`, which is path itself or a spooled copy of it. */
 static int source_open(mcs_input *in, const char *file)
 {
@@ -47,7 +57,7 @@ static int source_open(mcs_input *in, const char *file)
     in->source = mcz_source_open(file, &d);
     if (!in->source) {
         tool_diag_rename(&d, file, in->path);
-        mcs_error_diag(in->path, &d);
+        input_error(in->path, &d);
         return -1;
     }
     return 0;
@@ -154,7 +164,7 @@ int mcs_input_next(mcs_input *in, mcz_mc *mc)
     mcz_diag_clear(&d);
     int rc = mcz_source_next(in->source, mc, &d);
     if (rc < 0) {
-        mcs_error_diag(in->path, &d);
+        input_error(in->path, &d);
         return -1;
     }
     if (rc > 0)
@@ -187,7 +197,7 @@ int mcs_input_read_failed(const mcs_input *in, uint32_t number, int rc, mcz_diag
         d->code = rc;
     if (d->context < 0)
         d->context = number;
-    mcs_error_diag(in->path, d); /* the offset, if any, is in the archive file */
+    input_error(in->path, d); /* the offset, if any, is in the archive file */
     return -1;
 }
 
@@ -253,6 +263,21 @@ struct mcs_output {
     uint32_t dict_id;
 };
 
+/* Binary output on a terminal is refused unless forced (--force), as zstd and xz refuse it. */
+static int refuse_terminal(const char *path)
+{
+    if (!tool_output_is_stdout(path) || !isatty(STDOUT_FILENO) || mcs_output_forced())
+        return 0;
+    tool_error("%s: refusing to write binary output to a terminal (redirect it, or give "
+               "--force)", tool_display_name(path, true));
+    return -1;
+}
+
+int mcs_output_check_binary(const char *path)
+{
+    return mcs_output_check(path) == 0 && refuse_terminal(path) == 0 ? 0 : -1;
+}
+
 int mcs_output_check(const char *path)
 {
     char err[TOOL_ERROR_SIZE];
@@ -277,7 +302,7 @@ static void outputs_jit_ee(mcz_writer_options *opt)
 mcs_output *mcs_output_open(const char *path, mcs_output_kind kind,
                             const mcz_writer_options *opt, bool inherit)
 {
-    if (mcs_output_check(path) != 0)
+    if (mcs_output_check_binary(path) != 0)
         return NULL;
     mcs_output *o = calloc(1, sizeof *o);
     if (!o) {
@@ -332,6 +357,22 @@ static void inherit_settings(mcz_writer_options *opt, const mcz_reader *model)
     opt->no_hashes = opt->no_hashes || !info.hashes;
 }
 
+static bool reader_gone;
+
+bool mcs_stdout_reader_gone(void) { return reader_gone; }
+
+/* Reports d about output path (file_name as given: "-" is standard output, which d may name
+ * so): quietly when it is standard output and its reader is gone (| head), as -dump stops. */
+void mcs_output_error(const char *file_name, const char *path, mcz_diag *d)
+{
+    if (tool_output_is_stdout(file_name) && tool_stdout_reader_gone()) {
+        reader_gone = true;
+        return;
+    }
+    tool_diag_rename(d, file_name, path);
+    mcs_error_diag(path, d);
+}
+
 /* Opens a pending archive's writer, with the settings of model where the options leave them
  * open, or the library's defaults when model is NULL. Returns 0, or -1 after printing the
  * error. */
@@ -352,8 +393,7 @@ static int output_start(mcs_output *o, const mcz_reader *model)
     o->opt.dict = NULL; /* the writer has its copy; model's may go */
     o->opt.dict_len = 0;
     if (!o->writer) {
-        tool_diag_rename(&d, o->file_name, o->path);
-        mcs_error_diag(o->path, &d);
+        mcs_output_error(o->file_name, o->path, &d);
         return -1;
     }
     return 0;
@@ -399,7 +439,7 @@ static int output_failed(mcs_output *o, int code, int64_t number)
         d.code = code;
         d.context = number;
     }
-    mcs_error_diag(o->path, &d);
+    mcs_output_error(o->file_name, o->path, &d);
     return -1;
 }
 
@@ -499,7 +539,7 @@ int mcs_output_commit(mcs_output *o)
     if (rc != MCZ_OK) {
         if (d.code == MCZ_OK)
             d.code = rc;
-        mcs_error_diag(o->path, &d);
+        mcs_output_error(o->file_name, o->path, &d);
     }
     free(o);
     return rc == MCZ_OK ? 0 : -1;

@@ -55,9 +55,8 @@ void mcs_print_usage(FILE *f, const mcs_usage *u)
     fprintf(f, "usage: mcs %s\n  %s\n", u->synopsis, u->summary);
     if (u->details)
         fprintf(f, "\n%s", u->details);
-    fprintf(f, "\nEvery verb also takes --jit-ee VERSION|GUID: read the inputs as that JIT-EE\n"
-               "version instead of the one they record or their packets show (mcs\n"
-               "-printJITEEVersion lists the versions).\n");
+    fprintf(f, "\nOptions of every verb (one dash or two, the value after '=' or next):\n"
+               MCS_COMMON_HELP);
 }
 
 /* Length of the verb at the start of a synopsis ("-copy RANGE IN OUT" -> 5). */
@@ -70,68 +69,20 @@ int mcs_usage_error(const mcs_usage *u, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    fprintf(stderr, "mcs: %.*s: ", verb_length(u), u->synopsis);
+    fputs("mcs: ", stderr);
+    if (u)
+        fprintf(stderr, "%.*s: ", verb_length(u), u->synopsis);
     vfprintf(stderr, fmt, ap);
     va_end(ap);
-    fprintf(stderr, "\nusage: mcs %s\nTry 'mcs %.*s --help'.\n", u->synopsis, verb_length(u),
-            u->synopsis);
+    if (!u) {
+        fputs("\nTry 'mcs --help'.\n", stderr);
+        return MCS_EXIT_USAGE;
+    }
+    /* One line of usage: a synopsis that goes on is cut after its first line. */
+    int first = (int)strcspn(u->synopsis, "\n");
+    fprintf(stderr, "\nusage: mcs %.*s%s\nTry 'mcs %.*s --help'.\n", first, u->synopsis,
+            u->synopsis[first] ? " ..." : "", verb_length(u), u->synopsis);
     return MCS_EXIT_USAGE;
-}
-
-static const mcs_option *find_option(const mcs_option *opts, const char *arg)
-{
-    if (!opts)
-        return NULL;
-    for (const mcs_option *o = opts; o->name; o++)
-        if (o->name[0] == '-' && strcasecmp(o->name, arg) == 0)
-            return o;
-    const char *canonical = arg[1] == '-' ? NULL : mcs_switch_resolve(arg);
-    for (const mcs_option *o = opts; canonical && o->name; o++)
-        if (strcmp(o->name, canonical) == 0)
-            return o;
-    return NULL;
-}
-
-/* "-5" or "--3,7": a range list (SuperPMI reads one after its verb whatever it starts with),
- * never an option. */
-static bool is_dashed_range(const char *arg)
-{
-    return arg[strspn(arg, "0123456789,-")] == '\0' && strpbrk(arg, "0123456789");
-}
-
-int mcs_parse_args(int argc, char **argv, const mcs_usage *u, const mcs_option *opts,
-                   const char **pos, int min_pos, int max_pos)
-{
-    int count = 0;
-    for (int i = 1; i < argc; i++) {
-        const char *arg = argv[i];
-        if (arg[0] != '-' || arg[1] == '\0' || is_dashed_range(arg)) {
-            if (count == max_pos) {
-                mcs_usage_error(u, "unexpected argument '%s'", arg);
-                return -1;
-            }
-            pos[count++] = arg;
-            continue;
-        }
-        const mcs_option *o = find_option(opts, arg);
-        if (!o) {
-            mcs_usage_error(u, "unknown option %s", arg);
-            return -1;
-        }
-        if (o->value && i + 1 == argc) {
-            mcs_usage_error(u, "%s needs a value", arg);
-            return -1;
-        }
-        if (o->value)
-            *o->value = argv[++i];
-        else
-            *o->flag = true;
-    }
-    if (count < min_pos) {
-        mcs_usage_error(u, "missing arguments");
-        return -1;
-    }
-    return count;
 }
 
 int mcs_parse_number(const mcs_usage *u, const char *name, const char *text, bool allow_suffix,

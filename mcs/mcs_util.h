@@ -50,9 +50,11 @@ void mcs_error_diag(const char *file, const mcz_diag *d);
 /* ---- Arguments ---- */
 
 /*
- * An option a verb takes: name is "--long", "-x" (matched exactly, case-insensitively) or the
- * canonical name of a SuperPMI switch ("thin", matched by prefix through mcs_switch_resolve).
- * Options with value != NULL take the next argument.
+ * An option a verb takes (mcs_options.c): name is "--long" or "-x", written in help and messages
+ * so, or the canonical name of a SuperPMI switch ("thin"). Any of them is accepted with one or
+ * two dashes, whole and in any case; a SuperPMI switch also by a single-dash prefix in SuperPMI's
+ * order, when the argument is no option's whole name. Options with value != NULL take a value,
+ * after '=' or as the next argument.
  */
 typedef struct mcs_option {
     const char *name;
@@ -61,16 +63,48 @@ typedef struct mcs_option {
 } mcs_option;
 
 /*
- * Parses a verb's arguments (argv[0] is the verb itself): options from opts (terminated by a
- * {NULL} entry; opts may be NULL), everything else positional into pos. Returns the number of
- * positionals, or -1 after printing a usage error when a switch is unknown or the count is not
- * within [min_pos, max_pos].
+ * Parses a verb's arguments (argv[0] is the verb itself), in any order: options from opts
+ * (terminated by a {NULL} entry; opts may be NULL) and those every verb takes (-verbosity,
+ * --jit-ee, --force), applied as they are met; everything else positional into pos. Returns the
+ * number of positionals, or -1 after printing a usage error (an unknown option is answered with
+ * the nearest known one) when an option is unknown or the count is not within
+ * [min_pos, max_pos].
  */
 int mcs_parse_args(int argc, char **argv, const mcs_usage *u, const mcs_option *opts,
                    const char **pos, int min_pos, int max_pos);
 
-/* Prints "mcs: MESSAGE" and the verb's synopsis on stderr; returns MCS_EXIT_USAGE. */
+/* Applies an option every verb takes, by its table name ("verbosity"), as mcs.c does for those
+ * given before the verb. Returns 0, or -1 after a usage error (u may be NULL there). */
+int mcs_apply_global(const mcs_usage *u, const char *canonical, const char *value);
+/* True once --force (-f after a verb) was given: binary output may go to a terminal. */
+bool mcs_output_forced(void);
+
+/* The nearest of the names offered to a mistyped one (the name of "--chunkz=3" is "chunkz"),
+ * when it is near enough to be meant: a few letters apart, or the beginning of a longer name. */
+typedef struct mcs_nearest {
+    const char *typed;
+    size_t len;
+    size_t distance;
+    const char *best; /* NULL: none near */
+} mcs_nearest;
+void mcs_nearest_init(mcs_nearest *n, const char *arg);
+void mcs_nearest_offer(mcs_nearest *n, const char *candidate);
+/* A table name as written in messages: "--level" and "-j" as they are, "thin" as "-thin". */
+void mcs_option_display(const char *name, char *buf, size_t cap);
+
+/* Prints "mcs: -VERB: MESSAGE", the verb's usage line and where its help is, on stderr (u NULL:
+ * before any verb, mcs --help); returns MCS_EXIT_USAGE. */
 int mcs_usage_error(const mcs_usage *u, const char *fmt, ...) MCS_PRINTF(2, 3);
+
+/* The options every verb takes, for the help. */
+#define MCS_COMMON_HELP                                                                    \
+    "  -verbosity CHARS    messages to show: e errors, w warnings, n info, a all,\n"       \
+    "                      q quiet (default: all)\n"                                       \
+    "  --jit-ee VERSION|GUID  read every input as that JIT-EE version instead of the\n"    \
+    "                      one it records or its packets show (mcs -printJITEEVersion\n"  \
+    "                      lists them)\n"                                                  \
+    "  --force, -f         write binary output (an MCH file, an archive) to standard\n"   \
+    "                      output even when it is a terminal\n"
 
 /* Prints a verb's full help on f. */
 void mcs_print_usage(FILE *f, const mcs_usage *u);
@@ -213,7 +247,16 @@ typedef struct mcs_output mcs_output;
  * input, in a writable directory (tool_output_check); "-" is standard output, and mcs's own
  * messages then go to stderr. Returns 0, or -1 after printing the reason. */
 int mcs_output_check(const char *path);
-/* Checks path as mcs_output_check does, before any work. opt (NULL: none) gives an archive's
+/* mcs_output_check, and standard output on a terminal refused unless --force was given: for
+ * the outputs that are collections (binary). */
+int mcs_output_check_binary(const char *path);
+/* True once an output to standard output stopped because its reader was gone (| head): that
+ * was said nowhere, and mcs exits 0, as for text output. */
+bool mcs_stdout_reader_gone(void);
+/* Reports d about output file_name (as given; display: its name in messages), quietly when it
+ * is standard output and its reader is gone (see mcs_stdout_reader_gone). */
+void mcs_output_error(const char *file_name, const char *display, mcz_diag *d);
+/* Checks path as mcs_output_check_binary does, before any work. opt (NULL: none) gives an archive's
  * settings; those it leaves at zero are the library's defaults, or with inherit those of the
  * first archive input offered with mcs_output_offer_settings() before any context is put (its
  * level and chunk size, its dictionary or none, whether it stores hashes), else the library's

@@ -69,7 +69,14 @@ static mcz_reader *dictionary_source(const char *path, mcz_writer_options *opt)
     mcz_diag_clear(&d);
     mcz_reader *r = mcz_reader_open(path, &d);
     if (!r) {
-        mcs_error_diag(path, &d);
+        /* An MCH file given for an archive is named as one, not as an archive without footer. */
+        mcz_source *probe = mcz_source_open(path, NULL);
+        if (probe && !mcz_source_archive(probe))
+            tool_error("%s: an MCH file, not an archive: --dict-from takes an archive's "
+                       "dictionary ('mcs -convert %s OUT.mcz' makes one)", path, path);
+        else
+            mcs_error_diag(path, &d);
+        mcz_source_close(probe);
         return NULL;
     }
     mcz_reader_dict(r, &opt->dict, &opt->dict_len);

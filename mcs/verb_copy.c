@@ -117,6 +117,8 @@ int cmd_copy(int argc, char **argv)
             rc = -1;
         else
             rc = s.in.archive ? copy_chunks(&s, &list) : copy_listed(&s, &list);
+        if (rc == 0 && s.missing) /* a number that is not there is an error: no output */
+            rc = mcs_list_check_held(&s.in, &list);
         if (rc == 0)
             rc = mcs_output_commit(s.out);
         else
@@ -127,8 +129,6 @@ int cmd_copy(int argc, char **argv)
     mcz_mc_builder_free(s.thin);
     if (rc != 0)
         return MCS_EXIT_FAIL;
-    if (s.missing)
-        tool_warn("%s: %" PRIu64 " listed contexts are not in the file", pos[1], s.missing);
     tool_info("Loaded %" PRIu64 ", Saved %" PRIu64, s.saved, s.saved);
     return MCS_EXIT_OK;
 }

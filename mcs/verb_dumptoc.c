@@ -59,11 +59,14 @@ int cmd_dumptoc(int argc, char **argv)
     const char *pos[1];
     if (mcs_parse_args(argc, argv, &usage_dumptoc, NULL, pos, 1, 1) < 0)
         return MCS_EXIT_USAGE;
-    /* An archive is told by its first bytes (mcz_source_open); anything else is read as .mct,
-     * which also reports a missing file. */
+    /* An archive is told by its first bytes (mcz_source_open) or its .mcz name; anything
+     * else is read as .mct, which also reports a missing file. */
     if (mcs_input_refuse_empty(pos[0]) != 0)
         return MCS_EXIT_FAIL;
-    if (mcs_file_size(pos[0]) == 0)
+    mcz_source *probe = mcz_source_open(pos[0], NULL);
+    bool archive = (probe && mcz_source_archive(probe)) || mcs_has_extension(pos[0], ".mcz");
+    mcz_source_close(probe);
+    if (!archive)
         return dump_mct(pos[0]) == 0 ? MCS_EXIT_OK : MCS_EXIT_FAIL;
     mcs_input in;
     if (mcs_input_open(&in, pos[0]) != 0)

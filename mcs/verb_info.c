@@ -54,8 +54,10 @@ static void print_archive(const char *path, const mcz_reader *r)
     if (info.dict_id || info.dict_size)
         printf("dictionary:    id %" PRIu32 ", %" PRIu32 " bytes\n", info.dict_id,
                info.dict_size);
-    else
-        printf("dictionary:    none\n");
+    else if (info.codec == MCZ_CODEC_XZ)
+        printf("dictionary:    none (xz chunks take none)\n");
+    else /* the format records no reason: --no-dict, too few contexts, or one that did not pay */
+        printf("dictionary:    none (not stored; the archive does not record why)\n");
     printf("hashes:        %s\n", info.hashes ? "stored" : "none (computed from the contexts "
                                                             "when needed)");
     printf("codec:         %s\n", info.codec == MCZ_CODEC_XZ ? "xz" : "zstd");

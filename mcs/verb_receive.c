@@ -244,7 +244,7 @@ int cmd_receive(int argc, char **argv)
     if (max_text && mcs_parse_number(&usage_receive, "--max-bytes", max_text, true, 1,
                                      UINT64_MAX, &r.max_bytes) != 0)
         return MCS_EXIT_USAGE;
-    if (mcs_output_check(pos[0]) != 0)
+    if (mcs_output_check_binary(pos[0]) != 0)
         return MCS_EXIT_FAIL;
     int rc = receive_frames(&r);
     int closed = finish(&r);

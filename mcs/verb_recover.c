@@ -1,17 +1,22 @@
 /* verb_recover.c - mcs -recover: rebuilds a complete archive from a damaged one, or from a
- * memory image (a core dump) of a process that ran a MEMORY writer. */
+ * memory image (a core dump) of a process that ran a MEMORY writer; keeps the complete contexts
+ * of a cut or damaged MCH file. */
 #include <inttypes.h>
 
 #include "mcs_verbs.h"
 
 const mcs_usage usage_recover = {
-    "-recover IN OUT.mcz",
-    "rebuild a complete archive from a damaged or truncated one, or from a core dump",
-    "Keeps every chunk that decodes and checks out (e.g. of a writer killed mid-run) and\n"
-    "prints how many contexts were kept and lost. IN may also be a core dump (gcore, or a\n"
-    "crash's core file) or any memory image of a process collecting in MEMORY mode: the\n"
-    "archive header, dictionary and chunks are found wherever they lie, chunks kept in\n"
-    "context-number order, each once. Fails only when nothing can be recovered.\n"};
+    "-recover IN OUT",
+    "keep what is whole of a damaged or truncated collection, or of a core dump",
+    "An archive IN (OUT.mcz): keeps every chunk that decodes and checks out (e.g. of a writer\n"
+    "killed mid-run) and prints how many contexts were kept and lost. IN may also be a core\n"
+    "dump (gcore, or a crash's core file) or any memory image of a process collecting in\n"
+    "MEMORY mode: the archive header, dictionary and chunks are found wherever they lie,\n"
+    "chunks kept in context-number order, each once.\n"
+    "An MCH file IN cut short or damaged: keeps every complete context before the cut or the\n"
+    "damage, and says where that is (the offset where the first lost context starts, as its\n"
+    ".mct records it). OUT is an MCH file, or an archive when named .mcz.\n"
+    "Fails only when nothing can be recovered.\n"};
 
 /* What an image scan found beside what it kept. */
 static void report_image(const char *in_name, const char *out_name, const mcz_recovery *rep)
@@ -21,6 +26,67 @@ static void report_image(const char *in_name, const char *out_name, const mcz_re
               " chunks skipped (did not verify), %" PRIu64 " contexts missing between them",
               in_name, rep->contexts, rep->chunks, out_name, rep->duplicates, rep->skipped,
               rep->lost);
+}
+
+/* How an MCH salvage ended: d says where the first context not kept starts and why. */
+static void report_mch(const mcs_input *in, const char *out_name, uint64_t kept, const mcz_diag *d)
+{
+    if (d->code == MCZ_OK) {
+        tool_info("%s: complete: copied its %" PRIu64 " contexts into %s", in->path, kept,
+                  out_name);
+        return;
+    }
+    tool_info("Recovered %" PRIu64 " complete contexts into %s", kept, out_name);
+    char text[MCS_DIAG_TEXT_SIZE];
+    tool_warn("%s; lost: that context and everything after it",
+              mcs_diag_text(in->path, d, text, sizeof text));
+}
+
+/* An MCH file: its contexts up to the first that is cut or damaged, into out. Returns 0, or -1
+ * after printing the error (nothing kept, or out failed: no output left). */
+static int salvage_mch(const char *file, const char *in_name, const char *out)
+{
+    mcs_input in;
+    if (mcs_input_open(&in, file) != 0)
+        return -1;
+    in.path = in_name;
+    mcs_output *o = mcs_output_open(out, MCS_OUTPUT_BY_EXTENSION, NULL, false);
+    mcz_diag d;
+    mcz_diag_clear(&d);
+    uint64_t kept = 0;
+    mcz_mc mc;
+    bool out_failed = !o;
+    int rc = 0;
+    while (!out_failed && (rc = mcz_source_next(in.source, &mc, &d)) > 0) {
+        out_failed = mcs_output_put(o, &mc) != 0; /* o is released by a failure */
+        kept += !out_failed;
+    }
+    if (!out_failed && rc < 0 && kept == 0) {
+        mcs_error_diag(in.path, &d);
+        tool_error("%s: nothing to recover: no complete context before that", in.path);
+        mcs_output_abort(o);
+    }
+    if (out_failed || (rc < 0 && kept == 0)) {
+        mcs_input_close(&in);
+        return -1;
+    }
+    rc = mcs_output_commit(o);
+    if (rc == 0)
+        report_mch(&in, tool_display_name(out, true), kept, &d);
+    mcs_input_close(&in);
+    return rc;
+}
+
+/* True when file begins as an MCH file does, with a context's 'mc' (anything else, a core dump
+ * above all, is scanned for an archive). */
+static bool is_mch(const char *file)
+{
+    char head[2] = {0};
+    FILE *f = fopen(file, "rb");
+    bool mch = f && fread(head, 1, 2, f) == 2 && head[0] == 'm' && head[1] == 'c';
+    if (f)
+        fclose(f);
+    return mch;
 }
 
 int cmd_recover(int argc, char **argv)
@@ -39,9 +105,14 @@ int cmd_recover(int argc, char **argv)
     }
     if (!spooled)
         tool_note_input(pos[0]);
-    if (mcs_output_check(pos[1]) != 0) {
+    if (mcs_output_check_binary(pos[1]) != 0) {
         tool_spool_remove(spooled);
         return MCS_EXIT_FAIL;
+    }
+    if (is_mch(spooled ? spooled : pos[0])) {
+        int salvaged = salvage_mch(spooled ? spooled : pos[0], in_name, pos[1]);
+        tool_spool_remove(spooled);
+        return salvaged == 0 ? MCS_EXIT_OK : MCS_EXIT_FAIL;
     }
     mcz_diag d;
     mcz_diag_clear(&d);

@@ -22,11 +22,18 @@
 
 #include "replay_exec.h"
 
-static int write_unit(const char *path, const mcz_mc *ctx, size_t n)
+/* Leads a unit file read through its .mct (--exec-toc): not a context, so a superpmi that
+ * reads the file from its start instead of seeking by the table fails at once ("low
+ * integrity", no context compiled) and is told apart. */
+static const char toc_lead[8] = {'M', 'C', 'Z', '-', 'T', 'O', 'C', '\n'};
+
+static int write_unit(const char *path, const mcz_mc *ctx, size_t n, bool lead)
 {
     FILE *f = fopen(path, "wbe");
     if (!f)
         return MCZ_EIO;
+    if (lead)
+        fwrite(toc_lead, 1, sizeof toc_lead, f);
     for (size_t i = 0; i < n; i++)
         fwrite(ctx[i].bytes, 1, ctx[i].size, f);
     bool ok = !ferror(f);
@@ -54,6 +61,7 @@ static char *global_ranges(const mcz_mc *ctx, size_t n)
 
 typedef struct exec_files {
     char unit[4200];
+    char toc[4200];      /* the unit's .mct: its contexts under their global numbers */
     char list[4200];
     char details[4200];
     char out[4200];      /* the command's stdout and stderr */
@@ -350,11 +358,91 @@ static void fatal_reason(char *const argv[], int code, int exec_errno, bool firs
                  "to initialize)", argv[0], code);
 }
 
+/* Global numbers through superpmi itself: the unit file gets an .mct whose entries carry the
+ * contexts' global numbers, and the command `-c` those numbers. superpmi's reader then seeks
+ * each by the table's Number and reports it by that number everywhere, the number the JIT is
+ * told included (methodcontextreader.cpp, GetSpecificMethodContext). A superpmi whose table
+ * loader refuses the file (tocfile.cpp at dotnet/runtime@4d0fd37a refuses every table) finds no
+ * context: the unit is run again numbered 1..k, mapped back by mcz-replay, and this worker does
+ * so from then on. Not with -m (superpmi ignores it under -c) or --exec-original. */
+typedef enum { TOC_UNTRIED, TOC_WORKS, TOC_REFUSED } toc_state;
+static toc_state unit_toc = TOC_UNTRIED; /* this worker's superpmi */
+
+static int write_toc(const char *path, const mcz_mc *ctx, size_t n)
+{
+    mcz_toc_entry *e = calloc(n, sizeof *e);
+    if (!e)
+        return MCZ_ENOMEM;
+    int64_t at = sizeof toc_lead;
+    for (size_t i = 0; i < n; i++) {
+        e[i].offset = at;
+        e[i].number = (int32_t)ctx[i].number;
+        at += (int64_t)ctx[i].size;
+    }
+    uint8_t *image = NULL;
+    size_t len = 0;
+    int rc = mcz_toc_encode(e, (uint32_t)n, &image, &len);
+    free(e);
+    FILE *f = rc == MCZ_OK ? fopen(path, "wbe") : NULL;
+    bool ok = f && fwrite(image, 1, len, f) == len;
+    if ((f && fclose(f) != 0) || !ok)
+        rc = MCZ_EIO;
+    free(image);
+    return rc;
+}
+
+/* After a run under the table: whether superpmi read it (its details name some context of the
+ * unit); a run that compiled nothing and ended as superpmi does then (0-3, or -1 for the file's
+ * lead or a number its table lacks) did not. A crash tells nothing, nor a command that wrote no
+ * details file (superpmi creates it before reading any context): taken as read. */
+static bool toc_honoured(const replay_config *cfg, const exec_files *ef, int code,
+                         const mcz_mc *ctx, size_t n)
+{
+    if (code > 3 && code != 255)
+        return true; /* a crash: whatever happened, judged as one */
+    uint32_t *numbers = calloc(n, sizeof *numbers);
+    char **rows = calloc(n, sizeof *rows);
+    replay_columns cols = {NULL, 0, -1, -1, -1, -1};
+    bool any = false;
+    if (numbers && rows) {
+        for (size_t i = 0; i < n; i++)
+            numbers[i] = ctx[i].number;
+        exec_numbering num = {true, numbers, n};
+        char why[REPLAY_MESSAGE_MAX];
+        int have = exec_details_read(ef->details, &num, cfg->style, &cols, rows, why,
+                                     sizeof why);
+        any = have == 0;
+        for (size_t i = 0; have == 1 && i < n; i++)
+            any = any || rows[i];
+    }
+    for (size_t i = 0; rows && i < n; i++)
+        free(rows[i]);
+    free(rows);
+    free(numbers);
+    replay_columns_free(&cols);
+    return any;
+}
+
+/* Runs the command once over the unit; its exit status (as replay_proc_command). */
+static int run_once(const replay_config *cfg, exec_files *ef, const mcz_mc *ctx, size_t n,
+                    int *exec_errno, char ***argv)
+{
+    unlink(ef->list);
+    unlink(ef->details);
+    free(*argv);
+    *argv = build_argv(cfg, ef);
+    if (!*argv)
+        return MCZ_ENOMEM;
+    (void)ctx, (void)n;
+    return replay_proc_command(*argv, ef->out, ef->err, exec_errno);
+}
+
 int replay_exec_unit(const replay_config *cfg, const char *work_dir, bool first,
                      const mcz_mc *ctx, size_t n, replay_chan *ch)
 {
     exec_files ef = {.ranges = NULL};
     snprintf(ef.unit, sizeof ef.unit, "%s/unit.mch", work_dir);
+    snprintf(ef.toc, sizeof ef.toc, "%s/unit.mch.mct", work_dir);
     snprintf(ef.list, sizeof ef.list, "%s/failing.mcl", work_dir);
     snprintf(ef.details, sizeof ef.details, "%s/details.csv", work_dir);
     snprintf(ef.out, sizeof ef.out, "%s/stdout", work_dir);
@@ -364,24 +452,50 @@ int replay_exec_unit(const replay_config *cfg, const char *work_dir, bool first,
     unlink(ef.details);
     if (cfg->exec_original && !(ef.ranges = global_ranges(ctx, n)))
         return MCZ_ENOMEM;
-    if (!ef.ranges && write_unit(ef.unit, ctx, n) != MCZ_OK) {
+    bool tried_toc = !cfg->exec_original && cfg->exec_toc && unit_toc != TOC_REFUSED &&
+                     write_toc(ef.toc, ctx, n) == MCZ_OK && (ef.ranges = global_ranges(ctx, n));
+    if (!cfg->exec_original && write_unit(ef.unit, ctx, n, tried_toc) != MCZ_OK) {
         unlink(ef.unit);
+        unlink(ef.toc);
+        free(ef.ranges);
         return report_all(ch, ctx, n, REPLAY_ERROR, "cannot write the unit's temporary .mch");
     }
-    char **argv = build_argv(cfg, &ef);
+    if (tried_toc)
+        snprintf(ef.original, sizeof ef.original, "%s", ef.unit);
+    char **argv = NULL;
     char why[REPLAY_MESSAGE_MAX] = "";
-    int rc = MCZ_ENOMEM;
-    if (argv && (rc = replay_chan_start(ch, ctx[0].number, 0, true)) == MCZ_OK) {
+    int rc = replay_chan_start(ch, ctx[0].number, 0, true);
+    if (rc == MCZ_OK) {
         int exec_errno;
-        int code = replay_proc_command(argv, ef.out, ef.err, &exec_errno);
-        pass_outputs(cfg, &ef, ctx, n);
-        fatal_reason(argv, code, exec_errno, first, why, sizeof why);
-        if (!why[0])
+        int code = run_once(cfg, &ef, ctx, n, &exec_errno, &argv);
+        /* checked on every unit: a superpmi that read no table must never pass for one that
+         * compiled nothing and succeeded */
+        if (tried_toc && !exec_errno && code >= 0) {
+            bool read = toc_honoured(cfg, &ef, code, ctx, n);
+            if (read && code <= 3)
+                unit_toc = TOC_WORKS;
+            if (!read) {
+                unit_toc = TOC_REFUSED;
+                free(ef.ranges);
+                ef.ranges = NULL;
+                unlink(ef.toc);
+                code = write_unit(ef.unit, ctx, n, false) == MCZ_OK
+                           ? run_once(cfg, &ef, ctx, n, &exec_errno, &argv)
+                           : 255;
+            }
+        }
+        rc = argv ? MCZ_OK : MCZ_ENOMEM;
+        if (argv) {
+            pass_outputs(cfg, &ef, ctx, n);
+            fatal_reason(argv, code, exec_errno, first, why, sizeof why);
+        }
+        if (argv && !why[0])
             rc = report_outcome(cfg, &ef, code, ctx, n, ch);
     }
     free(argv);
     free(ef.ranges);
     unlink(ef.unit);
+    unlink(ef.toc);
     unlink(ef.list);
     unlink(ef.details);
     unlink(ef.out);

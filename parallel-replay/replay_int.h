@@ -93,7 +93,8 @@ typedef struct replay_plan {
     uint32_t first_number; /* numbers held: first_number .. first_number + contexts - 1 */
     uint64_t contexts;
     uint64_t raw_bytes;
-    bool selective;        /* -c given */
+    bool selective;        /* -c given (or --match-hash narrowed the contexts) */
+    const char *match_hash; /* --match-hash: 32 hex digits, or NULL */
     mcz_list selection;
     replay_unit *units;    /* the units this run replays (after --shard) */
     size_t unit_count;
@@ -118,11 +119,12 @@ typedef struct replay_plan {
  * they hold group_bytes (0: one each), but never so large that fewer than min_units units
  * would hold the archive. Warnings go to stderr; on failure diag's message is
  * whole: it names the file (or -c) and, for an MCH file, the context and offset. An empty file
- * fails. The JIT-EE version is forced (--jit-ee), else the archive's, else detected from the
+ * fails. match_hash (superpmi's -m): only contexts whose stored identity it is, when the
+ * collection stores identities (archive index, .mct). The JIT-EE version is forced (--jit-ee), else the archive's, else detected from the
  * first contexts, else (with a warning) the newest. */
 int replay_plan_build(replay_plan *p, const char *path, const char *select_arg,
-                      uint64_t unit_bytes, uint64_t group_bytes, uint32_t min_units,
-                      const mcz_jit_ee *forced, mcz_diag *diag);
+                      const char *match_hash, uint64_t unit_bytes, uint64_t group_bytes,
+                      uint32_t min_units, const mcz_jit_ee *forced, mcz_diag *diag);
 void replay_plan_free(replay_plan *p);
 /* Keeps only shard k (1-based) of n: a contiguous run of context numbers, near-equal in
  * selected bytes, computed from the contexts' numbers and sizes alone, so an .mch and its .mcz
@@ -168,6 +170,7 @@ typedef struct replay_config {
     const char *plugin_arg;
     char **exec_argv;     /* the --exec command split into words, NULL-terminated */
     bool exec_original;   /* MCH: pass the original file with -c instead of a unit file */
+    bool exec_toc;        /* give each unit an .mct of global numbers and -c them */
     const char *temp_dir; /* a directory the parent owns and removes (exec, plugin) */
     const char *repro;    /* exec: write PREFIX-N.mc for each context that failed (-r) */
     bool strict;          /* verify: an unknown packet id fails the context */
@@ -335,6 +338,8 @@ void replay_table_warn_unknown(const replay_table *t);
 int replay_table_write_mcl(const replay_table *t, const char *path, bool with_details,
                            mcz_diag *diag);
 int replay_table_write_details(const replay_table *t, const char *path, mcz_diag *diag);
+/* An empty file at path (written beside and renamed, as every output). */
+int replay_write_empty(const char *path, mcz_diag *diag);
 
 /* --results / --merge-results: one shard's results with the plan they came from. */
 typedef struct replay_shard_id {

@@ -43,6 +43,12 @@ static const char usage_text[] =
     "  --exec \"CMD ...\"   run a command per work unit (contract below; words split on blanks)\n"
     "  --exec-original    .mch input: give the command the original file and -c RANGES\n"
     "  --exec-word WORD   the command one word at a time (repeat; no splitting on blanks)\n"
+    "  --match-hash HASH  only contexts whose stored identity hash is HASH (superpmi's -m;\n"
+    "                     read from the archive's index or the .mch's .mct: only the units\n"
+    "                     holding them are read)\n"
+    "  --exec-toc         the command is superpmi: each unit comes with an .mct of its\n"
+    "                     contexts' global numbers and -c them, so superpmi itself (and\n"
+    "                     the JIT) numbers them as over the whole collection\n"
     "  --repro PREFIX     --exec: write each context that failed as PREFIX-N.mc (superpmi -r)\n"
     "  --failure-limit N  hand out no more units once N contexts failed (superpmi's\n"
     "                     -failureLimit, counted over the whole run)\n"
@@ -107,6 +113,8 @@ typedef struct options {
     uint64_t failure_limit;
     const char *verbosity; /* superpmi's -v letters: the summary line needs 'n' */
     bool exec_original;
+    const char *match_hash; /* --match-hash: superpmi's -m, read from the index */
+    bool exec_toc;        /* the command is superpmi: units read through an .mct (--exec-toc) */
     char **operands;      /* the words that are not options, in order */
     size_t operand_count;
     double timeout;
@@ -147,7 +155,7 @@ static int fail_usage(const char *fmt, ...)
 enum {
     OPT_DETAILS = 256, OPT_PLUGIN, OPT_PLUGIN_ARG, OPT_EXEC, OPT_EXEC_ORIGINAL, OPT_TIMEOUT,
     OPT_SHARD, OPT_RESULTS, OPT_MERGE, OPT_UNIT_SIZE, OPT_STRIDE, OPT_STATS, OPT_JIT_EE,
-    OPT_STRICT, OPT_EXEC_BATCH, OPT_EXEC_WORD, OPT_REPRO, OPT_FAILURE_LIMIT, OPT_VERBOSITY
+    OPT_STRICT, OPT_EXEC_BATCH, OPT_EXEC_TOC, OPT_MATCH_HASH, OPT_EXEC_WORD, OPT_REPRO, OPT_FAILURE_LIMIT, OPT_VERBOSITY
 };
 
 /* mcz-replay's options, read by whole words: -NAME or --NAME, the value as the next word or
@@ -180,6 +188,8 @@ static const option_def option_defs[] = {
     {"strict", OPT_STRICT, false},
     {"exec-batch", OPT_EXEC_BATCH, true},
     {"exec-word", OPT_EXEC_WORD, true},
+    {"exec-toc", OPT_EXEC_TOC, false},
+    {"match-hash", OPT_MATCH_HASH, true},
     {"repro", OPT_REPRO, true},
     {"failure-limit", OPT_FAILURE_LIMIT, true},
     {"verbosity", OPT_VERBOSITY, true},
@@ -292,6 +302,12 @@ static int parse_option(int c, char *arg, options *o)
     case OPT_PLUGIN_ARG: o->plugin_arg = arg; return -1;
     case OPT_EXEC: o->exec = arg; return -1;
     case OPT_EXEC_ORIGINAL: o->exec_original = true; return -1;
+    case OPT_EXEC_TOC: o->exec_toc = true; return -1;
+    case OPT_MATCH_HASH:
+        if (strlen(arg) != 32 || strspn(arg, "0123456789abcdefABCDEF") != 32)
+            return fail_usage("--match-hash %s: want 32 hex digits (an identity hash)", arg);
+        o->match_hash = arg;
+        return -1;
     case OPT_EXEC_WORD: return add_exec_word(o, arg);
     case OPT_REPRO:
         if (!*arg)
@@ -441,6 +457,17 @@ static int outputs_check(const options *o, char *const *inputs, size_t n)
 }
 
 /* ---- Results ------------------------------------------------------------------------------- */
+
+/* A collection that cannot be read: -f and --details exist, empty, as superpmi creates them
+ * before it reads the input (superpmi.py reads the details after every run). */
+static void outputs_empty(const options *o)
+{
+    mcz_diag d;
+    const char *paths[] = {o->fail_list, o->details};
+    for (size_t i = 0; i < sizeof paths / sizeof *paths; i++)
+        if (paths[i])
+            (void)replay_write_empty(paths[i], &d);
+}
 
 /* The error of writing output path. */
 static int fail_output(const char *path, const mcz_diag *d)
@@ -618,6 +645,8 @@ static int configure(const options *o, const replay_plan *plan, replay_config *c
         char why[REPLAY_MESSAGE_MAX];
         if (exec_args_check(es->argv, &cfg->style, why, sizeof why) != MCZ_OK)
             return fail_usage("%s", why);
+        cfg->exec_toc = o->exec_toc && !o->exec_original &&
+                        !exec_args_has(es->argv, "matchHash");
     }
     return -1;
 }
@@ -670,11 +699,13 @@ static int replay_main(const options *o, const char *path, const char *shown)
         mch_group = (uint64_t)st.st_size / min_units;
     uint64_t unit_size = o->exec && !o->unit_size_given && mch_group > o->unit_size
                              ? mch_group : o->unit_size;
-    if (replay_plan_build(&plan, path, o->select, unit_size, group, min_units, o->jit_ee, &d) !=
-        MCZ_OK) {
+    if (replay_plan_build(&plan, path, o->select, o->match_hash, unit_size, group, min_units,
+                          o->jit_ee, &d) != MCZ_OK) {
         replay_plan_free(&plan);
         tool_diag_rename(&d, path, shown);
-        return fail("%s", d.message);
+        int code = fail("%s", d.message);
+        outputs_empty(o);
+        return code;
     }
     if (path != shown)
         plan.shown = shown;

@@ -12,6 +12,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "replay_int.h"
 
@@ -55,6 +56,52 @@ static uint32_t selected_between(const replay_plan *p, uint32_t first, uint32_t 
     return n;
 }
 
+/* -m HASH (superpmi's matchHash): the selection narrowed to the contexts whose stored identity
+ * is hash (`stored(arg, number, hex)` gives it, false when none is stored), so only the units
+ * holding them are read. Without stored identities nothing is narrowed (each unit's superpmi
+ * still compares). */
+static int hash_select(replay_plan *p, uint32_t first, uint64_t count,
+                       bool (*stored)(const void *arg, uint32_t number, char hex[33]),
+                       const void *arg)
+{
+    mcz_list keep = {NULL, 0};
+    size_t cap = 0;
+    for (uint64_t i = 0; i < count; i++) {
+        uint32_t n = first + (uint32_t)i;
+        char hex[33];
+        if (!stored(arg, n, hex))
+            return MCZ_OK; /* no identities: nothing to narrow by */
+        if (strcasecmp(hex, p->match_hash) != 0 || (p->selective &&
+                                                      !mcz_list_contains(&p->selection, n)))
+            continue;
+        if (replay_grow(&keep.ranges, &cap, keep.count, sizeof *keep.ranges) != MCZ_OK) {
+            free(keep.ranges);
+            return MCZ_ENOMEM;
+        }
+        keep.ranges[keep.count++] = (mcz_range){n, n};
+    }
+    mcz_list_free(&p->selection);
+    p->selection = keep;
+    p->selective = true;
+    return MCZ_OK;
+}
+
+static bool archive_identity(const void *arg, uint32_t number, char hex[33])
+{
+    mcz_hash128 h;
+    if (mcz_reader_hashes(arg, number, &h, NULL) != MCZ_OK)
+        return false;
+    mcz_hash_hex(&h, hex);
+    return true;
+}
+
+static bool toc_identity(const void *arg, uint32_t number, char hex[33])
+{
+    const replay_plan *p = arg;
+    memcpy(hex, p->toc[number - 1].hash, 33);
+    return true;
+}
+
 /* Keeps u when the selection touches it. */
 static int unit_add(replay_plan *p, size_t *cap, replay_unit *u)
 {
@@ -74,6 +121,11 @@ static int plan_archive(replay_plan *p, const mcz_reader *r, uint64_t group_byte
     p->first_number = info.first_number;
     p->contexts = info.contexts;
     p->raw_bytes = info.raw_bytes;
+    if (p->match_hash) {
+        int rc = hash_select(p, info.first_number, info.contexts, archive_identity, r);
+        if (rc != MCZ_OK)
+            return rc;
+    }
     size_t cap = 0;
     replay_unit cur = {0};
     if (min_units && group_bytes > info.raw_bytes / min_units)
@@ -209,7 +261,10 @@ static int plan_mch(replay_plan *p, const mcz_file *f, uint64_t unit_bytes, mcz_
     p->first_number = 1;
     p->raw_bytes = f->size;
     toc_load(p, f->size);
-    int rc = p->toc ? plan_mch_toc(p, &b, f->size) : plan_mch_scan(p, &b, f, diag);
+    int rc = p->toc && p->match_hash ? hash_select(p, 1, p->toc_count, toc_identity, p) : MCZ_OK;
+    if (rc != MCZ_OK)
+        return rc;
+    rc = p->toc ? plan_mch_toc(p, &b, f->size) : plan_mch_scan(p, &b, f, diag);
     return rc == MCZ_OK ? run_close(&b) : rc;
 }
 
@@ -351,10 +406,11 @@ static void plan_jit_ee(replay_plan *p, const mcz_jit_ee *forced)
 }
 
 int replay_plan_build(replay_plan *p, const char *path, const char *select_arg,
-                      uint64_t unit_bytes, uint64_t group_bytes, uint32_t min_units,
-                      const mcz_jit_ee *forced, mcz_diag *diag)
+                      const char *match_hash, uint64_t unit_bytes, uint64_t group_bytes,
+                      uint32_t min_units, const mcz_jit_ee *forced, mcz_diag *diag)
 {
     memset(p, 0, sizeof *p);
+    p->match_hash = match_hash;
     p->path = p->shown = path;
     p->shard_k = p->shard_n = 1;
     mcz_diag_clear(diag);

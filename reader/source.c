@@ -36,6 +36,7 @@ struct mcz_source {
     uint32_t offset_count;
     bool scanned;
     mcz_diag scan_error; /* why the scan stopped early, if it did */
+    const uint8_t *foreign; /* a file that is no collection: its bytes, for the message; NULL */
 };
 
 /* Stops using the .mct; toc_problem says why. Returns MCZ_ECORRUPT. */
@@ -86,6 +87,42 @@ static int open_damaged_archive(mcz_source *s, mcz_diag *diag)
     if (s->reader) /* the footer, the index and the header all check out after all */
         return mcz_fail(diag, MCZ_ECORRUPT, 0, -1, "damaged archive: its header is not one");
     return mcz_fail(diag, d.code, d.offset, d.context, "damaged archive: %s", d.message);
+}
+
+static bool starts_like_mch(const uint8_t *data, size_t size)
+{
+    return size >= 2 && data[0] == 'm' && data[1] == 'c';
+}
+
+/* What a file that is no collection looks like, by its first bytes, for the message: "" when
+ * nothing tells. */
+static const char *foreign_kind(const uint8_t *data, size_t size)
+{
+    static const struct {
+        const char *magic;
+        size_t len;
+        const char *kind;
+    } kinds[] = {
+        {"\x7f" "ELF", 4, "; it is an ELF file (a core dump holds an archive only as a memory image)"},
+        {"\x28\xb5\x2f\xfd", 4, "; it is a zstd frame"},
+        {"\xfd" "7zXZ", 6, "; it is an xz file"},
+        {"\x1f\x8b", 2, "; it is a gzip file"},
+    };
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+        if (size >= kinds[i].len && memcmp(data, kinds[i].magic, kinds[i].len) == 0)
+            return kinds[i].kind;
+    size_t n = size < 512 ? size : 512, text = 0;
+    for (size_t i = 0; i < n; i++)
+        text += data[i] >= 0x20 || data[i] == '\n' || data[i] == '\r' || data[i] == '\t';
+    return n > 0 && text == n ? "; it looks like text" : "";
+}
+
+/* A file that is neither an MCH (its first context would begin 'mc') nor an archive. */
+static int not_a_collection(const uint8_t *data, size_t size, mcz_diag *diag)
+{
+    return mcz_fail(diag, MCZ_ECORRUPT, -1, -1,
+                    "not a collection: neither an MCH file (whose first context begins 'mc') "
+                    "nor an mcz archive (no header, no footer)%s", foreign_kind(data, size));
 }
 
 static int open_archive(mcz_source *s, mcz_diag *diag)
@@ -142,10 +179,15 @@ mcz_source *mcz_source_open(const char *path, mcz_diag *diag)
     int rc = mcz_file_map(path, &s->file, diag);
     const uint8_t *data = s->file.data;
     size_t size = s->file.size;
+    /* An .mcz name makes a file with no sign of either kind a damaged archive, unless its
+     * bytes say it is something else (text, an ELF file). */
+    bool named = archive_name(path) && !starts_like_mch(data, size) && !*foreign_kind(data, size);
     if (rc == MCZ_OK && mcz_arc_looks_like(data, size))
         rc = open_archive(s, diag);
-    else if (rc == MCZ_OK && mcz_arc_looks_damaged(data, size, archive_name(path)))
+    else if (rc == MCZ_OK && mcz_arc_looks_damaged(data, size, named))
         rc = open_damaged_archive(s, diag);
+    else if (rc == MCZ_OK && size > 0 && !starts_like_mch(data, size))
+        s->foreign = data; /* said at the first read */
     else if (rc == MCZ_OK)
         rc = toc_find(s, path, diag);
     if (rc != MCZ_OK) {
@@ -221,6 +263,16 @@ static int archive_next(mcz_source *s, mcz_mc *out, mcz_diag *diag)
     return 1;
 }
 
+/* mcz_mch_next over s's file, which reports a file that is no collection as one (at the first
+ * read: opening stays cheap, and an empty MCH stays an empty collection). */
+static int mch_next(const mcz_source *s, uint64_t *pos, uint32_t *number, mcz_mc *out,
+                    mcz_diag *diag)
+{
+    if (s->foreign)
+        return not_a_collection(s->file.data, s->file.size, diag);
+    return mcz_mch_next(s->file.data, s->file.size, pos, number, out, diag);
+}
+
 int mcz_source_next(mcz_source *s, mcz_mc *out, mcz_diag *diag)
 {
     if (!s || !out)
@@ -228,7 +280,7 @@ int mcz_source_next(mcz_source *s, mcz_mc *out, mcz_diag *diag)
     if (s->reader)
         return archive_next(s, out, diag);
     mcz_file_drop_behind(&s->file, &s->dropped, s->pos);
-    return mcz_mch_next(s->file.data, s->file.size, &s->pos, &s->number, out, diag);
+    return mch_next(s, &s->pos, &s->number, out, diag);
 }
 
 /* Builds the scan table once: every context's offset, up to the end or the first damage. */
@@ -240,7 +292,7 @@ static int scan_offsets(mcz_source *s)
         uint64_t at = pos;
         mcz_mc mc;
         mcz_file_drop_behind(&s->file, &dropped, pos);
-        int rc = mcz_mch_next(s->file.data, s->file.size, &pos, &number, &mc, &s->scan_error);
+        int rc = mch_next(s, &pos, &number, &mc, &s->scan_error);
         if (rc <= 0) /* the end, or damage: scan_error says which */
             return MCZ_OK;
         if (s->offset_count == cap) {
@@ -260,7 +312,7 @@ static int mch_at(mcz_source *s, uint64_t offset, uint32_t number, mcz_mc *out, 
     uint64_t pos = offset;
     uint32_t n = number - 1;
     mcz_file_drop_behind(&s->file, &s->dropped, offset); /* reads in file order stay flat */
-    int rc = mcz_mch_next(s->file.data, s->file.size, &pos, &n, out, diag);
+    int rc = mch_next(s, &pos, &n, out, diag);
     if (rc == 1)
         return MCZ_OK;
     return rc < 0 ? rc : mcz_fail(diag, MCZ_ENOTFOUND, (int64_t)offset, number, "no context %u",

@@ -166,6 +166,40 @@ static int check_answer(const mcz_http *h, const http_xfer *x, long status, uint
     return MCZ_OK;
 }
 
+/* The host of h's URL ("example.com:8080"), for messages. */
+static void url_host(const mcz_http *h, char *buf, size_t cap)
+{
+    const char *p = strstr(h->url, "://");
+    p = p ? p + 3 : h->url;
+    snprintf(buf, cap, "%.*s", (int)strcspn(p, "/?#"), p);
+}
+
+/* Why a transfer failed, in words: what could not be read (the footer, or bytes at an offset),
+ * and the reason, the system's (errno) when it gave one. Returns MCZ_EIO. */
+static int transfer_failed(const mcz_http *h, CURLcode cc, long status, uint64_t off,
+                           uint64_t len, bool placed, int tries, mcz_diag *diag)
+{
+    char what[96], host[256];
+    if (placed)
+        snprintf(what, sizeof what, "%" PRIu64 " bytes at offset %" PRIu64, len, off);
+    else
+        snprintf(what, sizeof what, "its footer (the last %" PRIu64 " bytes)", len);
+    if (cc == CURLE_OK)
+        return mcz_fail(diag, MCZ_EIO, placed ? (int64_t)off : -1, -1,
+                        "%s: HTTP %ld reading %s (%d tries)", h->url, status, what, tries);
+    long os_errno = 0;
+    curl_easy_getinfo(h->curl, CURLINFO_OS_ERRNO, &os_errno);
+    const char *reason = os_errno ? strerror((int)os_errno) : curl_easy_strerror(cc);
+    url_host(h, host, sizeof host);
+    if (cc == CURLE_COULDNT_CONNECT || cc == CURLE_COULDNT_RESOLVE_HOST ||
+        cc == CURLE_OPERATION_TIMEDOUT)
+        return mcz_fail(diag, MCZ_EIO, -1, -1, "%s: cannot connect to %s: %s (%d tries)", h->url,
+                        host, cc == CURLE_COULDNT_RESOLVE_HOST ? "unknown host" : reason, tries);
+    return mcz_fail(diag, MCZ_EIO, placed ? (int64_t)off : -1, -1,
+                    "%s: reading %s from %s failed: %s (%d tries)", h->url, what, host, reason,
+                    tries);
+}
+
 /* Fetches bytes [off, off+len) into dst (the last len bytes when *total is 0, which learns the
  * length). Retries transient failures with doubling pauses. */
 static int http_get(mcz_http *h, uint64_t off, uint64_t len, uint8_t *dst, uint64_t *total,
@@ -196,13 +230,8 @@ static int http_get(mcz_http *h, uint64_t off, uint64_t len, uint8_t *dst, uint6
             }
             return rc;
         }
-        if (!transient(cc, status) || attempt == MCZ_HTTP_TRIES) {
-            if (cc == CURLE_OK)
-                return mcz_fail(diag, MCZ_EIO, (int64_t)off, -1, "%s: HTTP %ld for bytes %s (%d tries)",
-                                h->url, status, range, attempt);
-            return mcz_fail(diag, MCZ_EIO, (int64_t)off, -1, "%s: bytes %s: %s (%d tries)", h->url,
-                            range, curl_easy_strerror(cc), attempt);
-        }
+        if (!transient(cc, status) || attempt == MCZ_HTTP_TRIES)
+            return transfer_failed(h, cc, status, off, len, *total != 0, attempt, diag);
         pause_ms(pause);
     }
 }

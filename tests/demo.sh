@@ -17,6 +17,9 @@ step "check every context"
 
 step "build its table of contents (sample.mch.mct)"
 "$BIN/mcs" -toc "$out/sample.mch"
+echo "(expected: the sample, like collections recorded without name queries, has contexts"
+echo " without the class-name packets a method's identity hash is made from; their .mct entry"
+echo " gets an empty hash, and mcs says how many and names the first)"
 
 step "convert to an archive"
 "$BIN/mcs" -convert "$out/sample.mch" "$out/sample.mcz"

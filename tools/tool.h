@@ -134,6 +134,9 @@ int tool_write_all(int fd, const void *buf, size_t len);
 /* Flushes and closes stdout at the end of main: 0, or -1 after saying on stderr (prog: ...)
  * that a write failed (a full disk). A reader that closed its pipe early is not an error. */
 int tool_close_stdout(void);
+/* True when stdout is a pipe or socket whose reader is gone (a write would fail with EPIPE):
+ * a program that stops early for that, as `| head` asks, is not failing. */
+bool tool_stdout_reader_gone(void);
 
 /* ---- Counts ---- */
 

@@ -1,5 +1,6 @@
 /* tool_sys.c - the small system helpers every program wants once: a clock, a whole write. */
 #include <errno.h>
+#include <poll.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -56,6 +57,13 @@ int tool_close_stdout(void)
     /* A write to a pipe fails only when its reader is gone: not an error. */
     if (!failed || err == EPIPE || (err == 0 && pipe))
         return 0;
-    tool_error("error writing to standard output: %s", err ? strerror(err) : "write failed");
+    tool_error("standard output: write failed%s%s", err ? ": " : "", err ? strerror(err) : "");
     return -1;
+}
+
+bool tool_stdout_reader_gone(void)
+{
+    /* The write end of a pipe without a reader polls as an error (POLLERR), at once. */
+    struct pollfd p = {STDOUT_FILENO, POLLOUT, 0};
+    return stdout_is_pipe() && poll(&p, 1, 0) == 1 && (p.revents & POLLERR);
 }

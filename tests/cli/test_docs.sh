@@ -48,8 +48,8 @@ echo "## 3. Maps" | sed -n 's/^#\{1,6\} \([0-9][0-9.]* \)\{0,1\}//p' | grep -qxF
 # Every ```sh block of README.md runs, in order, in one directory, unless the line before it
 # says "not run by tests/cli/test_docs.sh" (with the reason). The directory holds what the
 # README assumes: your.mch (a small generated collection), bin/ (the programs), superpmi on
-# PATH (the stand-in of tests/collector/spmi_standin.c, which fails, misses and diffs some
-# contexts), JITs under the names the README gives, a plugin, and inputs for the reference
+# PATH (the stand-in of today's superpmi, tests/collector/spmi_today.c, which fails, misses
+# and diffs some contexts), JITs under the names the README gives, a plugin, and inputs for the reference
 # list. mcz-replay's exit codes 1-3 are results (failures, diffs, missing data), not a broken
 # command, when it printed its summary line; any other non-zero exit fails the block.
 NOT_RUN="not run by tests/cli/test_docs.sh"
@@ -109,7 +109,7 @@ EOS
             "$MCZ_ROOT/parallel-replay/plugins/replay_test_plugin.c"
 }
 
-SPMI=$(cd "${BUILD:-build}" && pwd)/tests/spmi_standin
+SPMI=$(cd "${BUILD:-build}" && pwd)/tests/spmi_today
 if [ ! -x "$SPMI" ]; then
     fail "setup: $SPMI is built (make test builds it)"
 elif ! readme_dir "$T/readme" >"$T/setup.err" 2>&1; then

@@ -213,6 +213,18 @@ for t in mcs mcz-replay mcz-superpmi mchgen; do
     fi
 done
 
+# mcs's page holds every verb's help (mcs --help VERB), not the overview alone.
+page=$P/share/man/man1/mcs.1
+for verb in convert copy merge info recover; do
+    contains "man page mcs.1 has a section for -$verb" "$page" ".SS \"\\-$verb\""
+done
+contains "man page mcs.1 lists --preset" "$page" "\\-\\-preset NAME"
+contains "man page mcs.1 lists -thin" "$page" "[\\-thin]"
+contains "man page mcs.1 gives the range syntax" "$page" "1\\-5,9"
+if grep -q '^\.SH SYNOPSIS' "$page" && [ "$(sed -n '/^\.SH SYNOPSIS/,/^\.SH/p' "$page" |
+    grep -c '^\.B')" -ge 3 ]; then pass "man page mcs.1 has a SYNOPSIS of three forms"; else
+    fail "man page mcs.1 has a SYNOPSIS of three forms"; fi
+
 ok_run "make uninstall PREFIX=" mk uninstall PREFIX="$P"
 left=$(cd "$P" && find . ! -type d)
 [ -z "$left" ] && pass "uninstall leaves no file" || fail "uninstall leaves: $left"

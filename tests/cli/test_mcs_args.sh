@@ -27,7 +27,7 @@ contains "--help names the exit codes" "$T/out" "2 usage error"
 ok_run "-help exits 0" "$M" -help
 ok_run "-? exits 0" "$M" -?
 ok_run "-h is -help" "$M" -h
-contains "-h prints the usage" "$T/out" "usage: mcs"
+contains "-h prints the usage" "$T/out" "Usage: mcs"
 
 exit_is "no arguments: exit 2" 2 "$M"
 exit_is "unknown verb: exit 2" 2 "$M" -frobnicate "$T/a.mch"
@@ -37,7 +37,7 @@ exit_is "a verb option before the verb: exit 2" 2 "$M" -thin -copy 1 "$T/a.mch" 
 
 ok_run "-integ --help exits 0" "$M" -integ --help
 contains "-integ --help shows its synopsis" "$T/out" "usage: mcs -integ FILE"
-contains "-integ --help names --jit-ee" "$T/out" "Every verb also takes --jit-ee VERSION|GUID"
+contains "-integ --help names --jit-ee" "$T/out" "--jit-ee VERSION|GUID"
 ok_run "-convert -? exits 0" "$M" -convert -?
 contains "-convert help lists --level" "$T/out" "--level"
 

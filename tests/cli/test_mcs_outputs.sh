@@ -194,7 +194,7 @@ rc=${PIPESTATUS[0]}
 for prog in "$M -dump $T/a5.mch" "$BIN/mcz-replay $T/a5.mch" "$BIN/mchgen --seed 1 --contexts 5 --report"; do
     $prog >/dev/full 2>"$T/err"
     rc=$?
-    [ $rc -ne 0 ] && once "${prog%% *} >/dev/full fails, saying why" "$T/err" "error writing to standard output" ||
+    [ $rc -ne 0 ] && once "${prog%% *} >/dev/full fails, saying why" "$T/err" "standard output: write failed" ||
         fail "${prog%% *} >/dev/full fails (exit $rc)"
 done
 

@@ -36,6 +36,38 @@ if [ -w /dev/full ]; then
     contains "--details /dev/full: the reason" err "/dev/full: write failed: No space left on device"
     contains "--details /dev/full: the summary still printed" out "Loaded 60  Verified 60"
 fi
+# --match-hash (superpmi's -m): only the contexts whose stored identity is HASH, from the index
+# of an archive or the .mct of an .mch
+"$BIN/mcs" -toc c.mch > /dev/null 2>&1
+"$BIN/mcs" -dumpToc c.mch.mct > toc.txt
+python3 - toc.txt > want.txt <<'PY'
+import sys, collections
+ids = {}
+for line in open(sys.argv[1]):
+    n, _, *b = line.split()
+    h = bytes(int(x, 16) for x in b[:32]).decode()
+    if h.strip("\0"):
+        ids[int(n.rstrip(":"))] = h
+count = collections.Counter(ids.values())
+h = max(count, key=lambda k: (count[k], k))      # a hash several contexts share
+print(h)
+print(",".join(str(n) for n in sorted(ids) if ids[n] == h))
+PY
+H=$(sed -n 1p want.txt); want=$(sed -n 2p want.txt)
+for input in c.mcz c.mch; do
+    ok_run "--match-hash, $input" "$R" -q --match-hash "$H" --details m.csv "$input"
+    got=$(tail -n +2 m.csv | cut -d, -f1 | paste -sd,)
+    [ -n "$want" ] && [ "$got" = "$want" ] && pass "--match-hash, $input: the contexts with that identity ($got)" ||
+        fail "--match-hash, $input: got '$got', want '$want'"
+done
+exit_is "--match-hash of another length: refused" 255 "$R" -q --match-hash abc c.mcz
+# a collection that cannot be read: -f and --details exist, empty, as superpmi leaves them
+head -c 3000 c.mcz > cut.mcz
+rm -f e.mcl e.csv
+exit_is "a cut archive: exit 255" 255 "$R" -q -f e.mcl --details e.csv cut.mcz
+[ -f e.mcl ] && [ ! -s e.mcl ] && [ -f e.csv ] && [ ! -s e.csv ] &&
+    pass "a cut archive: -f and --details are there, empty" ||
+    fail "a cut archive: -f and --details are there, empty"
 ok_run "--: a collection named like an option" cp c.mcz ./-x.mcz
 ok_run "--: what follows is an operand" "$R" -q -- -x.mcz
 cli_done

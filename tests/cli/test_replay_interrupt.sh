@@ -14,10 +14,13 @@ cc -shared -fPIC -I"$MCZ_ROOT/parallel-replay" -o "$T/tp.so" "$PLUGIN_SRC" ||
 
 # The --exec command: marks its start, then sleeps long enough that every unit is in flight
 # when the signal comes; a unit that completes would show in STARTED past the first two.
-cat > "$T/cmd.sh" <<'SH'
-#!/bin/sh
-echo started >> "$STARTED"
-exec sleep 30
+# The sleeper is named after this test's directory, so that no other process on the machine
+# (another test run) is taken for one left behind.
+TOKEN="mcz-interrupt-$(basename "$T")"
+cat > "$T/cmd.sh" <<SH
+#!/bin/bash
+echo started >> "\$STARTED"
+exec -a $TOKEN sleep 30
 SH
 chmod +x "$T/cmd.sh"
 export STARTED="$T/started"
@@ -44,9 +47,9 @@ interrupt() {
     wait "$pid"; rc=$?
     [ "$rc" = "$code" ] && pass "$name: exit $code" || fail "$name: exit $rc, expected $code"
     sleep 0.2
-    if pgrep -f "$T/cmd.sh|sleep 30|$T/c.mc" >/dev/null; then
-        fail "$name: processes left"; pgrep -af "$T/cmd.sh|sleep 30|$T/c.mc" | head -5
-        pkill -KILL -f "$T/cmd.sh|$T/c.mc"
+    if pgrep -f "$T/cmd.sh|$TOKEN|$T/c.mc" >/dev/null; then
+        fail "$name: processes left"; pgrep -af "$T/cmd.sh|$TOKEN|$T/c.mc" | head -5
+        pkill -KILL -f "$T/cmd.sh|$TOKEN|$T/c.mc"
     else pass "$name: no worker or command left"; fi
     if grep -q crash "$T/d.csv" 2>/dev/null || [ -s "$T/f.mcl" ]; then
         fail "$name: interrupted contexts reported as failed"; head -3 "$T/d.csv" "$T/f.mcl"

@@ -60,6 +60,10 @@ for mode in replay asm; do
     agree "$mode -j 2 .mcz, a chunk per command" "w$mode" \
         "$(mczr g c.mcz -j 2 --exec-batch 0 -- "${jits[@]}"; echo g)"
     agree "$mode -j 2 .mcz, default batch" "w$mode" "$(mczr g c.mcz -j 2 -- "${jits[@]}"; echo g)"
+    agree "$mode -j 2 .mcz, --exec-toc" "w$mode" \
+        "$(mczr g c.mcz -j 2 --exec-batch 0 --exec-toc -- "${jits[@]}"; echo g)"
+    agree "$mode -j 2 .mch, --exec-toc" "w$mode" \
+        "$(mczr g c.mch -j 2 --unit-size 100000 --exec-toc -- "${jits[@]}"; echo g)"
 done
 # the reference itself must hold what is compared
 [ "$(grep -c '^ISSUE: <ASSERT> #' wasm.out)" -gt 3 ] && pass "reference: asserts printed" ||
@@ -108,6 +112,29 @@ grep -q '^Loaded' g.out && fail "-v ewi: no summary line" || pass "-v ewi: no su
 "$SP" base.so c.mch > wv.out 2> wv.err
 grep '^Loaded' wv.out > wv.sum; grep '^Loaded' gv.out > gv.sum
 same "default verbosity: one summary line, the whole run's" wv.sum gv.sum
+
+# The number the JIT is told: with --exec-toc each unit gets an .mct of global numbers and -c
+# them, so the JIT's own listing (DOTNET_JitStdOutFile) names each context as a run over the
+# .mch does. A superpmi whose table loader refuses every .mct (STANDIN_TOC=reject) gets the
+# unit again, numbered 1..k: the results are still the whole run's.
+dasm() { # NAME CMD...: the listing's context lines of a run with the JIT's stdout in NAME.dasm
+    local name=$1; shift
+    rm -f "$name.dasm"
+    DOTNET_JitStdOutFile="$T/$name.dasm" DOTNET_JitDisasm='*' "$@" > /dev/null 2>&1
+    grep '^; superpmi context #' "$name.dasm" > "$name.ctx" 2>/dev/null
+}
+dasm wd "$SP" -v ewi base.so c.mch
+dasm gd "$R" -q -j 1 --exec-batch 0 --exec-toc --exec-word "$SP" --exec-word base.so c.mcz
+dasm gn "$R" -q -j 1 --exec-batch 0 --exec-word "$SP" --exec-word base.so c.mcz
+[ "$(wc -l < wd.ctx)" -gt 100 ] && pass "listings: the reference names its contexts" ||
+    fail "listings: the reference names its contexts"
+same "listings: the JIT is told each context's global number" wd.ctx gd.ctx
+cmp -s wd.ctx gn.ctx && fail "listings: without --exec-toc the JIT sees a unit's numbers" ||
+    pass "listings: without --exec-toc the JIT sees a unit's numbers"
+for input in c.mcz c.mch; do
+    STANDIN_TOC=reject mczr g "$input" -j 2 --exec-batch 0 --unit-size 100000 --exec-toc -- base.so
+    agree "a superpmi that refuses every .mct, $input" wreplay g
+done
 
 # a unit whose details are not CSV: said once, naming the unit; contexts go by the exit status
 cat > notcsv.sh <<SH

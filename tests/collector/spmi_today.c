@@ -73,7 +73,15 @@
  * second JIT errs when h / 11 % 13 == 0 and misses when h / 11 % 13 == 1; with -a and two
  * JITs, a context both compile has a diff when h / 143 % 4 == 0. An error prints an assert
  * when h / 7 % 3 != 0 (first JIT) or h / 5 % 3 != 0 (second); the assert's text is one of four,
- * so contexts share it. Code bytes (h >> 20) % 900 + 10, 4 more from the second JIT on a diff.
+ * so contexts share it. Code bytes (h >> 20) % 900 + 10; on a diff the second JIT's are 4 more,
+ * 4 fewer or the same, as (h >> 40) % 3 is 0, 1 or 2.
+ *
+ * - the table of contents: methodcontextreader.cpp at jakobbotsch/runtime@7da2080b11023ac83e7b29
+ *   42389be11c2012df44 and tocfile.cpp: with -c and a valid NAME.mch.mct (or NAME.mct), each
+ *   listed number is found by binary search on the table's Number and read at its Offset, and
+ *   that Number is the context's number everywhere (details, -f, console lines, the listing);
+ *   a number not in the table is an error (exit -1). STANDIN_TOC=reject: every table is
+ *   refused with a warning, as by the loader at dotnet/runtime@4d0fd37a.
  *
  * Not done: -streaming (refused, exit -1), -emitMethodStats and -writeLogFile (accepted, no
  * file written), -m compares against this program's own hash of the context ("%016llx%016llx"
@@ -840,7 +848,8 @@ static compile jit_compile(const context *c, bool jit2, bool diff)
         return r;
     r.tier = tier_name(h, r.minopts);
     method_name(h, r.name, sizeof r.name);
-    r.code = (int)((h >> 20) % 900) + 10 + (jit2 && diff ? 4 : 0);
+    static const int delta[] = {4, -4, 0}; /* regression, improvement, same size (GC info) */
+    r.code = (int)((h >> 20) % 900) + 10 + (jit2 && diff ? delta[(h >> 40) % 3] : 0);
     return r;
 }
 
@@ -1140,6 +1149,83 @@ static int compile_once(run *s, const context *c)
     return GO_ON;
 }
 
+/* ---- the table of contents (superpmi-shared/tocfile.cpp, methodcontextreader.cpp) ---- */
+
+/* The .mct paired with an .mch (CheckForPairedFile: NAME.mch.mct, then NAME.mct), as the
+ * reader loads it: "INDX", a count, 48-byte TOCElements (Offset int64, Number int32, Hash),
+ * "INDX"; numbers strictly increasing (the validation). A bad table is no table (a warning).
+ * STANDIN_TOC=reject loads none, as the copy of tocfile.cpp at dotnet/runtime@4d0fd37a does
+ * (it compares fread's item count with a byte count). */
+typedef struct toc {
+    int64_t *offsets;
+    int *numbers;
+    uint32_t count;
+} toc;
+
+static bool toc_try(const char *path, toc *t)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return false;
+    unsigned char head[8];
+    bool ok = fread(head, 1, 8, f) == 8 && memcmp(head, "INDX", 4) == 0;
+    if (ok && getenv("STANDIN_TOC") && strcmp(getenv("STANDIN_TOC"), "reject") == 0) {
+        say(LOG_WARNING, "The index file %s is invalid: it appears to be truncated.", path);
+        ok = false;
+    }
+    uint32_t count = 0;
+    if (ok)
+        memcpy(&count, head + 4, 4);
+    t->offsets = ok && count ? calloc(count, sizeof *t->offsets) : NULL;
+    t->numbers = ok && count ? calloc(count, sizeof *t->numbers) : NULL;
+    for (uint32_t i = 0; ok && i < count; i++) {
+        unsigned char e[48];
+        ok = t->offsets && t->numbers && fread(e, 1, 48, f) == 48;
+        if (ok) {
+            memcpy(&t->offsets[i], e, 8);
+            memcpy(&t->numbers[i], e + 8, 4);
+            ok = i == 0 || t->numbers[i] > t->numbers[i - 1];
+        }
+    }
+    ok = ok && fread(head, 1, 4, f) == 4 && memcmp(head, "INDX", 4) == 0;
+    fclose(f);
+    t->count = ok ? count : 0;
+    if (!ok) {
+        free(t->offsets);
+        free(t->numbers);
+        t->offsets = NULL, t->numbers = NULL;
+    }
+    return ok;
+}
+
+static void toc_load(const char *input, toc *t)
+{
+    memset(t, 0, sizeof *t);
+    size_t len = strlen(input);
+    if (len < 4 || strcasecmp(input + len - 4, ".mch") != 0)
+        return;
+    char path[4200];
+    snprintf(path, sizeof path, "%s.mct", input);
+    if (access(path, F_OK) != 0)
+        snprintf(path, sizeof path, "%.*s.mct", (int)(len - 4), input);
+    if (access(path, F_OK) == 0)
+        toc_try(path, t);
+}
+
+/* GetOffset: the TOC's binary search by Number; -1 when the number is not there. */
+static int64_t toc_offset(const toc *t, int number)
+{
+    uint32_t lo = 0, hi = t->count;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (t->numbers[mid] < number)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < t->count && t->numbers[lo] == number ? t->offsets[lo] : -1;
+}
+
 /* Whether the loop takes context number n (the reader's -c, -stride and -m). */
 static bool wanted(const options *o, int n, int *next_index)
 {
@@ -1162,7 +1248,7 @@ static void sleep_hook(void)
     }
 }
 
-static int replay_loop(run *s, reader *r)
+static int replay_loop(run *s, reader *r, const toc *t)
 {
     const options *o = s->o;
     int next_index = 0;
@@ -1170,7 +1256,18 @@ static int replay_loop(run *s, reader *r)
         if (o->index_count >= 0 && next_index >= o->index_count)
             return SUCCESS;
         context c;
-        bool take = wanted(o, r->number + 1, &next_index);
+        bool take;
+        if (o->index_count > 0 && t->count) {
+            /* GetSpecificMethodContext: seek to the TOC's offset; the number is the TOC's */
+            int want = o->indexes[next_index++];
+            int64_t at = toc_offset(t, want);
+            if (at < 0 || fseeko(r->f, (off_t)at, SEEK_SET) != 0)
+                return GENERAL_FAILURE;
+            r->number = want - 1;
+            take = true;
+        } else {
+            take = wanted(o, r->number + 1, &next_index);
+        }
         int got = reader_next(r, take, &c);
         if (got < 0)
             return GENERAL_FAILURE;
@@ -1194,14 +1291,36 @@ static int replay_loop(run *s, reader *r)
     }
 }
 
+/* The verbose lines superpmi.cpp's main prints before it reads the input. */
+static void log_settings(const options *o)
+{
+    if (!(log_mask & LOG_VERBOSE))
+        return;
+    say(LOG_VERBOSE, "Using jit(%s) with input (%s)", o->jit, o->input);
+    printf(" indexCount=%d (", o->index_count);
+    for (int i = 0; i < o->index_count; i++)
+        printf(i + 1 < o->index_count ? "%d," : "%d", o->indexes[i]);
+    printf(")\n");
+    if (o->stats)
+        say(LOG_VERBOSE, " EmitMethodStats-Types=%s", o->stats);
+    if (o->hash)
+        say(LOG_VERBOSE, " MD5Hash=%s", o->hash);
+    if (o->mcl)
+        say(LOG_VERBOSE, " failingMCList=%s", o->mcl);
+    if (o->offset > 0 && o->increment > 0)
+        say(LOG_VERBOSE, " offset=%d increment=%d", o->offset, o->increment);
+    fflush(stdout);
+}
+
 static int replay(const options *o)
 {
-    run s = {.o = o};
+    static run s;
+    s.o = o;
     if (o->stream) {
         say(LOG_ERROR, "-streaming is not supported by this stand-in");
         return GENERAL_FAILURE;
     }
-    say(LOG_VERBOSE, "Using jit(%s) with input (%s)", o->jit, o->input);
+    log_settings(o);
     metrics_load(&s.metrics);
     if (o->mcl && !(s.mcl = fopen(o->mcl, "wb")))
         say(LOG_ERROR, "Failed to open output file '%s'. GetLastError()=%u", o->mcl,
@@ -1219,7 +1338,11 @@ static int replay(const options *o)
     r.file_size = st.st_size;
     if (s.details)
         header_row(s.details, o->apply_diff, &s.metrics);
-    int rc = replay_loop(&s, &r);
+    toc t;
+    toc_load(o->input, &t);
+    int rc = replay_loop(&s, &r, &t);
+    free(t.offsets);
+    free(t.numbers);
     fclose(r.f);
     free(r.buf);
     if (s.details)
@@ -1537,6 +1660,27 @@ static unsigned random_number(void)
     return r;
 }
 
+/* The verbose lines doParallelSuperPMI prints before it starts the workers. */
+static void log_children(const char *self, const options *o, int n)
+{
+    static char pairs[64][2048];
+    char ints[2][16];
+    argv_builder a = {.n = 0};
+    if (!(log_mask & LOG_VERBOSE))
+        return;
+    child_args(&a, o, ints, pairs);
+    printf("Using child (%s) with args (", self);
+    for (int i = 0; i < a.n; i++)
+        printf(" %s", a.v[i]);
+    printf(")\n");
+    if (o->mcl)
+        printf(" failingMCList=%s\n", o->mcl);
+    if (o->details)
+        printf(" details=%s\n", o->details);
+    printf(" workerCount=%d, skipCleanup=%d.\n", n, o->skip_cleanup);
+    fflush(stdout);
+}
+
 static int parallel(options *o)
 {
     char self[4096];
@@ -1555,7 +1699,7 @@ static int parallel(options *o)
     unsigned r = random_number();
     worker w[MAX_WORKERS + 1];
     int n = o->workers < MAX_WORKERS ? o->workers : MAX_WORKERS;
-    say(LOG_VERBOSE, " workerCount=%d, skipCleanup=%d.", n, o->skip_cleanup);
+    log_children(self, o, n);
     for (int i = 0; i < n; i++) {
         w[i].result = GENERAL_FAILURE;
         snprintf(w[i].mcl, sizeof w[i].mcl, "%s/ParallelSuperPMI-%u-%d.mcl", tmp, r, i);
@@ -1600,7 +1744,8 @@ static int parallel(options *o)
 
 int main(int argc, char **argv)
 {
-    options o = {.failure_limit = -1, .repeat = 1, .index_count = -1};
+    /* Static, as the metric names of replay(): reachable until exit, like superpmi's. */
+    static options o = {.failure_limit = -1, .repeat = 1, .index_count = -1};
     if (!parse(argc, argv, &o))
         return GENERAL_FAILURE;
     return o.parallel ? parallel(&o) : replay(&o);

@@ -1,0 +1,330 @@
+/*
+ * mcs_options.c - one option syntax for every verb: a verb's own options (its mcs_option table),
+ * the options every verb takes (the table below), how an argument is matched against them, and
+ * the nearest known option when it matches none.
+ *
+ * An option is written with one or two dashes, its value after '=' or as the next argument:
+ * -level 3, --level 3, --level=3 and -LEVEL=3 are one option. An argument is first matched
+ * whole against the verb's options and then the options every verb takes; only a single-dash
+ * argument that matches none of them whole is read as SuperPMI's mcs reads it, as a prefix of a
+ * switch in SuperPMI's order (-th is -thin, -rec is -recursive). So the whole name of an option
+ * always means that option (-j is -convert's thread count, not an abbreviation of -jitflags),
+ * and two dashes never abbreviate. "--" ends the options: what follows is positional.
+ */
+#include <ctype.h>
+#include <string.h>
+#include <strings.h>
+
+#include "mcs_util.h"
+
+/* ============================================================================================ */
+/* The options every verb takes                                                                 */
+/* ============================================================================================ */
+
+static bool output_forced;
+
+bool mcs_output_forced(void) { return output_forced; }
+
+/* The versions --jit-ee takes, for its error message: "B, C". */
+static void jit_ee_names(char *buf, size_t cap)
+{
+    size_t len = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < mcz_jit_ee_count() && len < cap; i++)
+        len += (size_t)snprintf(buf + len, cap - len, "%s%s", i ? ", " : "",
+                                mcz_jit_ee_name(mcz_jit_ee_at(i)));
+}
+
+static int apply_jit_ee(const mcs_usage *u, const char *value)
+{
+    const mcz_jit_ee *v = mcz_jit_ee_find(value);
+    if (!v) {
+        char names[256];
+        jit_ee_names(names, sizeof names);
+        mcs_usage_error(u, "--jit-ee: '%s' is not a JIT-EE version or GUID mcz knows (%s; mcs "
+                           "-printJITEEVersion lists them)", value, names);
+        return -1;
+    }
+    mcs_force_jit_ee(v);
+    return 0;
+}
+
+static int apply_verbosity(const mcs_usage *u, const char *value)
+{
+    if (mcs_set_verbosity(value))
+        return 0;
+    mcs_usage_error(u, "-verbosity: unknown letters in '%s' (e w n a q)", value);
+    return -1;
+}
+
+static int apply_log(const mcs_usage *u, const char *value)
+{
+    (void)value;
+    mcs_usage_error(u, "-writeLogFile is not implemented yet");
+    return -1;
+}
+
+static int apply_force(const mcs_usage *u, const char *value)
+{
+    (void)u, (void)value;
+    output_forced = true;
+    return 0;
+}
+
+typedef struct global_option {
+    const char *name; /* as mcs_option's */
+    bool takes_value;
+    int (*apply)(const mcs_usage *u, const char *value); /* 0, or -1 after a usage error */
+} global_option;
+
+/* -f is --force after a verb (a whole name wins); before one it is SuperPMI's -fracture. */
+static const global_option globals[] = {
+    {"verbosity", true, apply_verbosity},
+    {"writeLogFile", true, apply_log},
+    {"--jit-ee", true, apply_jit_ee},
+    {"--force", false, apply_force},
+    {"-f", false, apply_force},
+};
+
+#define GLOBAL_COUNT (sizeof globals / sizeof globals[0])
+
+int mcs_apply_global(const mcs_usage *u, const char *canonical, const char *value)
+{
+    for (size_t i = 0; i < GLOBAL_COUNT; i++)
+        if (strcmp(globals[i].name, canonical) == 0)
+            return globals[i].apply(u, value);
+    return -1;
+}
+
+/* ============================================================================================ */
+/* Matching                                                                                     */
+/* ============================================================================================ */
+
+/* An argument split into its dashes, its name and the value after '=' (NULL: none). */
+typedef struct typed_option {
+    const char *text;
+    const char *name;
+    size_t len;
+    bool two_dashes;
+    const char *value;
+} typed_option;
+
+static typed_option typed_split(const char *arg)
+{
+    typed_option t = {arg, arg + 1, 0, arg[1] == '-', NULL};
+    t.name += t.two_dashes;
+    const char *eq = strchr(t.name, '=');
+    t.len = eq ? (size_t)(eq - t.name) : strlen(t.name);
+    t.value = eq ? eq + 1 : NULL;
+    return t;
+}
+
+/* An option's name without its dashes ("--level" -> "level", "thin" -> "thin"). */
+static const char *bare(const char *name)
+{
+    return name + strspn(name, "-");
+}
+
+static bool is_whole(const char *name, const typed_option *t)
+{
+    const char *n = bare(name);
+    return strlen(n) == t->len && strncasecmp(n, t->name, t->len) == 0;
+}
+
+/* The SuperPMI switch a single-dash t abbreviates (mcs.c's table), or NULL. */
+static const char *superpmi_name(const typed_option *t)
+{
+    char buf[64];
+    if (t->two_dashes || t->len == 0 || t->len + 2 > sizeof buf)
+        return NULL;
+    snprintf(buf, sizeof buf, "-%.*s", (int)t->len, t->name);
+    return mcs_switch_resolve(buf);
+}
+
+/* What an argument matched: one of the verb's options, or one every verb takes. */
+typedef struct option_match {
+    const mcs_option *own;
+    const global_option *global;
+} option_match;
+
+static bool match_name(const mcs_option *opts, bool (*same)(const char *, const void *),
+                       const void *key, option_match *m)
+{
+    for (const mcs_option *o = opts; o && o->name; o++)
+        if (same(o->name, key)) {
+            m->own = o;
+            return true;
+        }
+    for (size_t i = 0; i < GLOBAL_COUNT; i++)
+        if (same(globals[i].name, key)) {
+            m->global = &globals[i];
+            return true;
+        }
+    return false;
+}
+
+static bool same_whole(const char *name, const void *key)
+{
+    return is_whole(name, key);
+}
+
+/* A SuperPMI switch in a table is named without dashes; key is its canonical name. */
+static bool same_superpmi(const char *name, const void *key)
+{
+    return name[0] != '-' && strcmp(name, key) == 0;
+}
+
+static bool option_find(const mcs_option *opts, const typed_option *t, option_match *m)
+{
+    memset(m, 0, sizeof *m);
+    if (match_name(opts, same_whole, t, m))
+        return true;
+    const char *canonical = superpmi_name(t);
+    return canonical && match_name(opts, same_superpmi, canonical, m);
+}
+
+/* ============================================================================================ */
+/* The nearest known name                                                                       */
+/* ============================================================================================ */
+
+/* Levenshtein distance between a[0..alen) and b, case-insensitive; names are short (< 64). */
+static size_t edit_distance(const char *a, size_t alen, const char *b)
+{
+    size_t blen = strlen(b);
+    size_t row[64];
+    if (alen >= 64 || blen >= 64)
+        return SIZE_MAX;
+    for (size_t j = 0; j <= blen; j++)
+        row[j] = j;
+    for (size_t i = 1; i <= alen; i++) {
+        size_t diag = row[0];
+        row[0] = i;
+        for (size_t j = 1; j <= blen; j++) {
+            size_t up = row[j];
+            size_t cost = tolower((unsigned char)a[i - 1]) != tolower((unsigned char)b[j - 1]);
+            size_t best = diag + cost;
+            if (row[j] + 1 < best)
+                best = row[j] + 1;
+            if (row[j - 1] + 1 < best)
+                best = row[j - 1] + 1;
+            row[j] = best;
+            diag = up;
+        }
+    }
+    return row[blen];
+}
+
+void mcs_nearest_offer(mcs_nearest *n, const char *candidate)
+{
+    const char *b = bare(candidate);
+    size_t blen = strlen(b);
+    size_t d = edit_distance(n->typed, n->len, b);
+    /* A beginning of a longer name (--chunk for --chunk-size) counts as near. */
+    if (n->len >= 3 && n->len < blen && strncasecmp(n->typed, b, n->len) == 0)
+        d = 1;
+    if (d > 2 || d * 2 >= blen || d >= n->distance)
+        return;
+    n->distance = d;
+    n->best = candidate;
+}
+
+void mcs_nearest_init(mcs_nearest *n, const char *arg)
+{
+    typed_option t = typed_split(arg);
+    n->typed = t.name;
+    n->len = t.len;
+    n->distance = SIZE_MAX;
+    n->best = NULL;
+}
+
+/* How a table name is written in a message: "--level", "-j", "-thin". */
+void mcs_option_display(const char *name, char *buf, size_t cap)
+{
+    snprintf(buf, cap, "%s%s", name[0] == '-' ? "" : "-", name);
+}
+
+static int unknown_option(const mcs_usage *u, const mcs_option *opts, const char *arg)
+{
+    mcs_nearest n;
+    mcs_nearest_init(&n, arg);
+    for (const mcs_option *o = opts; o && o->name; o++)
+        mcs_nearest_offer(&n, o->name);
+    for (size_t i = 0; i < GLOBAL_COUNT; i++)
+        mcs_nearest_offer(&n, globals[i].name);
+    if (!n.best)
+        return mcs_usage_error(u, "unknown option '%s'", arg);
+    char shown[64];
+    mcs_option_display(n.best, shown, sizeof shown);
+    return mcs_usage_error(u, "unknown option '%s'; did you mean %s?", arg, shown);
+}
+
+/* ============================================================================================ */
+/* A verb's arguments                                                                           */
+/* ============================================================================================ */
+
+/* "-5" or "--3,7": a range list (SuperPMI reads one after its verb whatever it starts with),
+ * never an option. */
+static bool is_dashed_range(const char *arg)
+{
+    return arg[strspn(arg, "0123456789,-")] == '\0' && strpbrk(arg, "0123456789");
+}
+
+static bool is_positional(const char *arg)
+{
+    return arg[0] != '-' || arg[1] == '\0' || is_dashed_range(arg);
+}
+
+/* Applies the option at argv[*i] (advancing past a separate value). 0, or -1 after a usage
+ * error. */
+static int take_option(int argc, char **argv, int *i, const mcs_usage *u, const mcs_option *opts)
+{
+    typed_option t = typed_split(argv[*i]);
+    option_match m;
+    if (!option_find(opts, &t, &m))
+        return unknown_option(u, opts, argv[*i]), -1;
+    bool takes_value = m.own ? m.own->value != NULL : m.global->takes_value;
+    const char *value = t.value;
+    if (!takes_value && value)
+        return mcs_usage_error(u, "%.*s takes no value", (int)(value - 1 - t.text), t.text), -1;
+    if (takes_value && !value) {
+        if (*i + 1 == argc)
+            return mcs_usage_error(u, "%s needs a value", t.text), -1;
+        value = argv[++*i];
+    }
+    if (m.global)
+        return m.global->apply(u, value);
+    if (m.own->value)
+        *m.own->value = value;
+    else
+        *m.own->flag = true;
+    return 0;
+}
+
+int mcs_parse_args(int argc, char **argv, const mcs_usage *u, const mcs_option *opts,
+                   const char **pos, int min_pos, int max_pos)
+{
+    int count = 0;
+    bool options_end = false;
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i];
+        if (!options_end && strcmp(arg, "--") == 0) { /* then a file may begin with '-' */
+            options_end = true;
+            continue;
+        }
+        if (!options_end && !is_positional(arg)) {
+            if (take_option(argc, argv, &i, u, opts) != 0)
+                return -1;
+            continue;
+        }
+        if (count == max_pos) {
+            mcs_usage_error(u, "unexpected argument '%s'", arg);
+            return -1;
+        }
+        pos[count++] = arg;
+    }
+    if (count < min_pos) {
+        mcs_usage_error(u, "missing arguments");
+        return -1;
+    }
+    return count;
+}
