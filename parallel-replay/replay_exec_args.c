@@ -5,6 +5,7 @@
  * as its value, which are not switches.
  */
 #include <stdio.h>
+#include <string.h>
 
 #include "replay_exec.h"
 #include "tool_spmi.h"
@@ -57,10 +58,10 @@ bool exec_args_has(char *const argv[], const char *name)
     for (size_t i = 1; argv[i]; i++) {
         if (argv[i][0] != '-' || !argv[i][1])
             continue;
-        const spmi_switch *s = lookup(argv[i] + 1);
+        const tool_spmi_switch *s = tool_spmi_lookup(argv[i] + 1);
         if (s && strcmp(s->name, name) == 0)
             return true;
-        for (size_t n = s ? value_words(s, argv, i) : 0; n && argv[i + 1]; n--)
+        for (size_t n = s ? tool_spmi_value_words(s, argv, i) : 0; n && argv[i + 1]; n--)
             i++;
     }
     return false;
