@@ -124,7 +124,7 @@ static void print_help(FILE *f)
                "                      a all, q quiet (default: all)\n"
                "  --jit-ee VERSION|GUID  (after any verb) read every input as that JIT-EE\n"
                "                      version instead of the one it records or its packets\n"
-               "                      show (mcs -printJITEEVersion lists them)\n"
+               "                      show (mcs -printJITEEVersion --list lists them)\n"
                "\nExit status: 0 success, 1 failure (bad input, I/O error), 2 usage error.\n"
                "(SuperPMI's mcs returns 255 for every failure.)\n");
 }
@@ -175,7 +175,7 @@ static int take_jit_ee(const mcs_switch *verb, int argc, char **argv)
             jit_ee_names(names, sizeof names);
             return mcs_usage_error(verb->usage,
                                    "--jit-ee: '%s' is not a JIT-EE version or GUID mcz knows "
-                                   "(%s; mcs -printJITEEVersion lists them)",
+                                   "(%s; mcs -printJITEEVersion --list lists them)",
                                    value, names), -1;
         }
         mcs_force_jit_ee(v);

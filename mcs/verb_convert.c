@@ -8,7 +8,8 @@
 const mcs_usage usage_convert = {
     "-convert IN OUT.mcz [--preset fast|default|cold] [--codec zstd|xz] [--level N]\n"
     "                  [--layout packets|plain] [--chunk-size SIZE] [--dict-size SIZE] [--no-dict]\n"
-    "                  [--dict-from ARCHIVE.mcz] [--no-hashes] [-j THREADS]",
+    "                  [--dict-from ARCHIVE.mcz] [--no-hashes] [-j THREADS]\n"
+    "                  [--jit-ee-guid GUID] [--target-os OS] [--target-arch ARCH]",
     "compress a collection into a seekable .mcz archive",
     MCS_COMPRESS_HELP
     "  --dict-size SIZE    capacity of the trained dictionary, e.g. 112K\n"

@@ -39,6 +39,19 @@ static void print_numbers(uint64_t contexts, uint64_t first, uint64_t last)
         printf("contexts:      0\n");
 }
 
+/* What the archive records about its collection (FORMAT.md §2a), never guessed. */
+static void print_record(const mcz_reader *r)
+{
+    const char *guid = mcz_reader_jit_ee_guid(r), *os, *arch;
+    mcz_reader_target(r, &os, &arch);
+    printf("JIT-EE GUID:   %s\n", guid ? guid : "none recorded");
+    if (os || arch)
+        printf("target:        %s %s\n", os ? os : "(OS not recorded)",
+               arch ? arch : "(architecture not recorded)");
+    else
+        printf("target:        none recorded\n");
+}
+
 static void print_archive(const char *path, const mcz_reader *r)
 {
     mcz_archive_info info;
@@ -63,6 +76,7 @@ static void print_archive(const char *path, const mcz_reader *r)
            mcz_reader_layout(r) == MCZ_LAYOUT_PACKETS ? "packets" : "plain");
     printf("level:         %d\n", info.level);
     printf("chunk target:  %" PRIu32 " bytes\n", info.chunk_size);
+    print_record(r);
 }
 
 static void print_chunks(const mcz_reader *r)
