@@ -58,6 +58,14 @@ int mcs_copy_file(const char *in_path, const char *out_path, mcs_output_kind kin
                   const mcz_writer_options *opt, const char *what, uint64_t *contexts,
                   uint64_t *bytes);
 
+/*
+ * mcs_copy_file into an archive for a zip in_path (tool_is_zip): its one .mch member read in
+ * order and converted as it is inflated (mcs_zip.c), nothing unpacked. Returns 0, or -1 after
+ * printing the error (naming the file and the member), with nothing left at out_path.
+ */
+int mcs_convert_zip(const char *in_path, const char *out_path, const mcz_writer_options *opt,
+                    uint64_t *contexts, uint64_t *bytes);
+
 /* For a keep function whose decision needs the bytes (-removeDup -legacy): the context being
  * decided, decoded (its chunk is decoded once for all its contexts) but not deep-checked. The
  * view lasts until the walk moves to another chunk. Returns 0, or -1 after printing the error. */

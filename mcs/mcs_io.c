@@ -85,23 +85,34 @@ bool mcs_input_hashes_usable(const mcs_input *in)
     return in->archive && mcz_reader_hash_jit_ee(in->archive) == in->jit_ee;
 }
 
-static void choose_jit_ee(mcs_input *in)
+const mcz_jit_ee *mcs_jit_ee_decide(const char *path, const mcz_jit_ee *found, uint32_t voted,
+                                    const char **how)
 {
     const mcz_jit_ee *v = forced_jit_ee;
-    uint32_t voted = 0;
-    in->jit_ee_how = "given";
-    if (!v && (v = mcz_source_jit_ee(in->source, NULL, &voted)) != NULL)
-        in->jit_ee_how = in->archive && mcz_reader_jit_ee(in->archive) ? "recorded" : "detected";
+    *how = "given";
+    if (!v && found) {
+        v = found;
+        *how = "detected";
+    }
     if (!v) {
         v = mcz_jit_ee_newest();
-        in->jit_ee_how = "newest";
+        *how = "newest";
         if (voted > 0) /* without contexts there is nothing to read wrongly */
             tool_warn("%s: its packets do not tell which JIT-EE version recorded it; reading it as "
                       "%s, the newest (--jit-ee chooses another)",
-                      in->path, mcz_jit_ee_name(v));
+                      path, mcz_jit_ee_name(v));
     }
-    in->jit_ee = v;
     last_input_jit_ee = v;
+    return v;
+}
+
+static void choose_jit_ee(mcs_input *in)
+{
+    uint32_t voted = 0;
+    const mcz_jit_ee *found = forced_jit_ee ? NULL : mcz_source_jit_ee(in->source, NULL, &voted);
+    in->jit_ee = mcs_jit_ee_decide(in->path, found, voted, &in->jit_ee_how);
+    if (found && in->archive && mcz_reader_jit_ee(in->archive))
+        in->jit_ee_how = "recorded";
 }
 
 int mcs_input_open(mcs_input *in, const char *path)

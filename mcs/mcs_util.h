@@ -168,6 +168,11 @@ const mcz_jit_ee *mcs_forced_jit_ee(void);
  * the one its first contexts (at most MCZ_JIT_EE_DETECT_CONTEXTS of them, or
  * MCZ_JIT_EE_DETECT_BYTES) fit, else (warned when the input is opened) the newest. */
 const mcz_jit_ee *mcs_input_jit_ee(const mcs_input *in);
+/* The version a collection at path is read as (and an archive output hashes with): --jit-ee's,
+ * else found (what it records or its packets voted for, NULL: undecided), else the newest,
+ * warned about when voted contexts could not decide; *how as mcs_input.jit_ee_how. */
+const mcz_jit_ee *mcs_jit_ee_decide(const char *path, const mcz_jit_ee *found, uint32_t voted,
+                                    const char **how);
 /* True when in is an archive whose stored identity hashes and dedup keys were computed with
  * the version in is read as (otherwise they are computed from the contexts). */
 bool mcs_input_hashes_usable(const mcs_input *in);
