@@ -124,9 +124,9 @@ static int next_context(zip_input *z, mcz_mc *mc)
     return 1;
 }
 
-/* Holds the first contexts and votes on them: the version the output hashes with. Returns 0,
- * or -1 after printing the error. */
-static int hold_and_vote(zip_input *z)
+/* Holds the first contexts and votes on them: the version the output hashes with (*how: how it
+ * was chosen). Returns 0, or -1 after printing the error. */
+static const mcz_jit_ee *hold_and_vote(zip_input *z, const char **how)
 {
     uint32_t fits = mcz_jit_ee_fits_all(), voted = 0;
     mcz_mc mc;
@@ -139,10 +139,48 @@ static int hold_and_vote(zip_input *z)
         voted++;
     }
     if (rc < 0)
-        return -1;
-    const char *how;
-    mcs_jit_ee_decide(z->name, mcz_jit_ee_from_fits(fits), voted, &how);
+        return NULL;
+    return mcs_jit_ee_decide(z->name, mcz_jit_ee_from_fits(fits), voted, how);
+}
+
+/* Opens the zip's .mch member into z: 0, or -1 after printing the error. */
+static int zip_input_open(zip_input *z, const char *path)
+{
+    char err[TOOL_ERROR_SIZE];
+    tool_note_input(path);
+    z->zip = tool_zip_open(path, err);
+    if (!z->zip)
+        return zip_failed(err);
+    snprintf(z->name, sizeof z->name, "%s, member %s", path, tool_zip_member(z->zip));
+    z->size = tool_zip_size(z->zip);
     return 0;
+}
+
+static void zip_input_close(zip_input *z)
+{
+    tool_zip_close(z->zip);
+    free(z->held);
+}
+
+int mcs_zip_scan(const char *path, mcs_zip_summary *out)
+{
+    memset(out, 0, sizeof *out);
+    zip_input z = {0};
+    if (zip_input_open(&z, path) != 0)
+        return -1;
+    snprintf(out->member, sizeof out->member, "%s", tool_zip_member(z.zip));
+    out->size = z.size;
+    out->stored = tool_zip_stored_size(z.zip);
+    out->method = tool_zip_method(z.zip);
+    out->jit_ee = hold_and_vote(&z, &out->jit_ee_how);
+    z.held_len = 0;
+    mcz_mc mc;
+    int rc = out->jit_ee ? 0 : -1;
+    while (rc == 0 && (rc = next_context(&z, &mc)) > 0)
+        rc = 0;
+    out->contexts = z.number;
+    zip_input_close(&z);
+    return rc < 0 ? -1 : 0;
 }
 
 /* Puts the held contexts, then the rest as they come. Returns 0, or -1 after printing. */
@@ -173,14 +211,11 @@ int mcs_convert_zip(const char *in_path, const char *out_path, const mcz_writer_
                     uint64_t *contexts, uint64_t *bytes)
 {
     *contexts = *bytes = 0;
-    char err[TOOL_ERROR_SIZE];
-    tool_note_input(in_path);
-    zip_input z = {.zip = tool_zip_open(in_path, err)};
-    if (!z.zip)
-        return zip_failed(err);
-    snprintf(z.name, sizeof z.name, "%s, member %s", in_path, tool_zip_member(z.zip));
-    z.size = tool_zip_size(z.zip);
-    int rc = hold_and_vote(&z);
+    zip_input z = {0};
+    if (zip_input_open(&z, in_path) != 0)
+        return -1;
+    const char *how;
+    int rc = hold_and_vote(&z, &how) ? 0 : -1;
     mcs_output *out = NULL;
     if (rc == 0) {
         mcz_writer_options sized = opt ? *opt : (mcz_writer_options)MCZ_WRITER_OPTIONS_INIT;
@@ -193,7 +228,6 @@ int mcs_convert_zip(const char *in_path, const char *out_path, const mcz_writer_
         rc = mcs_output_commit(out);
     else
         mcs_output_abort(out);
-    tool_zip_close(z.zip);
-    free(z.held);
+    zip_input_close(&z);
     return rc;
 }

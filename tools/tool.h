@@ -86,6 +86,9 @@ tool_zip *tool_zip_open(const char *path, char err[TOOL_ERROR_SIZE]);
 const char *tool_zip_member(const tool_zip *z);
 /* The member's uncompressed size, as the zip's directory states it. */
 uint64_t tool_zip_size(const tool_zip *z);
+/* Its compressed size and method ("deflate", "stored", ...). */
+uint64_t tool_zip_stored_size(const tool_zip *z);
+const char *tool_zip_method(const tool_zip *z);
 /* Reads up to len bytes of the member: fewer only at its end; -1 with err naming the file, the
  * member and the offset in it (damaged data, a CRC-32 that does not match at the end). */
 int64_t tool_zip_read(tool_zip *z, void *buf, size_t len, char err[TOOL_ERROR_SIZE]);

@@ -21,6 +21,8 @@ struct tool_zip {
     zip_file_t *member;
     char *name;            /* the member's name */
     uint64_t size;         /* its uncompressed size, as the zip states it */
+    uint64_t stored;       /* its compressed size */
+    int32_t method;        /* ZIP_CM_* */
     uint64_t read;         /* bytes read so far */
 };
 
@@ -80,6 +82,8 @@ static int open_member(tool_zip *z, zip_uint64_t index, char err[TOOL_ERROR_SIZE
     }
     z->name = strdup(st.name);
     z->size = st.size;
+    z->stored = (st.valid & ZIP_STAT_COMP_SIZE) ? st.comp_size : 0;
+    z->method = (st.valid & ZIP_STAT_COMP_METHOD) ? st.comp_method : ZIP_CM_STORE;
     if (!z->name) {
         snprintf(err, TOOL_ERROR_SIZE, "%s: out of memory", z->path);
         return -1;
@@ -140,6 +144,22 @@ const char *tool_zip_member(const tool_zip *z)
 uint64_t tool_zip_size(const tool_zip *z)
 {
     return z->size;
+}
+
+uint64_t tool_zip_stored_size(const tool_zip *z)
+{
+    return z->stored;
+}
+
+const char *tool_zip_method(const tool_zip *z)
+{
+    switch (z->method) {
+    case ZIP_CM_STORE: return "stored";
+    case ZIP_CM_DEFLATE: return "deflate";
+    case ZIP_CM_BZIP2: return "bzip2";
+    case ZIP_CM_XZ: return "xz";
+    default: return "another method";
+    }
 }
 
 int64_t tool_zip_read(tool_zip *z, void *buf, size_t len, char err[TOOL_ERROR_SIZE])

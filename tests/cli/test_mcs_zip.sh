@@ -61,6 +61,14 @@ ok_run "the options hold" "$M" -printJITEEVersion "$T/o.mcz"
 same "with options: the collection comes back" "$T/c.mch" "$T/o.mch"
 FAIL_EXIT=2 fail_run "an .mch output name is still refused" "$M" -convert "$T/c.mch.zip" "$T/x.mch"
 
+# ---- -info reads the member through ----
+ok_run "-info X.mch.zip" "$M" -info "$T/c.mch.zip"
+contains "-info names the member and its method" "$T/out" "format:        zip, member c.mch (deflate,"
+contains "-info counts the contexts" "$T/out" "contexts:      200 (numbers 1-200)"
+contains "-info gives the member's size" "$T/out" "size:          $(stat -c %s "$T/c.mch") bytes (the member)"
+fail_run "-info of a zip whose CRC does not match" "$M" -info "$T/crc.mch.zip"
+contains "-info: the CRC is named" "$T/err" "crc.mch.zip: member c.mch: at offset"
+
 # ---- Bad zips: the file and member named, exit 1, nothing left behind ----
 # bad NAME ZIP TEXT: -convert fails saying TEXT, and leaves no output.
 bad() {
