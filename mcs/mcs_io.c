@@ -266,10 +266,9 @@ struct mcs_output {
     uint32_t dict_id;
     /* What the archive records (FORMAT.md §2a): the options' values (given), and the values
      * recorded (record), fixed by the first archive input offered, or when the writer opens
-     * before any (record_from NULL then). Every later archive input must agree. */
+     * before any (record_from "" then). Every later archive input must agree. */
     mcs_record given, record;
-    bool record_fixed;
-    char record_from[4096]; /* "" when the record did not come from an archive */
+    char record_from[4096]; /* the archive input the record came from */
 };
 
 int mcs_output_check(const char *path)
@@ -306,7 +305,10 @@ static const struct record_field {
 };
 #define RECORD_FIELDS (sizeof record_fields / sizeof record_fields[0])
 
-static char *record_text(mcs_record *r, size_t i) { return (char *)r + record_fields[i].at; }
+static char *record_text(mcs_record *r, size_t i)
+{
+    return (char *)r + record_fields[i].at;
+}
 
 static const char *record_text_c(const mcs_record *r, size_t i)
 {
@@ -353,7 +355,6 @@ static void record_fix(mcs_output *o, const mcs_record *from, const char *from_p
         if (!record_text(&o->record, i)[0])
             snprintf(record_text(&o->record, i), record_fields[i].size, "%s",
                      record_text_c(from, i));
-    o->record_fixed = true;
     snprintf(o->record_from, sizeof o->record_from, "%s", from_path ? from_path : "");
     record_into_options(o);
 }

@@ -137,7 +137,8 @@ typedef struct mcs_compress_args {
     "target the archives read record are recorded in OUT; archives that record different\n" \
     "ones (or one and none) are a conflict, an error unless the options give the value.\n"
 
-/* Sets opt's codec, layout, level, chunk_size, no_dict and no_hashes from a (those not given stay as they
+/* Sets opt's codec, layout, level, chunk_size, no_dict, no_hashes and the record (--jit-ee-guid,
+ * --target-os, --target-arch: checked, left as typed) from a (those not given stay as they
  * are). When any is given and out is not NULL, out must name an archive (.mcz). Returns 0, or
  * -1 after printing a usage error. */
 int mcs_compress_parse(const mcs_usage *u, const mcs_compress_args *a, const char *out,
