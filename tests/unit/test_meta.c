@@ -1,14 +1,16 @@
 /*
  * test_meta.c - the collection metadata (FORMAT.md §2a): the GUID and target texts and their
  * canonical forms, the frame's round trip, the writer recording it (and nothing when given
- * nothing), the reader giving it back, every bit flipped in the frame, frames forged behind a
- * valid checksum, a cut frame, and recovery carrying it.
+ * nothing) in every mode, the reader giving it back, every bit flipped in the frame, frames
+ * forged behind a valid checksum, a cut frame, and recovery carrying it (from an archive and
+ * from a memory image).
  */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 
 #include <cmocka.h>
+#include <fcntl.h>
 
 #include "../../format/archive.h"
 #include "../../reader/reader_impl.h"
@@ -282,6 +284,73 @@ static void test_recovery_carries_the_frame(void **state)
     free(p);
 }
 
+/* Writes the corpus in mode (rolling at max_bytes when not 0; dict: with a dictionary) with the
+ * GUID and reads it back: the record survives checkpoints, holes, dumps and the stream. */
+static void check_mode(mcz_writer_mode mode, uint64_t max_bytes, bool dict)
+{
+    mcz_writer_options o = options();
+    o.mode = mode;
+    o.max_bytes = max_bytes;
+    o.no_dict = !dict;
+    o.jit_ee_guid = GUID_UPPER;
+    o.target_arch = "arm64";
+    int fd = -1;
+    if (mode == MCZ_WRITE_STREAM) {
+        fd = open(out_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+        assert_true(fd >= 0);
+        o.stream_fd = fd;
+    }
+    assert_int_equal(tl_write(mode == MCZ_WRITE_STREAM ? NULL : out_path, &corpus, &o), MCZ_OK);
+    if (fd >= 0)
+        close(fd);
+    mcz_diag d;
+    mcz_reader *r = mcz_reader_open(out_path, &d);
+    if (!r)
+        fail_msg("mode %d: %s", (int)mode, d.message);
+    assert_string_equal(mcz_reader_jit_ee_guid(r), GUID_LOWER);
+    const char *os, *arch;
+    mcz_reader_target(r, &os, &arch);
+    assert_null(os);
+    assert_string_equal(arch, "arm64");
+    assert_int_equal(mcz_reader_verify(r, NULL, NULL, NULL), MCZ_OK);
+    mcz_archive_info info;
+    mcz_reader_get_info(r, &info);
+    assert_true(max_bytes ? info.first_number > 1 : info.contexts == corpus.n);
+    mcz_reader_close(r);
+}
+
+static void test_every_mode(void **state)
+{
+    (void)state;
+    check_mode(MCZ_WRITE_LIVE, 0, false);
+    check_mode(MCZ_WRITE_LIVE, 0, true);
+    check_mode(MCZ_WRITE_LIVE, 6000, false); /* holes punched after the frame, never into it */
+    check_mode(MCZ_WRITE_MEMORY, 6000, true);
+    check_mode(MCZ_WRITE_STREAM, 0, true);
+}
+
+/* A memory image (here an archive behind foreign bytes): the frame is found where it lies. */
+static void test_image_recovery_finds_the_frame(void **state)
+{
+    (void)state;
+    size_t size;
+    uint8_t *p = archive(&size), *image = malloc(size + 4096);
+    memset(image, 0x5A, 4096);
+    memcpy(image + 4096, p, size);
+    char img[160];
+    snprintf(img, sizeof img, "%s/image.bin", dir);
+    tl_save(img, image, size + 4096);
+    mcz_recovery rep;
+    assert_int_equal(mcz_recover_report(img, out_path, &rep, NULL), MCZ_OK);
+    assert_true(rep.image);
+    mcz_reader *r = mcz_reader_open(out_path, NULL);
+    assert_non_null(r);
+    assert_string_equal(mcz_reader_jit_ee_guid(r), GUID_LOWER);
+    mcz_reader_close(r);
+    free(image);
+    free(p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -293,6 +362,8 @@ int main(void)
         cmocka_unit_test(test_every_bit_flipped),
         cmocka_unit_test(test_forged_frames),
         cmocka_unit_test(test_recovery_carries_the_frame),
+        cmocka_unit_test(test_every_mode),
+        cmocka_unit_test(test_image_recovery_finds_the_frame),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
