@@ -46,6 +46,11 @@ static int source_open(mcs_input *in, const char *file)
     }
     mcz_diag d;
     mcz_diag_clear(&d);
+    if (tool_is_zip(file)) { /* superpmi.py's X.mch.zip, say: no MCH, no archive */
+        tool_error("%s: a zip file: -convert and -info read the .mch member of a zip named as a "
+                   "file (mcs -convert X.mch.zip X.mcz)", in->path);
+        return -1;
+    }
     in->source = mcz_source_open(file, &d);
     if (!in->source) {
         tool_diag_rename(&d, file, in->path);

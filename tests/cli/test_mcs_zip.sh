@@ -61,6 +61,13 @@ ok_run "the options hold" "$M" -printJITEEVersion "$T/o.mcz"
 same "with options: the collection comes back" "$T/c.mch" "$T/o.mch"
 FAIL_EXIT=2 fail_run "an .mch output name is still refused" "$M" -convert "$T/c.mch.zip" "$T/x.mch"
 
+# ---- Other verbs, and standard input, say what a zip is ----
+fail_run "-export of a zip" "$M" -export "$T/c.mch.zip" "$T/e.mch"
+contains "it says a zip is read by -convert and -info" "$T/err" \
+    "c.mch.zip: a zip file: -convert and -info read the .mch member of a zip named as a file"
+fail_run "-convert of a zip on standard input" sh -c "'$M' -convert - '$T/e.mcz' <'$T/c.mch.zip'"
+contains "it says so for standard input too" "$T/err" "standard input: a zip file"
+
 # ---- -info reads the member through ----
 ok_run "-info X.mch.zip" "$M" -info "$T/c.mch.zip"
 contains "-info names the member and its method" "$T/out" "format:        zip, member c.mch (deflate,"
