@@ -65,6 +65,26 @@ static int build_bases(mcz_reader *r, mcz_diag *diag)
     return MCZ_OK;
 }
 
+/* What lies between the head (header, dictionary, metadata) and the first chunk, or the index
+ * of an empty archive: nothing, or the zeros of a hole a rolling writer punched. An mcz frame
+ * there is one the index does not know: a metadata frame whose tag was damaged into a chunk's,
+ * which must not pass for no frame (FORMAT.md §2a). */
+static int check_head_gap(const mcz_reader *r, uint64_t index_offset, mcz_diag *diag)
+{
+    uint64_t end = index_offset;
+    if (r->index.chunk_count) {
+        mcz_chunk_info first;
+        mcz_arc_index_chunk(&r->index, 0, &first);
+        end = first.offset;
+    }
+    if (end > r->data_start && mcz_fits(r->size, r->data_start, 4) &&
+        mcz_get_le32(r->data + r->data_start) == MCZ_ARC_SKIP_MAGIC)
+        return mcz_fail(diag, MCZ_ECORRUPT, (int64_t)r->data_start, -1,
+                        "metadata: an mcz frame the index does not know lies before the first "
+                        "chunk");
+    return MCZ_OK;
+}
+
 static int open_checked(mcz_reader *r, mcz_diag *diag)
 {
     mcz_arc_footer footer;
@@ -78,6 +98,8 @@ static int open_checked(mcz_reader *r, mcz_diag *diag)
                         "index at %llu overlaps the header",
                         (unsigned long long)footer.index_offset);
     rc = mcz_arc_index_decode(r->data, r->size, &footer, r->data_start, &r->index, diag);
+    if (rc == MCZ_OK)
+        rc = check_head_gap(r, footer.index_offset, diag);
     return rc == MCZ_OK ? build_bases(r, diag) : rc;
 }
 

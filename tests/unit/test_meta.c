@@ -240,6 +240,9 @@ static void test_forged_frames(void **state)
     forge(p, 8, "MCZW", 4); /* another tag where the frame belongs */
     expect_forged(p, size, MCZ_ECORRUPT, "unknown tag");
     memcpy(p, clean, size);
+    forge(p, 8, "MCZC", 4); /* a chunk's tag where the index places no chunk */
+    expect_forged(p, size, MCZ_ECORRUPT, "an mcz frame the index does not know");
+    memcpy(p, clean, size);
     forge(p, 0, zero4, 4); /* the tag without the magic */
     expect_forged(p, size, MCZ_ECORRUPT, "bad frame magic or tag");
     /* Cut: a frame that says it is shorter (the bytes after it are then no chunk). */
