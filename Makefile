@@ -31,7 +31,7 @@ WARNINGS := -std=c11 -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-protot
             -Wformat=2 -Wcast-qual -Wpointer-arith -Wundef
 CPPFLAGS += -D_GNU_SOURCE -Iinclude
 CFLAGS   += $(WARNINGS) $(OPT) -MMD -MP -pthread
-LDLIBS   += -lzstd -llzma -lxxhash -lmurmurhash -lcurl -lm -pthread
+LDLIBS   += -lzstd -llzma -lxxhash -lmurmurhash -lcurl -lzip -lm -pthread
 
 ifdef WERROR
 CFLAGS += -Werror

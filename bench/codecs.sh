@@ -5,8 +5,12 @@
 # from the middle. Seekable baselines: pixz (indexed xz), bgzip (BGZF, htslib), zck (zchunk);
 # whole-file ones: xz -9, zstd -19 --long=27 (reading one context means decoding up to it).
 # Writes bench/codecs.png (ratio against decompression speed) when gnuplot is there.
-# Each preset is measured in the default packet layout and with --layout plain. MCZ_ONLY=1 measures
-# the mcz rows alone (no generic compressors, no plot).
+# Each preset is measured in the default packet layout and with --layout plain. The baseline is
+# what a JIT engineer downloads today: superpmi.py's store holds each collection as X.mch.zip,
+# one member deflated by Python's zipfile (ZIP_DEFLATED, default level); "vs .mch.zip" is each
+# row's bytes against it, and one more row converts that zip straight to the default archive
+# (mcs -convert X.mch.zip, nothing unpacked), which must give the same bytes as from the MCH.
+# MCZ_ONLY=1 measures the mcz rows and that baseline alone (no generic compressors, no plot).
 # Not a test: it prints figures. Usage: bash bench/codecs.sh [BIN] [CONTEXTS]
 # Needs Debian's pixz, tabix (bgzip), zchunk, xz-utils, zstd (and gnuplot-nox for the plot).
 set -euo pipefail
@@ -42,34 +46,68 @@ mbps() { awk -v b="$RAW" -v ns="$1" 'BEGIN { printf "%.1f", b / 1e6 / (ns / 1e9)
 secs() { awk -v ns="$1" 'BEGIN { printf "%.3f", ns / 1e9 }'; }
 
 rows=()
+ZIP_BYTES=0 # the .mch.zip baseline's size, once measured
 # row NAME FILE COMPRESS_NS DECOMPRESS_NS ONE_NS SEEKABLE
 row() {
     local size; size=$(stat -c %s "$2")
-    rows+=("$(printf '| %s | %d | %.2f | %s | %s | %s | %s |' "$1" "$size" \
+    rows+=("$(printf '| %s | %d | %.2f | %s | %s | %s | %s | %s |' "$1" "$size" \
         "$(awk -v r="$RAW" -v s="$size" 'BEGIN { print r / s }')" "$(mbps "$3")" "$(mbps "$4")" \
-        "$(secs "$5")" "$6")")
+        "$(secs "$5")" "$6" "$(awk -v z="$ZIP_BYTES" -v s="$size" \
+        'BEGIN { if (z > 0) printf "%.1f%%", 100 * s / z; else print "-" }')")")
     printf '%s\t%s\t%s\n' "${1%% (*}" "$(awk -v r="$RAW" -v s="$size" 'BEGIN { print r / s }')" \
         "$(mbps "$4")" >>"$D/plot.tsv"
 }
 timed() { local t0; t0=$(now); "$@" >/dev/null 2>&1; echo $(( $(now) - t0 )); }
 
+# The baseline: superpmi.py's upload (zipfile.ZipFile(..., 'w', zipfile.ZIP_DEFLATED).write),
+# read back as its download does (the member inflated whole: here to nothing, there to disk).
+zip_py() { python3 - "$@" <<'PY'
+import shutil, sys, zipfile
+if sys.argv[1] == 'write':
+    with zipfile.ZipFile(sys.argv[2], 'w', zipfile.ZIP_DEFLATED) as z:
+        z.write(sys.argv[3], 'c.mch')
+else:
+    with zipfile.ZipFile(sys.argv[2]) as z, z.open('c.mch') as m, open(sys.argv[3], 'wb') as out:
+        if len(sys.argv) > 4:
+            out.write(m.read(int(sys.argv[4])))
+        else:
+            shutil.copyfileobj(m, out, 1 << 20)
+PY
+}
+c=$(timed zip_py write "$D/c.mch.zip" "$D/c.mch")
+d=$(timed zip_py read "$D/c.mch.zip" /dev/null)
+o=$(timed zip_py read "$D/c.mch.zip" /dev/null $((OFF + LEN)))
+ZIP_BYTES=$(stat -c %s "$D/c.mch.zip")
+row "X.mch.zip (superpmi.py's store: zipfile ZIP_DEFLATED; one context: inflated up to it)" \
+    "$D/c.mch.zip" "$c" "$d" "$o" "no"
+
 for preset in fast default cold; do
     for layout in packets plain; do
-        c=$(timed "$BIN/mcs" -convert --preset $preset --layout $layout "$D/c.mch" "$D/$preset.mcz")
-        d=$(timed "$BIN/mcs" -export "$D/$preset.mcz" /dev/null)
-        o=$(timed "$BIN/mcs" -copy $MID "$D/$preset.mcz" "$D/one.mch")
+        f="$D/$preset-$layout.mcz"
+        c=$(timed "$BIN/mcs" -convert --preset $preset --layout $layout "$D/c.mch" "$f")
+        d=$(timed "$BIN/mcs" -export "$f" /dev/null)
+        o=$(timed "$BIN/mcs" -copy $MID "$f" "$D/one.mch")
         cmp -s "$D/one.mch" <(tail -c +$((OFF + 1)) "$D/c.mch" | head -c "$LEN") ||
             { echo "mcz $preset: the context read is wrong" >&2; exit 1; }
         name="mcz --preset $preset"
         [ $layout = packets ] || name="$name --layout plain"
-        row "$name" "$D/$preset.mcz" "$c" "$d" "$o" "yes"
+        row "$name" "$f" "$c" "$d" "$o" "yes"
     done
 done
 
+# The download converted as it is: X.mch.zip -> the default archive, the member inflated as it
+# is read; the bytes must be those converted from the MCH.
+c=$(timed "$BIN/mcs" -convert --preset default "$D/c.mch.zip" "$D/fromzip.mcz")
+cmp -s "$D/fromzip.mcz" "$D/default-packets.mcz" ||
+    { echo "mcs -convert X.mch.zip: not the archive the MCH gives" >&2; exit 1; }
+d=$(timed "$BIN/mcs" -export "$D/fromzip.mcz" /dev/null)
+o=$(timed "$BIN/mcs" -copy $MID "$D/fromzip.mcz" "$D/one.mch")
+row "mcz --preset default, converted from X.mch.zip" "$D/fromzip.mcz" "$c" "$d" "$o" "yes"
+
 if [ "${MCZ_ONLY:-0}" = 1 ]; then
     echo
-    echo "| what | bytes | ratio | compress MB/s | decompress MB/s | one context, s | seekable |"
-    echo "|---|---|---|---|---|---|---|"
+    echo "| what | bytes | ratio | compress MB/s | decompress MB/s | one context, s | seekable | vs .mch.zip |"
+    echo "|---|---|---|---|---|---|---|---|"
     printf '%s\n' "${rows[@]}"
     exit 0
 fi
@@ -100,8 +138,8 @@ o=$(timed sh -c "zstd -d --long=27 -q -c '$D/c.zst' | head -c $((OFF + LEN)) >/d
 row "zstd -19 --long=27, whole file" "$D/c.zst" "$c" "$d" "$o" "no"
 
 echo
-echo "| what | bytes | ratio | compress MB/s | decompress MB/s | one context, s | seekable |"
-echo "|---|---|---|---|---|---|---|"
+echo "| what | bytes | ratio | compress MB/s | decompress MB/s | one context, s | seekable | vs .mch.zip |"
+echo "|---|---|---|---|---|---|---|---|"
 printf '%s\n' "${rows[@]}"
 
 if command -v gnuplot >/dev/null; then

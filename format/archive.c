@@ -30,14 +30,9 @@ static void put_frame_head(uint8_t *out, uint32_t payload, uint32_t tag)
     mcz_put_le32(out + 8, tag);
 }
 
-/*
- * Checks that an mcz frame with this tag starts at off, that its payload holds at least
- * min_payload bytes and that the whole frame fits; returns its payload size in *payload. what
- * names the frame in messages.
- */
-static int check_frame_head(const uint8_t *file, size_t size, uint64_t off, uint32_t tag,
-                            uint32_t min_payload, const char *what, uint32_t *payload,
-                            mcz_diag *diag)
+int mcz_arc_frame_check(const uint8_t *file, size_t size, uint64_t off, uint32_t tag,
+                        uint32_t min_payload, const char *what, uint32_t *payload,
+                        mcz_diag *diag)
 {
     if (!mcz_fits(size, off, MCZ_ARC_FRAME_HEAD + 4))
         return mcz_fail(diag, MCZ_ETRUNCATED, (int64_t)off, -1, "%s: truncated frame header", what);
@@ -86,7 +81,7 @@ bool mcz_arc_looks_damaged(const uint8_t *buf, size_t len, bool named_mcz)
 int mcz_arc_header_decode(const uint8_t *file, size_t size, mcz_arc_header *out, mcz_diag *diag)
 {
     uint32_t payload;
-    int rc = check_frame_head(file, size, 0, MCZ_ARC_TAG_HEADER, 0, "archive header", &payload,
+    int rc = mcz_arc_frame_check(file, size, 0, MCZ_ARC_TAG_HEADER, 0, "archive header", &payload,
                               diag);
     if (rc != MCZ_OK)
         return rc;
@@ -134,7 +129,7 @@ int mcz_arc_dict_decode(const uint8_t *file, size_t size, uint64_t off, uint32_t
                         mcz_arc_dict *out, mcz_diag *diag)
 {
     uint32_t payload;
-    int rc = check_frame_head(file, size, off, MCZ_ARC_TAG_DICT,
+    int rc = mcz_arc_frame_check(file, size, off, MCZ_ARC_TAG_DICT,
                               MCZ_ARC_DICT_HEAD - MCZ_ARC_FRAME_HEAD, "dictionary", &payload, diag);
     if (rc != MCZ_OK)
         return rc;
@@ -228,7 +223,7 @@ int mcz_arc_chunk_head_decode(const uint8_t *file, size_t size, uint64_t off,
     uint32_t tag = mcz_fits(size, off, MCZ_ARC_FRAME_HEAD + 4) ? mcz_get_le32(file + off + 8) : 0;
     bool xz = tag == MCZ_ARC_TAG_CHUNK_XZ || tag == MCZ_ARC_TAG_CHUNK_XZ_P;
     bool packets = tag == MCZ_ARC_TAG_CHUNK_P || tag == MCZ_ARC_TAG_CHUNK_XZ_P;
-    int rc = check_frame_head(file, size, off, chunk_tags[xz][packets],
+    int rc = mcz_arc_frame_check(file, size, off, chunk_tags[xz][packets],
                               MCZ_ARC_CHUNK_HEAD - MCZ_ARC_FRAME_HEAD, "chunk header", &payload,
                               diag);
     if (rc != MCZ_OK)
@@ -488,7 +483,7 @@ static int check_index_frame(const uint8_t *file, size_t size, const mcz_arc_foo
     if (mcz_arc_xxh3(p, expect) != footer->index_checksum)
         return mcz_fail(diag, MCZ_ECHECKSUM, (int64_t)off, -1, "index: checksum mismatch");
     uint32_t payload;
-    int rc = check_frame_head(file, size, off, MCZ_ARC_TAG_INDEX, 0, "index", &payload, diag);
+    int rc = mcz_arc_frame_check(file, size, off, MCZ_ARC_TAG_INDEX, 0, "index", &payload, diag);
     if (rc != MCZ_OK)
         return rc;
     out->chunk_count = mcz_get_le32(p + 12);

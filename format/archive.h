@@ -37,6 +37,7 @@
 #define MCZ_ARC_CONTEXT_ENTRY 40u /* one context in the index (all columns) */
 #define MCZ_ARC_CONTEXT_ENTRY_NO_HASHES 8u /* one context without the hash columns */
 #define MCZ_ARC_FOOTER_SIZE 56u
+#define MCZ_ARC_META_SIZE 92u    /* metadata frame */
 
 /* No zstd frame decodes to more than this many bytes per byte of frame (a 4-byte RLE block
  * yields at most 128 KiB): the cap on a chunk's raw size relative to its stored size. */
@@ -49,6 +50,7 @@
 #define MCZ_ARC_TAG_CHUNK_XZ 0x585A434Du /* "MCZX": a chunk whose data is an .xz stream */
 #define MCZ_ARC_TAG_CHUNK_P 0x505A434Du  /* "MCZP": zstd frame of the chunk's packet layout */
 #define MCZ_ARC_TAG_CHUNK_XZ_P 0x515A434Du /* "MCZQ": .xz stream of the chunk's packet layout */
+#define MCZ_ARC_TAG_META 0x4D5A434Du   /* "MCZM": collection metadata (FORMAT.md §2a) */
 #define MCZ_ARC_TAG_INDEX 0x495A434Du  /* "MCZI" */
 #define MCZ_ARC_TAG_FOOTER 0x465A434Du /* "MCZF" */
 #define MCZ_ARC_END_MAGIC 0x7E5A434Du  /* "MCZ~", the file's last 4 bytes */
@@ -90,6 +92,35 @@ void mcz_arc_dict_encode_head(uint32_t dict_id, const void *dict, uint32_t len,
 /* Decodes the dictionary frame at off; its id must equal expect_id. */
 int mcz_arc_dict_decode(const uint8_t *file, size_t size, uint64_t off, uint32_t expect_id,
                         mcz_arc_dict *out, mcz_diag *diag);
+
+/* ---- Collection metadata frame (FORMAT.md §2a) ---- */
+
+/* What the metadata frame records; an empty string is a field not recorded. */
+typedef struct mcz_arc_meta {
+    char guid[MCZ_GUID_TEXT_SIZE]; /* canonical (mcz_guid_canonical) */
+    char os[MCZ_TARGET_TEXT_SIZE];  /* canonical (mcz_target_canonical) */
+    char arch[MCZ_TARGET_TEXT_SIZE];
+} mcz_arc_meta;
+
+/* True when m records nothing: the archive then has no metadata frame. */
+bool mcz_arc_meta_empty(const mcz_arc_meta *m);
+/* Fills m from the writer's option texts (each may be NULL): MCZ_EINVAL naming the field when
+ * one is not canonicalizable. */
+int mcz_arc_meta_from_text(const char *guid, const char *os, const char *arch, mcz_arc_meta *m,
+                           mcz_diag *diag);
+/* Encodes the frame of a non-empty m. */
+void mcz_arc_meta_encode(const mcz_arc_meta *m, uint8_t out[MCZ_ARC_META_SIZE]);
+/*
+ * The metadata frame at off of file[0, size), if one starts there (skippable magic and MCZM
+ * tag): MCZ_OK with *frame_size its size and out filled; *frame_size 0 and out empty when the
+ * bytes at off are not one (a chunk, the index, bytes without the magic, the end of the
+ * file). A frame that starts as one and fails a check (size, checksum, flags, a field's text),
+ * the MCZM tag without the magic, and the magic with a tag that no frame there has (the
+ * index's, unless the index begins at off: index_offset) are errors at off: one damaged byte
+ * never makes the frame pass for absent.
+ */
+int mcz_arc_meta_decode(const uint8_t *file, size_t size, uint64_t off, uint64_t index_offset,
+                        mcz_arc_meta *out, uint64_t *frame_size, mcz_diag *diag);
 
 /* ---- Chunk header frame ---- */
 
@@ -295,6 +326,15 @@ int mcz_arc_index_unpack(const uint8_t *file, size_t size, uint64_t off, uint64_
 const mcz_jit_ee *mcz_arc_hash_jit_ee(const mcz_arc_header *h);
 void mcz_arc_context_hashes(const mcz_jit_ee *v, const mcz_mc *mc, mcz_hash128 *identity,
                             mcz_hash128 *dedup);
+
+/*
+ * Checks that an mcz frame with this tag starts at off, that its payload holds at least
+ * min_payload bytes and that the whole frame fits; returns its payload size in *payload. what
+ * names the frame in messages.
+ */
+int mcz_arc_frame_check(const uint8_t *file, size_t size, uint64_t off, uint32_t tag,
+                        uint32_t min_payload, const char *what, uint32_t *payload,
+                        mcz_diag *diag);
 
 /* XXH3-64 of len bytes. */
 uint64_t mcz_arc_xxh3(const void *data, size_t len);

@@ -87,7 +87,7 @@ extern "C" {
  * at start to find out which library was loaded.
  */
 #define MCZ_VERSION_MAJOR 2
-#define MCZ_VERSION_MINOR 1
+#define MCZ_VERSION_MINOR 2
 #define MCZ_VERSION_PATCH 0
 #define MCZ_VERSION_NUMBER \
     (MCZ_VERSION_MAJOR * 10000 + MCZ_VERSION_MINOR * 100 + MCZ_VERSION_PATCH)
@@ -304,7 +304,28 @@ typedef struct mcz_writer_options {
 
     /* The chunks' layout (0: packets); the header records it (FORMAT.md §2, §4a). */
     mcz_layout layout;
+
+    /* ---- Since 2.2: what the collection is for, recorded as given (FORMAT.md §2a) ---- */
+    /* The JIT-EE version GUID of the runtime whose JIT the contexts were collected from (its
+     * JITEEVersionIdentifier, the key superpmi.py files collections under): 8-4-4-4-12 hex
+     * digits, any case, stored in lower case. Not the packet table (jit_ee above), which mcz
+     * reads the packets with. NULL: none recorded. A text that is no GUID is MCZ_EINVAL. */
+    const char *jit_ee_guid;
+    /* The target the JIT compiled for, as superpmi.py names it (e.g. "linux", "x64"): 1 to 16
+     * letters, digits or '_', any case, stored in lower case; NULL: none recorded. */
+    const char *target_os;
+    const char *target_arch;
 } mcz_writer_options;
+
+/* Text sizes, NUL included, of a canonical GUID and of a target name. */
+#define MCZ_GUID_TEXT_SIZE 37
+#define MCZ_TARGET_TEXT_SIZE 17
+
+/* Writes text's canonical form (lower case) to out when text is a GUID, 8-4-4-4-12 hex digits
+ * and nothing else: MCZ_OK, else MCZ_EINVAL (out then is ""). Since 2.2. */
+MCZ_API int mcz_guid_canonical(const char *text, char out[MCZ_GUID_TEXT_SIZE]);
+/* The same for a target OS or architecture name (1 to 16 letters, digits or '_'). Since 2.2. */
+MCZ_API int mcz_target_canonical(const char *text, char out[MCZ_TARGET_TEXT_SIZE]);
 
 /* struct_size set, every other field zero (its default). */
 #ifdef __cplusplus
@@ -474,6 +495,12 @@ MCZ_API const struct mcz_jit_ee *mcz_reader_jit_ee(const mcz_reader *r);
 /* The version the stored hashes were computed with: mcz_reader_jit_ee, or B when the archive
  * records none. */
 MCZ_API const struct mcz_jit_ee *mcz_reader_hash_jit_ee(const mcz_reader *r);
+/* The JIT-EE version GUID the archive records (mcz_writer_options.jit_ee_guid, FORMAT.md §2a),
+ * canonical lower case, valid while r is open; NULL when it records none. Never derived from
+ * the packets. Since 2.2. */
+MCZ_API const char *mcz_reader_jit_ee_guid(const mcz_reader *r);
+/* The target OS and architecture the archive records; each NULL when not recorded. Since 2.2. */
+MCZ_API void mcz_reader_target(const mcz_reader *r, const char **os, const char **arch);
 MCZ_API int mcz_reader_chunk(const mcz_reader *r, uint64_t index, mcz_chunk_info *out);
 /* Index of the chunk holding context `number`, or MCZ_ENOTFOUND. */
 MCZ_API int64_t mcz_reader_chunk_of(const mcz_reader *r, uint32_t number);

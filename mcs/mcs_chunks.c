@@ -208,6 +208,14 @@ int mcs_copy_file(const char *in_path, const char *out_path, mcs_output_kind kin
     mcz_writer_options sized = opt ? *opt : (mcz_writer_options)MCZ_WRITER_OPTIONS_INIT;
     if (!sized.expected_bytes)
         sized.expected_bytes = in.raw_bytes; /* the dictionary decision's horizon */
+    mcs_record rec; /* what an archive input records goes on, where the options say nothing */
+    mcs_input_record(&in, &rec);
+    if (!sized.jit_ee_guid && rec.guid[0])
+        sized.jit_ee_guid = rec.guid;
+    if (!sized.target_os && rec.os[0])
+        sized.target_os = rec.os;
+    if (!sized.target_arch && rec.arch[0])
+        sized.target_arch = rec.arch;
     mcs_output *out = mcs_output_open(out_path, kind, &sized, false);
     int rc = out ? mcs_copy_all(&in, out, &rules, &counts) : -1;
     if (rc == 0)

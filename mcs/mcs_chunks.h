@@ -58,6 +58,26 @@ int mcs_copy_file(const char *in_path, const char *out_path, mcs_output_kind kin
                   const mcz_writer_options *opt, const char *what, uint64_t *contexts,
                   uint64_t *bytes);
 
+/*
+ * mcs_copy_file into an archive for a zip in_path (tool_is_zip): its one .mch member read in
+ * order and converted as it is inflated (mcs_zip.c), nothing unpacked. Returns 0, or -1 after
+ * printing the error (naming the file and the member), with nothing left at out_path.
+ */
+int mcs_convert_zip(const char *in_path, const char *out_path, const mcz_writer_options *opt,
+                    uint64_t *contexts, uint64_t *bytes);
+
+/* What mcs -info says of a zip: its .mch member, read through once (containers checked). */
+typedef struct mcs_zip_summary {
+    char member[TOOL_ERROR_SIZE];
+    uint64_t size, stored;  /* the member's bytes, and compressed */
+    const char *method;     /* "deflate", "stored", ... */
+    uint64_t contexts;      /* numbered 1..contexts */
+    const mcz_jit_ee *jit_ee; /* what its packets are read as, and how it was chosen */
+    const char *jit_ee_how;
+} mcs_zip_summary;
+/* Returns 0, or -1 after printing the error (naming the file and member). */
+int mcs_zip_scan(const char *path, mcs_zip_summary *out);
+
 /* For a keep function whose decision needs the bytes (-removeDup -legacy): the context being
  * decided, decoded (its chunk is decoded once for all its contexts) but not deep-checked. The
  * view lasts until the walk moves to another chunk. Returns 0, or -1 after printing the error. */

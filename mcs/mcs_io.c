@@ -1,5 +1,7 @@
 /* mcs_io.c - inputs (.mch or .mcz through mcz_source) and outputs that appear atomically. */
 #include <assert.h>
+#include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -54,6 +56,11 @@ static int source_open(mcs_input *in, const char *file)
     }
     mcz_diag d;
     mcz_diag_clear(&d);
+    if (tool_is_zip(file)) { /* superpmi.py's X.mch.zip, say: no MCH, no archive */
+        tool_error("%s: a zip file: -convert and -info read the .mch member of a zip named as a "
+                   "file (mcs -convert X.mch.zip X.mcz)", in->path);
+        return -1;
+    }
     in->source = mcz_source_open(file, &d);
     if (!in->source) {
         tool_diag_rename(&d, file, in->path);
@@ -93,23 +100,34 @@ bool mcs_input_hashes_usable(const mcs_input *in)
     return in->archive && mcz_reader_hash_jit_ee(in->archive) == in->jit_ee;
 }
 
-static void choose_jit_ee(mcs_input *in)
+const mcz_jit_ee *mcs_jit_ee_decide(const char *path, const mcz_jit_ee *found, uint32_t voted,
+                                    const char **how)
 {
     const mcz_jit_ee *v = forced_jit_ee;
-    uint32_t voted = 0;
-    in->jit_ee_how = "given";
-    if (!v && (v = mcz_source_jit_ee(in->source, NULL, &voted)) != NULL)
-        in->jit_ee_how = in->archive && mcz_reader_jit_ee(in->archive) ? "recorded" : "detected";
+    *how = "given";
+    if (!v && found) {
+        v = found;
+        *how = "detected";
+    }
     if (!v) {
         v = mcz_jit_ee_newest();
-        in->jit_ee_how = "newest";
+        *how = "newest";
         if (voted > 0) /* without contexts there is nothing to read wrongly */
             tool_warn("%s: its packets do not tell which JIT-EE version recorded it; reading it as "
                       "%s, the newest (--jit-ee chooses another)",
-                      in->path, mcz_jit_ee_name(v));
+                      path, mcz_jit_ee_name(v));
     }
-    in->jit_ee = v;
     last_input_jit_ee = v;
+    return v;
+}
+
+static void choose_jit_ee(mcs_input *in)
+{
+    uint32_t voted = 0;
+    const mcz_jit_ee *found = forced_jit_ee ? NULL : mcz_source_jit_ee(in->source, NULL, &voted);
+    in->jit_ee = mcs_jit_ee_decide(in->path, found, voted, &in->jit_ee_how);
+    if (found && in->archive && mcz_reader_jit_ee(in->archive))
+        in->jit_ee_how = "recorded";
 }
 
 int mcs_input_open(mcs_input *in, const char *path)
@@ -261,6 +279,11 @@ struct mcs_output {
     uint64_t put;     /* contexts put so far */
     bool dict_known;  /* the writer's dictionary is an input's: dict_id says which (0: none) */
     uint32_t dict_id;
+    /* What the archive records (FORMAT.md §2a): the options' values (given), and the values
+     * recorded (record), fixed by the first archive input offered, or when the writer opens
+     * before any (record_from "" then). Every later archive input must agree. */
+    mcs_record given, record;
+    char record_from[4096]; /* the archive input the record came from */
 };
 
 /* Binary output on a terminal is refused unless forced (--force), as zstd and xz refuse it. */
@@ -299,6 +322,104 @@ static void outputs_jit_ee(mcz_writer_options *opt)
         opt->jit_ee = last_input_jit_ee ? last_input_jit_ee : forced_jit_ee;
 }
 
+/* ---- What an archive output records: JIT-EE GUID, target (FORMAT.md §2a) ---- */
+
+/* The record's three fields, for walking them: name, option, offset. */
+static const struct record_field {
+    const char *what, *option;
+    size_t at, size;
+} record_fields[] = {
+    {"JIT-EE GUID", "--jit-ee-guid", offsetof(mcs_record, guid), MCZ_GUID_TEXT_SIZE},
+    {"target OS", "--target-os", offsetof(mcs_record, os), MCZ_TARGET_TEXT_SIZE},
+    {"target architecture", "--target-arch", offsetof(mcs_record, arch), MCZ_TARGET_TEXT_SIZE},
+};
+#define RECORD_FIELDS (sizeof record_fields / sizeof record_fields[0])
+
+static char *record_text(mcs_record *r, size_t i)
+{
+    return (char *)r + record_fields[i].at;
+}
+
+static const char *record_text_c(const mcs_record *r, size_t i)
+{
+    return (const char *)r + record_fields[i].at;
+}
+
+void mcs_input_record(const mcs_input *in, mcs_record *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!in->archive)
+        return;
+    const char *guid = mcz_reader_jit_ee_guid(in->archive), *os, *arch;
+    mcz_reader_target(in->archive, &os, &arch);
+    snprintf(out->guid, sizeof out->guid, "%s", guid ? guid : "");
+    snprintf(out->os, sizeof out->os, "%s", os ? os : "");
+    snprintf(out->arch, sizeof out->arch, "%s", arch ? arch : "");
+}
+
+/* The options' texts, canonical (mcs_compress_parse checked them). */
+static void record_from_options(const mcz_writer_options *opt, mcs_record *out)
+{
+    memset(out, 0, sizeof *out);
+    if (opt->jit_ee_guid)
+        (void)mcz_guid_canonical(opt->jit_ee_guid, out->guid);
+    if (opt->target_os)
+        (void)mcz_target_canonical(opt->target_os, out->os);
+    if (opt->target_arch)
+        (void)mcz_target_canonical(opt->target_arch, out->arch);
+}
+
+/* The writer records o->record. */
+static void record_into_options(mcs_output *o)
+{
+    o->opt.jit_ee_guid = o->record.guid[0] ? o->record.guid : NULL;
+    o->opt.target_os = o->record.os[0] ? o->record.os : NULL;
+    o->opt.target_arch = o->record.arch[0] ? o->record.arch : NULL;
+}
+
+/* Fixes the record before the writer opens: the options' values, else from (an input's). */
+static void record_fix(mcs_output *o, const mcs_record *from, const char *from_path)
+{
+    o->record = o->given;
+    for (size_t i = 0; from && i < RECORD_FIELDS; i++)
+        if (!record_text(&o->record, i)[0])
+            snprintf(record_text(&o->record, i), record_fields[i].size, "%s",
+                     record_text_c(from, i));
+    snprintf(o->record_from, sizeof o->record_from, "%s", from_path ? from_path : "");
+    record_into_options(o);
+}
+
+/* An archive input after the record is fixed: each field it records must be the output's, or,
+ * not given by the options, it must record what the output records (a value and none
+ * disagree). Returns 0, or -1 after saying which field and which files. */
+static int record_check(const mcs_output *o, const mcs_input *in)
+{
+    mcs_record rec;
+    mcs_input_record(in, &rec);
+    for (size_t i = 0; i < RECORD_FIELDS; i++) {
+        const struct record_field *f = &record_fields[i];
+        const char *mine = record_text_c(&o->record, i), *theirs = record_text_c(&rec, i);
+        bool given = record_text_c(&o->given, i)[0] != '\0';
+        if (strcmp(mine, theirs) == 0 || (given && !theirs[0]))
+            continue;
+        char said[MCZ_GUID_TEXT_SIZE + 64];
+        if (theirs[0])
+            snprintf(said, sizeof said, "records %s %s", f->what, theirs);
+        else
+            snprintf(said, sizeof said, "records no %s", f->what);
+        if (given)
+            tool_error("%s %s, %s gives %s: a conflict", in->path, said, f->option, mine);
+        else
+            tool_error("%s %s, %s%s records %s: a conflict (%s on -merge, -copy, -strip or "
+                       "-convert chooses one)", in->path, said,
+                       o->record_from[0] ? o->record_from : o->path,
+                       o->record_from[0] ? "" : " (begun before any archive was read)",
+                       mine[0] ? mine : "none", f->option);
+        return -1;
+    }
+    return 0;
+}
+
 mcs_output *mcs_output_open(const char *path, mcs_output_kind kind,
                             const mcz_writer_options *opt, bool inherit)
 {
@@ -312,6 +433,7 @@ mcs_output *mcs_output_open(const char *path, mcs_output_kind kind,
     o->path = tool_display_name(path, true);
     o->file_name = path;
     o->opt = opt ? *opt : (mcz_writer_options)MCZ_WRITER_OPTIONS_INIT;
+    record_from_options(&o->opt, &o->given);
     if (kind == MCS_OUTPUT_BY_EXTENSION)
         kind = mcs_has_extension(path, ".mcz") ? MCS_OUTPUT_MCZ : MCS_OUTPUT_MCH;
     if (kind == MCS_OUTPUT_MCZ && inherit) {
@@ -321,6 +443,7 @@ mcs_output *mcs_output_open(const char *path, mcs_output_kind kind,
     mcz_diag d;
     mcz_diag_clear(&d);
     outputs_jit_ee(&o->opt);
+    record_fix(o, NULL, NULL);
     if (kind == MCS_OUTPUT_MCZ)
         o->writer = mcz_writer_open(path, &o->opt, &d);
     else
@@ -376,15 +499,19 @@ void mcs_output_error(const char *file_name, const char *path, mcz_diag *d)
 /* Opens a pending archive's writer, with the settings of model where the options leave them
  * open, or the library's defaults when model is NULL. Returns 0, or -1 after printing the
  * error. */
-static int output_start(mcs_output *o, const mcz_reader *model)
+static int output_start(mcs_output *o, const mcs_input *model_in)
 {
+    const mcz_reader *model = model_in ? model_in->archive : NULL;
+    mcs_record rec;
     if (model) {
         mcz_archive_info info;
         mcz_reader_get_info(model, &info);
         inherit_settings(&o->opt, model);
         o->dict_known = true;
         o->dict_id = o->opt.dict ? info.dict_id : 0;
+        mcs_input_record(model_in, &rec);
     }
+    record_fix(o, model ? &rec : NULL, model ? model_in->path : NULL);
     o->pending = false;
     mcz_diag d;
     mcz_diag_clear(&d);
@@ -401,7 +528,11 @@ static int output_start(mcs_output *o, const mcz_reader *model)
 
 int mcs_output_offer_settings(mcs_output *o, const mcs_input *in)
 {
-    return o->pending && in->archive ? output_start(o, in->archive) : 0;
+    if (!in->archive || (!o->writer && !o->pending))
+        return 0; /* an MCH file records nothing; an MCH output records nothing */
+    if (o->pending)
+        return output_start(o, in);
+    return record_check(o, in);
 }
 
 bool mcs_output_copies_chunks_of(const mcs_output *o, const mcs_input *in)

@@ -42,7 +42,7 @@ static int apply_jit_ee(const mcs_usage *u, const char *value)
         char names[256];
         jit_ee_names(names, sizeof names);
         mcs_usage_error(u, "--jit-ee: '%s' is not a JIT-EE version or GUID mcz knows (%s; mcs "
-                           "-printJITEEVersion lists them)", value, names);
+                           "-printJITEEVersion --list lists them)", value, names);
         return -1;
     }
     mcs_force_jit_ee(v);

@@ -156,6 +156,29 @@ static int parse_choice(const mcs_usage *u, const char *option, const char *text
     return text ? -1 : 0;
 }
 
+/* --jit-ee-guid, --target-os, --target-arch into opt, their values checked (canonical texts
+ * are the writer's business). Returns 0, or -1 after a usage error. */
+static int parse_record(const mcs_usage *u, const mcs_compress_args *a, mcz_writer_options *opt)
+{
+    char guid[MCZ_GUID_TEXT_SIZE], name[MCZ_TARGET_TEXT_SIZE];
+    if (a->jit_ee_guid && mcz_guid_canonical(a->jit_ee_guid, guid) != MCZ_OK)
+        return mcs_usage_error(u, "--jit-ee-guid: '%s' is not a GUID (8-4-4-4-12 hex digits)",
+                               a->jit_ee_guid), -1;
+    if (a->target_os && mcz_target_canonical(a->target_os, name) != MCZ_OK)
+        return mcs_usage_error(u, "--target-os: '%s' is not 1 to 16 letters, digits or '_'",
+                               a->target_os), -1;
+    if (a->target_arch && mcz_target_canonical(a->target_arch, name) != MCZ_OK)
+        return mcs_usage_error(u, "--target-arch: '%s' is not 1 to 16 letters, digits or '_'",
+                               a->target_arch), -1;
+    if (a->jit_ee_guid)
+        opt->jit_ee_guid = a->jit_ee_guid;
+    if (a->target_os)
+        opt->target_os = a->target_os;
+    if (a->target_arch)
+        opt->target_arch = a->target_arch;
+    return 0;
+}
+
 int mcs_compress_parse(const mcs_usage *u, const mcs_compress_args *a, const char *out,
                        mcz_writer_options *opt)
 {
@@ -182,12 +205,15 @@ int mcs_compress_parse(const mcs_usage *u, const mcs_compress_args *a, const cha
                                           MCS_CHUNK_SIZE_MAX, &chunk_size) != 0)
         return -1;
     bool given = a->level || a->chunk_size || a->codec || a->preset || a->no_dict ||
-                 a->no_hashes || a->layout;
+                 a->no_hashes || a->layout || a->jit_ee_guid || a->target_os || a->target_arch;
     if (given && out && !mcs_has_extension(out, ".mcz")) {
-        mcs_usage_error(u, "--preset, --codec, --layout, --level, --chunk-size, --no-dict and --no-hashes "
-                           "need an archive output (a name ending in .mcz), not %s", out);
+        mcs_usage_error(u, "--preset, --codec, --layout, --level, --chunk-size, --no-dict, "
+                           "--no-hashes, --jit-ee-guid and --target-* need an archive output (a "
+                           "name ending in .mcz), not %s", out);
         return -1;
     }
+    if (parse_record(u, a, opt) != 0)
+        return -1;
     opt->level = (int)level;
     opt->chunk_size = (uint32_t)chunk_size;
     opt->no_dict = opt->no_dict || a->no_dict;

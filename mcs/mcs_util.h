@@ -102,7 +102,7 @@ int mcs_usage_error(const mcs_usage *u, const char *fmt, ...) MCS_PRINTF(2, 3);
     "                      q quiet (default: all)\n"                                       \
     "  --jit-ee VERSION|GUID  read every input as that JIT-EE version instead of the\n"    \
     "                      one it records or its packets show (mcs -printJITEEVersion\n"  \
-    "                      lists them)\n"                                                  \
+    "                      --list lists them)\n"                                           \
     "  --force, -f         write binary output (an MCH file, an archive) to standard\n"   \
     "                      output even when it is a terminal\n"
 
@@ -126,6 +126,7 @@ int mcs_parse_list(const char *arg, mcz_list *out);
 typedef struct mcs_compress_args {
     const char *level, *chunk_size, *codec, *preset, *layout;
     bool no_dict, no_hashes;
+    const char *jit_ee_guid, *target_os, *target_arch; /* what the archive records */
 } mcs_compress_args;
 
 #define MCS_LEVEL_MAX 22
@@ -137,7 +138,9 @@ typedef struct mcs_compress_args {
         {"--codec", &(a)->codec, NULL}, {"--preset", &(a)->preset, NULL},               \
         {"--layout", &(a)->layout, NULL},                                              \
         {"--no-dict", NULL, &(a)->no_dict},                                            \
-        {"--no-hashes", NULL, &(a)->no_hashes}
+        {"--no-hashes", NULL, &(a)->no_hashes},                                        \
+        {"--jit-ee-guid", &(a)->jit_ee_guid, NULL},                                    \
+        {"--target-os", &(a)->target_os, NULL}, {"--target-arch", &(a)->target_arch, NULL}
 
 #define MCS_COMPRESS_HELP                                                                  \
     "  --preset NAME       fast, default or cold (README.md \"Presets\"): the codec, level,\n" \
@@ -153,16 +156,23 @@ typedef struct mcs_compress_args {
     "                      bytes as they are: chunks the zstd tool alone turns into an MCH)\n" \
     "  --no-hashes         store no identity hashes or dedup keys in the index: the smallest\n" \
     "                      archive (32 bytes less per context); -toc, -removeDup and -merge\n" \
-    "                      -dedup then decode the chunks to compute them\n"
+    "                      -dedup then decode the chunks to compute them\n"              \
+    "  --jit-ee-guid GUID  record the JIT-EE version GUID the collection is for (its\n"    \
+    "                      runtime's JITEEVersionIdentifier; -printJITEEVersion prints\n"  \
+    "                      it); default: the one the archive inputs record\n"            \
+    "  --target-os OS, --target-arch ARCH  record the target (e.g. linux, x64) likewise\n"
 
 /* What an archive OUT of a copying verb is, for its help. */
 #define MCS_COMPRESS_INHERIT_HELP                                                          \
     "An archive OUT takes the settings of the first archive read (its codec, layout, level,\n" \
     "chunk size, dictionary or none, hashes or none) where these options leave them open; when an MCH\n"   \
     "file comes first, the library's defaults. A chunk is copied without recompressing it\n"  \
-    "when OUT has its codec, layout, dictionary, level and chunk size.\n"
+    "when OUT has its codec, layout, dictionary, level and chunk size. The JIT-EE GUID and\n" \
+    "target the archives read record are recorded in OUT; archives that record different\n" \
+    "ones (or one and none) are a conflict, an error unless the options give the value.\n"
 
-/* Sets opt's codec, layout, level, chunk_size, no_dict and no_hashes from a (those not given stay as they
+/* Sets opt's codec, layout, level, chunk_size, no_dict, no_hashes and the record (--jit-ee-guid,
+ * --target-os, --target-arch: checked, left as typed) from a (those not given stay as they
  * are). When any is given and out is not NULL, out must name an archive (.mcz). Returns 0, or
  * -1 after printing a usage error. */
 int mcs_compress_parse(const mcs_usage *u, const mcs_compress_args *a, const char *out,
@@ -193,9 +203,23 @@ const mcz_jit_ee *mcs_forced_jit_ee(void);
  * the one its first contexts (at most MCZ_JIT_EE_DETECT_CONTEXTS of them, or
  * MCZ_JIT_EE_DETECT_BYTES) fit, else (warned when the input is opened) the newest. */
 const mcz_jit_ee *mcs_input_jit_ee(const mcs_input *in);
+/* The version a collection at path is read as (and an archive output hashes with): --jit-ee's,
+ * else found (what it records or its packets voted for, NULL: undecided), else the newest,
+ * warned about when voted contexts could not decide; *how as mcs_input.jit_ee_how. */
+const mcz_jit_ee *mcs_jit_ee_decide(const char *path, const mcz_jit_ee *found, uint32_t voted,
+                                    const char **how);
 /* True when in is an archive whose stored identity hashes and dedup keys were computed with
  * the version in is read as (otherwise they are computed from the contexts). */
 bool mcs_input_hashes_usable(const mcs_input *in);
+
+/* What an archive records about its collection (FORMAT.md §2a), canonical; "" when not. */
+typedef struct mcs_record {
+    char guid[MCZ_GUID_TEXT_SIZE];
+    char os[MCZ_TARGET_TEXT_SIZE];
+    char arch[MCZ_TARGET_TEXT_SIZE];
+} mcs_record;
+/* in's record: an archive's, empty for an MCH file. */
+void mcs_input_record(const mcs_input *in, mcs_record *out);
 
 /* Refuses an input with nothing to read (an empty regular file, /dev/null) as every verb
  * does: 0, or -1 after printing "PATH: empty file: no method contexts". mcs_input_open applies
@@ -263,8 +287,11 @@ void mcs_output_error(const char *file_name, const char *display, mcz_diag *d);
  * defaults with a dictionary trained on the contexts. Returns NULL after printing the error. */
 mcs_output *mcs_output_open(const char *path, mcs_output_kind kind,
                             const mcz_writer_options *opt, bool inherit);
-/* Offers in's settings to an archive output that inherits and has not started yet (nothing
- * happens otherwise). Returns 0, or -1 after printing the error. */
+/* Offers in's settings to an archive output that inherits and has not started yet, and
+ * checks what in records (JIT-EE GUID, target) against what the output records: the first
+ * archive offered gives the values the options leave open; a later one recording others is a
+ * conflict. Nothing happens for an MCH input or output. Returns 0, or -1 after printing the
+ * error. */
 int mcs_output_offer_settings(mcs_output *o, const mcs_input *in);
 /* True when chunks of archive in go to o as they are: o is an archive using in's dictionary
  * (or both have none), its level and its chunk size. */

@@ -8,7 +8,8 @@
 const mcs_usage usage_convert = {
     "-convert IN OUT.mcz [--preset fast|default|cold] [--codec zstd|xz] [--level N]\n"
     "                  [--layout packets|plain] [--chunk-size SIZE] [--dict-size SIZE] [--no-dict]\n"
-    "                  [--dict-from ARCHIVE.mcz] [--no-hashes] [-j THREADS]",
+    "                  [--dict-from ARCHIVE.mcz] [--no-hashes] [-j THREADS]\n"
+    "                  [--jit-ee-guid GUID] [--target-os OS] [--target-arch ARCH]",
     "compress a collection into a seekable .mcz archive",
     MCS_COMPRESS_HELP
     "  --dict-size SIZE    capacity of the trained dictionary, e.g. 112K\n"
@@ -16,7 +17,9 @@ const mcs_usage usage_convert = {
     "  -j THREADS          compression threads (default: one per core)\n"
     "Options left out take the library's defaults (level 12, 2 MiB chunks, a trained\n"
     "dictionary, hashes), also for an archive IN. OUT appears only once complete; a name\n"
-    "ending in .mch is refused (-export writes an MCH file), unless it is a device or FIFO.\n"};
+    "ending in .mch is refused (-export writes an MCH file), unless it is a device or FIFO.\n"
+    "IN may be a zip holding one member named *.mch (superpmi.py's X.mch.zip; told by its\n"
+    "content, whatever its name): the member is converted as it is inflated, never unpacked.\n"};
 
 #define DICT_SIZE_MIN 256u /* ZDICT_DICTSIZE_MIN */
 #define THREADS_MAX 256
@@ -92,7 +95,10 @@ static int convert_file(const char *in_path, const char *out_path,
                         const mcz_writer_options *opt)
 {
     uint64_t count, raw;
-    if (mcs_copy_file(in_path, out_path, MCS_OUTPUT_MCZ, opt, "converting", &count, &raw) != 0)
+    int rc = tool_is_zip(in_path)
+                 ? mcs_convert_zip(in_path, out_path, opt, &count, &raw)
+                 : mcs_copy_file(in_path, out_path, MCS_OUTPUT_MCZ, opt, "converting", &count, &raw);
+    if (rc != 0)
         return -1;
     uint64_t stored = tool_input_is_stream(out_path) ? 0 : mcs_file_size(out_path);
     if (stored)

@@ -2,18 +2,20 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "mcs_chunks.h"
 #include "mcs_verbs.h"
 
 const mcs_usage usage_info = {
     "-info FILE [--chunks]",
     "show contexts, sizes and, for an archive, chunks, ratio and dictionary",
-    "For an MCH file every context's container is read to count them.\n"
+    "For an MCH file every context's container is read to count them; so for a zip holding\n"
+    "one member *.mch (superpmi.py's X.mch.zip), whose member is inflated to do it.\n"
     "  --chunks   for an archive, also its chunk table from the index, one chunk per line:\n"
     "             index, file offset of the chunk header, stored bytes, raw bytes, first\n"
     "             context number, context count, XXH3 of the raw bytes\n"};
 
-/* The version in is read as, its GUID and how it was chosen. */
-static void print_jit_ee(const mcs_input *in)
+/* The version an input is read as, its GUID and how it was chosen. */
+static void print_jit_ee(const mcz_jit_ee *v, const char *how)
 {
     static const struct { const char *how, *text; } hows[] = {
         {"given", "given by --jit-ee"},
@@ -21,13 +23,13 @@ static void print_jit_ee(const mcs_input *in)
         {"detected", "detected from the packets"},
         {"newest", "the newest: the packets do not tell"},
     };
-    const char *text = in->jit_ee_how;
+    const char *text = how;
     for (size_t i = 0; i < sizeof hows / sizeof hows[0]; i++)
-        if (strcmp(hows[i].how, in->jit_ee_how) == 0)
+        if (strcmp(hows[i].how, how) == 0)
             text = hows[i].text;
-    const char *guid = mcz_jit_ee_guid(in->jit_ee);
-    printf("JIT-EE:        %s (GUID %s), %s\n", mcz_jit_ee_name(in->jit_ee),
-           guid ? guid : "unknown", text);
+    const char *guid = mcz_jit_ee_guid(v);
+    printf("JIT-EE:        %s (GUID %s), %s\n", mcz_jit_ee_name(v), guid ? guid : "unknown",
+           text);
 }
 
 static void print_numbers(uint64_t contexts, uint64_t first, uint64_t last)
@@ -37,6 +39,19 @@ static void print_numbers(uint64_t contexts, uint64_t first, uint64_t last)
                last);
     else
         printf("contexts:      0\n");
+}
+
+/* What the archive records about its collection (FORMAT.md §2a), never guessed. */
+static void print_record(const mcz_reader *r)
+{
+    const char *guid = mcz_reader_jit_ee_guid(r), *os, *arch;
+    mcz_reader_target(r, &os, &arch);
+    printf("JIT-EE GUID:   %s\n", guid ? guid : "none recorded");
+    if (os || arch)
+        printf("target:        %s %s\n", os ? os : "(OS not recorded)",
+               arch ? arch : "(architecture not recorded)");
+    else
+        printf("target:        none recorded\n");
 }
 
 static void print_archive(const char *path, const mcz_reader *r)
@@ -65,6 +80,7 @@ static void print_archive(const char *path, const mcz_reader *r)
            mcz_reader_layout(r) == MCZ_LAYOUT_PACKETS ? "packets" : "plain");
     printf("level:         %d\n", info.level);
     printf("chunk target:  %" PRIu32 " bytes\n", info.chunk_size);
+    print_record(r);
 }
 
 static void print_chunks(const mcz_reader *r)
@@ -105,6 +121,20 @@ static int print_mch(mcs_input *in)
     return 0;
 }
 
+/* A zip holding a collection (superpmi.py's X.mch.zip): its member, read through. */
+static int print_zip(const char *path)
+{
+    mcs_zip_summary z;
+    if (mcs_zip_scan(path, &z) != 0)
+        return MCS_EXIT_FAIL;
+    printf("file:          %s\nformat:        zip, member %s (%s, %" PRIu64 " bytes stored)\n",
+           path, z.member, z.method, z.stored);
+    print_numbers(z.contexts, 1, z.contexts);
+    printf("size:          %" PRIu64 " bytes (the member)\n", z.size);
+    print_jit_ee(z.jit_ee, z.jit_ee_how);
+    return MCS_EXIT_OK;
+}
+
 int cmd_info(int argc, char **argv)
 {
     bool chunks = false;
@@ -113,6 +143,8 @@ int cmd_info(int argc, char **argv)
     mcs_input in;
     if (mcs_parse_args(argc, argv, &usage_info, opts, pos, 1, 1) < 0)
         return MCS_EXIT_USAGE;
+    if (tool_is_zip(pos[0]))
+        return print_zip(pos[0]);
     if (mcs_input_open(&in, pos[0]) != 0)
         return MCS_EXIT_FAIL;
     int rc = 0;
@@ -121,7 +153,7 @@ int cmd_info(int argc, char **argv)
     else
         rc = print_mch(&in);
     if (rc == 0)
-        print_jit_ee(&in);
+        print_jit_ee(in.jit_ee, in.jit_ee_how);
     if (in.archive && chunks)
         print_chunks(in.archive);
     mcs_input_close(&in);

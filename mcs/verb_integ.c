@@ -11,8 +11,8 @@ const mcs_usage usage_integ = {
     "packet id once, known packets with their table's key and value sizes, every pool made of\n"
     "whole chunks, keys in increasing memcmp order, pool indexes of known layouts at chunk\n"
     "starts. Unlike SuperPMI's mcs, a damaged context is an error: its number and byte offset\n"
-    "are printed and mcs exits 1. A packet id the table does not know (see -printJITEEVersion)\n"
-    "is a warning with the number of contexts holding it; with --strict, an error.\n"};
+    "are printed and mcs exits 1. A packet id the table does not know (see -printJITEEVersion\n"
+    "--list) is a warning with the number of contexts holding it; with --strict, an error.\n"};
 
 int mcs_check_contexts(mcs_input *in, const char *what, bool strict, uint64_t *checked)
 {

@@ -1,16 +1,23 @@
-/* verb_jiteeversion.c - mcs -printJITEEVersion: a collection's JIT-EE version GUID, or the
- * versions mcz knows. */
+/* verb_jiteeversion.c - mcs -printJITEEVersion: the JIT-EE version GUID a collection records,
+ * or the one the user gave; --list: the packet tables mcz knows. */
+#include <stdlib.h>
+
 #include "mcs_verbs.h"
 
+#define GUID_ENV "MCZ_JIT_EE_GUID"
+
 const mcs_usage usage_jiteeversion = {
-    "-printJITEEVersion [FILE]",
-    "print a collection's JIT-EE version GUID, or the versions mcz knows",
-    "With FILE: prints the GUID of the JIT-EE version FILE is read as (the one its archive\n"
-    "records, else the one its packets show, else the newest; --jit-ee overrides), one line\n"
-    "in lower case as SuperPMI's mcs prints the GUID it was built with, which superpmi.py\n"
-    "uses to name collection directories. A version whose GUID no source gives is an error.\n"
-    "Without FILE: one line per version mcz knows, oldest first: name, GUID (or \"unknown\")\n"
-    "and description. SuperPMI's verb takes no file: it prints its own build's GUID.\n"};
+    "-printJITEEVersion [FILE] [--jit-ee-guid GUID] [--list]",
+    "print the JIT-EE version GUID a collection records, or the one given",
+    "Prints one GUID, one line in lower case, as SuperPMI's mcs prints the one it was built\n"
+    "with (superpmi.py files collections under it). mcz's mcs is built for no JIT, so the\n"
+    "GUID is never guessed:\n"
+    "  FILE             the GUID the archive FILE records (-convert --jit-ee-guid); an MCH\n"
+    "                   file, or an archive recording none, is an error (exit 1)\n"
+    "  no FILE          --jit-ee-guid GUID, else the environment variable " GUID_ENV ";\n"
+    "                   neither given: one line on stderr, exit 1\n"
+    "  --list           instead, the JIT-EE versions whose packet tables mcz knows, oldest\n"
+    "                   first: name, GUID (or \"unknown\") and description (--jit-ee takes them)\n"};
 
 static void list_versions(void)
 {
@@ -27,28 +34,57 @@ static int print_guid_of(const char *path)
     mcs_input in;
     if (mcs_input_open(&in, path) != 0)
         return MCS_EXIT_FAIL;
-    const mcz_jit_ee *v = mcs_input_jit_ee(&in);
-    const char *guid = mcz_jit_ee_guid(v);
+    const char *guid = in.archive ? mcz_reader_jit_ee_guid(in.archive) : NULL;
     int rc = MCS_EXIT_OK;
-    if (guid) {
+    if (guid)
         printf("%s\n", guid);
-    } else {
-        tool_error("%s: JIT-EE version %s (%s): no source mcz was built from gives its GUID",
-                   in.path, mcz_jit_ee_name(v), in.jit_ee_how);
+    else if (in.archive)
+        tool_error("%s: the archive records no JIT-EE GUID (-convert --jit-ee-guid records one)",
+                   in.path);
+    else
+        tool_error("%s: an MCH file records no JIT-EE GUID (-convert --jit-ee-guid records one "
+                   "in an archive)", in.path);
+    if (!guid)
         rc = MCS_EXIT_FAIL;
-    }
     mcs_input_close(&in);
     return rc;
 }
 
+/* The GUID the user gave: the option, else the environment. */
+static int print_given_guid(const char *option)
+{
+    const char *text = option ? option : getenv(GUID_ENV);
+    char guid[MCZ_GUID_TEXT_SIZE];
+    if (!text || !*text) {
+        tool_error("no JIT-EE GUID: mcz's mcs is built for no JIT (set " GUID_ENV
+                   " or give --jit-ee-guid)");
+        return MCS_EXIT_FAIL;
+    }
+    if (mcz_guid_canonical(text, guid) != MCZ_OK) {
+        tool_error("%s: '%s' is not a GUID (8-4-4-4-12 hex digits)",
+                   option ? "--jit-ee-guid" : GUID_ENV, text);
+        return option ? MCS_EXIT_USAGE : MCS_EXIT_FAIL;
+    }
+    printf("%s\n", guid);
+    return MCS_EXIT_OK;
+}
+
 int cmd_jiteeversion(int argc, char **argv)
 {
-    const char *pos[1];
-    int n = mcs_parse_args(argc, argv, &usage_jiteeversion, NULL, pos, 0, 1);
+    const char *pos[1], *given = NULL;
+    bool list = false;
+    const mcs_option opts[] = {{"--jit-ee-guid", &given, NULL},
+                               {"--list", NULL, &list},
+                               {NULL, NULL, NULL}};
+    int n = mcs_parse_args(argc, argv, &usage_jiteeversion, opts, pos, 0, 1);
     if (n < 0)
         return MCS_EXIT_USAGE;
-    if (n == 1)
-        return print_guid_of(pos[0]);
-    list_versions();
-    return MCS_EXIT_OK;
+    if (list + (n == 1) + (given != NULL) > 1)
+        return mcs_usage_error(&usage_jiteeversion, "FILE, --jit-ee-guid and --list exclude "
+                                                    "each other");
+    if (list) {
+        list_versions();
+        return MCS_EXIT_OK;
+    }
+    return n == 1 ? print_guid_of(pos[0]) : print_given_guid(given);
 }

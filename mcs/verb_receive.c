@@ -26,6 +26,7 @@ const mcs_usage usage_receive = {
 
 #define FRAME_MAGIC 0x184D2A5Cu
 #define HEADER_PAYLOAD 36u
+#define META_PAYLOAD 84u
 #define MAX_DICT_PAYLOAD (64u << 20)       /* far above any dictionary the writer trains */
 #define MAX_CHUNK_PAYLOAD (256u << 20)      /* 4 bytes a context of a 1 GiB chunk, and more */
 #define MAX_CHUNK_DATA ((1u << 30) + (64u << 20)) /* the largest chunk's data, compressed */
@@ -42,6 +43,8 @@ typedef struct receiver {
     uint32_t flags, chunk_target, dict_id, jit_ee_id;
     uint8_t *dict;
     uint32_t dict_len;
+    bool have_meta;
+    char guid[MCZ_GUID_TEXT_SIZE], os[MCZ_TARGET_TEXT_SIZE], arch[MCZ_TARGET_TEXT_SIZE];
     mcz_writer *w;
     uint64_t chunks, contexts;
 } receiver;
@@ -93,6 +96,9 @@ static int open_writer(receiver *r, uint32_t first_number)
     o.dict_len = r->dict_len;
     o.no_dict = !r->dict;
     o.jit_ee = mcz_jit_ee_by_id(r->jit_ee_id);
+    o.jit_ee_guid = r->guid[0] ? r->guid : NULL; /* the writer checks the texts */
+    o.target_os = r->os[0] ? r->os : NULL;
+    o.target_arch = r->arch[0] ? r->arch : NULL;
     mcz_diag d;
     r->w = mcz_writer_open(r->out_path, &o, &d);
     if (!r->w) {
@@ -135,7 +141,8 @@ static int take_header(receiver *r, uint64_t at, uint32_t payload)
 /* The dictionary frame (FORMAT.md §3); the writer checks the bytes are a zstd dictionary. */
 static int take_dict(receiver *r, uint64_t at, uint32_t payload)
 {
-    if (!(r->flags & 1u) || r->dict || r->w || payload < 28 || payload > MAX_DICT_PAYLOAD)
+    if (!(r->flags & 1u) || r->dict || r->w || r->have_meta || payload < 28 ||
+        payload > MAX_DICT_PAYLOAD)
         return bad_stream(at, "a dictionary frame where none belongs");
     if (read_more(r, 12, payload - 4) != 1)
         return -1;
@@ -147,6 +154,27 @@ static int take_dict(receiver *r, uint64_t at, uint32_t payload)
         return bad_stream(at, "out of memory");
     memcpy(r->dict, r->frame + 32, len);
     r->dict_len = len;
+    return 0;
+}
+
+/* Text field `width` bytes at p (zero-padded) into out (width + 1 bytes). */
+static void take_text(const uint8_t *p, size_t width, char *out)
+{
+    memcpy(out, p, width);
+    out[width] = '\0';
+}
+
+/* The metadata frame (FORMAT.md §2a), after the header and dictionary: what the output records. */
+static int take_meta(receiver *r, uint64_t at, uint32_t payload)
+{
+    if (r->have_meta || r->w || ((r->flags & 1u) && !r->dict) || payload != META_PAYLOAD)
+        return bad_stream(at, "a metadata frame out of place or of a bad size");
+    if (read_more(r, 12, payload - 4) != 1)
+        return -1;
+    take_text(r->frame + 16, MCZ_GUID_TEXT_SIZE - 1, r->guid);
+    take_text(r->frame + 52, MCZ_TARGET_TEXT_SIZE - 1, r->os);
+    take_text(r->frame + 68, MCZ_TARGET_TEXT_SIZE - 1, r->arch);
+    r->have_meta = true;
     return 0;
 }
 
@@ -207,6 +235,8 @@ static int receive_frames(receiver *r)
             rc = take_header(r, at, payload);
         else if (!memcmp(tag, "MCZD", 4))
             rc = take_dict(r, at, payload);
+        else if (!memcmp(tag, "MCZM", 4))
+            rc = take_meta(r, at, payload);
         else if (!memcmp(tag, "MCZC", 4) || !memcmp(tag, "MCZX", 4) || !memcmp(tag, "MCZP", 4) ||
                  !memcmp(tag, "MCZQ", 4))
             rc = take_chunk(r, at, payload);

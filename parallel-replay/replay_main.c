@@ -337,7 +337,7 @@ static int parse_option(int c, char *arg, options *o)
     case OPT_JIT_EE:
         if (!(o->jit_ee = mcz_jit_ee_find(arg)))
             return fail_usage("--jit-ee %s: not a JIT-EE version or GUID mcz knows (mcs "
-                              "-printJITEEVersion lists them)", arg);
+                              "-printJITEEVersion --list lists them)", arg);
         return -1;
     case OPT_UNIT_SIZE:
         if (tool_parse_count(arg, true, 1, UINT32_MAX, &o->unit_size) != MCZ_OK)

@@ -10,15 +10,26 @@
 #include "mcz_common.h"
 #include "reader_impl.h"
 
-/* Header and dictionary frames; sets r->data_start. */
-static int open_head(mcz_reader *r, mcz_diag *diag)
+/* The metadata frame, when one follows the header and dictionary; moves r->data_start past it,
+ * so no chunk may overlap it. */
+static int open_meta(mcz_reader *r, uint64_t index_offset, mcz_diag *diag)
+{
+    uint64_t frame_size;
+    int rc = mcz_arc_meta_decode(r->data, r->size, r->data_start, index_offset, &r->meta,
+                                 &frame_size, diag);
+    r->data_start += frame_size;
+    return rc;
+}
+
+/* Header, dictionary and metadata frames; sets r->data_start. */
+static int open_head(mcz_reader *r, uint64_t index_offset, mcz_diag *diag)
 {
     int rc = mcz_arc_header_decode(r->data, r->size, &r->header, diag);
     if (rc != MCZ_OK)
         return rc;
     r->data_start = MCZ_ARC_HEADER_SIZE;
     if (!(r->header.flags & MCZ_ARC_FLAG_HAS_DICT))
-        return MCZ_OK;
+        return open_meta(r, index_offset, diag);
     rc = mcz_arc_dict_decode(r->data, r->size, r->data_start, r->header.dict_id, &r->dict, diag);
     if (rc != MCZ_OK)
         return rc;
@@ -30,7 +41,7 @@ static int open_head(mcz_reader *r, mcz_diag *diag)
         return mcz_fail(diag, MCZ_EDICT, (int64_t)r->data_start, -1,
                         "dictionary: zstd cannot load it");
     r->data_start += r->dict.frame_size;
-    return MCZ_OK;
+    return open_meta(r, index_offset, diag);
 }
 
 /* Per-chunk positions of the first context and of the raw bytes (for chunk_of and offsets). */
@@ -54,12 +65,32 @@ static int build_bases(mcz_reader *r, mcz_diag *diag)
     return MCZ_OK;
 }
 
+/* What lies between the head (header, dictionary, metadata) and the first chunk, or the index
+ * of an empty archive: nothing, or the zeros of a hole a rolling writer punched. An mcz frame
+ * there is one the index does not know: a metadata frame whose tag was damaged into a chunk's,
+ * which must not pass for no frame (FORMAT.md §2a). */
+static int check_head_gap(const mcz_reader *r, uint64_t index_offset, mcz_diag *diag)
+{
+    uint64_t end = index_offset;
+    if (r->index.chunk_count) {
+        mcz_chunk_info first;
+        mcz_arc_index_chunk(&r->index, 0, &first);
+        end = first.offset;
+    }
+    if (end > r->data_start && mcz_fits(r->size, r->data_start, 4) &&
+        mcz_get_le32(r->data + r->data_start) == MCZ_ARC_SKIP_MAGIC)
+        return mcz_fail(diag, MCZ_ECORRUPT, (int64_t)r->data_start, -1,
+                        "metadata: an mcz frame the index does not know lies before the first "
+                        "chunk");
+    return MCZ_OK;
+}
+
 static int open_checked(mcz_reader *r, mcz_diag *diag)
 {
     mcz_arc_footer footer;
     int rc = mcz_arc_footer_decode(r->data, r->size, &footer, diag);
     if (rc == MCZ_OK)
-        rc = open_head(r, diag);
+        rc = open_head(r, footer.index_offset, diag);
     if (rc != MCZ_OK)
         return rc;
     if (r->data_start > footer.index_offset)
@@ -67,6 +98,8 @@ static int open_checked(mcz_reader *r, mcz_diag *diag)
                         "index at %llu overlaps the header",
                         (unsigned long long)footer.index_offset);
     rc = mcz_arc_index_decode(r->data, r->size, &footer, r->data_start, &r->index, diag);
+    if (rc == MCZ_OK)
+        rc = check_head_gap(r, footer.index_offset, diag);
     return rc == MCZ_OK ? build_bases(r, diag) : rc;
 }
 
@@ -124,6 +157,19 @@ const mcz_jit_ee *mcz_reader_jit_ee(const mcz_reader *r)
 const mcz_jit_ee *mcz_reader_hash_jit_ee(const mcz_reader *r)
 {
     return r ? mcz_arc_hash_jit_ee(&r->header) : NULL;
+}
+
+const char *mcz_reader_jit_ee_guid(const mcz_reader *r)
+{
+    return r && r->meta.guid[0] ? r->meta.guid : NULL;
+}
+
+void mcz_reader_target(const mcz_reader *r, const char **os, const char **arch)
+{
+    if (os)
+        *os = r && r->meta.os[0] ? r->meta.os : NULL;
+    if (arch)
+        *arch = r && r->meta.arch[0] ? r->meta.arch : NULL;
 }
 
 void mcz_reader_get_info(const mcz_reader *r, mcz_archive_info *out)

@@ -18,7 +18,8 @@ struct mcz_reader {
     mcz_arc_header header;
     mcz_arc_dict dict;       /* size 0 when none */
     ZSTD_DDict *ddict;       /* shared read-only by every cursor */
-    uint64_t data_start;     /* first byte after the header and dictionary frames */
+    mcz_arc_meta meta;       /* the metadata frame's fields; empty when there is none */
+    uint64_t data_start;     /* first byte after the header, dictionary and metadata frames */
     mcz_arc_index index;
     uint32_t *context_base;  /* per chunk: position of its first context in the index */
     uint64_t *raw_base;      /* per chunk: its offset in the equivalent MCH */

@@ -32,6 +32,7 @@ typedef struct recovery {
     const uint8_t *dict_head;  /* the dictionary frame's head, NULL without a dictionary */
     uint8_t *dict_copy;        /* an image's dictionary frame, assembled (owned) */
     mcz_arc_dict dict;
+    const uint8_t *meta_frame; /* the metadata frame that verified (FORMAT.md §2a), or NULL */
     ZSTD_DDict *ddict;
     ZSTD_DCtx *dctx;
     mcz_arc_buffer buf;
@@ -100,6 +101,19 @@ static int use_dict(recovery *r, mcz_diag *diag)
     return MCZ_OK;
 }
 
+/* The metadata frame at off, kept when it verifies (a damaged one is left out: the chunks do
+ * not need it). Returns its size, 0 when none is kept. */
+static uint64_t take_meta(recovery *r, uint64_t off)
+{
+    mcz_arc_meta meta;
+    uint64_t frame_size;
+    if (mcz_arc_meta_decode(r->data, r->size, off, off, &meta, &frame_size, NULL) != MCZ_OK ||
+        frame_size == 0)
+        return 0;
+    r->meta_frame = r->data + off;
+    return frame_size;
+}
+
 /* Archive: header and dictionary must be intact at the start, without them no chunk can be
  * decoded. *data_start: where the chunks begin. */
 static int recover_head(recovery *r, uint64_t *data_start, mcz_diag *diag)
@@ -108,15 +122,27 @@ static int recover_head(recovery *r, uint64_t *data_start, mcz_diag *diag)
     if (rc != MCZ_OK)
         return rc;
     *data_start = MCZ_ARC_HEADER_SIZE;
-    if (!(r->header.flags & MCZ_ARC_FLAG_HAS_DICT))
-        return MCZ_OK;
-    rc = mcz_arc_dict_decode(r->data, r->size, *data_start, r->header.dict_id, &r->dict,
-                             diag);
-    if (rc != MCZ_OK)
-        return rc;
-    r->dict_head = r->data + *data_start;
-    *data_start += r->dict.frame_size;
-    return use_dict(r, diag);
+    if (r->header.flags & MCZ_ARC_FLAG_HAS_DICT) {
+        rc = mcz_arc_dict_decode(r->data, r->size, *data_start, r->header.dict_id, &r->dict,
+                                 diag);
+        if (rc != MCZ_OK)
+            return rc;
+        r->dict_head = r->data + *data_start;
+        *data_start += r->dict.frame_size;
+        rc = use_dict(r, diag);
+    }
+    *data_start += take_meta(r, *data_start);
+    return rc;
+}
+
+/* An image's metadata frame: the first that verifies, wherever it lies (a writer keeps it in
+ * a buffer of its own). */
+static void image_meta(recovery *r)
+{
+    for (uint64_t at = next_frame(r, 0, MCZ_ARC_TAG_META); at < r->size;
+         at = next_frame(r, at + 1, MCZ_ARC_TAG_META))
+        if (take_meta(r, at))
+            return;
 }
 
 /* ---- Memory images ---- */
@@ -354,7 +380,8 @@ static int scan_image(recovery *r)
     return rc == MCZ_OK ? keep_found(r) : rc;
 }
 
-/* The header frame and, with a dictionary, the dictionary frame, wherever they were found. */
+/* The header frame, with a dictionary the dictionary frame, and the metadata frame if one
+ * verified, wherever they were found. */
 static int write_head(recovery *r)
 {
     int rc = mcz_outfile_write(r->out, r->data + r->header_at, MCZ_ARC_HEADER_SIZE);
@@ -362,6 +389,8 @@ static int write_head(recovery *r)
         rc = mcz_outfile_write(r->out, r->dict_head, MCZ_ARC_DICT_HEAD);
     if (rc == MCZ_OK && r->dict_head)
         rc = mcz_outfile_write(r->out, r->dict.bytes, r->dict.size);
+    if (rc == MCZ_OK && r->meta_frame)
+        rc = mcz_outfile_write(r->out, r->meta_frame, MCZ_ARC_META_SIZE);
     return rc;
 }
 
@@ -405,6 +434,8 @@ static int run_recovery(recovery *r, const char *out_path, mcz_diag *diag)
     int rc = r->report.image ? image_head(r, diag) : recover_head(r, &data_start, diag);
     if (rc != MCZ_OK)
         return rc;
+    if (r->report.image)
+        image_meta(r);
     r->dctx = ZSTD_createDCtx();
     r->out = r->dctx ? mcz_outfile_open(out_path, diag) : NULL;
     if (!r->out)

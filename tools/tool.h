@@ -71,6 +71,29 @@ const char *tool_where_text(const tool_where *w, const mcz_diag *d, char *buf, s
 /* A library message that begins with file `from` (a spooled copy of "-") names `to` instead. */
 void tool_diag_rename(mcz_diag *d, const char *from, const char *to);
 
+/* ---- A collection in a zip (tool_zip.c) ---- */
+
+/* The .mch member of a zip file (superpmi.py's store: one member <name>.mch, deflated),
+ * read in order, inflated as it is read: nothing is unpacked to disk or held whole. */
+typedef struct tool_zip tool_zip;
+/* True when path is a regular file that begins as a zip does (PK\3\4, or PK\5\6 when empty),
+ * whatever its name. */
+bool tool_is_zip(const char *path);
+/* Opens the zip's one member named *.mch; NULL with err naming the file (and the members) when
+ * the zip cannot be read, holds none or several, or the member is encrypted or compressed with
+ * a method libzip lacks. */
+tool_zip *tool_zip_open(const char *path, char err[TOOL_ERROR_SIZE]);
+const char *tool_zip_member(const tool_zip *z);
+/* The member's uncompressed size, as the zip's directory states it. */
+uint64_t tool_zip_size(const tool_zip *z);
+/* Its compressed size and method ("deflate", "stored", ...). */
+uint64_t tool_zip_stored_size(const tool_zip *z);
+const char *tool_zip_method(const tool_zip *z);
+/* Reads up to len bytes of the member: fewer only at its end; -1 with err naming the file, the
+ * member and the offset in it (damaged data, a CRC-32 that does not match at the end). */
+int64_t tool_zip_read(tool_zip *z, void *buf, size_t len, char err[TOOL_ERROR_SIZE]);
+void tool_zip_close(tool_zip *z); /* accepts NULL */
+
 /* ---- Progress (tool_progress.c) ---- */
 
 /*

@@ -257,7 +257,7 @@ int mcz_wr_prepare_dict(mcz_writer *w, mcz_diag *d)
 void mcz_wr_publish_dict(mcz_writer *w)
 {
     if (w->mode != MCZ_WRITE_MEMORY && !atomic_load(&w->stream_gone))
-        w->stats.written_bytes += w->head_len + w->dict_len;
+        w->stats.written_bytes += MCZ_WR_DATA_START(w);
     w->dirty = w->mode == MCZ_WRITE_LIVE; /* the first checkpoint makes the file an archive */
     atomic_store(&w->dict_ready, true);
     pthread_cond_broadcast(&w->work);

@@ -187,21 +187,26 @@ int mcz_wr_write_head(mcz_writer *w, mcz_diag *d)
 {
     if (w->mode == MCZ_WRITE_STREAM) {
         if (stream_send(w, w->head, w->head_len) != MCZ_OK ||
-            stream_send(w, w->dict, w->dict_len) != MCZ_OK)
+            stream_send(w, w->dict, w->dict_len) != MCZ_OK ||
+            stream_send(w, w->meta, w->meta_len) != MCZ_OK)
             stream_lost(w, 0); /* not the writer's error: the chunks stay queued */
-        w->end = w->head_len + w->dict_len;
+        w->end = MCZ_WR_DATA_START(w);
         return MCZ_OK;
     }
     if (w->mode == MCZ_WRITE_LIVE) {
         if (write_fully(w->fd, w->head, w->head_len, 0) != MCZ_OK ||
-            write_fully(w->fd, w->dict, w->dict_len, (int64_t)w->head_len) != MCZ_OK)
+            write_fully(w->fd, w->dict, w->dict_len, (int64_t)w->head_len) != MCZ_OK ||
+            write_fully(w->fd, w->meta, w->meta_len, (int64_t)(w->head_len + w->dict_len)) !=
+                MCZ_OK)
             return live_failure(w, d, 0, "write");
-        w->end = w->punched = w->head_len + w->dict_len;
+        w->end = w->punched = MCZ_WR_DATA_START(w);
         return MCZ_OK;
     }
     int rc = mcz_outfile_write(w->out, w->head, w->head_len);
     if (rc == MCZ_OK)
         rc = mcz_outfile_write(w->out, w->dict, w->dict_len);
+    if (rc == MCZ_OK)
+        rc = mcz_outfile_write(w->out, w->meta, w->meta_len);
     return rc == MCZ_OK ? MCZ_OK : atomic_failure(w, d, rc, 0, -1, "archive write");
 }
 
@@ -298,8 +303,9 @@ static int release_discarded(mcz_writer *w, chunk *gone, mcz_diag *d)
         while (last->next)
             last = last->next;
         /* From the start of the block holding the hole's end, so a block that chunks smaller
-         * than a block left partly punched is freed too; never into the header and dictionary. */
-        uint64_t end = last->offset + last->frames_len, data_start = w->head_len + w->dict_len;
+         * than a block left partly punched is freed too; never into the header, dictionary
+         * and metadata. */
+        uint64_t end = last->offset + last->frames_len, data_start = MCZ_WR_DATA_START(w);
         uint64_t from = w->punched - w->punched % HOLE_BLOCK;
         from = from < data_start ? data_start : from;
         if (fallocate(w->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)from,
@@ -619,7 +625,7 @@ typedef int (*index_encoder)(uint32_t, uint32_t, bool, mcz_arc_rows_fn, void *, 
                              mcz_arc_sink_fn, void *);
 
 /*
- * Header, dictionary, the k chunks from first laid back to back, index (through encode),
+ * Header, dictionary, metadata, the k chunks from first laid back to back, index (through encode),
  * footer. No allocation and no lock with mcz_arc_index_stream: async-signal-safe when sink is
  * and the chunks are in memory.
  */
@@ -629,7 +635,9 @@ static int emit_archive(const mcz_writer *w, chunk *first, uint32_t k, uint32_t 
     int rc = sink(arg, w->head, w->head_len);
     if (rc == MCZ_OK && w->dict_len)
         rc = sink(arg, w->dict, w->dict_len);
-    uint64_t data_start = w->head_len + w->dict_len, end = data_start;
+    if (rc == MCZ_OK && w->meta_len)
+        rc = sink(arg, w->meta, w->meta_len);
+    uint64_t data_start = MCZ_WR_DATA_START(w), end = data_start;
     const chunk *c = first;
     for (uint32_t i = 0; i < k && rc == MCZ_OK; i++) {
         rc = emit_chunk(w, c, sink, arg);

@@ -607,6 +607,15 @@ static int resolve_options(mcz_writer *w, const mcz_writer_options *opt, mcz_dia
     resolve_collector_options(w, opt);
     if (!options_valid(w, opt))
         return mcz_fail(diag, MCZ_EINVAL, -1, -1, "mcz_writer_open: bad options");
+    mcz_arc_meta meta;
+    int rc = mcz_arc_meta_from_text(opt->jit_ee_guid, opt->target_os, opt->target_arch, &meta,
+                                    diag);
+    if (rc != MCZ_OK)
+        return rc;
+    if (!mcz_arc_meta_empty(&meta)) {
+        mcz_arc_meta_encode(&meta, w->meta);
+        w->meta_len = MCZ_ARC_META_SIZE;
+    }
     if (opt->dict) {
         w->dict = malloc(opt->dict_len);
         if (!w->dict)
@@ -669,6 +678,7 @@ static void writer_free(mcz_writer *w)
     mcz_outfile_abort(w->out);
     ZSTD_freeCDict(w->cdict);
     memset(w->head, 0, sizeof w->head); /* no header of a closed writer in a later core dump */
+    memset(w->meta, 0, sizeof w->meta);
     free(w->dict);
     if (w->fd >= 0)
         close(w->fd);

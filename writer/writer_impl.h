@@ -92,6 +92,8 @@ struct mcz_writer {
     ZSTD_CDict *cdict;
     uint8_t head[WRITER_HEAD_MAX]; /* header frame (+ dictionary frame head); dict bytes follow */
     size_t head_len;
+    uint8_t meta[MCZ_ARC_META_SIZE]; /* the metadata frame, after the dictionary (FORMAT.md §2a) */
+    size_t meta_len;                 /* 0: nothing recorded, no frame */
 
     /* Queue: sealed chunks until they reach the output. */
     chunk *open;           /* being filled */
@@ -174,6 +176,9 @@ int mcz_wr_setup_cctx(const mcz_writer *w, ZSTD_CCtx *cctx);
 /* Allocates and fills c->identity and c->dedup (FORMAT.md §5) from raw, the c->count contexts
  * of c->lengths back to back. */
 int mcz_wr_hash_contexts(const mcz_jit_ee *v, chunk *c, const uint8_t *raw, mcz_diag *d);
+
+/* Where the chunks begin: after the header, dictionary and metadata frames. */
+#define MCZ_WR_DATA_START(w) ((uint64_t)(w)->head_len + (w)->dict_len + (w)->meta_len)
 
 /* The raw buffer's capacity: a whole chunk at once, so no append grows it (up to 16 MiB). */
 #define MCZ_WR_CHUNK_CAP(w) ((w)->chunk_size < (16u << 20) ? (w)->chunk_size : (16u << 20))

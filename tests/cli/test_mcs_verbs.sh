@@ -214,7 +214,7 @@ for g in g.dumpmap.csv g.stat.csv g.jitflags.txt g.dumptoc.txt; do
     same "golden $g" "$G/$g" "$T/$g"
 done
 
-ok_run "-printJITEEVersion" "$M" -printJITEEVersion
-contains "-printJITEEVersion lists the versions with their GUIDs" "$T/out" "28808a0e-5dc5-48bd-a7eb-27def284eff0"
+ok_run "-printJITEEVersion --list" "$M" -printJITEEVersion --list
+contains "-printJITEEVersion --list lists the versions with their GUIDs" "$T/out" "28808a0e-5dc5-48bd-a7eb-27def284eff0"
 
 cli_done

@@ -1,9 +1,9 @@
 /*
  * fuzz_index.c - the archive reader on hostile bytes. The input is a whole .mcz image: it is
  * opened from memory (the validation mcz_reader_open runs), and when it opens, every query is
- * made: info, every chunk entry, the chunk of every number, stored hashes (or their absence),
- * every context through a cursor, and deep verification. Nothing may crash or read outside the
- * input.
+ * made: info, the recorded metadata, every chunk entry, the chunk of every number, stored
+ * hashes (or their absence), every context through a cursor, and deep verification. Nothing
+ * may crash or read outside the input.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -59,6 +59,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         const void *dict;
         size_t dict_len;
         mcz_reader_dict(r, &dict, &dict_len);
+        char guid[MCZ_GUID_TEXT_SIZE];
+        const char *recorded = mcz_reader_jit_ee_guid(r), *os, *arch;
+        mcz_reader_target(r, &os, &arch);
+        /* what an archive that opened records is canonical (FORMAT.md §2a) */
+        if (recorded && (mcz_guid_canonical(recorded, guid) != MCZ_OK || strcmp(guid, recorded)))
+            abort();
+        if ((os && !*os) || (arch && !*arch))
+            abort();
         mcz_cursor *cur = mcz_cursor_create(r);
         for (uint64_t i = 0; cur && i < info.chunks; i++)
             walk_chunk(r, cur, i);
