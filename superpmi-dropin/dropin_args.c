@@ -255,6 +255,10 @@ int dropin_translate(int argc, char **argv, const dropin_cmd *cmd, const char *r
     if (rc == 0) {
         dropin_words_add(out, replay);
         dropin_words_add(out, "-q");
+        /* superpmi itself numbers each unit's contexts globally (a table of the unit's global
+         * numbers, -c them), so the JIT is told the number it would be over the .mch;
+         * mcz-replay falls back on renumbering for a superpmi that reads no table */
+        dropin_words_add(out, "--exec-toc");
         add2(out, "-j", workers);
         for (size_t k = 0; k < opts.count; k++)
             dropin_words_add(out, opts.word[k]);

@@ -150,45 +150,45 @@ tr_check() {
     words "$name: traced" "$T/trace" "$MCZ_REPLAY" "$@"
     words "$name: run" "$T/argv" "$@"
 }
-tr_check "no switch" jit.so x.mch -- -q -j 1 --exec-word "$R" --exec-word jit.so -- x.mch
-tr_check "-p" -p jit.so x.mch -- -q -j "$NCPU" --exec-word "$R" --exec-word jit.so -- x.mch
-tr_check "-p 3" -p 3 jit.so x.mch -- -q -j 3 --exec-word "$R" --exec-word jit.so -- x.mch
-tr_check "-PARA 007" -PARA 007 jit.so x.mch -- -q -j 7 --exec-word "$R" --exec-word jit.so -- x.mch
-tr_check "-c" -c 1-5,9 jit.so x.mch -- -q -j 1 -c 1-5,9 --exec-word "$R" --exec-word jit.so -- x.mch
-tr_check "-compile" -compile 3 jit.so x.mch -- -q -j 1 -c 3 --exec-word "$R" --exec-word jit.so -- x.mch
-tr_check "-f" -f "f 1.mcl" jit.so x.mch -- -q -j 1 -f "f 1.mcl" --exec-word "$R" --exec-word jit.so -- x.mch
-tr_check "-failingMCList" -FailingMCList f.mcl jit.so x.mch -- -q -j 1 -f f.mcl --exec-word "$R" --exec-word jit.so -- x.mch
-tr_check "-details" -details d.csv jit.so x.mch -- -q -j 1 --details d.csv --exec-word "$R" --exec-word jit.so -- x.mch
-tr_check "-d" -d d.csv jit.so x.mch -- -q -j 1 --details d.csv --exec-word "$R" --exec-word jit.so -- x.mch
-tr_check "-r" -r rep jit.so x.mch -- -q -j 1 --repro rep --exec-word "$R" --exec-word jit.so -- x.mch
+tr_check "no switch" jit.so x.mch -- -q --exec-toc -j 1 --exec-word "$R" --exec-word jit.so -- x.mch
+tr_check "-p" -p jit.so x.mch -- -q --exec-toc -j "$NCPU" --exec-word "$R" --exec-word jit.so -- x.mch
+tr_check "-p 3" -p 3 jit.so x.mch -- -q --exec-toc -j 3 --exec-word "$R" --exec-word jit.so -- x.mch
+tr_check "-PARA 007" -PARA 007 jit.so x.mch -- -q --exec-toc -j 7 --exec-word "$R" --exec-word jit.so -- x.mch
+tr_check "-c" -c 1-5,9 jit.so x.mch -- -q --exec-toc -j 1 -c 1-5,9 --exec-word "$R" --exec-word jit.so -- x.mch
+tr_check "-compile" -compile 3 jit.so x.mch -- -q --exec-toc -j 1 -c 3 --exec-word "$R" --exec-word jit.so -- x.mch
+tr_check "-f" -f "f 1.mcl" jit.so x.mch -- -q --exec-toc -j 1 -f "f 1.mcl" --exec-word "$R" --exec-word jit.so -- x.mch
+tr_check "-failingMCList" -FailingMCList f.mcl jit.so x.mch -- -q --exec-toc -j 1 -f f.mcl --exec-word "$R" --exec-word jit.so -- x.mch
+tr_check "-details" -details d.csv jit.so x.mch -- -q --exec-toc -j 1 --details d.csv --exec-word "$R" --exec-word jit.so -- x.mch
+tr_check "-d" -d d.csv jit.so x.mch -- -q --exec-toc -j 1 --details d.csv --exec-word "$R" --exec-word jit.so -- x.mch
+tr_check "-r" -r rep jit.so x.mch -- -q --exec-toc -j 1 --repro rep --exec-word "$R" --exec-word jit.so -- x.mch
 tr_check "-r with -c: no repro (superpmi writes none)" -r rep -c 2 jit.so x.mch -- \
-    -q -j 1 -c 2 --exec-word "$R" --exec-word jit.so -- x.mch
-tr_check "-failureLimit" -failureLimit 5 jit.so x.mch -- -q -j 1 --failure-limit 5 --exec-word "$R" --exec-word jit.so -- x.mch
-tr_check "-v" -v ewi jit.so x.mch -- -q -j 1 --verbosity ewi --exec-word "$R" --exec-word -v --exec-word ewi --exec-word jit.so -- x.mch
-tr_check "-skipCleanup" -p 2 -skipCleanup jit.so x.mch -- -q -j 2 --exec-word "$R" --exec-word jit.so -- x.mch
-tr_check "-load" jit.so -load x.mch -- -q -j 1 --exec-word "$R" --exec-word jit.so -- x.mch
-tr_check "the last input named wins, as in superpmi" a.mch jit.so x.mch -- -q -j 1 --exec-word "$R" --exec-word jit.so -- x.mch
+    -q --exec-toc -j 1 -c 2 --exec-word "$R" --exec-word jit.so -- x.mch
+tr_check "-failureLimit" -failureLimit 5 jit.so x.mch -- -q --exec-toc -j 1 --failure-limit 5 --exec-word "$R" --exec-word jit.so -- x.mch
+tr_check "-v" -v ewi jit.so x.mch -- -q --exec-toc -j 1 --verbosity ewi --exec-word "$R" --exec-word -v --exec-word ewi --exec-word jit.so -- x.mch
+tr_check "-skipCleanup" -p 2 -skipCleanup jit.so x.mch -- -q --exec-toc -j 2 --exec-word "$R" --exec-word jit.so -- x.mch
+tr_check "-load" jit.so -load x.mch -- -q --exec-toc -j 1 --exec-word "$R" --exec-word jit.so -- x.mch
+tr_check "the last input named wins, as in superpmi" a.mch jit.so x.mch -- -q --exec-toc -j 1 --exec-word "$R" --exec-word jit.so -- x.mch
 cp x.mch y.mcz
-tr_check "an archive named .mcz" jit.so y.mcz -- -q -j 1 --exec-word "$R" --exec-word jit.so -- y.mcz
-tr_check "-jit, a JIT path with a blank" -jit "my jit.so" x.mch -- -q -j 1 --exec-word "$R" --exec-word -jit --exec-word "my jit.so" -- x.mch
+tr_check "an archive named .mcz" jit.so y.mcz -- -q --exec-toc -j 1 --exec-word "$R" --exec-word jit.so -- y.mcz
+tr_check "-jit, a JIT path with a blank" -jit "my jit.so" x.mch -- -q --exec-toc -j 1 --exec-word "$R" --exec-word -jit --exec-word "my jit.so" -- x.mch
 tr_check "other switches to the real superpmi, in order" \
     -a -target x64 -jitoption force K=V -jit2option K#2 -boe -boa -box -ignoreStoredConfig \
     -coredistools -repeatCount 2 -jito f K=1 base.so diff.so x.mch -- \
-    -q -j 1 --exec-word "$R" --exec-word -a --exec-word -target --exec-word x64 \
+    -q --exec-toc -j 1 --exec-word "$R" --exec-word -a --exec-word -target --exec-word x64 \
     --exec-word -jitoption --exec-word force --exec-word K=V --exec-word -jit2option \
     --exec-word K#2 --exec-word -boe --exec-word -boa --exec-word -box \
     --exec-word -ignoreStoredConfig --exec-word -coredistools --exec-word -repeatCount \
     --exec-word 2 --exec-word -jito --exec-word f --exec-word K=1 --exec-word base.so \
     --exec-word diff.so -- x.mch
 tr_check "-matchHash (by content: the same in a unit)" -m 0123456789abcdef0123456789abcdef jit.so x.mch -- \
-    -q -j 1 --exec-word "$R" --exec-word -m --exec-word 0123456789abcdef0123456789abcdef --exec-word jit.so -- x.mch
+    -q --exec-toc -j 1 --exec-word "$R" --exec-word -m --exec-word 0123456789abcdef0123456789abcdef --exec-word jit.so -- x.mch
 # superpmi.py's replay and asm diffs command lines (superpmi.py replay, replay_with_asm_diffs)
 tr_check "superpmi.py replay" -v ewi -r "$T/repro" -p 4 -f "$T/fail.mcl" -details "$T/d.csv" \
-    jit.so x.mch -- -q -j 4 --verbosity ewi --repro "$T/repro" -f "$T/fail.mcl" \
+    jit.so x.mch -- -q --exec-toc -j 4 --verbosity ewi --repro "$T/repro" -f "$T/fail.mcl" \
     --details "$T/d.csv" --exec-word "$R" --exec-word -v --exec-word ewi --exec-word jit.so -- x.mch
 tr_check "superpmi.py asmdiffs" -a -v ewi -f fail.mcl -details d.csv -jitoption force \
     JitEnableNoWayAssert=1 -jit2option force JitEnableNoWayAssert=1 -p base.so diff.so x.mch -- \
-    -q -j "$NCPU" --verbosity ewi -f fail.mcl --details d.csv --exec-word "$R" --exec-word -a \
+    -q --exec-toc -j "$NCPU" --verbosity ewi -f fail.mcl --details d.csv --exec-word "$R" --exec-word -a \
     --exec-word -v --exec-word ewi --exec-word -jitoption --exec-word force \
     --exec-word JitEnableNoWayAssert=1 --exec-word -jit2option --exec-word force \
     --exec-word JitEnableNoWayAssert=1 --exec-word base.so --exec-word diff.so -- x.mch
