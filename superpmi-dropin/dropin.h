@@ -66,7 +66,12 @@ char *dropin_join(const char *dir, const char *name);
 
 /* ---- Installing into a Core_Root (dropin_install.c) ---- */
 
-int dropin_install(const char *dir);
+/* Beside the installed copy: the absolute path of the mcz-replay it runs, found when it was
+ * installed (a Core_Root holds no mcz-replay, and superpmi.py's PATH need not either). */
+#define DROPIN_REPLAY_NOTE "superpmi.mcz-replay"
+
+/* argv0: the installing program's, to find the mcz-replay to record. */
+int dropin_install(const char *dir, const char *argv0);
 int dropin_uninstall(const char *dir);
 /* 1 when the file at path is a copy of mcz-superpmi (any version), 0 when not, -1 when it
  * cannot be read (errno set). */

@@ -144,6 +144,28 @@ static char *replay_in(const char *dir)
     return NULL;
 }
 
+/* The mcz-replay that --install recorded in DIR/superpmi.mcz-replay (its absolute path, one
+ * line), when it is still an executable file. */
+static char *replay_recorded(const char *dir)
+{
+    if (!dir)
+        return NULL;
+    char *note = dropin_join(dir, DROPIN_REPLAY_NOTE);
+    FILE *f = note ? fopen(note, "re") : NULL;
+    free(note);
+    if (!f)
+        return NULL;
+    char line[PATH_MAX + 2];
+    char *found = NULL;
+    if (fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\n")] = '\0';
+        if (line[0] == '/' && is_executable_file(line))
+            found = strdup(line);
+    }
+    fclose(f);
+    return found;
+}
+
 int dropin_find_replay(const char *argv0, char **path)
 {
     const char *env = getenv("MCZ_REPLAY");
@@ -157,6 +179,8 @@ int dropin_find_replay(const char *argv0, char **path)
     }
     char *dir = dropin_run_dir(argv0);
     char *found = replay_in(dir);
+    if (!found) /* a copy installed in a Core_Root: the one recorded then */
+        found = replay_recorded(dir);
     if (!found && dir) { /* a link to mcz-superpmi: beside its target */
         char *self = dropin_join(dir, strrchr(argv0, '/') ? strrchr(argv0, '/') + 1 : argv0);
         char resolved[PATH_MAX];

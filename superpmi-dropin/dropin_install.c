@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -177,7 +178,28 @@ static int place_copy(const char *dir, const char *spmi, const char *real, bool 
     return 0;
 }
 
-int dropin_install(const char *dir)
+/* Records in DIR the absolute path of the mcz-replay the installing program runs; a failure
+ * is said (the copy then needs mcz-replay on PATH or MCZ_REPLAY) but does not undo the install. */
+static void record_replay(const char *dir, const char *argv0)
+{
+    char *replay = NULL, resolved[PATH_MAX];
+    char *note = dropin_join(dir, DROPIN_REPLAY_NOTE);
+    FILE *f = NULL;
+    if (dropin_find_replay(argv0, &replay) == 0 && realpath(replay, resolved) &&
+        (f = fopen(note, "we")) && fprintf(f, "%s\n", resolved) > 0 && fclose(f) == 0) {
+        f = NULL;
+        printf("%s: runs %s\n", note, resolved);
+    } else {
+        tool_warn("%s: cannot record where mcz-replay is (%s): the installed copy will look "
+                  "for it on PATH or in MCZ_REPLAY", note, strerror(errno));
+    }
+    if (f)
+        fclose(f);
+    free(replay);
+    free(note);
+}
+
+int dropin_install(const char *dir, const char *argv0)
 {
     char *spmi = dropin_join(dir, "superpmi"), *real = dropin_join(dir, "superpmi.real");
     int rc = DROPIN_FATAL, ours = -1;
@@ -193,9 +215,11 @@ int dropin_install(const char *dir)
                    "one?): move one of them away, then install again", real, spmi);
     } else {
         rc = place_copy(dir, spmi, real, !ours);
-        if (rc == 0)
+        if (rc == 0) {
             printf("%s: mcz-superpmi %s; the real superpmi is %s\n", spmi,
                    ours ? "updated" : "installed", real);
+            record_replay(dir, argv0);
+        }
     }
 out:
     free(spmi);
@@ -218,6 +242,10 @@ int dropin_uninstall(const char *dir)
         tool_error("%s: %s", spmi, strerror(errno));
     else {
         printf("%s: the real superpmi restored\n", spmi);
+        char *note = dropin_join(dir, DROPIN_REPLAY_NOTE);
+        if (unlink(note) != 0 && errno != ENOENT)
+            tool_warn("%s: %s", note, strerror(errno));
+        free(note);
         rc = 0;
     }
 out:

@@ -132,7 +132,7 @@ int main(int argc, char **argv)
         return tool_close_stdout() == 0 ? 0 : DROPIN_FATAL;
     }
     if (argc == 3 && strcmp(argv[1], "--install") == 0)
-        return dropin_install(argv[2]);
+        return dropin_install(argv[2], argv[0]);
     if (argc == 3 && strcmp(argv[1], "--uninstall") == 0)
         return dropin_uninstall(argv[2]);
     if (argc >= 2 && (strcmp(argv[1], "--install") == 0 || strcmp(argv[1], "--uninstall") == 0)) {

@@ -40,11 +40,14 @@ same "--install: superpmi is a copy of mcz-superpmi" "$D" "$C/superpmi"
 ok_run "--install twice: done" "$D" --install "$C"
 same "--install twice: the real one kept" "$T/fake.orig" "$C/superpmi.real"
 same "--install twice: superpmi still mcz-superpmi" "$D" "$C/superpmi"
-ls -A "$C" >"$T/ls"; words "--install: no temporary left" "$T/ls" superpmi superpmi.real
+ls -A "$C" >"$T/ls"; words "--install: no temporary left" "$T/ls" superpmi superpmi.mcz-replay superpmi.real
+# the copy in Core_Root runs the mcz-replay recorded at install, found with no PATH and no
+# MCZ_REPLAY (superpmi.py's environment need not have bin/ on PATH)
+contains "--install: the mcz-replay to run recorded" "$C/superpmi.mcz-replay" "$(realpath "$BIN/mcz-replay")"
 
 ok_run "--uninstall: done" "$D" --uninstall "$C"
 same "--uninstall: the real superpmi back" "$T/fake.orig" "$C/superpmi"
-ls -A "$C" >"$T/ls"; words "--uninstall: superpmi.real gone" "$T/ls" superpmi
+ls -A "$C" >"$T/ls"; words "--uninstall: superpmi.real and the record gone" "$T/ls" superpmi
 FAIL_EXIT=255 fail_run "--uninstall of what is not installed: refused" "$D" --uninstall "$C"
 contains "--uninstall of what is not installed: says so" "$T/err" "$C/superpmi is not mcz-superpmi"
 same "--uninstall refused: nothing changed" "$T/fake.orig" "$C/superpmi"

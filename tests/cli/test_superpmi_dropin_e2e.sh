@@ -12,7 +12,10 @@ SP=$(cd "${BUILD:-build}" && pwd)/tests/spmi_today
 D="$BIN/mcz-superpmi"
 [ -x "$SP" ] || { fail "setup: $SP is built"; cli_done; exit; }
 command -v python3 >/dev/null || { fail "setup: python3"; cli_done; exit; }
-export MCZ_REPLAY="$BIN/mcz-replay"
+# No MCZ_REPLAY and no bin/ on PATH: the copy installed in Core_Root runs the mcz-replay that
+# --install recorded beside it, as it must under superpmi.py.
+unset MCZ_REPLAY
+case ":$PATH:" in *":$BIN:"*) PATH=$(echo "$PATH" | tr ':' '\n' | grep -vxF "$BIN" | paste -sd:) ;; esac
 
 "$BIN/mchgen" --seed 5 --contexts 400 --out "$T/a.mch" >/dev/null 2>&1
 "$BIN/mcs" -convert "$T/a.mch" "$T/a.mcz" --chunk-size 64K >/dev/null 2>&1
