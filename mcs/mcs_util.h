@@ -104,7 +104,8 @@ int mcs_usage_error(const mcs_usage *u, const char *fmt, ...) MCS_PRINTF(2, 3);
     "                      one it records or its packets show (mcs -printJITEEVersion\n"  \
     "                      --list lists them)\n"                                           \
     "  --force, -f         write binary output (an MCH file, an archive) to standard\n"   \
-    "                      output even when it is a terminal\n"
+    "                      output even when it is a terminal; write an archive under an\n" \
+    "                      .mch name (for superpmi.py and mcz-superpmi)\n"
 
 /* Prints a verb's full help on f. */
 void mcs_print_usage(FILE *f, const mcs_usage *u);

@@ -53,15 +53,19 @@ static int convert_options(const convert_args *a, mcz_writer_options *opt)
 }
 
 /* An archive under an .mch name would pass for an MCH file: refused unless the name is a
- * device or FIFO (a stream, whatever its name). Returns 0, or -1 after a usage error. */
+ * device or FIFO (a stream, whatever its name) or --force says it is meant (superpmi.py keeps
+ * only .mch names, and mcz-superpmi serves an archive whatever its name). Returns 0, or -1
+ * after a usage error. */
 static int archive_name_check(const char *out)
 {
     struct stat st;
-    if (!mcs_has_extension(out, ".mch") || (stat(out, &st) == 0 && !S_ISREG(st.st_mode)))
+    if (!mcs_has_extension(out, ".mch") || mcs_output_forced() ||
+        (stat(out, &st) == 0 && !S_ISREG(st.st_mode)))
         return 0;
     mcs_usage_error(&usage_convert,
                     "%s: an archive would be written under an .mch name; name it .mcz "
-                    "(-export writes an MCH file)", out);
+                    "(-export writes an MCH file), or give --force to keep it for "
+                    "superpmi.py and mcz-superpmi", out);
     return -1;
 }
 

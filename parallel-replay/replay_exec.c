@@ -143,25 +143,37 @@ static const char *const numbered_lines[] = {
     "INFO: HINT: to repro add '-c ",
 };
 
-/* Writes one line of the command's output to f, the unit's number in it made global. */
-static void write_line(FILE *f, const char *line, size_t len, const mcz_mc *ctx, size_t n)
+/* The context number a line of superpmi's names (the digits after one of numbered_lines), with
+ * where its digits start and how many there are; 0 when it names none. */
+static uint64_t line_number(const char *line, size_t len, size_t *at, size_t *digits)
 {
     for (size_t k = 0; k < sizeof numbered_lines / sizeof *numbered_lines; k++) {
         size_t plen = strlen(numbered_lines[k]);
         if (len <= plen || memcmp(line, numbered_lines[k], plen) != 0)
             continue;
-        size_t digits = 0;
-        uint64_t local = 0;
-        while (plen + digits < len && digits < 10 && line[plen + digits] >= '0' &&
-               line[plen + digits] <= '9')
-            local = local * 10 + (uint64_t)(line[plen + digits++] - '0');
-        if (digits && local >= 1 && local <= n) {
-            fprintf(f, "%.*s%u%.*s", (int)plen, line, ctx[local - 1].number,
-                    (int)(len - plen - digits), line + plen + digits);
-            return;
+        uint64_t number = 0;
+        size_t d = 0;
+        while (plen + d < len && d < 10 && line[plen + d] >= '0' && line[plen + d] <= '9')
+            number = number * 10 + (uint64_t)(line[plen + d++] - '0');
+        if (d) {
+            *at = plen;
+            *digits = d;
+            return number;
         }
     }
-    fwrite(line, 1, len, f);
+    return 0;
+}
+
+/* Writes one line of the command's output to f, the unit's number in it made global. */
+static void write_line(FILE *f, const char *line, size_t len, const mcz_mc *ctx, size_t n)
+{
+    size_t at, digits;
+    uint64_t local = line_number(line, len, &at, &digits);
+    if (local >= 1 && local <= n)
+        fprintf(f, "%.*s%u%.*s", (int)at, line, ctx[local - 1].number,
+                (int)(len - at - digits), line + at + digits);
+    else
+        fwrite(line, 1, len, f);
 }
 
 /* Copies the command's output file at path to f line by line, numbers made global when the
@@ -221,24 +233,98 @@ static void write_repros(const replay_config *cfg, const mcz_mc *ctx, const bool
     }
 }
 
-int replay_exec_output(const char *temp_dir, FILE *to)
+/* A run of output lines about one context: from a line naming it to the next line naming
+ * another (lines before the first named one go with the unit's first context). */
+typedef struct segment {
+    uint32_t number;
+    uint32_t group; /* superpmi -p N's worker: (number - 1) % N */
+    size_t seq;     /* order of appearance, to keep it among equals */
+    size_t from, len;
+} segment;
+
+static int segment_compare(const void *a, const void *b)
+{
+    const segment *x = a, *y = b;
+    if (x->group != y->group)
+        return x->group < y->group ? -1 : 1;
+    if (x->number != y->number)
+        return x->number < y->number ? -1 : 1;
+    return (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+/* Cuts the text (the units' stdout in unit order) into segments by context. */
+static int segments_cut(const char *text, size_t len, uint32_t interleave, segment **out,
+                        size_t *count)
+{
+    size_t cap = 0, n = 0;
+    segment *seg = NULL;
+    uint32_t current = 1;
+    for (size_t at = 0; at < len;) {
+        const char *nl = memchr(text + at, '\n', len - at);
+        size_t line_len = nl ? (size_t)(nl - (text + at)) + 1 : len - at;
+        size_t pos, digits;
+        uint64_t number = line_number(text + at, line_len, &pos, &digits);
+        bool starts = number >= 1 && number <= UINT32_MAX && (number != current || n == 0);
+        if (starts || n == 0) {
+            if (replay_grow(&seg, &cap, n, sizeof *seg) != MCZ_OK) {
+                free(seg);
+                return MCZ_ENOMEM;
+            }
+            current = number >= 1 && number <= UINT32_MAX ? (uint32_t)number : current;
+            seg[n] = (segment){current, (current - 1) % interleave, n, at, 0};
+            n++;
+        }
+        seg[n - 1].len += line_len;
+        at += line_len;
+    }
+    *out = seg;
+    *count = n;
+    return MCZ_OK;
+}
+
+/* The text reordered as superpmi -p N prints its workers' output, one worker after the other. */
+static int write_interleaved(const char *text, size_t len, uint32_t interleave, FILE *to)
+{
+    segment *seg;
+    size_t n;
+    int rc = segments_cut(text, len, interleave, &seg, &n);
+    if (rc != MCZ_OK)
+        return rc;
+    qsort(seg, n, sizeof *seg, segment_compare);
+    for (size_t i = 0; i < n; i++)
+        fwrite(text + seg[i].from, 1, seg[i].len, to);
+    free(seg);
+    return MCZ_OK;
+}
+
+int replay_exec_output(const char *temp_dir, FILE *to, uint32_t interleave)
 {
     struct dirent **names;
     int n = scandir(temp_dir, &names, NULL, alphasort);
     if (n < 0)
         return MCZ_EIO;
-    int rc = MCZ_OK;
+    char *text = NULL;
+    size_t len = 0;
+    FILE *all = interleave > 1 ? open_memstream(&text, &len) : to;
+    int rc = all ? MCZ_OK : MCZ_ENOMEM;
     for (int i = 0; i < n; i++) {
         if (strncmp(names[i]->d_name, "out.", 4) == 0 && rc == MCZ_OK) {
             char path[4200];
             snprintf(path, sizeof path, "%s/%s", temp_dir, names[i]->d_name);
-            pass_output(path, to, false, NULL, 0);
-            rc = ferror(to) ? MCZ_EIO : MCZ_OK;
+            pass_output(path, all, false, NULL, 0);
+            rc = ferror(all) ? MCZ_EIO : MCZ_OK;
         }
         free(names[i]);
     }
     free(names);
-    return rc;
+    if (all && all != to) {
+        if (fclose(all) != 0 && rc == MCZ_OK)
+            rc = MCZ_ENOMEM;
+        if (rc == MCZ_OK)
+            rc = write_interleaved(text ? text : "", len, interleave, to);
+        free(text);
+    }
+    return rc == MCZ_OK && ferror(to) ? MCZ_EIO : rc;
 }
 
 /* What the exit status alone says of each context (kinds[]), and the message of the failed. */

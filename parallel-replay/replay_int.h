@@ -243,8 +243,10 @@ void replay_worker_close(replay_worker *w, replay_stats *stats);
 int replay_exec_unit(const replay_config *cfg, const char *work_dir, bool first,
                      const mcz_mc *contexts, size_t n, replay_chan *ch);
 /* After the run: the commands' stdout, in the order of their units' numbers (so the lines read
- * as one superpmi run's, whatever -j), copied to `to`. */
-int replay_exec_output(const char *temp_dir, FILE *to);
+ * as one superpmi run's, whatever -j), copied to `to`; interleave N > 1: in the order superpmi
+ * -p N prints them (worker i's contexts i+1, i+1+N, ... one worker after the other), each
+ * context's lines those from the line naming it to the next naming another. */
+int replay_exec_output(const char *temp_dir, FILE *to, uint32_t interleave);
 
 /* ---- Process module (replay_proc.c) ------------------------------------------------------------- */
 
@@ -281,6 +283,7 @@ typedef struct replay_table {
     size_t count, cap;
     replay_style style;
     replay_columns columns; /* of the rows held (replay_row.c) */
+    uint32_t interleave;    /* > 1: details rows in superpmi -p N's worker order */
 } replay_table;
 
 typedef struct replay_run_options {

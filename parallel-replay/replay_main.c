@@ -46,6 +46,9 @@ static const char usage_text[] =
     "  --match-hash HASH  only contexts whose stored identity hash is HASH (superpmi's -m;\n"
     "                     read from the archive's index or the .mch's .mct: only the units\n"
     "                     holding them are read)\n"
+    "  --order-as-parallel N  write --details rows and the commands' stdout in the order\n"
+    "                     superpmi -p N writes them (its worker i has contexts i+1, i+1+N,\n"
+    "                     ...), not by context number\n"
     "  --exec-toc         the command is superpmi: each unit comes with an .mct of its\n"
     "                     contexts' global numbers and -c them, so superpmi itself (and\n"
     "                     the JIT) numbers them as over the whole collection\n"
@@ -114,6 +117,7 @@ typedef struct options {
     const char *verbosity; /* superpmi's -v letters: the summary line needs 'n' */
     bool exec_original;
     const char *match_hash; /* --match-hash: superpmi's -m, read from the index */
+    uint32_t interleave;  /* --order-as-parallel N; 0: by context number */
     bool exec_toc;        /* the command is superpmi: units read through an .mct (--exec-toc) */
     char **operands;      /* the words that are not options, in order */
     size_t operand_count;
@@ -155,7 +159,7 @@ static int fail_usage(const char *fmt, ...)
 enum {
     OPT_DETAILS = 256, OPT_PLUGIN, OPT_PLUGIN_ARG, OPT_EXEC, OPT_EXEC_ORIGINAL, OPT_TIMEOUT,
     OPT_SHARD, OPT_RESULTS, OPT_MERGE, OPT_UNIT_SIZE, OPT_STRIDE, OPT_STATS, OPT_JIT_EE,
-    OPT_STRICT, OPT_EXEC_BATCH, OPT_EXEC_TOC, OPT_MATCH_HASH, OPT_EXEC_WORD, OPT_REPRO, OPT_FAILURE_LIMIT, OPT_VERBOSITY
+    OPT_STRICT, OPT_EXEC_BATCH, OPT_EXEC_TOC, OPT_MATCH_HASH, OPT_ORDER_AS_PARALLEL, OPT_EXEC_WORD, OPT_REPRO, OPT_FAILURE_LIMIT, OPT_VERBOSITY
 };
 
 /* mcz-replay's options, read by whole words: -NAME or --NAME, the value as the next word or
@@ -190,6 +194,7 @@ static const option_def option_defs[] = {
     {"exec-word", OPT_EXEC_WORD, true},
     {"exec-toc", OPT_EXEC_TOC, false},
     {"match-hash", OPT_MATCH_HASH, true},
+    {"order-as-parallel", OPT_ORDER_AS_PARALLEL, true},
     {"repro", OPT_REPRO, true},
     {"failure-limit", OPT_FAILURE_LIMIT, true},
     {"verbosity", OPT_VERBOSITY, true},
@@ -303,6 +308,11 @@ static int parse_option(int c, char *arg, options *o)
     case OPT_EXEC: o->exec = arg; return -1;
     case OPT_EXEC_ORIGINAL: o->exec_original = true; return -1;
     case OPT_EXEC_TOC: o->exec_toc = true; return -1;
+    case OPT_ORDER_AS_PARALLEL:
+        if (!replay_parse_count(arg, 1, 64, &v))
+            return fail_usage("--order-as-parallel %s: want superpmi's -p count, 1 to 64", arg);
+        o->interleave = (uint32_t)v;
+        return -1;
     case OPT_MATCH_HASH:
         if (strlen(arg) != 32 || strspn(arg, "0123456789abcdefABCDEF") != 32)
             return fail_usage("--match-hash %s: want 32 hex digits (an identity hash)", arg);
@@ -526,7 +536,7 @@ static int merge_check(const replay_shard_id *ids, size_t n, const char *const *
 
 static int merge_main(const options *o, char **paths, size_t n)
 {
-    replay_table t = {.style = REPLAY_STYLE_MCZ};
+    replay_table t = {.style = REPLAY_STYLE_MCZ, .interleave = o->interleave};
     replay_shard_id *ids = calloc(n, sizeof *ids);
     if (!ids)
         return fail("out of memory");
@@ -723,11 +733,11 @@ static int replay_main(const options *o, const char *path, const char *shown)
                                  .timeout = o->timeout, .stride = o->stride,
                                  .progress = !o->quiet && isatty(2), .stats = o->stats,
                                  .failure_limit = o->failure_limit};
-        replay_table t = {.style = cfg.style};
+        replay_table t = {.style = cfg.style, .interleave = o->interleave};
         replay_outcome out;
         int rc = replay_proc_run(&cfg, &ro, &t, &out);
         if (cfg.mode == REPLAY_MODE_EXEC)
-            replay_exec_output(cfg.temp_dir, stdout);
+            replay_exec_output(cfg.temp_dir, stdout, o->interleave);
         if (rc != MCZ_OK && !out.init_failed)
             code = fail("%s", out.message[0] ? out.message : mcz_error_name(rc));
         else

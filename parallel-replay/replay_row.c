@@ -248,9 +248,14 @@ int replay_row_write_csv(const replay_table *t, FILE *f)
         return MCZ_ECORRUPT; /* set from a checked header: cannot happen */
     }
     fprintf(f, "%s\n", header);
-    for (size_t i = 0; i < t->count; i++)
-        if (t->entries[i].kind != REPLAY_EXCLUDED)
-            write_entry(&t->entries[i], columns, count, f);
+    /* sorted by number; superpmi -p N concatenates its workers' files instead (worker i has
+     * contexts i+1, i+1+N, ...), which orders superpmi.py's float sums */
+    uint32_t groups = t->interleave > 1 ? t->interleave : 1;
+    for (uint32_t g = 0; g < groups; g++)
+        for (size_t i = 0; i < t->count; i++)
+            if (t->entries[i].kind != REPLAY_EXCLUDED &&
+                (t->entries[i].number - 1) % groups == g)
+                write_entry(&t->entries[i], columns, count, f);
     free(columns);
     return MCZ_OK;
 }

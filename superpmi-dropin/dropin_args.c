@@ -260,6 +260,10 @@ int dropin_translate(int argc, char **argv, const dropin_cmd *cmd, const char *r
          * mcz-replay falls back on renumbering for a superpmi that reads no table */
         dropin_words_add(out, "--exec-toc");
         add2(out, "-j", workers);
+        /* superpmi -p N prints its workers' output and concatenates their details one worker
+         * after the other: the same order, so superpmi.py numbers asserts and sums floats alike */
+        if (cmd->parallel)
+            add2(out, "--order-as-parallel", workers);
         for (size_t k = 0; k < opts.count; k++)
             dropin_words_add(out, opts.word[k]);
         for (size_t k = 0; k < exec.count; k++)

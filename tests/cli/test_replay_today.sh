@@ -79,6 +79,25 @@ h = rows[0]
 assert "Base ActualCodeBytes" in h and "Diff PerfScore" in h and "Method full name" in h
 PY
 
+# superpmi -p N writes its details and prints its stdout one worker after the other (worker i
+# has contexts i+1, i+1+N, ...): --order-as-parallel N gives that order, byte for byte, so
+# superpmi.py numbers asserts and sums floats as over the .mch
+for p in 2 3; do
+    rm -rf wp.r; mkdir wp.r
+    "$SP" -v ewi -p $p -a -f wp.mcl -details wp.csv base.so diff.so c.mch > wp.out 2> wp.err
+    echo $? > wp.rc
+    "$R" -q --verbosity ewi -j 2 --exec-batch 0 --order-as-parallel $p -f gp.mcl --details gp.csv \
+        --exec-word "$SP" --exec-word -v --exec-word ewi --exec-word -a --exec-word base.so \
+        --exec-word diff.so c.mcz > gp.out 2> gp.err
+    echo $? > gp.rc
+    same "-p $p order: exit code" wp.rc gp.rc
+    same "-p $p order: -f" wp.mcl gp.mcl
+    same "-p $p order: details, byte for byte" wp.csv gp.csv
+    same "-p $p order: stdout, byte for byte" wp.out gp.out
+done
+cmp -s wp.csv wasm.csv && fail "-p order: the reference differs from the sequential one" ||
+    pass "-p order: the reference differs from the sequential one"
+
 # -repeatCount: N rows a context, passed through
 whole wrep -repeatCount 3 base.so
 agree "-repeatCount 3" wrep "$(mczr g c.mcz -j 2 --exec-batch 0 -- -repeatCount 3 base.so; echo g)"

@@ -154,9 +154,9 @@ tr_check() {
     words "$name: run" "$T/argv" "$@"
 }
 tr_check "no switch" jit.so x.mch -- -q --exec-toc -j 1 --exec-word "$R" --exec-word jit.so -- x.mch
-tr_check "-p" -p jit.so x.mch -- -q --exec-toc -j "$NCPU" --exec-word "$R" --exec-word jit.so -- x.mch
-tr_check "-p 3" -p 3 jit.so x.mch -- -q --exec-toc -j 3 --exec-word "$R" --exec-word jit.so -- x.mch
-tr_check "-PARA 007" -PARA 007 jit.so x.mch -- -q --exec-toc -j 7 --exec-word "$R" --exec-word jit.so -- x.mch
+tr_check "-p" -p jit.so x.mch -- -q --exec-toc -j "$NCPU" --order-as-parallel "$NCPU" --exec-word "$R" --exec-word jit.so -- x.mch
+tr_check "-p 3" -p 3 jit.so x.mch -- -q --exec-toc -j 3 --order-as-parallel 3 --exec-word "$R" --exec-word jit.so -- x.mch
+tr_check "-PARA 007" -PARA 007 jit.so x.mch -- -q --exec-toc -j 7 --order-as-parallel 7 --exec-word "$R" --exec-word jit.so -- x.mch
 tr_check "-c" -c 1-5,9 jit.so x.mch -- -q --exec-toc -j 1 -c 1-5,9 --exec-word "$R" --exec-word jit.so -- x.mch
 tr_check "-compile" -compile 3 jit.so x.mch -- -q --exec-toc -j 1 -c 3 --exec-word "$R" --exec-word jit.so -- x.mch
 tr_check "-f" -f "f 1.mcl" jit.so x.mch -- -q --exec-toc -j 1 -f "f 1.mcl" --exec-word "$R" --exec-word jit.so -- x.mch
@@ -168,7 +168,7 @@ tr_check "-r with -c: no repro (superpmi writes none)" -r rep -c 2 jit.so x.mch 
     -q --exec-toc -j 1 -c 2 --exec-word "$R" --exec-word jit.so -- x.mch
 tr_check "-failureLimit" -failureLimit 5 jit.so x.mch -- -q --exec-toc -j 1 --failure-limit 5 --exec-word "$R" --exec-word jit.so -- x.mch
 tr_check "-v" -v ewi jit.so x.mch -- -q --exec-toc -j 1 --verbosity ewi --exec-word "$R" --exec-word -v --exec-word ewi --exec-word jit.so -- x.mch
-tr_check "-skipCleanup" -p 2 -skipCleanup jit.so x.mch -- -q --exec-toc -j 2 --exec-word "$R" --exec-word jit.so -- x.mch
+tr_check "-skipCleanup" -p 2 -skipCleanup jit.so x.mch -- -q --exec-toc -j 2 --order-as-parallel 2 --exec-word "$R" --exec-word jit.so -- x.mch
 tr_check "-load" jit.so -load x.mch -- -q --exec-toc -j 1 --exec-word "$R" --exec-word jit.so -- x.mch
 tr_check "the last input named wins, as in superpmi" a.mch jit.so x.mch -- -q --exec-toc -j 1 --exec-word "$R" --exec-word jit.so -- x.mch
 cp x.mch y.mcz
@@ -187,11 +187,11 @@ tr_check "-matchHash (by content: the same in a unit)" -m 0123456789abcdef012345
     -q --exec-toc -j 1 --exec-word "$R" --exec-word -m --exec-word 0123456789abcdef0123456789abcdef --exec-word jit.so -- x.mch
 # superpmi.py's replay and asm diffs command lines (superpmi.py replay, replay_with_asm_diffs)
 tr_check "superpmi.py replay" -v ewi -r "$T/repro" -p 4 -f "$T/fail.mcl" -details "$T/d.csv" \
-    jit.so x.mch -- -q --exec-toc -j 4 --verbosity ewi --repro "$T/repro" -f "$T/fail.mcl" \
+    jit.so x.mch -- -q --exec-toc -j 4 --order-as-parallel 4 --verbosity ewi --repro "$T/repro" -f "$T/fail.mcl" \
     --details "$T/d.csv" --exec-word "$R" --exec-word -v --exec-word ewi --exec-word jit.so -- x.mch
 tr_check "superpmi.py asmdiffs" -a -v ewi -f fail.mcl -details d.csv -jitoption force \
     JitEnableNoWayAssert=1 -jit2option force JitEnableNoWayAssert=1 -p base.so diff.so x.mch -- \
-    -q --exec-toc -j "$NCPU" --verbosity ewi -f fail.mcl --details d.csv --exec-word "$R" --exec-word -a \
+    -q --exec-toc -j "$NCPU" --order-as-parallel "$NCPU" --verbosity ewi -f fail.mcl --details d.csv --exec-word "$R" --exec-word -a \
     --exec-word -v --exec-word ewi --exec-word -jitoption --exec-word force \
     --exec-word JitEnableNoWayAssert=1 --exec-word -jit2option --exec-word force \
     --exec-word JitEnableNoWayAssert=1 --exec-word base.so --exec-word diff.so -- x.mch
