@@ -104,6 +104,11 @@ for name in out.mch OUT.MCH; do
         pass "-convert into $name writes nothing"
 done
 ok_run "-convert into another name is allowed" "$M" -convert "$T/a.mch" "$T/out.bin"
+contains "-convert into an .mch name: says --force keeps it" "$T/err" "give --force"
+# --force: superpmi.py keeps only .mch names, and mcz-superpmi serves archives whatever the name
+ok_run "-convert --force into an .mch name" "$M" -convert --force "$T/a.mch" "$T/kept.mch"
+ok_run "-convert --force: an archive, read as one" "$M" -info "$T/kept.mch"
+contains "-convert --force: -info calls it an archive" "$T/out" "mcz archive"
 ln -s /dev/null "$T/dev.mch"
 ok_run "-convert into a device named .mch is allowed" "$M" -convert "$T/a.mch" "$T/dev.mch"
 
