@@ -100,11 +100,11 @@ for name in out.mch OUT.MCH; do
     FAIL_EXIT=2 fail_run "-convert into $name is refused" "$M" -convert "$T/a.mch" "$T/$name"
     contains "-convert into $name: says why, naming it" "$T/err" \
         "$T/$name: an archive would be written under an .mch name"
+    contains "-convert into $name: says --force keeps it" "$T/err" "give --force"
     [ -e "$T/$name" ] && fail "-convert into $name writes nothing" ||
         pass "-convert into $name writes nothing"
 done
 ok_run "-convert into another name is allowed" "$M" -convert "$T/a.mch" "$T/out.bin"
-contains "-convert into an .mch name: says --force keeps it" "$T/err" "give --force"
 # --force: superpmi.py keeps only .mch names, and mcz-superpmi serves archives whatever the name
 ok_run "-convert --force into an .mch name" "$M" -convert --force "$T/a.mch" "$T/kept.mch"
 ok_run "-convert --force: an archive, read as one" "$M" -info "$T/kept.mch"
