@@ -48,6 +48,15 @@ void dropin_read(int argc, char **argv, dropin_cmd *cmd);
 int dropin_translate(int argc, char **argv, const dropin_cmd *cmd, const char *replay,
                      const char *real, dropin_words *out, char *why, size_t cap);
 
+/* ---- -streaming over an archive (dropin_stream.c) ---- */
+
+/* Whether the command line asks for superpmi's streaming mode (-streaming FILE|stdin). */
+bool dropin_streaming(int argc, char **argv);
+/* Runs the real superpmi in streaming mode over the archive cmd->input, each context written
+ * into a sparse stand-in file as it is requested. Returns superpmi's exit code, 128+N when
+ * stopped by signal N, DROPIN_FATAL when the archive cannot be read. */
+int dropin_stream(int argc, char **argv, const dropin_cmd *cmd, const char *real);
+
 /* ---- Finding programs (dropin_find.c) ---- */
 
 /* The directory the program was run from: argv0's when it holds a '/', else the PATH entry

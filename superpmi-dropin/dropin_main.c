@@ -36,7 +36,9 @@ static const char usage_text[] =
     "    -failureLimit N    --failure-limit N\n"
     "    -v LEVELS          --verbosity LEVELS, and -v LEVELS to the real superpmi\n"
     "    -skipCleanup       nothing\n"
-    "    -streaming, -stride, -writeLogFile, -emitMethodStats: refused (exit 255)\n"
+    "    -streaming F       the real superpmi streams from a sparse copy of the archive, each\n"
+    "                       context written into it as it is requested\n"
+    "    -stride, -writeLogFile, -emitMethodStats: refused (exit 255)\n"
     "    anything else      to the real superpmi, word for word (--exec-word), with the JITs\n"
     "and always -q. Otherwise (an .mch, a usage error, -help, no input) it runs the real\n"
     "superpmi with the same words (exec: same output, same exit code).\n"
@@ -108,6 +110,8 @@ static int superpmi_main(int argc, char **argv)
     dropin_read(argc, argv, &cmd);
     if (cmd.usage || !is_archive(cmd.input))
         return run(real, argv);
+    if (dropin_streaming(argc, argv))
+        return dropin_stream(argc, argv, &cmd, real);
     char *replay = NULL;
     if (dropin_find_replay(argv[0], &replay) != 0)
         return DROPIN_FATAL;

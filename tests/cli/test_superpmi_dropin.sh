@@ -196,8 +196,9 @@ tr_check "superpmi.py asmdiffs" -a -v ewi -f fail.mcl -details d.csv -jitoption 
     --exec-word JitEnableNoWayAssert=1 --exec-word -jit2option --exec-word force \
     --exec-word JitEnableNoWayAssert=1 --exec-word base.so --exec-word diff.so -- x.mch
 
-# switches not served over an archive: refused, named, mcz-replay not run
-for w in "-streaming req.txt" "-s stdin" "-w log.txt" "-e i" "-stride 1 2"; do
+# switches not served over an archive: refused, named, mcz-replay not run (-streaming is served:
+# test_superpmi_stream.sh)
+for w in "-w log.txt" "-e i" "-stride 1 2"; do
     rm -f "$T/argv"
     # shellcheck disable=SC2086
     FAIL_EXIT=255 fail_run "'$w' over an archive: refused" "$C/superpmi" $w jit.so x.mch

@@ -83,7 +83,11 @@
  *   a number not in the table is an error (exit -1). STANDIN_TOC=reject: every table is
  *   refused with a warning, as by the loader at dotnet/runtime@4d0fd37a.
  *
- * Not done: -streaming (refused, exit -1), -emitMethodStats and -writeLogFile (accepted, no
+ * - -streaming: streamingsuperpmi.cpp at dotnet/runtime@227b5367 (one JIT; "N!K=V" requests,
+ *   each context fetched by the table or a walk over the headers; "[streaming] Done. Status=S";
+ *   '#' lines skipped, "quit" or 0 ends it; jit options in requests accepted, not applied).
+ *
+ * Not done: -emitMethodStats and -writeLogFile (accepted, no
  * file written), -m compares against this program's own hash of the context ("%016llx%016llx"
  * of h and the FNV-1a hash of the reversed bytes), excluded contexts (none), the progress line.
  *
@@ -1312,14 +1316,92 @@ static void log_settings(const options *o)
     fflush(stdout);
 }
 
+/* ---- -streaming (streamingsuperpmi.cpp at dotnet/runtime@227b5367) ---- */
+
+/* Context `index` as the streaming loop reads it (reader->Reset(&index, 1)): by the table when
+ * one is loaded, else by walking the headers from the start. 1, or -1 when it is not there. */
+static int stream_fetch(reader *r, const toc *t, int index, context *c)
+{
+    if (t->count) {
+        int64_t at = toc_offset(t, index);
+        if (at < 0 || fseeko(r->f, (off_t)at, SEEK_SET) != 0)
+            return -1;
+        r->number = index - 1;
+        return reader_next(r, true, c) == 1 ? 1 : -1;
+    }
+    if (fseeko(r->f, 0, SEEK_SET) != 0)
+        return -1;
+    r->number = 0;
+    while (r->number + 1 < index)
+        if (reader_next(r, false, c) != 1)
+            return -1;
+    return reader_next(r, true, c) == 1 ? 1 : -1;
+}
+
+/* One JIT, requests "N!Key=Value..." from the file or stdin; "[streaming] Done. Status=S" after
+ * each compile; '#' lines skipped; "quit" or a number that reads as 0 ends it. */
+static int stream_replay(const options *o, reader *r, const toc *t)
+{
+    FILE *in = strcasecmp(o->stream, "stdin") == 0 ? stdin : fopen(o->stream, "r");
+    if (!in) {
+        say(LOG_ERROR, "Failed to open file '%s'. GetLastError()=%u", o->stream, (unsigned)errno);
+        return ERRORS;
+    }
+    jit j = {0};
+    bool loaded = false;
+    char line[2048];
+    while (fgets(line, sizeof line, in)) {
+        line[strcspn(line, "\r\n")] = '\0';
+        if (line[0] == '#')
+            continue;
+        if (strncmp(line, "quit", 4) == 0)
+            break;
+        int index = atoi(line);
+        if (index == 0)
+            break;
+        context c;
+        if (stream_fetch(r, t, index, &c) != 1)
+            return GENERAL_FAILURE;
+        if (!loaded && !(loaded = jit_load(&j, o->jit)))
+            return JIT_FAILED_TO_INIT;
+        compile res = jit_compile(&c, false, false);
+        jit_disasm(&j, &c, &res);
+        if (res.result == ERROR)
+            say(LOG_ERROR, "Method %d of size %d failed to load and compile correctly (%s).",
+                c.number, il_size(c.h), o->jit);
+        printf("[streaming] Done. Status=%d\n", res.result);
+        fflush(stdout);
+    }
+    if (j.stdout_file)
+        fclose(j.stdout_file);
+    return SUCCESS;
+}
+
+static int replay_streaming(const options *o)
+{
+    reader r = {.path = o->input};
+    struct stat st;
+    if (!(r.f = fopen(o->input, "rb")) || fstat(fileno(r.f), &st) != 0) {
+        say(LOG_ERROR, "Failed to open '%s'. GetLastError()=%u", o->input, (unsigned)errno);
+        return GENERAL_FAILURE;
+    }
+    r.file_size = st.st_size;
+    toc t;
+    toc_load(o->input, &t);
+    int rc = stream_replay(o, &r, &t);
+    fclose(r.f);
+    free(r.buf);
+    free(t.offsets);
+    free(t.numbers);
+    return rc;
+}
+
 static int replay(const options *o)
 {
     static run s;
     s.o = o;
-    if (o->stream) {
-        say(LOG_ERROR, "-streaming is not supported by this stand-in");
-        return GENERAL_FAILURE;
-    }
+    if (o->stream)
+        return replay_streaming(o);
     log_settings(o);
     metrics_load(&s.metrics);
     if (o->mcl && !(s.mcl = fopen(o->mcl, "wb")))
