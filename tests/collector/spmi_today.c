@@ -93,7 +93,9 @@
  *
  * Test hooks (environment): STANDIN_METRICS=16|70|106 picks the metric list; STANDIN_CRASH=1
  * aborts on a context with h % 29 == 3 after the rows before it are written;
- * STANDIN_SLEEP_MS=N sleeps N ms before each context.
+ * STANDIN_SLEEP_MS=N sleeps N ms before each context; STANDIN_SPIN_US=N spends N microseconds
+ * of CPU on each (benchmarks: what a JIT's compile costs); STANDIN_TOC=reject refuses .mct
+ * tables.
  */
 #include <ctype.h>
 #include <errno.h>
