@@ -5,14 +5,14 @@
 # Core_Root. Figures: wall time (best of RUNS), the peak of the temporary files under a private
 # TMPDIR (du, sampled every 50 ms), and the input's size on disk.
 # Not a test: it prints figures. Usage: bash bench/superpmi.sh [BIN] [BUILD] [CONTEXTS]
-# The stand-in's cost per context: STANDIN_SLEEP_MS (default 1 ms, a sleep: the stand-in has no
-# hook that burns a fixed amount of CPU per context).
+# The stand-in's cost per context: STANDIN_SPIN_US microseconds of CPU (default 1000: a JIT
+# compiles a method in about a millisecond); STANDIN_SLEEP_MS adds a wait.
 set -euo pipefail
 BIN=$(cd "${1:-bin}" && pwd)
 BUILD=$(cd "${2:-build}" && pwd)
 CONTEXTS=${3:-20000}
 RUNS=${RUNS:-3}
-export STANDIN_SLEEP_MS=${STANDIN_SLEEP_MS:-1}
+export STANDIN_SPIN_US=${STANDIN_SPIN_US:-1000}
 SP=$BUILD/tests/spmi_today
 [ -x "$SP" ] || { echo "bench/superpmi.sh: $SP is not built (make $SP)" >&2; exit 1; }
 D=$(mktemp -d)
@@ -32,7 +32,7 @@ export MCZ_REPLAY=${MCZ_REPLAY:-$BIN/mcz-replay}
 printf 'ref.mch (the .mch): %d bytes; x.mch (the archive): %d bytes; %d cores online; load average %s\n' \
     "$(stat -c %s "$D/core/ref.mch")" "$(stat -c %s "$D/core/x.mch")" \
     "$(getconf _NPROCESSORS_ONLN)" "$(cut -d' ' -f1-3 /proc/loadavg)"
-echo "stand-in: STANDIN_SLEEP_MS=$STANDIN_SLEEP_MS per context"
+echo "stand-in: STANDIN_SPIN_US=$STANDIN_SPIN_US of CPU per context, STANDIN_SLEEP_MS=${STANDIN_SLEEP_MS:-0}"
 
 # measure PROGRAM INPUT: one run from Core_Root; prints "MS PEAK_KB RC".
 measure() {

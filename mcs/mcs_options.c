@@ -187,38 +187,11 @@ static bool option_find(const mcs_option *opts, const typed_option *t, option_ma
 /* The nearest known name                                                                       */
 /* ============================================================================================ */
 
-/* Levenshtein distance between a[0..alen) and b, case-insensitive; names are short (< 64). */
-static size_t edit_distance(const char *a, size_t alen, const char *b)
-{
-    size_t blen = strlen(b);
-    size_t row[64];
-    if (alen >= 64 || blen >= 64)
-        return SIZE_MAX;
-    for (size_t j = 0; j <= blen; j++)
-        row[j] = j;
-    for (size_t i = 1; i <= alen; i++) {
-        size_t diag = row[0];
-        row[0] = i;
-        for (size_t j = 1; j <= blen; j++) {
-            size_t up = row[j];
-            size_t cost = tolower((unsigned char)a[i - 1]) != tolower((unsigned char)b[j - 1]);
-            size_t best = diag + cost;
-            if (row[j] + 1 < best)
-                best = row[j] + 1;
-            if (row[j - 1] + 1 < best)
-                best = row[j - 1] + 1;
-            row[j] = best;
-            diag = up;
-        }
-    }
-    return row[blen];
-}
-
 void mcs_nearest_offer(mcs_nearest *n, const char *candidate)
 {
     const char *b = bare(candidate);
     size_t blen = strlen(b);
-    size_t d = edit_distance(n->typed, n->len, b);
+    size_t d = tool_edit_distance(n->typed, n->len, b);
     /* A beginning of a longer name (--chunk for --chunk-size) counts as near. */
     if (n->len >= 3 && n->len < blen && strncasecmp(n->typed, b, n->len) == 0)
         d = 1;

@@ -206,37 +206,13 @@ static const option_def option_defs[] = {
 
 #define OPTION_COUNT (sizeof option_defs / sizeof *option_defs)
 
-/* Edit distance of a and b (each at most 31 characters counted; longer ones are far). */
-static size_t distance(const char *a, const char *b)
-{
-    size_t la = strlen(a), lb = strlen(b);
-    if (la > 31 || lb > 31)
-        return 99;
-    size_t row[32];
-    for (size_t j = 0; j <= lb; j++)
-        row[j] = j;
-    for (size_t i = 1; i <= la; i++) {
-        size_t diag = row[0];
-        row[0] = i;
-        for (size_t j = 1; j <= lb; j++) {
-            size_t up = row[j];
-            size_t best = diag + (a[i - 1] != b[j - 1]);
-            best = up + 1 < best ? up + 1 : best;
-            best = row[j - 1] + 1 < best ? row[j - 1] + 1 : best;
-            row[j] = best;
-            diag = up;
-        }
-    }
-    return row[lb];
-}
-
 /* The known option nearest to name, when one is near enough to be meant. */
 static const option_def *nearest_option(const char *name)
 {
     const option_def *best = NULL;
     size_t best_d = 3;
     for (size_t i = 0; i < OPTION_COUNT; i++) {
-        size_t d = distance(name, option_defs[i].name);
+        size_t d = tool_edit_distance(name, strlen(name), option_defs[i].name);
         if (d < best_d && d < strlen(option_defs[i].name) + (strlen(name) > 2)) {
             best = &option_defs[i];
             best_d = d;

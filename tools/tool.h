@@ -116,6 +116,12 @@ void tool_progress_start(tool_progress *p, const char *what, uint64_t total_cont
 void tool_progress_update(tool_progress *p, uint64_t contexts, uint64_t bytes);
 void tool_progress_end(tool_progress *p);
 
+/* ---- Words (tool_text.c) ---- */
+
+/* Levenshtein distance between a[0..alen) and b, case-insensitive; SIZE_MAX when either is 64
+ * characters or longer (names are short). */
+size_t tool_edit_distance(const char *a, size_t alen, const char *b);
+
 /* ---- CSV (tool_csv.c) ---- */
 
 /* A field, quoted (quotes doubled) only when it holds a comma, a quote or a line break. */

@@ -1,0 +1,30 @@
+/* tool_text.c - words compared: what "did you mean ...?" answers are made of. */
+#include <ctype.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "tool.h"
+
+size_t tool_edit_distance(const char *a, size_t alen, const char *b)
+{
+    size_t blen = strlen(b);
+    size_t row[64];
+    if (alen >= 64 || blen >= 64)
+        return SIZE_MAX;
+    for (size_t j = 0; j <= blen; j++)
+        row[j] = j;
+    for (size_t i = 1; i <= alen; i++) {
+        size_t diag = row[0];
+        row[0] = i;
+        for (size_t j = 1; j <= blen; j++) {
+            size_t up = row[j];
+            size_t best = diag + (tolower((unsigned char)a[i - 1]) !=
+                                  tolower((unsigned char)b[j - 1]));
+            best = up + 1 < best ? up + 1 : best;
+            best = row[j - 1] + 1 < best ? row[j - 1] + 1 : best;
+            row[j] = best;
+            diag = up;
+        }
+    }
+    return row[blen];
+}
