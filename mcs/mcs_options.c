@@ -11,7 +11,6 @@
  * always means that option (-j is -convert's thread count, not an abbreviation of -jitflags),
  * and two dashes never abbreviate. "--" ends the options: what follows is positional.
  */
-#include <ctype.h>
 #include <string.h>
 #include <strings.h>
 

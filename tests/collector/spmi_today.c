@@ -1245,12 +1245,27 @@ static bool wanted(const options *o, int n, int *next_index)
     return true;
 }
 
+/* STANDIN_SLEEP_MS=N: each context waits N ms; STANDIN_SPIN_US=N: each context keeps the CPU
+ * busy for N microseconds of this process's CPU time, as a JIT compiling a method does. */
 static void sleep_hook(void)
 {
     const char *ms = getenv("STANDIN_SLEEP_MS");
     if (ms && atoi(ms) > 0) {
         struct timespec t = {atoi(ms) / 1000, (long)(atoi(ms) % 1000) * 1000000L};
         nanosleep(&t, NULL);
+    }
+    const char *us = getenv("STANDIN_SPIN_US");
+    long spin = us ? atol(us) : 0;
+    if (spin > 0) {
+        struct timespec start, now;
+        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &start);
+        volatile uint64_t x = 0;
+        do {
+            for (int i = 0; i < 1000; i++)
+                x += (uint64_t)i * 2654435761u;
+            clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &now);
+        } while ((now.tv_sec - start.tv_sec) * 1000000L + (now.tv_nsec - start.tv_nsec) / 1000 <
+                 spin);
     }
 }
 
