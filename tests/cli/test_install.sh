@@ -50,7 +50,8 @@ if readelf -d "$B/$real" | grep -q libasan; then
 fi
 
 if mk -q installable; then pass "the tree is built: install builds nothing"; else
-    fail "the tree is built: install builds nothing (run make test first)"; fi
+    fail "the tree is built: install builds nothing (run make test first)"
+    mk -d -q installable 2>&1 | grep -E "Must remake|newer than" | head -5 | sed 's/^/    /'; fi
 
 # ---- Staged: DESTDIR, the default PREFIX ----
 ok_run "make install DESTDIR=" mk install DESTDIR="$T/stage" PREFIX=/usr/local
