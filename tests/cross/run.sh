@@ -83,6 +83,7 @@ i=0
 while read -r opts; do
     i=$((i + 1))
     label="-convert ${opts:-(defaults)}"
+    label=${label//$T\//}
     # shellcheck disable=SC2086 # the options are words
     "$host/mcs" -convert "$T/a.mch" "$T/h/$i.mcz" $opts >/dev/null 2>&1
     run "$label ($machine)" "$there/mcs" -convert "$T/a.mch" "$T/t/$i.mcz" $opts
