@@ -385,8 +385,10 @@ uninstall:
 # ---- Other Linux machines: Debian's cross compilers, the tests under qemu-user ----
 #   make aarch64 | s390x            build/<machine>/bin/ (mcs, mcz-replay, mchgen), the unit tests
 #                                   (build/<machine>/tests/) and corpus replayers (build/<machine>/fuzz/)
-#   make test-aarch64 | test-s390x  tests/cross/run.sh: those under qemu-user, and archives
-#                                   written here read there and the other way, compared byte for byte
+#   make test-aarch64 | test-s390x  tests/cross/run.sh: those under qemu-user, archives written
+#                                   here read there and the other way, compared byte for byte, and
+#                                   the archive's CLI tests with that machine's programs
+#                                   (CROSS_CLI=all: every CLI test that can run under qemu-user)
 # .ci/deps-cross.sh installs the compiler, qemu-user and the libraries of the machine: multiarch
 # packages, or Debian's packages unpacked in build/<machine>/sysroot when they cannot be
 # installed beside this machine's own (the sub-make below adds that directory to the paths).
@@ -408,5 +410,5 @@ $(CROSS_MACHINES):
 # What runs on the other machine: no benchmarks, no man pages (help2man would run the programs).
 cross-programs: $(LIB_A) $(LIB_SO_MAJOR) $(PROGRAMS) $(UNITS) $(FUZZERS)
 
-$(addprefix test-,$(CROSS_MACHINES)): test-%: % all
-	@bash tests/cross/run.sh $* build/$* $(BIN)
+$(addprefix test-,$(CROSS_MACHINES)): test-%: % all $(COLLECTOR)
+	@bash tests/cross/run.sh $* build/$* $(BIN) $(BUILD)
