@@ -10,7 +10,8 @@
 # main archive are downloaded and unpacked into SYSROOT instead (SYSROOT/usr/lib/<triplet>,
 # SYSROOT/usr/include), and the Makefile and tests/cross/run.sh look there. The C library
 # itself comes twice: the cross compiler's (libc6-dev-<arch>-cross, under /usr/<triplet>) to
-# link, and libc6:<arch>, whose dynamic loader qemu-user runs (always co-installable).
+# link, and libc6:<arch>, whose dynamic loader qemu-user runs (co-installable: Debian 12's
+# point releases carry its fixes for every architecture).
 # As root it runs dpkg --add-architecture and apt-get; otherwise it prints the commands.
 set -eu
 usage="usage: deps-cross.sh aarch64|s390x SYSROOT [--check]"
@@ -27,6 +28,7 @@ dev="libzstd-dev liblzma-dev libxxhash-dev libmurmurhash-dev libcurl4-openssl-de
 tools="gcc-$triplet libc6-dev-$arch-cross qemu-user libc6:$arch"
 libs=""
 for p in $dev; do libs="$libs $p:$arch"; done
+libs=${libs# }
 
 installed() { dpkg-query -W -f='${Status}\n' "$1" 2>/dev/null | grep -q '^install ok installed'; }
 have_tools() {
