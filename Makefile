@@ -9,6 +9,8 @@
 #   make bench      benchmarks (not tests: they print figures)
 #   make collect-sim  a runtime collecting contexts, simulated (bench/COLLECTOR.md)
 #   make install  PREFIX=/usr/local DESTDIR= LIBDIR=PREFIX/lib ("Installing", at the end)
+#   make aarch64, make s390x            cross builds in build/<machine>/ ("Other Linux machines")
+#   make test-aarch64, make test-s390x  their tests under qemu-user, archives crossed with ours
 #
 # Sources are found by directory, so a new file needs no Makefile change:
 #   format/ writer/ reader/  -> build/libmcz.a, libmcz.so.MAJOR.MINOR.PATCH (public symbols only)
@@ -92,7 +94,7 @@ $(BUILD)/obj/%.o: %.c | $(DEPS_OK)
 
 $(LIB_A): $(LIB_OBJ)
 	@mkdir -p $(@D)
-	rm -f $@ && ar rcs $@ $^
+	rm -f $@ && $(AR) rcs $@ $^
 
 # The programs share tools/ (tool.h): files, signals.
 $(call obj,$(MCS_SRC) $(REPLAY_SRC) $(DROPIN_SRC) $(MCHGEN_SRC) $(TOOL_SRC)): CPPFLAGS += -Itools
@@ -397,3 +399,34 @@ uninstall:
 	@for d in $(DESTDIR)$(PYTHONDIR)/mcz/__pycache__ $(DESTDIR)$(PYTHONDIR)/mcz \
 	          $(DESTDIR)$(CMAKEDIR); do \
 	    if [ -d "$$d" ]; then rmdir "$$d" 2>/dev/null || true; fi; done
+
+# ---- Other Linux machines: Debian's cross compilers, the tests under qemu-user ----
+#   make aarch64 | s390x            build/<machine>/bin/ (mcs, mcz-replay, mchgen), the unit tests
+#                                   (build/<machine>/tests/) and corpus replayers (build/<machine>/fuzz/)
+#   make test-aarch64 | test-s390x  tests/cross/run.sh: those under qemu-user, archives written
+#                                   here read there and the other way, compared byte for byte, and
+#                                   the archive's CLI tests with that machine's programs
+#                                   (CROSS_CLI=all: every CLI test that can run under qemu-user)
+# .ci/deps-cross.sh installs the compiler, qemu-user and the libraries of the machine: multiarch
+# packages, or Debian's packages unpacked in build/<machine>/sysroot when they cannot be
+# installed beside this machine's own (the sub-make below adds that directory to the paths).
+CROSS_MACHINES := aarch64 s390x
+CROSS_SYSROOT  ?=
+ifneq ($(wildcard $(CROSS_SYSROOT)/.complete),)
+CROSS_TRIPLET := $(patsubst %-gcc,%,$(notdir $(CC)))
+CPPFLAGS += -isystem $(CROSS_SYSROOT)/usr/include -isystem $(CROSS_SYSROOT)/usr/include/$(CROSS_TRIPLET)
+LDFLAGS  += $(foreach d,usr/lib lib,-L$(CROSS_SYSROOT)/$(d)/$(CROSS_TRIPLET) \
+              -Wl,-rpath-link,$(CROSS_SYSROOT)/$(d)/$(CROSS_TRIPLET))
+endif
+
+.PHONY: $(CROSS_MACHINES) $(addprefix test-,$(CROSS_MACHINES)) cross-programs
+$(CROSS_MACHINES):
+	@bash .ci/deps-cross.sh $@ build/$@/sysroot
+	@$(MAKE) --no-print-directory CC=$@-linux-gnu-gcc AR=$@-linux-gnu-ar BUILD=build/$@ \
+	    BIN=build/$@/bin CROSS_SYSROOT=build/$@/sysroot cross-programs
+
+# What runs on the other machine: no benchmarks, no man pages (help2man would run the programs).
+cross-programs: $(LIB_A) $(LIB_SO_MAJOR) $(PROGRAMS) $(UNITS) $(FUZZERS)
+
+$(addprefix test-,$(CROSS_MACHINES)): test-%: % all $(COLLECTOR)
+	@bash tests/cross/run.sh $* build/$* $(BIN) $(BUILD)
