@@ -101,6 +101,25 @@ static bool is_archive(const char *path)
     return got > 0 && mcz_looks_like_archive(head, (size_t)got);
 }
 
+/* An archive: streamed by the real superpmi, or replayed by mcz-replay. */
+static int archive_main(int argc, char **argv, const dropin_cmd *cmd, const char *real)
+{
+    if (dropin_streaming(argc, argv))
+        return dropin_stream(argc, argv, cmd, real);
+    char *replay = NULL;
+    if (dropin_find_replay(argv[0], &replay) != 0)
+        return DROPIN_FATAL;
+    dropin_words words = {0};
+    char why[TOOL_ERROR_SIZE];
+    int rc = dropin_translate(argc, argv, cmd, replay, real, &words, why, sizeof why);
+    if (rc != 0)
+        tool_error("%s", why);
+    rc = rc == 0 ? run(replay, words.word) : DROPIN_FATAL; /* run returns only on failure */
+    dropin_words_free(&words);
+    free(replay);
+    return rc;
+}
+
 static int superpmi_main(int argc, char **argv)
 {
     char *real = NULL;
@@ -108,20 +127,10 @@ static int superpmi_main(int argc, char **argv)
         return DROPIN_FATAL;
     dropin_cmd cmd;
     dropin_read(argc, argv, &cmd);
-    if (cmd.usage || !is_archive(cmd.input))
-        return run(real, argv);
-    if (dropin_streaming(argc, argv))
-        return dropin_stream(argc, argv, &cmd, real);
-    char *replay = NULL;
-    if (dropin_find_replay(argv[0], &replay) != 0)
-        return DROPIN_FATAL;
-    dropin_words words = {0};
-    char why[TOOL_ERROR_SIZE];
-    if (dropin_translate(argc, argv, &cmd, replay, real, &words, why, sizeof why) != 0) {
-        tool_error("%s", why);
-        return DROPIN_FATAL;
-    }
-    return run(replay, words.word);
+    int rc = cmd.usage || !is_archive(cmd.input) ? run(real, argv)
+                                                 : archive_main(argc, argv, &cmd, real);
+    free(real);
+    return rc;
 }
 
 int main(int argc, char **argv)
