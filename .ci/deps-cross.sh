@@ -24,7 +24,7 @@ case "$machine" in
     s390x) arch=s390x triplet=s390x-linux-gnu ;;
     *) echo "deps-cross.sh: unknown machine '$machine' (aarch64 or s390x)" >&2; exit 2 ;;
 esac
-dev="libzstd-dev liblzma-dev libxxhash-dev libmurmurhash-dev libcurl4-openssl-dev libcmocka-dev"
+dev="libzstd-dev liblzma-dev libxxhash-dev libmurmurhash-dev libcurl4-openssl-dev libcmocka-dev libzip-dev"
 tools="gcc-$triplet libc6-dev-$arch-cross qemu-user libc6:$arch"
 libs=""
 for p in $dev; do libs="$libs $p:$arch"; done
@@ -36,7 +36,8 @@ have_tools() {
         installed "libc6:$arch" && installed "libc6-dev-$arch-cross"
 }
 have_libs() {
-    [ -f "$sysroot/.complete" ] && return 0
+    # a sysroot unpacked for another list of libraries (an older checkout) is made again
+    [ "$(cat "$sysroot/.complete" 2>/dev/null)" = "$libs" ] && return 0
     for p in $libs; do installed "$p" || return 1; done
 }
 have_tools && have_libs && exit 0
@@ -81,4 +82,4 @@ rm -rf "$sysroot/debs"
 find "$sysroot" -type l -lname '/*' | while read -r link; do
     ln -sfnr "$sysroot$(readlink "$link")" "$link"
 done
-touch "$sysroot/.complete"
+echo "$libs" > "$sysroot/.complete"
