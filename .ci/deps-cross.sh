@@ -73,7 +73,16 @@ closure=$(apt-cache depends --recurse --no-recommends --no-suggests --no-conflic
           grep -v '^ ' | grep ":$arch\$" | sort -u)
 rm -rf "$sysroot" && mkdir -p "$sysroot/debs"
 fetch=""
-for p in $closure; do installed "$p" || fetch="$fetch $p"; done
+for p in $closure; do
+    # The C library's development files come with the cross compiler (libc6-dev-<arch>-cross);
+    # the machine's own (libc6-dev, pulled in by zlib1g-dev under libzip-dev) would shadow them
+    # with a libc.so script naming /usr/lib/<triplet> paths that exist only on that machine.
+    case "$p" in
+        libc6-dev:*|libc-dev-bin:*|linux-libc-dev:*|libcrypt-dev:*|libnsl-dev:*|libtirpc-dev:*|rpcsvc-proto:*)
+            continue ;;
+    esac
+    installed "$p" || fetch="$fetch $p"
+done
 (cd "$sysroot/debs" && apt-get download -qq -o APT::Sandbox::User=root $fetch)
 for deb in "$sysroot"/debs/*.deb; do dpkg-deb -x "$deb" "$sysroot"; done
 rm -rf "$sysroot/debs"

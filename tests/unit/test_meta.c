@@ -122,10 +122,13 @@ static void test_writer_records_and_reader_reads(void **state)
     assert_int_equal(mcz_reader_verify(r, NULL, NULL, NULL), MCZ_OK);
     mcz_reader_close(r);
 
-    /* Given nothing, no frame: the archive is the other one without its 92 bytes. */
+    /* Given nothing, no frame: the chunks are the other archive's, byte for byte, behind the
+     * header alone. (The compressed index holds the chunks' places, 92 bytes apart between the
+     * two, so its size may differ by a byte or two, and so may the files': seen on s390x.) */
     size_t with = 0, without = 0;
     uint8_t *a = tl_read(path, &with), *b = tl_read(plain_path, &without);
-    assert_int_equal(with, without + MCZ_ARC_META_SIZE);
+    assert_true(with > without);
+    assert_non_null(memmem(a + MCZ_ARC_HEADER_SIZE, MCZ_ARC_META_SIZE, "MCZM", 4)); /* the frame */
     assert_memory_equal(a + MCZ_ARC_HEADER_SIZE + MCZ_ARC_META_SIZE, b + MCZ_ARC_HEADER_SIZE,
                         mcz_get_le64(b + without - 40) - MCZ_ARC_HEADER_SIZE); /* the chunks */
     assert_null(memmem(b, without, "MCZM", 4));
