@@ -24,7 +24,5 @@ int exec_details_read(const char *path, const exec_numbering *num, replay_style 
  * case rules): *style: asm diffs with -a/-applyDiff, else replay. A switch that writes a file
  * (-f, -details, -r, -w, -diffsInfo, -metricsSummary...) is refused: MCZ_EINVAL, why names it. */
 int exec_args_check(char *const argv[], replay_style *style, char *why, size_t cap);
-/* Whether the command has superpmi's switch `name` (as exec_args_check reads it). */
-bool exec_args_has(char *const argv[], const char *name);
 
 #endif /* MCZ_REPLAY_EXEC_H */

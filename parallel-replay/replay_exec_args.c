@@ -52,17 +52,3 @@ int exec_args_check(char *const argv[], replay_style *style, char *why, size_t c
     }
     return MCZ_OK;
 }
-
-bool exec_args_has(char *const argv[], const char *name)
-{
-    for (size_t i = 1; argv[i]; i++) {
-        if (argv[i][0] != '-' || !argv[i][1])
-            continue;
-        const tool_spmi_switch *s = tool_spmi_lookup(argv[i] + 1);
-        if (s && strcmp(s->name, name) == 0)
-            return true;
-        for (size_t n = s ? tool_spmi_value_words(s, argv, i) : 0; n && argv[i + 1]; n--)
-            i++;
-    }
-    return false;
-}

@@ -15,6 +15,7 @@
 
 #include "replay_int.h"
 #include "replay_exec.h"
+#include "tool_spmi.h"
 #include "tool.h"
 
 /* --exec: bytes of contexts handed to one command start (bench/replay.sh, parallel-replay/README.md). */
@@ -632,7 +633,7 @@ static int configure(const options *o, const replay_plan *plan, replay_config *c
         if (exec_args_check(es->argv, &cfg->style, why, sizeof why) != MCZ_OK)
             return fail_usage("%s", why);
         cfg->exec_toc = o->exec_toc && !o->exec_original &&
-                        !exec_args_has(es->argv, "matchHash");
+                        !tool_spmi_find(es->argv, TOOL_SPMI_MATCH_HASH);
     }
     return -1;
 }

@@ -51,7 +51,7 @@ int dropin_translate(int argc, char **argv, const dropin_cmd *cmd, const char *r
 /* ---- -streaming over an archive (dropin_stream.c) ---- */
 
 /* Whether the command line asks for superpmi's streaming mode (-streaming FILE|stdin). */
-bool dropin_streaming(int argc, char **argv);
+bool dropin_streaming(char **argv);
 /* Runs the real superpmi in streaming mode over the archive cmd->input, each context written
  * into a sparse stand-in file as it is requested. Returns superpmi's exit code, 128+N when
  * stopped by signal N, DROPIN_FATAL when the archive cannot be read. */

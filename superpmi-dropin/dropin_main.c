@@ -104,7 +104,7 @@ static bool is_archive(const char *path)
 /* An archive: streamed by the real superpmi, or replayed by mcz-replay. */
 static int archive_main(int argc, char **argv, const dropin_cmd *cmd, const char *real)
 {
-    if (dropin_streaming(argc, argv))
+    if (dropin_streaming(argv))
         return dropin_stream(argc, argv, cmd, real);
     char *replay = NULL;
     if (dropin_find_replay(argv[0], &replay) != 0)

@@ -53,18 +53,10 @@ static int fail_on(const char *what, const char *why)
 }
 
 /* The index of the -streaming switch's value in argv; 0 when there is none. */
-static int streaming_value(int argc, char **argv)
+static int streaming_value(char **argv)
 {
-    for (int i = 1; i < argc; i++) {
-        if (argv[i][0] != '-')
-            continue;
-        const tool_spmi_switch *s = tool_spmi_lookup(argv[i] + 1);
-        size_t n = tool_spmi_value_words(s, argv, (size_t)i);
-        if (s && s->id == TOOL_SPMI_STREAMING && n == 1)
-            return i + 1;
-        i += (int)n;
-    }
-    return 0;
+    size_t at = tool_spmi_find(argv, TOOL_SPMI_STREAMING);
+    return at && argv[at + 1] ? (int)at + 1 : 0;
 }
 
 static int stream_index(stream *st, const char *archive)
@@ -232,11 +224,11 @@ static void stream_words(int argc, char **argv, const char *real, const char *in
         dropin_words_add(w, i == value ? "stdin" : argv[i] == input ? mch : argv[i]);
 }
 
-bool dropin_streaming(int argc, char **argv) { return streaming_value(argc, argv) != 0; }
+bool dropin_streaming(char **argv) { return streaming_value(argv) != 0; }
 
 int dropin_stream(int argc, char **argv, const dropin_cmd *cmd, const char *real)
 {
-    int value = streaming_value(argc, argv);
+    int value = streaming_value(argv);
     const char *from = value ? argv[value] : "stdin";
     bool from_stdin = strcasecmp(from, "stdin") == 0;
     FILE *in = from_stdin ? stdin : fopen(from, "re");

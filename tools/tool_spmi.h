@@ -86,6 +86,10 @@ const tool_spmi_switch *tool_spmi_get(tool_spmi_id id);
  * counts them; may exceed the words present (superpmi then prints its usage). */
 size_t tool_spmi_value_words(const tool_spmi_switch *s, char *const argv[], size_t i);
 
+/* Where switch id first stands in argv (NULL-terminated; words from argv[1], a switch's value
+ * words skipped as superpmi skips them): its index, 0 when it is not there. */
+size_t tool_spmi_find(char *const argv[], tool_spmi_id id);
+
 /* What a word that is not a switch is to superpmi. */
 typedef enum tool_spmi_file {
     TOOL_SPMI_FILE_UNKNOWN, /* no '.', or a suffix superpmi refuses */

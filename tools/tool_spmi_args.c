@@ -109,6 +109,20 @@ size_t tool_spmi_value_words(const tool_spmi_switch *s, char *const argv[], size
     }
 }
 
+size_t tool_spmi_find(char *const argv[], tool_spmi_id id)
+{
+    for (size_t i = 1; argv[i]; i++) {
+        if (argv[i][0] != '-' || !argv[i][1])
+            continue;
+        const tool_spmi_switch *s = tool_spmi_lookup(argv[i] + 1);
+        if (s && s->id == id)
+            return i;
+        for (size_t n = s ? tool_spmi_value_words(s, argv, i) : 0; n && argv[i + 1]; n--)
+            i++; /* its value words are no switches */
+    }
+    return 0;
+}
+
 #if defined(__APPLE__)
 #define SHARED_LIB_SUFFIX ".dylib"
 #else

@@ -119,6 +119,20 @@ static void test_value_words(void **state)
     assert_int_equal(words_after("-repeatCount", "2", NULL), 1);
 }
 
+/* A switch is found where superpmi reads it; a value that looks like one is no switch. */
+static void test_find(void **state)
+{
+    (void)state;
+    char *words[] = {"superpmi", "-jitoption", "-m=1", "-v", "-m", "-M", "HASH", "jit.so",
+                     "-s", "stdin", NULL};
+    assert_int_equal(tool_spmi_find(words, TOOL_SPMI_MATCH_HASH), 5);
+    assert_int_equal(tool_spmi_find(words, TOOL_SPMI_STREAMING), 8);
+    assert_int_equal(tool_spmi_find(words, TOOL_SPMI_VERBOSITY), 3);
+    assert_int_equal(tool_spmi_find(words, TOOL_SPMI_PARALLEL), 0);
+    char *unknown[] = {"superpmi", "-nosuch", "-p", NULL};
+    assert_int_equal(tool_spmi_find(unknown, TOOL_SPMI_PARALLEL), 2);
+}
+
 static void test_classify(void **state)
 {
     (void)state;
@@ -143,6 +157,7 @@ int main(void)
         cmocka_unit_test(test_gone),
         cmocka_unit_test(test_table_order_and_roles),
         cmocka_unit_test(test_value_words),
+        cmocka_unit_test(test_find),
         cmocka_unit_test(test_classify),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
