@@ -362,26 +362,57 @@ static void judge_by_status(const exec_files *ef, int code, const mcz_mc *ctx, s
     mcz_list_free(&l);
 }
 
-/* The unit's details rows (rows[i] NULL where none), with a warning naming the unit when the
- * file is unusable, or lacks contexts though the command ended normally. */
-static void read_rows(const replay_config *cfg, const exec_files *ef, int code,
-                      const mcz_mc *ctx, size_t n, uint32_t *numbers, replay_columns *cols,
-                      char **rows)
-{
-    for (size_t i = 0; i < n; i++)
-        numbers[i] = ctx[i].number;
-    exec_numbering num = {ef->ranges != NULL, numbers, n};
+/* The details file of the unit's last run, read once: by the table check (toc_honoured) and
+ * by the accounting (report_outcome). */
+typedef struct unit_details {
+    int have;             /* exec_details_read's: 1 read, 0 no file, negative unusable */
     char why[REPLAY_MESSAGE_MAX];
-    int have = exec_details_read(ef->details, &num, cfg->style, cols, rows, why, sizeof why);
+    replay_columns cols;
+    char **rows;          /* per context of the unit; NULL where the file has none */
+    uint32_t *numbers;
+} unit_details;
+
+static void details_free(unit_details *d, size_t n)
+{
+    for (size_t i = 0; d->rows && i < n; i++)
+        free(d->rows[i]);
+    free(d->rows);
+    free(d->numbers);
+    replay_columns_free(&d->cols);
+    memset(d, 0, sizeof *d);
+}
+
+static int details_load(const replay_config *cfg, const exec_files *ef, const mcz_mc *ctx,
+                        size_t n, unit_details *d)
+{
+    memset(d, 0, sizeof *d);
+    d->rows = calloc(n, sizeof *d->rows);
+    d->numbers = calloc(n, sizeof *d->numbers);
+    if (!d->rows || !d->numbers) {
+        details_free(d, n);
+        return MCZ_ENOMEM;
+    }
+    for (size_t i = 0; i < n; i++)
+        d->numbers[i] = ctx[i].number;
+    exec_numbering num = {ef->ranges != NULL, d->numbers, n};
+    d->have = exec_details_read(ef->details, &num, cfg->style, &d->cols, d->rows, d->why,
+                                sizeof d->why);
+    return MCZ_OK;
+}
+
+/* A warning naming the unit when its details file is unusable, or lacks contexts though the
+ * command ended normally: those contexts go by the exit status. */
+static void details_warn(const unit_details *d, int code, const mcz_mc *ctx, size_t n)
+{
     uint32_t a = ctx[0].number, b = ctx[n - 1].number;
-    if (have < 0) {
+    if (d->have < 0) {
         tool_warn("the unit of contexts %u-%u: its details file: %s; its contexts go by the "
-                  "exit status (%d)", a, b, why, code);
+                  "exit status (%d)", a, b, d->why, code);
         return;
     }
     size_t lacking = 0, first = 0;
-    for (size_t i = 0; i < n && have > 0; i++)
-        if (!rows[i] && !lacking++)
+    for (size_t i = 0; i < n && d->have > 0; i++)
+        if (!d->rows[i] && !lacking++)
             first = i;
     if (lacking && code >= 0 && code <= 3)
         tool_warn("the unit of contexts %u-%u: its details file has no row for context %u%s; "
@@ -391,43 +422,36 @@ static void read_rows(const replay_config *cfg, const exec_files *ef, int code,
 
 /* Each context's result: its details row, else what the exit status says. */
 static int report_outcome(const replay_config *cfg, const exec_files *ef, int code,
-                          const mcz_mc *ctx, size_t n, replay_chan *ch)
+                          const unit_details *d, const mcz_mc *ctx, size_t n, replay_chan *ch)
 {
     int *kinds = calloc(n, sizeof *kinds);
     bool *first_error = calloc(n, sizeof *first_error);
-    char **rows = calloc(n, sizeof *rows);
-    uint32_t *numbers = calloc(n, sizeof *numbers);
-    int rc = kinds && first_error && rows && numbers ? MCZ_OK : MCZ_ENOMEM;
+    int rc = kinds && first_error ? MCZ_OK : MCZ_ENOMEM;
     char msg[REPLAY_MESSAGE_MAX];
-    replay_columns cols = {NULL, 0, -1, -1, -1, -1};
     if (rc == MCZ_OK) {
         judge_by_status(ef, code, ctx, n, kinds, msg, sizeof msg);
-        read_rows(cfg, ef, code, ctx, n, numbers, &cols, rows);
+        details_warn(d, code, ctx, n);
     }
     for (size_t i = 0; i < n && rc == MCZ_OK; i++) {
         bool miss = kinds[i] == REPLAY_MISSING;
         uint32_t size = (uint32_t)ctx[i].size;
         replay_rows_info info = {.kind = -1};
-        if (rows[i])
-            replay_rows_scan(&cols, cfg->style, rows[i], strlen(rows[i]), &info);
+        if (d->rows[i])
+            replay_rows_scan(&d->cols, cfg->style, d->rows[i], strlen(d->rows[i]), &info);
         int kind = info.kind;
         miss = kind >= 0 ? info.miss : miss;
         first_error[i] = info.first_error; /* no row: superpmi wrote no repro either */
         if (kind >= 0)
-            rc = replay_chan_rows(ch, ctx[i].number, kind, miss, size, cols.header, rows[i]);
+            rc = replay_chan_rows(ch, ctx[i].number, kind, miss, size, d->cols.header,
+                                  d->rows[i]);
         else
             rc = replay_chan_result(ch, ctx[i].number, kinds[i], size,
                                     kinds[i] == REPLAY_SUCCESS ? NULL : msg);
     }
     if (rc == MCZ_OK)
         write_repros(cfg, ctx, first_error, n);
-    for (size_t i = 0; rows && i < n; i++)
-        free(rows[i]);
-    free(rows);
-    replay_columns_free(&cols);
     free(kinds);
     free(first_error);
-    free(numbers);
     return rc;
 }
 
@@ -451,8 +475,7 @@ static void fatal_reason(char *const argv[], int code, int exec_errno, bool firs
  * loader refuses the file (tocfile.cpp at dotnet/runtime@4d0fd37a refuses every table) finds no
  * context: the unit is run again numbered 1..k, mapped back by mcz-replay, and this worker does
  * so from then on. Not with -m (superpmi ignores it under -c) or --exec-original. */
-typedef enum { TOC_UNTRIED, TOC_WORKS, TOC_REFUSED } toc_state;
-static toc_state unit_toc = TOC_UNTRIED; /* this worker's superpmi */
+static bool toc_refused; /* this worker's superpmi reads no table: no more tries */
 
 static int write_toc(const char *path, const mcz_mc *ctx, size_t n)
 {
@@ -481,37 +504,18 @@ static int write_toc(const char *path, const mcz_mc *ctx, size_t n)
  * unit); a run that compiled nothing and ended as superpmi does then (0-3, or -1 for the file's
  * lead or a number its table lacks) did not. A crash tells nothing, nor a command that wrote no
  * details file (superpmi creates it before reading any context): taken as read. */
-static bool toc_honoured(const replay_config *cfg, const exec_files *ef, int code,
-                         const mcz_mc *ctx, size_t n)
+static bool toc_honoured(int code, const unit_details *d, size_t n)
 {
-    if (code > 3 && code != 255)
-        return true; /* a crash: whatever happened, judged as one */
-    uint32_t *numbers = calloc(n, sizeof *numbers);
-    char **rows = calloc(n, sizeof *rows);
-    replay_columns cols = {NULL, 0, -1, -1, -1, -1};
-    bool any = false;
-    if (numbers && rows) {
-        for (size_t i = 0; i < n; i++)
-            numbers[i] = ctx[i].number;
-        exec_numbering num = {true, numbers, n};
-        char why[REPLAY_MESSAGE_MAX];
-        int have = exec_details_read(ef->details, &num, cfg->style, &cols, rows, why,
-                                     sizeof why);
-        any = have == 0;
-        for (size_t i = 0; have == 1 && i < n; i++)
-            any = any || rows[i];
-    }
-    for (size_t i = 0; rows && i < n; i++)
-        free(rows[i]);
-    free(rows);
-    free(numbers);
-    replay_columns_free(&cols);
-    return any;
+    if ((code > 3 && code != 255) || d->have == 0)
+        return true;
+    for (size_t i = 0; d->have == 1 && i < n; i++)
+        if (d->rows[i])
+            return true;
+    return false;
 }
 
 /* Runs the command once over the unit; its exit status (as replay_proc_command). */
-static int run_once(const replay_config *cfg, exec_files *ef, const mcz_mc *ctx, size_t n,
-                    int *exec_errno, char ***argv)
+static int run_once(const replay_config *cfg, exec_files *ef, int *exec_errno, char ***argv)
 {
     unlink(ef->list);
     unlink(ef->details);
@@ -519,7 +523,6 @@ static int run_once(const replay_config *cfg, exec_files *ef, const mcz_mc *ctx,
     *argv = build_argv(cfg, ef);
     if (!*argv)
         return MCZ_ENOMEM;
-    (void)ctx, (void)n;
     return replay_proc_command(*argv, ef->out, ef->err, exec_errno);
 }
 
@@ -538,7 +541,7 @@ int replay_exec_unit(const replay_config *cfg, const char *work_dir, bool first,
     unlink(ef.details);
     if (cfg->exec_original && !(ef.ranges = global_ranges(ctx, n)))
         return MCZ_ENOMEM;
-    bool tried_toc = !cfg->exec_original && cfg->exec_toc && unit_toc != TOC_REFUSED &&
+    bool tried_toc = !cfg->exec_original && cfg->exec_toc && !toc_refused &&
                      write_toc(ef.toc, ctx, n) == MCZ_OK && (ef.ranges = global_ranges(ctx, n));
     if (!cfg->exec_original && write_unit(ef.unit, ctx, n, tried_toc) != MCZ_OK) {
         unlink(ef.unit);
@@ -550,34 +553,33 @@ int replay_exec_unit(const replay_config *cfg, const char *work_dir, bool first,
         snprintf(ef.original, sizeof ef.original, "%s", ef.unit);
     char **argv = NULL;
     char why[REPLAY_MESSAGE_MAX] = "";
+    unit_details d = {0};
     int rc = replay_chan_start(ch, ctx[0].number, 0, true);
     if (rc == MCZ_OK) {
         int exec_errno;
-        int code = run_once(cfg, &ef, ctx, n, &exec_errno, &argv);
+        int code = run_once(cfg, &ef, &exec_errno, &argv);
+        rc = argv ? details_load(cfg, &ef, ctx, n, &d) : MCZ_ENOMEM;
         /* checked on every unit: a superpmi that read no table must never pass for one that
          * compiled nothing and succeeded */
-        if (tried_toc && !exec_errno && code >= 0) {
-            bool read = toc_honoured(cfg, &ef, code, ctx, n);
-            if (read && code <= 3)
-                unit_toc = TOC_WORKS;
-            if (!read) {
-                unit_toc = TOC_REFUSED;
-                free(ef.ranges);
-                ef.ranges = NULL;
-                unlink(ef.toc);
-                code = write_unit(ef.unit, ctx, n, false) == MCZ_OK
-                           ? run_once(cfg, &ef, ctx, n, &exec_errno, &argv)
-                           : 255;
-            }
+        if (rc == MCZ_OK && tried_toc && !exec_errno && code >= 0 && !toc_honoured(code, &d, n)) {
+            toc_refused = true;
+            free(ef.ranges);
+            ef.ranges = NULL;
+            unlink(ef.toc);
+            details_free(&d, n);
+            code = write_unit(ef.unit, ctx, n, false) == MCZ_OK
+                       ? run_once(cfg, &ef, &exec_errno, &argv)
+                       : 255;
+            rc = argv ? details_load(cfg, &ef, ctx, n, &d) : MCZ_ENOMEM;
         }
-        rc = argv ? MCZ_OK : MCZ_ENOMEM;
-        if (argv) {
+        if (rc == MCZ_OK) {
             pass_outputs(cfg, &ef, ctx, n);
             fatal_reason(argv, code, exec_errno, first, why, sizeof why);
         }
-        if (argv && !why[0])
-            rc = report_outcome(cfg, &ef, code, ctx, n, ch);
+        if (rc == MCZ_OK && !why[0])
+            rc = report_outcome(cfg, &ef, code, &d, ctx, n, ch);
     }
+    details_free(&d, n);
     free(argv);
     free(ef.ranges);
     unlink(ef.unit);
