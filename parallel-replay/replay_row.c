@@ -138,15 +138,17 @@ static int worse(int a, int b)
 int replay_rows_scan(const replay_columns *c, replay_style style, const char *rows, size_t len,
                      replay_rows_info *info)
 {
-    tool_csv_span *f = malloc(REPLAY_MAX_COLUMNS * sizeof *f);
+    memset(info, 0, sizeof *info);
+    info->kind = -1;
+    /* a row has the header's fields but Context: room for one more tells a wider row (per
+     * context, so not the 4096 the header may have) */
+    tool_csv_span *f = malloc(c->count * sizeof *f);
     if (!f)
-        return MCZ_ENOMEM;
+        return -1;
     const char *p = rows, *end = rows + len;
     size_t n;
     int rc;
-    memset(info, 0, sizeof *info);
-    info->kind = -1;
-    while ((rc = tool_csv_next(&p, end, f, REPLAY_MAX_COLUMNS, &n)) == 1) {
+    while ((rc = tool_csv_next(&p, end, f, c->count, &n)) == 1) {
         bool m;
         int k = n + 1 == c->count ? row_kind(c, style, f, &m) : -1;
         if (k < 0) {
