@@ -208,6 +208,8 @@ static int commit_text(const char *path, const char *text, size_t len, mcz_diag 
     if (rc != MCZ_OK) {
         int err = errno;
         mcz_outfile_abort(f);
+        if (err == EPIPE)
+            return MCZ_OK; /* its reader stopped early (| head): not an error, as for stdout */
         return tool_fail(diag, rc, -1, -1, "%s: write failed%s%s", path, err ? ": " : "",
                          err ? strerror(err) : "");
     }

@@ -61,6 +61,15 @@ for input in c.mcz c.mch; do
         fail "--match-hash, $input: got '$got', want '$want'"
 done
 exit_is "--match-hash of another length: refused" 255 "$R" -q --match-hash abc c.mcz
+# a reader that stops early (| head) is no error, as for -dump | head (6,000 contexts: details
+# far larger than a pipe holds, so the write meets the closed pipe)
+"$BIN/mchgen" --seed 2 --contexts 6000 --out big.mch >/dev/null 2>&1
+"$R" -q --details - big.mch 2> pipe.err | head -2 > pipe.out
+rc=${PIPESTATUS[0]}
+[ "$rc" = 0 ] && [ ! -s pipe.err ] && [ "$(wc -l < pipe.out)" = 2 ] &&
+    pass "--details - | head: exit 0, nothing said" ||
+    fail "--details - | head: exit $rc, $(head -1 pipe.err)"
+
 # a collection that cannot be read: -f and --details exist, empty, as superpmi leaves them
 head -c 3000 c.mcz > cut.mcz
 rm -f e.mcl e.csv
