@@ -13,7 +13,8 @@
 #   make test-aarch64, make test-s390x  their tests under qemu-user, archives crossed with ours
 #
 # Sources are found by directory, so a new file needs no Makefile change:
-#   format/ writer/ reader/  -> build/libmcz.a, libmcz.so.MAJOR.MINOR.PATCH (public symbols only)
+#   common/ io/ superpmi/ format/ writer/ reader/  (the library's layers, ARCHITECTURE.md)
+#                            -> build/libmcz.a, libmcz.so.MAJOR.MINOR.PATCH (public symbols only)
 #   mcs/*.c                  -> bin/mcs
 #   parallel-replay/*.c      -> bin/mcz-replay
 #   superpmi-dropin/*.c      -> bin/mcz-superpmi
@@ -44,7 +45,8 @@ CFLAGS  += $(SANITIZE)
 LDFLAGS += $(SANITIZE)
 endif
 
-LIB_SRC    := $(wildcard format/*.c writer/*.c reader/*.c)
+LIB_LAYERS := common io superpmi format writer reader
+LIB_SRC    := $(foreach l,$(LIB_LAYERS),$(wildcard $(l)/*.c))
 MCS_SRC    := $(wildcard mcs/*.c)
 REPLAY_SRC := $(wildcard parallel-replay/*.c)
 DROPIN_SRC := $(wildcard superpmi-dropin/*.c)
@@ -83,10 +85,10 @@ $(DEPS_OK): .ci/deps.sh
 	@mkdir -p $(@D) && touch $@
 
 # Library objects export only the public API (MCZ_API) from the shared library.
-# Library objects also see the internal headers (format/); everything else sees include/ only,
+# Library objects also see the internal base header (common/); everything else sees include/ only,
 # and a test that needs an internal names its path.
 $(LIB_OBJ): CFLAGS += -fPIC -fvisibility=hidden -DMCZ_BUILDING_LIBRARY
-$(LIB_OBJ): CPPFLAGS += -Iformat
+$(LIB_OBJ): CPPFLAGS += -Icommon
 
 $(BUILD)/obj/%.o: %.c | $(DEPS_OK)
 	@mkdir -p $(@D)
@@ -141,7 +143,7 @@ $(COLLECTOR): $(BUILD)/tests/%: $(BUILD)/obj/tests/collector/%.o $(LIB_A)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 # What a runtime links to collect: the collector API below, exported alone, and the code of
-# format/ and writer/ it reaches (libmcz.a members are pulled only when referenced, unreached
+# the lower layers and writer/ it reaches (libmcz.a members are pulled only when referenced, unreached
 # sections dropped), stripped. -z defs proves nothing is missing (not under the sanitizers,
 # whose runtime a shared object leaves open).
 COLLECTOR_API := mcz_writer_open mcz_writer_append mcz_writer_flush mcz_writer_dump \
@@ -203,7 +205,7 @@ fuzz: | deps
 	@mkdir -p $(BUILD)/libfuzzer
 	@for f in $(FUZZ_SRC); do \
 	    n=$$(basename $$f .c); echo "  FUZZ $$n"; \
-	    $(FUZZ_CC) $(CPPFLAGS) -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined \
+	    $(FUZZ_CC) $(CPPFLAGS) -Icommon -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined \
 	        -o $(BUILD)/libfuzzer/$$n $$f $(LIB_SRC) $(LDLIBS) || exit 1; \
 	done
 	@echo "run: $(BUILD)/libfuzzer/fuzz_<name> tests/fuzz/corpus/<name>/"

@@ -1,7 +1,7 @@
 /*
  * mcz_superpmi.h - the legacy SuperPMI layer of mcz: MCH method contexts, their packets and
  * maps, building contexts, method identities, .mct tables of contents and .mcl lists, read and
- * written byte for byte as SuperPMI does (format/SUPERPMI.md describes the formats).
+ * written byte for byte as SuperPMI does (superpmi/SUPERPMI.md describes the formats).
  * Conventions as in mcz.h.
  */
 #ifndef MCZ_SUPERPMI_H
@@ -112,7 +112,7 @@ MCZ_API int mcz_mc_check_table(const mcz_jit_ee *v, const mcz_mc *mc, mcz_diag *
 /* ---- JIT-EE versions: packet tables, CorInfoType numbering, detection ---- */
 
 /*
- * A JIT-EE interface version mcz knows (format/SUPERPMI.md "Packet tables per JIT-EE version"):
+ * A JIT-EE interface version mcz knows (superpmi/SUPERPMI.md "Packet tables per JIT-EE version"):
  * its packet table, write order and CorInfoType numbering. Static data; never freed. Wherever
  * a function takes `const mcz_jit_ee *v`, NULL means the newest version.
  */
@@ -190,7 +190,7 @@ MCZ_API const mcz_jit_ee *mcz_jit_ee_detect_mch(const uint8_t *buf, size_t len, 
  * contexts voted (0 with a recorded version, or when none could be read). */
 MCZ_API const mcz_jit_ee *mcz_source_jit_ee(mcz_source *s, uint32_t *fits, uint32_t *voted);
 
-/* ---- Strict check (format/mc_strict.c; format/SUPERPMI.md "Strict checks") ---- */
+/* ---- Strict check (superpmi/mc_strict.c; superpmi/SUPERPMI.md "Strict checks") ---- */
 
 /* What the strict check found that is not damage by itself: packet ids the table does not
  * know (a collection from another JIT-EE version, or a flipped id). */
@@ -366,7 +366,7 @@ typedef struct mcz_list {
 } mcz_list;
 
 /* Parses SuperPMI's range syntax ("1-5,9,12-14"; also "-5" = 1-5, empty parts and a trailing
- * ',' as SuperPMI takes them; format/SUPERPMI.md "MCL files and range lists" has every rule):
+ * ',' as SuperPMI takes them; superpmi/SUPERPMI.md "MCL files and range lists" has every rule):
  * numbers >= 1, strictly increasing, a range a-b needs a < b, at most 2^31-1. Touching numbers
  * merge into one range; free the result with mcz_list_free(). Errors are MCZ_EINVAL with the
  * column in diag (out is left empty). */

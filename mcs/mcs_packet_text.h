@@ -1,7 +1,7 @@
 /*
  * mcs_packet_text.h - one map item as SuperPMI's MethodContext::dmp<Packet> prints it
  * (superpmi-shared/methodcontext.cpp and spmidumphelper.h/.cpp; the commits are in
- * format/SUPERPMI.md "Dump texts"), for the packets whose layouts mcz knows. mcs -dump uses it.
+ * superpmi/SUPERPMI.md "Dump texts"), for the packets whose layouts mcz knows. mcs -dump uses it.
  *
  * Where SuperPMI would read outside the map (a pool index that names no chunk, a
  * SigInstHandleMap index past its end), the text says <unknown> instead. CorInfoType names

@@ -7,7 +7,7 @@ const mcs_usage usage_integ = {
     "-integ FILE [--strict]",
     "deep-check every context (and, for an archive, its chunk checksums)",
     "Checks every packet, map, canary and trailer of every context, and what SuperPMI's\n"
-    "lookups rely on (format/SUPERPMI.md, \"Strict checks\"): each\n"
+    "lookups rely on (superpmi/SUPERPMI.md, \"Strict checks\"): each\n"
     "packet id once, known packets with their table's key and value sizes, every pool made of\n"
     "whole chunks, keys in increasing memcmp order, pool indexes of known layouts at chunk\n"
     "starts. Unlike SuperPMI's mcs, a damaged context is an error: its number and byte offset\n"

@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "../format/mcz_common.h"
+#include "../common/mcz_common.h"
 
 /* While paused, no worker takes a chunk or trains the dictionary. Unpause before closing. */
 void mcz_wr_test_pause(mcz_writer *w, bool paused);

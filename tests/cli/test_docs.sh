@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Every reference in the repository points inside it: no file names a format document kept
-# elsewhere or a path into a sibling "shared" directory; the facts live in format/SUPERPMI.md
+# elsewhere or a path into a sibling "shared" directory; the facts live in superpmi/SUPERPMI.md
 # and format/FORMAT.md. The check is first shown a planted violation and must name it.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -30,13 +30,13 @@ else fail "no file refers to a document outside the repository"; sed 's/^/    /'
 
 # Each section the code names (SUPERPMI.md followed by a quoted title on the same line) is a
 # heading there.
-headings() { sed -n 's/^#\{1,6\} \([0-9][0-9.]* \)\{0,1\}//p' "$MCZ_ROOT/format/SUPERPMI.md"; }
+headings() { sed -n 's/^#\{1,6\} \([0-9][0-9.]* \)\{0,1\}//p' "$MCZ_ROOT/superpmi/SUPERPMI.md"; }
 headings >"$T/headings"
-[ -s "$T/headings" ] && pass "format/SUPERPMI.md has headings" || fail "format/SUPERPMI.md has headings"
+[ -s "$T/headings" ] && pass "superpmi/SUPERPMI.md has headings" || fail "superpmi/SUPERPMI.md has headings"
 grep -rIohE --exclude-dir=.git --exclude-dir=build --exclude-dir=bin \
     'SUPERPMI\.md\)? "[^"]+"' "$MCZ_ROOT" | sed 's/^[^"]*"//; s/"$//' | sort -u >"$T/named"
-[ -s "$T/named" ] && pass "the code names sections of format/SUPERPMI.md" ||
-    fail "the code names sections of format/SUPERPMI.md"
+[ -s "$T/named" ] && pass "the code names sections of superpmi/SUPERPMI.md" ||
+    fail "the code names sections of superpmi/SUPERPMI.md"
 while read -r title; do
     grep -qxF -- "$title" "$T/headings" && pass "SUPERPMI.md has the section \"$title\"" ||
         fail "SUPERPMI.md has the section \"$title\""

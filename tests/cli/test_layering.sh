@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The public boundary (make check-layering), checked on the objects this test run built; then
-# each of its three checks is shown a violation and must fail, naming it.
+# each of its checks is shown a violation and must fail, naming it.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 BUILD_DIR=$(cd "${BUILD:-build}" && pwd)
 CHECK="$MCZ_ROOT/tests/layering/check-layering.sh"
@@ -20,7 +20,7 @@ check_refuses() {
 # 1. A program that includes an internal header.
 src="$T/src"
 mkdir -p "$src"
-for d in include format writer reader tools mcs parallel-replay bench; do
+for d in include common io superpmi format writer reader tools mcs parallel-replay bench; do
     cp -r "$MCZ_ROOT/$d" "$src/"
 done
 echo '#include "reader_impl.h"' >>"$src/mcs/mcs.c"
@@ -32,7 +32,7 @@ fake_build() {
     local dir=$1
     mkdir -p "$dir/obj"
     ln -s "$BUILD_DIR/libmcz.so" "$dir/libmcz.so"
-    for d in format writer reader mcs parallel-replay bench tools; do
+    for d in common io superpmi format writer reader mcs parallel-replay bench tools; do
         mkdir -p "$dir/obj/$d"
         find "$BUILD_DIR/obj/$d" -maxdepth 1 -name '*.o' -exec ln -s {} "$dir/obj/$d/" \;
     done
@@ -63,4 +63,11 @@ fake_build "$T/b2"
 caller_object "$T/b2/obj/writer" "$reader_fn"
 check_refuses "the writer calling the reader's $reader_fn is refused" \
     "writer/ uses reader/: $reader_fn" "$T/b2" "$MCZ_ROOT"
+
+# 4. A lower layer calling up: the SuperPMI model calling the container codec.
+format_fn=$(defined "$BUILD_DIR"/obj/format/*.o | head -1)
+fake_build "$T/b3"
+caller_object "$T/b3/obj/superpmi" "$format_fn"
+check_refuses "superpmi/ calling the container's $format_fn is refused" \
+    "superpmi/ uses format/: $format_fn" "$T/b3" "$MCZ_ROOT"
 cli_done

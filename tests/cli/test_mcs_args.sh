@@ -78,7 +78,7 @@ exit_is "-convert --bogus: exit 2" 2 "$M" -convert "$T/a.mch" "$T/x.mcz" --bogus
 if [ -e "$T/x.mch" ] || [ -e "$T/x.mcz" ]; then fail "usage errors write nothing"; else
     pass "usage errors write nothing"; fi
 
-# Range lists and .mcl files as SuperPMI reads them (format/SUPERPMI.md "MCL files and range
+# Range lists and .mcl files as SuperPMI reads them (superpmi/SUPERPMI.md "MCL files and range
 # lists"): each accepted form selects the same contexts as its plain spelling.
 "$BIN/mchgen" --seed 5 --contexts 6 --out "$T/six.mch" >/dev/null 2>&1 ||
     fail "mchgen writes a six-context collection"

@@ -3,7 +3,7 @@
 # (a method Geometry:Scale(valueclass Point) returning int, with generic instantiation handles,
 # signature blobs, JIT flags with bits 31 and 32, and IL using the opcodes SuperPMI prints in
 # its own way); each verb's output is compared with a golden file in tests/cli/golden/ whose
-# every field was worked out from SuperPMI's format strings (format/SUPERPMI.md, "Dump texts").
+# every field was worked out from SuperPMI's format strings (superpmi/SUPERPMI.md, "Dump texts").
 # The packet ids and CorInfoType numbers are JIT-EE version B's (0x13 is VALUECLASS there, CLASS
 # in C), which its packets alone do not tell: every verb is given --jit-ee B.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../format/mcz_common.h"
+#include "../../common/mcz_common.h"
 
 /* The version these tests' contexts are written in (their CorInfoType numbering). */
 #define VB mcz_jit_ee_find("B")

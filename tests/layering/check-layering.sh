@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
-# make check-layering: the public boundary holds in the built objects, not only by convention.
+# make check-layering: the layers hold in the built objects, not only by convention
+# (ARCHITECTURE.md). The library's layers, lowest first:
+#     common  io  superpmi  format  {writer | reader}
 #   1. no program (mcs/, parallel-replay/, superpmi-dropin/, bench/, tools/) includes a
 #      library-internal header: only include/ and its own directory's headers;
 #   2. every symbol a program's objects take from the library is one the library exports
 #      (MCZ_API): nothing reaches a hidden internal;
-#   3. writer/ and reader/ objects take nothing from each other (both only from format/).
+#   3. each layer's objects take symbols only from the layers below it: never from a layer
+#      above, and writer/ and reader/ never from each other.
 # Usage: check-layering.sh BUILD_DIR [SOURCE_DIR]  (the source tree defaults to this checkout;
 # tests/cli/test_layering.sh points both at doctored copies to see each check fail)
 set -u
@@ -14,7 +17,8 @@ failures=0
 say() { echo "$1"; }
 bad() { echo "not ok - $1"; failures=$((failures + 1)); }
 
-internal_headers=$(cd format && ls *.h; cd ../writer && ls *.h; cd ../reader && ls *.h) 2>/dev/null
+LAYERS="common io superpmi format writer reader"
+internal_headers=$(for l in $LAYERS; do (cd "$l" 2>/dev/null && ls *.h 2>/dev/null); done)
 found=
 for src in $(ls mcs/*.[ch] parallel-replay/*.[ch] parallel-replay/plugins/*.c \
              superpmi-dropin/*.[ch] bench/*.c \
@@ -34,7 +38,9 @@ done
 defined_in() { nm --defined-only "$@" 2>/dev/null | awk 'NF==3 && $2 ~ /[TDBRCV]/ {print $3}' | sort -u; }
 undefined_in() { nm -u "$@" 2>/dev/null | awk '{print $NF}' | sort -u; }
 
-library_symbols=$(defined_in "$BUILD"/obj/format/*.o "$BUILD"/obj/writer/*.o "$BUILD"/obj/reader/*.o)
+layer_objects() { ls "$BUILD"/obj/"$1"/*.o 2>/dev/null; }
+library_symbols=$(for l in $LAYERS; do layer_objects "$l"; done | xargs -r nm --defined-only 2>/dev/null |
+                 awk 'NF==3 && $2 ~ /[TDBRCV]/ {print $3}' | sort -u)
 exported=$(nm -D --defined-only "$BUILD/libmcz.so" | awk '{print $3}' | sort -u)
 for prog in mcs parallel-replay superpmi-dropin bench tools; do
     objs=$(find "$BUILD/obj/$prog" -name '*.o' 2>/dev/null)
@@ -45,10 +51,28 @@ for prog in mcs parallel-replay superpmi-dropin bench tools; do
     else say "ok - $prog/ uses only the library's exported symbols ($(echo "$taken" | grep -c .))"; fi
 done
 
-writer_defs=$(defined_in "$BUILD"/obj/writer/*.o)
-reader_defs=$(defined_in "$BUILD"/obj/reader/*.o)
-w2r=$(comm -12 <(undefined_in "$BUILD"/obj/writer/*.o) <(echo "$reader_defs"))
-r2w=$(comm -12 <(undefined_in "$BUILD"/obj/reader/*.o) <(echo "$writer_defs"))
-[ -z "$w2r" ] && say "ok - writer/ takes nothing from reader/" || bad "writer/ uses reader/: $(echo $w2r)"
-[ -z "$r2w" ] && say "ok - reader/ takes nothing from writer/" || bad "reader/ uses writer/: $(echo $r2w)"
+# Layer by layer: what each takes from the library's other layers must come from below.
+# below_of L: the layers L may use (writer and reader share everything below them).
+below_of() {
+    case $1 in
+    common) echo "" ;; io) echo "common" ;; superpmi) echo "common io" ;;
+    format) echo "common io superpmi" ;; writer | reader) echo "common io superpmi format" ;;
+    esac
+}
+for layer in $LAYERS; do
+    objs=$(layer_objects "$layer")
+    [ -n "$objs" ] || continue
+    taken=$(undefined_in $objs)
+    before=$failures
+    for other in $LAYERS; do
+        [ "$other" = "$layer" ] && continue
+        grep -qw "$other" <<<"$(below_of "$layer")" && continue
+        others=$(layer_objects "$other")
+        [ -n "$others" ] || continue
+        up=$(comm -12 <(echo "$taken") <(defined_in $others))
+        [ -n "$up" ] && bad "$layer/ uses $other/: $(echo $up)"
+    done
+    [ "$failures" -eq "$before" ] &&
+        say "ok - $layer/ takes only from the layers below it: $(below_of "$layer" | sed 's/^$/(none)/')"
+done
 [ "$failures" -eq 0 ]

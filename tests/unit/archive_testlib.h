@@ -13,8 +13,8 @@
 
 #include <xxhash.h>
 
-#include "../../format/mcz_common.h"
-#include "../../format/mcz_common.h"
+#include "../../common/mcz_common.h"
+#include "../../common/mcz_common.h"
 
 /* A corpus: n contexts back to back (an MCH image), context i at offsets[i]. */
 typedef struct tl_corpus {

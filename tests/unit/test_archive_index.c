@@ -18,7 +18,7 @@
 #include "../../format/archive.h"
 #include "archive_testlib.h"
 #include "index_testlib.h"
-#include "../../format/mcz_common.h"
+#include "../../common/mcz_common.h"
 
 static char dir[64];
 static char path[128];

@@ -15,7 +15,7 @@
 #include "../../format/archive.h"
 #include "archive_testlib.h"
 #include "index_testlib.h"
-#include "../../format/mcz_common.h"
+#include "../../common/mcz_common.h"
 
 /* The version these tests' contexts are written in (their CorInfoType numbering). */
 #define VB mcz_jit_ee_find("B")

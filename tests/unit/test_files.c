@@ -14,7 +14,7 @@
 
 #include <cmocka.h>
 
-#include "../../format/mcz_common.h"
+#include "../../common/mcz_common.h"
 
 typedef struct test_dir {
     char path[64];

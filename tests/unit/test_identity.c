@@ -1,5 +1,5 @@
 /*
- * test_identity.c - the method identity string and hash (format/SUPERPMI.md "Identity"): the
+ * test_identity.c - the method identity string and hash (superpmi/SUPERPMI.md "Identity"): the
  * hash vectors, a worked example, instance and generic methods (first-occurrence instantiation
  * indices), names, PGO, the name-length limit, argument cycles, and every way a context
  * can lack what the identity needs (clear errors, never a crash).
@@ -15,7 +15,7 @@
 #include <cmocka.h>
 
 #include "mcz_agnostic.h"
-#include "../../format/mcz_common.h"
+#include "../../common/mcz_common.h"
 
 /* The version these tests' contexts are written in (their CorInfoType numbering). */
 #define VB mcz_jit_ee_find("B")
@@ -261,7 +261,7 @@ static void test_hash_vectors(void **state)
     assert_string_equal(hex, "6C1B07BC7BBC4BE347939AC4A93C437A");
     hex_of(il_ldarg_ret, sizeof il_ldarg_ret, hex);
     assert_string_equal(hex, "3D2EE4B9EEC5F7F6B49E0ADC603ABDFA");
-    /* the example line of format/SUPERPMI.md "Identity", as a one-ISA-word mcs would build it */
+    /* the example line of superpmi/SUPERPMI.md "Identity", as a one-ISA-word mcs would build it */
     static const char one_word[] =
         "CLASS:METHOD(int):int -- CallingConvention: 0, CorInfoOptions: 0, CorInfoRegionKind: 0, "
         "JitFlags 0000000000000000, ISA Flags 0000000000000000 ILCode Hash: "
@@ -735,7 +735,7 @@ static void test_argument_cycle(void **state)
     mcz_mc_builder_free(b);
 }
 
-/* The minimal context (format/SUPERPMI.md "A minimal context"): passes container checks, lacks
+/* The minimal context (superpmi/SUPERPMI.md "A minimal context"): passes container checks, lacks
  * the argument packets. */
 static const uint8_t minimal_mc[] = {
     0x6d, 0x63, 0x36, 0x01, 0x00, 0x00, 0x8f, 0xf6, 0x00, 0x00, 0x00, 0x4c,
@@ -782,7 +782,7 @@ static void test_minimal_context(void **state)
 }
 
 /* The minimal context's bytes plus the two argument packets it lacks give the example hash of
- * format/SUPERPMI.md "Identity". */
+ * superpmi/SUPERPMI.md "Identity". */
 static void test_minimal_context_completed(void **state)
 {
     (void)state;
@@ -885,7 +885,7 @@ static void test_last_packet_wins(void **state)
 }
 
 
-/* ---- JIT-EE versions (format/SUPERPMI.md "Packet tables per JIT-EE version") ---- */
+/* ---- JIT-EE versions (superpmi/SUPERPMI.md "Packet tables per JIT-EE version") ---- */
 
 #define VC mcz_jit_ee_find("C")
 

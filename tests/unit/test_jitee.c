@@ -1,5 +1,5 @@
 /*
- * test_jitee.c - the JIT-EE versions mcz knows (format/SUPERPMI.md "Packet tables per JIT-EE
+ * test_jitee.c - the JIT-EE versions mcz knows (superpmi/SUPERPMI.md "Packet tables per JIT-EE
  * version"): lookup by name and GUID, the tables' differences, CorInfoType numbering, and
  * detection from a context's packets (entry sizes, ids one version lacks, type numbers).
  */
@@ -13,7 +13,7 @@
 #include <cmocka.h>
 
 #include "mcz_agnostic.h"
-#include "../../format/mcz_common.h"
+#include "../../common/mcz_common.h"
 
 #define VB mcz_jit_ee_find("B")
 #define VC mcz_jit_ee_find("C")

@@ -13,7 +13,7 @@
 
 #include <cmocka.h>
 
-#include "../../format/mcz_common.h"
+#include "../../common/mcz_common.h"
 
 #define PACKET_HEADER 5u  /* id, size */
 #define MAP_ITEMS 12u     /* tag, count, pool length: where the keys start */

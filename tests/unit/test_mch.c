@@ -1,6 +1,6 @@
 /*
  * test_mch.c - the legacy MCH reader: the minimal 318-byte context (a CompileMethod and a
- * GetJitFlags packet; format/SUPERPMI.md "A minimal context") built with the builder and
+ * GetJitFlags packet; superpmi/SUPERPMI.md "A minimal context") built with the builder and
  * compared byte for byte, parsed back, walked in multi-context buffers, re-serialized
  * map by map, and fed every truncation, every single-bit flip and assorted hostile lengths.
  */
@@ -14,13 +14,13 @@
 #include <cmocka.h>
 
 #include "mcz_agnostic.h"
-#include "../../format/mcz_common.h"
+#include "../../common/mcz_common.h"
 
 /* The version these tests' contexts are written in (their CorInfoType numbering). */
 #define VB mcz_jit_ee_find("B")
 
 /* The 318-byte minimal context: CompileMethod (143) and GetJitFlags (154), as
- * format/SUPERPMI.md "A minimal context" prints it. */
+ * superpmi/SUPERPMI.md "A minimal context" prints it. */
 static const uint8_t golden[318] = {
     0x6d, 0x63, 0x36, 0x01, 0x00, 0x00, 0x8f, 0xf6, 0x00, 0x00, 0x00, 0x4c, 0x57, 0x4d, 0x31, 0x01,
     0x00, 0x00, 0x00, 0x0e, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x10, 0x00, 0x00, 0xf8,

@@ -1,5 +1,5 @@
 /*
- * test_mcl.c - context-number lists (format/SUPERPMI.md "MCL files and range lists"): each
+ * test_mcl.c - context-number lists (superpmi/SUPERPMI.md "MCL files and range lists"): each
  * rule of SuperPMI's range syntax and .mcl reading (one case per rule), every rejection with its
  * line or column, encoding and round trips, the SuperPMI size cap on .mcl files, and the list
  * queries; counts as the tools take them (tool_parse_count).
@@ -15,7 +15,7 @@
 
 #include <cmocka.h>
 
-#include "../../format/mcz_common.h"
+#include "../../common/mcz_common.h"
 #include "../../tools/tool.h"
 
 static void assert_ranges(const mcz_list *l, const uint32_t (*want)[2], size_t n)

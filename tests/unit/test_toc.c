@@ -1,5 +1,5 @@
 /*
- * test_toc.c - the .mct table of contents (format/SUPERPMI.md "The TOC (.mct)"): exact layout,
+ * test_toc.c - the .mct table of contents (superpmi/SUPERPMI.md "The TOC (.mct)"): exact layout,
  * round trips, every truncation, flipped tags, lying counts, unterminated hashes, the
  * number-order check, and SuperPMI's paired-file lookup (a TOC beside its .mch, an .mch beside
  * an .mct named as input, an .exc).
@@ -16,7 +16,7 @@
 
 #include <cmocka.h>
 
-#include "../../format/mcz_common.h"
+#include "../../common/mcz_common.h"
 
 static const mcz_toc_entry sample[] = {
     {0, 1, "0F60B52288C2088CC03239DB7A1C15CE"},

@@ -1,5 +1,5 @@
 /*
- * identity.c - SuperPMI's method identity (format/SUPERPMI.md "Identity"): the text line that
+ * identity.c - SuperPMI's method identity (superpmi/SUPERPMI.md "Identity"): the text line that
  * MethodContext::dumpMethodIdentityInfoToBuffer builds from a context, and its MurmurHash3.
  *
  *   <full name> -- CallingConvention: <d>, CorInfoOptions: <d>, CorInfoRegionKind: <d>,
@@ -431,7 +431,7 @@ static int names_append(const ident_ctx *c, uint64_t ftn, text_sink *out)
 }
 
 /* The GetArgType key for the argument at handle arg of the method's own signature
- * (format/SUPERPMI.md "Identity": the argument types). */
+ * (superpmi/SUPERPMI.md "Identity": the argument types). */
 static void arg_type_key(const ident_ctx *c, const uint8_t *sig, uint64_t arg,
                          uint8_t key[MCZ_AT_KEY_SIZE])
 {

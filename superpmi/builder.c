@@ -1,6 +1,6 @@
 /*
  * builder.c - serializes method contexts as SuperPMI's MethodContext::saveToFile does
- * (format/SUPERPMI.md "Write order", "Maps", "The buffer pool"): one packet per non-empty map,
+ * (superpmi/SUPERPMI.md "Write order", "Maps", "The buffer pool"): one packet per non-empty map,
  * in the order added; each map tagged, sparse keys sorted by memcmp with the first value for a
  * key kept, pool buffers deduplicated as LightWeightMap::AddBuffer does.
  */

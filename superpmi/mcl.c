@@ -1,6 +1,6 @@
 /*
  * mcl.c - context-number lists: SuperPMI's command-line range syntax ("1-5,9,12-14") and .mcl
- * files (one decimal number per line), as format/SUPERPMI.md "MCL files and range lists"
+ * files (one decimal number per line), as superpmi/SUPERPMI.md "MCL files and range lists"
  * describes them.
  *
  * A list is accepted exactly when every SuperPMI version read accepts it and reads the same

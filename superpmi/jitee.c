@@ -1,7 +1,7 @@
 /*
  * jitee.c - the JIT-EE versions mcz knows, as data: each version's packet table and write order
  * come from its X-macro list (jitee_B.h, jitee_C.h), with its GUID and its CorInfoType
- * numbering (format/SUPERPMI.md "Packet tables per JIT-EE version"). Detection asks which
+ * numbering (superpmi/SUPERPMI.md "Packet tables per JIT-EE version"). Detection asks which
  * versions a context's packets agree with.
  */
 #include <stdio.h>

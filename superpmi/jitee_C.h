@@ -1,11 +1,11 @@
 /*
- * jitee_B.h - the packets of JIT-EE version "B" (GUID 28808a0e-5dc5-48bd-a7eb-27def284eff0), an
- * X-macro list in SuperPMI's write order: lwmlist.h's method-context maps, then crlwmlist.h's
- * compile-result maps (format/SUPERPMI.md "Packet tables per JIT-EE version" names the sources).
- *
- * MCZ_JITEE_PACKET(id, name, kind, part, key_size, value_size): kind SPARSE (LWM1) or DENSE
- * (DWM1), part MC or CR (compile result); sizes in bytes, 0 where the size is not known or
- * varies (then unchecked). Include it with MCZ_JITEE_PACKET defined; no include guard.
+ * jitee_C.h - the packets of JIT-EE version "C", the newest seen in dotnet/runtime's sources and
+ * forks: CorInfoType renumbered (superpmi/SUPERPMI.md "Packet tables per JIT-EE version"). Same
+ * X-macro shape and order as jitee_B.h. Against B: GetCookieForPInvokeCalliSig (48) is gone,
+ * GetLocationOfThisType's Agnostic_CORINFO_LOOKUP_KIND is 8 bytes (10 in B) and
+ * CR_AllocMem's Agnostic_AllocMemDetails 52 (56 in B). The maps new in this version
+ * (CanValueClassInstancePointerEscape, GetWasmWellKnownGlobals, GetAwaitReturnCallResult,
+ * GetAwaitAwaiterInContinuationCall) are absent: no source read gives their ids.
  */
 MCZ_JITEE_PACKET(186, AllocPgoInstrumentationBySchema, SPARSE, MC, 8, 20)
 MCZ_JITEE_PACKET(187, GetPgoInstrumentationResults, SPARSE, MC, 8, 0)
@@ -62,7 +62,6 @@ MCZ_JITEE_PACKET( 46, GetClassNumInstanceFields, SPARSE, MC, 8, 4)
 MCZ_JITEE_PACKET( 47, GetClassSize, SPARSE, MC, 8, 4)
 MCZ_JITEE_PACKET(170, GetHeapClassSize, SPARSE, MC, 8, 4)
 MCZ_JITEE_PACKET(171, CanAllocateOnStack, SPARSE, MC, 8, 4)
-MCZ_JITEE_PACKET( 48, GetCookieForPInvokeCalliSig, SPARSE, MC, 0, 16)
 MCZ_JITEE_PACKET(232, GetCookieForInterpreterCalliSig, SPARSE, MC, 0, 16)
 MCZ_JITEE_PACKET(188, GetDefaultComparerClass, SPARSE, MC, 8, 8)
 MCZ_JITEE_PACKET(162, GetDefaultEqualityComparerClass, SPARSE, MC, 8, 8)
@@ -89,7 +88,7 @@ MCZ_JITEE_PACKET(159, GetHFAType, SPARSE, MC, 8, 4)
 MCZ_JITEE_PACKET(151, GetIntConfigValue, SPARSE, MC, 8, 4)
 MCZ_JITEE_PACKET(154, GetJitFlags, SPARSE, MC, 4, 8)
 MCZ_JITEE_PACKET( 68, GetJustMyCodeHandle, SPARSE, MC, 8, 16)
-MCZ_JITEE_PACKET( 69, GetLocationOfThisType, SPARSE, MC, 8, 10)
+MCZ_JITEE_PACKET( 69, GetLocationOfThisType, SPARSE, MC, 8, 8)
 MCZ_JITEE_PACKET(192, IsIntrinsic, SPARSE, MC, 8, 4)
 MCZ_JITEE_PACKET(214, NotifyMethodInfoUsage, SPARSE, MC, 8, 4)
 MCZ_JITEE_PACKET(229, NotifyInstructionSetUsage, SPARSE, MC, 8, 4)
@@ -167,7 +166,7 @@ MCZ_JITEE_PACKET(184, SigInstHandleMap, DENSE, MC, 0, 8)
 MCZ_JITEE_PACKET(235, GetWasmTypeSymbol, SPARSE, MC, 0, 8)
 MCZ_JITEE_PACKET(238, GetPInvokeHelpers, SPARSE, MC, 8, 8)
 MCZ_JITEE_PACKET(114, CR_AllocGCInfo, SPARSE, CR, 4, 12)
-MCZ_JITEE_PACKET(115, CR_AllocMem, SPARSE, CR, 4, 56)
+MCZ_JITEE_PACKET(115, CR_AllocMem, SPARSE, CR, 4, 52)
 MCZ_JITEE_PACKET(132, CR_AllocUnwindInfo, DENSE, CR, 0, 0)
 MCZ_JITEE_PACKET(138, CR_AssertLog, DENSE, CR, 0, 4)
 MCZ_JITEE_PACKET(116, CR_CallLog, DENSE, CR, 0, 4)

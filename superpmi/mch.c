@@ -1,5 +1,5 @@
 /*
- * mch.c - the legacy SuperPMI container: method contexts, packets and maps (format/SUPERPMI.md
+ * mch.c - the legacy SuperPMI container: method contexts, packets and maps (superpmi/SUPERPMI.md
  * "The container" and "Maps"), read in place from a buffer (typically an mmap) with every
  * length checked before use.
  */

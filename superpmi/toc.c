@@ -1,5 +1,5 @@
 /*
- * toc.c - SuperPMI's .mct table of contents (format/SUPERPMI.md "The TOC (.mct)"):
+ * toc.c - SuperPMI's .mct table of contents (superpmi/SUPERPMI.md "The TOC (.mct)"):
  *   "INDX", u32 count, count x 48-byte TOCElement {i64 offset, i32 number, char hash[33], 3 pad},
  *   "INDX".
  * The pad bytes are uninitialised heap in files written by mcs: ignored on read, zero on write.

@@ -1,5 +1,5 @@
 /*
- * mc_strict.c - the strict check of one context (format/SUPERPMI.md "Strict checks"): on
+ * mc_strict.c - the strict check of one context (superpmi/SUPERPMI.md "Strict checks"): on
  * top of mcz_mc_check's framing, every packet id at most once, known ids with their table's
  * key and value sizes, every pool walked as its chunks, sparse keys strictly increasing in
  * memcmp order, and the pool indexes of the value layouts mcz_agnostic.h describes pointing at
