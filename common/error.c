@@ -86,12 +86,8 @@ const char *mcz_diag_format(const mcz_diag *d, char *buf, size_t cap)
     if (cap == 0)
         return buf;
     const char *text = d->message[0] ? d->message : mcz_error_name(d->code);
-    if (!d->subject[0]) {
-        snprintf(buf, cap, "%s", text);
-        return buf;
-    }
     char where[80];
     where_text(d, where, sizeof where);
-    snprintf(buf, cap, "%s: %s%s", d->subject, where, text);
+    snprintf(buf, cap, "%s%s%s%s", d->subject, d->subject[0] ? ": " : "", where, text);
     return buf;
 }

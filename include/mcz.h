@@ -200,8 +200,8 @@ MCZ_API void mcz_diag_set_subject(mcz_diag *d, const char *subject);
  *
  * with only the parts d holds (no subject, context <= 0, offset < 0 leave theirs out; "context N:"
  * or "at offset X:" alone when only one is known). An empty message is the code's name.
- * A diag without a subject prints its message as it is: some messages of the library still
- * begin with the file they concern.
+ * Meanwhile some messages of the library name no subject but begin with the file they concern
+ * themselves; those have no subject part, and the message comes as it is after the location.
  */
 MCZ_API const char *mcz_diag_format(const mcz_diag *d, char *buf, size_t cap);
 /* A buffer of this size holds any line mcz_diag_format writes, uncut. */

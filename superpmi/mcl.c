@@ -324,8 +324,6 @@ static int mcl_file_parse(const char *path, mcz_list *out, mcz_diag *diag)
                               "holds no context number");
     }
     free(buf);
-    if (rc != MCZ_OK)
-        mcz_diag_set_subject(diag, path);
     return rc;
 }
 
@@ -337,8 +335,12 @@ int mcz_list_from_arg(const char *arg, mcz_list *out, mcz_diag *diag)
     memset(out, 0, sizeof *out);
     if (is_range_syntax(arg))
         return mcz_list_parse_ranges(arg, out, diag);
-    if (has_mcl_suffix(arg))
-        return mcl_file_parse(arg, out, diag);
+    if (has_mcl_suffix(arg)) {
+        int rc = mcl_file_parse(arg, out, diag);
+        if (rc != MCZ_OK)
+            mcz_diag_set_subject(diag, arg);
+        return rc;
+    }
     return mcz_diag_set(diag, MCZ_EINVAL, MCZ_NO_OFFSET, MCZ_NO_CONTEXT,
                         "'%s' is neither a range list (like 1-5,9) nor an .mcl file", arg);
 }
