@@ -210,8 +210,10 @@ static int commit_text(const char *path, const char *text, size_t len, mcz_diag 
         mcz_outfile_abort(f);
         if (err == EPIPE)
             return MCZ_OK; /* its reader stopped early (| head): not an error, as for stdout */
-        return mcz_diag_set(diag, rc, MCZ_NO_OFFSET, MCZ_NO_CONTEXT, "%s: write failed%s%s", path,
-                            err ? ": " : "", err ? strerror(err) : "");
+        mcz_diag_set(diag, rc, MCZ_NO_OFFSET, MCZ_NO_CONTEXT, "write failed%s%s",
+                     err ? ": " : "", err ? strerror(err) : "");
+        mcz_diag_set_subject(diag, path);
+        return rc;
     }
     return mcz_outfile_commit(f, diag);
 }
@@ -466,9 +468,11 @@ static int read_entries(line_reader *lr, replay_table *t, mcz_diag *diag)
         previous = number;
         count++;
     }
-    return rc == 0 ? mcz_diag_set(diag, MCZ_ETRUNCATED, MCZ_NO_OFFSET, MCZ_NO_CONTEXT,
-                                  "%s: no end line (truncated?)", lr->path)
-                   : bad_line(lr, diag, "unterminated or overlong line");
+    if (rc != 0)
+        return bad_line(lr, diag, "unterminated or overlong line");
+    mcz_diag_set(diag, MCZ_ETRUNCATED, MCZ_NO_OFFSET, MCZ_NO_CONTEXT, "no end line (truncated?)");
+    mcz_diag_set_subject(diag, lr->path);
+    return MCZ_ETRUNCATED;
 }
 
 int replay_table_read_results(replay_table *t, const char *path, replay_shard_id *id,
