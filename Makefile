@@ -150,7 +150,7 @@ $(COLLECTOR): $(BUILD)/tests/%: $(BUILD)/obj/tests/collector/%.o $(LIB_A)
 # whose runtime a shared object leaves open).
 COLLECTOR_API := mcz_writer_open mcz_writer_append mcz_writer_flush mcz_writer_dump \
                  mcz_writer_dump_on_signal mcz_writer_get_stats mcz_writer_close \
-                 mcz_writer_abort mcz_writer_diag mcz_error_name mcz_diag_clear
+                 mcz_writer_abort mcz_writer_diag mcz_error_name mcz_diag_clear mcz_diag_format
 WRITER_MAP    := $(BUILD)/libmcz-writer.map
 
 $(WRITER_MAP): Makefile

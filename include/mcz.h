@@ -11,7 +11,8 @@
  *
  *     mcz_diag d;
  *     mcz_source *s = mcz_source_open("x.mcz", &d);   // .mcz and .mch alike
- *     if (!s) { fprintf(stderr, "%s\n", d.message); return 1; }
+ *     char line[MCZ_DIAG_LINE_SIZE];
+ *     if (!s) { fprintf(stderr, "%s\n", mcz_diag_format(&d, line, sizeof line)); return 1; }
  *     mcz_mc mc;
  *     while (mcz_source_next(s, &mc, &d) > 0)          // in number order
  *         use(mc.number, mc.bytes, mc.size);         // one serialized context, as in the MCH
@@ -32,8 +33,9 @@
  * - Functions return MCZ_OK (0) or a negative mcz error code; sizes are int64_t with a negative
  *   value meaning an error. mcz_error_name() turns a code into text.
  * - Every function that parses bytes takes an optional mcz_diag *: on error it is filled with the
- *   code, the byte offset and the context number concerned, and a one-line message. Pass NULL
- *   when the detail is not wanted.
+ *   code, the file or URL concerned (where the function knows it), the byte offset and the
+ *   context number concerned, and a one-line message; mcz_diag_format makes them one line.
+ *   Pass NULL when the detail is not wanted.
  * - Handles are opaque. Each has a create/open and a free/close that accepts NULL. A handle that
  *   met a fatal error keeps it (sticky) and refuses further work with the same code.
  * - Every byte from a file is hostile: nothing here reads out of bounds or allocates more than the
