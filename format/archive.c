@@ -254,8 +254,7 @@ int mcz_arc_chunk_head_decode(const uint8_t *file, size_t size, uint64_t off,
     size_t body = 36 + 4 * (size_t)out->count;
     if (mcz_get_le32(p + body) != (uint32_t)mcz_arc_xxh3(p, body)) /* its numbers are not */
         return mcz_diag_set(diag, MCZ_ECHECKSUM, mcz_at_offset((int64_t)(off + body)),
-                            MCZ_NO_CONTEXT,
-                            /* to be believed */
+                            MCZ_NO_CONTEXT, /* to be believed */
                             "chunk header: checksum mismatch");
     if (out->count == 0 || out->first_number == 0 ||
         out->count - 1 > UINT32_MAX - out->first_number)

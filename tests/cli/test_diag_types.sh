@@ -13,7 +13,8 @@ compiles() {
 if compiles right 'return mcz_diag_set(d, MCZ_ECORRUPT, mcz_at_offset(4), mcz_in_context(2), "x");'
 then pass "the offset, then the context: compiles"
 else fail "the offset, then the context: compiles"; sed 's/^/    /' "$T/cc.err" | head -5; fi
-if compiles swapped 'return mcz_diag_set(d, MCZ_ECORRUPT, mcz_in_context(2), mcz_at_offset(4), "x");'
+if compiles swapped \
+    'return mcz_diag_set(d, MCZ_ECORRUPT, mcz_in_context(2), mcz_at_offset(4), "x");'
 then fail "the context where the offset goes does not compile"
 else pass "the context where the offset goes does not compile"; fi
 if compiles bare 'return mcz_diag_set(d, MCZ_ECORRUPT, 4, 2, "x");'
