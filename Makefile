@@ -89,6 +89,8 @@ $(DEPS_OK): .ci/deps.sh
 # and a test that needs an internal names its path.
 $(LIB_OBJ): CFLAGS += -fPIC -fvisibility=hidden -DMCZ_BUILDING_LIBRARY
 $(LIB_OBJ): CPPFLAGS += -Icommon
+# (an internal header a test names by its path includes the base header by name)
+$(BUILD)/obj/tests/%.o: CPPFLAGS += -Icommon
 
 $(BUILD)/obj/%.o: %.c | $(DEPS_OK)
 	@mkdir -p $(@D)
@@ -148,7 +150,7 @@ $(COLLECTOR): $(BUILD)/tests/%: $(BUILD)/obj/tests/collector/%.o $(LIB_A)
 # whose runtime a shared object leaves open).
 COLLECTOR_API := mcz_writer_open mcz_writer_append mcz_writer_flush mcz_writer_dump \
                  mcz_writer_dump_on_signal mcz_writer_get_stats mcz_writer_close \
-                 mcz_writer_abort mcz_writer_diag mcz_error_name mcz_diag_clear
+                 mcz_writer_abort mcz_writer_diag mcz_error_name mcz_diag_clear mcz_diag_format
 WRITER_MAP    := $(BUILD)/libmcz-writer.map
 
 $(WRITER_MAP): Makefile

@@ -98,6 +98,12 @@ static void die(const char *what, const char *detail)
     exit(1);
 }
 
+static void die_diag(const char *what, const mcz_diag *d)
+{
+    char text[MCZ_DIAG_LINE_SIZE];
+    die(what, mcz_diag_format(d, text, sizeof text));
+}
+
 /* ---- Options ---- */
 
 static double parse_double(const char *name, const char *text)
@@ -345,7 +351,7 @@ static void open_writer(sim *s)
     mcz_diag d;
     s->w = mcz_writer_open(s->path, &wo, &d);
     if (!s->w)
-        die(s->path, d.message);
+        die_diag(s->path, &d);
 }
 
 /* Highest values seen while the producers ran. */
@@ -434,7 +440,7 @@ static void close_writer(sim *s)
     double t0 = cc_now();
     mcz_diag d;
     if (mcz_writer_close(s->w, &d) != MCZ_OK)
-        die("close", d.message);
+        die_diag("close", &d);
     struct stat st;
     printf("  close %.1f ms; the archive: %.2f MiB, %.2f MiB on disk\n", (cc_now() - t0) * 1e3,
            stat(s->path, &st) == 0 ? st.st_size / MIB : 0.0, disk_bytes(s->path) / MIB);

@@ -51,7 +51,9 @@ static double now_cpu(void)
 
 static void die(const char *what, const mcz_diag *d)
 {
-    fprintf(stderr, "mczbench: %s: %s\n", what, d ? d->message : strerror(errno));
+    char text[MCZ_DIAG_LINE_SIZE];
+    fprintf(stderr, "mczbench: %s: %s\n", what,
+            d ? mcz_diag_format(d, text, sizeof text) : strerror(errno));
     exit(1);
 }
 

@@ -35,16 +35,19 @@ int mcz_arc_frame_check(const uint8_t *file, size_t size, uint64_t off, uint32_t
                         mcz_diag *diag)
 {
     if (!mcz_fits(size, off, MCZ_ARC_FRAME_HEAD + 4))
-        return mcz_fail(diag, MCZ_ETRUNCATED, (int64_t)off, -1, "%s: truncated frame header", what);
+        return mcz_diag_set(diag, MCZ_ETRUNCATED, mcz_at_offset((int64_t)off), MCZ_NO_CONTEXT,
+                            "%s: truncated frame header", what);
     const uint8_t *p = file + off;
     if (mcz_get_le32(p) != MCZ_ARC_SKIP_MAGIC || mcz_get_le32(p + 8) != tag)
-        return mcz_fail(diag, MCZ_ECORRUPT, (int64_t)off, -1, "%s: bad frame magic or tag", what);
+        return mcz_diag_set(diag, MCZ_ECORRUPT, mcz_at_offset((int64_t)off), MCZ_NO_CONTEXT,
+                            "%s: bad frame magic or tag", what);
     *payload = mcz_get_le32(p + 4);
     if (*payload < min_payload)
-        return mcz_fail(diag, MCZ_ECORRUPT, (int64_t)off, -1, "%s: frame too small", what);
+        return mcz_diag_set(diag, MCZ_ECORRUPT, mcz_at_offset((int64_t)off), MCZ_NO_CONTEXT,
+                            "%s: frame too small", what);
     if (!mcz_fits(size - off - MCZ_ARC_FRAME_HEAD, 0, *payload))
-        return mcz_fail(diag, MCZ_ETRUNCATED, (int64_t)off, -1,
-                        "%s: frame of %u bytes runs past the end of the file", what, *payload);
+        return mcz_diag_set(diag, MCZ_ETRUNCATED, mcz_at_offset((int64_t)off), MCZ_NO_CONTEXT,
+                            "%s: frame of %u bytes runs past the end of the file", what, *payload);
     return MCZ_OK;
 }
 
@@ -86,10 +89,12 @@ int mcz_arc_header_decode(const uint8_t *file, size_t size, mcz_arc_header *out,
     if (rc != MCZ_OK)
         return rc;
     if (payload != MCZ_ARC_HEADER_SIZE - MCZ_ARC_FRAME_HEAD)
-        return mcz_fail(diag, MCZ_ECORRUPT, 4, -1, "archive header: size %u, expected %u", payload,
-                        MCZ_ARC_HEADER_SIZE - MCZ_ARC_FRAME_HEAD);
+        return mcz_diag_set(diag, MCZ_ECORRUPT, mcz_at_offset(4), MCZ_NO_CONTEXT,
+                            "archive header: size %u, expected %u", payload,
+                            MCZ_ARC_HEADER_SIZE - MCZ_ARC_FRAME_HEAD);
     if (mcz_get_le64(file + 36) != mcz_arc_xxh3(file, 36))
-        return mcz_fail(diag, MCZ_ECHECKSUM, 36, -1, "archive header: checksum mismatch");
+        return mcz_diag_set(diag, MCZ_ECHECKSUM, mcz_at_offset(36), MCZ_NO_CONTEXT,
+                            "archive header: checksum mismatch");
     out->version = mcz_get_le32(file + 12);
     out->flags = mcz_get_le32(file + 16);
     out->level = (int32_t)mcz_get_le32(file + 20);
@@ -97,19 +102,21 @@ int mcz_arc_header_decode(const uint8_t *file, size_t size, mcz_arc_header *out,
     out->dict_id = mcz_get_le32(file + 28);
     out->jit_ee = mcz_get_le32(file + 32);
     if (out->version < MCZ_ARC_VERSION_MIN || out->version > MCZ_ARC_VERSION)
-        return mcz_fail(diag, MCZ_EVERSION, 12, -1, "archive header: format version %u, this build "
-                        "reads %u to %u", out->version, MCZ_ARC_VERSION_MIN, MCZ_ARC_VERSION);
+        return mcz_diag_set(diag, MCZ_EVERSION, mcz_at_offset(12), MCZ_NO_CONTEXT,
+                            "archive header: format version %u, this build "
+                            "reads %u to %u",
+                            out->version, MCZ_ARC_VERSION_MIN, MCZ_ARC_VERSION);
     if (out->jit_ee != 0 && !mcz_jit_ee_by_id(out->jit_ee))
-        return mcz_fail(diag, MCZ_EVERSION, 32, -1,
-                        "archive header: JIT-EE version %u is not known to this build",
-                        out->jit_ee);
+        return mcz_diag_set(diag, MCZ_EVERSION, mcz_at_offset(32), MCZ_NO_CONTEXT,
+                            "archive header: JIT-EE version %u is not known to this build",
+                            out->jit_ee);
     if ((out->flags & ~MCZ_ARC_FLAGS_KNOWN) != 0 || (out->version == 1 && out->jit_ee != 0) ||
         (out->version < 3 && (out->flags & MCZ_ARC_FLAG_PACKETS) != 0))
-        return mcz_fail(diag, MCZ_ECORRUPT, 16, -1,
-                        "archive header: reserved bits set (flags 0x%x)", out->flags);
+        return mcz_diag_set(diag, MCZ_ECORRUPT, mcz_at_offset(16), MCZ_NO_CONTEXT,
+                            "archive header: reserved bits set (flags 0x%x)", out->flags);
     if (((out->flags & MCZ_ARC_FLAG_HAS_DICT) != 0) != (out->dict_id != 0))
-        return mcz_fail(diag, MCZ_ECORRUPT, 28, -1,
-                        "archive header: dictionary flag and id disagree");
+        return mcz_diag_set(diag, MCZ_ECORRUPT, mcz_at_offset(28), MCZ_NO_CONTEXT,
+                            "archive header: dictionary flag and id disagree");
     return MCZ_OK;
 }
 
@@ -136,18 +143,18 @@ int mcz_arc_dict_decode(const uint8_t *file, size_t size, uint64_t off, uint32_t
     const uint8_t *p = file + off;
     uint32_t len = mcz_get_le32(p + 16);
     if (len != payload - (MCZ_ARC_DICT_HEAD - MCZ_ARC_FRAME_HEAD) || mcz_get_le32(p + 28) != 0)
-        return mcz_fail(diag, MCZ_ECORRUPT, (int64_t)off + 16, -1,
-                        "dictionary: size %u does not match its frame", len);
+        return mcz_diag_set(diag, MCZ_ECORRUPT, mcz_at_offset((int64_t)off + 16), MCZ_NO_CONTEXT,
+                            "dictionary: size %u does not match its frame", len);
     out->dict_id = mcz_get_le32(p + 12);
     if (out->dict_id != expect_id)
-        return mcz_fail(diag, MCZ_EDICT, (int64_t)off + 12, -1,
-                        "dictionary: id %u, the header names %u", out->dict_id, expect_id);
+        return mcz_diag_set(diag, MCZ_EDICT, mcz_at_offset((int64_t)off + 12), MCZ_NO_CONTEXT,
+                            "dictionary: id %u, the header names %u", out->dict_id, expect_id);
     out->bytes = p + MCZ_ARC_DICT_HEAD;
     out->size = len;
     out->frame_size = (uint64_t)MCZ_ARC_FRAME_HEAD + payload;
     if (mcz_get_le64(p + 20) != mcz_arc_xxh3(out->bytes, len))
-        return mcz_fail(diag, MCZ_ECHECKSUM, (int64_t)off + 20, -1,
-                        "dictionary: checksum mismatch");
+        return mcz_diag_set(diag, MCZ_ECHECKSUM, mcz_at_offset((int64_t)off + 20), MCZ_NO_CONTEXT,
+                            "dictionary: checksum mismatch");
     return MCZ_OK;
 }
 
@@ -205,14 +212,17 @@ static int check_chunk_lengths(const mcz_arc_chunk_head *h, uint64_t off, mcz_di
     for (uint32_t i = 0; i < h->count; i++) {
         uint32_t len = mcz_arc_chunk_head_length(h, i);
         if (len < MCZ_MC_OVERHEAD || len > MCZ_MC_MAX_SIZE)
-            return mcz_fail(diag, MCZ_ECORRUPT, (int64_t)(off + 36 + 4 * (uint64_t)i),
-                            (int64_t)h->first_number + i, "chunk header: context length %u", len);
+            return mcz_diag_set(diag, MCZ_ECORRUPT,
+                                mcz_at_offset((int64_t)(off + 36 + 4 * (uint64_t)i)),
+                                mcz_in_context((int64_t)h->first_number + i),
+                                "chunk header: context length %u", len);
         sum += len;
     }
     if (sum != h->raw_size)
-        return mcz_fail(diag, MCZ_ECORRUPT, (int64_t)off + 20, h->first_number,
-                        "chunk header: lengths sum to %llu, raw size is %u",
-                        (unsigned long long)sum, h->raw_size);
+        return mcz_diag_set(diag, MCZ_ECORRUPT, mcz_at_offset((int64_t)off + 20),
+                            mcz_in_context(h->first_number),
+                            "chunk header: lengths sum to %llu, raw size is %u",
+                            (unsigned long long)sum, h->raw_size);
     return MCZ_OK;
 }
 
@@ -238,17 +248,20 @@ int mcz_arc_chunk_head_decode(const uint8_t *file, size_t size, uint64_t off,
     out->codec = xz ? MCZ_CODEC_XZ : MCZ_CODEC_ZSTD;
     out->packets = packets;
     if (mcz_arc_chunk_head_size(out->count) != (uint64_t)MCZ_ARC_FRAME_HEAD + payload)
-        return mcz_fail(diag, MCZ_ECORRUPT, (int64_t)off + 16, out->first_number,
-                        "chunk header: count %u does not match its frame", out->count);
+        return mcz_diag_set(diag, MCZ_ECORRUPT, mcz_at_offset((int64_t)off + 16),
+                            mcz_in_context(out->first_number),
+                            "chunk header: count %u does not match its frame", out->count);
     size_t body = 36 + 4 * (size_t)out->count;
     if (mcz_get_le32(p + body) != (uint32_t)mcz_arc_xxh3(p, body)) /* its numbers are not */
-        return mcz_fail(diag, MCZ_ECHECKSUM, (int64_t)(off + body), -1, /* to be believed */
-                        "chunk header: checksum mismatch");
+        return mcz_diag_set(diag, MCZ_ECHECKSUM, mcz_at_offset((int64_t)(off + body)),
+                            MCZ_NO_CONTEXT, /* to be believed */
+                            "chunk header: checksum mismatch");
     if (out->count == 0 || out->first_number == 0 ||
         out->count - 1 > UINT32_MAX - out->first_number)
-        return mcz_fail(diag, MCZ_ECORRUPT, (int64_t)off + 12, out->first_number,
-                        "chunk header: bad numbers (first %u, count %u)", out->first_number,
-                        out->count);
+        return mcz_diag_set(diag, MCZ_ECORRUPT, mcz_at_offset((int64_t)off + 12),
+                            mcz_in_context(out->first_number),
+                            "chunk header: bad numbers (first %u, count %u)", out->first_number,
+                            out->count);
     return check_chunk_lengths(out, off, diag);
 }
 
@@ -270,20 +283,23 @@ void mcz_arc_footer_encode(const mcz_arc_footer *f, uint8_t out[MCZ_ARC_FOOTER_S
 int mcz_arc_footer_decode(const uint8_t *file, size_t size, mcz_arc_footer *out, mcz_diag *diag)
 {
     if (size < MCZ_ARC_HEADER_SIZE + MCZ_ARC_FOOTER_SIZE)
-        return mcz_fail(diag, MCZ_ETRUNCATED, (int64_t)size, -1,
-                        "archive of %zu bytes is too short to hold a header and a footer", size);
+        return mcz_diag_set(diag, MCZ_ETRUNCATED, mcz_at_offset((int64_t)size), MCZ_NO_CONTEXT,
+                            "archive of %zu bytes is too short to hold a header and a footer",
+                            size);
     uint64_t off = size - MCZ_ARC_FOOTER_SIZE;
     const uint8_t *p = file + off;
     if (mcz_get_le32(p + 52) != MCZ_ARC_END_MAGIC)
-        return mcz_fail(diag, MCZ_ETRUNCATED, (int64_t)off + 52, -1,
-                        "no footer at the end of the file: cut short or still being written "
-                        "(recovering it rebuilds its index), or not an archive");
+        return mcz_diag_set(diag, MCZ_ETRUNCATED, mcz_at_offset((int64_t)off + 52), MCZ_NO_CONTEXT,
+                            "no footer at the end of the file: cut short or still being written "
+                            "(recovering it rebuilds its index), or not an archive");
     if (mcz_get_le32(p) != MCZ_ARC_SKIP_MAGIC ||
         mcz_get_le32(p + 4) != MCZ_ARC_FOOTER_SIZE - MCZ_ARC_FRAME_HEAD ||
         mcz_get_le32(p + 8) != MCZ_ARC_TAG_FOOTER)
-        return mcz_fail(diag, MCZ_ECORRUPT, (int64_t)off, -1, "footer: bad frame header");
+        return mcz_diag_set(diag, MCZ_ECORRUPT, mcz_at_offset((int64_t)off), MCZ_NO_CONTEXT,
+                            "footer: bad frame header");
     if (mcz_get_le32(p + 48) != (uint32_t)mcz_arc_xxh3(p, 48))
-        return mcz_fail(diag, MCZ_ECHECKSUM, (int64_t)off + 48, -1, "footer: checksum mismatch");
+        return mcz_diag_set(diag, MCZ_ECHECKSUM, mcz_at_offset((int64_t)off + 48), MCZ_NO_CONTEXT,
+                            "footer: checksum mismatch");
     out->version = mcz_get_le32(p + 12);
     out->index_offset = mcz_get_le64(p + 16);
     out->index_size = mcz_get_le64(p + 24);
@@ -291,16 +307,17 @@ int mcz_arc_footer_decode(const uint8_t *file, size_t size, mcz_arc_footer *out,
     out->chunk_count = mcz_get_le32(p + 40);
     out->context_count = mcz_get_le32(p + 44);
     if (out->version < MCZ_ARC_VERSION_MIN || out->version > MCZ_ARC_VERSION)
-        return mcz_fail(diag, MCZ_EVERSION, (int64_t)off + 12, -1,
-                        "footer: format version %u, this build reads %u to %u", out->version,
-                        MCZ_ARC_VERSION_MIN, MCZ_ARC_VERSION);
+        return mcz_diag_set(diag, MCZ_EVERSION, mcz_at_offset((int64_t)off + 12), MCZ_NO_CONTEXT,
+                            "footer: format version %u, this build reads %u to %u", out->version,
+                            MCZ_ARC_VERSION_MIN, MCZ_ARC_VERSION);
     if (!mcz_fits(off, out->index_offset, out->index_size) ||
         out->index_offset + out->index_size != off || out->index_offset < MCZ_ARC_HEADER_SIZE)
-        return mcz_fail(diag, MCZ_ECORRUPT, (int64_t)off + 16, -1,
-                        "footer: its index (offset %llu, %llu bytes) does not end at the footer "
-                        "(%llu)",
-                        (unsigned long long)out->index_offset,
-                        (unsigned long long)out->index_size, (unsigned long long)off);
+        return mcz_diag_set(diag, MCZ_ECORRUPT, mcz_at_offset((int64_t)off + 16), MCZ_NO_CONTEXT,
+                            "footer: its index (offset %llu, %llu bytes) does not end at the "
+                            "footer "
+                            "(%llu)",
+                            (unsigned long long)out->index_offset,
+                            (unsigned long long)out->index_size, (unsigned long long)off);
     return MCZ_OK;
 }
 
@@ -341,22 +358,22 @@ static int check_chunk_entry(const mcz_chunk_info *c, uint32_t i, uint64_t prev_
                              mcz_diag *diag)
 {
     if (c->count == 0 || c->first_number == 0 || c->count - 1 > UINT32_MAX - c->first_number)
-        return mcz_fail(diag, MCZ_ECORRUPT, at, -1,
-                        "index: chunk %u has bad numbers (first %u, count %u)", i,
-                        c->first_number, c->count);
+        return mcz_diag_set(diag, MCZ_ECORRUPT, mcz_at_offset(at), MCZ_NO_CONTEXT,
+                            "index: chunk %u has bad numbers (first %u, count %u)", i,
+                            c->first_number, c->count);
     if (c->first_number <= prev_last)
-        return mcz_fail(diag, MCZ_ECORRUPT, at, c->first_number,
-                        "index: chunk %u numbers do not follow the previous chunk's", i);
+        return mcz_diag_set(diag, MCZ_ECORRUPT, mcz_at_offset(at), mcz_in_context(c->first_number),
+                            "index: chunk %u numbers do not follow the previous chunk's", i);
     if (c->offset < prev_end || !mcz_fits(index_offset, c->offset, c->stored_size))
-        return mcz_fail(diag, MCZ_ECORRUPT, at, c->first_number,
-                        "index: chunk %u (%u bytes at %llu) overlaps or lies outside the data",
-                        i, c->stored_size, (unsigned long long)c->offset);
+        return mcz_diag_set(diag, MCZ_ECORRUPT, mcz_at_offset(at), mcz_in_context(c->first_number),
+                            "index: chunk %u (%u bytes at %llu) overlaps or lies outside the data",
+                            i, c->stored_size, (unsigned long long)c->offset);
     uint64_t head = mcz_arc_chunk_head_size(c->count);
     if (c->stored_size <= head ||
         c->raw_size > (uint64_t)(c->stored_size - head) * MCZ_ARC_MAX_EXPANSION)
-        return mcz_fail(diag, MCZ_ECORRUPT, at, c->first_number,
-                        "index: chunk %u sizes are impossible (stored %u, raw %u, count %u)", i,
-                        c->stored_size, c->raw_size, c->count);
+        return mcz_diag_set(diag, MCZ_ECORRUPT, mcz_at_offset(at), mcz_in_context(c->first_number),
+                            "index: chunk %u sizes are impossible (stored %u, raw %u, count %u)", i,
+                            c->stored_size, c->raw_size, c->count);
     return MCZ_OK;
 }
 
@@ -387,16 +404,20 @@ static int check_chunk_contexts(const mcz_arc_index *idx, const mcz_chunk_info *
         uint32_t off = mcz_arc_index_offset(idx, base + j);
         uint32_t len = mcz_arc_index_length(idx, base + j);
         if (off != expect || len < MCZ_MC_OVERHEAD || len > MCZ_MC_MAX_SIZE)
-            return mcz_fail(diag, MCZ_ECORRUPT, column_at(where, (uint64_t)base + j),
-                            (int64_t)c->first_number + j,
-                            "index: context at %u (%u bytes) does not follow its predecessor in "
-                            "its chunk", off, len);
+            return mcz_diag_set(diag, MCZ_ECORRUPT,
+                                mcz_at_offset(column_at(where, (uint64_t)base + j)),
+                                mcz_in_context((int64_t)c->first_number + j),
+                                "index: context at %u (%u bytes) does not follow its predecessor "
+                                "in "
+                                "its chunk",
+                                off, len);
         expect += len;
     }
     if (expect != c->raw_size)
-        return mcz_fail(diag, MCZ_ECORRUPT, column_at(where, base),
-                        c->first_number, "index: contexts cover %llu bytes of a %u-byte chunk",
-                        (unsigned long long)expect, c->raw_size);
+        return mcz_diag_set(diag, MCZ_ECORRUPT, mcz_at_offset(column_at(where, base)),
+                            mcz_in_context(c->first_number),
+                            "index: contexts cover %llu bytes of a %u-byte chunk",
+                            (unsigned long long)expect, c->raw_size);
     return MCZ_OK;
 }
 
@@ -406,8 +427,9 @@ static int check_index_tables(const mcz_arc_index *idx, uint64_t data_start,
 {
     uint64_t prev_end = data_start, prev_last = 0, contexts = 0, raw = 0;
     if (idx->chunk_count > 0 && mcz_get_le32(idx->chunks + 16) != idx->first_number)
-        return mcz_fail(diag, MCZ_ECORRUPT, (int64_t)index_offset + 20, idx->first_number,
-                        "index: first number disagrees with the first chunk");
+        return mcz_diag_set(diag, MCZ_ECORRUPT, mcz_at_offset((int64_t)index_offset + 20),
+                            mcz_in_context(idx->first_number),
+                            "index: first number disagrees with the first chunk");
     for (uint32_t i = 0; i < idx->chunk_count; i++) {
         mcz_chunk_info c;
         mcz_arc_index_chunk(idx, i, &c);
@@ -416,8 +438,9 @@ static int check_index_tables(const mcz_arc_index *idx, uint64_t data_start,
         if (rc != MCZ_OK)
             return rc;
         if (c.count > idx->context_count - contexts)
-            return mcz_fail(diag, MCZ_ECORRUPT, at, c.first_number,
-                            "index: chunk counts exceed the %u contexts", idx->context_count);
+            return mcz_diag_set(diag, MCZ_ECORRUPT, mcz_at_offset(at),
+                                mcz_in_context(c.first_number),
+                                "index: chunk counts exceed the %u contexts", idx->context_count);
         rc = check_chunk_contexts(idx, &c, (uint32_t)contexts, where, diag);
         if (rc != MCZ_OK)
             return rc;
@@ -427,10 +450,13 @@ static int check_index_tables(const mcz_arc_index *idx, uint64_t data_start,
         raw += c.raw_size;
     }
     if (contexts != idx->context_count || raw != idx->raw_bytes)
-        return mcz_fail(diag, MCZ_ECORRUPT, (int64_t)index_offset, -1,
-                        "index: chunks hold %llu contexts and %llu bytes, the index says %u and "
-                        "%llu", (unsigned long long)contexts, (unsigned long long)raw,
-                        idx->context_count, (unsigned long long)idx->raw_bytes);
+        return mcz_diag_set(diag, MCZ_ECORRUPT, mcz_at_offset((int64_t)index_offset),
+                            MCZ_NO_CONTEXT,
+                            "index: chunks hold %llu contexts and %llu bytes, the index says %u "
+                            "and "
+                            "%llu",
+                            (unsigned long long)contexts, (unsigned long long)raw,
+                            idx->context_count, (unsigned long long)idx->raw_bytes);
     return MCZ_OK;
 }
 
@@ -441,15 +467,15 @@ static int read_index_flags(const uint8_t *file, size_t size, const mcz_arc_foot
 {
     uint64_t off = footer->index_offset;
     if (!mcz_fits(size, off, MCZ_ARC_INDEX_HEAD))
-        return mcz_fail(diag, MCZ_ECORRUPT, (int64_t)off, -1,
-                        "index: its %u-byte head runs past the end of the file",
-                        MCZ_ARC_INDEX_HEAD);
+        return mcz_diag_set(diag, MCZ_ECORRUPT, mcz_at_offset((int64_t)off), MCZ_NO_CONTEXT,
+                            "index: its %u-byte head runs past the end of the file",
+                            MCZ_ARC_INDEX_HEAD);
     *flags = mcz_get_le32(file + off + 32);
     if ((*flags & ~MCZ_ARC_INDEX_FLAGS_KNOWN) != 0 ||
         (footer->version < 4 && (*flags & MCZ_ARC_INDEX_COMPRESSED) != 0))
-        return mcz_fail(diag, MCZ_ECORRUPT, (int64_t)off + 32, -1,
-                        "index: reserved flag bits set (flags 0x%x, version %u)", *flags,
-                        footer->version);
+        return mcz_diag_set(diag, MCZ_ECORRUPT, mcz_at_offset((int64_t)off + 32), MCZ_NO_CONTEXT,
+                            "index: reserved flag bits set (flags 0x%x, version %u)", *flags,
+                            footer->version);
     return MCZ_OK;
 }
 
@@ -475,13 +501,14 @@ static int check_index_frame(const uint8_t *file, size_t size, const mcz_arc_foo
                              : mcz_arc_index_size(footer->chunk_count, footer->context_count,
                                                   out->has_hashes);
     if (footer->index_size != expect || !mcz_fits(size, off, expect))
-        return mcz_fail(diag, MCZ_ECORRUPT, (int64_t)off, -1,
-                        "index: %llu bytes, %u chunks and %u contexts need %llu",
-                        (unsigned long long)footer->index_size, footer->chunk_count,
-                        footer->context_count, (unsigned long long)expect);
+        return mcz_diag_set(diag, MCZ_ECORRUPT, mcz_at_offset((int64_t)off), MCZ_NO_CONTEXT,
+                            "index: %llu bytes, %u chunks and %u contexts need %llu",
+                            (unsigned long long)footer->index_size, footer->chunk_count,
+                            footer->context_count, (unsigned long long)expect);
     const uint8_t *p = file + off;
     if (mcz_arc_xxh3(p, expect) != footer->index_checksum)
-        return mcz_fail(diag, MCZ_ECHECKSUM, (int64_t)off, -1, "index: checksum mismatch");
+        return mcz_diag_set(diag, MCZ_ECHECKSUM, mcz_at_offset((int64_t)off), MCZ_NO_CONTEXT,
+                            "index: checksum mismatch");
     uint32_t payload;
     int rc = mcz_arc_frame_check(file, size, off, MCZ_ARC_TAG_INDEX, 0, "index", &payload, diag);
     if (rc != MCZ_OK)
@@ -492,8 +519,9 @@ static int check_index_frame(const uint8_t *file, size_t size, const mcz_arc_foo
     out->raw_bytes = mcz_get_le64(p + 24);
     if (payload + (uint64_t)MCZ_ARC_FRAME_HEAD != expect ||
         out->chunk_count != footer->chunk_count || out->context_count != footer->context_count)
-        return mcz_fail(diag, MCZ_ECORRUPT, (int64_t)off, -1, "index: header disagrees with the "
-                        "footer");
+        return mcz_diag_set(diag, MCZ_ECORRUPT, mcz_at_offset((int64_t)off), MCZ_NO_CONTEXT,
+                            "index: header disagrees with the "
+                            "footer");
     return MCZ_OK;
 }
 

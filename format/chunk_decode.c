@@ -28,21 +28,23 @@ static int check_data_frame(const uint8_t *data, size_t len, uint64_t off,
 {
     int64_t n = h->first_number;
     if (len < 4 || mcz_get_le32(data) != MCZ_ARC_ZSTD_MAGIC)
-        return mcz_fail(diag, MCZ_ECORRUPT, (int64_t)off, n, "chunk data: not a zstd frame");
+        return mcz_diag_set(diag, MCZ_ECORRUPT, mcz_at_offset((int64_t)off), mcz_in_context(n),
+                            "chunk data: not a zstd frame");
     if (ZSTD_findFrameCompressedSize(data, len) != len)
-        return mcz_fail(diag, MCZ_ECORRUPT, (int64_t)off, n,
-                        "chunk data: the zstd frame does not fill its %zu bytes", len);
+        return mcz_diag_set(diag, MCZ_ECORRUPT, mcz_at_offset((int64_t)off), mcz_in_context(n),
+                            "chunk data: the zstd frame does not fill its %zu bytes", len);
     unsigned long long content = ZSTD_getFrameContentSize(data, len);
     if (h->packets ? content > data_max(h) : content != h->raw_size)
-        return mcz_fail(diag, MCZ_ECORRUPT, (int64_t)off, n,
-                        "chunk data: content size does not fit the raw size %u", h->raw_size);
+        return mcz_diag_set(diag, MCZ_ECORRUPT, mcz_at_offset((int64_t)off), mcz_in_context(n),
+                            "chunk data: content size does not fit the raw size %u", h->raw_size);
     unsigned frame_dict = ZSTD_getDictID_fromFrame(data, len);
     if (frame_dict != dict_id)
-        return mcz_fail(diag, MCZ_EDICT, (int64_t)off, n,
-                        "chunk data: compressed with dictionary %u, the archive holds %u",
-                        frame_dict, dict_id);
+        return mcz_diag_set(diag, MCZ_EDICT, mcz_at_offset((int64_t)off), mcz_in_context(n),
+                            "chunk data: compressed with dictionary %u, the archive holds %u",
+                            frame_dict, dict_id);
     if (content > (uint64_t)len * MCZ_ARC_MAX_EXPANSION)
-        return mcz_fail(diag, MCZ_ECORRUPT, (int64_t)off, n, "chunk data: impossible raw size");
+        return mcz_diag_set(diag, MCZ_ECORRUPT, mcz_at_offset((int64_t)off), mcz_in_context(n),
+                            "chunk data: impossible raw size");
     return MCZ_OK;
 }
 
@@ -58,12 +60,14 @@ static int check_xz_stream(const uint8_t *data, size_t len, uint64_t off,
     static const uint8_t magic[6] = {0xFD, '7', 'z', 'X', 'Z', 0};
     int64_t n = h->first_number;
     if (len < sizeof magic || memcmp(data, magic, sizeof magic) != 0)
-        return mcz_fail(diag, MCZ_ECORRUPT, (int64_t)off, n, "chunk data: not an xz stream");
+        return mcz_diag_set(diag, MCZ_ECORRUPT, mcz_at_offset((int64_t)off), mcz_in_context(n),
+                            "chunk data: not an xz stream");
     if (dict_id != 0)
-        return mcz_fail(diag, MCZ_EDICT, (int64_t)off, n,
-                        "chunk data: an xz chunk in an archive with dictionary %u", dict_id);
+        return mcz_diag_set(diag, MCZ_EDICT, mcz_at_offset((int64_t)off), mcz_in_context(n),
+                            "chunk data: an xz chunk in an archive with dictionary %u", dict_id);
     if (h->raw_size > (uint64_t)len * MCZ_ARC_MAX_EXPANSION)
-        return mcz_fail(diag, MCZ_ECORRUPT, (int64_t)off, n, "chunk data: impossible raw size");
+        return mcz_diag_set(diag, MCZ_ECORRUPT, mcz_at_offset((int64_t)off), mcz_in_context(n),
+                            "chunk data: impossible raw size");
     return MCZ_OK;
 }
 
@@ -79,21 +83,24 @@ static int xz_decode(const uint8_t *data, size_t len, uint64_t off, const mcz_ar
                                            cap);
     int64_t n = h->first_number;
     if (r == LZMA_MEMLIMIT_ERROR)
-        return mcz_fail(diag, MCZ_ELIMIT, (int64_t)off, n,
-                        "chunk data: the xz stream needs more than %u MiB to decode",
-                        XZ_MEMLIMIT >> 20);
+        return mcz_diag_set(diag, MCZ_ELIMIT, mcz_at_offset((int64_t)off), mcz_in_context(n),
+                            "chunk data: the xz stream needs more than %u MiB to decode",
+                            XZ_MEMLIMIT >> 20);
     if (r == LZMA_MEM_ERROR)
-        return mcz_fail(diag, MCZ_ENOMEM, (int64_t)off, n, "out of memory");
+        return mcz_diag_set(diag, MCZ_ENOMEM, mcz_at_offset((int64_t)off), mcz_in_context(n),
+                            "out of memory");
     if (r == LZMA_BUF_ERROR && out_pos == cap)
-        return mcz_fail(diag, MCZ_ECORRUPT, (int64_t)off, n,
-                        "chunk data: the xz stream decodes to more than %zu bytes", cap);
+        return mcz_diag_set(diag, MCZ_ECORRUPT, mcz_at_offset((int64_t)off), mcz_in_context(n),
+                            "chunk data: the xz stream decodes to more than %zu bytes", cap);
     if (r != LZMA_OK)
-        return mcz_fail(diag, MCZ_ECORRUPT, (int64_t)off, n, "chunk data: xz: %s",
-                        r == LZMA_BUF_ERROR ? "truncated stream" : "corrupt stream");
+        return mcz_diag_set(diag, MCZ_ECORRUPT, mcz_at_offset((int64_t)off), mcz_in_context(n),
+                            "chunk data: xz: %s",
+                            r == LZMA_BUF_ERROR ? "truncated stream" : "corrupt stream");
     if (in_pos != len || (!h->packets && out_pos != h->raw_size))
-        return mcz_fail(diag, MCZ_ECORRUPT, (int64_t)off, n,
-                        "chunk data: the xz stream fills %zu of %zu bytes and decodes to %zu, "
-                        "expected %u", in_pos, len, out_pos, h->raw_size);
+        return mcz_diag_set(diag, MCZ_ECORRUPT, mcz_at_offset((int64_t)off), mcz_in_context(n),
+                            "chunk data: the xz stream fills %zu of %zu bytes and decodes to %zu, "
+                            "expected %u",
+                            in_pos, len, out_pos, h->raw_size);
     *got = out_pos;
     return MCZ_OK;
 }
@@ -117,7 +124,8 @@ static int zstd_failure(size_t r, uint64_t off, int64_t n, mcz_diag *diag)
                : e == ZSTD_error_checksum_wrong ? MCZ_ECHECKSUM
                : e == ZSTD_error_memory_allocation ? MCZ_ENOMEM
                                                    : MCZ_ECORRUPT;
-    return mcz_fail(diag, code, (int64_t)off, n, "chunk data: zstd: %s", ZSTD_getErrorName(r));
+    return mcz_diag_set(diag, code, mcz_at_offset((int64_t)off), mcz_in_context(n),
+                        "chunk data: zstd: %s", ZSTD_getErrorName(r));
 }
 
 /* Every context's container (magic, length, trailer) inside the decoded bytes. */
@@ -146,8 +154,8 @@ static int check_raw(const uint8_t *raw, const mcz_arc_chunk_head *head, uint64_
 {
     uint64_t data_off = off + mcz_arc_chunk_head_size(head->count);
     if (mcz_arc_xxh3(raw, head->raw_size) != head->checksum)
-        return mcz_fail(diag, MCZ_ECHECKSUM, (int64_t)data_off, head->first_number,
-                        "chunk data: checksum mismatch");
+        return mcz_diag_set(diag, MCZ_ECHECKSUM, mcz_at_offset((int64_t)data_off),
+                            mcz_in_context(head->first_number), "chunk data: checksum mismatch");
     return check_contexts(raw, head, off, diag);
 }
 
@@ -161,8 +169,9 @@ int mcz_arc_decode_chunk(const uint8_t *file, size_t size, uint64_t off, ZSTD_DC
     uint64_t data_off = off + mcz_arc_chunk_head_size(head->count);
     int64_t n = head->first_number;
     if (!mcz_fits(size, data_off, head->data_size))
-        return mcz_fail(diag, MCZ_ETRUNCATED, (int64_t)data_off, n,
-                        "chunk data: %u bytes run past the end of the file", head->data_size);
+        return mcz_diag_set(diag, MCZ_ETRUNCATED, mcz_at_offset((int64_t)data_off),
+                            mcz_in_context(n), "chunk data: %u bytes run past the end of the file",
+                            head->data_size);
     const uint8_t *data = file + data_off;
     bool xz = head->codec == MCZ_CODEC_XZ;
     rc = xz ? check_xz_stream(data, head->data_size, data_off, head, dict_id, diag)
@@ -172,7 +181,8 @@ int mcz_arc_decode_chunk(const uint8_t *file, size_t size, uint64_t off, ZSTD_DC
     /* The packet layout decodes behind the raw bytes' place, then into it: one buffer. */
     size_t place = head->packets ? head->raw_size : 0, cap = (size_t)data_max(head);
     if (mcz_arc_buffer_reserve(buf, place + cap) != MCZ_OK)
-        return mcz_fail(diag, MCZ_ENOMEM, (int64_t)data_off, n, "out of memory");
+        return mcz_diag_set(diag, MCZ_ENOMEM, mcz_at_offset((int64_t)data_off), mcz_in_context(n),
+                            "out of memory");
     uint8_t *out = buf->bytes + place;
     size_t got = 0;
     if (xz) {
@@ -185,8 +195,9 @@ int mcz_arc_decode_chunk(const uint8_t *file, size_t size, uint64_t off, ZSTD_DC
         if (ZSTD_isError(got))
             return zstd_failure(got, data_off, n, diag);
         if (!head->packets && got != head->raw_size)
-            return mcz_fail(diag, MCZ_ECORRUPT, (int64_t)data_off, n,
-                            "chunk data: decoded %zu bytes, expected %u", got, head->raw_size);
+            return mcz_diag_set(diag, MCZ_ECORRUPT, mcz_at_offset((int64_t)data_off),
+                                mcz_in_context(n), "chunk data: decoded %zu bytes, expected %u",
+                                got, head->raw_size);
     }
     if (head->packets) {
         rc = mcz_layout_decode(out, got, head->count, buf->bytes, head->raw_size, diag);

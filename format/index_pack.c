@@ -136,20 +136,21 @@ static int check_packed_size(const mcz_arc_index *idx, uint64_t off, uint64_t fr
 {
     uint64_t expect = packed_columns(idx->chunk_count, idx->context_count, idx->has_hashes);
     if (decoded != expect)
-        return mcz_fail(diag, MCZ_ECORRUPT, (int64_t)off + MCZ_ARC_INDEX_HEAD, -1,
-                        "index: %llu bytes of columns, %u chunks and %u contexts need %llu",
-                        (unsigned long long)decoded, idx->chunk_count, idx->context_count,
-                        (unsigned long long)expect);
+        return mcz_diag_set(diag, MCZ_ECORRUPT, mcz_at_offset((int64_t)off + MCZ_ARC_INDEX_HEAD),
+                            MCZ_NO_CONTEXT,
+                            "index: %llu bytes of columns, %u chunks and %u contexts need %llu",
+                            (unsigned long long)decoded, idx->chunk_count, idx->context_count,
+                            (unsigned long long)expect);
     uint64_t room = off > data_start ? off - data_start : 0;
     uint64_t least =
         (uint64_t)MCZ_ARC_CHUNK_HEAD * idx->chunk_count + 4 * (uint64_t)idx->context_count;
     uint64_t stored = frame_size - MCZ_ARC_INDEX_PACKED_HEAD;
     if (least > room || decoded / MCZ_ARC_MAX_EXPANSION > stored)
-        return mcz_fail(diag, MCZ_ECORRUPT, (int64_t)off + 12, -1,
-                        "index: %u chunks and %u contexts cannot lie in the %llu bytes before "
-                        "it, or come from a %llu-byte frame",
-                        idx->chunk_count, idx->context_count, (unsigned long long)room,
-                        (unsigned long long)stored);
+        return mcz_diag_set(diag, MCZ_ECORRUPT, mcz_at_offset((int64_t)off + 12), MCZ_NO_CONTEXT,
+                            "index: %u chunks and %u contexts cannot lie in the %llu bytes before "
+                            "it, or come from a %llu-byte frame",
+                            idx->chunk_count, idx->context_count, (unsigned long long)room,
+                            (unsigned long long)stored);
     return MCZ_OK;
 }
 
@@ -183,13 +184,14 @@ static int decompress_columns(const uint8_t *src, size_t len, uint64_t at, uint8
 {
     if (ZSTD_findFrameCompressedSize(src, len) != len ||
         ZSTD_getFrameContentSize(src, len) != decoded || ZSTD_getDictID_fromFrame(src, len) != 0)
-        return mcz_fail(diag, MCZ_ECORRUPT, (int64_t)at, -1,
-                        "index: not one zstd frame of %zu bytes with content size %zu", len,
-                        decoded);
+        return mcz_diag_set(diag, MCZ_ECORRUPT, mcz_at_offset((int64_t)at), MCZ_NO_CONTEXT,
+                            "index: not one zstd frame of %zu bytes with content size %zu", len,
+                            decoded);
     size_t got = ZSTD_decompress(out, decoded, src, len);
     if (ZSTD_isError(got) || got != decoded)
-        return mcz_fail(diag, MCZ_ECORRUPT, (int64_t)at, -1, "index: its zstd frame: %s",
-                        ZSTD_isError(got) ? ZSTD_getErrorName(got) : "short");
+        return mcz_diag_set(diag, MCZ_ECORRUPT, mcz_at_offset((int64_t)at), MCZ_NO_CONTEXT,
+                            "index: its zstd frame: %s",
+                            ZSTD_isError(got) ? ZSTD_getErrorName(got) : "short");
     return MCZ_OK;
 }
 
@@ -197,8 +199,9 @@ int mcz_arc_index_unpack(const uint8_t *file, size_t size, uint64_t off, uint64_
                          uint64_t data_start, mcz_arc_index *out, mcz_diag *diag)
 {
     if (frame_size < MCZ_ARC_INDEX_PACKED_HEAD || !mcz_fits(size, off, frame_size))
-        return mcz_fail(diag, MCZ_ECORRUPT, (int64_t)off, -1,
-                        "index: compressed frame of %llu bytes", (unsigned long long)frame_size);
+        return mcz_diag_set(diag, MCZ_ECORRUPT, mcz_at_offset((int64_t)off), MCZ_NO_CONTEXT,
+                            "index: compressed frame of %llu bytes",
+                            (unsigned long long)frame_size);
     uint64_t decoded = mcz_get_le64(file + off + MCZ_ARC_INDEX_HEAD);
     int rc = check_packed_size(out, off, frame_size, data_start, decoded, diag);
     if (rc != MCZ_OK)
@@ -206,7 +209,8 @@ int mcz_arc_index_unpack(const uint8_t *file, size_t size, uint64_t off, uint64_
     size_t n = out->context_count, columns = (size_t)decoded;
     out->owned = malloc(columns + 4 * n + 1); /* + the offset column, rebuilt by the caller */
     if (!out->owned)
-        return mcz_fail(diag, MCZ_ENOMEM, (int64_t)off, -1, "index: out of memory");
+        return mcz_diag_set(diag, MCZ_ENOMEM, mcz_at_offset((int64_t)off), MCZ_NO_CONTEXT,
+                            "index: out of memory");
     uint64_t at = off + MCZ_ARC_INDEX_PACKED_HEAD;
     rc = decompress_columns(file + at, (size_t)(frame_size - MCZ_ARC_INDEX_PACKED_HEAD), at,
                             out->owned, columns, diag);

@@ -236,8 +236,9 @@ typedef struct reader {
 
 static int corrupt(const reader *r, uint64_t off, const char *what)
 {
-    return mcz_fail(r->diag, MCZ_ECORRUPT, (int64_t)off, r->context,
-                    "packet layout, context %u of the chunk: %s", r->context, what);
+    return mcz_diag_set(r->diag, MCZ_ECORRUPT, mcz_at_offset((int64_t)off),
+                        mcz_in_context(r->context), "packet layout, context %u of the chunk: %s",
+                        r->context, what);
 }
 
 /* n framing bytes at *at, which must lie inside the layout. */

@@ -73,15 +73,15 @@ int mcz_arc_meta_from_text(const char *guid, const char *os, const char *arch, m
 {
     memset(m, 0, sizeof *m);
     if (guid && mcz_guid_canonical(guid, m->guid) != MCZ_OK)
-        return mcz_fail(diag, MCZ_EINVAL, -1, -1,
-                        "JIT-EE GUID '%.64s' is not 8-4-4-4-12 hex digits", guid);
+        return mcz_diag_set(diag, MCZ_EINVAL, MCZ_NO_OFFSET, MCZ_NO_CONTEXT,
+                            "JIT-EE GUID '%.64s' is not 8-4-4-4-12 hex digits", guid);
     if (os && mcz_target_canonical(os, m->os) != MCZ_OK)
-        return mcz_fail(diag, MCZ_EINVAL, -1, -1,
-                        "target OS '%.64s' is not 1 to 16 letters, digits or '_'", os);
+        return mcz_diag_set(diag, MCZ_EINVAL, MCZ_NO_OFFSET, MCZ_NO_CONTEXT,
+                            "target OS '%.64s' is not 1 to 16 letters, digits or '_'", os);
     if (arch && mcz_target_canonical(arch, m->arch) != MCZ_OK)
-        return mcz_fail(diag, MCZ_EINVAL, -1, -1,
-                        "target architecture '%.64s' is not 1 to 16 letters, digits or '_'",
-                        arch);
+        return mcz_diag_set(diag, MCZ_EINVAL, MCZ_NO_OFFSET, MCZ_NO_CONTEXT,
+                            "target architecture '%.64s' is not 1 to 16 letters, digits or '_'",
+                            arch);
     return MCZ_OK;
 }
 
@@ -146,35 +146,36 @@ int mcz_arc_meta_decode(const uint8_t *file, size_t size, uint64_t off, uint64_t
         bool index = tag == MCZ_ARC_TAG_INDEX && off == index_offset;
         if (!magic || mcz_arc_is_chunk_tag(tag) || index)
             return MCZ_OK; /* the first chunk, the index, a hole a rolling writer punched */
-        return mcz_fail(diag, MCZ_ECORRUPT, (int64_t)off, -1,
-                        "metadata: an mcz frame of unknown tag where the metadata or the first "
-                        "chunk belongs");
+        return mcz_diag_set(diag, MCZ_ECORRUPT, mcz_at_offset((int64_t)off), MCZ_NO_CONTEXT,
+                            "metadata: an mcz frame of unknown tag where the metadata or the first "
+                            "chunk belongs");
     }
     uint32_t payload;
     int rc = mcz_arc_frame_check(file, size, off, MCZ_ARC_TAG_META, 4, "metadata", &payload, diag);
     if (rc != MCZ_OK)
         return rc;
     if (payload != META_PAYLOAD)
-        return mcz_fail(diag, MCZ_ECORRUPT, (int64_t)off + 4, -1,
-                        "metadata: frame of %u bytes, expected %u", payload, META_PAYLOAD);
+        return mcz_diag_set(diag, MCZ_ECORRUPT, mcz_at_offset((int64_t)off + 4), MCZ_NO_CONTEXT,
+                            "metadata: frame of %u bytes, expected %u", payload, META_PAYLOAD);
     const uint8_t *p = file + off;
     if (mcz_get_le64(p + META_AT_SUM) != mcz_arc_xxh3(p, META_AT_SUM))
-        return mcz_fail(diag, MCZ_ECHECKSUM, (int64_t)off + META_AT_SUM, -1,
-                        "metadata: checksum mismatch");
+        return mcz_diag_set(diag, MCZ_ECHECKSUM, mcz_at_offset((int64_t)off + META_AT_SUM),
+                            MCZ_NO_CONTEXT, "metadata: checksum mismatch");
     uint32_t flags = mcz_get_le32(p + META_AT_FLAGS);
     if (flags == 0 || (flags & ~META_FLAGS_KNOWN) != 0)
-        return mcz_fail(diag, MCZ_ECORRUPT, (int64_t)off + META_AT_FLAGS, -1,
-                        "metadata: bad flags 0x%x", flags);
+        return mcz_diag_set(diag, MCZ_ECORRUPT, mcz_at_offset((int64_t)off + META_AT_FLAGS),
+                            MCZ_NO_CONTEXT, "metadata: bad flags 0x%x", flags);
     if (!take_text(p + META_AT_GUID, META_AT_OS - META_AT_GUID, flags & META_HAS_GUID,
                    mcz_guid_canonical, out->guid))
-        return mcz_fail(diag, MCZ_ECORRUPT, (int64_t)off + META_AT_GUID, -1,
-                        "metadata: the JIT-EE GUID field is not a lower-case GUID");
+        return mcz_diag_set(diag, MCZ_ECORRUPT, mcz_at_offset((int64_t)off + META_AT_GUID),
+                            MCZ_NO_CONTEXT,
+                            "metadata: the JIT-EE GUID field is not a lower-case GUID");
     if (!take_text(p + META_AT_OS, META_AT_ARCH - META_AT_OS, flags & META_HAS_OS,
                    mcz_target_canonical, out->os) ||
         !take_text(p + META_AT_ARCH, META_AT_SUM - META_AT_ARCH, flags & META_HAS_ARCH,
                    mcz_target_canonical, out->arch))
-        return mcz_fail(diag, MCZ_ECORRUPT, (int64_t)off + META_AT_OS, -1,
-                        "metadata: a target field is not a lower-case name");
+        return mcz_diag_set(diag, MCZ_ECORRUPT, mcz_at_offset((int64_t)off + META_AT_OS),
+                            MCZ_NO_CONTEXT, "metadata: a target field is not a lower-case name");
     *frame_size = MCZ_ARC_META_SIZE;
     return MCZ_OK;
 }

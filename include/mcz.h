@@ -11,7 +11,8 @@
  *
  *     mcz_diag d;
  *     mcz_source *s = mcz_source_open("x.mcz", &d);   // .mcz and .mch alike
- *     if (!s) { fprintf(stderr, "%s\n", d.message); return 1; }
+ *     char line[MCZ_DIAG_LINE_SIZE];
+ *     if (!s) { fprintf(stderr, "%s\n", mcz_diag_format(&d, line, sizeof line)); return 1; }
  *     mcz_mc mc;
  *     while (mcz_source_next(s, &mc, &d) > 0)          // in number order
  *         use(mc.number, mc.bytes, mc.size);         // one serialized context, as in the MCH
@@ -32,8 +33,9 @@
  * - Functions return MCZ_OK (0) or a negative mcz error code; sizes are int64_t with a negative
  *   value meaning an error. mcz_error_name() turns a code into text.
  * - Every function that parses bytes takes an optional mcz_diag *: on error it is filled with the
- *   code, the byte offset and the context number concerned, and a one-line message. Pass NULL
- *   when the detail is not wanted.
+ *   code, the file or URL concerned (where the function knows it), the byte offset and the
+ *   context number concerned, and a one-line message; mcz_diag_format makes them one line.
+ *   Pass NULL when the detail is not wanted.
  * - Handles are opaque. Each has a create/open and a free/close that accepts NULL. A handle that
  *   met a fatal error keeps it (sticky) and refuses further work with the same code.
  * - Every byte from a file is hostile: nothing here reads out of bounds or allocates more than the
@@ -86,8 +88,8 @@ extern "C" {
  * with any later MINOR of the same MAJOR; compare mcz_version_number() with MCZ_VERSION_NUMBER
  * at start to find out which library was loaded.
  */
-#define MCZ_VERSION_MAJOR 2
-#define MCZ_VERSION_MINOR 2
+#define MCZ_VERSION_MAJOR 3
+#define MCZ_VERSION_MINOR 0
 #define MCZ_VERSION_PATCH 0
 #define MCZ_VERSION_NUMBER \
     (MCZ_VERSION_MAJOR * 10000 + MCZ_VERSION_MINOR * 100 + MCZ_VERSION_PATCH)
@@ -134,23 +136,78 @@ typedef enum mcz_error {
 /* Static text for a code ("corrupt input"); "unknown error" for a value not in the list. */
 MCZ_API const char *mcz_error_name(int code);
 
-/* What went wrong, and where. offset and context are -1 when they do not apply. */
+/*
+ * What went wrong, and where: the code, the subject (the file or URL being read or written), the
+ * byte offset and the context number as data, and a one-line message that says what happened
+ * without repeating them. mcz_diag_format puts the parts together for a person to read.
+ * Every field is "none" after mcz_diag_clear: subject and message empty, offset and context -1.
+ */
 typedef struct mcz_diag {
     int code;          /* an mcz_error */
-    int64_t offset;    /* byte offset in the file (or buffer) being read */
-    int64_t context;   /* 1-based method-context number */
+    int64_t offset;    /* byte offset in the subject (or buffer) being read; -1: none */
+    int64_t context;   /* 1-based method-context number; <= 0: none */
     char message[256]; /* one line, no trailing newline */
+    char subject[512]; /* the file or URL concerned, as the caller named it; "": not known */
 } mcz_diag;
 
-/* Resets d to "no error" (code 0, offset and context -1, empty message). */
+/* Resets d to "no error" (code 0, offset and context -1, empty subject and message). */
 MCZ_API void mcz_diag_clear(mcz_diag *d);
 
+/*
+ * An offset and a context number as two distinct types, so that a call passing one for the other
+ * does not compile: mcz_diag_set(d, code, mcz_at_offset(off), mcz_in_context(n), "...").
+ */
+typedef struct mcz_diag_offset {
+    int64_t value; /* -1: none */
+} mcz_diag_offset;
+typedef struct mcz_diag_context {
+    int64_t value; /* <= 0: none */
+} mcz_diag_context;
+
+static inline mcz_diag_offset mcz_at_offset(int64_t offset)
+{
+    mcz_diag_offset at = {offset};
+    return at;
+}
+
+static inline mcz_diag_context mcz_in_context(int64_t number)
+{
+    mcz_diag_context in = {number};
+    return in;
+}
+
+#define MCZ_NO_OFFSET mcz_at_offset(-1)
+#define MCZ_NO_CONTEXT mcz_in_context(-1)
+
 /* Fills d (when not NULL) as the library does on a failure and returns code, so a caller that
- * reports through an mcz_diag of its own writes `return mcz_diag_set(d, code, -1, n, "...")`. */
-MCZ_API int mcz_diag_set(mcz_diag *d, int code, int64_t offset, int64_t context, const char *fmt,
-                         ...) MCZ_DIAG_PRINTF(5, 6);
-MCZ_API int mcz_diag_vset(mcz_diag *d, int code, int64_t offset, int64_t context, const char *fmt,
-                          va_list ap) MCZ_DIAG_PRINTF(5, 0);
+ * reports through an mcz_diag of its own writes
+ * `return mcz_diag_set(d, code, MCZ_NO_OFFSET, mcz_in_context(n), "...")`. The subject is
+ * emptied: a failure is described anew, and whoever knows the file names it after
+ * (mcz_diag_set_subject). */
+MCZ_API int mcz_diag_set(mcz_diag *d, int code, mcz_diag_offset offset, mcz_diag_context context,
+                         const char *fmt, ...) MCZ_DIAG_PRINTF(5, 6);
+MCZ_API int mcz_diag_vset(mcz_diag *d, int code, mcz_diag_offset offset,
+                          mcz_diag_context context, const char *fmt, va_list ap)
+    MCZ_DIAG_PRINTF(5, 0);
+
+/* Names the file or URL d concerns (NULL: none); a longer name is cut to fit. Nothing when d is
+ * NULL. The message is left alone: it never holds the subject. */
+MCZ_API void mcz_diag_set_subject(mcz_diag *d, const char *subject);
+
+/*
+ * The one line a program prints for d, into buf (cap bytes, cut to fit, always terminated when
+ * cap > 0); returns buf:
+ *
+ *     SUBJECT: context N at offset X: MESSAGE
+ *
+ * with only the parts d holds (no subject, context <= 0, offset < 0 leave theirs out; "context N:"
+ * or "at offset X:" alone when only one is known). An empty message is the code's name.
+ * Meanwhile some messages of the library name no subject but begin with the file they concern
+ * themselves; those have no subject part, and the message comes as it is after the location.
+ */
+MCZ_API const char *mcz_diag_format(const mcz_diag *d, char *buf, size_t cap);
+/* A buffer of this size holds any line mcz_diag_format writes, uncut. */
+#define MCZ_DIAG_LINE_SIZE 1024
 
 /* ============================================================================================ */
 /* A method context, a hash                                                                      */

@@ -519,13 +519,9 @@ static int thin_put(const mcz_jit_ee *v, mcz_mc_builder *b, const mcz_mc *mc, ui
     if (rc <= 0)
         return rc;
     rc = mcz_mc_builder_put_map(b, id, &m);
-    if (rc != MCZ_OK && d) {
-        mcz_diag_clear(d);
-        d->code = rc;
-        d->context = mc->number;
-        snprintf(d->message, sizeof d->message, "re-serializing packet %u: %s", id,
-                 mcz_error_name(rc));
-    }
+    if (rc != MCZ_OK)
+        mcz_diag_set(d, rc, MCZ_NO_OFFSET, mcz_in_context(mc->number),
+                     "re-serializing packet %u: %s", id, mcz_error_name(rc));
     return rc;
 }
 

@@ -36,7 +36,7 @@ const char *mcs_diag_text(const char *file, const mcz_diag *d, char *buf, size_t
 {
     /* A location is one in the file: an offset taken from damaged bytes is not. */
     int64_t offset = d->offset >= 0 && (uint64_t)d->offset < mcs_file_size(file) ? d->offset : -1;
-    tool_where at = {file, -1, d->context, offset, 0};
+    tool_where at = {file, -1, d->context, offset};
     return tool_where_text(&at, d, buf, cap);
 }
 

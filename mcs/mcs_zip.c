@@ -57,7 +57,7 @@ static int hold_room(zip_input *z, size_t need)
 static int context_failed(const zip_input *z, const mcz_diag *d)
 {
     char text[MCS_DIAG_TEXT_SIZE];
-    tool_where at = {z->name, -1, d->context, d->offset, 0};
+    tool_where at = {z->name, -1, d->context, d->offset};
     tool_error("%s", tool_where_text(&at, d, text, sizeof text));
     return -1;
 }
@@ -70,8 +70,9 @@ static int bad_context(const zip_input *z, const uint8_t *p, size_t have)
     mcz_diag_clear(&d);
     mcz_mc mc;
     if (mcz_mc_from_bytes(p, have, z->number + 1, z->offset, &mc, &d) == MCZ_OK)
-        mcz_diag_set(&d, MCZ_ECORRUPT, (int64_t)z->offset, z->number + 1,
-                     "context %u: not a context", z->number + 1); /* cannot be: have is short */
+        mcz_diag_set(&d, MCZ_ECORRUPT, mcz_at_offset((int64_t)z->offset),
+                     mcz_in_context(z->number + 1),
+                     "not a context"); /* cannot be: have is short */
     return context_failed(z, &d);
 }
 
@@ -79,9 +80,10 @@ static int bad_context(const zip_input *z, const uint8_t *p, size_t have)
 static int cut_context(const zip_input *z, uint64_t total)
 {
     mcz_diag d;
-    mcz_diag_set(&d, MCZ_ETRUNCATED, (int64_t)z->offset + 2, z->number + 1,
-                 "context %u: length %llu runs past the end of the member (%llu bytes left)",
-                 z->number + 1, (unsigned long long)total - 8,
+    mcz_diag_set(&d, MCZ_ETRUNCATED, mcz_at_offset((int64_t)z->offset + 2),
+                 mcz_in_context(z->number + 1),
+                 "length %llu runs past the end of the member (%llu bytes left)",
+                 (unsigned long long)total - 8,
                  (unsigned long long)(z->size - z->offset - 6));
     return context_failed(z, &d);
 }

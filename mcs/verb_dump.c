@@ -88,15 +88,10 @@ static void dump_map(FILE *f, const mcz_jit_ee *v, const mcz_mc *mc, uint8_t id)
     }
 }
 
-/* Why the identity could not be built, without the "context N: " the library leads with. */
-static const char *identity_problem(const mcz_mc *mc, const mcz_diag *d, int64_t code)
+/* Why the identity could not be built (the line names the context already). */
+static const char *identity_problem(const mcz_diag *d, int64_t code)
 {
-    if (!d->message[0])
-        return mcz_error_name(code < 0 ? (int)code : MCZ_ENOMEM);
-    char prefix[32];
-    int n = snprintf(prefix, sizeof prefix, "context %" PRIu32 ": ", mc->number);
-    bool led = n > 0 && strncmp(d->message, prefix, (size_t)n) == 0;
-    return led ? d->message + n : d->message;
+    return d->message[0] ? d->message : mcz_error_name(code < 0 ? (int)code : MCZ_ENOMEM);
 }
 
 static void dump_header(FILE *f, const mcz_jit_ee *v, const mcz_mc *mc, bool simple)
@@ -110,7 +105,7 @@ static void dump_header(FILE *f, const mcz_jit_ee *v, const mcz_mc *mc, bool sim
         if (text && mcz_mc_identity(v, mc, false, text, (size_t)len + 1, NULL) >= 0)
             fprintf(f, " %s", text);
         else
-            fprintf(f, " <identity unavailable: %s>", identity_problem(mc, &d, len));
+            fprintf(f, " <identity unavailable: %s>", identity_problem(&d, len));
         free(text);
     }
     fputc('\n', f);

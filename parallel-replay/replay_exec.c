@@ -347,8 +347,9 @@ static void judge_by_status(const exec_files *ef, int code, const mcz_mc *ctx, s
     mcz_diag_clear(&d);
     int have = all < 0 ? read_list(ef->list, &l, &d) : 0;
     if (all < 0 && (have < 0 || (have && !list_fits(ef, &l, ctx, n)))) {
+        char text[MCZ_DIAG_LINE_SIZE];
         snprintf(msg, cap, "bad failing list from the command: %s",
-                 have < 0 ? d.message : "numbers outside the unit");
+                 have < 0 ? mcz_diag_format(&d, text, sizeof text) : "numbers outside the unit");
         all = REPLAY_FAILURE;
     }
     if (all < 0)

@@ -125,7 +125,7 @@ int exec_details_read(const char *path, const exec_numbering *num, replay_style 
         return 0;
     fclose(probe);
     if (mcz_file_map(path, &f, &d) != MCZ_OK) {
-        snprintf(why, cap, "%s", d.message);
+        mcz_diag_format(&d, why, cap);
         return MCZ_EIO;
     }
     int rc = f.size > DETAILS_MAX                  ? bad(why, cap, 0, "larger than 1 GiB")

@@ -456,11 +456,18 @@ static void outputs_empty(const options *o)
             (void)replay_write_empty(paths[i], &d);
 }
 
+/* d's line (mcz_diag_format). */
+static int fail_diag(const mcz_diag *d)
+{
+    char text[REPLAY_MESSAGE_MAX];
+    return fail("%s", mcz_diag_format(d, text, sizeof text));
+}
+
 /* The error of writing output path. */
 static int fail_output(const char *path, const mcz_diag *d)
 {
     char text[REPLAY_MESSAGE_MAX];
-    tool_where at = {path, -1, -1, -1, -1};
+    tool_where at = {path, -1, -1, -1};
     return fail("%s", tool_where_text(&at, d, text, sizeof text));
 }
 
@@ -470,7 +477,7 @@ static int conclude(const options *o, replay_table *t, const replay_shard_id *id
     mcz_diag d;
     mcz_diag_clear(&d);
     if (replay_table_finish(t, &d) != MCZ_OK)
-        return fail("%s", d.message);
+        return fail_diag(&d);
     replay_counts c;
     replay_table_count(t, &c);
     replay_table_report(t, stderr, REPORT_LIMIT, !tool_info_shown());
@@ -522,7 +529,7 @@ static int merge_main(const options *o, char **paths, size_t n)
     size_t i = 0;
     for (; i < n; i++) {
         if (replay_table_read_results(&t, paths[i], &ids[i], &d) != MCZ_OK) {
-            fail("%s", d.message);
+            fail_diag(&d);
             break;
         }
     }
@@ -690,7 +697,7 @@ static int replay_main(const options *o, const char *path, const char *shown)
                           o->jit_ee, &d) != MCZ_OK) {
         replay_plan_free(&plan);
         tool_diag_rename(&d, path, shown);
-        int code = fail("%s", d.message);
+        int code = fail_diag(&d);
         outputs_empty(o);
         return code;
     }
@@ -698,7 +705,7 @@ static int replay_main(const options *o, const char *path, const char *shown)
         plan.shown = shown;
     if (o->shard_n && replay_plan_shard(&plan, o->shard_k, o->shard_n, &d) != MCZ_OK) {
         replay_plan_free(&plan);
-        return fail("%s", d.message);
+        return fail_diag(&d);
     }
     if (mcz_path_is_url(path) && !o->exec) /* --exec units are grouped by --exec-batch */
         replay_plan_group_remote(&plan, workers_wanted(o));

@@ -134,8 +134,8 @@ static int plan_archive(replay_plan *p, const mcz_reader *r, uint64_t group_byte
         mcz_chunk_info ci;
         int rc = mcz_reader_chunk(r, i, &ci);
         if (rc != MCZ_OK)
-            return tool_fail(diag, rc, -1, -1, "chunk %llu: %s", (unsigned long long)i,
-                               mcz_error_name(rc));
+            return mcz_diag_set(diag, rc, MCZ_NO_OFFSET, MCZ_NO_CONTEXT, "chunk %llu: %s",
+                                (unsigned long long)i, mcz_error_name(rc));
         if (ci.count == 0)
             continue;
         if (cur.count == 0)
@@ -157,8 +157,9 @@ static int plan_archive(replay_plan *p, const mcz_reader *r, uint64_t group_byte
         mcz_context_info ci;
         rc = mcz_reader_context(r, i, &ci);
         if (rc != MCZ_OK)
-            return tool_fail(diag, rc, -1, -1, "context %llu of the index: %s",
-                             (unsigned long long)i + 1, mcz_error_name(rc));
+            return mcz_diag_set(diag, rc, MCZ_NO_OFFSET, MCZ_NO_CONTEXT,
+                                "context %llu of the index: %s", (unsigned long long)i + 1,
+                                mcz_error_name(rc));
         if ((rc = size_push(p, ci.size)) != MCZ_OK)
             return rc;
     }
@@ -220,7 +221,7 @@ static void toc_load(replay_plan *p, uint64_t file_size)
     mcz_diag_clear(&d);
     if (toc_read(p, toc_path, file_size, &d) != MCZ_OK) {
         char text[REPLAY_MESSAGE_MAX];
-        tool_where at = {toc_path, -1, -1, -1, -1};
+        tool_where at = {toc_path, -1, -1, -1};
         tool_warn("ignoring %s", tool_where_text(&at, &d, text, sizeof text));
         free(p->toc);
         p->toc = NULL;
@@ -314,15 +315,16 @@ static void warn_outside(const replay_plan *p)
                 (unsigned long long)p->contexts, p->first_number);
 }
 
-/* Rewrites diag's message (or, when it holds none, rc's name) to say where, each part once;
- * returns rc. */
+/* Sets diag's location to at's (or, when it holds no failure, rc's name), for the caller to
+ * print with mcz_diag_format; returns rc. */
 static int plan_fail(int rc, mcz_diag *diag, const tool_where *at)
 {
-    char text[REPLAY_MESSAGE_MAX];
     if (diag->code == MCZ_OK)
-        tool_fail(diag, rc, -1, -1, "%s", mcz_error_name(rc));
-    tool_where_text(at, diag, text, sizeof text);
-    snprintf(diag->message, sizeof diag->message, "%.*s", (int)sizeof diag->message - 1, text);
+        mcz_diag_set(diag, rc, MCZ_NO_OFFSET, MCZ_NO_CONTEXT, "%s", mcz_error_name(rc));
+    diag->context = at->context;
+    diag->offset = at->offset;
+    if (at->path)
+        tool_diag_name(diag, at->path);
     return rc;
 }
 
@@ -344,13 +346,14 @@ static int plan_remote(replay_plan *p, uint64_t group_bytes, uint32_t min_units,
 static int plan_collection(replay_plan *p, uint64_t unit_bytes, uint64_t group_bytes,
                            uint32_t min_units, mcz_diag *diag)
 {
-    tool_where at = {p->shown, -1, -1, -1, -1};
+    tool_where at = {p->shown, -1, -1, -1};
     if (mcz_path_is_url(p->path)) /* only an archive is read over HTTP */
         return plan_remote(p, group_bytes, min_units, diag, &at);
     mcz_file f;
     int rc = mcz_file_map(p->path, &f, diag);
     if (rc == MCZ_OK && f.size == 0)
-        rc = tool_fail(diag, MCZ_ECORRUPT, -1, -1, "empty file: no method contexts");
+        rc = mcz_diag_set(diag, MCZ_ECORRUPT, MCZ_NO_OFFSET, MCZ_NO_CONTEXT,
+                          "empty file: no method contexts");
     if (rc != MCZ_OK) {
         mcz_file_unmap(&f);
         return plan_fail(rc, diag, &at);
@@ -416,17 +419,17 @@ int replay_plan_build(replay_plan *p, const char *path, const char *select_arg,
     mcz_diag_clear(diag);
     int rc;
     if ((rc = toc_input_pair(p, path)) != MCZ_OK)
-        return plan_fail(rc, diag, &(tool_where){path, -1, -1, -1, -1});
+        return plan_fail(rc, diag, &(tool_where){path, -1, -1, -1});
     if (select_arg) {
         if ((rc = mcz_list_from_arg(select_arg, &p->selection, diag)) != MCZ_OK)
-            return plan_fail(rc, diag, &(tool_where){"-c", -1, -1, -1, -1});
+            return plan_fail(rc, diag, &(tool_where){"-c", -1, -1, -1});
         p->selective = true;
     }
     if ((rc = plan_collection(p, unit_bytes, group_bytes, min_units, diag)) != MCZ_OK)
         return rc;
     plan_jit_ee(p, forced);
     if ((rc = exclusions_load(p)) != MCZ_OK)
-        return plan_fail(rc, diag, &(tool_where){path, -1, -1, -1, -1});
+        return plan_fail(rc, diag, &(tool_where){path, -1, -1, -1});
     warn_outside(p);
     p->plan_selected = p->selected;
     /* the same for an .mch and its .mcz, so their shards merge */
@@ -510,11 +513,12 @@ static int selection_clip(replay_plan *p, bool any, uint32_t a, uint32_t b)
 int replay_plan_shard(replay_plan *p, uint32_t k, uint32_t n, mcz_diag *diag)
 {
     if (n == 0 || k == 0 || k > n || n > 65535)
-        return tool_fail(diag, MCZ_EINVAL, -1, -1, "--shard %u/%u: want K/N with 1 <= K <= N", k, n);
+        return mcz_diag_set(diag, MCZ_EINVAL, MCZ_NO_OFFSET, MCZ_NO_CONTEXT,
+                            "--shard %u/%u: want K/N with 1 <= K <= N", k, n);
     uint32_t a = 0, b = 0;
     bool any = shard_range(p, k, n, &a, &b);
     if (selection_clip(p, any, a, b) != MCZ_OK)
-        return tool_fail(diag, MCZ_ENOMEM, -1, -1, "out of memory");
+        return mcz_diag_set(diag, MCZ_ENOMEM, MCZ_NO_OFFSET, MCZ_NO_CONTEXT, "out of memory");
     size_t kept = 0;
     p->selected = 0;
     for (size_t i = 0; i < p->unit_count; i++) {

@@ -85,8 +85,8 @@ int replay_table_finish(replay_table *t, mcz_diag *diag)
         qsort(t->entries, t->count, sizeof *t->entries, entry_compare);
     for (size_t i = 1; i < t->count; i++)
         if (t->entries[i].number == t->entries[i - 1].number)
-            return tool_fail(diag, MCZ_ECORRUPT, -1, -1, "context %u is accounted twice",
-                               t->entries[i].number);
+            return mcz_diag_set(diag, MCZ_ECORRUPT, MCZ_NO_OFFSET, MCZ_NO_CONTEXT,
+                                "context %u is accounted twice", t->entries[i].number);
     return MCZ_OK;
 }
 
@@ -210,8 +210,10 @@ static int commit_text(const char *path, const char *text, size_t len, mcz_diag 
         mcz_outfile_abort(f);
         if (err == EPIPE)
             return MCZ_OK; /* its reader stopped early (| head): not an error, as for stdout */
-        return tool_fail(diag, rc, -1, -1, "%s: write failed%s%s", path, err ? ": " : "",
-                         err ? strerror(err) : "");
+        mcz_diag_set(diag, rc, MCZ_NO_OFFSET, MCZ_NO_CONTEXT, "write failed%s%s",
+                     err ? ": " : "", err ? strerror(err) : "");
+        mcz_diag_set_subject(diag, path);
+        return rc;
     }
     return mcz_outfile_commit(f, diag);
 }
@@ -232,7 +234,7 @@ static int text_commit(FILE *f, char **text, size_t *len, const char *path, mcz_
     bool failed = !f || ferror(f) != 0;
     if (f && fclose(f) != 0)
         failed = true;
-    int rc = failed ? tool_fail(diag, MCZ_ENOMEM, -1, -1, "out of memory")
+    int rc = failed ? mcz_diag_set(diag, MCZ_ENOMEM, MCZ_NO_OFFSET, MCZ_NO_CONTEXT, "out of memory")
                     : commit_text(path, *text ? *text : "", *len, diag);
     free(*text);
     return rc;
@@ -273,7 +275,7 @@ int replay_table_write_details(const replay_table *t, const char *path, mcz_diag
     if (f && replay_row_write_csv(t, f) != MCZ_OK) {
         fclose(f);
         free(text);
-        return tool_fail(diag, MCZ_ENOMEM, -1, -1, "out of memory");
+        return mcz_diag_set(diag, MCZ_ENOMEM, MCZ_NO_OFFSET, MCZ_NO_CONTEXT, "out of memory");
     }
     return text_commit(f, &text, &len, path, diag);
 }
@@ -374,8 +376,8 @@ static int next_line(line_reader *lr)
 
 static int bad_line(const line_reader *lr, mcz_diag *diag, const char *what)
 {
-    return tool_fail(diag, MCZ_ECORRUPT, -1, -1, "%s:%llu: %s", lr->path,
-                       (unsigned long long)lr->line, what);
+    return mcz_diag_set(diag, MCZ_ECORRUPT, MCZ_NO_OFFSET, MCZ_NO_CONTEXT, "%s:%llu: %s", lr->path,
+                        (unsigned long long)lr->line, what);
 }
 
 /* Splits buf at TABs into at most max fields; returns how many. */
@@ -462,12 +464,15 @@ static int read_entries(line_reader *lr, replay_table *t, mcz_diag *diag)
                     replay_rows_kind(&t->columns, t->style, row, strlen(row), &row_miss) < 0))
             return bad_line(lr, diag, "details rows that do not fit the columns");
         if (table_add(t, (uint32_t)number, kind, miss != 0, (uint32_t)size, f[4], row) != MCZ_OK)
-            return tool_fail(diag, MCZ_ENOMEM, -1, -1, "out of memory");
+            return mcz_diag_set(diag, MCZ_ENOMEM, MCZ_NO_OFFSET, MCZ_NO_CONTEXT, "out of memory");
         previous = number;
         count++;
     }
-    return rc == 0 ? tool_fail(diag, MCZ_ETRUNCATED, -1, -1, "%s: no end line (truncated?)", lr->path)
-                   : bad_line(lr, diag, "unterminated or overlong line");
+    if (rc != 0)
+        return bad_line(lr, diag, "unterminated or overlong line");
+    mcz_diag_set(diag, MCZ_ETRUNCATED, MCZ_NO_OFFSET, MCZ_NO_CONTEXT, "no end line (truncated?)");
+    mcz_diag_set_subject(diag, lr->path);
+    return MCZ_ETRUNCATED;
 }
 
 int replay_table_read_results(replay_table *t, const char *path, replay_shard_id *id,

@@ -44,7 +44,7 @@ static int open_collection(replay_worker *w, char *msg, size_t cap)
     }
     if (w->cursor || w->mapped)
         return MCZ_OK;
-    tool_where at = {w->plan->shown, -1, -1, -1, -1};
+    tool_where at = {w->plan->shown, -1, -1, -1};
     tool_where_text(&at, &d, msg, cap);
     return MCZ_EIO;
 }
@@ -156,15 +156,15 @@ static int unit_next(unit_walk *walk, mcz_mc *mc, mcz_diag *d)
         return mcz_cursor_get(w->cursor, ++walk->number, mc, d);
     int rc = mcz_mch_next(w->file.data, w->file.size, &walk->pos, &walk->number, mc, d);
     if (rc == 0)
-        return tool_fail(d, MCZ_ETRUNCATED, walk->number + 1, (int64_t)walk->pos,
-                              "the file ends before this context");
+        return mcz_diag_set(d, MCZ_ETRUNCATED, mcz_at_offset((int64_t)walk->pos),
+                            mcz_in_context(walk->number + 1), "the file ends before this context");
     if (rc < 0)
         return rc;
     int64_t expected = toc_offset(w->plan, mc->number);
     if (expected >= 0 && (uint64_t)expected != mc->offset)
-        return tool_fail(d, MCZ_ECORRUPT, mc->number, (int64_t)mc->offset,
-                              "the table of contents puts this context at %lld",
-                              (long long)expected);
+        return mcz_diag_set(d, MCZ_ECORRUPT, mcz_at_offset((int64_t)mc->offset),
+                            mcz_in_context(mc->number),
+                            "the table of contents puts this context at %lld", (long long)expected);
     return MCZ_OK;
 }
 
@@ -176,7 +176,7 @@ static int report_unreadable(replay_worker *w, const replay_unit *u, uint32_t fr
 {
     bool archive = w->plan->archive;
     tool_where at = {w->plan->shown, archive ? (int64_t)u->chunk : -1,
-                       archive ? -1 : d->context, archive ? -1 : d->offset, -1};
+                     archive ? -1 : d->context, archive ? -1 : d->offset};
     char msg[REPLAY_MESSAGE_MAX];
     replay_progress_clear();
     tool_error("%s", tool_where_text(&at, d, msg, sizeof msg));
@@ -184,8 +184,9 @@ static int report_unreadable(replay_worker *w, const replay_unit *u, uint32_t fr
     for (uint32_t n = from; n - u->first < u->count; n++) {
         if (!replay_plan_wants(w->plan, f, n))
             continue;
-        at.known = n;
-        tool_where_text(&at, d, msg, sizeof msg);
+        tool_where own = at; /* a line of context n does not repeat its number */
+        own.context = at.context == n ? -1 : at.context;
+        tool_where_text(&own, d, msg, sizeof msg);
         if (replay_chan_result(ch, n, REPLAY_ERROR, 0, msg) != MCZ_OK)
             return MCZ_EIO;
     }

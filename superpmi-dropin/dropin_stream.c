@@ -52,6 +52,12 @@ static int fail_on(const char *what, const char *why)
     return DROPIN_FATAL;
 }
 
+static int fail_diag(const char *what, const mcz_diag *d)
+{
+    char text[MCZ_DIAG_LINE_SIZE];
+    return fail_on(what, mcz_diag_format(d, text, sizeof text));
+}
+
 /* The index of the -streaming switch's value in argv; 0 when there is none. */
 static int streaming_value(char **argv)
 {
@@ -64,7 +70,7 @@ static int stream_index(stream *st, const char *archive)
     mcz_diag d;
     mcz_diag_clear(&d);
     if (!(st->reader = mcz_reader_open(archive, &d)) || !(st->cursor = mcz_cursor_create(st->reader)))
-        return fail_on(archive, d.message);
+        return fail_diag(archive, &d);
     mcz_reader_get_info(st->reader, &st->info);
     uint64_t n = st->info.contexts;
     st->offsets = calloc(n ? n : 1, sizeof *st->offsets);
@@ -159,7 +165,7 @@ static int materialize(stream *st, uint32_t number)
     mcz_diag d;
     mcz_diag_clear(&d);
     if (mcz_cursor_get(st->cursor, number, &mc, &d) != MCZ_OK)
-        return fail_on(st->mch, d.message);
+        return fail_diag(st->mch, &d);
     if (write_at(st, mc.bytes, mc.size, st->offsets[pos]) != 0)
         return fail_on(st->mch, strerror(errno));
     st->written[pos] = 2;

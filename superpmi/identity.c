@@ -95,7 +95,7 @@ static int ident_fail(const ident_ctx *c, int code, int64_t rel, const char *fmt
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
     int64_t at = (int64_t)c->mc->offset + (rel < 0 ? 0 : rel);
-    return mcz_fail(c->diag, code, at, c->mc->number, "context %u: %s", c->mc->number, msg);
+    return mcz_diag_set(c->diag, code, mcz_at_offset(at), mcz_in_context(c->mc->number), "%s", msg);
 }
 
 static const char *packet_label(const ident_ctx *c, uint8_t id, char *buf, size_t cap)
@@ -666,10 +666,12 @@ int64_t mcz_mc_identity(const mcz_jit_ee *v, const mcz_mc *mc, bool ignore_metho
                         size_t cap, mcz_diag *diag)
 {
     if (!mc || !mc->bytes || (!buf && cap))
-        return mcz_fail(diag, MCZ_EINVAL, -1, -1, "mcz_mc_identity: NULL argument");
+        return mcz_diag_set(diag, MCZ_EINVAL, MCZ_NO_OFFSET, MCZ_NO_CONTEXT,
+                            "mcz_mc_identity: NULL argument");
     char *text = malloc(IDENTITY_SIZE);
     if (!text)
-        return mcz_fail(diag, MCZ_ENOMEM, -1, mc->number, "out of memory");
+        return mcz_diag_set(diag, MCZ_ENOMEM, MCZ_NO_OFFSET, mcz_in_context(mc->number),
+                            "out of memory");
     int64_t len = identity_build(v, mc, ignore_method_name, text, diag);
     if (len >= 0 && cap > 0) {
         size_t n = (size_t)len < cap - 1 ? (size_t)len : cap - 1;
@@ -684,10 +686,12 @@ int mcz_mc_identity_hash(const mcz_jit_ee *v, const mcz_mc *mc, bool ignore_meth
                          mcz_hash128 *out, mcz_diag *diag)
 {
     if (!mc || !mc->bytes || !out)
-        return mcz_fail(diag, MCZ_EINVAL, -1, -1, "mcz_mc_identity_hash: NULL argument");
+        return mcz_diag_set(diag, MCZ_EINVAL, MCZ_NO_OFFSET, MCZ_NO_CONTEXT,
+                            "mcz_mc_identity_hash: NULL argument");
     char *text = malloc(IDENTITY_SIZE);
     if (!text)
-        return mcz_fail(diag, MCZ_ENOMEM, -1, mc->number, "out of memory");
+        return mcz_diag_set(diag, MCZ_ENOMEM, MCZ_NO_OFFSET, mcz_in_context(mc->number),
+                            "out of memory");
     int64_t len = identity_build(v, mc, ignore_method_name, text, diag);
     if (len >= 0)
         mcz_murmur3_128(text, (size_t)len, out);

@@ -117,8 +117,9 @@ static int packet_fail(const strict_walk *w, const map_items *it, int64_t at, co
     va_start(ap, fmt);
     vsnprintf(text, sizeof text, fmt, ap);
     va_end(ap);
-    return mcz_fail(w->diag, MCZ_ECORRUPT, (int64_t)(w->mc->offset + it->p->offset) + at,
-                    w->mc->number, "context %u: packet %s: %s", w->mc->number, it->name, text);
+    return mcz_diag_set(w->diag, MCZ_ECORRUPT,
+                        mcz_at_offset((int64_t)(w->mc->offset + it->p->offset) + at),
+                        mcz_in_context(w->mc->number), "packet %s: %s", it->name, text);
 }
 
 /* Offset of the map's pool from the packet's id byte. */
@@ -138,7 +139,8 @@ static int pool_walk(strict_walk *w, const map_items *it)
     if (need > w->starts_bytes) {
         uint8_t *grown = realloc(w->starts, need);
         if (!grown)
-            return mcz_fail(w->diag, MCZ_ENOMEM, -1, w->mc->number, "out of memory");
+            return mcz_diag_set(w->diag, MCZ_ENOMEM, MCZ_NO_OFFSET, mcz_in_context(w->mc->number),
+                                "out of memory");
         w->starts = grown;
         w->starts_bytes = need;
     }
@@ -193,9 +195,10 @@ static int size_fail(const strict_walk *w, const map_items *it, const mcz_packet
     else
         snprintf(text, sizeof text, "items of %u bytes where key %s + value %s are expected",
                  it->m.item_size, key, value);
-    return mcz_fail(w->diag, MCZ_ECORRUPT, (int64_t)(w->mc->offset + it->p->offset),
-                    w->mc->number, "context %u: packet %s: %s (another JIT-EE version?)",
-                    w->mc->number, it->name, text);
+    return mcz_diag_set(w->diag, MCZ_ECORRUPT,
+                        mcz_at_offset((int64_t)(w->mc->offset + it->p->offset)),
+                        mcz_in_context(w->mc->number), "packet %s: %s (another JIT-EE version?)",
+                        it->name, text);
 }
 
 /* Splits the items by the table (and the known layout), failing when they cannot have the
@@ -343,11 +346,11 @@ int mcz_mc_check_strict(const mcz_jit_ee *v, const mcz_mc *mc, mcz_strict_report
         if (seen[p.id]) {
             char name[48];
             const mcz_packet_info *info = table_entry(&w, p.id);
-            rc = mcz_fail(diag, MCZ_ECORRUPT, (int64_t)(mc->offset + p.offset), mc->number,
-                          "context %u: packet %s appears twice (SuperPMI keeps only the last)",
-                          mc->number,
-                          info && info->name ? info->name
-                                            : mcz_packet_name(v, p.id, name, sizeof name));
+            rc = mcz_diag_set(diag, MCZ_ECORRUPT, mcz_at_offset((int64_t)(mc->offset + p.offset)),
+                              mcz_in_context(mc->number),
+                              "packet %s appears twice (SuperPMI keeps only the last)",
+                              info && info->name ? info->name
+                                                 : mcz_packet_name(v, p.id, name, sizeof name));
             break;
         }
         seen[p.id] = true;
@@ -367,6 +370,7 @@ int mcz_strict_unknown_fail(const mcz_mc *mc, const mcz_strict_report *report, m
         if (report->unknown[id])
             used += (size_t)snprintf(list + used, sizeof list - used, "%sunknown(%u)",
                                      used ? ", " : "", id);
-    return mcz_fail(diag, MCZ_EUNSUPPORTED, (int64_t)mc->offset, mc->number,
-                    "context %u: packets the packet table does not know: %s", mc->number, list);
+    return mcz_diag_set(diag, MCZ_EUNSUPPORTED, mcz_at_offset((int64_t)mc->offset),
+                        mcz_in_context(mc->number), "packets the packet table does not know: %s",
+                        list);
 }

@@ -30,25 +30,27 @@ static int64_t container_check(const uint8_t *bytes, size_t avail, uint64_t base
 {
     size_t have_magic = avail < sizeof mc_magic ? avail : sizeof mc_magic;
     if (memcmp(bytes, mc_magic, have_magic) != 0)
-        return mcz_fail(diag, MCZ_ECORRUPT, (int64_t)base, number,
-                        "context %u: bad magic (expected 'mc')", number);
+        return mcz_diag_set(diag, MCZ_ECORRUPT, mcz_at_offset((int64_t)base),
+                            mcz_in_context(number), "bad magic (expected 'mc')");
     if (avail < MC_HEADER_SIZE)
-        return mcz_fail(diag, MCZ_ETRUNCATED, (int64_t)base, number,
-                        "context %u: header truncated (%zu of 6 bytes)", number, avail);
+        return mcz_diag_set(diag, MCZ_ETRUNCATED, mcz_at_offset((int64_t)base),
+                            mcz_in_context(number), "header truncated (%zu of 6 bytes)", avail);
     uint32_t total_len = mcz_get_le32(bytes + 2);
     if (total_len > MCZ_MC_MAX_SIZE - MCZ_MC_OVERHEAD)
-        return mcz_fail(diag, MCZ_ELIMIT, (int64_t)base + 2, number,
-                        "context %u: length %u exceeds the limit of %u bytes", number, total_len,
-                        MCZ_MC_MAX_SIZE);
+        return mcz_diag_set(diag, MCZ_ELIMIT, mcz_at_offset((int64_t)base + 2),
+                            mcz_in_context(number), "length %u exceeds the limit of %u bytes",
+                            total_len, MCZ_MC_MAX_SIZE);
     if (!mcz_fits(avail, MC_HEADER_SIZE, (size_t)total_len + sizeof mc_trailer))
         /* The context's start, as its .mct entry records it: where a salvage cuts. */
-        return mcz_fail(diag, MCZ_ETRUNCATED, (int64_t)base, number,
-                        "context %u: cut short: %zu of its %llu bytes are in the file", number,
-                        avail, (unsigned long long)total_len + MCZ_MC_OVERHEAD);
+        return mcz_diag_set(diag, MCZ_ETRUNCATED, mcz_at_offset((int64_t)base),
+                            mcz_in_context(number),
+                            "cut short: %zu of its %llu bytes are in the file", avail,
+                            (unsigned long long)total_len + MCZ_MC_OVERHEAD);
     const uint8_t *trailer = bytes + MC_HEADER_SIZE + total_len;
     if (memcmp(trailer, mc_trailer, sizeof mc_trailer) != 0)
-        return mcz_fail(diag, MCZ_ECORRUPT, (int64_t)(base + MC_HEADER_SIZE + total_len), number,
-                        "context %u: bad end canary (expected '42')", number);
+        return mcz_diag_set(diag, MCZ_ECORRUPT,
+                            mcz_at_offset((int64_t)(base + MC_HEADER_SIZE + total_len)),
+                            mcz_in_context(number), "bad end canary (expected '42')");
     return (int64_t)total_len + MCZ_MC_OVERHEAD;
 }
 
@@ -56,14 +58,16 @@ int mcz_mch_next(const uint8_t *buf, size_t len, uint64_t *pos, uint32_t *number
                  mcz_diag *diag)
 {
     if ((!buf && len) || !pos || !number || !out)
-        return mcz_fail(diag, MCZ_EINVAL, -1, -1, "mcz_mch_next: NULL argument");
+        return mcz_diag_set(diag, MCZ_EINVAL, MCZ_NO_OFFSET, MCZ_NO_CONTEXT,
+                            "mcz_mch_next: NULL argument");
     if (*pos == len)
         return 0;
     if (*pos > len)
-        return mcz_fail(diag, MCZ_EINVAL, (int64_t)*pos, -1, "position %llu past the end (%zu)",
-                        (unsigned long long)*pos, len);
+        return mcz_diag_set(diag, MCZ_EINVAL, mcz_at_offset((int64_t)*pos), MCZ_NO_CONTEXT,
+                            "position %llu past the end (%zu)", (unsigned long long)*pos, len);
     if (*number == UINT32_MAX)
-        return mcz_fail(diag, MCZ_ELIMIT, (int64_t)*pos, -1, "too many contexts");
+        return mcz_diag_set(diag, MCZ_ELIMIT, mcz_at_offset((int64_t)*pos), MCZ_NO_CONTEXT,
+                            "too many contexts");
     uint32_t next = *number + 1;
     size_t at = (size_t)*pos;
     int64_t size = container_check(buf + at, len - at, *pos, next, diag);
@@ -82,16 +86,18 @@ int mcz_mc_from_bytes(const uint8_t *bytes, size_t size, uint32_t number, uint64
                       mcz_mc *out, mcz_diag *diag)
 {
     if (!bytes || !out)
-        return mcz_fail(diag, MCZ_EINVAL, -1, number, "mcz_mc_from_bytes: NULL argument");
+        return mcz_diag_set(diag, MCZ_EINVAL, MCZ_NO_OFFSET, mcz_in_context(number),
+                            "mcz_mc_from_bytes: NULL argument");
     if (size == 0)
-        return mcz_fail(diag, MCZ_ETRUNCATED, (int64_t)offset, number, "context %u: empty",
-                        number);
+        return mcz_diag_set(diag, MCZ_ETRUNCATED, mcz_at_offset((int64_t)offset),
+                            mcz_in_context(number), "empty");
     int64_t got = container_check(bytes, size, offset, number, diag);
     if (got < 0)
         return (int)got;
     if ((size_t)got != size)
-        return mcz_fail(diag, MCZ_ECORRUPT, (int64_t)offset + got, number,
-                        "context %u: %zu bytes follow the trailer", number, size - (size_t)got);
+        return mcz_diag_set(diag, MCZ_ECORRUPT, mcz_at_offset((int64_t)offset + got),
+                            mcz_in_context(number), "%zu bytes follow the trailer",
+                            size - (size_t)got);
     out->bytes = bytes;
     out->size = size;
     out->offset = offset;
@@ -105,45 +111,48 @@ int mcz_mc_from_bytes(const uint8_t *bytes, size_t size, uint32_t number, uint64
 static int mc_view_check(const mcz_mc *mc, mcz_diag *diag)
 {
     if (!mc || !mc->bytes)
-        return mcz_fail(diag, MCZ_EINVAL, -1, -1, "NULL context");
+        return mcz_diag_set(diag, MCZ_EINVAL, MCZ_NO_OFFSET, MCZ_NO_CONTEXT, "NULL context");
     int64_t size = container_check(mc->bytes, mc->size, mc->offset, mc->number, diag);
     if (size < 0)
         return (int)size;
     if ((size_t)size != mc->size)
-        return mcz_fail(diag, MCZ_ECORRUPT, (int64_t)mc->offset, mc->number,
-                        "context %u: size %zu disagrees with its length field", mc->number,
-                        mc->size);
+        return mcz_diag_set(diag, MCZ_ECORRUPT, mcz_at_offset((int64_t)mc->offset),
+                            mcz_in_context(mc->number), "size %zu disagrees with its length field",
+                            mc->size);
     return MCZ_OK;
 }
 
 int mcz_packet_next(const mcz_mc *mc, uint32_t *pos, mcz_packet *out, mcz_diag *diag)
 {
     if (!mc || !mc->bytes || mc->size < MCZ_MC_OVERHEAD || !pos || !out)
-        return mcz_fail(diag, MCZ_EINVAL, -1, -1, "mcz_packet_next: bad argument");
+        return mcz_diag_set(diag, MCZ_EINVAL, MCZ_NO_OFFSET, MCZ_NO_CONTEXT,
+                            "mcz_packet_next: bad argument");
     size_t area_len = mc->size - MCZ_MC_OVERHEAD;
     const uint8_t *area = mc->bytes + MC_HEADER_SIZE;
     int64_t where = (int64_t)(mc->offset + MC_HEADER_SIZE + *pos);
     if (*pos == area_len)
         return 0;
     if (*pos > area_len)
-        return mcz_fail(diag, MCZ_EINVAL, where, mc->number, "packet position past the end");
+        return mcz_diag_set(diag, MCZ_EINVAL, mcz_at_offset(where), mcz_in_context(mc->number),
+                            "packet position past the end");
     if (!mcz_fits(area_len, *pos, PACKET_HEADER_SIZE))
-        return mcz_fail(diag, MCZ_ECORRUPT, where, mc->number,
-                        "context %u: packet header overruns the packet area", mc->number);
+        return mcz_diag_set(diag, MCZ_ECORRUPT, mcz_at_offset(where), mcz_in_context(mc->number),
+                            "packet header overruns the packet area");
     uint8_t id = area[*pos];
     uint32_t size = mcz_get_le32(area + *pos + 1);
     size_t data_at = (size_t)*pos + PACKET_HEADER_SIZE;
     if (!mcz_fits(area_len, data_at, (size_t)size + 1)) {
         char name[48];
-        return mcz_fail(diag, MCZ_ECORRUPT, where + 1, mc->number,
-                        "context %u: packet %s of %u bytes overruns the packet area", mc->number,
-                        mcz_packet_name(NULL, id, name, sizeof name), size);
+        return mcz_diag_set(diag, MCZ_ECORRUPT, mcz_at_offset(where + 1),
+                            mcz_in_context(mc->number),
+                            "packet %s of %u bytes overruns the packet area",
+                            mcz_packet_name(NULL, id, name, sizeof name), size);
     }
     if (area[data_at + size] != PACKET_CANARY) {
         char name[48];
-        return mcz_fail(diag, MCZ_ECORRUPT, where + PACKET_HEADER_SIZE + size, mc->number,
-                        "context %u: packet %s: bad canary", mc->number,
-                        mcz_packet_name(NULL, id, name, sizeof name));
+        return mcz_diag_set(diag, MCZ_ECORRUPT, mcz_at_offset(where + PACKET_HEADER_SIZE + size),
+                            mcz_in_context(mc->number), "packet %s: bad canary",
+                            mcz_packet_name(NULL, id, name, sizeof name));
     }
     out->id = id;
     out->size = size;
@@ -182,8 +191,9 @@ static int map_fail(const mcz_jit_ee *v, const mcz_packet *p, mcz_diag *diag, in
                     uint32_t at, const char *what)
 {
     char name[48];
-    return mcz_fail(diag, code, (int64_t)p->offset + PACKET_HEADER_SIZE + at, -1,
-                    "packet %s: %s", mcz_packet_name(v, p->id, name, sizeof name), what);
+    return mcz_diag_set(diag, code, mcz_at_offset((int64_t)p->offset + PACKET_HEADER_SIZE + at),
+                        MCZ_NO_CONTEXT, "packet %s: %s",
+                        mcz_packet_name(v, p->id, name, sizeof name), what);
 }
 
 static int map_layout_of(const mcz_jit_ee *v, const mcz_packet *p, map_layout *lay, mcz_diag *diag)
@@ -254,7 +264,8 @@ static void map_split(const mcz_jit_ee *v, const mcz_packet *p, const map_layout
 int mcz_map_parse(const mcz_jit_ee *v, const mcz_packet *p, mcz_map *out, mcz_diag *diag)
 {
     if (!p || (!p->data && p->size) || !out)
-        return mcz_fail(diag, MCZ_EINVAL, -1, -1, "mcz_map_parse: NULL argument");
+        return mcz_diag_set(diag, MCZ_EINVAL, MCZ_NO_OFFSET, MCZ_NO_CONTEXT,
+                            "mcz_map_parse: NULL argument");
     memset(out, 0, sizeof *out);
     map_layout lay;
     int rc = map_layout_of(v, p, &lay, diag);
@@ -367,7 +378,8 @@ int mcz_map_buffer(const mcz_map *m, uint32_t index, const uint8_t **data, uint3
 static int map_diag_rebase(const mcz_mc *mc, int rc, mcz_diag *local, mcz_diag *diag)
 {
     int64_t offset = local->offset < 0 ? -1 : (int64_t)mc->offset + local->offset;
-    return mcz_fail(diag, rc, offset, mc->number, "context %u: %s", mc->number, local->message);
+    return mcz_diag_set(diag, rc, mcz_at_offset(offset), mcz_in_context(mc->number), "%s",
+                        local->message);
 }
 
 /* Item size the packet table implies for this map, or 0 when it does not say. */
@@ -394,11 +406,12 @@ static int map_sizes_check(const mcz_jit_ee *v, const mcz_mc *mc, const mcz_pack
     if (ok)
         return MCZ_OK;
     char name[48];
-    return mcz_fail(diag, MCZ_EVERSION, (int64_t)(mc->offset + p->offset), mc->number,
-                    "context %u: packet %s: items of %u bytes where JIT-EE version %s has key "
-                    "%u + value %u (another JIT-EE version?)",
-                    mc->number, mcz_packet_name(v, p->id, name, sizeof name), m->item_size,
-                    mcz_jit_ee_name(v), info->key_size, info->value_size);
+    return mcz_diag_set(diag, MCZ_EVERSION, mcz_at_offset((int64_t)(mc->offset + p->offset)),
+                        mcz_in_context(mc->number),
+                        "packet %s: items of %u bytes where JIT-EE version %s has key "
+                        "%u + value %u (another JIT-EE version?)",
+                        mcz_packet_name(v, p->id, name, sizeof name), m->item_size,
+                        mcz_jit_ee_name(v), info->key_size, info->value_size);
 }
 
 /* Walks every packet of mc, parsing its map as v reads it; per_map (optional) sees each. */

@@ -102,19 +102,19 @@ static int range_add(range_scan *r, size_t at, uint32_t first, uint32_t last, mc
 {
     uint32_t prev = list_last(r->out);
     if (first == 0)
-        return mcz_fail(diag, MCZ_EINVAL, (int64_t)at, -1,
-                        "range list '%s': context numbers start at 1", r->text);
+        return mcz_diag_set(diag, MCZ_EINVAL, mcz_at_offset((int64_t)at), MCZ_NO_CONTEXT,
+                            "range list '%s': context numbers start at 1", r->text);
     if (first <= prev && r->dash)
-        return mcz_fail(diag, MCZ_EINVAL, (int64_t)at, -1,
-                        "range list '%s': the range ending in %u at column %zu continues from "
-                        "%u, but the list is already at %u (numbers must increase)",
-                        r->text, last, at + 1, first - 1, prev);
+        return mcz_diag_set(diag, MCZ_EINVAL, mcz_at_offset((int64_t)at), MCZ_NO_CONTEXT,
+                            "range list '%s': the range ending in %u at column %zu continues from "
+                            "%u, but the list is already at %u (numbers must increase)",
+                            r->text, last, at + 1, first - 1, prev);
     if (first <= prev)
-        return mcz_fail(diag, MCZ_EINVAL, (int64_t)at, -1,
-                        "range list '%s': %u does not follow %u (numbers must increase)",
-                        r->text, first, prev);
+        return mcz_diag_set(diag, MCZ_EINVAL, mcz_at_offset((int64_t)at), MCZ_NO_CONTEXT,
+                            "range list '%s': %u does not follow %u (numbers must increase)",
+                            r->text, first, prev);
     if (list_push(r->out, &r->cap, first, last) != MCZ_OK)
-        return mcz_fail(diag, MCZ_ENOMEM, -1, -1, "out of memory");
+        return mcz_diag_set(diag, MCZ_ENOMEM, MCZ_NO_OFFSET, MCZ_NO_CONTEXT, "out of memory");
     return MCZ_OK;
 }
 
@@ -124,16 +124,18 @@ static int range_number(range_scan *r, mcz_diag *diag)
     size_t at = r->pos;
     uint32_t n;
     if (!number_read(r->text, r->len, &r->pos, &n))
-        return mcz_fail(diag, MCZ_EINVAL, (int64_t)at, -1,
-                        "range list '%s': the number at column %zu is more than %u, the largest "
-                        "context number", r->text, at + 1, MCL_NUMBER_MAX);
+        return mcz_diag_set(diag, MCZ_EINVAL, mcz_at_offset((int64_t)at), MCZ_NO_CONTEXT,
+                            "range list '%s': the number at column %zu is more than %u, the "
+                            "largest "
+                            "context number",
+                            r->text, at + 1, MCL_NUMBER_MAX);
     if (!r->dash) {
         r->start = n;
         return range_add(r, at, n, n, diag);
     }
     if (n <= r->start) /* older SuperPMI refuses it, newer ones drop the range: refused */
-        return mcz_fail(diag, MCZ_EINVAL, (int64_t)at, -1,
-                        "range list '%s': range %u-%u must go up", r->text, r->start, n);
+        return mcz_diag_set(diag, MCZ_EINVAL, mcz_at_offset((int64_t)at), MCZ_NO_CONTEXT,
+                            "range list '%s': range %u-%u must go up", r->text, r->start, n);
     int rc = range_add(r, at, r->start + 1, n, diag);
     r->dash = false;
     return rc;
@@ -142,7 +144,7 @@ static int range_number(range_scan *r, mcz_diag *diag)
 static int range_scan_all(range_scan *r, mcz_diag *diag)
 {
     if (r->len == 0)
-        return mcz_fail(diag, MCZ_EINVAL, 0, -1, "empty range list");
+        return mcz_diag_set(diag, MCZ_EINVAL, mcz_at_offset(0), MCZ_NO_CONTEXT, "empty range list");
     char shown[8];
     while (r->pos < r->len) {
         char c = r->text[r->pos];
@@ -153,24 +155,27 @@ static int range_scan_all(range_scan *r, mcz_diag *diag)
             continue;
         }
         if (c != '-' && c != ',')
-            return mcz_fail(diag, MCZ_EINVAL, (int64_t)r->pos, -1,
-                            "range list '%s': unexpected %s at column %zu (only digits, '-' "
-                            "and ',')", r->text, char_shown(c, shown), r->pos + 1);
+            return mcz_diag_set(diag, MCZ_EINVAL, mcz_at_offset((int64_t)r->pos), MCZ_NO_CONTEXT,
+                                "range list '%s': unexpected %s at column %zu (only digits, '-' "
+                                "and ',')",
+                                r->text, char_shown(c, shown), r->pos + 1);
         r->dash = r->dash || c == '-';
         r->pos++;
     }
     if (r->out->count == 0)
-        return mcz_fail(diag, MCZ_EINVAL, 0, -1, "range list '%s' holds no number", r->text);
+        return mcz_diag_set(diag, MCZ_EINVAL, mcz_at_offset(0), MCZ_NO_CONTEXT,
+                            "range list '%s' holds no number", r->text);
     if (r->dash)
-        return mcz_fail(diag, MCZ_EINVAL, (int64_t)r->len - 1, -1,
-                        "range list '%s' ends in a '-' with no number after it", r->text);
+        return mcz_diag_set(diag, MCZ_EINVAL, mcz_at_offset((int64_t)r->len - 1), MCZ_NO_CONTEXT,
+                            "range list '%s' ends in a '-' with no number after it", r->text);
     return MCZ_OK;
 }
 
 int mcz_list_parse_ranges(const char *text, mcz_list *out, mcz_diag *diag)
 {
     if (!text || !out)
-        return mcz_fail(diag, MCZ_EINVAL, -1, -1, "mcz_list_parse_ranges: NULL argument");
+        return mcz_diag_set(diag, MCZ_EINVAL, MCZ_NO_OFFSET, MCZ_NO_CONTEXT,
+                            "mcz_list_parse_ranges: NULL argument");
     memset(out, 0, sizeof *out);
     range_scan r = {.text = text, .len = strlen(text), .out = out};
     int rc = range_scan_all(&r, diag);
@@ -206,36 +211,40 @@ static int mcl_line(const char *line, size_t len, unsigned line_no, int64_t at, 
     if (pos == len)
         return MCZ_OK;
     if (!is_digit(line[pos]))
-        return mcz_fail(diag, MCZ_EINVAL, at + (int64_t)pos, -1,
-                        "line %u: %s where a context number should be (one decimal number per "
-                        "line)", line_no, char_shown(line[pos], shown));
+        return mcz_diag_set(diag, MCZ_EINVAL, mcz_at_offset(at + (int64_t)pos), MCZ_NO_CONTEXT,
+                            "line %u: %s where a context number should be (one decimal number per "
+                            "line)",
+                            line_no, char_shown(line[pos], shown));
     size_t digits_at = pos;
     uint32_t n;
     if (!number_read(line, len, &pos, &n))
-        return mcz_fail(diag, MCZ_EINVAL, at + (int64_t)digits_at, -1,
-                        "line %u: %.*s is more than %u, the largest context number", line_no,
-                        (int)(pos - digits_at), line + digits_at, MCL_NUMBER_MAX);
+        return mcz_diag_set(diag, MCZ_EINVAL, mcz_at_offset(at + (int64_t)digits_at),
+                            MCZ_NO_CONTEXT,
+                            "line %u: %.*s is more than %u, the largest context number", line_no,
+                            (int)(pos - digits_at), line + digits_at, MCL_NUMBER_MAX);
     size_t rest = skip_blanks(line, len, pos);
     if (rest != len)
-        return mcz_fail(diag, MCZ_EINVAL, at + (int64_t)rest, -1,
-                        "line %u: %s after the number %u (one decimal number per line)",
-                        line_no, char_shown(line[rest], shown), n);
+        return mcz_diag_set(diag, MCZ_EINVAL, mcz_at_offset(at + (int64_t)rest), MCZ_NO_CONTEXT,
+                            "line %u: %s after the number %u (one decimal number per line)",
+                            line_no, char_shown(line[rest], shown), n);
     if (n == 0)
-        return mcz_fail(diag, MCZ_EINVAL, at + (int64_t)digits_at, -1,
-                        "line %u: context numbers start at 1", line_no);
+        return mcz_diag_set(diag, MCZ_EINVAL, mcz_at_offset(at + (int64_t)digits_at),
+                            MCZ_NO_CONTEXT, "line %u: context numbers start at 1", line_no);
     if (n <= list_last(l))
-        return mcz_fail(diag, MCZ_EINVAL, at + (int64_t)digits_at, -1,
-                        "line %u: %u does not follow %u (numbers must increase)", line_no, n,
-                        list_last(l));
+        return mcz_diag_set(diag, MCZ_EINVAL, mcz_at_offset(at + (int64_t)digits_at),
+                            MCZ_NO_CONTEXT,
+                            "line %u: %u does not follow %u (numbers must increase)", line_no, n,
+                            list_last(l));
     if (list_push(l, cap, n, n) != MCZ_OK)
-        return mcz_fail(diag, MCZ_ENOMEM, -1, -1, "out of memory");
+        return mcz_diag_set(diag, MCZ_ENOMEM, MCZ_NO_OFFSET, MCZ_NO_CONTEXT, "out of memory");
     return MCZ_OK;
 }
 
 int mcz_list_parse_mcl(const uint8_t *buf, size_t len, mcz_list *out, mcz_diag *diag)
 {
     if ((!buf && len) || !out)
-        return mcz_fail(diag, MCZ_EINVAL, -1, -1, "mcz_list_parse_mcl: NULL argument");
+        return mcz_diag_set(diag, MCZ_EINVAL, MCZ_NO_OFFSET, MCZ_NO_CONTEXT,
+                            "mcz_list_parse_mcl: NULL argument");
     memset(out, 0, sizeof *out);
     const char *text = (const char *)buf;
     size_t pos = 0, cap = 0;
@@ -273,24 +282,25 @@ bool mcz_list_is_arg(const char *arg)
 }
 
 /* Reads a whole .mcl file, refusing one larger than SuperPMI would read. */
-static int mcl_file_read(const char *path, FILE *f, uint8_t **buf, size_t *len, mcz_diag *diag)
+static int mcl_file_read(FILE *f, uint8_t **buf, size_t *len, mcz_diag *diag)
 {
     struct stat st;
     if (fstat(fileno(f), &st) != 0)
-        return mcz_fail(diag, MCZ_EIO, -1, -1, "%s: %s", path, strerror(errno));
+        return mcz_diag_set(diag, MCZ_EIO, MCZ_NO_OFFSET, MCZ_NO_CONTEXT, "%s", strerror(errno));
     if (!S_ISREG(st.st_mode))
-        return mcz_fail(diag, MCZ_EINVAL, -1, -1, "%s: not a regular file", path);
+        return mcz_diag_set(diag, MCZ_EINVAL, MCZ_NO_OFFSET, MCZ_NO_CONTEXT, "not a regular file");
     if ((uint64_t)st.st_size > MCZ_MCL_MAX_SIZE)
-        return mcz_fail(diag, MCZ_ELIMIT, -1, -1,
-                        "%s: %lld bytes, more than the %u an .mcl file may hold", path,
-                        (long long)st.st_size, MCZ_MCL_MAX_SIZE);
+        return mcz_diag_set(diag, MCZ_ELIMIT, MCZ_NO_OFFSET, MCZ_NO_CONTEXT,
+                            "%lld bytes, more than the %u an .mcl file may hold",
+                            (long long)st.st_size, MCZ_MCL_MAX_SIZE);
     size_t size = (size_t)st.st_size;
     *buf = malloc(size ? size : 1);
     if (!*buf)
-        return mcz_fail(diag, MCZ_ENOMEM, -1, -1, "%s: out of memory", path);
+        return mcz_diag_set(diag, MCZ_ENOMEM, MCZ_NO_OFFSET, MCZ_NO_CONTEXT, "out of memory");
     *len = fread(*buf, 1, size, f);
     if (*len != size || ferror(f))
-        return mcz_fail(diag, MCZ_EIO, (int64_t)*len, -1, "%s: short read", path);
+        return mcz_diag_set(diag, MCZ_EIO, mcz_at_offset((int64_t)*len), MCZ_NO_CONTEXT,
+                            "short read");
     return MCZ_OK;
 }
 
@@ -298,19 +308,20 @@ static int mcl_file_parse(const char *path, mcz_list *out, mcz_diag *diag)
 {
     FILE *f = fopen(path, "rb");
     if (!f)
-        return mcz_fail(diag, MCZ_EIO, -1, -1, "%s: %s", path, strerror(errno));
+        return mcz_diag_set(diag, MCZ_EIO, MCZ_NO_OFFSET, MCZ_NO_CONTEXT, "%s", strerror(errno));
     uint8_t *buf = NULL;
     size_t len = 0;
-    int rc = mcl_file_read(path, f, &buf, &len, diag);
+    int rc = mcl_file_read(f, &buf, &len, diag);
     fclose(f);
     if (rc == MCZ_OK) {
         mcz_diag local;
         mcz_diag_clear(&local);
         rc = mcz_list_parse_mcl(buf, len, out, &local);
         if (rc != MCZ_OK) /* the line number locates it; an offset would only repeat it */
-            mcz_fail(diag, rc, -1, -1, "%s: %s", path, local.message);
+            mcz_diag_set(diag, rc, MCZ_NO_OFFSET, MCZ_NO_CONTEXT, "%s", local.message);
         else if (out->count == 0) /* SuperPMI would read the first entry of an empty list */
-            rc = mcz_fail(diag, MCZ_EINVAL, -1, -1, "%s: holds no context number", path);
+            rc = mcz_diag_set(diag, MCZ_EINVAL, MCZ_NO_OFFSET, MCZ_NO_CONTEXT,
+                              "holds no context number");
     }
     free(buf);
     return rc;
@@ -319,14 +330,19 @@ static int mcl_file_parse(const char *path, mcz_list *out, mcz_diag *diag)
 int mcz_list_from_arg(const char *arg, mcz_list *out, mcz_diag *diag)
 {
     if (!arg || !out)
-        return mcz_fail(diag, MCZ_EINVAL, -1, -1, "mcz_list_from_arg: NULL argument");
+        return mcz_diag_set(diag, MCZ_EINVAL, MCZ_NO_OFFSET, MCZ_NO_CONTEXT,
+                            "mcz_list_from_arg: NULL argument");
     memset(out, 0, sizeof *out);
     if (is_range_syntax(arg))
         return mcz_list_parse_ranges(arg, out, diag);
-    if (has_mcl_suffix(arg))
-        return mcl_file_parse(arg, out, diag);
-    return mcz_fail(diag, MCZ_EINVAL, -1, -1,
-                    "'%s' is neither a range list (like 1-5,9) nor an .mcl file", arg);
+    if (has_mcl_suffix(arg)) {
+        int rc = mcl_file_parse(arg, out, diag);
+        if (rc != MCZ_OK)
+            mcz_diag_set_subject(diag, arg);
+        return rc;
+    }
+    return mcz_diag_set(diag, MCZ_EINVAL, MCZ_NO_OFFSET, MCZ_NO_CONTEXT,
+                        "'%s' is neither a range list (like 1-5,9) nor an .mcl file", arg);
 }
 
 /* ---- Queries and encoding ---- */

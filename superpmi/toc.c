@@ -37,8 +37,8 @@ static int element_parse(const uint8_t *el, int64_t at, mcz_toc_entry *out, mcz_
 {
     const char *hash = (const char *)el + TOC_EL_HASH;
     if (!memchr(hash, '\0', TOC_HASH_SIZE))
-        return mcz_fail(diag, MCZ_ECORRUPT, at + TOC_EL_HASH, -1,
-                        "TOC element hash is not NUL-terminated within 33 bytes");
+        return mcz_diag_set(diag, MCZ_ECORRUPT, mcz_at_offset(at + TOC_EL_HASH), MCZ_NO_CONTEXT,
+                            "TOC element hash is not NUL-terminated within 33 bytes");
     out->offset = (int64_t)mcz_get_le64(el + TOC_EL_OFFSET);
     out->number = (int32_t)mcz_get_le32(el + TOC_EL_NUMBER);
     hash_copy(out->hash, hash, TOC_HASH_SIZE);
@@ -48,23 +48,26 @@ static int element_parse(const uint8_t *el, int64_t at, mcz_toc_entry *out, mcz_
 static int toc_frame_check(const uint8_t *buf, size_t len, uint32_t *count, mcz_diag *diag)
 {
     if (len < TOC_HEADER_SIZE)
-        return mcz_fail(diag, MCZ_ETRUNCATED, (int64_t)len, -1,
-                        "TOC of %zu bytes is shorter than its 8-byte header", len);
+        return mcz_diag_set(diag, MCZ_ETRUNCATED, mcz_at_offset((int64_t)len), MCZ_NO_CONTEXT,
+                            "TOC of %zu bytes is shorter than its 8-byte header", len);
     if (memcmp(buf, TOC_TAG, TOC_TAG_SIZE) != 0)
-        return mcz_fail(diag, MCZ_ECORRUPT, 0, -1, "TOC does not start with INDX");
+        return mcz_diag_set(diag, MCZ_ECORRUPT, mcz_at_offset(0), MCZ_NO_CONTEXT,
+                            "TOC does not start with INDX");
     *count = mcz_get_le32(buf + TOC_TAG_SIZE);
     uint64_t body = (uint64_t)*count * MCZ_TOC_ELEMENT_SIZE; /* < 2^38: no overflow */
     if (!mcz_fits(len, TOC_HEADER_SIZE, body) ||
         !mcz_fits(len, TOC_HEADER_SIZE + body, TOC_TAG_SIZE))
-        return mcz_fail(diag, MCZ_ETRUNCATED, (int64_t)len, -1,
-                        "TOC claims %u elements (%llu bytes) but holds %zu bytes", *count,
-                        (unsigned long long)(body + TOC_HEADER_SIZE + TOC_TAG_SIZE), len);
+        return mcz_diag_set(diag, MCZ_ETRUNCATED, mcz_at_offset((int64_t)len), MCZ_NO_CONTEXT,
+                            "TOC claims %u elements (%llu bytes) but holds %zu bytes", *count,
+                            (unsigned long long)(body + TOC_HEADER_SIZE + TOC_TAG_SIZE), len);
     size_t trailer = TOC_HEADER_SIZE + (size_t)body;
     if (memcmp(buf + trailer, TOC_TAG, TOC_TAG_SIZE) != 0)
-        return mcz_fail(diag, MCZ_ECORRUPT, (int64_t)trailer, -1, "TOC does not end with INDX");
+        return mcz_diag_set(diag, MCZ_ECORRUPT, mcz_at_offset((int64_t)trailer), MCZ_NO_CONTEXT,
+                            "TOC does not end with INDX");
     if (len - trailer != TOC_TAG_SIZE)
-        return mcz_fail(diag, MCZ_ECORRUPT, (int64_t)(trailer + TOC_TAG_SIZE), -1,
-                        "%zu bytes after the TOC's closing INDX", len - trailer - TOC_TAG_SIZE);
+        return mcz_diag_set(diag, MCZ_ECORRUPT, mcz_at_offset((int64_t)(trailer + TOC_TAG_SIZE)),
+                            MCZ_NO_CONTEXT, "%zu bytes after the TOC's closing INDX",
+                            len - trailer - TOC_TAG_SIZE);
     return MCZ_OK;
 }
 
@@ -72,11 +75,13 @@ static int numbers_check(const mcz_toc_entry *e, uint32_t count, mcz_diag *diag)
 {
     for (uint32_t i = 1; i < count; i++) {
         if (e[i].number <= e[i - 1].number)
-            return mcz_fail(diag, MCZ_ECORRUPT,
-                            (int64_t)(TOC_HEADER_SIZE + (uint64_t)i * MCZ_TOC_ELEMENT_SIZE +
-                                      TOC_EL_NUMBER),
-                            e[i].number, "TOC numbers not increasing: %d after %d", e[i].number,
-                            e[i - 1].number);
+            return mcz_diag_set(diag, MCZ_ECORRUPT,
+                                mcz_at_offset((int64_t)(TOC_HEADER_SIZE +
+                                                        (uint64_t)i * MCZ_TOC_ELEMENT_SIZE +
+                                                        TOC_EL_NUMBER)),
+                                mcz_in_context(e[i].number),
+                                "TOC numbers not increasing: %d after %d", e[i].number,
+                                e[i - 1].number);
     }
     return MCZ_OK;
 }
@@ -85,7 +90,8 @@ int mcz_toc_parse(const uint8_t *buf, size_t len, bool validate, mcz_toc_entry *
                   uint32_t *count, mcz_diag *diag)
 {
     if ((!buf && len) || !entries || !count)
-        return mcz_fail(diag, MCZ_EINVAL, -1, -1, "mcz_toc_parse: NULL argument");
+        return mcz_diag_set(diag, MCZ_EINVAL, MCZ_NO_OFFSET, MCZ_NO_CONTEXT,
+                            "mcz_toc_parse: NULL argument");
     *entries = NULL;
     *count = 0;
     uint32_t n = 0;
@@ -95,7 +101,8 @@ int mcz_toc_parse(const uint8_t *buf, size_t len, bool validate, mcz_toc_entry *
     /* n * 48 bytes are in buf, so the allocation is bounded by the input's size. */
     mcz_toc_entry *e = n ? calloc(n, sizeof *e) : NULL;
     if (n && !e)
-        return mcz_fail(diag, MCZ_ENOMEM, -1, -1, "out of memory for %u TOC entries", n);
+        return mcz_diag_set(diag, MCZ_ENOMEM, MCZ_NO_OFFSET, MCZ_NO_CONTEXT,
+                            "out of memory for %u TOC entries", n);
     for (uint32_t i = 0; i < n && rc == MCZ_OK; i++) {
         size_t at = TOC_HEADER_SIZE + (size_t)i * MCZ_TOC_ELEMENT_SIZE;
         rc = element_parse(buf + at, (int64_t)at, &e[i], diag);
@@ -114,27 +121,29 @@ int mcz_toc_parse(const uint8_t *buf, size_t len, bool validate, mcz_toc_entry *
 int mcz_toc_check(const mcz_toc_entry *e, uint32_t count, uint64_t file_size, mcz_diag *diag)
 {
     if (count && !e)
-        return mcz_fail(diag, MCZ_EINVAL, -1, -1, "mcz_toc_check: NULL entries");
+        return mcz_diag_set(diag, MCZ_EINVAL, MCZ_NO_OFFSET, MCZ_NO_CONTEXT,
+                            "mcz_toc_check: NULL entries");
     if (count == 0)
         return file_size == 0 ? MCZ_OK
-                              : mcz_fail(diag, MCZ_ECORRUPT, -1, -1, "it lists no context");
+                              : mcz_diag_set(diag, MCZ_ECORRUPT, MCZ_NO_OFFSET, MCZ_NO_CONTEXT,
+                                             "it lists no context");
     if (e[0].offset != 0)
-        return mcz_fail(diag, MCZ_ECORRUPT, -1, -1, "it places context 1 at %lld, not at 0",
-                        (long long)e[0].offset);
+        return mcz_diag_set(diag, MCZ_ECORRUPT, MCZ_NO_OFFSET, MCZ_NO_CONTEXT,
+                            "it places context 1 at %lld, not at 0", (long long)e[0].offset);
     for (uint32_t i = 0; i < count; i++) {
         if (e[i].number != (int64_t)i + 1)
-            return mcz_fail(diag, MCZ_ECORRUPT, -1, -1,
-                            "its entry %u is numbered %d: the numbers are not 1, 2, 3...", i + 1,
-                            e[i].number);
+            return mcz_diag_set(diag, MCZ_ECORRUPT, MCZ_NO_OFFSET, MCZ_NO_CONTEXT,
+                                "its entry %u is numbered %d: the numbers are not 1, 2, 3...",
+                                i + 1, e[i].number);
         if (e[i].offset < 0 || file_size < MCZ_MC_OVERHEAD ||
             (uint64_t)e[i].offset > file_size - MCZ_MC_OVERHEAD)
-            return mcz_fail(diag, MCZ_ECORRUPT, -1, -1,
-                            "it places context %u at %lld, outside the file (%llu bytes)", i + 1,
-                            (long long)e[i].offset, (unsigned long long)file_size);
+            return mcz_diag_set(diag, MCZ_ECORRUPT, MCZ_NO_OFFSET, MCZ_NO_CONTEXT,
+                                "it places context %u at %lld, outside the file (%llu bytes)",
+                                i + 1, (long long)e[i].offset, (unsigned long long)file_size);
         if (i > 0 && e[i].offset - e[i - 1].offset < (int64_t)MCZ_MC_OVERHEAD)
-            return mcz_fail(diag, MCZ_ECORRUPT, -1, -1,
-                            "it places context %u at %lld, not past context %u (at %lld)", i + 1,
-                            (long long)e[i].offset, i, (long long)e[i - 1].offset);
+            return mcz_diag_set(diag, MCZ_ECORRUPT, MCZ_NO_OFFSET, MCZ_NO_CONTEXT,
+                                "it places context %u at %lld, not past context %u (at %lld)",
+                                i + 1, (long long)e[i].offset, i, (long long)e[i - 1].offset);
     }
     return MCZ_OK;
 }

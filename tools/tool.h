@@ -48,27 +48,24 @@ void tool_warn(const char *fmt, ...) TOOL_PRINTF(1, 2);
 void tool_info(const char *fmt, ...) TOOL_PRINTF(1, 2);
 void tool_info_to_stderr(void);
 
-/* Fills d (when not NULL) with code, a context number (<= 0: none), a file offset (-1: none)
- * and the message; returns code. */
-int tool_fail(mcz_diag *d, int code, int64_t context, int64_t offset, const char *fmt, ...)
-    TOOL_PRINTF(5, 6);
-
-/* Where a problem is, for a message that says each part once. Only locations the program found
- * itself belong here (a walk's position, a loop's chunk index), never a number read from a
- * damaged file. */
+/* Where a problem is, as the program found it. Only locations the program found itself belong
+ * here (a walk's position, a loop's chunk index), never a number read from a damaged file. */
 typedef struct tool_where {
-    const char *path; /* the file (or option) concerned, said first; NULL: said elsewhere */
+    const char *path; /* the file (or option) concerned, when d names no subject; NULL: none */
     int64_t chunk;    /* archive chunk index; -1: none */
     int64_t context;  /* context number; <= 0: none */
     int64_t offset;   /* file offset; -1: none */
-    int64_t known;    /* context the line names already, not repeated; <= 0: none */
 } tool_where;
 
-/* "PATH: chunk C: context N at offset X: TEXT" into buf (cap bytes), with the parts w gives;
- * TEXT is d's message (or its code's name) less the parts the library already put at its
- * front, so none is said twice. Returns buf. */
+/* The line every program prints for d: mcz_diag_format of d with the location w gives
+ * ("PATH: chunk C: context N at offset X: MESSAGE", the parts w holds), d's own subject before
+ * w's path. Returns buf. */
 const char *tool_where_text(const tool_where *w, const mcz_diag *d, char *buf, size_t cap);
-/* A library message that begins with file `from` (a spooled copy of "-") names `to` instead. */
+/* Names path as d's subject when the library named none (a buffer the program read itself). */
+void tool_diag_name(mcz_diag *d, const char *path);
+/* d's subject `from` (a spooled copy of "-") is named `to` instead. Meanwhile, a message of the
+ * library that still begins with `from` is rewritten: those go with the conversion of io/,
+ * reader/, writer/ to mcz_diag_set_subject. */
 void tool_diag_rename(mcz_diag *d, const char *from, const char *to);
 
 /* ---- A collection in a zip (tool_zip.c) ---- */

@@ -130,7 +130,7 @@ int tool_output_check(const char *path, bool *stream, char err[TOOL_ERROR_SIZE])
     mcz_diag d;
     mcz_diag_clear(&d);
     if (mcz_outfile_check(path, stream, &d) != MCZ_OK) {
-        snprintf(err, TOOL_ERROR_SIZE, "%s", d.message);
+        mcz_diag_format(&d, err, TOOL_ERROR_SIZE);
         return -1;
     }
     struct stat st;

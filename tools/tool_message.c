@@ -84,70 +84,48 @@ void tool_info(const char *fmt, ...)
     va_end(ap);
 }
 
-int tool_fail(mcz_diag *d, int code, int64_t context, int64_t offset, const char *fmt, ...)
+/* Whether d's message begins with "path:", as the messages of the library's call sites not yet
+ * converted to mcz_diag_set_subject do (io/, reader/, writer/): such a message is printed as it
+ * is, after nothing. Goes when the last of them names its subject as data. */
+static bool names_itself(const mcz_diag *d, const char *path)
 {
-    va_list ap;
-    va_start(ap, fmt);
-    mcz_diag_vset(d, code, offset, context, fmt, ap);
-    va_end(ap);
-    return code;
-}
-
-/* Skips "NAME: " at the front of *text. */
-static void skip_prefix(const char **text, const char *name)
-{
-    size_t n = strlen(name);
-    if (n && strncmp(*text, name, n) == 0 && strncmp(*text + n, ": ", 2) == 0)
-        *text += n + 2;
-}
-
-/* Appends to buf (of cap bytes, *len used); once full, later parts are dropped. */
-static void text_append(char *buf, size_t cap, size_t *len, const char *fmt, ...)
-    TOOL_PRINTF(4, 5);
-
-static void text_append(char *buf, size_t cap, size_t *len, const char *fmt, ...)
-{
-    if (*len >= cap)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(buf + *len, cap - *len, fmt, ap);
-    va_end(ap);
-    *len = n < 0 ? cap : *len + (size_t)n;
+    size_t n = strlen(path);
+    return !d->subject[0] && n && strncmp(d->message, path, n) == 0 && d->message[n] == ':';
 }
 
 const char *tool_where_text(const tool_where *w, const mcz_diag *d, char *buf, size_t cap)
 {
-    char chunk[32] = "", context[32] = "", known[32] = "";
-    if (w->chunk >= 0)
-        snprintf(chunk, sizeof chunk, "chunk %" PRId64, w->chunk);
-    if (w->context > 0 && w->context != w->known)
-        snprintf(context, sizeof context, "context %" PRId64, w->context);
-    if (w->known > 0)
-        snprintf(known, sizeof known, "context %" PRId64, w->known);
-    const char *text = d->message[0] ? d->message : mcz_error_name(d->code);
-    skip_prefix(&text, w->path ? w->path : "");
-    skip_prefix(&text, chunk);
-    skip_prefix(&text, context);
-    skip_prefix(&text, known);
-    size_t len = 0;
-    if (cap == 0)
+    if (w->path && names_itself(d, w->path)) {
+        snprintf(buf, cap, "%s", d->message);
         return buf;
-    buf[0] = '\0';
-    if (w->path)
-        text_append(buf, cap, &len, "%s: ", w->path);
-    if (chunk[0])
-        text_append(buf, cap, &len, "%s: ", chunk);
-    if (context[0])
-        text_append(buf, cap, &len, w->offset >= 0 ? "%s " : "%s: ", context);
-    if (w->offset >= 0)
-        text_append(buf, cap, &len, "at offset %" PRId64 ": ", w->offset);
-    text_append(buf, cap, &len, "%s", text);
-    return buf;
+    }
+    mcz_diag shown = *d;
+    shown.context = w->context;
+    shown.offset = w->offset;
+    if (!shown.subject[0] && w->path)
+        mcz_diag_set_subject(&shown, w->path);
+    if (w->chunk >= 0) {
+        char subject[sizeof shown.subject + 32];
+        snprintf(subject, sizeof subject, "%s%schunk %" PRId64, shown.subject,
+                 shown.subject[0] ? ": " : "", w->chunk);
+        mcz_diag_set_subject(&shown, subject);
+    }
+    return mcz_diag_format(&shown, buf, cap);
+}
+
+void tool_diag_name(mcz_diag *d, const char *path)
+{
+    if (!d->subject[0] && !names_itself(d, path))
+        mcz_diag_set_subject(d, path);
 }
 
 void tool_diag_rename(mcz_diag *d, const char *from, const char *to)
 {
+    if (strcmp(d->subject, from) == 0) {
+        mcz_diag_set_subject(d, to);
+        return;
+    }
+    /* A message of a call site not yet converted (see names_itself). */
     size_t len = strlen(from);
     if (strncmp(d->message, from, len) != 0)
         return;

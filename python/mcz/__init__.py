@@ -44,8 +44,8 @@ import threading
 __all__ = ["ABI_MAJOR", "Collection", "Context", "Error", "NoSuchContext", "Packet",
            "library_version", "open"]
 
-# The ABI the declarations below follow: they load libmcz.so.2 and no other major.
-ABI_MAJOR = 2
+# The ABI the declarations below follow: they load libmcz.so.3 and no other major.
+ABI_MAJOR = 3
 
 # Set by `make install`: its LIBDIR, and the same directory relative to this file's directory
 # (so a staged or moved tree finds its own library first).
@@ -81,11 +81,10 @@ class Error(Exception):
 
     def _text(self):
         text = self.message
-        # The library often names the file or the context itself already: say each once.
+        # Some of the library's messages not yet converted to a subject of their own still
+        # begin with the file: such a message is said as it is, after nothing.
         if self.path and text.startswith(self.path + ": "):
-            text = text[len(self.path) + 2:]
-        if self.context is not None and text.startswith("context %d: " % self.context):
-            text = text[len("context %d: " % self.context):]
+            return text if text == self.name else "%s [%s]" % (text, self.name)
         parts = [self.path] if self.path else []
         if self.context is not None and self.offset is not None:
             parts.append("context %d at offset %d" % (self.context, self.offset))
@@ -106,7 +105,8 @@ class NoSuchContext(Error, IndexError):
 
 class _Diag(ctypes.Structure):
     _fields_ = [("code", ctypes.c_int), ("offset", ctypes.c_int64),
-                ("context", ctypes.c_int64), ("message", ctypes.c_char * 256)]
+                ("context", ctypes.c_int64), ("message", ctypes.c_char * 256),
+                ("subject", ctypes.c_char * 512)]
 
 
 class _Mc(ctypes.Structure):
@@ -246,14 +246,18 @@ def _error_name(code):
 
 
 def library_version():
-    """The version of the libmcz loaded (mcz_version_string), e.g. "2.1.0"."""
+    """The version of the libmcz loaded (mcz_version_string), e.g. "3.0.0"."""
     return _load().mcz_version_string().decode()
 
 
 def _raise(diag, path, code=None):
     code = diag.code if diag.code != 0 else (code if code is not None else -1)
     kind = NoSuchContext if code == _ENOTFOUND else Error
-    raise kind(code, diag.message.decode("utf-8", "replace"), path, diag.offset, diag.context)
+    # The file the library names (a subject of its own, e.g. an .mct beside the collection)
+    # before the collection's.
+    subject = diag.subject.decode("utf-8", "replace")
+    raise kind(code, diag.message.decode("utf-8", "replace"), subject or path, diag.offset,
+               diag.context)
 
 
 class _Handle:

@@ -98,5 +98,7 @@ bad "a member that is no collection" notmch.mch.zip \
     "notmch.mch.zip, member x.mch: context 1 at offset 0: bad magic (expected 'mc')"
 bad "a member cut inside a context" short.mch.zip "short.mch.zip, member x.mch: context 200 at offset"
 contains "cut: the length is named" "$T/err" "runs past the end of the member"
+if [ "$(grep -o "context 200" "$T/err" | wc -l)" -eq 1 ]; then pass "cut: the context is named once"
+else fail "cut: the context is named once"; sed 's/^/    /' "$T/err" | head -5; fi
 
 cli_done

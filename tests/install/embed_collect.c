@@ -48,10 +48,12 @@ int main(int argc, char **argv)
     }
     mcz_writer_options opt = MCZ_WRITER_OPTIONS_INIT;
     mcz_diag d;
+    char line[MCZ_DIAG_LINE_SIZE]; /* d as one line */
     mcz_diag_clear(&d);
     mcz_writer *w = mcz_writer_open(argv[2], &opt, &d);
     if (!w) {
-        fprintf(stderr, "embed_collect: %s [%s]\n", d.message, mcz_error_name(d.code));
+        fprintf(stderr, "embed_collect: %s [%s]\n", mcz_diag_format(&d, line, sizeof line),
+                mcz_error_name(d.code));
         fclose(in);
         return 1;
     }
@@ -72,7 +74,8 @@ int main(int argc, char **argv)
         return 1;
     }
     if (mcz_writer_close(w, &d) != MCZ_OK) {
-        fprintf(stderr, "embed_collect: %s [%s]\n", d.message, mcz_error_name(d.code));
+        fprintf(stderr, "embed_collect: %s [%s]\n", mcz_diag_format(&d, line, sizeof line),
+                mcz_error_name(d.code));
         return 1;
     }
     printf("appended %u\n", appended);

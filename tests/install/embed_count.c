@@ -16,10 +16,12 @@ int main(int argc, char **argv)
     }
     printf("built %s loaded %s\n", MCZ_VERSION_STRING, mcz_version_string());
     mcz_diag d;
+    char line[MCZ_DIAG_LINE_SIZE]; /* d as one line */
     mcz_diag_clear(&d);
     mcz_source *s = mcz_source_open(argv[1], &d);
     if (!s) {
-        fprintf(stderr, "embed_count: %s [%s]\n", d.message, mcz_error_name(d.code));
+        fprintf(stderr, "embed_count: %s [%s]\n", mcz_diag_format(&d, line, sizeof line),
+                mcz_error_name(d.code));
         return 1;
     }
     uint64_t count = 0;
@@ -30,7 +32,8 @@ int main(int argc, char **argv)
     const char *kind = mcz_source_archive(s) ? "archive" : "mch";
     mcz_source_close(s);
     if (rc < 0) {
-        fprintf(stderr, "embed_count: %s [%s]\n", d.message, mcz_error_name(rc));
+        fprintf(stderr, "embed_count: %s [%s]\n", mcz_diag_format(&d, line, sizeof line),
+                mcz_error_name(rc));
         return 1;
     }
     printf("%s contexts %llu\n", kind, (unsigned long long)count);

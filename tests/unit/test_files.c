@@ -237,12 +237,15 @@ static void test_diag_set_fills_every_field(void **state)
     (void)state;
     mcz_diag d;
     mcz_diag_clear(&d);
-    assert_int_equal(mcz_diag_set(&d, MCZ_ECORRUPT, 42, 7, "bad %s %d", "byte", 3), MCZ_ECORRUPT);
+    assert_int_equal(mcz_diag_set(&d, MCZ_ECORRUPT, mcz_at_offset(42), mcz_in_context(7),
+                                  "bad %s %d", "byte", 3),
+                     MCZ_ECORRUPT);
     assert_int_equal(d.code, MCZ_ECORRUPT);
     assert_int_equal(d.offset, 42);
     assert_int_equal(d.context, 7);
     assert_string_equal(d.message, "bad byte 3");
-    assert_int_equal(mcz_diag_set(NULL, MCZ_EIO, -1, -1, "ignored"), MCZ_EIO);
+    assert_int_equal(mcz_diag_set(NULL, MCZ_EIO, MCZ_NO_OFFSET, MCZ_NO_CONTEXT, "ignored"),
+                     MCZ_EIO);
 }
 
 int main(void)

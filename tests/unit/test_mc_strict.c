@@ -160,7 +160,7 @@ static void test_flipped_id_to_another_known_id(void **state)
     built c;
     build(&c, 0);
     c.bytes[map_at(&c, MCZ_PACKET_GET_JIT_FLAGS) - PACKET_HEADER] = MCZ_PACKET_GET_ARG_TYPE;
-    expect(&c, MCZ_ECORRUPT, "context 7", "packet GetArgType", "items of 12 bytes", "key 48",
+    expect(&c, MCZ_ECORRUPT, "packet GetArgType", "items of 12 bytes", "key 48",
            "value 16", NULL);
 }
 
