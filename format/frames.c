@@ -14,6 +14,7 @@
  * index's checksum), and against the chunks the stream held: their chunk entries and context
  * lengths are hashed as they pass (two running XXH3), so memory does not grow with the stream.
  */
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 #define XXH_STATIC_LINKING_ONLY /* XXH3_state_t inside the parser */
@@ -209,6 +210,8 @@ static int start_frame(mcz_frame_parser *p)
     uint64_t cap = payload_cap(p, tag);
     if (cap == 0)
         return fail(p, MCZ_ECORRUPT, p->frame_at + 8, -1, unexpected(p));
+    if (tag == MCZ_ARC_TAG_FOOTER && payload != cap) /* its decoder takes the fixed size */
+        return fail(p, MCZ_ECORRUPT, p->frame_at, -1, "footer: bad frame header");
     if (payload < 4 || payload > cap)
         return fail(p, tag == MCZ_ARC_TAG_INDEX || mcz_arc_is_chunk_tag(tag) ? MCZ_ELIMIT : MCZ_ECORRUPT,
                     p->frame_at + 4, -1,
@@ -382,6 +385,7 @@ static int take_footer(mcz_frame_parser *p, mcz_frame_event *ev)
     mcz_arc_footer f;
     mcz_arc_index idx;
     mcz_diag d;
+    assert(p->have == MCZ_ARC_FOOTER_SIZE); /* start_frame took no other size */
     int rc = mcz_arc_footer_decode_at(p->buf, p->frame_at, &f, &d);
     if (rc != MCZ_OK)
         return fail_decode(p, rc, &d, 0);
