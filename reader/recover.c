@@ -72,7 +72,8 @@ static const uint8_t *find_stored(const recovery *r, uint64_t *at, const void *p
 #define ANY_CHUNK 0u /* next_frame: any chunk header tag (mcz_arc_is_chunk_tag) */
 static uint64_t next_frame(const recovery *r, uint64_t from, uint32_t tag)
 {
-    static const uint8_t magic[4] = {0x5C, 0x2A, 0x4D, 0x18};
+    uint8_t magic[4];
+    mcz_put_le32(magic, MCZ_ARC_SKIP_MAGIC);
     for (uint64_t at = from; mcz_fits(r->size, at, 12);) {
         const uint8_t *hit = find_stored(r, &at, magic, sizeof magic);
         if (!hit)
