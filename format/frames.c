@@ -345,6 +345,7 @@ static int take_chunk(mcz_frame_parser *p, mcz_frame_event *ev)
     ev->first_number = h.first_number;
     ev->count = h.count;
     ev->raw_size = h.raw_size;
+    ev->raw = p->raw.bytes;
     return MCZ_OK;
 }
 

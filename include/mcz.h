@@ -788,6 +788,7 @@ typedef struct mcz_frame_event {
         target_arch[MCZ_TARGET_TEXT_SIZE];
     /* CHUNK */
     uint32_t first_number, count, raw_size;
+    const uint8_t *raw;   /* its contexts decoded, raw_size bytes; valid as bytes is */
     /* FOOTER and END: the chunks and contexts so far */
     uint32_t chunk_count, context_count;
     /* END */

@@ -31,6 +31,7 @@ static void record(outcome *o, const mcz_frame_event *ev)
         o->ev[o->events] = *ev;
         o->ev[o->events].bytes = NULL; /* views die with the next call */
         o->ev[o->events].dict = NULL;
+        o->ev[o->events].raw = NULL;
     }
     o->events++;
 }
