@@ -23,7 +23,9 @@ const mcs_usage usage_receive = {
     "of the stream. --max-bytes N (K, M, G suffixes) keeps only the newest chunks that fit\n"
     "in N bytes, as the writer's max_bytes would. A stream that ends inside a frame (its\n"
     "writer was killed) loses that frame only, with a warning; a stream that is not an\n"
-    "archive's frames fails, keeping the chunks before the damage.\n"};
+    "archive's frames, or whose frames fail the checks an archive file's would (checksums,\n"
+    "version, flags, order, the index and footer sent at the end), fails at the offset of\n"
+    "the damage, keeping the chunks before it.\n"};
 
 /* Bytes read from stdin at a time. */
 #define READ_SIZE 65536
