@@ -18,6 +18,7 @@ M="$BIN/mcs"
 ok_run "-convert: a dictionary, metadata, six chunks" "$M" -convert "$T/a.mch" "$T/a.mcz" \
     --dict-from "$T/trained.mcz" --chunk-size 160K --level 3 --jit-ee-guid 28808a0e-5dc5-48bd-a7eb-27def284eff0 \
     --target-os linux --target-arch x64
+[ -s "$T/a.mcz" ] || { fail "setup: the archive is written"; exit 1; }
 ok_run "-verify takes the archive" "$M" -verify "$T/a.mcz"
 ok_run "-receive takes the archive whole" sh -c "'$M' -receive '$T/whole.mcz' <'$T/a.mcz'"
 "$M" -copy 1-120 "$T/a.mcz" "$T/all.mch" >/dev/null 2>&1
