@@ -287,7 +287,12 @@ int mcz_arc_footer_decode(const uint8_t *file, size_t size, mcz_arc_footer *out,
                             "archive of %zu bytes is too short to hold a header and a footer",
                             size);
     uint64_t off = size - MCZ_ARC_FOOTER_SIZE;
-    const uint8_t *p = file + off;
+    return mcz_arc_footer_decode_at(file + off, off, out, diag);
+}
+
+int mcz_arc_footer_decode_at(const uint8_t *p, uint64_t off, mcz_arc_footer *out,
+                             mcz_diag *diag)
+{
     if (mcz_get_le32(p + 52) != MCZ_ARC_END_MAGIC)
         return mcz_diag_set(diag, MCZ_ETRUNCATED, mcz_at_offset((int64_t)off + 52), MCZ_NO_CONTEXT,
                             "no footer at the end of the file: cut short or still being written "
@@ -462,15 +467,15 @@ static int check_index_tables(const mcz_arc_index *idx, uint64_t data_start,
 
 /* The index's flags word (FORMAT.md §5), read only once the fixed head lies in the file; a
  * reserved bit set, or COMPRESSED before version 4, is corruption. */
-static int read_index_flags(const uint8_t *file, size_t size, const mcz_arc_footer *footer,
+static int read_index_flags(const uint8_t *frame, uint64_t avail, const mcz_arc_footer *footer,
                             uint32_t *flags, mcz_diag *diag)
 {
     uint64_t off = footer->index_offset;
-    if (!mcz_fits(size, off, MCZ_ARC_INDEX_HEAD))
+    if (avail < MCZ_ARC_INDEX_HEAD)
         return mcz_diag_set(diag, MCZ_ECORRUPT, mcz_at_offset((int64_t)off), MCZ_NO_CONTEXT,
                             "index: its %u-byte head runs past the end of the file",
-                            MCZ_ARC_INDEX_HEAD);
-    *flags = mcz_get_le32(file + off + 32);
+                        MCZ_ARC_INDEX_HEAD);
+    *flags = mcz_get_le32(frame + 32);
     if ((*flags & ~MCZ_ARC_INDEX_FLAGS_KNOWN) != 0 ||
         (footer->version < 4 && (*flags & MCZ_ARC_INDEX_COMPRESSED) != 0))
         return mcz_diag_set(diag, MCZ_ECORRUPT, mcz_at_offset((int64_t)off + 32), MCZ_NO_CONTEXT,
@@ -492,27 +497,31 @@ static void raw_views(const uint8_t *p, mcz_arc_index *out)
 
 /* The frame's size, checksum and fixed head against the footer; fills out's counts. A raw
  * index's size follows from the counts (which it so bounds by the file size); a compressed
- * one's is bounded by mcz_arc_index_unpack. */
-static int check_index_frame(const uint8_t *file, size_t size, const mcz_arc_footer *footer,
+ * one's is bounded by mcz_arc_index_unpack. frame: avail bytes of the file from the index. */
+static int check_index_frame(const uint8_t *frame, uint64_t avail, const mcz_arc_footer *footer,
                              bool packed, mcz_arc_index *out, mcz_diag *diag)
 {
     uint64_t off = footer->index_offset;
     uint64_t expect = packed ? footer->index_size
                              : mcz_arc_index_size(footer->chunk_count, footer->context_count,
                                                   out->has_hashes);
-    if (footer->index_size != expect || !mcz_fits(size, off, expect))
+    if (footer->index_size != expect || avail < expect)
         return mcz_diag_set(diag, MCZ_ECORRUPT, mcz_at_offset((int64_t)off), MCZ_NO_CONTEXT,
                             "index: %llu bytes, %u chunks and %u contexts need %llu",
-                            (unsigned long long)footer->index_size, footer->chunk_count,
-                            footer->context_count, (unsigned long long)expect);
-    const uint8_t *p = file + off;
+                        (unsigned long long)footer->index_size, footer->chunk_count,
+                        footer->context_count, (unsigned long long)expect);
+    const uint8_t *p = frame;
     if (mcz_arc_xxh3(p, expect) != footer->index_checksum)
         return mcz_diag_set(diag, MCZ_ECHECKSUM, mcz_at_offset((int64_t)off), MCZ_NO_CONTEXT,
                             "index: checksum mismatch");
     uint32_t payload;
-    int rc = mcz_arc_frame_check(file, size, off, MCZ_ARC_TAG_INDEX, 0, "index", &payload, diag);
-    if (rc != MCZ_OK)
+    int rc = mcz_arc_frame_check(p, (size_t)expect, 0, MCZ_ARC_TAG_INDEX, 0, "index", &payload,
+                                 diag);
+    if (rc != MCZ_OK) {
+        if (diag)
+            diag->offset = (int64_t)off; /* the frame's faults are reported where it lies */
         return rc;
+    }
     out->chunk_count = mcz_get_le32(p + 12);
     out->context_count = mcz_get_le32(p + 16);
     out->first_number = mcz_get_le32(p + 20);
@@ -525,31 +534,51 @@ static int check_index_frame(const uint8_t *file, size_t size, const mcz_arc_foo
     return MCZ_OK;
 }
 
-int mcz_arc_index_decode(const uint8_t *file, size_t size, const mcz_arc_footer *footer,
-                         uint64_t data_start, mcz_arc_index *out, mcz_diag *diag)
+/* The index frame at frame (avail bytes of the file from there), at footer->index_offset. */
+static int decode_index(const uint8_t *frame, uint64_t avail, const mcz_arc_footer *footer,
+                        uint64_t data_start, mcz_arc_index *out, mcz_diag *diag)
 {
     uint64_t off = footer->index_offset;
     uint32_t flags = 0;
     memset(out, 0, sizeof *out);
-    int rc = read_index_flags(file, size, footer, &flags, diag);
+    int rc = read_index_flags(frame, avail, footer, &flags, diag);
     if (rc != MCZ_OK)
         return rc;
     out->has_hashes = (flags & MCZ_ARC_INDEX_NO_HASHES) == 0;
     bool packed = (flags & MCZ_ARC_INDEX_COMPRESSED) != 0;
-    rc = check_index_frame(file, size, footer, packed, out, diag);
+    rc = check_index_frame(frame, avail, footer, packed, out, diag);
     uint64_t table = off + MCZ_ARC_INDEX_HEAD;
     index_where where = {table, table + (uint64_t)MCZ_ARC_CHUNK_ENTRY * out->chunk_count, 1};
     if (rc == MCZ_OK && packed) {
-        rc = mcz_arc_index_unpack(file, size, off, footer->index_size, data_start, out, diag);
+        rc = mcz_arc_index_unpack(frame, off, footer->index_size, data_start, out, diag);
         where = (index_where){off + MCZ_ARC_INDEX_PACKED_HEAD, off + MCZ_ARC_INDEX_PACKED_HEAD, 0};
     } else if (rc == MCZ_OK) {
-        raw_views(file + off, out);
+        raw_views(frame, out);
     }
     if (rc == MCZ_OK)
         rc = check_index_tables(out, data_start, off, &where, diag);
     if (rc != MCZ_OK)
         mcz_arc_index_free(out);
     return rc;
+}
+
+int mcz_arc_index_decode(const uint8_t *file, size_t size, const mcz_arc_footer *footer,
+                         uint64_t data_start, mcz_arc_index *out, mcz_diag *diag)
+{
+    uint64_t off = footer->index_offset;
+    if (off > size) {
+        memset(out, 0, sizeof *out);
+        return mcz_diag_set(diag, MCZ_ECORRUPT, mcz_at_offset((int64_t)off), MCZ_NO_CONTEXT,
+                            "index: its %u-byte head runs past the end of the file",
+                            MCZ_ARC_INDEX_HEAD);
+    }
+    return decode_index(file + off, size - off, footer, data_start, out, diag);
+}
+
+int mcz_arc_index_decode_frame(const uint8_t *frame, const mcz_arc_footer *footer,
+                               uint64_t data_start, mcz_arc_index *out, mcz_diag *diag)
+{
+    return decode_index(frame, footer->index_size, footer, data_start, out, diag);
 }
 
 void mcz_arc_index_free(mcz_arc_index *idx)
@@ -621,7 +650,7 @@ int mcz_arc_table_add(mcz_arc_table *t, const mcz_chunk_info *chunk, const uint3
     return MCZ_OK;
 }
 
-static void encode_chunk_entry(const mcz_chunk_info *c, uint8_t *e)
+void mcz_arc_chunk_entry_encode(const mcz_chunk_info *c, uint8_t e[MCZ_ARC_CHUNK_ENTRY])
 {
     mcz_put_le64(e, c->offset);
     mcz_put_le32(e + 8, c->stored_size);
@@ -736,7 +765,7 @@ int mcz_arc_index_stream(uint32_t chunk_count, uint32_t first_number, bool hashe
     for (uint32_t i = 0; i < chunk_count; i++) {
         mcz_arc_rows r;
         rows(rows_arg, i, &r);
-        encode_chunk_entry(&r.info, emit_reserve(&e, MCZ_ARC_CHUNK_ENTRY));
+        mcz_arc_chunk_entry_encode(&r.info, emit_reserve(&e, MCZ_ARC_CHUNK_ENTRY));
     }
     index_column last = hashes ? COLUMN_DEDUP : COLUMN_LENGTH;
     for (index_column c = COLUMN_OFFSET; c <= last; c++)

@@ -193,6 +193,11 @@ void mcz_arc_footer_encode(const mcz_arc_footer *f, uint8_t out[MCZ_ARC_FOOTER_S
  * index lies inside the file and ends where the footer begins. */
 int mcz_arc_footer_decode(const uint8_t *file, size_t size, mcz_arc_footer *out, mcz_diag *diag);
 
+/* As mcz_arc_footer_decode, for the footer frame p[0, MCZ_ARC_FOOTER_SIZE) that lies at file
+ * offset off, the file ending right after it (a stream's last frame). */
+int mcz_arc_footer_decode_at(const uint8_t *p, uint64_t off, mcz_arc_footer *out,
+                             mcz_diag *diag);
+
 /* A decoded index: views into the file image or, for a compressed index, into `owned`, which
  * mcz_arc_index_free releases. */
 typedef struct mcz_arc_index {
@@ -222,8 +227,14 @@ uint64_t mcz_arc_index_size(uint32_t chunk_count, uint32_t context_count, bool h
  */
 int mcz_arc_index_decode(const uint8_t *file, size_t size, const mcz_arc_footer *footer,
                          uint64_t data_start, mcz_arc_index *out, mcz_diag *diag);
+/* As mcz_arc_index_decode, for the index frame frame[0, footer->index_size) that lies at file
+ * offset footer->index_offset (a stream's frame, kept apart from the bytes before it). */
+int mcz_arc_index_decode_frame(const uint8_t *frame, const mcz_arc_footer *footer,
+                               uint64_t data_start, mcz_arc_index *out, mcz_diag *diag);
 /* Releases what a decoded index owns (idx may be NULL or zeroed); its views become invalid. */
 void mcz_arc_index_free(mcz_arc_index *idx);
+/* Encodes c as the index's chunk entry (FORMAT.md §5). */
+void mcz_arc_chunk_entry_encode(const mcz_chunk_info *c, uint8_t out[MCZ_ARC_CHUNK_ENTRY]);
 /* Chunk entry i of a decoded index (i < chunk_count). */
 void mcz_arc_index_chunk(const mcz_arc_index *idx, uint32_t i, mcz_chunk_info *out);
 /* Offset and length of context at position i of a decoded index (i < context_count). */
@@ -307,12 +318,12 @@ int mcz_arc_index_write(uint32_t chunk_count, uint32_t first_number, bool hashes
                         mcz_arc_sink_fn sink, void *sink_arg);
 
 /*
- * The compressed-index half of mcz_arc_index_decode: decodes the frame at off of file[0, size)
- * whose fixed head is read into out (counts, first number, raw bytes, hashes), checksum and
- * flags already checked; fills out's views into out->owned, the offsets rebuilt from the
- * lengths but not yet checked. data_start bounds the counts.
+ * The compressed-index half of mcz_arc_index_decode: decodes the frame frame[0, frame_size),
+ * which lies at file offset off, whose fixed head is read into out (counts, first number, raw
+ * bytes, hashes), checksum and flags already checked; fills out's views into out->owned, the
+ * offsets rebuilt from the lengths but not yet checked. data_start bounds the counts.
  */
-int mcz_arc_index_unpack(const uint8_t *file, size_t size, uint64_t off, uint64_t frame_size,
+int mcz_arc_index_unpack(const uint8_t *frame, uint64_t off, uint64_t frame_size,
                          uint64_t data_start, mcz_arc_index *out, mcz_diag *diag);
 
 /* ---- Hashes and frames ---- */

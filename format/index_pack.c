@@ -195,14 +195,14 @@ static int decompress_columns(const uint8_t *src, size_t len, uint64_t at, uint8
     return MCZ_OK;
 }
 
-int mcz_arc_index_unpack(const uint8_t *file, size_t size, uint64_t off, uint64_t frame_size,
+int mcz_arc_index_unpack(const uint8_t *frame, uint64_t off, uint64_t frame_size,
                          uint64_t data_start, mcz_arc_index *out, mcz_diag *diag)
 {
-    if (frame_size < MCZ_ARC_INDEX_PACKED_HEAD || !mcz_fits(size, off, frame_size))
+    if (frame_size < MCZ_ARC_INDEX_PACKED_HEAD)
         return mcz_diag_set(diag, MCZ_ECORRUPT, mcz_at_offset((int64_t)off), MCZ_NO_CONTEXT,
                             "index: compressed frame of %llu bytes",
                             (unsigned long long)frame_size);
-    uint64_t decoded = mcz_get_le64(file + off + MCZ_ARC_INDEX_HEAD);
+    uint64_t decoded = mcz_get_le64(frame + MCZ_ARC_INDEX_HEAD);
     int rc = check_packed_size(out, off, frame_size, data_start, decoded, diag);
     if (rc != MCZ_OK)
         return rc;
@@ -212,7 +212,8 @@ int mcz_arc_index_unpack(const uint8_t *file, size_t size, uint64_t off, uint64_
         return mcz_diag_set(diag, MCZ_ENOMEM, mcz_at_offset((int64_t)off), MCZ_NO_CONTEXT,
                             "index: out of memory");
     uint64_t at = off + MCZ_ARC_INDEX_PACKED_HEAD;
-    rc = decompress_columns(file + at, (size_t)(frame_size - MCZ_ARC_INDEX_PACKED_HEAD), at,
+    rc = decompress_columns(frame + MCZ_ARC_INDEX_PACKED_HEAD,
+                            (size_t)(frame_size - MCZ_ARC_INDEX_PACKED_HEAD), at,
                             out->owned, columns, diag);
     out->chunks = out->owned;
     out->lengths = out->chunks + (size_t)MCZ_ARC_CHUNK_ENTRY * out->chunk_count;

@@ -797,6 +797,84 @@ MCZ_API int mcz_outfile_write(mcz_outfile *f, const void *data, size_t len);
 MCZ_API uint64_t mcz_outfile_tell(const mcz_outfile *f);
 MCZ_API MCZ_NODISCARD int mcz_outfile_commit(mcz_outfile *f, mcz_diag *diag); /* frees f */
 MCZ_API void mcz_outfile_abort(mcz_outfile *f);                 /* frees f; accepts NULL */
+/* ---- Frame parser: an archive's frames as a stream (FORMAT.md §12 "Streams") ---- */
+
+/*
+ * A resumable push parser of an archive's frames in order, as a STREAM writer sends them or a
+ * file holds them: hand it bytes in pieces of any size, take one event per complete frame.
+ * Every event is checked as the file reader checks the same frame: the header (checksum,
+ * version range, flags it does not know), the dictionary (id, checksum, usable by zstd), the
+ * metadata frame, each chunk decoded in full (header, data frame, dictionary id, raw XXH3, every
+ * context's container; numbers increasing), and the index and footer together (checksums, and
+ * every entry equal to the chunks the stream held). The order is the archive's: header,
+ * dictionary (when the header names one), metadata (optional), chunks, index, footer, nothing
+ * after it. Memory: the largest frame the format allows a writer to send (a chunk), the
+ * dictionary, a chunk's decoded bytes, and the index; nothing grows with the stream's length.
+ *
+ * A failure is sticky: the call that finds it and every later call return the same code and
+ * fill diag alike, its offset the stream offset of the damage.
+ */
+typedef struct mcz_frame_parser mcz_frame_parser;
+
+typedef enum mcz_frame_kind {
+    MCZ_FRAME_NONE = 0,   /* no complete frame yet: push more bytes */
+    MCZ_FRAME_HEADER = 1, /* the file header: version, flags, level, chunk_size, ids, codec */
+    MCZ_FRAME_DICT = 2,   /* the dictionary frame: dict, dict_size */
+    MCZ_FRAME_META = 3,   /* the metadata frame (FORMAT.md §2a): jit_ee_guid, target_* */
+    MCZ_FRAME_CHUNK = 4,  /* a chunk's header frame and data frame, decoded and verified */
+    MCZ_FRAME_INDEX = 5,  /* the index frame, given once the footer proved it */
+    MCZ_FRAME_FOOTER = 6, /* the footer: chunk_count, context_count; the archive is complete */
+    MCZ_FRAME_END = 7,    /* from mcz_frame_parser_end: the stream ended (complete, torn) */
+} mcz_frame_kind;
+
+typedef struct mcz_frame_event {
+    mcz_frame_kind kind;
+    uint64_t offset;      /* stream offset of the frame's first byte (END: the stream's size) */
+    const uint8_t *bytes; /* the frame as sent (a chunk: both its frames); valid until the */
+    size_t size;          /* parser's next call */
+    /* HEADER (and every later event: the stream's settings) */
+    uint32_t version, flags, chunk_size, dict_id, jit_ee_id;
+    int32_t level;        /* as recorded: out of the codec's range when the writer defaulted */
+    mcz_codec codec;      /* of the header's flags: what the writer compressed with */
+    mcz_layout layout;
+    /* DICT */
+    const uint8_t *dict;  /* the dictionary bytes (inside bytes) */
+    size_t dict_size;
+    /* META: empty strings for fields not recorded */
+    char jit_ee_guid[MCZ_GUID_TEXT_SIZE], target_os[MCZ_TARGET_TEXT_SIZE],
+        target_arch[MCZ_TARGET_TEXT_SIZE];
+    /* CHUNK */
+    uint32_t first_number, count, raw_size;
+    const uint8_t *raw;   /* its contexts decoded, raw_size bytes; valid as bytes is */
+    /* FOOTER and END: the chunks and contexts so far */
+    uint32_t chunk_count, context_count;
+    /* END */
+    bool complete;        /* the footer came: a whole archive */
+    uint64_t torn;        /* bytes of an unfinished frame at the end, dropped (0: none) */
+} mcz_frame_event;
+
+/* A parser at the start of a stream; NULL when out of memory. */
+MCZ_API MCZ_NODISCARD mcz_frame_parser *mcz_frame_parser_create(void);
+/*
+ * Takes bytes[0, len) (len may be 0) up to the end of the next complete frame: *used is how
+ * many it took, *ev the frame's event, or MCZ_FRAME_NONE when all len bytes were taken without
+ * completing one. Call it again with the bytes not taken (none, when all were) until it gives
+ * MCZ_FRAME_NONE: one piece can complete several frames, and the index's event is followed by
+ * the footer's. MCZ_OK, or the sticky failure (MCZ_ECORRUPT, MCZ_ECHECKSUM, MCZ_EVERSION,
+ * MCZ_EDICT, MCZ_ELIMIT for a frame larger than the format allows, MCZ_ENOMEM).
+ */
+MCZ_API MCZ_NODISCARD int mcz_frame_parser_push(mcz_frame_parser *p, const void *bytes,
+                                                size_t len, size_t *used, mcz_frame_event *ev,
+                                                mcz_diag *diag);
+/*
+ * The stream ended: *ev is MCZ_FRAME_END, complete when the footer came, torn the bytes of a
+ * frame it did not finish (a writer killed mid-write). MCZ_OK for any end of a stream without
+ * damage, a prefix of an archive included; the sticky failure otherwise.
+ */
+MCZ_API MCZ_NODISCARD int mcz_frame_parser_end(mcz_frame_parser *p, mcz_frame_event *ev,
+                                               mcz_diag *diag);
+MCZ_API void mcz_frame_parser_free(mcz_frame_parser *p); /* accepts NULL */
+
 /* ---- Dictionary ---- */
 
 /*

@@ -38,6 +38,7 @@ typedef struct recovery {
     mcz_arc_buffer buf;
     mcz_arc_table table;
     mcz_outfile *out;
+    const char *out_path;
     uint64_t last_number;    /* last number kept, 0 before the first chunk */
     uint64_t pending_failed; /* contexts of damaged chunks since the last kept chunk */
     uint64_t lost;
@@ -72,7 +73,8 @@ static const uint8_t *find_stored(const recovery *r, uint64_t *at, const void *p
 #define ANY_CHUNK 0u /* next_frame: any chunk header tag (mcz_arc_is_chunk_tag) */
 static uint64_t next_frame(const recovery *r, uint64_t from, uint32_t tag)
 {
-    static const uint8_t magic[4] = {0x5C, 0x2A, 0x4D, 0x18};
+    uint8_t magic[4];
+    mcz_put_le32(magic, MCZ_ARC_SKIP_MAGIC);
     for (uint64_t at = from; mcz_fits(r->size, at, 12);) {
         const uint8_t *hit = find_stored(r, &at, magic, sizeof magic);
         if (!hit)
@@ -212,7 +214,7 @@ static int image_head(recovery *r, mcz_diag *diag)
                     "dictionary: no MEMORY writer had compressed anything");
 }
 
-static int hash_chunk(recovery *r, const mcz_arc_chunk_head *h)
+static int hash_chunk(recovery *r, const mcz_arc_chunk_head *h, const uint8_t *raw)
 {
     if (h->count > r->hash_cap) {
         free(r->identity);
@@ -227,7 +229,7 @@ static int hash_chunk(recovery *r, const mcz_arc_chunk_head *h)
     for (uint32_t i = 0; i < h->count; i++) {
         uint32_t len = mcz_arc_chunk_head_length(h, i);
         mcz_mc mc;
-        if (mcz_mc_from_bytes(r->buf.bytes + at, len, h->first_number + i, at, &mc, NULL) != MCZ_OK)
+        if (mcz_mc_from_bytes(raw + at, len, h->first_number + i, at, &mc, NULL) != MCZ_OK)
             return MCZ_ECORRUPT; /* already checked by the decode */
         mcz_arc_context_hashes(mcz_arc_hash_jit_ee(&r->header), &mc, &r->identity[i],
                                &r->dedup[i]);
@@ -236,8 +238,9 @@ static int hash_chunk(recovery *r, const mcz_arc_chunk_head *h)
     return MCZ_OK;
 }
 
-/* Copies a verified chunk to the output and records it. */
-static int keep_chunk(recovery *r, uint64_t off, const mcz_arc_chunk_head *h, uint64_t stored)
+/* Copies a verified chunk (raw: its decoded contexts) to the output and records it. */
+static int keep_chunk(recovery *r, uint64_t off, const mcz_arc_chunk_head *h, uint64_t stored,
+                      const uint8_t *raw)
 {
     uint32_t *lengths = malloc(h->count * sizeof *lengths);
     if (!lengths)
@@ -246,7 +249,7 @@ static int keep_chunk(recovery *r, uint64_t off, const mcz_arc_chunk_head *h, ui
         lengths[i] = mcz_arc_chunk_head_length(h, i);
     mcz_chunk_info info = {mcz_outfile_tell(r->out), (uint32_t)stored, h->raw_size,
                            h->first_number, h->count, h->checksum};
-    int rc = hash_chunk(r, h);
+    int rc = hash_chunk(r, h, raw);
     if (rc == MCZ_OK)
         rc = mcz_outfile_write(r->out, r->data + off, (size_t)stored);
     if (rc == MCZ_OK)
@@ -284,7 +287,7 @@ static int64_t try_chunk(recovery *r, uint64_t off)
     uint64_t stored = mcz_arc_chunk_head_size(h.count) + h.data_size;
     if (stored > UINT32_MAX)
         return 0;
-    rc = keep_chunk(r, off, &h, stored);
+    rc = keep_chunk(r, off, &h, stored, r->buf.bytes);
     return rc == MCZ_OK ? (int64_t)stored : rc;
 }
 
@@ -300,6 +303,105 @@ static int scan_chunks(recovery *r, uint64_t pos, int64_t (*try)(recovery *, uin
     }
     r->lost += r->pending_failed;
     return MCZ_OK;
+}
+
+/* ---- Chunks of an archive, in order ---- */
+
+static int write_head(recovery *r);
+
+/* The output, with the head frames, once the head is known. */
+static int open_output(recovery *r, mcz_diag *diag)
+{
+    if (r->out)
+        return MCZ_OK;
+    r->out = mcz_outfile_open(r->out_path, diag);
+    if (!r->out)
+        return MCZ_EIO;
+    int rc = write_head(r);
+    return rc == MCZ_OK ? MCZ_OK : mcz_fail(diag, rc, -1, -1, "recovery: %s", mcz_error_name(rc));
+}
+
+/* A walk of an archive's frames from its start by the frame parser (mcz_frame_parser), which
+ * checks each as the file reader does: what it reached, and where its frames stopped. */
+typedef struct walk {
+    bool head;           /* the header, and the dictionary it names, came */
+    uint64_t data_start; /* after the head frames that verified */
+    uint64_t next;       /* where the first frame not taken begins */
+} walk;
+
+/* One event: the head frames are taken from the file (views), each chunk is kept. */
+static int take_event(recovery *r, walk *w, const mcz_frame_event *ev, mcz_diag *diag)
+{
+    int rc = MCZ_OK;
+    if (ev->kind == MCZ_FRAME_HEADER) {
+        rc = mcz_arc_header_decode(r->data, r->size, &r->header, diag);
+        w->head = !(r->header.flags & MCZ_ARC_FLAG_HAS_DICT);
+    } else if (ev->kind == MCZ_FRAME_DICT) {
+        rc = mcz_arc_dict_decode(r->data, r->size, ev->offset, r->header.dict_id, &r->dict, diag);
+        r->dict_head = r->data + ev->offset;
+        rc = rc == MCZ_OK ? use_dict(r, diag) : rc;
+        w->head = true;
+    } else if (ev->kind == MCZ_FRAME_META) {
+        r->meta_frame = r->data + ev->offset;
+    } else if (ev->kind == MCZ_FRAME_CHUNK) {
+        mcz_arc_chunk_head h;
+        rc = open_output(r, diag);
+        if (rc == MCZ_OK && mcz_arc_chunk_head_decode(r->data, r->size, ev->offset, &h, diag) ==
+                                MCZ_OK)
+            rc = keep_chunk(r, ev->offset, &h, ev->size, ev->raw);
+        if (rc != MCZ_OK)
+            return mcz_fail(diag, rc, -1, -1, "recovery: %s", mcz_error_name(rc));
+    }
+    if (ev->kind <= MCZ_FRAME_META)
+        w->data_start = ev->offset + ev->size;
+    w->next = ev->offset + ev->size;
+    return rc;
+}
+
+/* Pushes the archive's bytes to the parser until its end or its first damage. */
+static int walk_frames(recovery *r, walk *w, mcz_diag *diag)
+{
+    mcz_frame_parser *p = mcz_frame_parser_create();
+    if (!p)
+        return mcz_fail(diag, MCZ_ENOMEM, -1, -1, "out of memory");
+    uint64_t pos = 0;
+    int rc = MCZ_OK;
+    for (;;) {
+        size_t used;
+        mcz_frame_event ev;
+        mcz_file_drop_behind(r->file, &r->dropped, w->next);
+        if (mcz_frame_parser_push(p, r->data + pos, (size_t)(r->size - pos), &used, &ev, NULL) !=
+                MCZ_OK ||
+            ev.kind == MCZ_FRAME_NONE)
+            break; /* damage, or the end: the scan takes it from w->next */
+        pos += used;
+        if ((rc = take_event(r, w, &ev, diag)) != MCZ_OK)
+            break;
+    }
+    mcz_frame_parser_free(p);
+    return rc;
+}
+
+/* An archive: its frames walked in order while they verify; from the first that does not (a
+ * damaged chunk, the index a LIVE writer was writing over, a torn frame), the chunks are found
+ * by scanning. Without an intact header and dictionary nothing can be decoded: the file
+ * reader's decoders say what is wrong with them. */
+static int recover_archive(recovery *r, uint64_t *data_start, mcz_diag *diag)
+{
+    walk w = {false, 0, 0};
+    int rc = walk_frames(r, &w, diag);
+    if (rc != MCZ_OK)
+        return rc;
+    if (!w.head) {
+        rc = recover_head(r, &w.data_start, diag);
+        w.next = w.data_start;
+    }
+    *data_start = w.data_start;
+    if (rc == MCZ_OK)
+        rc = open_output(r, diag);
+    if (rc == MCZ_OK && (rc = scan_chunks(r, w.next, try_chunk)) != MCZ_OK)
+        return mcz_fail(diag, rc, -1, -1, "recovery: %s", mcz_error_name(rc));
+    return rc;
 }
 
 /* ---- Chunks of a memory image ---- */
@@ -363,7 +465,7 @@ static int keep_found(recovery *r)
         }
         mcz_arc_chunk_head h;
         uint64_t stored = verified_chunk(r, f->offset, &h);
-        int rc = stored ? keep_chunk(r, f->offset, &h, stored) : MCZ_ECORRUPT;
+        int rc = stored ? keep_chunk(r, f->offset, &h, stored, r->buf.bytes) : MCZ_ECORRUPT;
         if (rc != MCZ_OK)
             return rc;
         last = f;
@@ -427,25 +529,31 @@ static void count_lost(recovery *r, uint64_t data_start)
         r->lost = f.context_count - r->table.context_count;
 }
 
+/* A memory image: its head and metadata found wherever they lie, then its chunks. */
+static int recover_image(recovery *r, mcz_diag *diag)
+{
+    int rc = image_head(r, diag);
+    if (rc != MCZ_OK)
+        return rc;
+    image_meta(r);
+    rc = open_output(r, diag);
+    if (rc == MCZ_OK && (rc = scan_image(r)) != MCZ_OK)
+        return mcz_fail(diag, rc, -1, -1, "recovery: %s", mcz_error_name(rc));
+    return rc;
+}
+
 static int run_recovery(recovery *r, const char *out_path, mcz_diag *diag)
 {
     uint64_t data_start = 0;
     r->report.image = !mcz_arc_looks_like(r->data, r->size);
-    int rc = r->report.image ? image_head(r, diag) : recover_head(r, &data_start, diag);
+    r->out_path = out_path;
+    r->dctx = ZSTD_createDCtx();
+    if (!r->dctx)
+        return mcz_fail(diag, MCZ_ENOMEM, -1, -1, "out of memory");
+    r->table.first_number = 1;
+    int rc = r->report.image ? recover_image(r, diag) : recover_archive(r, &data_start, diag);
     if (rc != MCZ_OK)
         return rc;
-    if (r->report.image)
-        image_meta(r);
-    r->dctx = ZSTD_createDCtx();
-    r->out = r->dctx ? mcz_outfile_open(out_path, diag) : NULL;
-    if (!r->out)
-        return r->dctx ? MCZ_EIO : mcz_fail(diag, MCZ_ENOMEM, -1, -1, "out of memory");
-    r->table.first_number = 1;
-    rc = write_head(r);
-    if (rc == MCZ_OK)
-        rc = r->report.image ? scan_image(r) : scan_chunks(r, data_start, try_chunk);
-    if (rc != MCZ_OK)
-        return mcz_fail(diag, rc, -1, -1, "recovery: %s", mcz_error_name(rc));
     if (r->table.context_count == 0)
         return mcz_fail(diag, MCZ_ECORRUPT, (int64_t)data_start, -1,
                         r->report.image ? "memory image: no chunk of the archive header's writer verifies"

@@ -27,6 +27,18 @@ echo '#include "reader_impl.h"' >>"$src/mcs/mcs.c"
 check_refuses "a program including reader_impl.h is refused" \
     "mcs/mcs.c includes reader_impl.h" "$BUILD_DIR" "$src"
 
+# 1b. Frame literals outside the container layer: a tag as a number in a program, a tag's
+# text in the writer, the skippable magic's bytes in the reader.
+echo 'static const unsigned probe_tag = 0x485a434dU;' >>"$src/mcs/verb_receive.c"
+echo 'static const char probe_text[] = "MCZI";' >>"$src/writer/output.c"
+echo 'static const unsigned char probe_magic[] = {0x5C, 0x2A, 0x4D, 0x18};' >>"$src/reader/cursor.c"
+check_refuses "a program spelling a frame tag is refused" \
+    "mcs/verb_receive.c spells a frame literal of format/archive.h" "$BUILD_DIR" "$src"
+check_refuses "the writer spelling a tag's text is refused" \
+    "writer/output.c spells a frame literal of format/archive.h" "$BUILD_DIR" "$src"
+check_refuses "the reader spelling the frame magic's bytes is refused" \
+    "reader/cursor.c spells a frame literal of format/archive.h" "$BUILD_DIR" "$src"
+
 # A build directory of links to the real objects, where one directory can be doctored.
 fake_build() {
     local dir=$1

@@ -7,7 +7,9 @@
 #   2. every symbol a program's objects take from the library is one the library exports
 #      (MCZ_API): nothing reaches a hidden internal;
 #   3. each layer's objects take symbols only from the layers below it: never from a layer
-#      above, and writer/ and reader/ never from each other.
+#      above, and writer/ and reader/ never from each other;
+#   4. the frame magic numbers and tags (format/archive.h) are spelled only in the container
+#      layer: no other layer or program writes one as a number, a byte list or its text.
 # Usage: check-layering.sh BUILD_DIR [SOURCE_DIR]  (the source tree defaults to this checkout;
 # tests/cli/test_layering.sh points both at doctored copies to see each check fail)
 set -u
@@ -75,4 +77,40 @@ for layer in $LAYERS; do
     [ "$failures" -eq "$before" ] &&
         say "ok - $layer/ takes only from the layers below it: $(below_of "$layer" | sed 's/^$/(none)/')"
 done
+# The frame literals, from format/archive.h: each as its u32 (0x184D2A5C), its bytes in file
+# order (0x5C, 0x2A, 0x4D, 0x18) and its text ("MCZH").
+frame_literals() {
+    sed -n 's/^#define MCZ_ARC_\(SKIP_MAGIC\|TAG_[A-Z_]*\|END_MAGIC\) *0x\([0-9A-Fa-f]\{8\}\)u.*/\2/p' \
+        format/archive.h
+}
+literal_patterns() {
+    local hex b0 b1 b2 b3
+    for hex in $(frame_literals); do
+        b3=${hex:0:2} b2=${hex:2:2} b1=${hex:4:2} b0=${hex:6:2}
+        echo "0x$hex"
+        echo "0x$b0, *0x$b1, *0x$b2, *0x$b3"
+        printable "$b0" "$b1" "$b2" "$b3" || continue # the skippable magic has no text
+        printf '"%b"\n' "\\x$b0\\x$b1\\x$b2\\x$b3" | sed 's/[][\\.*^$+?(){}|]/\\&/g'
+    done
+}
+printable() {
+    local b
+    for b in "$@"; do (( 16#$b >= 0x20 && 16#$b < 0x7f )) || return 1; done
+}
+patterns=$(literal_patterns)
+if [ "$(echo "$patterns" | grep -c .)" -lt 30 ]; then # 11 literals, 10 of them text
+    bad "format/archive.h names fewer than 10 frame magic numbers and tags"
+else
+    spelled=$(ls common/*.[ch] io/*.[ch] superpmi/*.[ch] writer/*.[ch] reader/*.[ch] \
+                  mcs/*.[ch] parallel-replay/*.[ch] parallel-replay/plugins/*.c \
+                  superpmi-dropin/*.[ch] bench/*.c bench/mchgen/*.[ch] tools/*.[ch] 2>/dev/null |
+              xargs -r grep -noiE -f <(echo "$patterns") | head -20)
+    if [ -n "$spelled" ]; then
+        while IFS= read -r hit; do
+            bad "${hit%%:*} spells a frame literal of format/archive.h: ${hit#*:}"
+        done <<<"$spelled"
+    else
+        say "ok - frame magic numbers and tags are spelled only in format/"
+    fi
+fi
 [ "$failures" -eq 0 ]
