@@ -1,8 +1,9 @@
 # ---- Windows (x86_64): Debian's mingw-w64 cross compiler, the result run under Wine ----
 # Included by the Makefile; none of it runs for the other targets.
 #   make windows        .ci/deps-windows.sh (mcz's libraries built from Debian's source
-#                       packages into build/windows/sysroot, static), the toolchain's probe
-#                       (build/windows/tests/windows_probe.exe), then as much of the library,
+#                       packages into build/windows/sysroot, static), the toolchain's probes
+#                       (build/windows/tests/windows_probe.exe, windows_cmocka_probe.exe),
+#                       then as much of the library,
 #                       the programs and the unit tests as compiles for Windows today, into
 #                       build/windows/ (make -k: every file that compiles is built; the POSIX
 #                       calls that stop the others are listed by make windows-todo)
@@ -31,7 +32,8 @@ windows: windows-probe
 	@$(WIN_SUBMAKE) || { echo "make windows: the files above do not compile for Windows" \
 	    "yet (make windows-todo lists why, per file)" >&2; exit 1; }
 
-windows-probe: windows-deps $(WIN_BUILD)/tests/windows_probe.exe
+windows-probe: windows-deps $(WIN_BUILD)/tests/windows_probe.exe \
+               $(WIN_BUILD)/tests/windows_cmocka_probe.exe
 
 # Exit 3: a library's source could not be fetched; the others are there, the build goes on.
 windows-deps:
@@ -44,6 +46,13 @@ $(WIN_BUILD)/tests/windows_probe.exe: tests/cross/windows_probe.c packaging/wind
 	@mkdir -p $(@D)
 	$(WIN_CC) $(WARNINGS) -O2 $(WIN_CPPFLAGS) -isystem $(WIN_SYSROOT)/include -o $@ $< -static \
 	    -L$(WIN_SYSROOT)/lib $(call WIN_LIBS,libcurl libzstd liblzma libxxhash) -pthread
+
+# The unit tests' runner, cmocka, ahead of the unit tests.
+$(WIN_BUILD)/tests/windows_cmocka_probe.exe: tests/cross/windows_cmocka_probe.c \
+                                             packaging/windows.mk | windows-deps
+	@mkdir -p $(@D)
+	$(WIN_CC) $(WARNINGS) -O2 $(WIN_CPPFLAGS) -isystem $(WIN_SYSROOT)/include -o $@ $< -static \
+	    -L$(WIN_SYSROOT)/lib $(call WIN_LIBS,cmocka)
 
 # The same probe for this machine, with Debian's libraries: what the Windows one must print.
 $(BUILD)/tests/windows_probe: tests/cross/windows_probe.c | $(DEPS_OK)

@@ -7,7 +7,9 @@
 # First the toolchain's proof: the probe under Wine exits 0 and prints what the Linux probe
 # prints (zstd and liblzma round trips and their sizes, xxhash values, a thread), its libcurl
 # speaks HTTPS through Schannel, and an exit code comes through Wine (the probe's --fail exits
-# 3). Then every unit test built for Windows, as tests/cross/run.sh counts them.
+# 3). Then the unit tests' runner: cmocka's counts read through Wine, a failing test seen
+# (tests/cross/windows_cmocka_probe.c). Then every unit test built for Windows, counted as
+# tests/cross/run.sh counts them.
 # The Wine prefix is WIN_BUILD/wine-prefix (made on the first run, about 10 s; nothing goes to
 # $HOME); WINEDEBUG=-all; Mono and Gecko are not asked for. Prints one closing line,
 # "N passed, N failed".
@@ -80,22 +82,52 @@ else
         fail "an exit code comes through Wine (3, got $rc)"; fi
 fi
 
+# cmocka_run EXE [VAR=VALUE...]: runs a cmocka program under Wine from the repository's root
+# (the unit tests find their data by relative path), with those variables in its environment;
+# sets rc, and the counts of its closing lines in p and f (empty when it printed none).
+cmocka_run() {
+    local exe=$1; shift
+    (cd "$root" && env "$@" "$wine" "$exe") >"$T/log" 2>&1
+    rc=$?
+    tr -d '\r' <"$T/log" >"$T/log.unix"
+    p=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' "$T/log.unix" | tail -n1)
+    f=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' "$T/log.unix" | tail -n1)
+}
+
+echo "== the unit tests' runner: tests/cross/windows_cmocka_probe.c under $wine"
+runner=$win/tests/windows_cmocka_probe.exe
+if [ ! -f "$runner" ]; then
+    fail "windows_cmocka_probe.exe built (missing: make windows)"
+else
+    cmocka_run "$runner"
+    if [ $rc -eq 0 ] && [ "$p" = 3 ] && [ -z "$f" ]; then
+        pass "cmocka under Wine: 3 tests passed, exit 0"
+    else
+        fail "cmocka under Wine: 3 tests passed, exit 0 (exit $rc, passed ${p:-none})"
+        head -20 "$T/log.unix" | sed 's/^/    /'
+    fi
+    cmocka_run "$runner" MCZ_PROBE_FAIL=1
+    if [ $rc -ne 0 ] && [ "$p" = 2 ] && [ "$f" = 1 ]; then
+        pass "cmocka under Wine: a failing test is counted and fails the run"
+    else
+        fail "cmocka under Wine: a failing test is counted (exit $rc, passed ${p:-none}," \
+             "failed ${f:-none})"
+    fi
+fi
+
 echo "== unit tests for Windows under $wine"
 units=0
 for t in "$win"/tests/test_*.exe; do
     [ -f "$t" ] || continue
     units=$((units + 1))
     name=$(basename "$t" .exe)
-    (cd "$root" && "$wine" "$t") >"$T/log" 2>&1
-    rc=$?
-    p=$(tr -d '\r' <"$T/log" | sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' | tail -n1)
-    f=$(tr -d '\r' <"$T/log" | sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' | tail -n1)
+    cmocka_run "$t"
     passed=$((passed + ${p:-0}))
     if [ $rc -ne 0 ] || [ -z "$p" ]; then
         failed=$((failed + ${f:-1}))
         failures+=("$name (exit $rc)")
         echo "not ok - $name (exit $rc)"
-        tr -d '\r' <"$T/log" | grep -v '^\[ \(RUN\|  OK\) ' | head -20 | sed 's/^/    /'
+        grep -v '^\[ \(RUN\|  OK\) ' "$T/log.unix" | head -20 | sed 's/^/    /'
     else
         echo "ok - $name: ${p} tests"
     fi

@@ -3,7 +3,8 @@
 
     windows-todo.py CC SYSROOT OUTPUT.md
 
-Compiles every source file of the library's layers, tools/ and the programs alone with CC
+Compiles every source file of the library's layers, tools/, the programs and the unit tests
+alone with CC
 (-fsyntax-only, the Makefile's language and include flags, the Windows sysroot's headers) and
 writes OUTPUT.md: per file, the headers Windows lacks and the functions, types, struct members
 and constants it does not declare, then every such name with the files that use it. A header
@@ -21,6 +22,7 @@ import tempfile
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 LIBRARY = ["common", "io", "superpmi", "format", "writer", "reader"]
 PROGRAMS = ["tools", "mcs", "parallel-replay", "superpmi-dropin", "bench/mchgen"]
+UNIT_TESTS = ["tests/unit"]
 # The Makefile's flags: every file, then the library's own, then what programs add.
 FLAGS = ["-std=c11", "-Wall", "-Wextra", "-Wformat=2", "-D_GNU_SOURCE", "-Iinclude", "-pthread",
          "-D__USE_MINGW_ANSI_STDIO=1", "-DCURL_STATICLIB", "-DLZMA_API_STATIC", "-DZIP_STATIC"]
@@ -55,7 +57,7 @@ TABLE = KINDS[:-2]  # the columns; the warnings and other errors are listed unde
 
 
 def sources():
-    for group, dirs in (("library", LIBRARY), ("programs", PROGRAMS)):
+    for group, dirs in (("library", LIBRARY), ("programs", PROGRAMS), ("tests", UNIT_TESTS)):
         for d in dirs:
             path = os.path.join(ROOT, d)
             for name in sorted(os.listdir(path)) if os.path.isdir(path) else []:
@@ -64,7 +66,7 @@ def sources():
 
 
 def compile_once(cc, sysroot, group, path, stubs):
-    flags = FLAGS + (LIBRARY_FLAGS if group == "library" else PROGRAM_FLAGS)
+    flags = FLAGS + {"library": LIBRARY_FLAGS, "programs": PROGRAM_FLAGS, "tests": []}[group]
     cmd = [cc, "-fsyntax-only", "-fno-diagnostics-show-caret", "-fdiagnostics-color=never",
            *flags, "-isystem", os.path.join(sysroot, "include"), "-idirafter", stubs, path]
     env = dict(os.environ, LC_ALL="C")  # plain quotes in the messages
@@ -138,7 +140,10 @@ def examine(cc, sysroot, group, path):
 
 def cell(names):
     def shown(name):
-        note = " (a dependency not in the sysroot)" if name in DEPENDENCY_HEADERS else ""
+        name, _, header = name.partition(" (")
+        note = f" ({header}" if header else ""
+        if name in DEPENDENCY_HEADERS:
+            note = " (a dependency not in the sysroot)"
         return f"`{name}`{note}"
     return ", ".join(shown(n) for n in sorted(names)) if names else ""
 
@@ -148,8 +153,8 @@ def main():
         sys.exit("usage: windows-todo.py CC SYSROOT OUTPUT.md")
     cc, sysroot, output = sys.argv[1], os.path.abspath(sys.argv[2]), sys.argv[3]
     try:
-        version = subprocess.run([cc, "--version"], capture_output=True, text=True,
-                                 check=True).stdout.splitlines()[0]
+        version = subprocess.run([cc, "-dumpfullversion"], capture_output=True, text=True,
+                                 check=True).stdout.strip()
     except (OSError, subprocess.CalledProcessError) as e:
         sys.exit(f"windows-todo.py: cannot run {cc}: {e}")
     results = []
@@ -166,15 +171,18 @@ def main():
 
     ok = sum(1 for r in results if r[2])
     out = ["# The Windows port: what stops each source file compiling", "",
-           "Made by `make windows-todo` (tests/cross/windows-todo.py); do not edit by hand,",
-           "run it again. Each file of the library's layers, tools/ and the programs is",
-           f"compiled alone by `{os.path.basename(cc)}` ({version}) with `-fsyntax-only`, the",
-           "Makefile's flags and the headers .ci/deps-windows.sh built. A header Windows",
-           "lacks is replaced by an empty one and the file compiled again, so the calls behind",
-           "it show too. A name from an included header names that header in brackets.", "",
+           "Made by `make windows-todo` (tests/cross/windows-todo.py): run it again rather",
+           "than edit this file. Each source file of the library's layers, tools/, the",
+           "programs and the unit tests is compiled alone with `-fsyntax-only`, the Makefile's",
+           f"flags and the headers that .ci/deps-windows.sh built, by `{os.path.basename(cc)}`",
+           f"(GCC {version}). A header Windows lacks is replaced by an empty one and the file",
+           "compiled again, so that the calls behind it show too. A name met in an included",
+           "header names that header in brackets.", "",
            f"{ok} of {len(results)} files compile for Windows as they are.", ""]
-    for group in ("library", "programs"):
-        out += [f"## {'The library' if group == 'library' else 'tools/ and the programs'}", "",
+    headings = {"library": "The library", "programs": "tools/ and the programs",
+                "tests": "The unit tests (tests/unit/)"}
+    for group in headings:
+        out += [f"## {headings[group]}", "",
                 "| file | " + " | ".join(TITLES[k] for k in TABLE) + " |",
                 "|" + " --- |" * (len(TABLE) + 1)]
         notes = {"llp64": [], "other": []}
