@@ -13,13 +13,16 @@
 # Libraries: zlib, zstd, liblzma (xz-utils), xxhash, murmurhash, cmocka, libzip and libcurl,
 # each from `apt-get source` of the -dev package mcz builds with on Linux (so the versions and
 # patches are Debian's), built with the package's own build system: CMake with
-# packaging/mingw-w64-x86_64.cmake where the package has one that Debian does not patch around,
-# configure --host=x86_64-w64-mingw32 otherwise. Installed into SYSROOT (include/, lib/,
-# lib/pkgconfig/; bin/ stays empty), static libraries only: every program and test is then one
-# .exe that runs under Wine or on Windows without DLLs beside it, and libmcz.dll can take the
-# code of its dependencies in. Static use on Windows asks the headers for it: -DCURL_STATICLIB
-# -DLZMA_API_STATIC -DZIP_STATIC (packaging/windows.mk passes them); the system libraries each
-# one needs are in its .pc file (pkg-config --static).
+# packaging/mingw-w64-x86_64.cmake for zstd, cmocka, libzip and curl (for curl this also
+# spares regenerating the autotools files Debian's patches touch), configure
+# --host=x86_64-w64-mingw32 for liblzma and murmurhash, zlib's own configure (CHOST) and
+# xxhash's Makefile. Installed into SYSROOT (include/, lib/, lib/pkgconfig/; no DLL in bin/),
+# static libraries only: every program and test is then one .exe that runs under Wine or on
+# Windows without DLLs beside it, and libmcz.dll can take the code of its dependencies in.
+# Static use on Windows asks the headers for it: -DCURL_STATICLIB -DLZMA_API_STATIC
+# -DZIP_STATIC (packaging/windows.mk passes them); the system libraries each one needs are in
+# its .pc file (pkg-config --static). A first run takes minutes, most of them curl's CMake
+# checks; the logs and the marker give each library's time.
 #   curl: HTTP and HTTPS only, TLS through Schannel (Windows' own TLS and certificate store:
 #         no OpenSSL to build and no CA bundle to ship; the library needs nothing but ranged
 #         GETs); no zlib, IDN, PSL, HTTP/2 or SSH. Built from Debian's OpenSSL flavour of the
@@ -208,6 +211,7 @@ build_xxhash() {
 }
 build_murmurhash() {
     # Autotools; Debian regenerates the build system (debhelper's dh_autoreconf), so do we.
+    # Untested so far: the package archive answered 404 for its source files (see above).
     autoreconf -fi
     configure_build
 }
