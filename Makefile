@@ -434,3 +434,4 @@ cross-programs: $(LIB_A) $(LIB_SO_MAJOR) $(PROGRAMS) $(UNITS) $(FUZZERS)
 
 $(addprefix test-,$(CROSS_MACHINES)): test-%: % all $(COLLECTOR)
 	@bash tests/cross/run.sh $* build/$* $(BIN) $(BUILD)
+include packaging/windows.mk  # Windows: make windows, make test-windows, make windows-todo

@@ -1,0 +1,80 @@
+# ---- Windows (x86_64): Debian's mingw-w64 cross compiler, the result run under Wine ----
+# Included by the Makefile; none of it runs for the other targets.
+#   make windows        .ci/deps-windows.sh (mcz's libraries built from Debian's source
+#                       packages into build/windows/sysroot, static), the toolchain's probes
+#                       (build/windows/tests/windows_probe.exe, windows_cmocka_probe.exe),
+#                       then as much of the library,
+#                       the programs and the unit tests as compiles for Windows today, into
+#                       build/windows/ (make -k: every file that compiles is built; the POSIX
+#                       calls that stop the others are listed by make windows-todo)
+#   make test-windows   tests/cross/run-windows.sh: the probe under Wine, compared with the
+#                       same program built here, then whatever unit tests make windows built
+#   make windows-todo   tests/cross/windows-todo.md: per source file, the POSIX headers,
+#                       functions, types and constants that stop it compiling for Windows
+# The compiler is the posix threads flavour by name (x86_64-w64-mingw32-gcc-posix), which
+# the plain name x86_64-w64-mingw32-gcc may or may not point to (update-alternatives).
+WIN_TRIPLET := x86_64-w64-mingw32
+WIN_CC      := $(WIN_TRIPLET)-gcc-posix
+WIN_BUILD   := build/windows
+WIN_SYSROOT := $(WIN_BUILD)/sysroot
+# The headers of static libraries on Windows must be told so, or they declare dllimport; and
+# stdio is mingw's own C99 one (%zu, %lld, %ju as on Linux), not the system's msvcrt printf.
+WIN_CPPFLAGS := -DCURL_STATICLIB -DLZMA_API_STATIC -DZIP_STATIC -D__USE_MINGW_ANSI_STDIO=1
+WIN_PKG     := PKG_CONFIG_LIBDIR=$(abspath $(WIN_SYSROOT))/lib/pkgconfig pkg-config --static
+# The static libraries and the system libraries they need, from their .pc files (read when a
+# rule runs: the sysroot is made by the first one).
+WIN_LIBS     = $$($(WIN_PKG) --libs-only-l $(1))
+
+.PHONY: windows windows-deps windows-probe windows-build test-windows windows-todo
+WIN_SUBMAKE = $(MAKE) --no-print-directory -k CC=$(WIN_CC) AR=$(WIN_TRIPLET)-ar \
+              BUILD=$(WIN_BUILD) BIN=$(WIN_BUILD)/bin WIN_CROSS=1 windows-build
+windows: windows-probe
+	@$(WIN_SUBMAKE) || { echo "make windows: the files above do not compile for Windows" \
+	    "yet (make windows-todo lists why, per file)" >&2; exit 1; }
+
+windows-probe: windows-deps $(WIN_BUILD)/tests/windows_probe.exe \
+               $(WIN_BUILD)/tests/windows_cmocka_probe.exe
+
+# Exit 3: a library's source could not be fetched; the others are there, the build goes on.
+windows-deps:
+	@bash .ci/deps-windows.sh $(WIN_SYSROOT); rc=$$?; [ $$rc -eq 0 ] || [ $$rc -eq 3 ]
+
+# The probe links the dependencies alone, so it proves the toolchain, the sysroot and Wine
+# whatever state the library's port is in.
+$(WIN_BUILD)/tests/windows_probe.exe: tests/cross/windows_probe.c packaging/windows.mk \
+                                      | windows-deps
+	@mkdir -p $(@D)
+	$(WIN_CC) $(WARNINGS) -O2 $(WIN_CPPFLAGS) -isystem $(WIN_SYSROOT)/include -o $@ $< -static \
+	    -L$(WIN_SYSROOT)/lib $(call WIN_LIBS,libcurl libzstd liblzma libxxhash) -pthread
+
+# The unit tests' runner, cmocka, ahead of the unit tests.
+$(WIN_BUILD)/tests/windows_cmocka_probe.exe: tests/cross/windows_cmocka_probe.c \
+                                             packaging/windows.mk | windows-deps
+	@mkdir -p $(@D)
+	$(WIN_CC) $(WARNINGS) -O2 $(WIN_CPPFLAGS) -isystem $(WIN_SYSROOT)/include -o $@ $< -static \
+	    -L$(WIN_SYSROOT)/lib $(call WIN_LIBS,cmocka)
+
+# The same probe for this machine, with Debian's libraries: what the Windows one must print.
+$(BUILD)/tests/windows_probe: tests/cross/windows_probe.c | $(DEPS_OK)
+	@mkdir -p $(@D)
+	$(CC) $(WARNINGS) -O2 -o $@ $< -lcurl -lzstd -llzma -lxxhash -pthread
+
+# What compiles of mcz is built first (its errors to build/windows/make-windows.log, a failure
+# expected while the port is under way), so that the unit tests that do build run too.
+test-windows: windows-probe $(BUILD)/tests/windows_probe
+	@$(WIN_SUBMAKE) >$(WIN_BUILD)/make-windows.log 2>&1 || \
+	    echo "test-windows: not all of mcz compiles for Windows yet" \
+	         "($(WIN_BUILD)/make-windows.log; make windows-todo)"
+	@bash tests/cross/run-windows.sh $(WIN_BUILD) $(BUILD)
+
+windows-todo: windows-deps
+	@python3 tests/cross/windows-todo.py $(WIN_CC) $(WIN_SYSROOT) tests/cross/windows-todo.md
+
+# Inside the sub-make of `make windows` (WIN_CROSS=1): what Windows compiles and links with.
+# No shared library, man pages or benchmarks yet: the library, the programs, the unit tests.
+ifdef WIN_CROSS
+CPPFLAGS += -isystem $(WIN_SYSROOT)/include $(WIN_CPPFLAGS)
+LDFLAGS  += -static -L$(WIN_SYSROOT)/lib
+LDLIBS   += $(shell $(WIN_PKG) --libs-only-l libcurl libzip 2>/dev/null)
+endif
+windows-build: $(LIB_A) $(PROGRAMS) $(UNITS)
