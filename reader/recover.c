@@ -7,7 +7,8 @@
  * An input that does not start with an archive header is a memory image (an ELF core dump of a
  * process running a MEMORY writer, or any byte image, FORMAT.md §13): the header, dictionary and
  * chunks are found wherever they lie, the chunks sorted by context number, each chunk kept once.
- * The image is mapped, never read whole: pages behind a forward scan leave memory.
+ * The input is a source (io/source.h: a file, a stream, a URL), viewed whole: a file's view is
+ * its mapping, never read whole, and pages behind a forward scan leave memory.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -23,10 +24,10 @@ typedef struct found_chunk {
 } found_chunk;
 
 typedef struct recovery {
-    const mcz_file *file;
+    mcz_src *src;            /* the input; data is one view of all of it */
     const uint8_t *data;
     size_t size;
-    uint64_t dropped;        /* what of file left memory (mcz_file_drop_behind) */
+    uint64_t dropped;        /* what of src left memory (mcz_src_drop_behind) */
     mcz_arc_header header;
     uint64_t header_at;        /* where the header frame lies */
     const uint8_t *dict_head;  /* the dictionary frame's head, NULL without a dictionary */
@@ -57,7 +58,7 @@ static const uint8_t *find_stored(const recovery *r, uint64_t *at, const void *p
                                   size_t len)
 {
     while (*at < r->size) {
-        uint64_t end = mcz_file_data_end(r->file, at);
+        uint64_t end = mcz_src_data_end(r->src, at);
         const uint8_t *hit =
             end > *at ? memmem(r->data + *at, (size_t)(end - *at), pattern, len) : NULL;
         if (hit)
@@ -292,7 +293,7 @@ static int64_t try_chunk(recovery *r, uint64_t off)
 static int scan_chunks(recovery *r, uint64_t pos, int64_t (*try)(recovery *, uint64_t))
 {
     while (mcz_fits(r->size, pos, MCZ_ARC_CHUNK_HEAD)) {
-        mcz_file_drop_behind(r->file, &r->dropped, pos);
+        mcz_src_drop_behind(r->src, &r->dropped, pos);
         int64_t used = try(r, pos);
         if (used < 0)
             return (int)used;
@@ -462,11 +463,14 @@ int mcz_recover_report(const char *in_path, const char *out_path, mcz_recovery *
         *report = (mcz_recovery){0};
     if (!in_path || !out_path)
         return mcz_fail(diag, MCZ_EINVAL, -1, -1, "mcz_recover: NULL path");
-    mcz_file file;
-    int rc = mcz_file_map(in_path, &file, diag);
-    if (rc != MCZ_OK)
+    mcz_src *src = mcz_src_open(in_path, MCZ_ARC_FOOTER_SIZE, diag);
+    const uint8_t *data = NULL;
+    int rc = src ? mcz_src_view(src, 0, mcz_src_size(src), &data, diag) : diag ? diag->code : MCZ_EIO;
+    if (rc != MCZ_OK) {
+        mcz_src_close(src);
         return rc;
-    recovery r = {.file = &file, .data = file.data, .size = file.size};
+    }
+    recovery r = {.src = src, .data = data, .size = (size_t)mcz_src_size(src)};
     rc = run_recovery(&r, out_path, diag);
     r.report.contexts = rc == MCZ_OK ? r.table.context_count : 0;
     r.report.chunks = rc == MCZ_OK ? r.report.chunks : 0;
@@ -482,7 +486,7 @@ int mcz_recover_report(const char *in_path, const char *out_path, mcz_recovery *
     free(r.dedup);
     free(r.found);
     free(r.dict_copy);
-    mcz_file_unmap(&file);
+    mcz_src_close(src);
     return rc;
 }
 
