@@ -456,20 +456,17 @@ static int run_recovery(recovery *r, const char *out_path, mcz_diag *diag)
     return write_tail(r, diag);
 }
 
-int mcz_recover_report(const char *in_path, const char *out_path, mcz_recovery *report,
-                       mcz_diag *diag)
+int mcz_recover_input(mcz_input *src, const char *out_path, mcz_recovery *report,
+                      mcz_diag *diag)
 {
     if (report)
         *report = (mcz_recovery){0};
-    if (!in_path || !out_path)
-        return mcz_fail(diag, MCZ_EINVAL, -1, -1, "mcz_recover: NULL path");
-    mcz_src *src = mcz_src_open(in_path, MCZ_ARC_FOOTER_SIZE, diag);
+    if (!src || !out_path)
+        return mcz_fail(diag, MCZ_EINVAL, -1, -1, "mcz_recover: NULL argument");
     const uint8_t *data = NULL;
-    int rc = src ? mcz_src_view(src, 0, mcz_src_size(src), &data, diag) : diag ? diag->code : MCZ_EIO;
-    if (rc != MCZ_OK) {
-        mcz_src_close(src);
+    int rc = mcz_src_view(src, 0, mcz_src_size(src), &data, diag);
+    if (rc != MCZ_OK)
         return rc;
-    }
     recovery r = {.src = src, .data = data, .size = (size_t)mcz_src_size(src)};
     rc = run_recovery(&r, out_path, diag);
     r.report.contexts = rc == MCZ_OK ? r.table.context_count : 0;
@@ -486,6 +483,20 @@ int mcz_recover_report(const char *in_path, const char *out_path, mcz_recovery *
     free(r.dedup);
     free(r.found);
     free(r.dict_copy);
+    return rc;
+}
+
+int mcz_recover_report(const char *in_path, const char *out_path, mcz_recovery *report,
+                       mcz_diag *diag)
+{
+    if (report)
+        *report = (mcz_recovery){0};
+    if (!in_path || !out_path)
+        return mcz_fail(diag, MCZ_EINVAL, -1, -1, "mcz_recover: NULL path");
+    mcz_src *src = mcz_src_open(in_path, MCZ_ARC_FOOTER_SIZE, diag);
+    if (!src)
+        return diag ? diag->code : MCZ_EIO;
+    int rc = mcz_recover_input(src, out_path, report, diag);
     mcz_src_close(src);
     return rc;
 }
