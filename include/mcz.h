@@ -611,7 +611,9 @@ MCZ_API int mcz_looks_like_archive(const void *head, size_t len);
 
 /*
  * Archives over HTTP. mcz_source_open and mcz_reader_open take an http:// or https:// URL of an
- * .mcz archive (an MCH is only read from a file) and read it with range requests: the footer,
+ * .mcz archive (mcz_source_open also of an MCH, fetched whole when opened, its .mct looked for at
+ * URL.mct and, for X.mch, X.mct, when a context is first asked for by number; mcz_recover reads
+ * a URL whole too) and read it with range requests: the footer,
  * the index, the header and dictionary when opened, then each chunk, alone, the first time it
  * is read (mcz_source_next, walking in order, fetches 8 chunks at a time). Opening the same URL
  * again in a process fetches only the footer when it is unchanged, and a process forked after
@@ -722,8 +724,10 @@ typedef struct mcz_file {
     void *impl_; /* private */
 } mcz_file;
 
-/* Maps path read-only (or reads it, for pipes and devices). An empty file gives size 0 and a
- * non-NULL data. On error *out is such an empty image and diag names the path. */
+/* Maps path read-only; "-" is standard input, and a stream (a pipe, FIFO, character device,
+ * socket) is copied once to an unlinked temporary file in $TMPDIR or /tmp, which is mapped (read
+ * into memory when no temporary file can be made). An empty file gives size 0 and a non-NULL
+ * data. On error *out is such an empty image and diag names the path. */
 MCZ_API int mcz_file_map(const char *path, mcz_file *out, mcz_diag *diag);
 /* Releases the image; f becomes empty. Accepts NULL and images that failed to map. */
 MCZ_API void mcz_file_unmap(mcz_file *f);
