@@ -150,13 +150,13 @@ static int temp_file(void)
     return fd;
 }
 
-/* Copies stream `in` to its end into `out`: 0, or the errno of the failure (EIO for a short
- * write). */
-static int copy_stream(int in, int out)
+#define COPY_BUFFER (1u << 16)
+
+/* copy_stream with buf, COPY_BUFFER bytes. */
+static int copy_through(int in, int out, uint8_t *buf)
 {
-    static _Thread_local uint8_t buf[1 << 16];
     for (;;) {
-        ssize_t n = read(in, buf, sizeof buf);
+        ssize_t n = read(in, buf, COPY_BUFFER);
         if (n < 0 && errno == EINTR)
             continue;
         if (n < 0)
@@ -174,6 +174,18 @@ static int copy_stream(int in, int out)
     }
 }
 
+/* Copies stream `in` to its end into `out`: 0, or the errno of the failure (EIO for a short
+ * write). */
+static int copy_stream(int in, int out)
+{
+    uint8_t *buf = malloc(COPY_BUFFER);
+    if (!buf)
+        return ENOMEM;
+    int err = copy_through(in, out, buf);
+    free(buf);
+    return err;
+}
+
 static int map_regular(int fd, const struct stat *st, const char *path, mcz_file *out,
                        mcz_diag *diag);
 
@@ -186,7 +198,8 @@ static int map_stream(int fd, const char *path, mcz_file *out, mcz_diag *diag)
         return read_all(fd, path, out, diag);
     int err = copy_stream(fd, tmp);
     struct stat st;
-    if (!err && fstat(tmp, &st) != 0)
+    if (!err && (fstat(tmp, &st) != 0 || lseek(tmp, 0, SEEK_SET) != 0)) /* read from its start,
+                                                                      * should mapping fail */
         err = errno;
     int rc = err ? mcz_fail(diag, MCZ_EIO, -1, -1, "%s: cannot copy it to a temporary file: %s",
                             path, strerror(err))

@@ -1,11 +1,11 @@
 /*
  * source.h - every byte the library reads comes through one interface: a random-access source
  * of a known length that hands out views. Backends (each its own file of io/):
- *   file       a regular file, mapped (source_file.c; io/file.c does the mapping)
+ *   file       a regular file, mapped (source.c; file.c does the mapping)
  *   stream     standard input ("-"), a FIFO, a character device or socket: copied once to an
  *              unlinked temporary file in $TMPDIR (or /tmp), then mapped as a file is
- *              (source_file.c)
- *   memory     bytes the caller holds, not copied (source_file.c)
+ *              (file.c)
+ *   memory     bytes the caller holds, not copied (source.c)
  *   http       an http:// or https:// URL, read with range requests (source_http.c), the pieces
  *              kept in MCZ_CACHE_DIR when set (http_cache.c)
  * mcz_src_open chooses by name. A stream is spooled to a file, not read into memory: collections
@@ -37,7 +37,7 @@ typedef struct mcz_src_range {
     uint64_t off, len;
 } mcz_src_range;
 
-/* What each backend does (source_file.c, source_http.c); NULL members do nothing. */
+/* What each backend does (source.c, source_http.c); NULL members do nothing. */
 typedef struct mcz_src_backend {
     /* Makes ranges[0, n) present: the ranges are what a reader reads next, each of them a unit
      * worth keeping alone (a chunk, an index), sorted by offset. */
@@ -96,7 +96,8 @@ uint64_t mcz_src_data_end(const mcz_src *s, uint64_t *at);
 
 /* ---- For the backends ---- */
 
-/* A source of the backend, image and size given, named name (copied); NULL on no memory. */
+/* A new source of backend with impl, named name (copied), one reference; the backend sets its
+ * image, size and remote. NULL on no memory. */
 mcz_src *mcz_src_new(const mcz_src_backend *backend, const char *name, void *impl);
 /* Opens an http(s) URL (source_http.c). */
 mcz_src *mcz_src_open_http(const char *url, uint32_t probe, mcz_diag *diag);

@@ -274,6 +274,20 @@ static mcz_http *http_create(const char *url, mcz_diag *diag)
 
 /* ---- The present extents ---- */
 
+/* Room in *a (capacity *cap) for `need` ranges: MCZ_OK or MCZ_ENOMEM (*a unchanged). */
+static int ranges_reserve(mcz_src_range **a, size_t *cap, size_t need)
+{
+    if (need <= *cap)
+        return MCZ_OK;
+    size_t grown_cap = *cap ? 2 * *cap : 64;
+    mcz_src_range *grown = realloc(*a, grown_cap * sizeof *grown);
+    if (!grown)
+        return MCZ_ENOMEM;
+    *a = grown;
+    *cap = grown_cap;
+    return MCZ_OK;
+}
+
 /* Index of the first extent whose end is past off. */
 static size_t extent_at(const mcz_http *h, uint64_t off)
 {
@@ -315,14 +329,8 @@ static int mark_present(mcz_http *h, uint64_t off, uint64_t len)
         end = e > end ? e : end;
         j++;
     }
-    if (i == j && h->present_count == h->present_cap) {
-        size_t cap = h->present_cap ? 2 * h->present_cap : 64;
-        mcz_src_range *grown = realloc(h->present, cap * sizeof *grown);
-        if (!grown)
-            return MCZ_ENOMEM;
-        h->present = grown;
-        h->present_cap = cap;
-    }
+    if (i == j && ranges_reserve(&h->present, &h->present_cap, h->present_count + 1) != MCZ_OK)
+        return MCZ_ENOMEM;
     if (j != i + 1) /* make room for one where j - i were */
         memmove(h->present + i + 1, h->present + j, (h->present_count - j) * sizeof *h->present);
     h->present_count = h->present_count + 1 - (j - i);
@@ -533,13 +541,8 @@ static int absent_pieces(const mcz_http *h, const mcz_src_range *ranges, size_t 
         while (next_gap(h, at, end, &gap, &gap_end)) {
             for (at = gap; at < gap_end;) {
                 uint64_t len = gap_end - at < MCZ_HTTP_REQUEST_MAX ? gap_end - at : MCZ_HTTP_REQUEST_MAX;
-                if (*count == cap) {
-                    cap = cap ? 2 * cap : 16;
-                    mcz_src_range *grown = realloc(*out, cap * sizeof *grown);
-                    if (!grown)
-                        return MCZ_ENOMEM;
-                    *out = grown;
-                }
+                if (ranges_reserve(out, &cap, *count + 1) != MCZ_OK)
+                    return MCZ_ENOMEM;
                 (*out)[(*count)++] = (mcz_src_range){at, len};
                 at += len;
             }

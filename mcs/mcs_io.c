@@ -47,6 +47,15 @@ static void input_error(const char *path, const mcz_diag *d)
                    path, path);
 }
 
+/* True when an input that is no archive begins as a zip does (PK\3\4, or PK\5\6 when
+ * empty), whatever it is: a file, a stream, a URL. */
+static bool starts_as_zip(mcz_input *input)
+{
+    const uint8_t *h;
+    return mcz_input_size(input) >= 4 && mcz_input_view(input, 0, 4, &h, NULL) == MCZ_OK &&
+           h[0] == 'P' && h[1] == 'K' && ((h[2] == 3 && h[3] == 4) || (h[2] == 5 && h[3] == 6));
+}
+
 /* Opens in's source from path (a file, "-", a FIFO, a URL: the library opens each its way,
  * once), or from `given`, path's input opened already. */
 static int source_open(mcs_input *in, const char *path, mcz_input *given)
@@ -54,18 +63,21 @@ static int source_open(mcs_input *in, const char *path, mcz_input *given)
     mcz_diag d;
     mcz_diag_clear(&d);
     mcz_input *input = given ? given : mcz_input_open(path, &d);
-    if (input && mcz_input_size(input) == 0) {
+    if (input && mcz_input_size(input) == 0)
         tool_error("%s: empty file: no method contexts", in->path);
-    } else if (input && tool_is_zip(path)) { /* superpmi.py's X.mch.zip, say: no MCH, no archive */
+    else if (input)
+        in->source = mcz_source_open_input(input, &d);
+    if (in->source && !mcz_source_archive(in->source) && starts_as_zip(input)) {
+        /* superpmi.py's X.mch.zip, say: no MCH, no archive */
         tool_error("%s: a zip file: -convert and -info read the .mch member of a zip named as a "
                    "file (mcs -convert X.mch.zip X.mcz)", in->path);
-    } else if (input) {
-        in->source = mcz_source_open_input(input, &d);
-        in->raw_bytes = mcz_input_size(input); /* an archive's is replaced by its index's figure */
+        mcz_source_close(in->source);
+        in->source = NULL;
     }
+    in->raw_bytes = mcz_input_size(input); /* an archive's is replaced by its index's figure */
     if (!given)
         mcz_input_close(input);
-    if (!in->source && d.code != MCZ_OK) {
+    if (!input || (!in->source && d.code != MCZ_OK)) {
         tool_diag_rename(&d, path, in->path);
         input_error(in->path, &d);
     }
