@@ -89,7 +89,7 @@ $(DEPS_OK): .ci/deps.sh
 # and a test that needs an internal names its path.
 $(LIB_OBJ): CFLAGS += -fPIC -fvisibility=hidden -DMCZ_BUILDING_LIBRARY
 $(LIB_OBJ): CPPFLAGS += -Icommon
-# Tests that include a layer's internal header by its path reach the base header it includes.
+# Tests and fuzz targets that include a layer's internal header get the base header it includes.
 $(BUILD)/obj/tests/%.o: CPPFLAGS += -Icommon
 
 $(BUILD)/obj/%.o: %.c | $(DEPS_OK)

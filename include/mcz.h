@@ -642,8 +642,12 @@ typedef struct mcz_recovery {
  * dictionary and chunks; the chunks that verify are written in context-number order, each once.
  * The input is mapped, not read into memory. report may be NULL.
  */
+typedef struct mcz_src mcz_input; /* a file, stream or URL opened once: mcz_input_open */
 MCZ_API MCZ_NODISCARD int mcz_recover_report(const char *in_path, const char *out_path,
                                              mcz_recovery *report, mcz_diag *diag);
+/* mcz_recover_report of an input (see mcz_input_open). Since 3.0. */
+MCZ_API MCZ_NODISCARD int mcz_recover_input(mcz_input *in, const char *out_path,
+                                            mcz_recovery *report, mcz_diag *diag);
 
 /* ---- Source: .mch and .mcz behind one interface ---- */
 
@@ -664,7 +668,9 @@ MCZ_API int mcz_looks_like_archive(const void *head, size_t len);
 
 /*
  * Archives over HTTP. mcz_source_open and mcz_reader_open take an http:// or https:// URL of an
- * .mcz archive (an MCH is only read from a file) and read it with range requests: the footer,
+ * .mcz archive (mcz_source_open also of an MCH, fetched whole when opened, its .mct looked for at
+ * URL.mct and, for X.mch, X.mct, when a context is first asked for by number; mcz_recover reads
+ * a URL whole too) and read it with range requests: the footer,
  * the index, the header and dictionary when opened, then each chunk, alone, the first time it
  * is read (mcz_source_next, walking in order, fetches 8 chunks at a time). Opening the same URL
  * again in a process fetches only the footer when it is unchanged, and a process forked after
@@ -686,6 +692,35 @@ MCZ_API int mcz_looks_like_archive(const void *head, size_t len);
  * read without it. Nothing is removed from the cache: delete the directory to reclaim it.
  */
 MCZ_API int mcz_path_is_url(const char *path);
+
+/*
+ * Inputs: every file the library reads comes in through one. By name: a path (a regular file is
+ * mapped; a FIFO, character device or socket is copied once to an unlinked temporary file in
+ * $TMPDIR or /tmp, then mapped), "-" (standard input, likewise), or an http:// or https:// URL
+ * (read with range requests as above; an MCH or .mct over HTTP is fetched whole when read).
+ * mcz_reader_open, mcz_source_open and mcz_recover open their input by name; a program that
+ * must look at a stream before it opens it, or open it twice, opens it once with
+ * mcz_input_open and gives the input to the *_input functions, each of which takes a reference
+ * of its own (the input may be closed right after them). The bytes stay valid while any
+ * holder keeps the input open. Thread-safe like a reader. Since 3.0.
+ */
+/* NULL on error (diag names `name`, as mcz_reader_open's would). */
+MCZ_API MCZ_NODISCARD mcz_input *mcz_input_open(const char *name, mcz_diag *diag);
+MCZ_API void mcz_input_close(mcz_input *in); /* accepts NULL */
+/* Its length in bytes (a stream's: what was read of it). */
+MCZ_API uint64_t mcz_input_size(const mcz_input *in);
+/* Bytes [off, off+len), fetched if need be, in *view (valid while the input is open): MCZ_OK,
+ * MCZ_ECORRUPT past the end, MCZ_EIO when they cannot be read. */
+MCZ_API int mcz_input_view(mcz_input *in, uint64_t off, uint64_t len, const uint8_t **view,
+                           mcz_diag *diag);
+/* mcz_reader_open, mcz_source_open (the .mct looked for beside the input's name) and
+ * mcz_recover_report over an input. */
+MCZ_API MCZ_NODISCARD mcz_reader *mcz_reader_open_input(mcz_input *in, mcz_diag *diag);
+MCZ_API MCZ_NODISCARD mcz_source *mcz_source_open_input(mcz_input *in, mcz_diag *diag);
+/* The name of the file an input's name stands for, into buf: the path itself, or for a URL
+ * the last segment of its path without query or fragment ("c.mcz" of http://h/d/c.mcz?v=1).
+ * Its length; 0 when there is none (a URL ending in '/') or it does not fit cap. */
+MCZ_API size_t mcz_input_file_name(const char *name, char *buf, size_t cap);
 /* The most stored bytes one request fetches (a run of adjacent chunks; a larger chunk alone):
  * the bound on what a reader fetches ahead of what it reads. */
 #define MCZ_HTTP_REQUEST_MAX (4u << 20)
@@ -746,8 +781,10 @@ typedef struct mcz_file {
     void *impl_; /* private */
 } mcz_file;
 
-/* Maps path read-only (or reads it, for pipes and devices). An empty file gives size 0 and a
- * non-NULL data. On error *out is such an empty image and diag names the path. */
+/* Maps path read-only; "-" is standard input, and a stream (a pipe, FIFO, character device,
+ * socket) is copied once to an unlinked temporary file in $TMPDIR or /tmp, which is mapped (read
+ * into memory when no temporary file can be made). An empty file gives size 0 and a non-NULL
+ * data. On error *out is such an empty image and diag names the path. */
 MCZ_API int mcz_file_map(const char *path, mcz_file *out, mcz_diag *diag);
 /* Releases the image; f becomes empty. Accepts NULL and images that failed to map. */
 MCZ_API void mcz_file_unmap(mcz_file *f);

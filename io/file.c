@@ -1,9 +1,12 @@
 /*
- * file.c - read-only file images: mmap for regular files, a read into memory for anything else
- * (pipes, character devices), and a static empty image for empty files (mmap of length 0 fails).
+ * file.c - read-only file images: mmap for regular files; anything else (pipes, FIFOs, character
+ * devices, sockets) is copied once to an unlinked temporary file which is then mapped (read into
+ * memory only when no temporary file can be made: io/source.h says why); a static empty image
+ * for empty files (mmap of length 0 fails).
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -126,20 +129,107 @@ uint64_t mcz_file_data_end(const mcz_file *f, uint64_t *at)
     return img->extents[2 * lo + 1];
 }
 
-static int map_open_file(int fd, const char *path, mcz_file *out, mcz_diag *diag)
+/* An unlinked temporary file in $TMPDIR (or /tmp), open for reading and writing: -1 when none
+ * can be made. */
+static int temp_file(void)
+{
+    const char *dir = getenv("TMPDIR");
+    if (!dir || !*dir)
+        dir = "/tmp";
+#ifdef O_TMPFILE
+    int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+    if (fd >= 0)
+        return fd;
+#endif
+    char name[4096];
+    if ((size_t)snprintf(name, sizeof name, "%s/mcz-stdin.XXXXXX", dir) >= sizeof name)
+        return -1;
+    fd = mkostemp(name, O_CLOEXEC);
+    if (fd >= 0)
+        unlink(name); /* nothing to clean up, however the process ends */
+    return fd;
+}
+
+#define COPY_BUFFER (1u << 16)
+
+/* copy_stream with buf, COPY_BUFFER bytes. */
+static int copy_through(int in, int out, uint8_t *buf)
+{
+    for (;;) {
+        ssize_t n = read(in, buf, COPY_BUFFER);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return errno;
+        if (n == 0)
+            return 0;
+        for (ssize_t done = 0; done < n;) {
+            ssize_t w = write(out, buf + done, (size_t)(n - done));
+            if (w < 0 && errno == EINTR)
+                continue;
+            if (w <= 0)
+                return w < 0 ? errno : EIO;
+            done += w;
+        }
+    }
+}
+
+/* Copies stream `in` to its end into `out`: 0, or the errno of the failure (EIO for a short
+ * write). */
+static int copy_stream(int in, int out)
+{
+    uint8_t *buf = malloc(COPY_BUFFER);
+    if (!buf)
+        return ENOMEM;
+    int err = copy_through(in, out, buf);
+    free(buf);
+    return err;
+}
+
+static int map_regular(int fd, const struct stat *st, const char *path, mcz_file *out,
+                       mcz_diag *diag);
+
+/* A stream: spooled to a temporary file and mapped, or read into memory when no temporary file
+ * can be made. */
+static int map_stream(int fd, const char *path, mcz_file *out, mcz_diag *diag)
+{
+    int tmp = temp_file();
+    if (tmp < 0)
+        return read_all(fd, path, out, diag);
+    int err = copy_stream(fd, tmp);
+    struct stat st;
+    if (!err && (fstat(tmp, &st) != 0 || lseek(tmp, 0, SEEK_SET) != 0)) /* read from its start,
+                                                                      * should mapping fail */
+        err = errno;
+    int rc = err ? mcz_fail(diag, MCZ_EIO, -1, -1, "%s: cannot copy it to a temporary file: %s",
+                            path, strerror(err))
+                 : map_regular(tmp, &st, path, out, diag);
+    close(tmp);
+    return rc;
+}
+
+static int map_fd(int fd, const char *path, mcz_file *out, mcz_diag *diag)
 {
     struct stat st;
     if (fstat(fd, &st) != 0)
         return mcz_fail(diag, MCZ_EIO, -1, -1, "%s: %s", path, strerror(errno));
+    if (S_ISDIR(st.st_mode))
+        return mcz_fail(diag, MCZ_EIO, -1, -1, "%s: %s", path, strerror(EISDIR));
     if (!S_ISREG(st.st_mode))
-        return read_all(fd, path, out, diag);
-    if (st.st_size == 0) {
+        return map_stream(fd, path, out, diag);
+    return map_regular(fd, &st, path, out, diag);
+}
+
+static int map_regular(int fd, const struct stat *st, const char *path, mcz_file *out,
+                       mcz_diag *diag)
+{
+    if (st->st_size == 0) {
         out->data = empty_image;
         return MCZ_OK;
     }
-    if ((uint64_t)st.st_size > SIZE_MAX)
+    if ((uint64_t)st->st_size > SIZE_MAX)
         return mcz_fail(diag, MCZ_ELIMIT, -1, -1, "%s: too large to map", path);
-    size_t size = (size_t)st.st_size;
+    size_t size = (size_t)st->st_size;
     void *base = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
     if (base == MAP_FAILED)
         return read_all(fd, path, out, diag);
@@ -156,11 +246,13 @@ int mcz_file_map(const char *path, mcz_file *out, mcz_diag *diag)
     out->data = empty_image;
     out->size = 0;
     out->impl_ = NULL;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    bool std_in = strcmp(path, "-") == 0;
+    int fd = std_in ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return mcz_fail(diag, MCZ_EIO, -1, -1, "%s: %s", path, strerror(errno));
-    int rc = map_open_file(fd, path, out, diag);
-    close(fd);
+    int rc = map_fd(fd, path, out, diag);
+    if (!std_in)
+        close(fd);
     return rc;
 }
 

@@ -47,42 +47,41 @@ static void input_error(const char *path, const mcz_diag *d)
                    path, path);
 }
 
-/* Opens in's source from `file`, which is path itself or a spooled copy of it. */
-static int source_open(mcs_input *in, const char *file)
+/* True when an input that is no archive begins as a zip does (PK\3\4, or PK\5\6 when
+ * empty), whatever it is: a file, a stream, a URL. */
+static bool starts_as_zip(mcz_input *input)
 {
-    if (is_empty_input(file)) {
-        tool_error("%s: empty file: no method contexts", in->path);
-        return -1;
-    }
-    mcz_diag d;
-    mcz_diag_clear(&d);
-    if (tool_is_zip(file)) { /* superpmi.py's X.mch.zip, say: no MCH, no archive */
-        tool_error("%s: a zip file: -convert and -info read the .mch member of a zip named as a "
-                   "file (mcs -convert X.mch.zip X.mcz)", in->path);
-        return -1;
-    }
-    in->source = mcz_source_open(file, &d);
-    if (!in->source) {
-        tool_diag_rename(&d, file, in->path);
-        input_error(in->path, &d);
-        return -1;
-    }
-    return 0;
+    const uint8_t *h;
+    return mcz_input_size(input) >= 4 && mcz_input_view(input, 0, 4, &h, NULL) == MCZ_OK &&
+           h[0] == 'P' && h[1] == 'K' && ((h[2] == 3 && h[3] == 4) || (h[2] == 5 && h[3] == 6));
 }
 
-/* A stream input goes through a temporary copy, removed once open (its pages stay mapped). */
-static int open_spooled(mcs_input *in, const char *path)
+/* Opens in's source from path (a file, "-", a FIFO, a URL: the library opens each its way,
+ * once), or from `given`, path's input opened already. */
+static int source_open(mcs_input *in, const char *path, mcz_input *given)
 {
-    char err[TOOL_ERROR_SIZE];
-    char *spooled = tool_spool(path, err);
-    if (!spooled) {
-        tool_error("%s", err);
-        return -1;
+    mcz_diag d;
+    mcz_diag_clear(&d);
+    mcz_input *input = given ? given : mcz_input_open(path, &d);
+    if (input && mcz_input_size(input) == 0)
+        tool_error("%s: empty file: no method contexts", in->path);
+    else if (input)
+        in->source = mcz_source_open_input(input, &d);
+    if (in->source && !mcz_source_archive(in->source) && starts_as_zip(input)) {
+        /* superpmi.py's X.mch.zip, say: no MCH, no archive */
+        tool_error("%s: a zip file: -convert and -info read the .mch member of a zip named as a "
+                   "file (mcs -convert X.mch.zip X.mcz)", in->path);
+        mcz_source_close(in->source);
+        in->source = NULL;
     }
-    int rc = source_open(in, spooled);
-    in->raw_bytes = mcs_file_size(spooled); /* an archive's is replaced by its index's figure */
-    tool_spool_remove(spooled);
-    return rc;
+    in->raw_bytes = mcz_input_size(input); /* an archive's is replaced by its index's figure */
+    if (!given)
+        mcz_input_close(input);
+    if (!input || (!in->source && d.code != MCZ_OK)) {
+        tool_diag_rename(&d, path, in->path);
+        input_error(in->path, &d);
+    }
+    return in->source ? 0 : -1;
 }
 
 static const mcz_jit_ee *forced_jit_ee;
@@ -132,12 +131,15 @@ static void choose_jit_ee(mcs_input *in)
 
 int mcs_input_open(mcs_input *in, const char *path)
 {
+    return mcs_input_open_input(in, path, NULL);
+}
+
+int mcs_input_open_input(mcs_input *in, const char *path, mcz_input *input)
+{
     memset(in, 0, sizeof *in);
     in->path = tool_display_name(path, false);
-    bool stream = tool_input_is_stream(path);
-    if (!stream)
-        tool_note_input(path);
-    if ((stream ? open_spooled(in, path) : source_open(in, path)) != 0)
+    tool_note_input(path); /* a regular file: an output must not be it */
+    if (source_open(in, path, input) != 0)
         return -1;
     in->archive = mcz_source_archive(in->source);
     if (in->archive) {
@@ -145,8 +147,6 @@ int mcs_input_open(mcs_input *in, const char *path)
         mcz_reader_get_info(in->archive, &info);
         in->contexts = info.contexts;
         in->raw_bytes = info.raw_bytes;
-    } else if (!stream) {
-        in->raw_bytes = mcs_file_size(path);
     }
     choose_jit_ee(in);
     return 0;

@@ -230,6 +230,8 @@ int mcs_input_refuse_empty(const char *path);
  * to a temporary file first, which is gone once open; messages then name "standard input".
  * Returns 0, or -1 after printing the error. */
 int mcs_input_open(mcs_input *in, const char *path);
+/* mcs_input_open of path's input, opened already (a stream read once; NULL: open path). */
+int mcs_input_open_input(mcs_input *in, const char *path, mcz_input *input);
 void mcs_input_close(mcs_input *in);
 /* Reports a problem found inside context mc of in (a deep check, an identity): names the
  * context, and the offset only when it is one in the file (an archive's contexts have

@@ -44,10 +44,10 @@ static void report_mch(const mcs_input *in, const char *out_name, uint64_t kept,
 
 /* An MCH file: its contexts up to the first that is cut or damaged, into out. Returns 0, or -1
  * after printing the error (nothing kept, or out failed: no output left). */
-static int salvage_mch(const char *file, const char *in_name, const char *out)
+static int salvage_mch(mcz_input *input, const char *file, const char *in_name, const char *out)
 {
     mcs_input in;
-    if (mcs_input_open(&in, file) != 0)
+    if (mcs_input_open_input(&in, file, input) != 0)
         return -1;
     in.path = in_name;
     mcs_output *o = mcs_output_open(out, MCS_OUTPUT_BY_EXTENSION, NULL, false);
@@ -77,16 +77,37 @@ static int salvage_mch(const char *file, const char *in_name, const char *out)
     return rc;
 }
 
-/* True when file begins as an MCH file does, with a context's 'mc' (anything else, a core dump
- * above all, is scanned for an archive). */
-static bool is_mch(const char *file)
+/* True when the input begins as an MCH file does, with a context's 'mc' (anything else, a core
+ * dump above all, is scanned for an archive). */
+static bool is_mch(mcz_input *in)
 {
-    char head[2] = {0};
-    FILE *f = fopen(file, "rb");
-    bool mch = f && fread(head, 1, 2, f) == 2 && head[0] == 'm' && head[1] == 'c';
-    if (f)
-        fclose(f);
-    return mch;
+    const uint8_t *head;
+    return mcz_input_size(in) >= 2 && mcz_input_view(in, 0, 2, &head, NULL) == MCZ_OK &&
+           head[0] == 'm' && head[1] == 'c';
+}
+
+/* Recovers the archive or memory image in `in` into out. */
+static int recover_archive(mcz_input *in, const char *in_name, const char *out, const char *given)
+{
+    mcz_diag d;
+    mcz_diag_clear(&d);
+    mcz_recovery rep;
+    int rc = mcz_recover_input(in, out, &rep, &d);
+    tool_diag_rename(&d, given, in_name);
+    if (rc != MCZ_OK) {
+        if (d.code == MCZ_OK)
+            d.code = rc;
+        mcs_error_diag(in_name, &d);
+        return MCS_EXIT_FAIL;
+    }
+    if (rep.image)
+        report_image(in_name, tool_display_name(out, true), &rep);
+    else
+        tool_info("Recovered %" PRIu64 " contexts into %s; lost %" PRIu64, rep.contexts,
+                  tool_display_name(out, true), rep.lost);
+    if (rep.lost && !rep.image)
+        tool_warn("%s: %" PRIu64 " contexts could not be recovered", in_name, rep.lost);
+    return MCS_EXIT_OK;
 }
 
 int cmd_recover(int argc, char **argv)
@@ -97,42 +118,22 @@ int cmd_recover(int argc, char **argv)
     if (mcs_input_refuse_empty(pos[0]) != 0)
         return MCS_EXIT_FAIL;
     const char *in_name = tool_display_name(pos[0], false);
-    char err[TOOL_ERROR_SIZE];
-    char *spooled = NULL;
-    if (tool_input_is_stream(pos[0]) && !(spooled = tool_spool(pos[0], err))) {
-        tool_error("%s", err);
+    tool_note_input(pos[0]);
+    if (mcs_output_check_binary(pos[1]) != 0)
         return MCS_EXIT_FAIL;
-    }
-    if (!spooled)
-        tool_note_input(pos[0]);
-    if (mcs_output_check_binary(pos[1]) != 0) {
-        tool_spool_remove(spooled);
-        return MCS_EXIT_FAIL;
-    }
-    if (is_mch(spooled ? spooled : pos[0])) {
-        int salvaged = salvage_mch(spooled ? spooled : pos[0], in_name, pos[1]);
-        tool_spool_remove(spooled);
-        return salvaged == 0 ? MCS_EXIT_OK : MCS_EXIT_FAIL;
-    }
     mcz_diag d;
     mcz_diag_clear(&d);
-    mcz_recovery rep;
-    int rc = mcz_recover_report(spooled ? spooled : pos[0], pos[1], &rep, &d);
-    if (spooled)
-        tool_diag_rename(&d, spooled, in_name);
-    tool_spool_remove(spooled);
-    if (rc != MCZ_OK) {
-        if (d.code == MCZ_OK)
-            d.code = rc;
+    mcz_input *in = mcz_input_open(pos[0], &d); /* once: a stream is read only once */
+    if (!in) {
+        tool_diag_rename(&d, pos[0], in_name);
         mcs_error_diag(in_name, &d);
         return MCS_EXIT_FAIL;
     }
-    if (rep.image)
-        report_image(in_name, tool_display_name(pos[1], true), &rep);
+    int code;
+    if (is_mch(in))
+        code = salvage_mch(in, pos[0], in_name, pos[1]) == 0 ? MCS_EXIT_OK : MCS_EXIT_FAIL;
     else
-        tool_info("Recovered %" PRIu64 " contexts into %s; lost %" PRIu64, rep.contexts,
-                  tool_display_name(pos[1], true), rep.lost);
-    if (rep.lost && !rep.image)
-        tool_warn("%s: %" PRIu64 " contexts could not be recovered", in_name, rep.lost);
-    return MCS_EXIT_OK;
+        code = recover_archive(in, in_name, pos[1], pos[0]);
+    mcz_input_close(in);
+    return code;
 }

@@ -134,31 +134,24 @@ static int toc_write(const char *path, const toc_builder *b)
 }
 
 /* The name the table of `input` gets, malloc'ed: FILE.mct beside a file; for a URL, NAME.mct in
- * the current directory, NAME its last path segment without query or fragment. NULL after
- * printing the error. */
+ * the current directory, NAME the file the URL names (mcz_input_file_name). NULL after printing
+ * the error. */
 static char *toc_name(const char *input)
 {
-    const char *name = input;
-    size_t len = strlen(input);
-    if (mcz_path_is_url(input)) {
-        const char *path = strchr(strstr(input, "://") + 3, '/');
-        size_t end = path ? strcspn(path, "?#") : 0;
-        size_t start = end;
-        while (start > 0 && path[start - 1] != '/')
-            start--;
-        name = path ? path + start : "";
-        len = end - start;
-        if (len == 0 || (len == 1 && name[0] == '.') || (len == 2 && strncmp(name, "..", 2) == 0)) {
-            tool_error("%s: -toc names its table after the URL's file name, and this URL has none",
-                       input);
-            return NULL;
-        }
-    }
-    char *toc_path = malloc(len + sizeof ".mct");
+    size_t cap = strlen(input) + sizeof ".mct";
+    char *toc_path = malloc(cap);
+    size_t len = toc_path ? mcz_input_file_name(input, toc_path, cap) : 0;
     if (!toc_path)
         tool_error("out of memory");
+    else if (len == 0)
+        tool_error("%s: -toc names its table after the URL's file name, and this URL has none",
+                   input);
     else
-        snprintf(toc_path, len + sizeof ".mct", "%.*s.mct", (int)len, name);
+        memcpy(toc_path + len, ".mct", sizeof ".mct");
+    if (len == 0) {
+        free(toc_path);
+        return NULL;
+    }
     return toc_path;
 }
 

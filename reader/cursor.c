@@ -14,7 +14,7 @@ struct mcz_cursor {
     ZSTD_DCtx *dctx;
     mcz_arc_buffer buf;
     int64_t cached; /* chunk index held in buf, -1 for none */
-    uint64_t dropped; /* the archive's bytes before this left memory (mcz_file_drop_behind) */
+    uint64_t dropped; /* the archive's bytes before this left memory (mcz_src_drop_behind) */
 };
 
 mcz_cursor *mcz_cursor_create(const mcz_reader *r)
@@ -70,11 +70,12 @@ int mcz_cursor_chunk(mcz_cursor *c, uint64_t index, const uint8_t **raw, size_t 
     if (c->cached != (int64_t)index) {
         c->cached = -1;
         mcz_arc_chunk_head h;
-        mcz_file_drop_behind(&r->file, &c->dropped, e.offset); /* walks in file order keep
-                                                               * their memory flat */
-        int rc = mcz_rd_need(r, index, diag);
+        mcz_src_drop_behind(r->src, &c->dropped, e.offset); /* walks in file order keep
+                                                             * their memory flat */
+        const uint8_t *img;
+        int rc = mcz_rd_chunk_bytes(r, index, &img, diag);
         if (rc == MCZ_OK)
-            rc = mcz_arc_decode_chunk(r->data, r->size, e.offset, c->dctx, r->ddict,
+            rc = mcz_arc_decode_chunk(img, r->size, e.offset, c->dctx, r->ddict,
                                       r->header.dict_id, &c->buf, &h, diag);
         if (rc == MCZ_OK)
             rc = mcz_rd_match_index(r, index, &h, diag);

@@ -11,26 +11,26 @@
 #include "reader_impl.h"
 
 /* The metadata frame, when one follows the header and dictionary; moves r->data_start past it,
- * so no chunk may overlap it. */
-static int open_meta(mcz_reader *r, uint64_t index_offset, mcz_diag *diag)
+ * so no chunk may overlap it. img: the image, its head present. */
+static int open_meta(mcz_reader *r, const uint8_t *img, uint64_t index_offset, mcz_diag *diag)
 {
     uint64_t frame_size;
-    int rc = mcz_arc_meta_decode(r->data, r->size, r->data_start, index_offset, &r->meta,
-                                 &frame_size, diag);
+    int rc = mcz_arc_meta_decode(img, r->size, r->data_start, index_offset, &r->meta, &frame_size,
+                                 diag);
     r->data_start += frame_size;
     return rc;
 }
 
-/* Header, dictionary and metadata frames; sets r->data_start. */
-static int open_head(mcz_reader *r, uint64_t index_offset, mcz_diag *diag)
+/* Header, dictionary and metadata frames, from img (its head present); sets r->data_start. */
+static int open_head(mcz_reader *r, const uint8_t *img, uint64_t index_offset, mcz_diag *diag)
 {
-    int rc = mcz_arc_header_decode(r->data, r->size, &r->header, diag);
+    int rc = mcz_arc_header_decode(img, r->size, &r->header, diag);
     if (rc != MCZ_OK)
         return rc;
     r->data_start = MCZ_ARC_HEADER_SIZE;
     if (!(r->header.flags & MCZ_ARC_FLAG_HAS_DICT))
-        return open_meta(r, index_offset, diag);
-    rc = mcz_arc_dict_decode(r->data, r->size, r->data_start, r->header.dict_id, &r->dict, diag);
+        return open_meta(r, img, index_offset, diag);
+    rc = mcz_arc_dict_decode(img, r->size, r->data_start, r->header.dict_id, &r->dict, diag);
     if (rc != MCZ_OK)
         return rc;
     if (ZDICT_getDictID(r->dict.bytes, r->dict.size) != r->header.dict_id)
@@ -41,7 +41,7 @@ static int open_head(mcz_reader *r, uint64_t index_offset, mcz_diag *diag)
         return mcz_fail(diag, MCZ_EDICT, (int64_t)r->data_start, -1,
                         "dictionary: zstd cannot load it");
     r->data_start += r->dict.frame_size;
-    return open_meta(r, index_offset, diag);
+    return open_meta(r, img, index_offset, diag);
 }
 
 /* Per-chunk positions of the first context and of the raw bytes (for chunk_of and offsets). */
@@ -65,73 +65,134 @@ static int build_bases(mcz_reader *r, mcz_diag *diag)
     return MCZ_OK;
 }
 
+/* Where the first chunk begins (the index, for an archive without one), as idx says. */
+static uint64_t first_chunk_offset(const mcz_arc_index *idx, uint64_t index_offset)
+{
+    if (!idx->chunk_count)
+        return index_offset;
+    mcz_chunk_info first;
+    mcz_arc_index_chunk(idx, 0, &first);
+    return first.offset;
+}
+
 /* What lies between the head (header, dictionary, metadata) and the first chunk, or the index
  * of an empty archive: nothing, or the zeros of a hole a rolling writer punched. An mcz frame
  * there is one the index does not know: a metadata frame whose tag was damaged into a chunk's,
- * which must not pass for no frame (FORMAT.md §2a). */
-static int check_head_gap(const mcz_reader *r, uint64_t index_offset, mcz_diag *diag)
+ * which must not pass for no frame (FORMAT.md §2a). img: the image, [0, head_end) present. */
+static int check_head_gap(const mcz_reader *r, const uint8_t *img, uint64_t head_end,
+                          uint64_t index_offset, mcz_diag *diag)
 {
-    uint64_t end = index_offset;
-    if (r->index.chunk_count) {
-        mcz_chunk_info first;
-        mcz_arc_index_chunk(&r->index, 0, &first);
-        end = first.offset;
-    }
-    if (end > r->data_start && mcz_fits(r->size, r->data_start, 4) &&
-        mcz_get_le32(r->data + r->data_start) == MCZ_ARC_SKIP_MAGIC)
+    uint64_t end = first_chunk_offset(&r->index, index_offset);
+    if (end > r->data_start && mcz_fits(head_end, r->data_start, 4) &&
+        mcz_get_le32(img + r->data_start) == MCZ_ARC_SKIP_MAGIC)
         return mcz_fail(diag, MCZ_ECORRUPT, (int64_t)r->data_start, -1,
                         "metadata: an mcz frame the index does not know lies before the first "
                         "chunk");
     return MCZ_OK;
 }
 
+/* The end of the archive's head: everything before the index for a local archive (a view of
+ * it costs nothing), the first chunk's offset for a remote one, found by decoding the index
+ * (present) once more, so that opening fetches no chunk. */
+static int head_end_of(const mcz_reader *r, const uint8_t *img, const mcz_arc_footer *f,
+                       uint64_t *end, mcz_diag *diag)
+{
+    *end = f->index_offset;
+    if (!mcz_src_remote(r->src))
+        return MCZ_OK;
+    mcz_arc_index idx;
+    int rc = mcz_arc_index_decode(img, r->size, f, MCZ_ARC_HEADER_SIZE, &idx, diag);
+    if (rc != MCZ_OK)
+        return rc;
+    uint64_t first = first_chunk_offset(&idx, f->index_offset);
+    mcz_arc_index_free(&idx);
+    *end = first < f->index_offset ? first : f->index_offset;
+    return MCZ_OK;
+}
+
+/* Footer, index, head: each decoded from a view of its bytes (img, the image origin the views
+ * share). A remote archive keeps them for its next open (mcz_src_keep). */
 static int open_checked(mcz_reader *r, mcz_diag *diag)
 {
     mcz_arc_footer footer;
-    int rc = mcz_arc_footer_decode(r->data, r->size, &footer, diag);
+    const uint8_t *v;
+    int rc = r->size < MCZ_ARC_FOOTER_SIZE
+                 ? mcz_src_view(r->src, 0, r->size, &v, diag)
+                 : mcz_src_view(r->src, r->size - MCZ_ARC_FOOTER_SIZE, MCZ_ARC_FOOTER_SIZE, &v, diag);
+    const uint8_t *img = NULL; /* the image origin: every view is img + its offset */
     if (rc == MCZ_OK)
-        rc = open_head(r, footer.index_offset, diag);
+        img = v - (r->size < MCZ_ARC_FOOTER_SIZE ? 0 : r->size - MCZ_ARC_FOOTER_SIZE);
+    if (rc == MCZ_OK)
+        rc = mcz_arc_footer_decode(img, r->size, &footer, diag);
+    uint64_t index_len = rc == MCZ_OK && footer.index_offset <= r->size - MCZ_ARC_FOOTER_SIZE
+                             ? r->size - MCZ_ARC_FOOTER_SIZE - footer.index_offset : 0;
+    if (rc == MCZ_OK)
+        rc = mcz_src_view(r->src, footer.index_offset, index_len, &v, diag);
+    uint64_t head_end = 0;
+    if (rc == MCZ_OK)
+        rc = head_end_of(r, img, &footer, &head_end, diag);
+    if (rc == MCZ_OK)
+        rc = mcz_src_view(r->src, 0, head_end, &v, diag);
+    if (rc == MCZ_OK)
+        rc = open_head(r, img, footer.index_offset, diag);
     if (rc != MCZ_OK)
         return rc;
     if (r->data_start > footer.index_offset)
         return mcz_fail(diag, MCZ_ECORRUPT, (int64_t)footer.index_offset, -1,
                         "index at %llu overlaps the header",
                         (unsigned long long)footer.index_offset);
-    rc = mcz_arc_index_decode(r->data, r->size, &footer, r->data_start, &r->index, diag);
+    rc = mcz_arc_index_decode(img, r->size, &footer, r->data_start, &r->index, diag);
     if (rc == MCZ_OK)
-        rc = check_head_gap(r, footer.index_offset, diag);
+        rc = check_head_gap(r, img, head_end, footer.index_offset, diag);
+    if (rc == MCZ_OK) {
+        mcz_src_range keep[2] = {{0, head_end}, {footer.index_offset, index_len}};
+        mcz_src_keep(r->src, keep, 2);
+    }
     return rc == MCZ_OK ? build_bases(r, diag) : rc;
 }
 
-mcz_reader *mcz_reader_open_image(const uint8_t *data, size_t size, mcz_diag *diag)
+/* An error opening a remote archive names its URL (a local one's path is the caller's to say). */
+static void name_remote(const mcz_src *src, const mcz_diag *d, mcz_diag *diag)
+{
+    const char *url = mcz_src_name(src);
+    if (!mcz_src_remote(src) || strstr(d->message, url)) /* local, or already names the URL */
+        mcz_fail(diag, d->code, d->offset, d->context, "%s", d->message);
+    else
+        mcz_fail(diag, d->code, d->offset, d->context, "%s: %s", url, d->message);
+}
+
+mcz_reader *mcz_rd_open_src(mcz_src *src, mcz_diag *diag)
 {
     mcz_reader *r = calloc(1, sizeof *r);
     if (!r) {
         mcz_fail(diag, MCZ_ENOMEM, -1, -1, "out of memory");
         return NULL;
     }
-    r->data = data;
-    r->size = size;
-    if (open_checked(r, diag) != MCZ_OK) {
+    r->src = mcz_src_ref(src);
+    r->size = (size_t)mcz_src_size(src);
+    mcz_diag d;
+    mcz_diag_clear(&d);
+    if (open_checked(r, &d) != MCZ_OK) {
+        name_remote(src, &d, diag);
         mcz_reader_close(r);
         return NULL;
     }
     return r;
 }
 
+mcz_reader *mcz_reader_open_image(const uint8_t *data, size_t size, mcz_diag *diag)
+{
+    mcz_src *src = mcz_src_memory(data, size, "", diag);
+    mcz_reader *r = src ? mcz_rd_open_src(src, diag) : NULL;
+    mcz_src_close(src);
+    return r;
+}
+
 mcz_reader *mcz_reader_open(const char *path, mcz_diag *diag)
 {
-    if (mcz_http_is_url(path))
-        return mcz_rd_open_http(path, diag);
-    mcz_file file;
-    if (mcz_file_map(path, &file, diag) != MCZ_OK)
-        return NULL;
-    mcz_reader *r = mcz_reader_open_image(file.data, file.size, diag);
-    if (!r) {
-        mcz_file_unmap(&file);
-        return NULL;
-    }
-    r->file = file;
+    mcz_src *src = mcz_src_open(path, MCZ_ARC_FOOTER_SIZE, diag);
+    mcz_reader *r = src ? mcz_rd_open_src(src, diag) : NULL;
+    mcz_src_close(src);
     return r;
 }
 
@@ -143,9 +204,7 @@ void mcz_reader_close(mcz_reader *r)
     mcz_arc_index_free(&r->index);
     free(r->context_base);
     free(r->raw_base);
-    if (r->file.impl_)
-        mcz_file_unmap(&r->file);
-    mcz_http_free(r->http);
+    mcz_src_close(r->src);
     free(r);
 }
 
@@ -275,6 +334,19 @@ int mcz_rd_match_index(const mcz_reader *r, uint64_t index, const mcz_arc_chunk_
     return MCZ_OK;
 }
 
+int mcz_rd_chunk_bytes(const mcz_reader *r, uint64_t index, const uint8_t **image, mcz_diag *diag)
+{
+    mcz_chunk_info c;
+    mcz_arc_index_chunk(&r->index, (uint32_t)index, &c);
+    const uint8_t *view;
+    int rc = mcz_src_view(r->src, c.offset, c.stored_size, &view, diag);
+    if (rc != MCZ_OK && diag && diag->context < 0)
+        diag->context = c.first_number;
+    if (rc == MCZ_OK)
+        *image = view - c.offset;
+    return rc;
+}
+
 int mcz_reader_chunk_frames(const mcz_reader *r, uint64_t index, const uint8_t **frames,
                             size_t *len, mcz_diag *diag)
 {
@@ -286,9 +358,10 @@ int mcz_reader_chunk_frames(const mcz_reader *r, uint64_t index, const uint8_t *
     mcz_chunk_info c;
     mcz_arc_index_chunk(&r->index, (uint32_t)index, &c);
     mcz_arc_chunk_head h;
-    int rc = mcz_rd_need(r, index, diag);
+    const uint8_t *img;
+    int rc = mcz_rd_chunk_bytes(r, index, &img, diag);
     if (rc == MCZ_OK)
-        rc = mcz_arc_chunk_head_decode(r->data, r->size, c.offset, &h, diag);
+        rc = mcz_arc_chunk_head_decode(img, r->size, c.offset, &h, diag);
     if (rc == MCZ_OK)
         rc = mcz_rd_match_index(r, index, &h, diag);
     if (rc != MCZ_OK) {
@@ -296,7 +369,7 @@ int mcz_reader_chunk_frames(const mcz_reader *r, uint64_t index, const uint8_t *
             diag->context = c.first_number;
         return rc;
     }
-    *frames = r->data + c.offset; /* inside the file: checked when the index was opened */
+    *frames = img + c.offset; /* inside the file: checked when the index was opened */
     *len = c.stored_size;
     return MCZ_OK;
 }
@@ -304,5 +377,31 @@ int mcz_reader_chunk_frames(const mcz_reader *r, uint64_t index, const uint8_t *
 void mcz_reader_drop_behind(const mcz_reader *r, uint64_t *dropped, uint64_t offset)
 {
     if (r && dropped)
-        mcz_file_drop_behind(&r->file, dropped, offset);
+        mcz_src_drop_behind(r->src, dropped, offset);
+}
+
+/* The chunks [first, first+count) that exist, as ranges of the archive. */
+int mcz_reader_prefetch(const mcz_reader *r, uint64_t first, uint64_t count, mcz_diag *diag)
+{
+    if (!r)
+        return mcz_fail(diag, MCZ_EINVAL, -1, -1, "mcz_reader_prefetch: NULL reader");
+    if (!mcz_src_remote(r->src) || first >= r->index.chunk_count || count == 0)
+        return MCZ_OK;
+    uint64_t stop = count < r->index.chunk_count - first ? first + count : r->index.chunk_count;
+    mcz_src_range *ranges = malloc((size_t)(stop - first) * sizeof *ranges);
+    if (!ranges)
+        return mcz_fail(diag, MCZ_ENOMEM, -1, -1, "out of memory");
+    for (uint64_t i = first; i < stop; i++) {
+        mcz_chunk_info c;
+        mcz_arc_index_chunk(&r->index, (uint32_t)i, &c);
+        ranges[i - first] = (mcz_src_range){c.offset, c.stored_size};
+    }
+    int rc = mcz_src_prefetch(r->src, ranges, (size_t)(stop - first), diag);
+    free(ranges);
+    if (rc != MCZ_OK && diag && diag->context < 0) {
+        mcz_chunk_info c;
+        mcz_arc_index_chunk(&r->index, (uint32_t)first, &c);
+        diag->context = c.first_number;
+    }
+    return rc;
 }

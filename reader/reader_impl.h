@@ -8,12 +8,11 @@
 #include <zstd.h>
 
 #include "../format/archive.h"
-
-typedef struct mcz_http mcz_http;
+#include "../io/source.h"
+#include "../superpmi/toc.h"
 
 struct mcz_reader {
-    mcz_file file;           /* owned when opened from a path */
-    const uint8_t *data;     /* the archive image */
+    mcz_src *src;            /* the archive's bytes, reached only through views (one reference) */
     size_t size;
     mcz_arc_header header;
     mcz_arc_dict dict;       /* size 0 when none */
@@ -23,7 +22,6 @@ struct mcz_reader {
     mcz_arc_index index;
     uint32_t *context_base;  /* per chunk: position of its first context in the index */
     uint64_t *raw_base;      /* per chunk: its offset in the equivalent MCH */
-    mcz_http *http;          /* archive read over HTTP (owns the image); NULL otherwise */
 };
 
 /*
@@ -42,31 +40,18 @@ int mcz_rd_match_index(const mcz_reader *r, uint64_t index, const mcz_arc_chunk_
  * also pass the plain zstd tool). Reads normally skip it, the XXH3 covering the same bytes. */
 int mcz_rd_cursor_strict(mcz_cursor *c);
 
-/* ---- Archives over HTTP (source_http.c) ---- */
-
-/* An http:// or https:// URL (any case). */
-bool mcz_http_is_url(const char *path);
-/* Opens the archive at url: footer, index, header and dictionary fetched with range requests,
- * validated as mcz_reader_open does; chunks fetched later by mcz_rd_need. */
-mcz_reader *mcz_rd_open_http(const char *url, mcz_diag *diag);
-/* Makes chunk `index` present in the image (fetching it, and the unfetched chunks after it,
- * when the archive is remote): MCZ_OK at once for a local archive. Thread-safe. */
-int mcz_rd_need(const mcz_reader *r, uint64_t index, mcz_diag *diag);
-/* The unfetched chunks among [first, first+count) fetched, adjacent ones in one request. */
-int mcz_rd_prefetch(const mcz_reader *r, uint64_t first, uint64_t count, mcz_diag *diag);
-void mcz_http_free(mcz_http *h);
-
-/* ---- The cache of remote archives (http_cache.c) ---- */
-
-typedef struct mcz_http_cache mcz_http_cache;
-/* The cache under root of the archive version `key` names (its text: URL, length, validators,
- * footer); NULL when it cannot be used (warned once on stderr). */
-mcz_http_cache *mcz_http_cache_open(const char *root, const char *key);
-void mcz_http_cache_free(mcz_http_cache *c);
-/* Piece [off, off+len) into dst: true when the cache held it whole and its checksum holds. */
-bool mcz_http_cache_load(const mcz_http_cache *c, uint64_t off, uint8_t *dst, uint64_t len);
-/* Keeps piece [off, off+len) (atomically); a failure warns once and stops writing. */
-void mcz_http_cache_store(mcz_http_cache *c, uint64_t off, const uint8_t *src, uint64_t len);
+/* Opens the archive in src (taking a reference of its own): the footer, then the index, then
+ * the header and dictionary, each through a view, validated as mcz_reader_open does; a remote
+ * archive's messages name its URL. */
+mcz_reader *mcz_rd_open_src(mcz_src *src, mcz_diag *diag);
+/* The stored bytes of chunk `index` present (fetched when the archive is remote), through a
+ * view: *image is the archive's image origin (the view minus the chunk's offset), for the
+ * decoders, which take file offsets. diag's context is the chunk's first number on failure.
+ * Thread-safe. */
+int mcz_rd_chunk_bytes(const mcz_reader *r, uint64_t index, const uint8_t **image, mcz_diag *diag);
+/* mcz_source_open over src (taking a reference of its own); path: its name, for the .mct beside
+ * it and the .mcz suffix. */
+mcz_source *mcz_rd_source_open_src(mcz_src *src, const char *path, mcz_diag *diag);
 /* Chunks a source walking in order asks for at once. */
 #define MCZ_HTTP_READAHEAD 8
 

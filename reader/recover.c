@@ -7,7 +7,8 @@
  * An input that does not start with an archive header is a memory image (an ELF core dump of a
  * process running a MEMORY writer, or any byte image, FORMAT.md §13): the header, dictionary and
  * chunks are found wherever they lie, the chunks sorted by context number, each chunk kept once.
- * The image is mapped, never read whole: pages behind a forward scan leave memory.
+ * The input is a source (io/source.h: a file, a stream, a URL), viewed whole: a file's view is
+ * its mapping, never read whole, and pages behind a forward scan leave memory.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -23,10 +24,10 @@ typedef struct found_chunk {
 } found_chunk;
 
 typedef struct recovery {
-    const mcz_file *file;
+    mcz_src *src;            /* the input; data is one view of all of it */
     const uint8_t *data;
     size_t size;
-    uint64_t dropped;        /* what of file left memory (mcz_file_drop_behind) */
+    uint64_t dropped;        /* what of src left memory (mcz_src_drop_behind) */
     mcz_arc_header header;
     uint64_t header_at;        /* where the header frame lies */
     const uint8_t *dict_head;  /* the dictionary frame's head, NULL without a dictionary */
@@ -58,7 +59,7 @@ static const uint8_t *find_stored(const recovery *r, uint64_t *at, const void *p
                                   size_t len)
 {
     while (*at < r->size) {
-        uint64_t end = mcz_file_data_end(r->file, at);
+        uint64_t end = mcz_src_data_end(r->src, at);
         const uint8_t *hit =
             end > *at ? memmem(r->data + *at, (size_t)(end - *at), pattern, len) : NULL;
         if (hit)
@@ -295,7 +296,7 @@ static int64_t try_chunk(recovery *r, uint64_t off)
 static int scan_chunks(recovery *r, uint64_t pos, int64_t (*try)(recovery *, uint64_t))
 {
     while (mcz_fits(r->size, pos, MCZ_ARC_CHUNK_HEAD)) {
-        mcz_file_drop_behind(r->file, &r->dropped, pos);
+        mcz_src_drop_behind(r->src, &r->dropped, pos);
         int64_t used = try(r, pos);
         if (used < 0)
             return (int)used;
@@ -369,7 +370,7 @@ static int walk_frames(recovery *r, walk *w, mcz_diag *diag)
     for (;;) {
         size_t used;
         mcz_frame_event ev;
-        mcz_file_drop_behind(r->file, &r->dropped, w->next);
+        mcz_src_drop_behind(r->src, &r->dropped, w->next);
         if (mcz_frame_parser_push(p, r->data + pos, (size_t)(r->size - pos), &used, &ev, NULL) !=
                 MCZ_OK ||
             ev.kind == MCZ_FRAME_NONE)
@@ -563,18 +564,18 @@ static int run_recovery(recovery *r, const char *out_path, mcz_diag *diag)
     return write_tail(r, diag);
 }
 
-int mcz_recover_report(const char *in_path, const char *out_path, mcz_recovery *report,
-                       mcz_diag *diag)
+int mcz_recover_input(mcz_input *src, const char *out_path, mcz_recovery *report,
+                      mcz_diag *diag)
 {
     if (report)
         *report = (mcz_recovery){0};
-    if (!in_path || !out_path)
-        return mcz_fail(diag, MCZ_EINVAL, -1, -1, "mcz_recover: NULL path");
-    mcz_file file;
-    int rc = mcz_file_map(in_path, &file, diag);
+    if (!src || !out_path)
+        return mcz_fail(diag, MCZ_EINVAL, -1, -1, "mcz_recover: NULL argument");
+    const uint8_t *data = NULL;
+    int rc = mcz_src_view(src, 0, mcz_src_size(src), &data, diag);
     if (rc != MCZ_OK)
         return rc;
-    recovery r = {.file = &file, .data = file.data, .size = file.size};
+    recovery r = {.src = src, .data = data, .size = (size_t)mcz_src_size(src)};
     rc = run_recovery(&r, out_path, diag);
     r.report.contexts = rc == MCZ_OK ? r.table.context_count : 0;
     r.report.chunks = rc == MCZ_OK ? r.report.chunks : 0;
@@ -590,7 +591,21 @@ int mcz_recover_report(const char *in_path, const char *out_path, mcz_recovery *
     free(r.dedup);
     free(r.found);
     free(r.dict_copy);
-    mcz_file_unmap(&file);
+    return rc;
+}
+
+int mcz_recover_report(const char *in_path, const char *out_path, mcz_recovery *report,
+                       mcz_diag *diag)
+{
+    if (report)
+        *report = (mcz_recovery){0};
+    if (!in_path || !out_path)
+        return mcz_fail(diag, MCZ_EINVAL, -1, -1, "mcz_recover: NULL path");
+    mcz_src *src = mcz_src_open(in_path, MCZ_ARC_FOOTER_SIZE, diag);
+    if (!src)
+        return diag ? diag->code : MCZ_EIO;
+    int rc = mcz_recover_input(src, out_path, report, diag);
+    mcz_src_close(src);
     return rc;
 }
 

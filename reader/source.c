@@ -8,6 +8,7 @@
  * first disagreement the source stops using it and scans (mcz_source_toc_rejected says why).
  */
 #include <assert.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -21,11 +22,14 @@ struct mcz_source {
     uint64_t next_chunk; /* archive iteration: chunk, and position inside it */
     uint32_t next_in_chunk;
 
-    mcz_file file; /* MCH */
+    mcz_src *src; /* MCH: its bytes, one view of the whole (fetched at open when remote) */
+    const uint8_t *data;
+    size_t size;
     uint64_t pos;
     uint32_t number;
-    uint64_t dropped; /* the file's bytes before this left memory (mcz_file_drop_behind) */
-    char *toc_path;     /* the .mct beside the file; NULL when there is none */
+    uint64_t dropped; /* the file's bytes before this left memory (mcz_src_drop_behind) */
+    char *toc_path;     /* the .mct beside the file (for a URL, the first to try); NULL: none */
+    bool toc_remote;    /* toc_path is a URL: absent when it cannot be opened */
     bool toc_loaded;    /* read at the first random access */
     mcz_toc_entry *toc; /* entry i is context i+1; NULL when absent, unusable, or found wrong */
     uint32_t toc_count;
@@ -48,6 +52,18 @@ static int toc_drop(mcz_source *s)
     return MCZ_ECORRUPT;
 }
 
+/* The .mct of an MCH source: its file, or for a URL the first of SuperPMI's two names for it
+ * (X.mch.mct, X.mct) the server has (toc_path becomes that one). NULL when none opens. */
+static mcz_src *toc_open(mcz_source *s)
+{
+    mcz_src *toc = mcz_src_open(s->toc_path, 0, NULL);
+    size_t len = strlen(s->toc_path);
+    if (toc || !s->toc_remote || len < 8 || strcasecmp(s->toc_path + len - 8, ".mch.mct") != 0)
+        return toc;
+    memmove(s->toc_path + len - 8, ".mct", 5); /* X.mch.mct -> X.mct */
+    return mcz_src_open(s->toc_path, 0, NULL);
+}
+
 /* Reads the .mct at the first random access: used when it parses and mcz_toc_check finds it
  * can be this file's, otherwise dropped (toc_problem says why). */
 static void toc_load(mcz_source *s)
@@ -55,15 +71,20 @@ static void toc_load(mcz_source *s)
     s->toc_loaded = true;
     if (!s->toc_path)
         return;
-    mcz_file f;
-    if (mcz_file_map(s->toc_path, &f, NULL) != MCZ_OK) {
-        mcz_fail(&s->toc_problem, MCZ_EIO, -1, -1, "it cannot be read");
+    mcz_src *toc = toc_open(s);
+    if (!toc) {
+        if (s->toc_remote) { /* no table beside the URL */
+            free(s->toc_path);
+            s->toc_path = NULL;
+        } else {
+            mcz_fail(&s->toc_problem, MCZ_EIO, -1, -1, "it cannot be read");
+        }
         return;
     }
-    int rc = mcz_toc_parse(f.data, f.size, true, &s->toc, &s->toc_count, &s->toc_problem);
-    mcz_file_unmap(&f);
+    int rc = mcz_toc_load(toc, true, &s->toc, &s->toc_count, &s->toc_problem);
+    mcz_src_close(toc);
     if (rc == MCZ_OK)
-        rc = mcz_toc_check(s->toc, s->toc_count, s->file.size, &s->toc_problem);
+        rc = mcz_toc_check(s->toc, s->toc_count, s->size, &s->toc_problem);
     if (rc != MCZ_OK)
         toc_drop(s);
     s->toc_proven = s->toc_count ? 1 : 0;
@@ -83,7 +104,7 @@ static int open_damaged_archive(mcz_source *s, mcz_diag *diag)
 {
     mcz_diag d;
     mcz_diag_clear(&d);
-    s->reader = mcz_reader_open_image(s->file.data, s->file.size, &d);
+    s->reader = mcz_rd_open_src(s->src, &d);
     if (s->reader) /* the footer, the index and the header all check out after all */
         return mcz_fail(diag, MCZ_ECORRUPT, 0, -1, "damaged archive: its header is not one");
     return mcz_fail(diag, d.code, d.offset, d.context, "damaged archive: %s", d.message);
@@ -127,35 +148,37 @@ static int not_a_collection(const uint8_t *data, size_t size, mcz_diag *diag)
 
 static int open_archive(mcz_source *s, mcz_diag *diag)
 {
-    s->reader = mcz_reader_open_image(s->file.data, s->file.size, diag);
+    s->reader = mcz_rd_open_src(s->src, diag);
     if (!s->reader)
         return diag ? diag->code : MCZ_ECORRUPT;
-    s->reader->file = s->file; /* the reader owns the image now */
-    s->file.impl_ = NULL;
     s->cursor = mcz_cursor_create(s->reader);
     return s->cursor ? MCZ_OK : mcz_fail(diag, MCZ_ENOMEM, -1, -1, "out of memory");
 }
 
-/* An archive at an http(s) URL (source_http.c); an MCH is only read from a file. */
-static mcz_source *open_url(mcz_source *s, const char *url, mcz_diag *diag)
+/* A remote file whose trailer is an archive's footer: an archive, opened without looking at
+ * its first bytes (which would cost a request of their own). */
+static bool remote_archive(mcz_src *src)
 {
-    s->reader = mcz_rd_open_http(url, diag);
-    s->cursor = s->reader ? mcz_cursor_create(s->reader) : NULL;
-    if (!s->cursor) {
-        if (s->reader)
-            mcz_fail(diag, MCZ_ENOMEM, -1, -1, "out of memory");
-        mcz_source_close(s);
-        return NULL;
-    }
-    return s;
+    const uint8_t *v;
+    uint64_t size = mcz_src_size(src);
+    mcz_arc_footer f;
+    return mcz_src_remote(src) && size >= MCZ_ARC_FOOTER_SIZE &&
+           mcz_src_view(src, size - MCZ_ARC_FOOTER_SIZE, MCZ_ARC_FOOTER_SIZE, &v, NULL) == MCZ_OK &&
+           mcz_arc_footer_decode(v - (size - MCZ_ARC_FOOTER_SIZE), (size_t)size, &f, NULL) == MCZ_OK;
 }
 
-/* Notes the .mct beside an MCH, read only when a context is first asked for by number. */
+/* Notes the .mct beside an MCH, read only when a context is first asked for by number. A URL's
+ * is looked for then, at X.mch.mct and X.mct (SuperPMI's names for it). */
 static int toc_find(mcz_source *s, const char *path, mcz_diag *diag)
 {
     char toc_path[4096];
-    if (mcz_toc_find(path, toc_path, sizeof toc_path) != 1)
+    if (mcz_src_is_url(path)) {
+        if ((size_t)snprintf(toc_path, sizeof toc_path, "%s.mct", path) >= sizeof toc_path)
+            return MCZ_OK;
+        s->toc_remote = true;
+    } else if (mcz_toc_find(path, toc_path, sizeof toc_path) != 1) {
         return MCZ_OK;
+    }
     s->toc_path = strdup(toc_path);
     return s->toc_path ? MCZ_OK : mcz_fail(diag, MCZ_ENOMEM, -1, -1, "out of memory");
 }
@@ -165,7 +188,41 @@ int mcz_looks_like_archive(const void *head, size_t len)
     return head && mcz_arc_looks_like(head, len);
 }
 
+/* Opens s over its source: an archive, a damaged one, an MCH or something else. */
+static int source_open(mcz_source *s, const char *path, mcz_diag *diag)
+{
+    if (remote_archive(s->src))
+        return open_archive(s, diag);
+    const uint8_t *data;
+    int rc = mcz_src_view(s->src, 0, mcz_src_size(s->src), &data, diag); /* an MCH: whole */
+    if (rc != MCZ_OK)
+        return rc;
+    size_t size = (size_t)mcz_src_size(s->src);
+    s->data = data;
+    s->size = size;
+    /* An .mcz name makes a file with no sign of either kind a damaged archive, unless its
+     * bytes say it is something else (text, an ELF file). */
+    bool named = archive_name(path) && !starts_like_mch(data, size) && !*foreign_kind(data, size);
+    if (mcz_arc_looks_like(data, size))
+        return open_archive(s, diag);
+    if (mcz_arc_looks_damaged(data, size, named))
+        return open_damaged_archive(s, diag);
+    if (size > 0 && !starts_like_mch(data, size))
+        s->foreign = data; /* said at the first read */
+    else
+        return toc_find(s, path, diag);
+    return MCZ_OK;
+}
+
 mcz_source *mcz_source_open(const char *path, mcz_diag *diag)
+{
+    mcz_src *src = mcz_src_open(path, MCZ_ARC_FOOTER_SIZE, diag);
+    mcz_source *s = src ? mcz_rd_source_open_src(src, path, diag) : NULL;
+    mcz_src_close(src);
+    return s;
+}
+
+mcz_source *mcz_rd_source_open_src(mcz_src *src, const char *path, mcz_diag *diag)
 {
     mcz_source *s = calloc(1, sizeof *s);
     if (!s) {
@@ -174,23 +231,8 @@ mcz_source *mcz_source_open(const char *path, mcz_diag *diag)
     }
     mcz_diag_clear(&s->scan_error);
     mcz_diag_clear(&s->toc_problem);
-    if (mcz_http_is_url(path))
-        return open_url(s, path, diag);
-    int rc = mcz_file_map(path, &s->file, diag);
-    const uint8_t *data = s->file.data;
-    size_t size = s->file.size;
-    /* An .mcz name makes a file with no sign of either kind a damaged archive, unless its
-     * bytes say it is something else (text, an ELF file). */
-    bool named = archive_name(path) && !starts_like_mch(data, size) && !*foreign_kind(data, size);
-    if (rc == MCZ_OK && mcz_arc_looks_like(data, size))
-        rc = open_archive(s, diag);
-    else if (rc == MCZ_OK && mcz_arc_looks_damaged(data, size, named))
-        rc = open_damaged_archive(s, diag);
-    else if (rc == MCZ_OK && size > 0 && !starts_like_mch(data, size))
-        s->foreign = data; /* said at the first read */
-    else if (rc == MCZ_OK)
-        rc = toc_find(s, path, diag);
-    if (rc != MCZ_OK) {
+    s->src = mcz_src_ref(src);
+    if (source_open(s, path, diag) != MCZ_OK) {
         mcz_source_close(s);
         return NULL;
     }
@@ -203,7 +245,7 @@ void mcz_source_close(mcz_source *s)
         return;
     mcz_cursor_free(s->cursor);
     mcz_reader_close(s->reader);
-    mcz_file_unmap(&s->file);
+    mcz_src_close(s->src);
     free(s->toc);
     free(s->toc_path);
     free(s->offsets);
@@ -251,7 +293,7 @@ static int archive_next(mcz_source *s, mcz_mc *out, mcz_diag *diag)
         return 0;
     int rc = s->next_in_chunk || s->next_chunk % MCZ_HTTP_READAHEAD
                  ? MCZ_OK /* a remote archive: the chunks ahead come in one request */
-                 : mcz_rd_prefetch(s->reader, s->next_chunk, MCZ_HTTP_READAHEAD, diag);
+                 : mcz_reader_prefetch(s->reader, s->next_chunk, MCZ_HTTP_READAHEAD, diag);
     if (rc == MCZ_OK)
         rc = mcz_cursor_get(s->cursor, c.first_number + s->next_in_chunk, out, diag);
     if (rc != MCZ_OK)
@@ -269,8 +311,8 @@ static int mch_next(const mcz_source *s, uint64_t *pos, uint32_t *number, mcz_mc
                     mcz_diag *diag)
 {
     if (s->foreign)
-        return not_a_collection(s->file.data, s->file.size, diag);
-    return mcz_mch_next(s->file.data, s->file.size, pos, number, out, diag);
+        return not_a_collection(s->data, s->size, diag);
+    return mcz_mch_next(s->data, s->size, pos, number, out, diag);
 }
 
 int mcz_source_next(mcz_source *s, mcz_mc *out, mcz_diag *diag)
@@ -279,7 +321,7 @@ int mcz_source_next(mcz_source *s, mcz_mc *out, mcz_diag *diag)
         return mcz_fail(diag, MCZ_EINVAL, -1, -1, "mcz_source_next: NULL argument");
     if (s->reader)
         return archive_next(s, out, diag);
-    mcz_file_drop_behind(&s->file, &s->dropped, s->pos);
+    mcz_src_drop_behind(s->src, &s->dropped, s->pos);
     return mch_next(s, &s->pos, &s->number, out, diag);
 }
 
@@ -291,7 +333,7 @@ static int scan_offsets(mcz_source *s)
     for (;;) {
         uint64_t at = pos;
         mcz_mc mc;
-        mcz_file_drop_behind(&s->file, &dropped, pos);
+        mcz_src_drop_behind(s->src, &dropped, pos);
         int rc = mch_next(s, &pos, &number, &mc, &s->scan_error);
         if (rc <= 0) /* the end, or damage: scan_error says which */
             return MCZ_OK;
@@ -311,7 +353,7 @@ static int mch_at(mcz_source *s, uint64_t offset, uint32_t number, mcz_mc *out, 
 {
     uint64_t pos = offset;
     uint32_t n = number - 1;
-    mcz_file_drop_behind(&s->file, &s->dropped, offset); /* reads in file order stay flat */
+    mcz_src_drop_behind(s->src, &s->dropped, offset); /* reads in file order stay flat */
     int rc = mch_next(s, &pos, &n, out, diag);
     if (rc == 1)
         return MCZ_OK;

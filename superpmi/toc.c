@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 
 #include "mcz_common.h"
+#include "toc.h"
 
 #define TOC_TAG "INDX"
 #define TOC_TAG_SIZE 4u
@@ -116,6 +117,16 @@ int mcz_toc_parse(const uint8_t *buf, size_t len, bool validate, mcz_toc_entry *
     *entries = e;
     *count = n;
     return MCZ_OK;
+}
+
+int mcz_toc_load(mcz_src *src, bool validate, mcz_toc_entry **entries, uint32_t *count,
+                 mcz_diag *diag)
+{
+    const uint8_t *bytes;
+    int rc = mcz_src_view(src, 0, mcz_src_size(src), &bytes, diag);
+    return rc == MCZ_OK ? mcz_toc_parse(bytes, (size_t)mcz_src_size(src), validate, entries, count,
+                                        diag)
+                        : rc;
 }
 
 int mcz_toc_check(const mcz_toc_entry *e, uint32_t count, uint64_t file_size, mcz_diag *diag)

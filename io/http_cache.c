@@ -9,8 +9,9 @@
  * holds the key's text, compared at open, so a hash collision cannot mix two archives either.
  * A piece is the file <offset>+<length> (hex): the bytes, then the XXH3-64 of them (8 bytes,
  * little-endian). A piece whose length or checksum is wrong is damaged: not used, fetched again
- * and rewritten. Every file is written to a temporary name and renamed, so a reader never
- * sees half a piece. Nothing here is trusted further: chunks read from the cache are checked
+ * and rewritten. Every file is written as the library writes any output (mcz_outfile: a
+ * temporary name renamed, listed for removal should a signal end the process), so a reader
+ * never sees half a piece and no temporary outlives the process. Nothing here is trusted further: chunks read from the cache are checked
  * by their checksums when decoded, as fetched ones are.
  *
  * A cache that cannot be created or written is a warning (once per process, on stderr) and the
@@ -28,7 +29,7 @@
 #include <xxhash.h>
 
 #include "mcz_common.h"
-#include "reader_impl.h"
+#include "source.h"
 
 #define CACHE_TRAILER 8u /* XXH3-64 of the piece */
 
@@ -38,43 +39,26 @@ struct mcz_http_cache {
 };
 
 /* Says once per process that the cache is not used as it should be, and why. */
-static void cache_warn(const char *what, const char *path, int err)
+static void cache_warn(const char *what, const char *path, const char *why)
 {
     static atomic_flag said = ATOMIC_FLAG_INIT;
     if (!atomic_flag_test_and_set(&said))
-        fprintf(stderr, "mcz: warning: cache %s: %s: %s; reading without it\n", path, what,
-                strerror(err));
+        fprintf(stderr, "mcz: warning: cache %s: %s: %s; reading without it\n", path, what, why);
 }
 
-/* Writes len bytes to path through a temporary file beside it and a rename. */
-static int write_atomic(const char *path, const uint8_t *a, size_t alen, const uint8_t *b,
-                        size_t blen)
+/* Writes a then b to path through mcz_outfile: "" when done, else why not (in why). */
+static const char *write_atomic(const char *path, const uint8_t *a, size_t alen,
+                                const uint8_t *b, size_t blen, mcz_diag *why)
 {
-    static atomic_uint serial;
-    char tmp[4200];
-    snprintf(tmp, sizeof tmp, "%s.%ld.%u.tmp", path, (long)getpid(),
-             atomic_fetch_add(&serial, 1));
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-    if (fd < 0)
-        return errno;
-    int err = 0;
-    const uint8_t *parts[2] = {a, b};
-    size_t lens[2] = {alen, blen};
-    for (int i = 0; i < 2 && !err; i++)
-        for (size_t done = 0; done < lens[i] && !err;) {
-            ssize_t n = write(fd, parts[i] + done, lens[i] - done);
-            if (n > 0)
-                done += (size_t)n;
-            else if (n < 0 && errno != EINTR)
-                err = errno;
-        }
-    if (close(fd) != 0 && !err)
-        err = errno;
-    if (!err && rename(tmp, path) != 0)
-        err = errno;
-    if (err)
-        unlink(tmp);
-    return err;
+    mcz_diag_clear(why);
+    mcz_outfile *f = mcz_outfile_open(path, why);
+    if (!f)
+        return why->message;
+    int rc = mcz_outfile_write(f, a, alen);
+    if (rc == MCZ_OK && blen)
+        rc = mcz_outfile_write(f, b, blen);
+    rc = mcz_outfile_commit(f, why); /* reports a failed write too */
+    return rc == MCZ_OK ? "" : why->message;
 }
 
 /* The whole of a small file into buf (NUL-terminated): its length, or -1. */
@@ -101,33 +85,34 @@ mcz_http_cache *mcz_http_cache_open(const char *root, const char *key)
     if (!c)
         return NULL;
     if ((size_t)snprintf(c->dir, sizeof c->dir, "%s/%s", root, hex) >= sizeof c->dir) {
-        cache_warn("name too long", root, ENAMETOOLONG);
+        cache_warn("name too long", root, strerror(ENAMETOOLONG));
         free(c);
         return NULL;
     }
     char key_path[4200], held[8192];
     snprintf(key_path, sizeof key_path, "%s/key", c->dir);
     if (strlen(key) >= sizeof held - 1) { /* a key file that long could not be compared */
-        cache_warn("URL too long for a key", root, ENAMETOOLONG);
+        cache_warn("URL too long for a key", root, strerror(ENAMETOOLONG));
         free(c);
         return NULL;
     }
     ssize_t n = read_small(key_path, held, sizeof held);
     if (n >= 0 && strcmp(held, key) != 0) { /* another archive's pieces under this name */
-        cache_warn("holds another archive under the same key", c->dir, EEXIST);
+        cache_warn("holds another archive under the same key", c->dir, strerror(EEXIST));
         free(c);
         return NULL;
     }
     c->writable = true;
     if (n >= 0)
         return c;
-    int err = 0;
+    const char *why = "";
+    mcz_diag d;
     if ((mkdir(root, 0755) != 0 && errno != EEXIST) || (mkdir(c->dir, 0755) != 0 && errno != EEXIST))
-        err = errno;
-    if (!err)
-        err = write_atomic(key_path, (const uint8_t *)key, strlen(key), NULL, 0);
-    if (err) {
-        cache_warn("cannot be written", c->dir, err);
+        why = strerror(errno);
+    else
+        why = write_atomic(key_path, (const uint8_t *)key, strlen(key), NULL, 0, &d);
+    if (*why) {
+        cache_warn("cannot be written", c->dir, why);
         c->writable = false;
     }
     return c;
@@ -176,9 +161,10 @@ void mcz_http_cache_store(mcz_http_cache *c, uint64_t off, const uint8_t *src, u
     piece_path(c, off, len, path, sizeof path);
     uint8_t trailer[CACHE_TRAILER];
     mcz_put_le64(trailer, XXH3_64bits(src, len));
-    int err = write_atomic(path, src, len, trailer, sizeof trailer);
-    if (err) {
-        cache_warn("cannot be written", c->dir, err);
+    mcz_diag d;
+    const char *why = write_atomic(path, src, len, trailer, sizeof trailer, &d);
+    if (*why) {
+        cache_warn("cannot be written", c->dir, why);
         c->writable = false;
     }
 }
