@@ -62,6 +62,17 @@ int mcz_fail_unchecked(mcz_diag *d, int code, int64_t offset, int64_t context, c
     return code;
 }
 
+int mcz_fail_at(mcz_diag *d, const char *subject, int code, mcz_diag_offset offset,
+                mcz_diag_context context, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    mcz_diag_vset(d, code, offset, context, fmt, ap);
+    va_end(ap);
+    mcz_diag_set_subject(d, subject);
+    return code;
+}
+
 void mcz_diag_set_subject(mcz_diag *d, const char *subject)
 {
     if (d)

@@ -29,6 +29,11 @@
  * mcz_diag_set_subject(d, path) where the file is known. The message never names the file.
  */
 
+/* mcz_diag_set naming the subject too (the file or URL that failed), in one call that returns
+ * the code: `return mcz_fail_at(d, path, MCZ_EIO, MCZ_NO_OFFSET, MCZ_NO_CONTEXT, "%s", why)`. */
+int mcz_fail_at(mcz_diag *d, const char *subject, int code, mcz_diag_offset offset,
+                mcz_diag_context context, const char *fmt, ...) MCZ_PRINTF(6, 7);
+
 /* The former form, offset and context as two int64_t the compiler cannot tell apart, whose
  * messages may still begin with "PATH: ": only for the call sites of io/, reader/ and writer/
  * not yet converted (`mcz_fail(d, code, off, n, "%s: ...", path, ...)` becomes the call above

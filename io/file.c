@@ -56,7 +56,8 @@ static int read_all(int fd, const char *path, mcz_file *out, mcz_diag *diag)
             uint8_t *grown = grown_cap > cap ? realloc(buf, grown_cap) : NULL;
             if (!grown) {
                 free(buf);
-                return mcz_fail(diag, MCZ_ENOMEM, (int64_t)len, -1, "%s: out of memory", path);
+                return mcz_fail_at(diag, path, MCZ_ENOMEM, mcz_at_offset((int64_t)len),
+                                   MCZ_NO_CONTEXT, "out of memory");
             }
             buf = grown;
             cap = grown_cap;
@@ -67,7 +68,8 @@ static int read_all(int fd, const char *path, mcz_file *out, mcz_diag *diag)
         if (got < 0) {
             int err = errno;
             free(buf);
-            return mcz_fail(diag, MCZ_EIO, (int64_t)len, -1, "%s: %s", path, strerror(err));
+            return mcz_fail_at(diag, path, MCZ_EIO, mcz_at_offset((int64_t)len), MCZ_NO_CONTEXT,
+                               "%s", strerror(err));
         }
         if (got == 0)
             break;
@@ -201,8 +203,8 @@ static int map_stream(int fd, const char *path, mcz_file *out, mcz_diag *diag)
     if (!err && (fstat(tmp, &st) != 0 || lseek(tmp, 0, SEEK_SET) != 0)) /* read from its start,
                                                                       * should mapping fail */
         err = errno;
-    int rc = err ? mcz_fail(diag, MCZ_EIO, -1, -1, "%s: cannot copy it to a temporary file: %s",
-                            path, strerror(err))
+    int rc = err ? mcz_fail_at(diag, path, MCZ_EIO, MCZ_NO_OFFSET, MCZ_NO_CONTEXT,
+                               "cannot copy it to a temporary file: %s", strerror(err))
                  : map_regular(tmp, &st, path, out, diag);
     close(tmp);
     return rc;
@@ -212,9 +214,11 @@ static int map_fd(int fd, const char *path, mcz_file *out, mcz_diag *diag)
 {
     struct stat st;
     if (fstat(fd, &st) != 0)
-        return mcz_fail(diag, MCZ_EIO, -1, -1, "%s: %s", path, strerror(errno));
+        return mcz_fail_at(diag, path, MCZ_EIO, MCZ_NO_OFFSET, MCZ_NO_CONTEXT, "%s",
+                           strerror(errno));
     if (S_ISDIR(st.st_mode))
-        return mcz_fail(diag, MCZ_EIO, -1, -1, "%s: %s", path, strerror(EISDIR));
+        return mcz_fail_at(diag, path, MCZ_EIO, MCZ_NO_OFFSET, MCZ_NO_CONTEXT, "%s",
+                           strerror(EISDIR));
     if (!S_ISREG(st.st_mode))
         return map_stream(fd, path, out, diag);
     return map_regular(fd, &st, path, out, diag);
@@ -228,7 +232,8 @@ static int map_regular(int fd, const struct stat *st, const char *path, mcz_file
         return MCZ_OK;
     }
     if ((uint64_t)st->st_size > SIZE_MAX)
-        return mcz_fail(diag, MCZ_ELIMIT, -1, -1, "%s: too large to map", path);
+        return mcz_fail_at(diag, path, MCZ_ELIMIT, MCZ_NO_OFFSET, MCZ_NO_CONTEXT,
+                           "too large to map");
     size_t size = (size_t)st->st_size;
     void *base = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
     if (base == MAP_FAILED)
@@ -242,14 +247,16 @@ static int map_regular(int fd, const struct stat *st, const char *path, mcz_file
 int mcz_file_map(const char *path, mcz_file *out, mcz_diag *diag)
 {
     if (!path || !out)
-        return mcz_fail(diag, MCZ_EINVAL, -1, -1, "mcz_file_map: NULL argument");
+        return mcz_diag_set(diag, MCZ_EINVAL, MCZ_NO_OFFSET, MCZ_NO_CONTEXT,
+                            "mcz_file_map: NULL argument");
     out->data = empty_image;
     out->size = 0;
     out->impl_ = NULL;
     bool std_in = strcmp(path, "-") == 0;
     int fd = std_in ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
-        return mcz_fail(diag, MCZ_EIO, -1, -1, "%s: %s", path, strerror(errno));
+        return mcz_fail_at(diag, path, MCZ_EIO, MCZ_NO_OFFSET, MCZ_NO_CONTEXT, "%s",
+                           strerror(errno));
     int rc = map_fd(fd, path, out, diag);
     if (!std_in)
         close(fd);

@@ -55,10 +55,10 @@ void mcz_src_close(mcz_src *s)
 int mcz_src_view(mcz_src *s, uint64_t off, uint64_t len, const uint8_t **view, mcz_diag *diag)
 {
     if (!mcz_fits(s->size, off, len))
-        return mcz_fail(diag, MCZ_ECORRUPT, (int64_t)off, -1,
-                        "%s: %llu bytes at %llu are past its end (%llu bytes)", s->name,
-                        (unsigned long long)len, (unsigned long long)off,
-                        (unsigned long long)s->size);
+        return mcz_fail_at(diag, s->name, MCZ_ECORRUPT, mcz_at_offset((int64_t)off), MCZ_NO_CONTEXT,
+                           "%llu bytes at %llu are past its end (%llu bytes)",
+                           (unsigned long long)len, (unsigned long long)off,
+                           (unsigned long long)s->size);
     mcz_src_range r = {off, len};
     int rc = len && s->backend->fetch ? s->backend->fetch(s, &r, 1, diag) : MCZ_OK;
     if (rc == MCZ_OK)
@@ -70,8 +70,8 @@ int mcz_src_prefetch(mcz_src *s, const mcz_src_range *ranges, size_t n, mcz_diag
 {
     for (size_t i = 0; i < n; i++)
         if (!mcz_fits(s->size, ranges[i].off, ranges[i].len))
-            return mcz_fail(diag, MCZ_EINVAL, (int64_t)ranges[i].off, -1,
-                            "%s: prefetch past its end", s->name);
+            return mcz_fail_at(diag, s->name, MCZ_EINVAL, mcz_at_offset((int64_t)ranges[i].off),
+                               MCZ_NO_CONTEXT, "prefetch past its end");
     return n && s->remote && s->backend->fetch ? s->backend->fetch(s, ranges, n, diag) : MCZ_OK;
 }
 
@@ -126,7 +126,7 @@ static mcz_src *open_file(const char *name, mcz_diag *diag)
     mcz_src *s = f ? mcz_src_new(&file_backend, name, f) : NULL;
     if (!s) {
         free(f);
-        mcz_fail(diag, MCZ_ENOMEM, -1, -1, "%s: out of memory", name);
+        mcz_fail_at(diag, name, MCZ_ENOMEM, MCZ_NO_OFFSET, MCZ_NO_CONTEXT, "out of memory");
         return NULL;
     }
     if (mcz_file_map(name, f, diag) != MCZ_OK) {
@@ -147,7 +147,7 @@ mcz_src *mcz_src_memory(const uint8_t *data, size_t size, const char *name, mcz_
     static const uint8_t empty[1];
     mcz_src *s = mcz_src_new(&memory_backend, name, NULL);
     if (!s) {
-        mcz_fail(diag, MCZ_ENOMEM, -1, -1, "out of memory");
+        mcz_diag_set(diag, MCZ_ENOMEM, MCZ_NO_OFFSET, MCZ_NO_CONTEXT, "out of memory");
         return NULL;
     }
     s->image = data ? data : empty;
@@ -158,7 +158,7 @@ mcz_src *mcz_src_memory(const uint8_t *data, size_t size, const char *name, mcz_
 mcz_src *mcz_src_open(const char *name, uint32_t probe, mcz_diag *diag)
 {
     if (!name) {
-        mcz_fail(diag, MCZ_EINVAL, -1, -1, "mcz_src_open: NULL name");
+        mcz_diag_set(diag, MCZ_EINVAL, MCZ_NO_OFFSET, MCZ_NO_CONTEXT, "mcz_src_open: NULL name");
         return NULL;
     }
     if (mcz_src_is_url(name))

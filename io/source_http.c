@@ -130,11 +130,12 @@ static int check_answer(const mcz_http *h, const http_xfer *x, long status, uint
                         uint64_t len, uint64_t *total, mcz_diag *diag)
 {
     if (status == 200)
-        return mcz_fail(diag, MCZ_EIO, (int64_t)off, -1,
-                        "%s: the server ignores range requests (200 with the whole body)", h->url);
+        return mcz_fail_at(diag, h->url, MCZ_EIO, mcz_at_offset((int64_t)off), MCZ_NO_CONTEXT,
+                           "the server ignores range requests (200 with the whole body)");
     if (status != 206)
-        return mcz_fail(diag, MCZ_EIO, (int64_t)off, -1, "%s: HTTP %ld for %" PRIu64 " bytes at %s",
-                        h->url, status, len, *total ? "an offset" : "the end");
+        return mcz_fail_at(diag, h->url, MCZ_EIO, mcz_at_offset((int64_t)off), MCZ_NO_CONTEXT,
+                           "HTTP %ld for %" PRIu64 " bytes at %s", status, len,
+                           *total ? "an offset" : "the end");
     unsigned long long a, b, t;
     bool parsed = sscanf(x->range, " bytes %llu-%llu/%llu", &a, &b, &t) == 3;
     if (parsed && *total == 0 && t < len && a == 0 && b + 1 == t)
@@ -142,19 +143,18 @@ static int check_answer(const mcz_http *h, const http_xfer *x, long status, uint
     if (parsed && *total == 0 && t >= len) /* the suffix: now the offsets are known */
         off = t - len;
     if (!parsed || a != off || b != off + len - 1 || (*total && t != *total))
-        return mcz_fail(diag, MCZ_EIO, (int64_t)off, -1,
-                        "%s: asked for %" PRIu64 " bytes at %" PRIu64 ", the server sent range '%s'",
-                        h->url, len, off, x->range);
+        return mcz_fail_at(diag, h->url, MCZ_EIO, mcz_at_offset((int64_t)off), MCZ_NO_CONTEXT,
+                           "asked for %" PRIu64 " bytes at %" PRIu64 ", the server sent range '%s'",
+                           len, off, x->range);
     if (x->got != len)
-        return mcz_fail(diag, MCZ_EIO, (int64_t)off, -1,
-                        "%s: bytes %" PRIu64 "-%llu: %" PRIu64 " bytes received", h->url, off, b,
-                        x->got);
+        return mcz_fail_at(diag, h->url, MCZ_EIO, mcz_at_offset((int64_t)off), MCZ_NO_CONTEXT,
+                           "bytes %" PRIu64 "-%llu: %" PRIu64 " bytes received", off, b, x->got);
     /* pieces of two versions (an answer without the validator cannot tell) */
     if ((h->etag[0] && x->etag[0] && strcmp(x->etag, h->etag) != 0) ||
         (h->modified[0] && x->modified[0] && strcmp(x->modified, h->modified) != 0))
-        return mcz_fail(diag, MCZ_EIO, (int64_t)off, -1,
-                        "%s: the archive changed while it was read (ETag '%s', was '%s')", h->url,
-                        x->etag, h->etag);
+        return mcz_fail_at(diag, h->url, MCZ_EIO, mcz_at_offset((int64_t)off), MCZ_NO_CONTEXT,
+                           "the archive changed while it was read (ETag '%s', was '%s')", x->etag,
+                           h->etag);
     *total = t;
     return MCZ_OK;
 }
@@ -178,19 +178,20 @@ static int transfer_failed(const mcz_http *h, CURLcode cc, long status, uint64_t
     else
         snprintf(what, sizeof what, "its footer (the last %" PRIu64 " bytes)", len);
     if (cc == CURLE_OK)
-        return mcz_fail(diag, MCZ_EIO, placed ? (int64_t)off : -1, -1,
-                        "%s: HTTP %ld reading %s (%d tries)", h->url, status, what, tries);
+        return mcz_fail_at(diag, h->url, MCZ_EIO, mcz_at_offset(placed ? (int64_t)off : -1),
+                           MCZ_NO_CONTEXT, "HTTP %ld reading %s (%d tries)", status, what, tries);
     long os_errno = 0;
     curl_easy_getinfo(h->curl, CURLINFO_OS_ERRNO, &os_errno);
     const char *reason = os_errno ? strerror((int)os_errno) : curl_easy_strerror(cc);
     url_host(h, host, sizeof host);
     if (cc == CURLE_COULDNT_CONNECT || cc == CURLE_COULDNT_RESOLVE_HOST ||
         cc == CURLE_OPERATION_TIMEDOUT)
-        return mcz_fail(diag, MCZ_EIO, -1, -1, "%s: cannot connect to %s: %s (%d tries)", h->url,
-                        host, cc == CURLE_COULDNT_RESOLVE_HOST ? "unknown host" : reason, tries);
-    return mcz_fail(diag, MCZ_EIO, placed ? (int64_t)off : -1, -1,
-                    "%s: reading %s from %s failed: %s (%d tries)", h->url, what, host, reason,
-                    tries);
+        return mcz_fail_at(diag, h->url, MCZ_EIO, MCZ_NO_OFFSET, MCZ_NO_CONTEXT,
+                           "cannot connect to %s: %s (%d tries)", host,
+                           cc == CURLE_COULDNT_RESOLVE_HOST ? "unknown host" : reason, tries);
+    return mcz_fail_at(diag, h->url, MCZ_EIO, mcz_at_offset(placed ? (int64_t)off : -1),
+                       MCZ_NO_CONTEXT, "reading %s from %s failed: %s (%d tries)", what, host,
+                       reason, tries);
 }
 
 /* Fetches bytes [off, off+len) into dst (the last len bytes when *total is 0, which learns the
@@ -213,8 +214,8 @@ static int http_get(mcz_http *h, uint64_t off, uint64_t len, uint8_t *dst, uint6
         long status = 0;
         curl_easy_getinfo(h->curl, CURLINFO_RESPONSE_CODE, &status);
         if (x.overflow && status == 206)
-            return mcz_fail(diag, MCZ_EIO, (int64_t)off, -1,
-                            "%s: more bytes than asked for %s", h->url, range);
+            return mcz_fail_at(diag, h->url, MCZ_EIO, mcz_at_offset((int64_t)off), MCZ_NO_CONTEXT,
+                               "more bytes than asked for %s", range);
         if (x.overflow || (cc == CURLE_OK && !transient(cc, status))) {
             int rc = check_answer(h, &x, status, off, len, total, diag);
             if (rc == MCZ_OK && !h->image) { /* the probe: the version every piece must be of */
@@ -255,7 +256,7 @@ static mcz_http *http_create(const char *url, mcz_diag *diag)
     mcz_http *h = calloc(1, sizeof *h);
     if (!h || !(h->curl = curl_easy_init())) {
         free(h);
-        mcz_fail(diag, MCZ_ENOMEM, -1, -1, "%s: out of memory", url);
+        mcz_fail_at(diag, url, MCZ_ENOMEM, MCZ_NO_OFFSET, MCZ_NO_CONTEXT, "out of memory");
         return NULL;
     }
     h->url = url;
@@ -347,7 +348,8 @@ static int image_map(mcz_http *h, uint64_t total, mcz_diag *diag)
                            MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0)
                     : MAP_FAILED;
     if (m == MAP_FAILED)
-        return mcz_fail(diag, MCZ_ENOMEM, -1, -1, "%s: cannot map %" PRIu64 " bytes", h->url, total);
+        return mcz_fail_at(diag, h->url, MCZ_ENOMEM, MCZ_NO_OFFSET, MCZ_NO_CONTEXT,
+                           "cannot map %" PRIu64 " bytes", total);
     h->image = m;
     h->size = (size_t)total;
     return MCZ_OK;
@@ -363,8 +365,8 @@ static int http_probe(mcz_http *h, mcz_diag *diag)
         h->probe = sizeof tail;
     int rc = http_get(h, 0, h->probe, tail, &total, diag);
     if (rc == MCZ_OK && total > SIZE_MAX / 2)
-        return mcz_fail(diag, MCZ_ELIMIT, -1, -1, "%s: %" PRIu64 " bytes is too large", h->url,
-                        total);
+        return mcz_fail_at(diag, h->url, MCZ_ELIMIT, MCZ_NO_OFFSET, MCZ_NO_CONTEXT,
+                           "%" PRIu64 " bytes is too large", total);
     if (rc == MCZ_OK && total < h->probe)
         h->probe = (uint32_t)total;
     if (rc == MCZ_OK)
@@ -574,7 +576,8 @@ static int fetch_locked(mcz_http *h, const mcz_src_range *ranges, size_t n, mcz_
         i = last + 1;
     }
     free(p);
-    return rc == MCZ_ENOMEM ? mcz_fail(diag, rc, -1, -1, "%s: out of memory", h->url) : rc;
+    return rc == MCZ_ENOMEM ? mcz_fail_at(diag, h->url, rc, MCZ_NO_OFFSET, MCZ_NO_CONTEXT,
+                                          "out of memory") : rc;
 }
 
 static int http_fetch(mcz_src *s, const mcz_src_range *ranges, size_t n, mcz_diag *diag)
@@ -606,7 +609,7 @@ mcz_src *mcz_src_open_http(const char *url, uint32_t probe, mcz_diag *diag)
     mcz_http *h = s ? http_create(s->name, diag) : NULL;
     if (!h) {
         if (!s)
-            mcz_fail(diag, MCZ_ENOMEM, -1, -1, "%s: out of memory", url);
+            mcz_fail_at(diag, url, MCZ_ENOMEM, MCZ_NO_OFFSET, MCZ_NO_CONTEXT, "out of memory");
         mcz_src_close(s);
         return NULL;
     }

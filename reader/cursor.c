@@ -60,11 +60,13 @@ int mcz_cursor_chunk(mcz_cursor *c, uint64_t index, const uint8_t **raw, size_t 
                      mcz_diag *diag)
 {
     if (!c)
-        return mcz_fail(diag, MCZ_EINVAL, -1, -1, "mcz_cursor_chunk: NULL cursor");
+        return mcz_diag_set(diag, MCZ_EINVAL, MCZ_NO_OFFSET, MCZ_NO_CONTEXT,
+                            "mcz_cursor_chunk: NULL cursor");
     const mcz_reader *r = c->r;
     if (index >= r->index.chunk_count)
-        return mcz_fail(diag, MCZ_ENOTFOUND, -1, -1, "no chunk %llu (the archive has %u)",
-                        (unsigned long long)index, r->index.chunk_count);
+        return mcz_diag_set(diag, MCZ_ENOTFOUND, MCZ_NO_OFFSET, MCZ_NO_CONTEXT,
+                            "no chunk %llu (the archive has %u)", (unsigned long long)index,
+                            r->index.chunk_count);
     mcz_chunk_info e;
     mcz_arc_index_chunk(&r->index, (uint32_t)index, &e);
     if (c->cached != (int64_t)index) {
@@ -95,11 +97,13 @@ int mcz_cursor_chunk(mcz_cursor *c, uint64_t index, const uint8_t **raw, size_t 
 int mcz_cursor_get(mcz_cursor *c, uint32_t number, mcz_mc *out, mcz_diag *diag)
 {
     if (!c || !out)
-        return mcz_fail(diag, MCZ_EINVAL, -1, number, "mcz_cursor_get: NULL argument");
+        return mcz_diag_set(diag, MCZ_EINVAL, MCZ_NO_OFFSET, mcz_in_context(number),
+                            "mcz_cursor_get: NULL argument");
     const mcz_reader *r = c->r;
     int64_t chunk = mcz_reader_chunk_of(r, number);
     if (chunk < 0)
-        return mcz_fail(diag, MCZ_ENOTFOUND, -1, number, "the archive holds no context %u", number);
+        return mcz_diag_set(diag, MCZ_ENOTFOUND, MCZ_NO_OFFSET, mcz_in_context(number),
+                            "the archive holds no context %u", number);
     const uint8_t *raw;
     int rc = mcz_cursor_chunk(c, (uint64_t)chunk, &raw, NULL, diag);
     if (rc != MCZ_OK)

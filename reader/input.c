@@ -29,14 +29,16 @@ int mcz_input_view(mcz_input *in, uint64_t off, uint64_t len, const uint8_t **vi
                    mcz_diag *diag)
 {
     if (!in || !view)
-        return mcz_fail(diag, MCZ_EINVAL, -1, -1, "mcz_input_view: NULL argument");
+        return mcz_diag_set(diag, MCZ_EINVAL, MCZ_NO_OFFSET, MCZ_NO_CONTEXT,
+                            "mcz_input_view: NULL argument");
     return mcz_src_view(in, off, len, view, diag);
 }
 
 mcz_reader *mcz_reader_open_input(mcz_input *in, mcz_diag *diag)
 {
     if (!in) {
-        mcz_fail(diag, MCZ_EINVAL, -1, -1, "mcz_reader_open_input: NULL input");
+        mcz_diag_set(diag, MCZ_EINVAL, MCZ_NO_OFFSET, MCZ_NO_CONTEXT,
+                     "mcz_reader_open_input: NULL input");
         return NULL;
     }
     return mcz_rd_open_src(in, diag);
@@ -45,7 +47,8 @@ mcz_reader *mcz_reader_open_input(mcz_input *in, mcz_diag *diag)
 mcz_source *mcz_source_open_input(mcz_input *in, mcz_diag *diag)
 {
     if (!in) {
-        mcz_fail(diag, MCZ_EINVAL, -1, -1, "mcz_source_open_input: NULL input");
+        mcz_diag_set(diag, MCZ_EINVAL, MCZ_NO_OFFSET, MCZ_NO_CONTEXT,
+                     "mcz_source_open_input: NULL input");
         return NULL;
     }
     return mcz_rd_source_open_src(in, mcz_src_name(in), diag);

@@ -34,12 +34,12 @@ static int open_head(mcz_reader *r, const uint8_t *img, uint64_t index_offset, m
     if (rc != MCZ_OK)
         return rc;
     if (ZDICT_getDictID(r->dict.bytes, r->dict.size) != r->header.dict_id)
-        return mcz_fail(diag, MCZ_EDICT, (int64_t)r->data_start, -1,
-                        "dictionary: its bytes do not carry id %u", r->header.dict_id);
+        return mcz_diag_set(diag, MCZ_EDICT, mcz_at_offset((int64_t)r->data_start), MCZ_NO_CONTEXT,
+                            "dictionary: its bytes do not carry id %u", r->header.dict_id);
     r->ddict = ZSTD_createDDict(r->dict.bytes, r->dict.size);
     if (!r->ddict)
-        return mcz_fail(diag, MCZ_EDICT, (int64_t)r->data_start, -1,
-                        "dictionary: zstd cannot load it");
+        return mcz_diag_set(diag, MCZ_EDICT, mcz_at_offset((int64_t)r->data_start), MCZ_NO_CONTEXT,
+                            "dictionary: zstd cannot load it");
     r->data_start += r->dict.frame_size;
     return open_meta(r, img, index_offset, diag);
 }
@@ -51,7 +51,7 @@ static int build_bases(mcz_reader *r, mcz_diag *diag)
     r->context_base = malloc((k ? k : 1) * sizeof *r->context_base);
     r->raw_base = malloc((k ? k : 1) * sizeof *r->raw_base);
     if (!r->context_base || !r->raw_base)
-        return mcz_fail(diag, MCZ_ENOMEM, -1, -1, "out of memory");
+        return mcz_diag_set(diag, MCZ_ENOMEM, MCZ_NO_OFFSET, MCZ_NO_CONTEXT, "out of memory");
     uint32_t contexts = 0;
     uint64_t raw = 0;
     for (uint32_t i = 0; i < k; i++) {
@@ -85,9 +85,9 @@ static int check_head_gap(const mcz_reader *r, const uint8_t *img, uint64_t head
     uint64_t end = first_chunk_offset(&r->index, index_offset);
     if (end > r->data_start && mcz_fits(head_end, r->data_start, 4) &&
         mcz_get_le32(img + r->data_start) == MCZ_ARC_SKIP_MAGIC)
-        return mcz_fail(diag, MCZ_ECORRUPT, (int64_t)r->data_start, -1,
-                        "metadata: an mcz frame the index does not know lies before the first "
-                        "chunk");
+        return mcz_diag_set(diag, MCZ_ECORRUPT, mcz_at_offset((int64_t)r->data_start),
+                            MCZ_NO_CONTEXT,
+                            "metadata: an mcz frame the index does not know lies before the first " "chunk");
     return MCZ_OK;
 }
 
@@ -138,9 +138,9 @@ static int open_checked(mcz_reader *r, mcz_diag *diag)
     if (rc != MCZ_OK)
         return rc;
     if (r->data_start > footer.index_offset)
-        return mcz_fail(diag, MCZ_ECORRUPT, (int64_t)footer.index_offset, -1,
-                        "index at %llu overlaps the header",
-                        (unsigned long long)footer.index_offset);
+        return mcz_diag_set(diag, MCZ_ECORRUPT, mcz_at_offset((int64_t)footer.index_offset),
+                            MCZ_NO_CONTEXT, "index at %llu overlaps the header",
+                            (unsigned long long)footer.index_offset);
     rc = mcz_arc_index_decode(img, r->size, &footer, r->data_start, &r->index, diag);
     if (rc == MCZ_OK)
         rc = check_head_gap(r, img, head_end, footer.index_offset, diag);
@@ -151,21 +151,21 @@ static int open_checked(mcz_reader *r, mcz_diag *diag)
     return rc == MCZ_OK ? build_bases(r, diag) : rc;
 }
 
-/* An error opening a remote archive names its URL (a local one's path is the caller's to say). */
-static void name_remote(const mcz_src *src, const mcz_diag *d, mcz_diag *diag)
+/* An error opening an archive names the source, unless a lower layer named its own subject. */
+static void name_source(const mcz_src *src, const mcz_diag *d, mcz_diag *diag)
 {
-    const char *url = mcz_src_name(src);
-    if (!mcz_src_remote(src) || strstr(d->message, url)) /* local, or already names the URL */
-        mcz_fail(diag, d->code, d->offset, d->context, "%s", d->message);
-    else
-        mcz_fail(diag, d->code, d->offset, d->context, "%s: %s", url, d->message);
+    if (!diag)
+        return;
+    *diag = *d;
+    if (!diag->subject[0])
+        mcz_diag_set_subject(diag, mcz_src_name(src));
 }
 
 mcz_reader *mcz_rd_open_src(mcz_src *src, mcz_diag *diag)
 {
     mcz_reader *r = calloc(1, sizeof *r);
     if (!r) {
-        mcz_fail(diag, MCZ_ENOMEM, -1, -1, "out of memory");
+        mcz_diag_set(diag, MCZ_ENOMEM, MCZ_NO_OFFSET, MCZ_NO_CONTEXT, "out of memory");
         return NULL;
     }
     r->src = mcz_src_ref(src);
@@ -173,7 +173,7 @@ mcz_reader *mcz_rd_open_src(mcz_src *src, mcz_diag *diag)
     mcz_diag d;
     mcz_diag_clear(&d);
     if (open_checked(r, &d) != MCZ_OK) {
-        name_remote(src, &d, diag);
+        name_source(src, &d, diag);
         mcz_reader_close(r);
         return NULL;
     }
@@ -322,15 +322,17 @@ int mcz_rd_match_index(const mcz_reader *r, uint64_t index, const mcz_arc_chunk_
     uint64_t stored = mcz_arc_chunk_head_size(h->count) + h->data_size;
     if (h->first_number != e.first_number || h->count != e.count || h->raw_size != e.raw_size ||
         h->checksum != e.checksum || stored != e.stored_size)
-        return mcz_fail(diag, MCZ_ECORRUPT, (int64_t)e.offset, e.first_number,
-                        "chunk %llu: its header disagrees with the index",
-                        (unsigned long long)index);
+        return mcz_diag_set(diag, MCZ_ECORRUPT, mcz_at_offset((int64_t)e.offset),
+                            mcz_in_context(e.first_number),
+                            "chunk %llu: its header disagrees with the index",
+                            (unsigned long long)index);
     uint32_t base = r->context_base[index];
     for (uint32_t i = 0; i < h->count; i++)
         if (mcz_arc_chunk_head_length(h, i) != mcz_arc_index_length(&r->index, base + i))
-            return mcz_fail(diag, MCZ_ECORRUPT, (int64_t)e.offset, (int64_t)e.first_number + i,
-                            "chunk %llu: context length disagrees with the index",
-                            (unsigned long long)index);
+            return mcz_diag_set(diag, MCZ_ECORRUPT, mcz_at_offset((int64_t)e.offset),
+                                mcz_in_context((int64_t)e.first_number + i),
+                                "chunk %llu: context length disagrees with the index",
+                                (unsigned long long)index);
     return MCZ_OK;
 }
 
@@ -351,10 +353,12 @@ int mcz_reader_chunk_frames(const mcz_reader *r, uint64_t index, const uint8_t *
                             size_t *len, mcz_diag *diag)
 {
     if (!r || !frames || !len)
-        return mcz_fail(diag, MCZ_EINVAL, -1, -1, "mcz_reader_chunk_frames: NULL argument");
+        return mcz_diag_set(diag, MCZ_EINVAL, MCZ_NO_OFFSET, MCZ_NO_CONTEXT,
+                            "mcz_reader_chunk_frames: NULL argument");
     if (index >= r->index.chunk_count)
-        return mcz_fail(diag, MCZ_ENOTFOUND, -1, -1, "no chunk %llu (the archive has %u)",
-                        (unsigned long long)index, r->index.chunk_count);
+        return mcz_diag_set(diag, MCZ_ENOTFOUND, MCZ_NO_OFFSET, MCZ_NO_CONTEXT,
+                            "no chunk %llu (the archive has %u)", (unsigned long long)index,
+                            r->index.chunk_count);
     mcz_chunk_info c;
     mcz_arc_index_chunk(&r->index, (uint32_t)index, &c);
     mcz_arc_chunk_head h;
@@ -384,13 +388,14 @@ void mcz_reader_drop_behind(const mcz_reader *r, uint64_t *dropped, uint64_t off
 int mcz_reader_prefetch(const mcz_reader *r, uint64_t first, uint64_t count, mcz_diag *diag)
 {
     if (!r)
-        return mcz_fail(diag, MCZ_EINVAL, -1, -1, "mcz_reader_prefetch: NULL reader");
+        return mcz_diag_set(diag, MCZ_EINVAL, MCZ_NO_OFFSET, MCZ_NO_CONTEXT,
+                            "mcz_reader_prefetch: NULL reader");
     if (!mcz_src_remote(r->src) || first >= r->index.chunk_count || count == 0)
         return MCZ_OK;
     uint64_t stop = count < r->index.chunk_count - first ? first + count : r->index.chunk_count;
     mcz_src_range *ranges = malloc((size_t)(stop - first) * sizeof *ranges);
     if (!ranges)
-        return mcz_fail(diag, MCZ_ENOMEM, -1, -1, "out of memory");
+        return mcz_diag_set(diag, MCZ_ENOMEM, MCZ_NO_OFFSET, MCZ_NO_CONTEXT, "out of memory");
     for (uint64_t i = first; i < stop; i++) {
         mcz_chunk_info c;
         mcz_arc_index_chunk(&r->index, (uint32_t)i, &c);

@@ -99,8 +99,9 @@ static int use_dict(recovery *r, mcz_diag *diag)
 {
     r->ddict = ZSTD_createDDict(r->dict.bytes, r->dict.size);
     if (!r->ddict || ZDICT_getDictID(r->dict.bytes, r->dict.size) != r->header.dict_id)
-        return mcz_fail(diag, MCZ_EDICT, (int64_t)r->header_at + MCZ_ARC_HEADER_SIZE, -1,
-                        "dictionary: unusable");
+        return mcz_diag_set(diag, MCZ_EDICT,
+                            mcz_at_offset((int64_t)r->header_at + MCZ_ARC_HEADER_SIZE),
+                            MCZ_NO_CONTEXT, "dictionary: unusable");
     return MCZ_OK;
 }
 
@@ -210,9 +211,8 @@ static int image_head(recovery *r, mcz_diag *diag)
         if (image_dict(r))
             return use_dict(r, diag);
     }
-    return mcz_fail(diag, MCZ_ECORRUPT, -1, -1,
-                    "memory image: no archive header (MCZH frame) that verifies with its "
-                    "dictionary: no MEMORY writer had compressed anything");
+    return mcz_diag_set(diag, MCZ_ECORRUPT, MCZ_NO_OFFSET, MCZ_NO_CONTEXT,
+                        "memory image: no archive header (MCZH frame) that verifies with its " "dictionary: no MEMORY writer had compressed anything");
 }
 
 static int hash_chunk(recovery *r, const mcz_arc_chunk_head *h, const uint8_t *raw)
@@ -319,7 +319,8 @@ static int open_output(recovery *r, mcz_diag *diag)
     if (!r->out)
         return MCZ_EIO;
     int rc = write_head(r);
-    return rc == MCZ_OK ? MCZ_OK : mcz_fail(diag, rc, -1, -1, "recovery: %s", mcz_error_name(rc));
+    return rc == MCZ_OK ? MCZ_OK : mcz_diag_set(diag, rc, MCZ_NO_OFFSET, MCZ_NO_CONTEXT,
+                                                "recovery: %s", mcz_error_name(rc));
 }
 
 /* A walk of an archive's frames from its start by the frame parser (mcz_frame_parser), which
@@ -351,7 +352,8 @@ static int take_event(recovery *r, walk *w, const mcz_frame_event *ev, mcz_diag 
                                 MCZ_OK)
             rc = keep_chunk(r, ev->offset, &h, ev->size, ev->raw);
         if (rc != MCZ_OK)
-            return mcz_fail(diag, rc, -1, -1, "recovery: %s", mcz_error_name(rc));
+            return mcz_diag_set(diag, rc, MCZ_NO_OFFSET, MCZ_NO_CONTEXT, "recovery: %s",
+                                mcz_error_name(rc));
     }
     if (ev->kind <= MCZ_FRAME_META)
         w->data_start = ev->offset + ev->size;
@@ -364,7 +366,7 @@ static int walk_frames(recovery *r, walk *w, mcz_diag *diag)
 {
     mcz_frame_parser *p = mcz_frame_parser_create();
     if (!p)
-        return mcz_fail(diag, MCZ_ENOMEM, -1, -1, "out of memory");
+        return mcz_diag_set(diag, MCZ_ENOMEM, MCZ_NO_OFFSET, MCZ_NO_CONTEXT, "out of memory");
     uint64_t pos = 0;
     int rc = MCZ_OK;
     for (;;) {
@@ -401,7 +403,8 @@ static int recover_archive(recovery *r, uint64_t *data_start, mcz_diag *diag)
     if (rc == MCZ_OK)
         rc = open_output(r, diag);
     if (rc == MCZ_OK && (rc = scan_chunks(r, w.next, try_chunk)) != MCZ_OK)
-        return mcz_fail(diag, rc, -1, -1, "recovery: %s", mcz_error_name(rc));
+        return mcz_diag_set(diag, rc, MCZ_NO_OFFSET, MCZ_NO_CONTEXT, "recovery: %s",
+                            mcz_error_name(rc));
     return rc;
 }
 
@@ -503,13 +506,14 @@ static int write_tail(recovery *r, mcz_diag *diag)
     size_t len;
     int rc = mcz_arc_table_encode(&r->table, mcz_outfile_tell(r->out), &frame, &len, footer);
     if (rc != MCZ_OK)
-        return mcz_fail(diag, rc, -1, -1, "recovery: cannot encode the index");
+        return mcz_diag_set(diag, rc, MCZ_NO_OFFSET, MCZ_NO_CONTEXT,
+                            "recovery: cannot encode the index");
     rc = mcz_outfile_write(r->out, frame, len);
     free(frame);
     if (rc == MCZ_OK)
         rc = mcz_outfile_write(r->out, footer, sizeof footer);
     if (rc != MCZ_OK)
-        return mcz_fail(diag, rc, -1, -1, "recovery: write failed");
+        return mcz_diag_set(diag, rc, MCZ_NO_OFFSET, MCZ_NO_CONTEXT, "recovery: write failed");
     rc = mcz_outfile_commit(r->out, diag);
     r->out = NULL;
     return rc;
@@ -539,7 +543,8 @@ static int recover_image(recovery *r, mcz_diag *diag)
     image_meta(r);
     rc = open_output(r, diag);
     if (rc == MCZ_OK && (rc = scan_image(r)) != MCZ_OK)
-        return mcz_fail(diag, rc, -1, -1, "recovery: %s", mcz_error_name(rc));
+        return mcz_diag_set(diag, rc, MCZ_NO_OFFSET, MCZ_NO_CONTEXT, "recovery: %s",
+                            mcz_error_name(rc));
     return rc;
 }
 
@@ -550,15 +555,14 @@ static int run_recovery(recovery *r, const char *out_path, mcz_diag *diag)
     r->out_path = out_path;
     r->dctx = ZSTD_createDCtx();
     if (!r->dctx)
-        return mcz_fail(diag, MCZ_ENOMEM, -1, -1, "out of memory");
+        return mcz_diag_set(diag, MCZ_ENOMEM, MCZ_NO_OFFSET, MCZ_NO_CONTEXT, "out of memory");
     r->table.first_number = 1;
     int rc = r->report.image ? recover_image(r, diag) : recover_archive(r, &data_start, diag);
     if (rc != MCZ_OK)
         return rc;
     if (r->table.context_count == 0)
-        return mcz_fail(diag, MCZ_ECORRUPT, (int64_t)data_start, -1,
-                        r->report.image ? "memory image: no chunk of the archive header's writer verifies"
-                                        : "recovery: no intact chunk found");
+        return mcz_diag_set(diag, MCZ_ECORRUPT, mcz_at_offset((int64_t)data_start), MCZ_NO_CONTEXT,
+                            r->report.image ? "memory image: no chunk of the archive header's writer verifies" : "recovery: no intact chunk found");
     if (!r->report.image)
         count_lost(r, data_start);
     return write_tail(r, diag);
@@ -570,7 +574,8 @@ int mcz_recover_input(mcz_input *src, const char *out_path, mcz_recovery *report
     if (report)
         *report = (mcz_recovery){0};
     if (!src || !out_path)
-        return mcz_fail(diag, MCZ_EINVAL, -1, -1, "mcz_recover: NULL argument");
+        return mcz_diag_set(diag, MCZ_EINVAL, MCZ_NO_OFFSET, MCZ_NO_CONTEXT,
+                            "mcz_recover: NULL argument");
     const uint8_t *data = NULL;
     int rc = mcz_src_view(src, 0, mcz_src_size(src), &data, diag);
     if (rc != MCZ_OK)
@@ -600,7 +605,8 @@ int mcz_recover_report(const char *in_path, const char *out_path, mcz_recovery *
     if (report)
         *report = (mcz_recovery){0};
     if (!in_path || !out_path)
-        return mcz_fail(diag, MCZ_EINVAL, -1, -1, "mcz_recover: NULL path");
+        return mcz_diag_set(diag, MCZ_EINVAL, MCZ_NO_OFFSET, MCZ_NO_CONTEXT,
+                            "mcz_recover: NULL path");
     mcz_src *src = mcz_src_open(in_path, MCZ_ARC_FOOTER_SIZE, diag);
     if (!src)
         return diag ? diag->code : MCZ_EIO;

@@ -77,7 +77,8 @@ static void toc_load(mcz_source *s)
             free(s->toc_path);
             s->toc_path = NULL;
         } else {
-            mcz_fail(&s->toc_problem, MCZ_EIO, -1, -1, "it cannot be read");
+            mcz_diag_set(&s->toc_problem, MCZ_EIO, MCZ_NO_OFFSET, MCZ_NO_CONTEXT,
+                         "it cannot be read");
         }
         return;
     }
@@ -106,8 +107,10 @@ static int open_damaged_archive(mcz_source *s, mcz_diag *diag)
     mcz_diag_clear(&d);
     s->reader = mcz_rd_open_src(s->src, &d);
     if (s->reader) /* the footer, the index and the header all check out after all */
-        return mcz_fail(diag, MCZ_ECORRUPT, 0, -1, "damaged archive: its header is not one");
-    return mcz_fail(diag, d.code, d.offset, d.context, "damaged archive: %s", d.message);
+        return mcz_diag_set(diag, MCZ_ECORRUPT, mcz_at_offset(0), MCZ_NO_CONTEXT,
+                            "damaged archive: its header is not one");
+    return mcz_diag_set(diag, d.code, mcz_at_offset(d.offset), mcz_in_context(d.context),
+                        "damaged archive: %s", d.message);
 }
 
 static bool starts_like_mch(const uint8_t *data, size_t size)
@@ -141,9 +144,9 @@ static const char *foreign_kind(const uint8_t *data, size_t size)
 /* A file that is neither an MCH (its first context would begin 'mc') nor an archive. */
 static int not_a_collection(const uint8_t *data, size_t size, mcz_diag *diag)
 {
-    return mcz_fail(diag, MCZ_ECORRUPT, -1, -1,
-                    "not a collection: neither an MCH file (whose first context begins 'mc') "
-                    "nor an mcz archive (no header, no footer)%s", foreign_kind(data, size));
+    return mcz_diag_set(diag, MCZ_ECORRUPT, MCZ_NO_OFFSET, MCZ_NO_CONTEXT,
+                        "not a collection: neither an MCH file (whose first context begins 'mc') " "nor an mcz archive (no header, no footer)%s",
+                        foreign_kind(data, size));
 }
 
 static int open_archive(mcz_source *s, mcz_diag *diag)
@@ -152,7 +155,8 @@ static int open_archive(mcz_source *s, mcz_diag *diag)
     if (!s->reader)
         return diag ? diag->code : MCZ_ECORRUPT;
     s->cursor = mcz_cursor_create(s->reader);
-    return s->cursor ? MCZ_OK : mcz_fail(diag, MCZ_ENOMEM, -1, -1, "out of memory");
+    return s->cursor ? MCZ_OK : mcz_diag_set(diag, MCZ_ENOMEM, MCZ_NO_OFFSET, MCZ_NO_CONTEXT,
+                                             "out of memory");
 }
 
 /* A remote file whose trailer is an archive's footer: an archive, opened without looking at
@@ -180,7 +184,8 @@ static int toc_find(mcz_source *s, const char *path, mcz_diag *diag)
         return MCZ_OK;
     }
     s->toc_path = strdup(toc_path);
-    return s->toc_path ? MCZ_OK : mcz_fail(diag, MCZ_ENOMEM, -1, -1, "out of memory");
+    return s->toc_path ? MCZ_OK : mcz_diag_set(diag, MCZ_ENOMEM, MCZ_NO_OFFSET, MCZ_NO_CONTEXT,
+                                               "out of memory");
 }
 
 int mcz_looks_like_archive(const void *head, size_t len)
@@ -226,7 +231,7 @@ mcz_source *mcz_rd_source_open_src(mcz_src *src, const char *path, mcz_diag *dia
 {
     mcz_source *s = calloc(1, sizeof *s);
     if (!s) {
-        mcz_fail(diag, MCZ_ENOMEM, -1, -1, "out of memory");
+        mcz_diag_set(diag, MCZ_ENOMEM, MCZ_NO_OFFSET, MCZ_NO_CONTEXT, "out of memory");
         return NULL;
     }
     mcz_diag_clear(&s->scan_error);
@@ -318,7 +323,8 @@ static int mch_next(const mcz_source *s, uint64_t *pos, uint32_t *number, mcz_mc
 int mcz_source_next(mcz_source *s, mcz_mc *out, mcz_diag *diag)
 {
     if (!s || !out)
-        return mcz_fail(diag, MCZ_EINVAL, -1, -1, "mcz_source_next: NULL argument");
+        return mcz_diag_set(diag, MCZ_EINVAL, MCZ_NO_OFFSET, MCZ_NO_CONTEXT,
+                            "mcz_source_next: NULL argument");
     if (s->reader)
         return archive_next(s, out, diag);
     mcz_src_drop_behind(s->src, &s->dropped, s->pos);
@@ -357,8 +363,8 @@ static int mch_at(mcz_source *s, uint64_t offset, uint32_t number, mcz_mc *out, 
     int rc = mch_next(s, &pos, &n, out, diag);
     if (rc == 1)
         return MCZ_OK;
-    return rc < 0 ? rc : mcz_fail(diag, MCZ_ENOTFOUND, (int64_t)offset, number, "no context %u",
-                                  number);
+    return rc < 0 ? rc : mcz_diag_set(diag, MCZ_ENOTFOUND, mcz_at_offset((int64_t)offset),
+                                      mcz_in_context(number), "no context %u", number);
 }
 
 /* The identity of mc is the one entry e records, when it records one. Returns MCZ_OK, or
@@ -383,9 +389,9 @@ static int toc_identity_check(mcz_source *s, const mcz_toc_entry *e, const mcz_m
         if (one[0] && !hex[0])
             memcpy(hex, one, sizeof hex);
     }
-    mcz_fail(&s->toc_problem, MCZ_ECORRUPT, -1, -1,
-             "it records identity %s for context %u, which has %s", e->hash, mc->number,
-             hex[0] ? hex : "none");
+    mcz_diag_set(&s->toc_problem, MCZ_ECORRUPT, MCZ_NO_OFFSET, MCZ_NO_CONTEXT,
+                 "it records identity %s for context %u, which has %s", e->hash, mc->number,
+                 hex[0] ? hex : "none");
     return toc_drop(s);
 }
 
@@ -402,14 +408,14 @@ static int toc_prove(mcz_source *s, uint32_t number)
         uint64_t at = (uint64_t)s->toc[n - 1].offset, next = (uint64_t)s->toc[n].offset;
         mcz_mc mc;
         if (mch_at(s, at, n, &mc, NULL) != MCZ_OK) {
-            mcz_fail(&s->toc_problem, MCZ_ECORRUPT, -1, -1,
-                     "context %u at %llu is not a whole context", n, (unsigned long long)at);
+            mcz_diag_set(&s->toc_problem, MCZ_ECORRUPT, MCZ_NO_OFFSET, MCZ_NO_CONTEXT,
+                         "context %u at %llu is not a whole context", n, (unsigned long long)at);
             return toc_drop(s);
         }
         if (at + mc.size != next) {
-            mcz_fail(&s->toc_problem, MCZ_ECORRUPT, -1, -1,
-                     "it places context %u at %llu, but context %u ends at %llu", n + 1,
-                     (unsigned long long)next, n, (unsigned long long)(at + mc.size));
+            mcz_diag_set(&s->toc_problem, MCZ_ECORRUPT, MCZ_NO_OFFSET, MCZ_NO_CONTEXT,
+                         "it places context %u at %llu, but context %u ends at %llu", n + 1,
+                         (unsigned long long)next, n, (unsigned long long)(at + mc.size));
             return toc_drop(s);
         }
         s->toc_proven = n + 1;
@@ -427,9 +433,9 @@ static int toc_get(mcz_source *s, uint32_t number, mcz_mc *out)
         return rc;
     const mcz_toc_entry *e = &s->toc[number - 1];
     if (mch_at(s, (uint64_t)e->offset, number, out, NULL) != MCZ_OK) {
-        mcz_fail(&s->toc_problem, MCZ_ECORRUPT, -1, -1,
-                 "context %u at %llu is not a whole context", number,
-                 (unsigned long long)e->offset);
+        mcz_diag_set(&s->toc_problem, MCZ_ECORRUPT, MCZ_NO_OFFSET, MCZ_NO_CONTEXT,
+                     "context %u at %llu is not a whole context", number,
+                     (unsigned long long)e->offset);
         return toc_drop(s);
     }
     return toc_identity_check(s, e, out);
@@ -442,13 +448,14 @@ static int mch_get(mcz_source *s, uint32_t number, mcz_mc *out, mcz_diag *diag)
     if (number >= 1 && number <= s->toc_count) {
         int rc = toc_get(s, number, out);
         if (rc == MCZ_OK || rc == MCZ_ENOMEM)
-            return rc == MCZ_OK ? MCZ_OK : mcz_fail(diag, rc, -1, number, "out of memory");
+            return rc == MCZ_OK ? MCZ_OK : mcz_diag_set(diag, rc, MCZ_NO_OFFSET,
+                                                        mcz_in_context(number), "out of memory");
     }
     if (!s->scanned) {
         s->scanned = true;
         int rc = scan_offsets(s);
         if (rc != MCZ_OK)
-            return mcz_fail(diag, rc, -1, number, "out of memory");
+            return mcz_diag_set(diag, rc, MCZ_NO_OFFSET, mcz_in_context(number), "out of memory");
     }
     if (number >= 1 && number <= s->offset_count)
         return mch_at(s, s->offsets[number - 1], number, out, diag);
@@ -457,7 +464,8 @@ static int mch_get(mcz_source *s, uint32_t number, mcz_mc *out, mcz_diag *diag)
             *diag = s->scan_error;
         return s->scan_error.code;
     }
-    return mcz_fail(diag, MCZ_ENOTFOUND, -1, number, "the file holds no context %u", number);
+    return mcz_diag_set(diag, MCZ_ENOTFOUND, MCZ_NO_OFFSET, mcz_in_context(number),
+                        "the file holds no context %u", number);
 }
 
 const char *mcz_source_toc_rejected(mcz_source *s, mcz_diag *why)
@@ -473,7 +481,8 @@ const char *mcz_source_toc_rejected(mcz_source *s, mcz_diag *why)
 int mcz_source_get(mcz_source *s, uint32_t number, mcz_mc *out, mcz_diag *diag)
 {
     if (!s || !out)
-        return mcz_fail(diag, MCZ_EINVAL, -1, number, "mcz_source_get: NULL argument");
+        return mcz_diag_set(diag, MCZ_EINVAL, MCZ_NO_OFFSET, mcz_in_context(number),
+                            "mcz_source_get: NULL argument");
     if (s->reader)
         return mcz_cursor_get(s->cursor, number, out, diag);
     return mch_get(s, number, out, diag);

@@ -19,8 +19,9 @@ static int verify_context(const mcz_reader *r, const mcz_mc *mc, uint64_t chunk_
     mcz_reader_hashes(r, mc->number, &stored_identity, &stored_dedup);
     if (memcmp(identity.bytes, stored_identity.bytes, 16) != 0 ||
         memcmp(dedup.bytes, stored_dedup.bytes, 16) != 0)
-        return mcz_fail(diag, MCZ_ECHECKSUM, (int64_t)chunk_offset, mc->number,
-                        "context %u: stored hash differs from the recomputed one", mc->number);
+        return mcz_diag_set(diag, MCZ_ECHECKSUM, mcz_at_offset((int64_t)chunk_offset),
+                            mcz_in_context(mc->number),
+                            "context %u: stored hash differs from the recomputed one", mc->number);
     return MCZ_OK;
 }
 
@@ -46,11 +47,13 @@ static int verify_chunk(const mcz_reader *r, mcz_cursor *cur, uint32_t index, ui
 int mcz_reader_verify(const mcz_reader *r, mcz_progress_fn progress, void *arg, mcz_diag *diag)
 {
     if (!r)
-        return mcz_fail(diag, MCZ_EINVAL, -1, -1, "mcz_reader_verify: NULL reader");
+        return mcz_diag_set(diag, MCZ_EINVAL, MCZ_NO_OFFSET, MCZ_NO_CONTEXT,
+                            "mcz_reader_verify: NULL reader");
     mcz_cursor *cur = mcz_cursor_create(r);
     if (!cur || mcz_rd_cursor_strict(cur) != MCZ_OK) {
         mcz_cursor_free(cur);
-        return mcz_fail(diag, MCZ_ENOMEM, -1, -1, "cannot create a decoding context");
+        return mcz_diag_set(diag, MCZ_ENOMEM, MCZ_NO_OFFSET, MCZ_NO_CONTEXT,
+                            "cannot create a decoding context");
     }
     uint64_t done = 0;
     int rc = MCZ_OK;
