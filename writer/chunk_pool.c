@@ -96,17 +96,17 @@ void mcz_wr_pool_refill(mcz_writer *w, uint8_t *raw, size_t cap)
 {
     size_t want = MCZ_WR_CHUNK_CAP(w);
     if (raw && (cap != want || !mcz_wr_pool_short(w))) {
-        pthread_mutex_unlock(&w->lock);
+        mcz_lock_drop(&w->lock);
         free(raw); /* grown for one large context, or not needed */
-        pthread_mutex_lock(&w->lock);
+        mcz_lock_take(&w->lock);
         raw = NULL;
     }
     if (!mcz_wr_pool_short(w))
         return;
     w->pool_making++;
-    pthread_mutex_unlock(&w->lock);
+    mcz_lock_drop(&w->lock);
     chunk *made = make_ready(want, raw, true);
-    pthread_mutex_lock(&w->lock);
+    mcz_lock_take(&w->lock);
     w->pool_making--;
     if (!made) {
         mcz_wr_fail(w, MCZ_ENOMEM, -1, "out of memory"); /* sticky, else workers would retry */
@@ -114,9 +114,9 @@ void mcz_wr_pool_refill(mcz_writer *w, uint8_t *raw, size_t cap)
     }
     made = keep(w, made);
     if (made) {
-        pthread_mutex_unlock(&w->lock);
+        mcz_lock_drop(&w->lock);
         mcz_wr_chunk_free(made);
-        pthread_mutex_lock(&w->lock);
+        mcz_lock_take(&w->lock);
     }
 }
 

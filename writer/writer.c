@@ -273,13 +273,13 @@ static void wait_for_work(mcz_writer *w)
 {
     uint64_t now = mcz_wr_now_ns();
     if (w->watching || now >= w->watch_until) {
-        pthread_cond_wait(&w->work, &w->lock);
+        mcz_lock_wait(&w->lock, &w->work);
         return;
     }
     w->watching = true;
     uint64_t at = now + WATCH_NS;
     struct timespec ts = {(time_t)(at / 1000000000u), (long)(at % 1000000000u)};
-    pthread_cond_clockwait(&w->work, &w->lock, CLOCK_MONOTONIC, &ts);
+    mcz_lock_wait_until(&w->lock, &w->work, &ts);
     w->watching = false;
 }
 
@@ -318,7 +318,7 @@ void mcz_wr_wake_worker(mcz_writer *w)
 static void run_chunk(mcz_writer *w, ZSTD_CCtx *cctx, mcz_arc_buffer *scratch, bool *configured,
                       chunk *c)
 {
-    pthread_mutex_unlock(&w->lock);
+    mcz_lock_drop(&w->lock);
     uint64_t cpu = mcz_wr_thread_cpu_ns();
     mcz_diag d;
     mcz_diag_clear(&d);
@@ -334,7 +334,7 @@ static void run_chunk(mcz_writer *w, ZSTD_CCtx *cctx, mcz_arc_buffer *scratch, b
     size_t raw_cap = c->raw_cap;
     c->raw = NULL;
     cpu = mcz_wr_thread_cpu_ns() - cpu;
-    pthread_mutex_lock(&w->lock);
+    mcz_lock_take(&w->lock);
     w->stats.compress_cpu_ns += cpu;
     if (rc != MCZ_OK)
         mcz_wr_set_error(w, &d);
@@ -350,7 +350,7 @@ static void *worker_main(void *arg)
     ZSTD_CCtx *cctx = ZSTD_createCCtx();
     mcz_arc_buffer scratch = {NULL, 0}; /* this worker's packet layouts */
     bool configured = false;
-    pthread_mutex_lock(&w->lock);
+    mcz_lock_take(&w->lock);
     if (!cctx)
         mcz_wr_fail(w, MCZ_ENOMEM, -1, "zstd: cannot create a compression context");
     chunk *c = NULL;
@@ -362,7 +362,7 @@ static void *worker_main(void *arg)
         else
             run_chunk(w, cctx, &scratch, &configured, c);
     }
-    pthread_mutex_unlock(&w->lock);
+    mcz_lock_drop(&w->lock);
     ZSTD_freeCCtx(cctx);
     free(scratch.bytes);
     return NULL;
@@ -475,7 +475,7 @@ static int make_room(mcz_writer *w, size_t size, bool may_wait)
         }
         if (!may_wait)
             return MCZ_EDROPPED;
-        pthread_cond_wait(&w->space, &w->lock);
+        mcz_lock_wait(&w->lock, &w->space);
     }
 }
 
@@ -521,16 +521,16 @@ int mcz_wr_append(mcz_writer *w, const void *mc, size_t size, uint32_t *number, 
      * the lock, so that no other append waits for that copy or its page faults. */
     chunk *alone = NULL;
     if (size > w->chunk_size && !(alone = mcz_wr_chunk_alone(mc, size))) {
-        pthread_mutex_lock(&w->lock);
+        mcz_lock_take(&w->lock);
         rc = mcz_wr_fail(w, MCZ_ENOMEM, (int64_t)w->next_number, "out of memory");
-        pthread_mutex_unlock(&w->lock);
+        mcz_lock_drop(&w->lock);
         return rc;
     }
     chunk *c = NULL;
     uint8_t *dst = NULL;
-    pthread_mutex_lock(&w->lock);
+    mcz_lock_take(&w->lock);
     rc = accept_context(w, size, number, may_wait, alone, &c, &dst);
-    pthread_mutex_unlock(&w->lock);
+    mcz_lock_drop(&w->lock);
     if (rc == MCZ_OK && !alone)
         mcz_wr_chunk_copy_in(c, dst, mc, size); /* sealed meanwhile or not, c waits for it */
     else if (rc != MCZ_OK)
@@ -545,10 +545,38 @@ int mcz_writer_append(mcz_writer *w, const void *mc, size_t size, uint32_t *numb
 
 /* ---- Open, close ---- */
 
-static bool options_valid(const mcz_writer *w, const mcz_writer_options *opt)
+/* What a mode (include/mcz.h mcz_writer_mode) means to the writer: its output (out.h) and its
+ * defaults. The one place the writer looks at the mode. */
+typedef struct mode_kind {
+    mcz_wr_out_open_fn open;
+    bool collector;              /* a collector's defaults: level, chunk size, training */
+    bool bounded;                /* max_bytes applies */
+    uint64_t default_max_bytes;  /* 0: unbounded */
+    const char *unnamed;         /* the output's name when path is NULL; NULL: path required */
+} mode_kind;
+
+static const mode_kind *mode_kind_of(const mcz_writer_options *opt)
 {
-    bool collector = opt->mode == MCZ_WRITE_LIVE || opt->mode == MCZ_WRITE_MEMORY ||
-                     opt->mode == MCZ_WRITE_STREAM;
+    static const mode_kind atomic = {mcz_wr_out_atomic, false, false, 0, NULL};
+    static const mode_kind live = {mcz_wr_out_live, true, true, 0, NULL};
+    static const mode_kind memory = {mcz_wr_out_memory, true, true, DEFAULT_MEMORY_MAX_BYTES, NULL};
+    static const mode_kind stream = {mcz_wr_out_stream, true, false, 0, "(stream)"};
+    switch (opt->mode) {
+    case MCZ_WRITE_ATOMIC:
+        return &atomic;
+    case MCZ_WRITE_LIVE:
+        return &live;
+    case MCZ_WRITE_MEMORY:
+        return &memory;
+    case MCZ_WRITE_STREAM:
+        return &stream;
+    }
+    return NULL;
+}
+
+static bool options_valid(const mcz_writer *w, const mcz_writer_options *opt,
+                          const mode_kind *kind)
+{
     bool level_ok = w->codec == MCZ_CODEC_XZ
                         ? w->level >= XZ_LEVEL_MIN && w->level <= XZ_LEVEL_MAX && !opt->dict
                         : w->codec == MCZ_CODEC_ZSTD && w->level >= ZSTD_minCLevel() &&
@@ -557,34 +585,29 @@ static bool options_valid(const mcz_writer *w, const mcz_writer_options *opt)
                      opt->layout == MCZ_LAYOUT_PACKETS;
     return level_ok && layout_ok && opt->threads >= 0 &&
            w->chunk_size <= MAX_CHUNK_SIZE && !(opt->dict && (!opt->dict_len || opt->no_dict)) &&
-           opt->dict_len <= UINT32_MAX && (collector || opt->mode == MCZ_WRITE_ATOMIC) &&
+           opt->dict_len <= UINT32_MAX &&
            (opt->when_full == MCZ_FULL_BLOCK || opt->when_full == MCZ_FULL_DROP) &&
-           ((collector && opt->mode != MCZ_WRITE_STREAM) || opt->max_bytes == 0);
+           (kind->bounded || opt->max_bytes == 0);
 }
 
-static void resolve_collector_options(mcz_writer *w, const mcz_writer_options *opt)
+static void resolve_collector_options(mcz_writer *w, const mcz_writer_options *opt,
+                                      const mode_kind *kind)
 {
-    bool collector = opt->mode != MCZ_WRITE_ATOMIC;
-    w->mode = opt->mode;
     w->when_full = opt->when_full;
     w->queue_limit = opt->queue_chunks ? opt->queue_chunks : MAX_IN_FLIGHT(w->thread_count);
-    w->max_bytes = opt->max_bytes;
-    if (opt->mode == MCZ_WRITE_MEMORY && !w->max_bytes)
-        w->max_bytes = DEFAULT_MEMORY_MAX_BYTES;
+    w->max_bytes = opt->max_bytes ? opt->max_bytes : kind->default_max_bytes;
     w->flush_contexts = opt->flush_contexts;
     w->flush_ms = opt->flush_ms;
-    w->checkpoint_ms = opt->checkpoint_ms ? opt->checkpoint_ms : DEFAULT_CHECKPOINT_MS;
     w->train_bytes = opt->train_bytes ? opt->train_bytes
-                     : collector      ? COLLECTOR_TRAIN_BYTES
-                                      : DEFAULT_TRAIN_BYTES;
+                     : kind->collector ? COLLECTOR_TRAIN_BYTES
+                                       : DEFAULT_TRAIN_BYTES;
     w->expected_bytes = opt->expected_bytes;
-    if (opt->mode == MCZ_WRITE_STREAM)
-        w->stream_fd = opt->stream_fd;
 }
 
-static int resolve_options(mcz_writer *w, const mcz_writer_options *opt, mcz_diag *diag)
+static int resolve_options(mcz_writer *w, const mcz_writer_options *opt, const mode_kind *kind,
+                           mcz_diag *diag)
 {
-    bool collector = opt->mode != MCZ_WRITE_ATOMIC;
+    bool collector = kind->collector;
     w->codec = opt->codec == MCZ_CODEC_DEFAULT ? MCZ_CODEC_ZSTD : opt->codec;
     w->packets = opt->layout != MCZ_LAYOUT_PLAIN;
     w->level = opt->level                   ? opt->level
@@ -604,8 +627,8 @@ static int resolve_options(mcz_writer *w, const mcz_writer_options *opt, mcz_dia
     w->thread_count = opt->threads > 0 ? opt->threads : (cores > 0 ? (int)cores : 1);
     if (w->thread_count > MAX_THREADS)
         w->thread_count = MAX_THREADS;
-    resolve_collector_options(w, opt);
-    if (!options_valid(w, opt))
+    resolve_collector_options(w, opt, kind);
+    if (!options_valid(w, opt, kind))
         return mcz_fail(diag, MCZ_EINVAL, -1, -1, "mcz_writer_open: bad options");
     mcz_arc_meta meta;
     int rc = mcz_arc_meta_from_text(opt->jit_ee_guid, opt->target_os, opt->target_arch, &meta,
@@ -661,10 +684,10 @@ static void join_threads(mcz_writer *w)
 static void writer_free(mcz_writer *w)
 {
     mcz_wr_signals_remove(w);
-    pthread_mutex_lock(&w->lock);
+    mcz_lock_take(&w->lock);
     w->paused = false;
     begin_closing(w);
-    pthread_mutex_unlock(&w->lock);
+    mcz_lock_drop(&w->lock);
     join_threads(w);
     free(w->threads);
     mcz_wr_chunk_free(w->open);
@@ -675,20 +698,19 @@ static void writer_free(mcz_writer *w)
     }
     mcz_wr_free_retained(w);
     mcz_wr_pool_free(w);
-    mcz_outfile_abort(w->out);
+    if (w->out)
+        w->out->ops->free(w->out);
     ZSTD_freeCDict(w->cdict);
     memset(w->head, 0, sizeof w->head); /* no header of a closed writer in a later core dump */
     memset(w->meta, 0, sizeof w->meta);
     free(w->dict);
-    if (w->fd >= 0)
-        close(w->fd);
     free(w->path);
     free(w->signal_path);
     sem_destroy(&w->wake);
     pthread_cond_destroy(&w->work);
     pthread_cond_destroy(&w->space);
     pthread_cond_destroy(&w->progress);
-    pthread_mutex_destroy(&w->lock);
+    mcz_lock_destroy(&w->lock);
     free(w);
 }
 
@@ -699,7 +721,7 @@ static mcz_writer *writer_create(mcz_diag *diag)
         mcz_fail(diag, MCZ_ENOMEM, -1, -1, "out of memory");
         return NULL;
     }
-    pthread_mutex_init(&w->lock, NULL);
+    mcz_lock_init(&w->lock);
     pthread_cond_init(&w->work, NULL);
     pthread_cond_init(&w->space, NULL);
     pthread_cond_init(&w->progress, NULL);
@@ -709,34 +731,26 @@ static mcz_writer *writer_create(mcz_diag *diag)
     atomic_init(&w->dump_wanted, false);
     atomic_init(&w->fatal_dumping, 0);
     atomic_init(&w->retaining, 0);
-    w->fd = -1;
-    w->stream_fd = -1;
     w->service_wake = UINT64_MAX;
-    atomic_init(&w->stream_gone, false);
-    mcz_diag_clear(&w->stream_error);
     mcz_diag_clear(&w->error);
     return w;
 }
 
-/* Where the archive goes while it is written: a temporary (ATOMIC), the file itself (LIVE), or
- * nowhere before a dump (MEMORY, which only keeps the path). */
-static int open_output(mcz_writer *w, const char *path, mcz_diag *diag)
+/* Opens the mode's output (out.h) under path (a stream may have none). */
+static int open_output(mcz_writer *w, const char *path, const mcz_writer_options *opt,
+                       const mode_kind *kind, mcz_diag *diag)
 {
-    if (!path && w->mode == MCZ_WRITE_STREAM)
-        path = "(stream)";
+    if (!path)
+        path = kind->unnamed;
     if (!path)
         return mcz_fail(diag, MCZ_EINVAL, -1, -1, "mcz_writer_open: NULL path");
     w->path = strdup(path);
     if (!w->path)
         return mcz_fail(diag, MCZ_ENOMEM, -1, -1, "out of memory");
-    if (w->mode == MCZ_WRITE_LIVE)
-        return mcz_wr_open_live(w, diag);
-    if (w->mode == MCZ_WRITE_MEMORY)
-        return MCZ_OK;
-    if (w->mode == MCZ_WRITE_STREAM)
-        return mcz_wr_open_stream(w, diag);
-    w->out = mcz_outfile_open(path, diag);
-    return w->out ? MCZ_OK : MCZ_EIO;
+    mcz_wr_out_args args = {w->path, opt->stream_fd, w->max_bytes, !w->no_hashes,
+                            opt->checkpoint_ms ? opt->checkpoint_ms : DEFAULT_CHECKPOINT_MS};
+    w->out = kind->open(&args, diag);
+    return w->out ? MCZ_OK : (diag && diag->code != MCZ_OK ? diag->code : MCZ_EIO);
 }
 
 /* The caller's options as this library's struct: the fields it knows of, the rest zero. */
@@ -766,15 +780,19 @@ mcz_writer *mcz_writer_open(const char *path, const mcz_writer_options *given, m
     mcz_writer *w = writer_create(diag);
     if (!w)
         return NULL;
-    int rc = resolve_options(w, opt, diag);
+    const mode_kind *kind = mode_kind_of(opt);
+    int rc = kind ? resolve_options(w, opt, kind, diag)
+                  : mcz_fail(diag, MCZ_EINVAL, -1, -1, "mcz_writer_open: bad options");
     if (rc == MCZ_OK)
-        rc = open_output(w, path, diag);
+        rc = open_output(w, path, opt, kind, diag);
     if (rc == MCZ_OK)
         rc = mcz_wr_pool_fill(w, diag);
     if (rc == MCZ_OK && (opt->dict || opt->no_dict || opt->codec == MCZ_CODEC_XZ)) {
         rc = mcz_wr_prepare_dict(w, diag); /* no other thread yet */
+        mcz_lock_take(&w->lock);
         if (rc == MCZ_OK)
             mcz_wr_publish_dict(w);
+        mcz_lock_drop(&w->lock);
     }
     if (rc == MCZ_OK)
         rc = start_threads(w, diag);
@@ -788,7 +806,7 @@ mcz_writer *mcz_writer_open(const char *path, const mcz_writer_options *given, m
 /* Seals the last chunk and settles the dictionary; the workers then finish the queue. */
 static int finish_input(mcz_writer *w)
 {
-    pthread_mutex_lock(&w->lock);
+    mcz_lock_take(&w->lock);
     int rc = w->error.code;
     if (rc == MCZ_OK && w->state != WRITER_OPEN)
         rc = MCZ_ESTATE;
@@ -796,30 +814,7 @@ static int finish_input(mcz_writer *w)
         mcz_wr_seal_open(w, true); /* past the queue bound by one at most: the end is near */
     mcz_wr_want_dict(w);
     begin_closing(w);
-    pthread_mutex_unlock(&w->lock);
-    return rc;
-}
-
-/* Index and footer for the mode: the final checkpoint (LIVE), the index then the rename
- * (ATOMIC), or the whole archive from memory (MEMORY). No other thread runs any more. */
-static int write_final(mcz_writer *w, mcz_diag *diag)
-{
-    if (w->mode == MCZ_WRITE_MEMORY)
-        return mcz_wr_dump_retained(w, w->path, diag);
-    if (w->mode == MCZ_WRITE_STREAM)
-        return mcz_wr_stream_end(w, diag);
-    if (w->mode == MCZ_WRITE_LIVE) {
-        int rc = mcz_wr_checkpoint(w, diag);
-        int fd = w->fd;
-        w->fd = -1;
-        if (close(fd) != 0 && rc == MCZ_OK)
-            rc = mcz_fail(diag, MCZ_EIO, -1, -1, "%s: close failed", w->path);
-        return rc;
-    }
-    int rc = mcz_wr_write_index(w, diag);
-    if (rc == MCZ_OK)
-        rc = mcz_outfile_commit(w->out, diag);
-    w->out = NULL;
+    mcz_lock_drop(&w->lock);
     return rc;
 }
 
@@ -830,17 +825,17 @@ int mcz_writer_close(mcz_writer *w, mcz_diag *diag)
     mcz_wr_signals_remove(w);
     int rc = finish_input(w);
     join_threads(w);
-    pthread_mutex_lock(&w->lock);
+    mcz_lock_take(&w->lock);
     mcz_wr_pump_output(w);
     if (rc == MCZ_OK)
         rc = w->error.code;
-    if (rc == MCZ_OK && w->head_chunk && atomic_load(&w->stream_gone))
-        rc = mcz_wr_set_error(w, &w->stream_error);
+    if (rc == MCZ_OK && w->head_chunk && atomic_load(&w->out->lost))
+        rc = mcz_wr_set_error(w, &w->out->lost_error);
     if (rc == MCZ_OK && w->head_chunk)
         rc = mcz_wr_fail(w, MCZ_ESTATE, -1, "chunks left unwritten");
-    pthread_mutex_unlock(&w->lock);
+    mcz_lock_drop(&w->lock);
     if (rc == MCZ_OK)
-        rc = write_final(w, diag);
+        rc = mcz_wr_finish(w, diag);
     else if (diag && w->error.code != MCZ_OK)
         *diag = w->error;
     else
@@ -849,15 +844,15 @@ int mcz_writer_close(mcz_writer *w, mcz_diag *diag)
     return rc;
 }
 
-/* The threads stop at once (the sticky error); a temporary file is removed, a LIVE file is left
- * as it is (FORMAT.md §12). */
+/* The threads stop at once (the sticky error); the output is freed unfinished (out.h: a
+ * temporary file is removed, a LIVE file is left as it is, FORMAT.md §12). */
 void mcz_writer_abort(mcz_writer *w)
 {
     if (!w)
         return;
-    pthread_mutex_lock(&w->lock);
+    mcz_lock_take(&w->lock);
     mcz_wr_fail(w, MCZ_ESTATE, -1, "the writer was aborted");
-    pthread_mutex_unlock(&w->lock);
+    mcz_lock_drop(&w->lock);
     writer_free(w);
 }
 
