@@ -3,6 +3,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <stdio.h>
 #include <pthread.h>
@@ -165,4 +166,28 @@ void mcz_os_nap(long ns)
 {
     struct timespec pause = {ns / 1000000000L, ns % 1000000000L};
     nanosleep(&pause, NULL);
+}
+
+static uint64_t clock_ns(clockid_t id)
+{
+    struct timespec ts;
+    if (clock_gettime(id, &ts) != 0)
+        return 0;
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+uint64_t mcz_os_monotonic_ns(void)
+{
+    return clock_ns(CLOCK_MONOTONIC);
+}
+
+uint64_t mcz_os_thread_cpu_ns(void)
+{
+    return clock_ns(CLOCK_THREAD_CPUTIME_ID);
+}
+
+int mcz_os_cores(void)
+{
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    return cores > 0 && cores < INT_MAX ? (int)cores : 1;
 }

@@ -1,8 +1,8 @@
 /*
  * platform.h - the operating-system calls of the library's writing side, behind one small
  * interface (io/os_posix.c implements it for POSIX; a Windows port fills the same functions).
- * The writer makes no system call of its own: its files, descriptors, streams and signal
- * handlers all go through here (threads, their locks and clocks excepted).
+ * The writer makes no system call of its own: its files, descriptors, streams, signal handlers
+ * and clocks all go through here (threads and their locks and waits excepted).
  *
  * Unless a function says otherwise it is async-signal-safe (a fatal-signal dump runs from a
  * handler), leaves errno as the failing call set it (callers name it in their messages), and
@@ -65,5 +65,12 @@ void mcz_os_signal_restore(int sig, const mcz_os_signal_saved *previous);
 void mcz_os_raise(int sig);
 /* Sleeps ns nanoseconds (less if a signal interrupts it). */
 void mcz_os_nap(long ns);
+
+/* Clocks, in nanoseconds: monotonic (the one the writer's timed waits use), and the CPU time
+ * of the calling thread (0 when unknown). */
+uint64_t mcz_os_monotonic_ns(void);
+uint64_t mcz_os_thread_cpu_ns(void);
+/* Processors online (at least 1). Not async-signal-safe. */
+int mcz_os_cores(void);
 
 #endif /* MCZ_IO_PLATFORM_H */

@@ -24,6 +24,7 @@ static void earliest(uint64_t *deadline, uint64_t at)
 /* flush_ms: seals the open chunk once it is old enough (lock held). */
 static void service_flush(mcz_writer *w, uint64_t now, uint64_t *deadline)
 {
+    MCZ_LOCK_HELD(&w->lock);
     if (!w->flush_ms || !w->open || w->open->count == 0)
         return;
     uint64_t due = w->open->opened_ns + (uint64_t)w->flush_ms * 1000000u;
@@ -130,6 +131,7 @@ void mcz_wr_service_stop(mcz_writer *w)
 /* Seals the open chunk, waiting for room (lock held). */
 static int seal_waiting(mcz_writer *w)
 {
+    MCZ_LOCK_HELD(&w->lock);
     while (w->error.code == MCZ_OK && w->state == WRITER_OPEN && w->open && w->open->count > 0) {
         if (!mcz_wr_queue_full(w))
             mcz_wr_seal_open(w, true);
@@ -143,6 +145,7 @@ static int seal_waiting(mcz_writer *w)
 
 int mcz_wr_flush_wait(mcz_writer *w)
 {
+    MCZ_LOCK_FREE(&w->lock);
     mcz_lock_take(&w->lock);
     int rc = seal_waiting(w);
     if (rc == MCZ_OK)
@@ -201,6 +204,7 @@ int mcz_writer_flush(mcz_writer *w)
 /* rc as a diag: the writer's sticky error when it has one, else rc alone. */
 int mcz_wr_report(mcz_writer *w, int rc, mcz_diag *diag)
 {
+    MCZ_LOCK_FREE(&w->lock);
     mcz_lock_take(&w->lock);
     mcz_diag sticky = w->error;
     mcz_lock_drop(&w->lock);

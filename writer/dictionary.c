@@ -241,6 +241,7 @@ static void encode_head(mcz_writer *w)
 
 int mcz_wr_prepare_dict(mcz_writer *w, mcz_diag *d)
 {
+    MCZ_LOCK_FREE(&w->lock);
     if (w->dict_len) {
         w->dict_id = ZDICT_getDictID(w->dict, w->dict_len);
         if (w->dict_id == 0)
@@ -269,12 +270,14 @@ void mcz_wr_publish_dict(mcz_writer *w)
 
 void mcz_wr_dict_begin(mcz_writer *w)
 {
+    MCZ_LOCK_HELD(&w->lock);
     w->training = true;
     mcz_wr_output_acquire(w);
 }
 
 void mcz_wr_dict_end(mcz_writer *w, int rc, const mcz_diag *d)
 {
+    MCZ_LOCK_HELD(&w->lock);
     if (rc == MCZ_OK)
         mcz_wr_publish_dict(w);
     else
@@ -285,6 +288,7 @@ void mcz_wr_dict_end(mcz_writer *w, int rc, const mcz_diag *d)
 
 void mcz_wr_decide_dict(mcz_writer *w)
 {
+    MCZ_LOCK_HELD(&w->lock);
     mcz_wr_dict_begin(w);
     chunk *first = w->head_chunk;
     uint32_t k = w->train_chunks;
@@ -303,6 +307,7 @@ void mcz_wr_decide_dict(mcz_writer *w)
 
 void mcz_wr_want_dict(mcz_writer *w)
 {
+    MCZ_LOCK_HELD(&w->lock);
     if (atomic_load(&w->dict_ready) || w->train_wanted)
         return;
     w->train_wanted = true;
@@ -312,6 +317,7 @@ void mcz_wr_want_dict(mcz_writer *w)
 
 int mcz_wr_dict_wait(mcz_writer *w)
 {
+    MCZ_LOCK_HELD(&w->lock);
     mcz_wr_want_dict(w);
     while (w->error.code == MCZ_OK && !atomic_load(&w->dict_ready))
         mcz_lock_wait(&w->lock, &w->progress);

@@ -71,7 +71,7 @@ static inline void mcz_lock_wait_until(mcz_lock *l, pthread_cond_t *cond,
 
 #ifndef NDEBUG
 /* True when the calling thread holds l. */
-static inline bool mcz_lock_held(mcz_lock *l)
+static inline bool mcz_lock_held(const mcz_lock *l)
 {
     return atomic_load_explicit(&l->owner, memory_order_relaxed) == mcz_lock_self();
 }

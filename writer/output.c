@@ -47,6 +47,8 @@ int mcz_wr_write_head(mcz_writer *w, mcz_diag *d)
  * finished fields to a fatal-signal dump. */
 static void retain(mcz_writer *w, chunk *c)
 {
+    MCZ_WR_TOKEN_HELD(w);
+    MCZ_LOCK_HELD(&w->lock);
     atomic_store_explicit(&c->retained_next, NULL, memory_order_relaxed);
     if (w->retained_tail)
         atomic_store_explicit(&w->retained_tail->retained_next, c, memory_order_release);
@@ -63,6 +65,8 @@ static void retain(mcz_writer *w, chunk *c)
  * returns them chained through ->next. An unlinked chunk keeps its retained_next. */
 static chunk *trim_retained(mcz_writer *w)
 {
+    MCZ_WR_TOKEN_HELD(w);
+    MCZ_LOCK_HELD(&w->lock);
     chunk *gone = NULL, **link = &gone;
     while (w->max_bytes && w->stats.retained_bytes > w->max_bytes) {
         chunk *c = atomic_load(&w->retained_head);
@@ -124,6 +128,8 @@ void mcz_wr_free_retained(mcz_writer *w)
  * are all the writer keeps. Token held, lock not held. */
 static int store_chunk(mcz_writer *w, chunk *c, mcz_diag *d)
 {
+    MCZ_WR_TOKEN_HELD(w);
+    MCZ_LOCK_FREE(&w->lock);
     int rc = w->out->ops->chunk(w->out, c, d);
     if (rc == MCZ_OK && !(w->out->ops->flags & MCZ_WR_OUT_IN_MEMORY)) {
         free(c->frames);
@@ -135,6 +141,7 @@ static int store_chunk(mcz_writer *w, chunk *c, mcz_diag *d)
 /* Detaches the finished chunk at the queue's head (lock held). */
 static chunk *take_head(mcz_writer *w)
 {
+    MCZ_LOCK_HELD(&w->lock);
     chunk *c = w->head_chunk;
     assert(c && c->state == CHUNK_DONE);
     w->head_chunk = c->next;
@@ -155,6 +162,7 @@ static chunk *take_head(mcz_writer *w)
  */
 static bool begin_retaining(mcz_writer *w)
 {
+    MCZ_LOCK_HELD(&w->lock);
     atomic_fetch_add(&w->retaining, 1);
     return atomic_load(&w->fatal_dumping) > 0;
 }
@@ -162,6 +170,8 @@ static bool begin_retaining(mcz_writer *w)
 /* The test hook (writer_test.h), then c's frames into the file. Token held, lock not held. */
 static int write_chunk(mcz_writer *w, chunk *c, uint64_t index, mcz_diag *d)
 {
+    MCZ_WR_TOKEN_HELD(w);
+    MCZ_LOCK_FREE(&w->lock);
     mcz_wr_test_write_fn hook = w->test_write;
     int rc = hook ? hook(w, index, w->test_write_arg) : MCZ_OK;
     if (rc != MCZ_OK)
@@ -196,6 +206,7 @@ static chunk *record_chunk(mcz_writer *w, chunk *c)
  * The sticky error ends the writer. */
 static void drop_unwritten(mcz_writer *w, chunk *c, const mcz_diag *d)
 {
+    MCZ_LOCK_HELD(&w->lock);
     w->in_flight--;
     if (d->code != MCZ_OK)
         mcz_wr_set_error(w, d);
@@ -206,6 +217,7 @@ static void drop_unwritten(mcz_writer *w, chunk *c, const mcz_diag *d)
  * the queue, so the queue stays full from then on (lock held). */
 static void requeue_head(mcz_writer *w, chunk *c)
 {
+    MCZ_LOCK_HELD(&w->lock);
     c->next = w->head_chunk;
     w->head_chunk = c;
     if (!w->tail_chunk)
@@ -220,6 +232,8 @@ static void requeue_head(mcz_writer *w, chunk *c)
  */
 static void output_chunk(mcz_writer *w, chunk *c)
 {
+    MCZ_WR_TOKEN_HELD(w);
+    MCZ_LOCK_HELD(&w->lock);
     int rc = w->error.code; /* a failed writer writes nothing more */
     uint64_t index = w->chunks_out;
     mcz_lock_drop(&w->lock);
@@ -262,6 +276,7 @@ void mcz_wr_pump_output(mcz_writer *w)
 
 void mcz_wr_output_acquire(mcz_writer *w)
 {
+    MCZ_LOCK_HELD(&w->lock);
     while (w->output_busy)
         mcz_lock_wait(&w->lock, &w->progress);
     w->output_busy = true;
@@ -269,6 +284,7 @@ void mcz_wr_output_acquire(mcz_writer *w)
 
 void mcz_wr_output_release(mcz_writer *w)
 {
+    MCZ_LOCK_HELD(&w->lock);
     w->output_busy = false;
     pthread_cond_broadcast(&w->progress);
     mcz_wr_pump_output(w);
@@ -307,6 +323,7 @@ int mcz_wr_finish(mcz_writer *w, mcz_diag *d)
 
 int mcz_wr_dump_retained(mcz_writer *w, const char *path, mcz_diag *d)
 {
+    MCZ_LOCK_FREE(&w->lock);
     assert(w->output_busy);
     mcz_wr_head h = writer_head(w);
     mcz_wr_list l = retained_list(w, w->out_next_number);

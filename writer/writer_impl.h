@@ -15,6 +15,7 @@
 #ifndef MCZ_WRITER_IMPL_H
 #define MCZ_WRITER_IMPL_H
 
+#include <assert.h>
 #include <pthread.h>
 #include <semaphore.h>
 #include <stdatomic.h>
@@ -114,34 +115,52 @@ struct mcz_writer {
     mcz_writer_stats stats; /* retained_bytes, first/last_retained kept current */
 };
 
-/* ---- writer.c ---- */
+/* The calling thread holds the output token (assertion; only its holder clears output_busy). */
+#define MCZ_WR_TOKEN_HELD(w) assert((w)->output_busy)
+
+/*
+ * The files of the writer core call each other in one direction only, lowest first: base.c,
+ * compress.c, chunk_pool.c, output.c (and the outputs, out.h), dictionary.c, queue.c,
+ * collector.c, signal_dump.c, then writer.c and chunk_copy.c (the API).
+ */
+
+/* ---- base.c ---- */
+int mcz_wr_set_error(mcz_writer *w, const mcz_diag *d);                     /* lock held */
+int mcz_wr_fail(mcz_writer *w, int code, int64_t context, const char *what); /* lock held */
+void mcz_wr_chunk_free(chunk *c);
+uint64_t mcz_wr_now_ns(void);
+uint64_t mcz_wr_thread_cpu_ns(void);
+/* Gets a worker to look for work: wakes one unless the watcher will find it (lock held). */
+void mcz_wr_wake_worker(mcz_writer *w);
+
+/* ---- compress.c (no lock held) ---- */
 /* The bytes c's data frame holds (*data, *len): its raw bytes, or their packet layout made in
  * scratch (the caller's, grown as needed and reused from chunk to chunk: one per worker, no
  * allocation per chunk). Off the append path. */
 int mcz_wr_chunk_data(const mcz_writer *w, const chunk *c, mcz_arc_buffer *scratch,
                       const uint8_t **data, size_t *len, mcz_diag *d);
-int mcz_wr_set_error(mcz_writer *w, const mcz_diag *d);                     /* lock held */
-int mcz_wr_fail(mcz_writer *w, int code, int64_t context, const char *what); /* lock held */
-void mcz_wr_chunk_free(chunk *c);
-uint64_t mcz_wr_now_ns(void);
-/* Queues the open chunk; force asks for the dictionary decision now (flush). Lock held; the
- * caller checked mcz_wr_queue_full. */
-void mcz_wr_seal_open(mcz_writer *w, bool force);
-/* True when a sealed chunk must wait (or be dropped): queue_chunks are queued and the
- * dictionary is no longer collecting samples. Lock held. */
-bool mcz_wr_queue_full(const mcz_writer *w);
-/* Gets a worker to look for work: wakes one unless the watcher will find it (lock held). */
-void mcz_wr_wake_worker(mcz_writer *w);
-/* Puts a chunk at the queue's tail (SEALED for the workers, or DONE for the output). */
-void mcz_wr_enqueue(mcz_writer *w, chunk *c);
-/* Appends one context; may_wait false makes a full queue MCZ_EDROPPED. */
-int mcz_wr_append(mcz_writer *w, const void *mc, size_t size, uint32_t *number, bool may_wait);
-uint64_t mcz_wr_thread_cpu_ns(void);
 /* Sets cctx to compress chunks as every worker does (level, window, frame flags, w->cdict if set). */
 int mcz_wr_setup_cctx(const mcz_writer *w, ZSTD_CCtx *cctx);
 /* Allocates and fills c->identity and c->dedup (FORMAT.md §5) from raw, the c->count contexts
  * of c->lengths back to back. */
 int mcz_wr_hash_contexts(const mcz_jit_ee *v, chunk *c, const uint8_t *raw, mcz_diag *d);
+/* Hashes (unless no_hashes) and compresses a settled chunk: c->frames, frames_len, checksum. */
+int mcz_wr_compress_chunk(const mcz_writer *w, ZSTD_CCtx *cctx, mcz_arc_buffer *scratch,
+                          chunk *c, mcz_diag *d);
+
+/* ---- queue.c (lock held) ---- */
+/* Queues the open chunk; force asks for the dictionary decision now (flush). The caller
+ * checked mcz_wr_queue_full. */
+void mcz_wr_seal_open(mcz_writer *w, bool force);
+/* True when a sealed chunk must wait (or be dropped): queue_chunks are queued and the
+ * dictionary is no longer collecting samples. */
+bool mcz_wr_queue_full(const mcz_writer *w);
+/* Puts a chunk at the queue's tail (SEALED for the workers, or DONE for the output). */
+void mcz_wr_enqueue(mcz_writer *w, chunk *c);
+
+/* ---- writer.c ---- */
+/* Appends one context; may_wait false makes a full queue MCZ_EDROPPED. */
+int mcz_wr_append(mcz_writer *w, const void *mc, size_t size, uint32_t *number, bool may_wait);
 
 /* Where the chunks begin: after the header, dictionary and metadata frames. */
 #define MCZ_WR_DATA_START(w) ((uint64_t)(w)->head_len + (w)->dict_len + (w)->meta_len)
