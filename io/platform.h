@@ -41,6 +41,17 @@ int mcz_os_punch_hole(int fd, uint64_t off, uint64_t len);
 /* Renames from over to; 0 or -1. */
 int mcz_os_rename(const char *from, const char *to);
 
+/*
+ * An archive that appears atomically, written from a signal handler (io/outfile.c; the
+ * mcz_outfile_* calls are the same mechanism for every other caller, and allocate): open
+ * creates or truncates tmp_path, commit makes the data durable, closes and renames tmp_path
+ * over path. A file whose writing failed or was cut short stays under tmp_path as the partial
+ * archive a recovery reads: it is not listed for mcz_remove_temporaries. open: a descriptor or
+ * -1; commit: MCZ_OK or MCZ_EIO (the descriptor closed either way).
+ */
+int mcz_outfile_raw_open(const char *tmp_path);
+int mcz_outfile_raw_commit(int fd, const char *tmp_path, const char *path);
+
 /* Whether fd is an open descriptor (false: not one) and, if so, whether it is a socket. */
 bool mcz_os_descriptor(int fd, bool *is_socket);
 /*

@@ -350,17 +350,15 @@ void mcz_wr_dump_fatal(mcz_writer *w, const char *tmp_path, const char *path)
     wait_retaining(w);
     if (!atomic_load(&w->dict_ready))
         return; /* nothing was compressed yet */
-    int fd = mcz_os_create(tmp_path, MCZ_OS_WRITE_ONLY);
+    int fd = mcz_outfile_raw_open(tmp_path);
     if (fd < 0)
         return;
     mcz_wr_head h = writer_head(w);
     mcz_wr_list l = retained_list(w, w->first_number);
-    int rc = mcz_wr_archive_emit(&h, &l, NULL, true, fd_sink, &fd); /* raw: may not allocate */
-    if (rc == MCZ_OK)
-        rc = mcz_os_fsync(fd) == 0 ? MCZ_OK : MCZ_EIO;
-    mcz_os_close(fd);
-    if (rc == MCZ_OK)
-        mcz_os_rename(tmp_path, path); /* else the partial file stays for mcz_recover */
+    if (mcz_wr_archive_emit(&h, &l, NULL, true, fd_sink, &fd) == MCZ_OK) /* raw: no allocation */
+        mcz_outfile_raw_commit(fd, tmp_path, path);
+    else
+        mcz_os_close(fd); /* the partial file stays for mcz_recover */
 }
 
 /* ---- Test hooks (writer_test.h) ---- */
