@@ -1,16 +1,18 @@
 /*
- * writer_impl.h - internals shared by the files of writer/: the writer's structure, its chunks,
- * and the hand-offs between the append path and the workers (writer.c), the dictionary decision
- * (dictionary.c), the output of finished chunks in each mode (output.c), the collector's service
- * thread and calls (collector.c), chunk copies (chunk_copy.c), the chunks kept ready for appends
- * (chunk_pool.c) and the signal handlers (signal_dump.c).
+ * writer_impl.h - internals shared by the files of the writer core: the writer's structure and
+ * the hand-offs between the append path and the workers (writer.c), the queue (queue.c), the
+ * dictionary decision (dictionary.c), the finished chunks' way out in number order (output.c,
+ * to the mode's output, out.h), the collector's service thread and calls (collector.c), chunk
+ * copies (chunk_copy.c), the chunks kept ready for appends (chunk_pool.c) and the signal
+ * handlers (signal_dump.c). The core tests no mode: what differs between modes is the output.
  *
  * Locking: one mutex guards the queue, the counters and the state. Nothing slow runs under it
  * (no compression, no hashing, no I/O, no training, no copy of a context: an append copies after
  * releasing it, into room it reserved, chunk_pool.c), so an append waits for the mutex only as
  * long as another append's bookkeeping. File output, the retained list and checkpoints belong to
  * whoever holds the output token (output_busy, taken under the mutex): one thread at a time
- * writes, in chunk-number order, without the mutex.
+ * writes, in chunk-number order, without the mutex. Debug builds check both contracts where a
+ * function states them (MCZ_LOCK_HELD, MCZ_LOCK_FREE: lock.h; MCZ_WR_TOKEN_HELD).
  */
 #ifndef MCZ_WRITER_IMPL_H
 #define MCZ_WRITER_IMPL_H
