@@ -9,8 +9,9 @@
  *
  * The writer core (writer.c, output.c, ...) calls an output only through its ops, in the order
  * begin, chunk (and discard) any number of times, then finish; free always, last. Every call
- * but those marked "lock held" runs with the writer's output token held and its lock not held:
- * one thread at a time, so an output needs no lock of its own. An output reads the retained
+ * runs with the writer's output token held (or, at open and close, with no other thread
+ * running), and with its lock not held but for those marked "lock held": one thread at a time,
+ * so an output needs no lock of its own. An output reads the retained
  * list (the chunks that reached it, oldest first, with their index rows) through retained.c and
  * calls the system only through io/platform.h and io/outfile.c. A new mode (appending to an
  * existing archive, uploading chunks) is one more file here and one more row in writer.c's
