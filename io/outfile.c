@@ -12,6 +12,9 @@
  * /dev/stdout, /dev/fd/N or /proc/self/fd/N is written in place as a stream: never renamed over,
  * never removed. A directory is refused.
  *
+ * From a signal handler, mcz_outfile_raw_open and _commit (io/platform.h) do the same with
+ * async-signal-safe calls only, on a temporary name the caller prepared.
+ *
  * Temporaries are listed in a fixed table that mcz_remove_temporaries() walks from a signal
  * handler. The PID in a temporary's name lets a later open beside it recognise one left by a
  * process that was killed outright (SIGKILL, power loss) and remove it.
@@ -30,6 +33,7 @@
 #include <unistd.h>
 
 #include "mcz_common.h"
+#include "platform.h"
 
 #define TMP_TAG ".mcz-tmp."
 #define TMP_ATTEMPTS 100
@@ -445,4 +449,23 @@ void mcz_outfile_abort(mcz_outfile *f)
 {
     if (f)
         outfile_free(f);
+}
+
+/* ============================================================================================ */
+/* From a signal handler (io/platform.h)                                                        */
+/* ============================================================================================ */
+
+int mcz_outfile_raw_open(const char *tmp_path)
+{
+    return mcz_os_create(tmp_path, MCZ_OS_WRITE_ONLY);
+}
+
+int mcz_outfile_raw_commit(int fd, const char *tmp_path, const char *path)
+{
+    int rc = mcz_os_fsync(fd) == 0 ? MCZ_OK : MCZ_EIO;
+    if (mcz_os_close(fd) != 0)
+        rc = MCZ_EIO;
+    if (rc == MCZ_OK && mcz_os_rename(tmp_path, path) != 0)
+        rc = MCZ_EIO;
+    return rc;
 }

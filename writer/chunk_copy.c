@@ -16,13 +16,13 @@
  * needs its id and bytes, which do not change afterwards. */
 static int settle_dictionary(mcz_writer *w)
 {
-    pthread_mutex_lock(&w->lock);
+    mcz_lock_take(&w->lock);
     int rc = w->error.code;
     if (rc == MCZ_OK && w->state != WRITER_OPEN)
         rc = MCZ_ESTATE;
     if (rc == MCZ_OK)
         rc = mcz_wr_dict_wait(w);
-    pthread_mutex_unlock(&w->lock);
+    mcz_lock_drop(&w->lock);
     return rc;
 }
 
@@ -129,7 +129,7 @@ static void number_copy(const mcz_writer *w, chunk *c, uint32_t first)
  * context appended meanwhile can take numbers below c's. Always waits (whatever when_full). */
 static int queue_copy(mcz_writer *w, chunk *c)
 {
-    pthread_mutex_lock(&w->lock);
+    mcz_lock_take(&w->lock);
     int rc;
     for (;;) {
         rc = w->error.code != MCZ_OK ? w->error.code : w->state != WRITER_OPEN ? MCZ_ESTATE : 0;
@@ -141,7 +141,7 @@ static int queue_copy(mcz_writer *w, chunk *c)
             continue;
         }
         if (full) {
-            pthread_cond_wait(&w->space, &w->lock);
+            mcz_lock_wait(&w->lock, &w->space);
             continue;
         }
         if (w->next_number + c->count - 1 > UINT32_MAX) {
@@ -156,7 +156,7 @@ static int queue_copy(mcz_writer *w, chunk *c)
         mcz_wr_pump_output(w);
         break;
     }
-    pthread_mutex_unlock(&w->lock);
+    mcz_lock_drop(&w->lock);
     return rc;
 }
 

@@ -18,8 +18,8 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "../io/platform.h"
 #include "mcz_common.h"
 #include "writer_impl.h"
 
@@ -64,12 +64,14 @@ int mcz_wr_pool_fill(mcz_writer *w, mcz_diag *d)
 
 bool mcz_wr_pool_short(const mcz_writer *w)
 {
+    MCZ_LOCK_HELD(&w->lock);
     return w->ready_count + w->pool_making < MCZ_WR_READY && w->state == WRITER_OPEN &&
            w->error.code == MCZ_OK;
 }
 
 chunk *mcz_wr_pool_take(mcz_writer *w)
 {
+    MCZ_LOCK_HELD(&w->lock);
     /* Made here, a chunk's pages are left to fault in one append at a time, not all in this one. */
     chunk *c = w->ready_count ? w->ready[--w->ready_count]
                               : make_ready(MCZ_WR_CHUNK_CAP(w), NULL, false);
@@ -86,6 +88,7 @@ chunk *mcz_wr_pool_take(mcz_writer *w)
 /* Keeps c in the pool when it is short (lock held); returns c when it is not kept. */
 static chunk *keep(mcz_writer *w, chunk *c)
 {
+    MCZ_LOCK_HELD(&w->lock);
     if (!c || !mcz_wr_pool_short(w))
         return c;
     w->ready[w->ready_count++] = c;
@@ -94,19 +97,20 @@ static chunk *keep(mcz_writer *w, chunk *c)
 
 void mcz_wr_pool_refill(mcz_writer *w, uint8_t *raw, size_t cap)
 {
+    MCZ_LOCK_HELD(&w->lock);
     size_t want = MCZ_WR_CHUNK_CAP(w);
     if (raw && (cap != want || !mcz_wr_pool_short(w))) {
-        pthread_mutex_unlock(&w->lock);
+        mcz_lock_drop(&w->lock);
         free(raw); /* grown for one large context, or not needed */
-        pthread_mutex_lock(&w->lock);
+        mcz_lock_take(&w->lock);
         raw = NULL;
     }
     if (!mcz_wr_pool_short(w))
         return;
     w->pool_making++;
-    pthread_mutex_unlock(&w->lock);
+    mcz_lock_drop(&w->lock);
     chunk *made = make_ready(want, raw, true);
-    pthread_mutex_lock(&w->lock);
+    mcz_lock_take(&w->lock);
     w->pool_making--;
     if (!made) {
         mcz_wr_fail(w, MCZ_ENOMEM, -1, "out of memory"); /* sticky, else workers would retry */
@@ -114,9 +118,9 @@ void mcz_wr_pool_refill(mcz_writer *w, uint8_t *raw, size_t cap)
     }
     made = keep(w, made);
     if (made) {
-        pthread_mutex_unlock(&w->lock);
+        mcz_lock_drop(&w->lock);
         mcz_wr_chunk_free(made);
-        pthread_mutex_lock(&w->lock);
+        mcz_lock_take(&w->lock);
     }
 }
 
@@ -145,9 +149,8 @@ void mcz_wr_chunk_copy_in(chunk *c, uint8_t *dst, const void *mc, size_t size)
 
 void mcz_wr_chunk_wait_copies(chunk *c)
 {
-    struct timespec poll = {0, COPY_POLL_NS};
     while (atomic_load_explicit(&c->copying, memory_order_acquire) != 0)
-        nanosleep(&poll, NULL);
+        mcz_os_nap(COPY_POLL_NS);
 }
 
 int mcz_wr_chunk_settle(chunk *c, mcz_diag *d)

@@ -24,6 +24,7 @@ static void earliest(uint64_t *deadline, uint64_t at)
 /* flush_ms: seals the open chunk once it is old enough (lock held). */
 static void service_flush(mcz_writer *w, uint64_t now, uint64_t *deadline)
 {
+    MCZ_LOCK_HELD(&w->lock);
     if (!w->flush_ms || !w->open || w->open->count == 0)
         return;
     uint64_t due = w->open->opened_ns + (uint64_t)w->flush_ms * 1000000u;
@@ -35,32 +36,15 @@ static void service_flush(mcz_writer *w, uint64_t now, uint64_t *deadline)
         mcz_wr_seal_open(w, true);
 }
 
-mcz_wr_live_step mcz_wr_live_decide(const mcz_wr_live_clock *c, uint64_t now, uint64_t *wake)
-{
-    *wake = UINT64_MAX;
-    if (!c->dirty && !c->unsynced)
-        return MCZ_WR_LIVE_WAIT;
-    if (now < c->last_ns + c->period_ns) {
-        *wake = c->last_ns + c->period_ns;
-        return MCZ_WR_LIVE_WAIT;
-    }
-    bool quiet = now >= c->chunk_ns + c->period_ns;
-    if (c->dirty && (c->since_index / MCZ_WR_INDEX_SHARE >= c->index_bytes || quiet))
-        return MCZ_WR_LIVE_INDEX;
-    if (c->dirty)
-        *wake = c->chunk_ns + c->period_ns; /* the index comes when chunks stop */
-    return c->unsynced ? MCZ_WR_LIVE_SYNC : MCZ_WR_LIVE_WAIT;
-}
-
-/* LIVE: the step mcz_wr_live_decide says (lock held, released while writing). */
+/* An output with checkpoints (LIVE): the step it says is due (lock held, released while
+ * writing). */
 static void service_checkpoint(mcz_writer *w, uint64_t now, uint64_t *deadline)
 {
-    if (w->mode != MCZ_WRITE_LIVE || w->error.code != MCZ_OK)
+    MCZ_LOCK_HELD(&w->lock);
+    if (!w->out->ops->due || w->error.code != MCZ_OK)
         return;
-    mcz_wr_live_clock clock = {w->dirty, w->unsynced, (uint64_t)w->checkpoint_ms * 1000000u,
-                               w->checkpoint_ns, w->chunk_ns, w->since_index, w->index_bytes};
     uint64_t wake;
-    mcz_wr_live_step step = mcz_wr_live_decide(&clock, now, &wake);
+    mcz_wr_live_step step = w->out->ops->due(w->out, now, &wake);
     earliest(deadline, wake);
     if (step == MCZ_WR_LIVE_WAIT)
         return;
@@ -69,10 +53,10 @@ static void service_checkpoint(mcz_writer *w, uint64_t now, uint64_t *deadline)
         return;
     }
     mcz_wr_output_acquire(w);
-    pthread_mutex_unlock(&w->lock);
+    mcz_lock_drop(&w->lock);
     mcz_diag d;
-    int rc = step == MCZ_WR_LIVE_INDEX ? mcz_wr_checkpoint(w, &d) : mcz_wr_sync(w, &d);
-    pthread_mutex_lock(&w->lock);
+    int rc = mcz_wr_checkpoint(w, step == MCZ_WR_LIVE_INDEX, &d);
+    mcz_lock_take(&w->lock);
     if (rc != MCZ_OK)
         mcz_wr_set_error(w, &d);
     mcz_wr_output_release(w);
@@ -101,31 +85,31 @@ static void service_dump(mcz_writer *w)
 static void *service_main(void *arg)
 {
     mcz_writer *w = arg;
-    pthread_mutex_lock(&w->lock);
+    mcz_lock_take(&w->lock);
     while (w->state == WRITER_OPEN) {
         if (atomic_exchange(&w->dump_wanted, false) && w->signal_path) {
-            pthread_mutex_unlock(&w->lock);
+            mcz_lock_drop(&w->lock);
             service_dump(w);
-            pthread_mutex_lock(&w->lock);
+            mcz_lock_take(&w->lock);
             continue;
         }
         uint64_t now = mcz_wr_now_ns(), deadline = UINT64_MAX;
         service_flush(w, now, &deadline);
         service_checkpoint(w, now, &deadline);
         w->service_wake = deadline; /* a chunk opened from now on posts only if due before */
-        pthread_mutex_unlock(&w->lock);
+        mcz_lock_drop(&w->lock);
         service_sleep(w, deadline);
-        pthread_mutex_lock(&w->lock);
+        mcz_lock_take(&w->lock);
         w->service_wake = UINT64_MAX; /* awake: every chunk opened posts */
     }
-    pthread_mutex_unlock(&w->lock);
+    mcz_lock_drop(&w->lock);
     return NULL;
 }
 
 /* Only collectors and writers with a flush interval need the service thread. */
 int mcz_wr_service_start(mcz_writer *w, mcz_diag *d)
 {
-    if (w->mode == MCZ_WRITE_ATOMIC && !w->flush_ms)
+    if (!(w->out->ops->flags & MCZ_WR_OUT_COLLECTS) && !w->flush_ms)
         return MCZ_OK;
     if (pthread_create(&w->service, NULL, service_main, w) != 0)
         return mcz_fail(d, MCZ_ENOMEM, -1, -1, "cannot start the writer's service thread");
@@ -147,11 +131,12 @@ void mcz_wr_service_stop(mcz_writer *w)
 /* Seals the open chunk, waiting for room (lock held). */
 static int seal_waiting(mcz_writer *w)
 {
+    MCZ_LOCK_HELD(&w->lock);
     while (w->error.code == MCZ_OK && w->state == WRITER_OPEN && w->open && w->open->count > 0) {
         if (!mcz_wr_queue_full(w))
             mcz_wr_seal_open(w, true);
         else
-            pthread_cond_wait(&w->space, &w->lock);
+            mcz_lock_wait(&w->lock, &w->space);
     }
     return w->error.code != MCZ_OK ? w->error.code
            : w->state != WRITER_OPEN ? MCZ_ESTATE
@@ -160,20 +145,21 @@ static int seal_waiting(mcz_writer *w)
 
 int mcz_wr_flush_wait(mcz_writer *w)
 {
-    pthread_mutex_lock(&w->lock);
+    MCZ_LOCK_FREE(&w->lock);
+    mcz_lock_take(&w->lock);
     int rc = seal_waiting(w);
     if (rc == MCZ_OK)
         rc = mcz_wr_dict_wait(w);
     uint64_t sealed = w->stats.chunks_sealed;
     while (rc == MCZ_OK && w->chunks_out < sealed) {
-        if (atomic_load(&w->stream_gone)) {
+        if (atomic_load(&w->out->lost)) {
             rc = MCZ_EIO; /* not sticky: the writer stays usable, under its full policy */
             break;
         }
-        pthread_cond_wait(&w->progress, &w->lock);
+        mcz_lock_wait(&w->lock, &w->progress);
         rc = w->error.code;
     }
-    pthread_mutex_unlock(&w->lock);
+    mcz_lock_drop(&w->lock);
     return rc;
 }
 
@@ -181,24 +167,24 @@ int mcz_wr_flush_wait(mcz_writer *w)
 static int with_output(mcz_writer *w, int (*fn)(mcz_writer *, const char *, mcz_diag *),
                        const char *path, mcz_diag *d)
 {
-    pthread_mutex_lock(&w->lock);
+    mcz_lock_take(&w->lock);
     mcz_wr_output_acquire(w);
-    pthread_mutex_unlock(&w->lock);
+    mcz_lock_drop(&w->lock);
     int rc = fn(w, path, d);
-    pthread_mutex_lock(&w->lock);
+    mcz_lock_take(&w->lock);
     mcz_wr_output_release(w);
-    pthread_mutex_unlock(&w->lock);
+    mcz_lock_drop(&w->lock);
     return rc;
 }
 
 static int checkpoint_now(mcz_writer *w, const char *unused, mcz_diag *d)
 {
     (void)unused;
-    int rc = mcz_wr_checkpoint(w, d);
+    int rc = mcz_wr_checkpoint(w, true, d);
     if (rc != MCZ_OK) {
-        pthread_mutex_lock(&w->lock);
+        mcz_lock_take(&w->lock);
         mcz_wr_set_error(w, d);
-        pthread_mutex_unlock(&w->lock);
+        mcz_lock_drop(&w->lock);
     }
     return rc;
 }
@@ -208,7 +194,7 @@ int mcz_writer_flush(mcz_writer *w)
     if (!w)
         return MCZ_EINVAL;
     int rc = mcz_wr_flush_wait(w);
-    if (rc == MCZ_OK && w->mode == MCZ_WRITE_LIVE) {
+    if (rc == MCZ_OK && w->out->ops->checkpoint) {
         mcz_diag d;
         rc = with_output(w, checkpoint_now, NULL, &d);
     }
@@ -218,9 +204,10 @@ int mcz_writer_flush(mcz_writer *w)
 /* rc as a diag: the writer's sticky error when it has one, else rc alone. */
 int mcz_wr_report(mcz_writer *w, int rc, mcz_diag *diag)
 {
-    pthread_mutex_lock(&w->lock);
+    MCZ_LOCK_FREE(&w->lock);
+    mcz_lock_take(&w->lock);
     mcz_diag sticky = w->error;
-    pthread_mutex_unlock(&w->lock);
+    mcz_lock_drop(&w->lock);
     if (sticky.code == MCZ_OK)
         return mcz_fail(diag, rc, -1, -1, "writer: %s", mcz_error_name(rc));
     if (diag)
@@ -232,7 +219,7 @@ int mcz_writer_dump(mcz_writer *w, const char *path, mcz_diag *diag)
 {
     if (!w || !path)
         return mcz_fail(diag, MCZ_EINVAL, -1, -1, "mcz_writer_dump: NULL argument");
-    if (w->mode == MCZ_WRITE_ATOMIC || w->mode == MCZ_WRITE_STREAM)
+    if (!(w->out->ops->flags & MCZ_WR_OUT_DUMPS))
         return mcz_fail(diag, MCZ_ESTATE, -1, -1,
                         "mcz_writer_dump: not for an ATOMIC or STREAM writer");
     int rc = mcz_wr_flush_wait(w);
@@ -248,15 +235,15 @@ void mcz_writer_get_stats(mcz_writer *w, mcz_writer_stats *out)
     memset(out, 0, sizeof *out);
     if (!w)
         return;
-    pthread_mutex_lock(&w->lock);
+    mcz_lock_take(&w->lock);
     *out = w->stats;
-    pthread_mutex_unlock(&w->lock);
+    mcz_lock_drop(&w->lock);
 }
 
 void mcz_wr_test_pause(mcz_writer *w, bool paused)
 {
-    pthread_mutex_lock(&w->lock);
+    mcz_lock_take(&w->lock);
     w->paused = paused;
     pthread_cond_broadcast(&w->work);
-    pthread_mutex_unlock(&w->lock);
+    mcz_lock_drop(&w->lock);
 }

@@ -241,6 +241,7 @@ static void encode_head(mcz_writer *w)
 
 int mcz_wr_prepare_dict(mcz_writer *w, mcz_diag *d)
 {
+    MCZ_LOCK_FREE(&w->lock);
     if (w->dict_len) {
         w->dict_id = ZDICT_getDictID(w->dict, w->dict_len);
         if (w->dict_id == 0)
@@ -251,14 +252,17 @@ int mcz_wr_prepare_dict(mcz_writer *w, mcz_diag *d)
             return mcz_fail(d, MCZ_EZSTD, -1, -1, "zstd: cannot digest the dictionary");
     }
     encode_head(w);
-    return w->mode == MCZ_WRITE_MEMORY ? MCZ_OK : mcz_wr_write_head(w, d);
+    return mcz_wr_write_head(w, d);
 }
 
 void mcz_wr_publish_dict(mcz_writer *w)
 {
-    if (w->mode != MCZ_WRITE_MEMORY && !atomic_load(&w->stream_gone))
+    MCZ_LOCK_HELD(&w->lock);
+    bool kept = w->out->ops->flags & MCZ_WR_OUT_IN_MEMORY;
+    if (!kept && !atomic_load(&w->out->lost))
         w->stats.written_bytes += MCZ_WR_DATA_START(w);
-    w->dirty = w->mode == MCZ_WRITE_LIVE; /* the first checkpoint makes the file an archive */
+    if (w->out->ops->ready)
+        w->out->ops->ready(w->out);
     atomic_store(&w->dict_ready, true);
     pthread_cond_broadcast(&w->work);
     pthread_cond_broadcast(&w->progress);
@@ -266,12 +270,14 @@ void mcz_wr_publish_dict(mcz_writer *w)
 
 void mcz_wr_dict_begin(mcz_writer *w)
 {
+    MCZ_LOCK_HELD(&w->lock);
     w->training = true;
     mcz_wr_output_acquire(w);
 }
 
 void mcz_wr_dict_end(mcz_writer *w, int rc, const mcz_diag *d)
 {
+    MCZ_LOCK_HELD(&w->lock);
     if (rc == MCZ_OK)
         mcz_wr_publish_dict(w);
     else
@@ -282,10 +288,11 @@ void mcz_wr_dict_end(mcz_writer *w, int rc, const mcz_diag *d)
 
 void mcz_wr_decide_dict(mcz_writer *w)
 {
+    MCZ_LOCK_HELD(&w->lock);
     mcz_wr_dict_begin(w);
     chunk *first = w->head_chunk;
     uint32_t k = w->train_chunks;
-    pthread_mutex_unlock(&w->lock);
+    mcz_lock_drop(&w->lock);
     uint64_t cpu = mcz_wr_thread_cpu_ns();
     mcz_diag d;
     mcz_diag_clear(&d);
@@ -293,13 +300,14 @@ void mcz_wr_decide_dict(mcz_writer *w)
     if (rc == MCZ_OK)
         rc = mcz_wr_prepare_dict(w, &d);
     cpu = mcz_wr_thread_cpu_ns() - cpu;
-    pthread_mutex_lock(&w->lock);
+    mcz_lock_take(&w->lock);
     w->stats.compress_cpu_ns += cpu;
     mcz_wr_dict_end(w, rc, &d);
 }
 
 void mcz_wr_want_dict(mcz_writer *w)
 {
+    MCZ_LOCK_HELD(&w->lock);
     if (atomic_load(&w->dict_ready) || w->train_wanted)
         return;
     w->train_wanted = true;
@@ -309,8 +317,9 @@ void mcz_wr_want_dict(mcz_writer *w)
 
 int mcz_wr_dict_wait(mcz_writer *w)
 {
+    MCZ_LOCK_HELD(&w->lock);
     mcz_wr_want_dict(w);
     while (w->error.code == MCZ_OK && !atomic_load(&w->dict_ready))
-        pthread_cond_wait(&w->progress, &w->lock);
+        mcz_lock_wait(&w->lock, &w->progress);
     return w->error.code;
 }

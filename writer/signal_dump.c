@@ -4,10 +4,11 @@
  * The request signal only sets a flag and posts the writer's semaphore (sem_post is
  * async-signal-safe); the service thread then runs mcz_writer_dump like any caller.
  *
- * A fatal signal writes the chunks already compressed from the handler itself, with open, write,
- * fsync, rename and close only, from buffers prepared beforehand: the header and dictionary, and
- * each retained chunk's frames and index rows (the index is streamed through a stack buffer, in
- * its raw form: compressing it would allocate).
+ * A fatal signal writes the chunks already compressed from the handler itself, with the
+ * async-signal-safe calls of io/platform.h only (create, write, fsync, close, rename), from
+ * buffers prepared beforehand: the header and dictionary, and each retained chunk's frames and
+ * index rows (the index is streamed through a stack buffer, in its raw form: compressing it
+ * would allocate).
  * It takes no lock, since the crashing thread may hold it. It reads the retained list through
  * atomics; the writer never frees a chunk once a fatal dump has started, and a chunk unlinked
  * meanwhile keeps its link, so the dump is a consistent archive of the list as it was when the
@@ -22,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../io/platform.h"
 #include "mcz_common.h"
 #include "writer_impl.h"
 
@@ -32,9 +34,9 @@ static const int fatal_signals[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT};
  * signal_writer is published and left alone until it is withdrawn. */
 static _Atomic(mcz_writer *) signal_writer;
 static int request_signo;
-static struct sigaction previous_request;
+static mcz_os_signal_saved previous_request;
 static bool fatal_installed;
-static struct sigaction previous_fatal[FATAL_COUNT];
+static mcz_os_signal_saved previous_fatal[FATAL_COUNT];
 static char fatal_path[PATH_MAX], fatal_partial[PATH_MAX];
 static atomic_flag fatal_started = ATOMIC_FLAG_INIT;
 
@@ -58,27 +60,17 @@ static void fatal_handler(int sig)
         mcz_wr_dump_fatal(w, fatal_partial, fatal_path);
     for (size_t i = 0; i < FATAL_COUNT; i++)
         if (fatal_signals[i] == sig)
-            sigaction(sig, &previous_fatal[i], NULL);
-    raise(sig); /* pending until this handler returns, then the previous action runs */
+            mcz_os_signal_restore(sig, &previous_fatal[i]);
+    mcz_os_raise(sig); /* pending until this handler returns, then the previous action runs */
     errno = saved;
-}
-
-static int install(int sig, void (*handler)(int), struct sigaction *previous)
-{
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = handler;
-    sa.sa_flags = SA_RESTART | SA_ONSTACK; /* an alternate stack, if the thread has one */
-    sigemptyset(&sa.sa_mask);
-    return sigaction(sig, &sa, previous) == 0 ? MCZ_OK : MCZ_EINVAL;
 }
 
 static int install_fatal(void)
 {
     for (size_t i = 0; i < FATAL_COUNT; i++) {
-        if (install(fatal_signals[i], fatal_handler, &previous_fatal[i]) != MCZ_OK) {
+        if (mcz_os_signal_catch(fatal_signals[i], fatal_handler, &previous_fatal[i]) != MCZ_OK) {
             while (i-- > 0)
-                sigaction(fatal_signals[i], &previous_fatal[i], NULL);
+                mcz_os_signal_restore(fatal_signals[i], &previous_fatal[i]);
             return MCZ_EINVAL;
         }
     }
@@ -91,8 +83,8 @@ static int check_request(const mcz_writer *w, const char *path, int request_sign
 {
     if (!w || !path)
         return mcz_fail(diag, MCZ_EINVAL, -1, -1, "mcz_writer_dump_on_signal: NULL argument");
-    if (w->mode == MCZ_WRITE_ATOMIC || w->mode == MCZ_WRITE_STREAM ||
-        (on_fatal && w->mode != MCZ_WRITE_MEMORY))
+    unsigned can = w->out->ops->flags;
+    if (!(can & MCZ_WR_OUT_DUMPS) || (on_fatal && !(can & MCZ_WR_OUT_IN_MEMORY)))
         return mcz_fail(diag, MCZ_ESTATE, -1, -1, "mcz_writer_dump_on_signal: %s",
                         on_fatal ? "fatal-signal dumps need a MEMORY writer"
                                      : "not for an ATOMIC writer");
@@ -115,7 +107,8 @@ static int install_all(mcz_writer *w, const char *path, int request_signal, bool
     snprintf(fatal_partial, sizeof fatal_partial, "%s.partial", path);
     atomic_flag_clear(&fatal_started);
     request_signo = request_signal;
-    if (request_signal && install(request_signal, request_handler, &previous_request) != MCZ_OK) {
+    if (request_signal &&
+        mcz_os_signal_catch(request_signal, request_handler, &previous_request) != MCZ_OK) {
         request_signo = 0;
         return mcz_fail(diag, MCZ_EINVAL, -1, -1, "cannot handle signal %d", request_signal);
     }
@@ -145,10 +138,10 @@ void mcz_wr_signals_remove(mcz_writer *w)
     if (atomic_load(&signal_writer) != w)
         return;
     if (request_signo)
-        sigaction(request_signo, &previous_request, NULL);
+        mcz_os_signal_restore(request_signo, &previous_request);
     request_signo = 0;
     for (size_t i = 0; fatal_installed && i < FATAL_COUNT; i++)
-        sigaction(fatal_signals[i], &previous_fatal[i], NULL);
+        mcz_os_signal_restore(fatal_signals[i], &previous_fatal[i]);
     fatal_installed = false;
     atomic_store(&signal_writer, NULL);
 }

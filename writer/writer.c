@@ -1,6 +1,6 @@
 /*
  * writer.c - the streaming .mcz writer (format/FORMAT.md): the append path, the compression
- * workers, the dictionary decision, open and close.
+ * workers, open and close. The top of the writer core: it calls the other files, none calls it.
  *
  * An append reserves room for its context in the open chunk under one mutex and copies it there
  * without the mutex (chunk_pool.c), into a buffer made ready beforehand: no allocation, no page
@@ -15,13 +15,12 @@
  * on a worker too (dictionary.c), never on an appending thread.
  */
 #include <assert.h>
-#include <lzma.h>
 #include <stdlib.h>
 #include <stddef.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
+#include "../io/platform.h"
 #include "mcz_common.h"
 #include "writer_impl.h"
 
@@ -33,8 +32,6 @@
 #define XZ_DEFAULT_LEVEL 9                   /* cold storage: the ratio is all (FORMAT.md §10) */
 #define COLLECTOR_LEVEL 7                    /* LIVE, MEMORY: the JIT's process pays the CPU */
 #define COLLECTOR_CHUNK_SIZE (1u << 20)
-#define DEFAULT_WINDOW_LOG 23                /* what zstd's levels use at most below --long */
-#define MAX_WINDOW_LOG 27                    /* what every decoder accepts by default */
 #define DEFAULT_DICT_SIZE (128u << 10)
 #define DEFAULT_TRAIN_BYTES (8ull << 20)
 #define COLLECTOR_TRAIN_BYTES (2ull << 20) /* LIVE, MEMORY: nothing reaches the output before */
@@ -45,196 +42,6 @@
 #define MAX_IN_FLIGHT(threads) (2 * (uint32_t)(threads) + 2)
 #define WATCH_NS 5000000u                    /* the watcher looks for work every 5 ms... */
 #define WATCH_IDLE_NS 1000000000u            /* ...for 1 s after the last work it found */
-
-void mcz_wr_chunk_free(chunk *c)
-{
-    if (!c)
-        return;
-    free(c->lengths);
-    free(c->raw);
-    /* The chunk header's magic and tag go first, so a memory image (a core dump) never shows a
-     * discarded chunk as retained (FORMAT.md §13). */
-    if (c->frames && c->frames_len >= MCZ_ARC_FRAME_HEAD + 4)
-        memset(c->frames, 0, MCZ_ARC_FRAME_HEAD + 4);
-    free(c->frames);
-    free(c->identity);
-    free(c->dedup);
-    free(c);
-}
-
-uint64_t mcz_wr_now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-uint64_t mcz_wr_thread_cpu_ns(void)
-{
-    struct timespec ts;
-    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
-        return 0;
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-/* Records the first error (sticky) and wakes everyone so nothing waits on a dead writer. */
-int mcz_wr_set_error(mcz_writer *w, const mcz_diag *d)
-{
-    if (w->error.code == MCZ_OK)
-        w->error = *d;
-    pthread_cond_broadcast(&w->space);
-    pthread_cond_broadcast(&w->work);
-    pthread_cond_broadcast(&w->progress);
-    return w->error.code;
-}
-
-int mcz_wr_fail(mcz_writer *w, int code, int64_t context, const char *what)
-{
-    mcz_diag d;
-    mcz_fail(&d, code, -1, context, "%s", what);
-    return mcz_wr_set_error(w, &d);
-}
-
-/* ---- Compression (workers, no lock held) ---- */
-
-/* Off the append path: workers call it before compressing, chunk copies on what they decoded. */
-int mcz_wr_hash_contexts(const mcz_jit_ee *v, chunk *c, const uint8_t *raw, mcz_diag *d)
-{
-    c->identity = malloc(c->count * sizeof *c->identity);
-    c->dedup = malloc(c->count * sizeof *c->dedup);
-    if (!c->identity || !c->dedup)
-        return mcz_fail(d, MCZ_ENOMEM, -1, c->first_number, "out of memory");
-    size_t off = 0;
-    for (uint32_t i = 0; i < c->count; i++) {
-        mcz_mc mc;
-        int rc = mcz_mc_from_bytes(raw + off, c->lengths[i], c->first_number + i, off, &mc, d);
-        if (rc != MCZ_OK)
-            return rc;
-        mcz_arc_context_hashes(v, &mc, &c->identity[i], &c->dedup[i]);
-        off += c->lengths[i];
-    }
-    return MCZ_OK;
-}
-
-/*
- * An xz chunk's data (FORMAT.md §4): one .xz stream of LZMA2 at the writer's preset with xz's
- * extreme search, no integrity check of its own (the chunk header's XXH3 covers the bytes), and a
- * dictionary no larger than the chunk, so that decoding needs no more memory than the chunk does.
- */
-static int xz_compress(const mcz_writer *w, const chunk *c, const uint8_t *data, size_t len,
-                       uint8_t *out, size_t cap, size_t *n, mcz_diag *d)
-{
-    lzma_options_lzma lz;
-    if (lzma_lzma_preset(&lz, (uint32_t)w->level | LZMA_PRESET_EXTREME))
-        return mcz_fail(d, MCZ_EINVAL, -1, c->first_number, "xz: no preset %d", w->level);
-    if (lz.dict_size > len)
-        lz.dict_size = len > LZMA_DICT_SIZE_MIN ? (uint32_t)len : LZMA_DICT_SIZE_MIN;
-    lzma_filter filters[] = {{LZMA_FILTER_LZMA2, &lz}, {LZMA_VLI_UNKNOWN, NULL}};
-    *n = 0;
-    lzma_ret r = lzma_stream_buffer_encode(filters, LZMA_CHECK_NONE, NULL, data, len, out, n, cap);
-    if (r == LZMA_MEM_ERROR)
-        return mcz_fail(d, MCZ_ENOMEM, -1, c->first_number, "out of memory");
-    return r == LZMA_OK ? MCZ_OK : mcz_fail(d, MCZ_EINVAL, -1, c->first_number, "xz: error %d", r);
-}
-
-static size_t compress_bound(const mcz_writer *w, size_t raw_len)
-{
-    return w->codec == MCZ_CODEC_XZ ? lzma_stream_buffer_bound(raw_len) : ZSTD_compressBound(raw_len);
-}
-
-static int zstd_compress(ZSTD_CCtx *cctx, const chunk *c, const uint8_t *data, size_t len,
-                         uint8_t *out, size_t cap, size_t *n, mcz_diag *d)
-{
-    *n = ZSTD_compress2(cctx, out, cap, data, len);
-    if (ZSTD_isError(*n))
-        return mcz_fail(d, MCZ_EZSTD, -1, c->first_number, "zstd: %s", ZSTD_getErrorName(*n));
-    return MCZ_OK;
-}
-
-int mcz_wr_chunk_data(const mcz_writer *w, const chunk *c, mcz_arc_buffer *scratch,
-                      const uint8_t **data, size_t *len, mcz_diag *d)
-{
-    *data = c->raw;
-    *len = c->raw_len;
-    if (!w->packets)
-        return MCZ_OK;
-    uint64_t cap = mcz_layout_bound(c->raw_len, c->count);
-    if (cap > SIZE_MAX || mcz_arc_buffer_reserve(scratch, (size_t)cap) != MCZ_OK)
-        return mcz_fail(d, MCZ_ENOMEM, -1, c->first_number, "out of memory");
-    int rc = mcz_layout_encode(c->raw, c->lengths, c->count, w->jit_ee, scratch->bytes,
-                               scratch->cap, len);
-    if (rc != MCZ_OK)
-        return mcz_fail(d, rc, -1, c->first_number, "packet layout: cannot encode the chunk");
-    *data = scratch->bytes;
-    return MCZ_OK;
-}
-
-static int compress_chunk(const mcz_writer *w, ZSTD_CCtx *cctx, mcz_arc_buffer *scratch,
-                          chunk *c, mcz_diag *d)
-{
-    int rc = w->no_hashes ? MCZ_OK : mcz_wr_hash_contexts(w->jit_ee, c, c->raw, d);
-    if (rc != MCZ_OK)
-        return rc;
-    c->checksum = mcz_arc_xxh3(c->raw, c->raw_len);
-    const uint8_t *data;
-    size_t len;
-    rc = mcz_wr_chunk_data(w, c, scratch, &data, &len, d);
-    if (rc != MCZ_OK)
-        return rc;
-    size_t head = (size_t)mcz_arc_chunk_head_size(c->count);
-    size_t bound = compress_bound(w, len);
-    c->frames = malloc(head + bound);
-    size_t n;
-    rc = !c->frames ? mcz_fail(d, MCZ_ENOMEM, -1, c->first_number, "out of memory")
-         : w->codec == MCZ_CODEC_XZ
-             ? xz_compress(w, c, data, len, c->frames + head, bound, &n, d)
-             : zstd_compress(cctx, c, data, len, c->frames + head, bound, &n, d);
-    if (rc != MCZ_OK)
-        return rc;
-    if (head + n > UINT32_MAX)
-        return mcz_fail(d, MCZ_ELIMIT, -1, c->first_number, "chunk too large");
-    mcz_arc_chunk_head h = {c->first_number, c->count, (uint32_t)c->raw_len, (uint32_t)n,
-                            c->checksum, NULL, w->codec, w->packets};
-    mcz_arc_chunk_head_encode(&h, c->lengths, c->frames);
-    c->frames_len = head + n;
-    uint8_t *fitted = realloc(c->frames, c->frames_len);
-    c->frames = fitted ? fitted : c->frames;
-    return MCZ_OK;
-}
-
-/* log2 of the smallest power of two holding a whole chunk, capped where decoders stop. */
-static int chunk_window_log(uint32_t chunk_size)
-{
-    int log = DEFAULT_WINDOW_LOG;
-    while (log < MAX_WINDOW_LOG && (1ull << log) < chunk_size)
-        log++;
-    return log;
-}
-
-/*
- * Frame parameters: content size, checksum and dictionary id always on (FORMAT.md §4). Chunks
- * larger than the levels' largest window (8 MiB) get a window covering the whole chunk and long
- * distance matching, as `zstd --long` would: 64 MiB chunks at level 19 then come within 2-3% of
- * a whole-file `zstd -19 --long=27` (FORMAT.md §11).
- */
-int mcz_wr_setup_cctx(const mcz_writer *w, ZSTD_CCtx *cctx)
-{
-    size_t r = ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, w->level);
-    int window_log = chunk_window_log(w->chunk_size);
-    if (!ZSTD_isError(r) && window_log > DEFAULT_WINDOW_LOG)
-        r = ZSTD_CCtx_setParameter(cctx, ZSTD_c_windowLog, window_log);
-    if (!ZSTD_isError(r) && window_log > DEFAULT_WINDOW_LOG)
-        r = ZSTD_CCtx_setParameter(cctx, ZSTD_c_enableLongDistanceMatching, 1);
-    if (!ZSTD_isError(r))
-        r = ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, 1);
-    if (!ZSTD_isError(r))
-        r = ZSTD_CCtx_setParameter(cctx, ZSTD_c_contentSizeFlag, 1);
-    if (!ZSTD_isError(r))
-        r = ZSTD_CCtx_setParameter(cctx, ZSTD_c_dictIDFlag, 1);
-    if (!ZSTD_isError(r) && w->cdict)
-        r = ZSTD_CCtx_refCDict(cctx, w->cdict);
-    return ZSTD_isError(r) ? MCZ_EZSTD : MCZ_OK;
-}
 
 /* ---- Workers ---- */
 
@@ -251,6 +58,7 @@ static chunk *next_todo(mcz_writer *w)
 /* The job to do now, JOB_NONE when there is none (lock held). */
 static job find_work(mcz_writer *w, chunk **out)
 {
+    MCZ_LOCK_HELD(&w->lock);
     bool ready = atomic_load(&w->dict_ready);
     if (w->error.code != MCZ_OK || w->paused)
         return JOB_NONE;
@@ -271,15 +79,16 @@ static job find_work(mcz_writer *w, chunk **out)
  * worker watches, else until woken (lock held). */
 static void wait_for_work(mcz_writer *w)
 {
+    MCZ_LOCK_HELD(&w->lock);
     uint64_t now = mcz_wr_now_ns();
     if (w->watching || now >= w->watch_until) {
-        pthread_cond_wait(&w->work, &w->lock);
+        mcz_lock_wait(&w->lock, &w->work);
         return;
     }
     w->watching = true;
     uint64_t at = now + WATCH_NS;
     struct timespec ts = {(time_t)(at / 1000000000u), (long)(at % 1000000000u)};
-    pthread_cond_clockwait(&w->work, &w->lock, CLOCK_MONOTONIC, &ts);
+    mcz_lock_wait_until(&w->lock, &w->work, &ts);
     w->watching = false;
 }
 
@@ -293,6 +102,7 @@ static void wait_for_work(mcz_writer *w)
  */
 static job take_work(mcz_writer *w, chunk **out)
 {
+    MCZ_LOCK_HELD(&w->lock);
     for (;;) {
         job j = find_work(w, out);
         if (j != JOB_NONE) {
@@ -308,17 +118,12 @@ static job take_work(mcz_writer *w, chunk **out)
     }
 }
 
-void mcz_wr_wake_worker(mcz_writer *w)
-{
-    if (!w->watching)
-        pthread_cond_signal(&w->work);
-}
 
 /* Compresses c (lock held, released meanwhile) and hands it to the output. */
 static void run_chunk(mcz_writer *w, ZSTD_CCtx *cctx, mcz_arc_buffer *scratch, bool *configured,
                       chunk *c)
 {
-    pthread_mutex_unlock(&w->lock);
+    mcz_lock_drop(&w->lock);
     uint64_t cpu = mcz_wr_thread_cpu_ns();
     mcz_diag d;
     mcz_diag_clear(&d);
@@ -328,13 +133,13 @@ static void run_chunk(mcz_writer *w, ZSTD_CCtx *cctx, mcz_arc_buffer *scratch, b
     else
         rc = mcz_wr_chunk_settle(c, &d);
     if (rc == MCZ_OK)
-        rc = compress_chunk(w, cctx, scratch, c, &d);
+        rc = mcz_wr_compress_chunk(w, cctx, scratch, c, &d);
     *configured = true;
     uint8_t *raw = c->raw; /* the data frame holds the bytes now */
     size_t raw_cap = c->raw_cap;
     c->raw = NULL;
     cpu = mcz_wr_thread_cpu_ns() - cpu;
-    pthread_mutex_lock(&w->lock);
+    mcz_lock_take(&w->lock);
     w->stats.compress_cpu_ns += cpu;
     if (rc != MCZ_OK)
         mcz_wr_set_error(w, &d);
@@ -350,7 +155,7 @@ static void *worker_main(void *arg)
     ZSTD_CCtx *cctx = ZSTD_createCCtx();
     mcz_arc_buffer scratch = {NULL, 0}; /* this worker's packet layouts */
     bool configured = false;
-    pthread_mutex_lock(&w->lock);
+    mcz_lock_take(&w->lock);
     if (!cctx)
         mcz_wr_fail(w, MCZ_ENOMEM, -1, "zstd: cannot create a compression context");
     chunk *c = NULL;
@@ -362,55 +167,18 @@ static void *worker_main(void *arg)
         else
             run_chunk(w, cctx, &scratch, &configured, c);
     }
-    pthread_mutex_unlock(&w->lock);
+    mcz_lock_drop(&w->lock);
     ZSTD_freeCCtx(cctx);
     free(scratch.bytes);
     return NULL;
 }
 
-/* ---- Chunks ---- */
-
-bool mcz_wr_queue_full(const mcz_writer *w)
-{
-    bool sampling = !atomic_load(&w->dict_ready) && !w->train_wanted && !w->training;
-    return !sampling && w->in_flight >= w->queue_limit;
-}
-
-void mcz_wr_enqueue(mcz_writer *w, chunk *c)
-{
-    c->next = NULL;
-    if (w->tail_chunk)
-        w->tail_chunk->next = c;
-    else
-        w->head_chunk = c;
-    w->tail_chunk = c;
-    if (!w->todo && c->state == CHUNK_SEALED)
-        w->todo = c;
-    w->in_flight++;
-    w->stats.chunks_sealed++;
-    if (w->in_flight > w->stats.queue_peak)
-        w->stats.queue_peak = w->in_flight;
-}
-
-void mcz_wr_seal_open(mcz_writer *w, bool force)
-{
-    chunk *c = w->open;
-    w->open = NULL;
-    c->state = CHUNK_SEALED;
-    mcz_wr_enqueue(w, c);
-    if (atomic_load(&w->dict_ready)) {
-        mcz_wr_wake_worker(w);
-        return;
-    }
-    w->buffered_raw += c->raw_len;
-    if (force || w->buffered_raw >= w->train_bytes)
-        mcz_wr_want_dict(w);
-}
 
 /* Opens the next chunk: alone when given, else one from the pool. The service thread is woken
  * only when it would sleep past this chunk's flush_ms (lock held). */
 static int open_chunk(mcz_writer *w, chunk *alone)
 {
+    MCZ_LOCK_HELD(&w->lock);
     w->open = alone ? alone : mcz_wr_pool_take(w);
     if (!w->open)
         return MCZ_ENOMEM;
@@ -428,6 +196,7 @@ static int open_chunk(mcz_writer *w, chunk *alone)
  * chunk of more than 16 MiB grows it, once the copies into it are done. */
 static uint8_t *reserve_in_open(mcz_writer *w, size_t size)
 {
+    MCZ_LOCK_HELD(&w->lock);
     if (!w->open && open_chunk(w, NULL) != MCZ_OK)
         return NULL;
     chunk *c = w->open;
@@ -462,6 +231,7 @@ static bool open_complete(const mcz_writer *w, size_t size)
  * refusing with MCZ_EDROPPED. */
 static int make_room(mcz_writer *w, size_t size, bool may_wait)
 {
+    MCZ_LOCK_HELD(&w->lock);
     for (;;) {
         if (w->error.code != MCZ_OK)
             return w->error.code;
@@ -475,7 +245,7 @@ static int make_room(mcz_writer *w, size_t size, bool may_wait)
         }
         if (!may_wait)
             return MCZ_EDROPPED;
-        pthread_cond_wait(&w->space, &w->lock);
+        mcz_lock_wait(&w->lock, &w->space);
     }
 }
 
@@ -511,6 +281,7 @@ static int accept_context(mcz_writer *w, size_t size, uint32_t *number, bool may
 
 int mcz_wr_append(mcz_writer *w, const void *mc, size_t size, uint32_t *number, bool may_wait)
 {
+    MCZ_LOCK_FREE(&w->lock);
     if (!w || !mc)
         return MCZ_EINVAL;
     mcz_mc view;
@@ -521,16 +292,16 @@ int mcz_wr_append(mcz_writer *w, const void *mc, size_t size, uint32_t *number, 
      * the lock, so that no other append waits for that copy or its page faults. */
     chunk *alone = NULL;
     if (size > w->chunk_size && !(alone = mcz_wr_chunk_alone(mc, size))) {
-        pthread_mutex_lock(&w->lock);
+        mcz_lock_take(&w->lock);
         rc = mcz_wr_fail(w, MCZ_ENOMEM, (int64_t)w->next_number, "out of memory");
-        pthread_mutex_unlock(&w->lock);
+        mcz_lock_drop(&w->lock);
         return rc;
     }
     chunk *c = NULL;
     uint8_t *dst = NULL;
-    pthread_mutex_lock(&w->lock);
+    mcz_lock_take(&w->lock);
     rc = accept_context(w, size, number, may_wait, alone, &c, &dst);
-    pthread_mutex_unlock(&w->lock);
+    mcz_lock_drop(&w->lock);
     if (rc == MCZ_OK && !alone)
         mcz_wr_chunk_copy_in(c, dst, mc, size); /* sealed meanwhile or not, c waits for it */
     else if (rc != MCZ_OK)
@@ -545,10 +316,38 @@ int mcz_writer_append(mcz_writer *w, const void *mc, size_t size, uint32_t *numb
 
 /* ---- Open, close ---- */
 
-static bool options_valid(const mcz_writer *w, const mcz_writer_options *opt)
+/* What a mode (include/mcz.h mcz_writer_mode) means to the writer: its output (out.h) and its
+ * defaults. The one place the writer looks at the mode. */
+typedef struct mode_kind {
+    mcz_wr_out_open_fn open;
+    bool collector;              /* a collector's defaults: level, chunk size, training */
+    bool bounded;                /* max_bytes applies */
+    uint64_t default_max_bytes;  /* 0: unbounded */
+    const char *unnamed;         /* the output's name when path is NULL; NULL: path required */
+} mode_kind;
+
+static const mode_kind *mode_kind_of(const mcz_writer_options *opt)
 {
-    bool collector = opt->mode == MCZ_WRITE_LIVE || opt->mode == MCZ_WRITE_MEMORY ||
-                     opt->mode == MCZ_WRITE_STREAM;
+    static const mode_kind atomic = {mcz_wr_out_atomic, false, false, 0, NULL};
+    static const mode_kind live = {mcz_wr_out_live, true, true, 0, NULL};
+    static const mode_kind memory = {mcz_wr_out_memory, true, true, DEFAULT_MEMORY_MAX_BYTES, NULL};
+    static const mode_kind stream = {mcz_wr_out_stream, true, false, 0, "(stream)"};
+    switch (opt->mode) {
+    case MCZ_WRITE_ATOMIC:
+        return &atomic;
+    case MCZ_WRITE_LIVE:
+        return &live;
+    case MCZ_WRITE_MEMORY:
+        return &memory;
+    case MCZ_WRITE_STREAM:
+        return &stream;
+    }
+    return NULL;
+}
+
+static bool options_valid(const mcz_writer *w, const mcz_writer_options *opt,
+                          const mode_kind *kind)
+{
     bool level_ok = w->codec == MCZ_CODEC_XZ
                         ? w->level >= XZ_LEVEL_MIN && w->level <= XZ_LEVEL_MAX && !opt->dict
                         : w->codec == MCZ_CODEC_ZSTD && w->level >= ZSTD_minCLevel() &&
@@ -557,34 +356,29 @@ static bool options_valid(const mcz_writer *w, const mcz_writer_options *opt)
                      opt->layout == MCZ_LAYOUT_PACKETS;
     return level_ok && layout_ok && opt->threads >= 0 &&
            w->chunk_size <= MAX_CHUNK_SIZE && !(opt->dict && (!opt->dict_len || opt->no_dict)) &&
-           opt->dict_len <= UINT32_MAX && (collector || opt->mode == MCZ_WRITE_ATOMIC) &&
+           opt->dict_len <= UINT32_MAX &&
            (opt->when_full == MCZ_FULL_BLOCK || opt->when_full == MCZ_FULL_DROP) &&
-           ((collector && opt->mode != MCZ_WRITE_STREAM) || opt->max_bytes == 0);
+           (kind->bounded || opt->max_bytes == 0);
 }
 
-static void resolve_collector_options(mcz_writer *w, const mcz_writer_options *opt)
+static void resolve_collector_options(mcz_writer *w, const mcz_writer_options *opt,
+                                      const mode_kind *kind)
 {
-    bool collector = opt->mode != MCZ_WRITE_ATOMIC;
-    w->mode = opt->mode;
     w->when_full = opt->when_full;
     w->queue_limit = opt->queue_chunks ? opt->queue_chunks : MAX_IN_FLIGHT(w->thread_count);
-    w->max_bytes = opt->max_bytes;
-    if (opt->mode == MCZ_WRITE_MEMORY && !w->max_bytes)
-        w->max_bytes = DEFAULT_MEMORY_MAX_BYTES;
+    w->max_bytes = opt->max_bytes ? opt->max_bytes : kind->default_max_bytes;
     w->flush_contexts = opt->flush_contexts;
     w->flush_ms = opt->flush_ms;
-    w->checkpoint_ms = opt->checkpoint_ms ? opt->checkpoint_ms : DEFAULT_CHECKPOINT_MS;
     w->train_bytes = opt->train_bytes ? opt->train_bytes
-                     : collector      ? COLLECTOR_TRAIN_BYTES
-                                      : DEFAULT_TRAIN_BYTES;
+                     : kind->collector ? COLLECTOR_TRAIN_BYTES
+                                       : DEFAULT_TRAIN_BYTES;
     w->expected_bytes = opt->expected_bytes;
-    if (opt->mode == MCZ_WRITE_STREAM)
-        w->stream_fd = opt->stream_fd;
 }
 
-static int resolve_options(mcz_writer *w, const mcz_writer_options *opt, mcz_diag *diag)
+static int resolve_options(mcz_writer *w, const mcz_writer_options *opt, const mode_kind *kind,
+                           mcz_diag *diag)
 {
-    bool collector = opt->mode != MCZ_WRITE_ATOMIC;
+    bool collector = kind->collector;
     w->codec = opt->codec == MCZ_CODEC_DEFAULT ? MCZ_CODEC_ZSTD : opt->codec;
     w->packets = opt->layout != MCZ_LAYOUT_PLAIN;
     w->level = opt->level                   ? opt->level
@@ -600,12 +394,11 @@ static int resolve_options(mcz_writer *w, const mcz_writer_options *opt, mcz_dia
     w->no_hashes = opt->no_hashes;
     w->jit_ee = opt->jit_ee ? opt->jit_ee : mcz_jit_ee_newest();
     w->out_next_number = w->first_number;
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    w->thread_count = opt->threads > 0 ? opt->threads : (cores > 0 ? (int)cores : 1);
+    w->thread_count = opt->threads > 0 ? opt->threads : mcz_os_cores();
     if (w->thread_count > MAX_THREADS)
         w->thread_count = MAX_THREADS;
-    resolve_collector_options(w, opt);
-    if (!options_valid(w, opt))
+    resolve_collector_options(w, opt, kind);
+    if (!options_valid(w, opt, kind))
         return mcz_fail(diag, MCZ_EINVAL, -1, -1, "mcz_writer_open: bad options");
     mcz_arc_meta meta;
     int rc = mcz_arc_meta_from_text(opt->jit_ee_guid, opt->target_os, opt->target_arch, &meta,
@@ -642,6 +435,7 @@ static int start_threads(mcz_writer *w, mcz_diag *diag)
 /* Tells every thread to finish (lock held). */
 static void begin_closing(mcz_writer *w)
 {
+    MCZ_LOCK_HELD(&w->lock);
     w->state = WRITER_CLOSING;
     pthread_cond_broadcast(&w->work);
     pthread_cond_broadcast(&w->space);
@@ -661,10 +455,10 @@ static void join_threads(mcz_writer *w)
 static void writer_free(mcz_writer *w)
 {
     mcz_wr_signals_remove(w);
-    pthread_mutex_lock(&w->lock);
+    mcz_lock_take(&w->lock);
     w->paused = false;
     begin_closing(w);
-    pthread_mutex_unlock(&w->lock);
+    mcz_lock_drop(&w->lock);
     join_threads(w);
     free(w->threads);
     mcz_wr_chunk_free(w->open);
@@ -675,20 +469,19 @@ static void writer_free(mcz_writer *w)
     }
     mcz_wr_free_retained(w);
     mcz_wr_pool_free(w);
-    mcz_outfile_abort(w->out);
+    if (w->out)
+        w->out->ops->free(w->out);
     ZSTD_freeCDict(w->cdict);
     memset(w->head, 0, sizeof w->head); /* no header of a closed writer in a later core dump */
     memset(w->meta, 0, sizeof w->meta);
     free(w->dict);
-    if (w->fd >= 0)
-        close(w->fd);
     free(w->path);
     free(w->signal_path);
     sem_destroy(&w->wake);
     pthread_cond_destroy(&w->work);
     pthread_cond_destroy(&w->space);
     pthread_cond_destroy(&w->progress);
-    pthread_mutex_destroy(&w->lock);
+    mcz_lock_destroy(&w->lock);
     free(w);
 }
 
@@ -699,7 +492,7 @@ static mcz_writer *writer_create(mcz_diag *diag)
         mcz_fail(diag, MCZ_ENOMEM, -1, -1, "out of memory");
         return NULL;
     }
-    pthread_mutex_init(&w->lock, NULL);
+    mcz_lock_init(&w->lock);
     pthread_cond_init(&w->work, NULL);
     pthread_cond_init(&w->space, NULL);
     pthread_cond_init(&w->progress, NULL);
@@ -709,34 +502,26 @@ static mcz_writer *writer_create(mcz_diag *diag)
     atomic_init(&w->dump_wanted, false);
     atomic_init(&w->fatal_dumping, 0);
     atomic_init(&w->retaining, 0);
-    w->fd = -1;
-    w->stream_fd = -1;
     w->service_wake = UINT64_MAX;
-    atomic_init(&w->stream_gone, false);
-    mcz_diag_clear(&w->stream_error);
     mcz_diag_clear(&w->error);
     return w;
 }
 
-/* Where the archive goes while it is written: a temporary (ATOMIC), the file itself (LIVE), or
- * nowhere before a dump (MEMORY, which only keeps the path). */
-static int open_output(mcz_writer *w, const char *path, mcz_diag *diag)
+/* Opens the mode's output (out.h) under path (a stream may have none). */
+static int open_output(mcz_writer *w, const char *path, const mcz_writer_options *opt,
+                       const mode_kind *kind, mcz_diag *diag)
 {
-    if (!path && w->mode == MCZ_WRITE_STREAM)
-        path = "(stream)";
+    if (!path)
+        path = kind->unnamed;
     if (!path)
         return mcz_fail(diag, MCZ_EINVAL, -1, -1, "mcz_writer_open: NULL path");
     w->path = strdup(path);
     if (!w->path)
         return mcz_fail(diag, MCZ_ENOMEM, -1, -1, "out of memory");
-    if (w->mode == MCZ_WRITE_LIVE)
-        return mcz_wr_open_live(w, diag);
-    if (w->mode == MCZ_WRITE_MEMORY)
-        return MCZ_OK;
-    if (w->mode == MCZ_WRITE_STREAM)
-        return mcz_wr_open_stream(w, diag);
-    w->out = mcz_outfile_open(path, diag);
-    return w->out ? MCZ_OK : MCZ_EIO;
+    mcz_wr_out_args args = {w->path, opt->stream_fd, w->max_bytes, !w->no_hashes,
+                            opt->checkpoint_ms ? opt->checkpoint_ms : DEFAULT_CHECKPOINT_MS};
+    w->out = kind->open(&args, diag);
+    return w->out ? MCZ_OK : (diag && diag->code != MCZ_OK ? diag->code : MCZ_EIO);
 }
 
 /* The caller's options as this library's struct: the fields it knows of, the rest zero. */
@@ -766,15 +551,19 @@ mcz_writer *mcz_writer_open(const char *path, const mcz_writer_options *given, m
     mcz_writer *w = writer_create(diag);
     if (!w)
         return NULL;
-    int rc = resolve_options(w, opt, diag);
+    const mode_kind *kind = mode_kind_of(opt);
+    int rc = kind ? resolve_options(w, opt, kind, diag)
+                  : mcz_fail(diag, MCZ_EINVAL, -1, -1, "mcz_writer_open: bad options");
     if (rc == MCZ_OK)
-        rc = open_output(w, path, diag);
+        rc = open_output(w, path, opt, kind, diag);
     if (rc == MCZ_OK)
         rc = mcz_wr_pool_fill(w, diag);
     if (rc == MCZ_OK && (opt->dict || opt->no_dict || opt->codec == MCZ_CODEC_XZ)) {
         rc = mcz_wr_prepare_dict(w, diag); /* no other thread yet */
+        mcz_lock_take(&w->lock);
         if (rc == MCZ_OK)
             mcz_wr_publish_dict(w);
+        mcz_lock_drop(&w->lock);
     }
     if (rc == MCZ_OK)
         rc = start_threads(w, diag);
@@ -788,7 +577,7 @@ mcz_writer *mcz_writer_open(const char *path, const mcz_writer_options *given, m
 /* Seals the last chunk and settles the dictionary; the workers then finish the queue. */
 static int finish_input(mcz_writer *w)
 {
-    pthread_mutex_lock(&w->lock);
+    mcz_lock_take(&w->lock);
     int rc = w->error.code;
     if (rc == MCZ_OK && w->state != WRITER_OPEN)
         rc = MCZ_ESTATE;
@@ -796,30 +585,7 @@ static int finish_input(mcz_writer *w)
         mcz_wr_seal_open(w, true); /* past the queue bound by one at most: the end is near */
     mcz_wr_want_dict(w);
     begin_closing(w);
-    pthread_mutex_unlock(&w->lock);
-    return rc;
-}
-
-/* Index and footer for the mode: the final checkpoint (LIVE), the index then the rename
- * (ATOMIC), or the whole archive from memory (MEMORY). No other thread runs any more. */
-static int write_final(mcz_writer *w, mcz_diag *diag)
-{
-    if (w->mode == MCZ_WRITE_MEMORY)
-        return mcz_wr_dump_retained(w, w->path, diag);
-    if (w->mode == MCZ_WRITE_STREAM)
-        return mcz_wr_stream_end(w, diag);
-    if (w->mode == MCZ_WRITE_LIVE) {
-        int rc = mcz_wr_checkpoint(w, diag);
-        int fd = w->fd;
-        w->fd = -1;
-        if (close(fd) != 0 && rc == MCZ_OK)
-            rc = mcz_fail(diag, MCZ_EIO, -1, -1, "%s: close failed", w->path);
-        return rc;
-    }
-    int rc = mcz_wr_write_index(w, diag);
-    if (rc == MCZ_OK)
-        rc = mcz_outfile_commit(w->out, diag);
-    w->out = NULL;
+    mcz_lock_drop(&w->lock);
     return rc;
 }
 
@@ -830,17 +596,17 @@ int mcz_writer_close(mcz_writer *w, mcz_diag *diag)
     mcz_wr_signals_remove(w);
     int rc = finish_input(w);
     join_threads(w);
-    pthread_mutex_lock(&w->lock);
+    mcz_lock_take(&w->lock);
     mcz_wr_pump_output(w);
     if (rc == MCZ_OK)
         rc = w->error.code;
-    if (rc == MCZ_OK && w->head_chunk && atomic_load(&w->stream_gone))
-        rc = mcz_wr_set_error(w, &w->stream_error);
+    if (rc == MCZ_OK && w->head_chunk && atomic_load(&w->out->lost))
+        rc = mcz_wr_set_error(w, &w->out->lost_error);
     if (rc == MCZ_OK && w->head_chunk)
         rc = mcz_wr_fail(w, MCZ_ESTATE, -1, "chunks left unwritten");
-    pthread_mutex_unlock(&w->lock);
+    mcz_lock_drop(&w->lock);
     if (rc == MCZ_OK)
-        rc = write_final(w, diag);
+        rc = mcz_wr_finish(w, diag);
     else if (diag && w->error.code != MCZ_OK)
         *diag = w->error;
     else
@@ -849,15 +615,15 @@ int mcz_writer_close(mcz_writer *w, mcz_diag *diag)
     return rc;
 }
 
-/* The threads stop at once (the sticky error); a temporary file is removed, a LIVE file is left
- * as it is (FORMAT.md §12). */
+/* The threads stop at once (the sticky error); the output is freed unfinished (out.h: a
+ * temporary file is removed, a LIVE file is left as it is, FORMAT.md §12). */
 void mcz_writer_abort(mcz_writer *w)
 {
     if (!w)
         return;
-    pthread_mutex_lock(&w->lock);
+    mcz_lock_take(&w->lock);
     mcz_wr_fail(w, MCZ_ESTATE, -1, "the writer was aborted");
-    pthread_mutex_unlock(&w->lock);
+    mcz_lock_drop(&w->lock);
     writer_free(w);
 }
 

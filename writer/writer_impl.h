@@ -1,20 +1,23 @@
 /*
- * writer_impl.h - internals shared by the files of writer/: the writer's structure, its chunks,
- * and the hand-offs between the append path and the workers (writer.c), the dictionary decision
- * (dictionary.c), the output of finished chunks in each mode (output.c), the collector's service
- * thread and calls (collector.c), chunk copies (chunk_copy.c), the chunks kept ready for appends
- * (chunk_pool.c) and the signal handlers (signal_dump.c).
+ * writer_impl.h - internals shared by the files of the writer core: the writer's structure and
+ * the hand-offs between the append path and the workers (writer.c), the queue (queue.c), the
+ * dictionary decision (dictionary.c), the finished chunks' way out in number order (output.c,
+ * to the mode's output, out.h), the collector's service thread and calls (collector.c), chunk
+ * copies (chunk_copy.c), the chunks kept ready for appends (chunk_pool.c) and the signal
+ * handlers (signal_dump.c). The core tests no mode: what differs between modes is the output.
  *
  * Locking: one mutex guards the queue, the counters and the state. Nothing slow runs under it
  * (no compression, no hashing, no I/O, no training, no copy of a context: an append copies after
  * releasing it, into room it reserved, chunk_pool.c), so an append waits for the mutex only as
  * long as another append's bookkeeping. File output, the retained list and checkpoints belong to
  * whoever holds the output token (output_busy, taken under the mutex): one thread at a time
- * writes, in chunk-number order, without the mutex.
+ * writes, in chunk-number order, without the mutex. Debug builds check both contracts where a
+ * function states them (MCZ_LOCK_HELD, MCZ_LOCK_FREE: lock.h; MCZ_WR_TOKEN_HELD).
  */
 #ifndef MCZ_WRITER_IMPL_H
 #define MCZ_WRITER_IMPL_H
 
+#include <assert.h>
 #include <pthread.h>
 #include <semaphore.h>
 #include <stdatomic.h>
@@ -22,33 +25,13 @@
 
 #include "../format/archive.h"
 #include "../format/layout.h"
+#include "chunk.h"
+#include "lock.h"
+#include "out.h"
 #include "writer_test.h"
-
-typedef enum chunk_state { CHUNK_SEALED, CHUNK_BUSY, CHUNK_DONE } chunk_state;
 
 /* Chunks kept ready for appends to open (chunk_pool.c). */
 #define MCZ_WR_READY 2
-
-/* One chunk from the first append into it until it is discarded (or the writer closes). */
-typedef struct chunk {
-    struct chunk *next;                     /* the queue, in number order */
-    _Atomic(struct chunk *) retained_next;  /* the retained list (read by the fatal dump) */
-    chunk_state state;
-    uint32_t first_number;
-    uint32_t count;
-    uint32_t *lengths; /* NULL while open: derived from raw once sealed (mcz_wr_chunk_settle) */
-    uint8_t *raw; /* given back to the pool once compressed; raw_len stays */
-    size_t raw_len, raw_cap;
-    atomic_uint copying; /* appends copying into raw outside the lock (chunk_pool.c) */
-    uint64_t opened_ns; /* CLOCK_MONOTONIC of its first context (flush_ms) */
-    /* Filled by a worker (or by mcz_writer_append_compressed), immutable once DONE. */
-    uint8_t *frames;    /* chunk header frame + zstd data frame; NULL once in a file */
-    size_t frames_len;  /* the stored size */
-    uint64_t checksum;
-    bool packets;       /* a copied chunk's layout (its own writer's chunks: w->packets) */
-    mcz_hash128 *identity, *dedup; /* NULL when the writer stores no hashes */
-    uint64_t offset;    /* ATOMIC, LIVE: where the frames lie in the file */
-} chunk;
 
 typedef enum writer_state { WRITER_OPEN, WRITER_CLOSING } writer_state;
 
@@ -56,7 +39,7 @@ typedef enum writer_state { WRITER_OPEN, WRITER_CLOSING } writer_state;
 #define WRITER_HEAD_MAX (MCZ_ARC_HEADER_SIZE + MCZ_ARC_DICT_HEAD)
 
 struct mcz_writer {
-    pthread_mutex_t lock;
+    mcz_lock lock;
     pthread_cond_t work;     /* workers: a chunk to compress, a dictionary to train, closing */
     pthread_cond_t space;    /* appenders: the queue shrank */
     pthread_cond_t progress; /* chunks were compressed or reached the output; the token is free */
@@ -66,11 +49,10 @@ struct mcz_writer {
     mcz_diag error; /* sticky */
 
     /* Options, resolved. */
-    mcz_writer_mode mode;
     mcz_full_policy when_full;
     uint32_t queue_limit;
     uint64_t max_bytes; /* 0: unbounded */
-    uint32_t flush_contexts, flush_ms, checkpoint_ms;
+    uint32_t flush_contexts, flush_ms;
     int level;
     uint32_t chunk_size, dict_size;
     uint64_t train_bytes;
@@ -113,21 +95,8 @@ struct mcz_writer {
 
     /* Output (output token). */
     bool output_busy;
-    mcz_outfile *out;  /* ATOMIC */
-    int fd;            /* LIVE, else -1 */
-    int stream_fd;     /* STREAM: the caller's descriptor (never closed here), else -1 */
-    bool stream_socket;       /* STREAM: stream_fd is a socket (send with MSG_NOSIGNAL) */
-    atomic_bool stream_gone;  /* STREAM: a send failed; nothing more is sent */
-    mcz_diag stream_error;    /* STREAM: why (reported by close) */
+    mcz_wr_out *out;   /* where the archive goes (out.h): the mode's implementation */
     char *path;
-    uint64_t end;      /* LIVE, STREAM: end of the data; the next chunk and the index go here */
-    uint64_t punched;  /* LIVE: [data start, punched) is a hole */
-    bool dirty;        /* LIVE: chunks written since the last checkpoint */
-    bool unsynced;     /* LIVE: chunks written since the last fdatasync */
-    uint64_t checkpoint_ns;    /* LIVE: the last checkpoint or sync */
-    uint64_t chunk_ns;         /* LIVE: the last chunk written */
-    uint64_t since_index;      /* LIVE: chunk bytes written since the last index */
-    uint64_t index_bytes;      /* LIVE: size of the index a checkpoint would write now */
     uint32_t retained_chunks, retained_contexts; /* what the retained list holds */
     _Atomic(chunk *) retained_head; /* chunks in the output, oldest first */
     chunk *retained_tail;
@@ -148,34 +117,52 @@ struct mcz_writer {
     mcz_writer_stats stats; /* retained_bytes, first/last_retained kept current */
 };
 
-/* ---- writer.c ---- */
+/* The calling thread holds the output token (assertion; only its holder clears output_busy). */
+#define MCZ_WR_TOKEN_HELD(w) assert((w)->output_busy)
+
+/*
+ * The files of the writer core call each other in one direction only, lowest first: base.c,
+ * compress.c, chunk_pool.c, output.c (and the outputs, out.h), dictionary.c, queue.c,
+ * collector.c, signal_dump.c, then writer.c and chunk_copy.c (the API).
+ */
+
+/* ---- base.c ---- */
+int mcz_wr_set_error(mcz_writer *w, const mcz_diag *d);                     /* lock held */
+int mcz_wr_fail(mcz_writer *w, int code, int64_t context, const char *what); /* lock held */
+void mcz_wr_chunk_free(chunk *c);
+uint64_t mcz_wr_now_ns(void);
+uint64_t mcz_wr_thread_cpu_ns(void);
+/* Gets a worker to look for work: wakes one unless the watcher will find it (lock held). */
+void mcz_wr_wake_worker(mcz_writer *w);
+
+/* ---- compress.c (no lock held) ---- */
 /* The bytes c's data frame holds (*data, *len): its raw bytes, or their packet layout made in
  * scratch (the caller's, grown as needed and reused from chunk to chunk: one per worker, no
  * allocation per chunk). Off the append path. */
 int mcz_wr_chunk_data(const mcz_writer *w, const chunk *c, mcz_arc_buffer *scratch,
                       const uint8_t **data, size_t *len, mcz_diag *d);
-int mcz_wr_set_error(mcz_writer *w, const mcz_diag *d);                     /* lock held */
-int mcz_wr_fail(mcz_writer *w, int code, int64_t context, const char *what); /* lock held */
-void mcz_wr_chunk_free(chunk *c);
-uint64_t mcz_wr_now_ns(void);
-/* Queues the open chunk; force asks for the dictionary decision now (flush). Lock held; the
- * caller checked mcz_wr_queue_full. */
-void mcz_wr_seal_open(mcz_writer *w, bool force);
-/* True when a sealed chunk must wait (or be dropped): queue_chunks are queued and the
- * dictionary is no longer collecting samples. Lock held. */
-bool mcz_wr_queue_full(const mcz_writer *w);
-/* Gets a worker to look for work: wakes one unless the watcher will find it (lock held). */
-void mcz_wr_wake_worker(mcz_writer *w);
-/* Puts a chunk at the queue's tail (SEALED for the workers, or DONE for the output). */
-void mcz_wr_enqueue(mcz_writer *w, chunk *c);
-/* Appends one context; may_wait false makes a full queue MCZ_EDROPPED. */
-int mcz_wr_append(mcz_writer *w, const void *mc, size_t size, uint32_t *number, bool may_wait);
-uint64_t mcz_wr_thread_cpu_ns(void);
 /* Sets cctx to compress chunks as every worker does (level, window, frame flags, w->cdict if set). */
 int mcz_wr_setup_cctx(const mcz_writer *w, ZSTD_CCtx *cctx);
 /* Allocates and fills c->identity and c->dedup (FORMAT.md §5) from raw, the c->count contexts
  * of c->lengths back to back. */
 int mcz_wr_hash_contexts(const mcz_jit_ee *v, chunk *c, const uint8_t *raw, mcz_diag *d);
+/* Hashes (unless no_hashes) and compresses a settled chunk: c->frames, frames_len, checksum. */
+int mcz_wr_compress_chunk(const mcz_writer *w, ZSTD_CCtx *cctx, mcz_arc_buffer *scratch,
+                          chunk *c, mcz_diag *d);
+
+/* ---- queue.c (lock held) ---- */
+/* Queues the open chunk; force asks for the dictionary decision now (flush). The caller
+ * checked mcz_wr_queue_full. */
+void mcz_wr_seal_open(mcz_writer *w, bool force);
+/* True when a sealed chunk must wait (or be dropped): queue_chunks are queued and the
+ * dictionary is no longer collecting samples. */
+bool mcz_wr_queue_full(const mcz_writer *w);
+/* Puts a chunk at the queue's tail (SEALED for the workers, or DONE for the output). */
+void mcz_wr_enqueue(mcz_writer *w, chunk *c);
+
+/* ---- writer.c ---- */
+/* Appends one context; may_wait false makes a full queue MCZ_EDROPPED. */
+int mcz_wr_append(mcz_writer *w, const void *mc, size_t size, uint32_t *number, bool may_wait);
 
 /* Where the chunks begin: after the header, dictionary and metadata frames. */
 #define MCZ_WR_DATA_START(w) ((uint64_t)(w)->head_len + (w)->dict_len + (w)->meta_len)
@@ -215,8 +202,8 @@ void mcz_wr_want_dict(mcz_writer *w);
 /* The worker's job: trains on the chunks mcz_wr_want_dict fixed, then decides (lock held,
  * released while training). */
 void mcz_wr_decide_dict(mcz_writer *w);
-/* Decides the dictionary from dict/dict_len (may be none): digests it, encodes the head and, in
- * ATOMIC and LIVE mode, writes it. Called by the one thread deciding (training flag or open),
+/* Decides the dictionary from dict/dict_len (may be none): digests it, encodes the head and
+ * writes it to the output. Called by the one thread deciding (training flag or open),
  * without the lock; mcz_wr_publish_dict (lock held) then lets the chunks flow. */
 int mcz_wr_prepare_dict(mcz_writer *w, mcz_diag *d);
 void mcz_wr_publish_dict(mcz_writer *w);
@@ -229,31 +216,25 @@ void mcz_wr_dict_end(mcz_writer *w, int rc, const mcz_diag *d);
 int mcz_wr_dict_wait(mcz_writer *w);
 
 /* ---- output.c ---- */
-/* LIVE: creates or truncates path, checking that holes can be punched when max_bytes is set. */
-int mcz_wr_open_live(mcz_writer *w, mcz_diag *d);
 /* Writes every finished chunk at the queue's head unless another thread holds the output; lock
  * held (released while writing). */
 void mcz_wr_pump_output(mcz_writer *w);
 /* Takes / gives back the output token (lock held; acquire waits). Release pumps. */
 void mcz_wr_output_acquire(mcz_writer *w);
 void mcz_wr_output_release(mcz_writer *w);
-/* Writes the head (header and dictionary frames) to the file of an ATOMIC or LIVE writer. */
+/* Writes the head (header, dictionary and metadata frames) to the output. The thread deciding
+ * the dictionary, with the output token or before any other thread runs. */
 int mcz_wr_write_head(mcz_writer *w, mcz_diag *d);
-/* LIVE: writes index and footer after the last chunk, cuts the file there, fdatasyncs. Output
- * token held, lock not held. */
-int mcz_wr_checkpoint(mcz_writer *w, mcz_diag *d);
-/* STREAM: checks stream_fd and notes whether it is a socket. */
-int mcz_wr_open_stream(mcz_writer *w, mcz_diag *d);
-/* STREAM: sends index and footer after the last chunk sent (close; no other thread runs). */
-int mcz_wr_stream_end(mcz_writer *w, mcz_diag *d);
-/* LIVE: fdatasync of the chunks written, without a new index (output token held). */
-int mcz_wr_sync(mcz_writer *w, mcz_diag *d);
-
-/* ATOMIC: writes index and footer to the temporary file. Output token held. */
-int mcz_wr_write_index(mcz_writer *w, mcz_diag *d);
+/* The output's checkpoint, for an output that has them (out.h): a new index, or only a sync.
+ * Output token held, lock not held. */
+int mcz_wr_checkpoint(mcz_writer *w, bool index, mcz_diag *d);
+/* Index and footer, or the whole archive, where the output puts it (close: no other thread
+ * runs). */
+int mcz_wr_finish(mcz_writer *w, mcz_diag *d);
 /* A complete archive of the retained chunks to path, atomically. Output token held. */
 int mcz_wr_dump_retained(mcz_writer *w, const char *path, mcz_diag *d);
-/* The same, from a fatal-signal handler: async-signal-safe (open, write, fsync, rename). */
+/* The same, from a fatal-signal handler: async-signal-safe (io/platform.h: create, write,
+ * fsync, rename). */
 void mcz_wr_dump_fatal(mcz_writer *w, const char *tmp_path, const char *path);
 /* Frees the retained list (closing). */
 void mcz_wr_free_retained(mcz_writer *w);

@@ -1,0 +1,193 @@
+/*
+ * os_posix.c - io/platform.h for POSIX systems (Linux: fallocate punches the holes).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <stdio.h>
+#include <pthread.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "mcz_common.h"
+#include "platform.h"
+
+int mcz_os_create(const char *path, mcz_os_access access)
+{
+    int how = access == MCZ_OS_READ_WRITE ? O_RDWR : O_WRONLY;
+    return open(path, how | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+}
+
+int mcz_os_close(int fd)
+{
+    return close(fd);
+}
+
+/* Writes all of data: at off with pwrite, or at the file position when off is negative. */
+static int write_fully(int fd, const void *data, size_t len, int64_t off)
+{
+    const uint8_t *p = data;
+    while (len > 0) {
+        ssize_t n = off < 0 ? write(fd, p, len) : pwrite(fd, p, len, (off_t)off);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return MCZ_EIO;
+        p += n;
+        len -= (size_t)n;
+        off = off < 0 ? off : off + n;
+    }
+    return MCZ_OK;
+}
+
+int mcz_os_write_all(int fd, const void *data, size_t len)
+{
+    return write_fully(fd, data, len, -1);
+}
+
+int mcz_os_pwrite_all(int fd, const void *data, size_t len, uint64_t off)
+{
+    return write_fully(fd, data, len, (int64_t)off);
+}
+
+int64_t mcz_os_pread(int fd, void *buf, size_t len, uint64_t off)
+{
+    for (;;) {
+        ssize_t n = pread(fd, buf, len, (off_t)off);
+        if (n >= 0 || errno != EINTR)
+            return n;
+    }
+}
+
+int mcz_os_fsync(int fd)
+{
+    return fsync(fd);
+}
+
+int mcz_os_fdatasync(int fd)
+{
+    return fdatasync(fd);
+}
+
+int mcz_os_truncate(int fd, uint64_t size)
+{
+    return ftruncate(fd, (off_t)size);
+}
+
+int mcz_os_punch_hole(int fd, uint64_t off, uint64_t len)
+{
+    return fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)off, (off_t)len);
+}
+
+int mcz_os_rename(const char *from, const char *to)
+{
+    return rename(from, to);
+}
+
+bool mcz_os_descriptor(int fd, bool *is_socket)
+{
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0)
+        return false;
+    *is_socket = S_ISSOCK(st.st_mode);
+    return true;
+}
+
+/* One write to a pipe or file with SIGPIPE blocked in this thread; a SIGPIPE this write raised
+ * (pending now, none before) is consumed before the mask is restored, so it never reaches the
+ * process's handler or default action. A write the reader left in the middle of raises it too,
+ * and returns the bytes it wrote, not EPIPE: the next write gets EPIPE. */
+static ssize_t write_nosigpipe(int fd, const void *p, size_t len)
+{
+    sigset_t pipe_set, old, pending;
+    sigemptyset(&pipe_set);
+    sigaddset(&pipe_set, SIGPIPE);
+    pthread_sigmask(SIG_BLOCK, &pipe_set, &old);
+    sigpending(&pending);
+    bool was_pending = sigismember(&pending, SIGPIPE) == 1;
+    ssize_t n = write(fd, p, len);
+    int saved = errno;
+    sigpending(&pending);
+    if (!was_pending && sigismember(&pending, SIGPIPE) == 1) {
+        struct timespec none = {0, 0};
+        while (sigtimedwait(&pipe_set, NULL, &none) < 0 && errno == EINTR) {
+        }
+    }
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    errno = saved;
+    return n;
+}
+
+int mcz_os_send_all(int fd, bool is_socket, const void *data, size_t len)
+{
+    const uint8_t *p = data;
+    while (len > 0) {
+        ssize_t n = is_socket ? send(fd, p, len, MSG_NOSIGNAL) : write_nosigpipe(fd, p, len);
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+            struct pollfd pf = {fd, POLLOUT, 0};
+            if (poll(&pf, 1, -1) >= 0 || errno == EINTR)
+                continue;
+        }
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return MCZ_EIO;
+        p += n;
+        len -= (size_t)n;
+    }
+    return MCZ_OK;
+}
+
+int mcz_os_signal_catch(int sig, void (*handler)(int), mcz_os_signal_saved *previous)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = handler;
+    sa.sa_flags = SA_RESTART | SA_ONSTACK; /* an alternate stack, if the thread has one */
+    sigemptyset(&sa.sa_mask);
+    return sigaction(sig, &sa, &previous->action) == 0 ? MCZ_OK : MCZ_EINVAL;
+}
+
+void mcz_os_signal_restore(int sig, const mcz_os_signal_saved *previous)
+{
+    sigaction(sig, &previous->action, NULL);
+}
+
+void mcz_os_raise(int sig)
+{
+    raise(sig);
+}
+
+void mcz_os_nap(long ns)
+{
+    struct timespec pause = {ns / 1000000000L, ns % 1000000000L};
+    nanosleep(&pause, NULL);
+}
+
+static uint64_t clock_ns(clockid_t id)
+{
+    struct timespec ts;
+    if (clock_gettime(id, &ts) != 0)
+        return 0;
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+uint64_t mcz_os_monotonic_ns(void)
+{
+    return clock_ns(CLOCK_MONOTONIC);
+}
+
+uint64_t mcz_os_thread_cpu_ns(void)
+{
+    return clock_ns(CLOCK_THREAD_CPUTIME_ID);
+}
+
+int mcz_os_cores(void)
+{
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    return cores > 0 && cores < INT_MAX ? (int)cores : 1;
+}

@@ -1,0 +1,113 @@
+/*
+ * retained.c - the retained list (the chunks that reached the output, oldest first, output.c)
+ * read as an index or as a whole archive: what checkpoints, closes and dumps write, whatever
+ * the output. It reads the list through its atomic links, so a fatal-signal dump can use it
+ * without a lock; it changes nothing.
+ */
+#include "mcz_common.h"
+#include "out.h"
+
+uint32_t mcz_wr_list_count(chunk *first)
+{
+    uint32_t k = 0;
+    for (chunk *c = first; c; c = atomic_load_explicit(&c->retained_next, memory_order_acquire))
+        k++;
+    return k;
+}
+
+/* Index rows of the listed chunks; relocated: laid back to back from data_start (a dump),
+ * else at their offsets in the output (a checkpoint or a final index). */
+typedef struct retained_walk {
+    chunk *first, *at;
+    uint64_t data_start, pos;
+    bool relocate;
+} retained_walk;
+
+static void retained_rows(void *arg, uint32_t i, mcz_arc_rows *out)
+{
+    retained_walk *k = arg;
+    if (i == 0) {
+        k->at = k->first;
+        k->pos = k->data_start;
+    } else {
+        k->pos += k->at->frames_len;
+        k->at = atomic_load_explicit(&k->at->retained_next, memory_order_acquire);
+    }
+    const chunk *c = k->at;
+    mcz_chunk_info info = {k->relocate ? k->pos : c->offset, (uint32_t)c->frames_len,
+                           (uint32_t)c->raw_len, c->first_number, c->count, c->checksum};
+    out->info = info;
+    out->lengths = c->lengths;
+    out->identity = c->identity;
+    out->dedup = c->dedup;
+}
+
+int mcz_wr_index_write(const mcz_wr_list *l, uint64_t at, mcz_arc_sink_fn sink, void *arg)
+{
+    retained_walk walk = {l->first, NULL, 0, 0, false};
+    return mcz_arc_index_write(l->count, l->next_number, l->hashes, retained_rows, &walk, at,
+                               sink, arg);
+}
+
+/* A chunk's stored bytes: from memory, or read back from the output. */
+static int emit_chunk(mcz_wr_out *from, const chunk *c, mcz_arc_sink_fn sink, void *arg)
+{
+    if (c->frames)
+        return sink(arg, c->frames, c->frames_len);
+    return from && from->ops->read_chunk ? from->ops->read_chunk(from, c, sink, arg) : MCZ_EIO;
+}
+
+int mcz_wr_archive_emit(const mcz_wr_head *h, const mcz_wr_list *l, mcz_wr_out *from,
+                        bool raw_index, mcz_arc_sink_fn sink, void *arg)
+{
+    int rc = sink(arg, h->head, h->head_len);
+    if (rc == MCZ_OK && h->dict_len)
+        rc = sink(arg, h->dict, h->dict_len);
+    if (rc == MCZ_OK && h->meta_len)
+        rc = sink(arg, h->meta, h->meta_len);
+    uint64_t data_start = MCZ_WR_HEAD_SIZE(h), end = data_start;
+    chunk *c = l->first;
+    for (uint32_t i = 0; i < l->count && rc == MCZ_OK; i++) {
+        rc = emit_chunk(from, c, sink, arg);
+        end += c->frames_len;
+        c = atomic_load_explicit(&c->retained_next, memory_order_acquire);
+    }
+    if (rc != MCZ_OK)
+        return rc;
+    retained_walk walk = {l->first, NULL, data_start, 0, true};
+    return (raw_index ? mcz_arc_index_stream : mcz_arc_index_write)(
+        l->count, l->next_number, l->hashes, retained_rows, &walk, end, sink, arg);
+}
+
+static int outfile_sink(void *arg, const void *bytes, size_t len)
+{
+    return mcz_outfile_write(arg, bytes, len);
+}
+
+int mcz_wr_archive_to(const char *path, const mcz_wr_head *h, const mcz_wr_list *l,
+                      mcz_wr_out *from, mcz_diag *d)
+{
+    mcz_outfile *out = mcz_outfile_open(path, d);
+    if (!out)
+        return d ? d->code : MCZ_EIO;
+    int rc = mcz_wr_archive_emit(h, l, from, false, outfile_sink, out);
+    if (rc != MCZ_OK) {
+        mcz_outfile_abort(out);
+        return mcz_fail(d, rc, -1, -1, "%s: dump failed: %s", path, mcz_error_name(rc));
+    }
+    return mcz_outfile_commit(out, d);
+}
+
+int mcz_wr_index_failure(const char *path, uint64_t at, int rc, mcz_diag *d)
+{
+    const char *why = rc == MCZ_ELIMIT ? "the index outgrew the format" : "no memory for the index";
+    return mcz_fail(d, rc, (int64_t)at, -1, "%s: %s", path, why);
+}
+
+void mcz_wr_out_init(mcz_wr_out *o, const mcz_wr_out_ops *ops, const char *path)
+{
+    o->ops = ops;
+    o->path = path;
+    atomic_init(&o->lost, false);
+    mcz_diag_clear(&o->lost_error);
+}
