@@ -52,16 +52,6 @@ int mcz_diag_set(mcz_diag *d, int code, mcz_diag_offset offset, mcz_diag_context
     return code;
 }
 
-int mcz_fail_unchecked(mcz_diag *d, int code, int64_t offset, int64_t context, const char *fmt,
-                       ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    mcz_diag_vset(d, code, mcz_at_offset(offset), mcz_in_context(context), fmt, ap);
-    va_end(ap);
-    return code;
-}
-
 int mcz_fail_at(mcz_diag *d, const char *subject, int code, mcz_diag_offset offset,
                 mcz_diag_context context, const char *fmt, ...)
 {

@@ -34,12 +34,4 @@
 int mcz_fail_at(mcz_diag *d, const char *subject, int code, mcz_diag_offset offset,
                 mcz_diag_context context, const char *fmt, ...) MCZ_PRINTF(6, 7);
 
-/* The former form, offset and context as two int64_t the compiler cannot tell apart, whose
- * messages may still begin with "PATH: ": only for the call sites of io/, reader/ and writer/
- * not yet converted (`mcz_fail(d, code, off, n, "%s: ...", path, ...)` becomes the call above
- * with the path left out of the text and named by mcz_diag_set_subject). Goes with the last. */
-int mcz_fail_unchecked(mcz_diag *d, int code, int64_t offset, int64_t context, const char *fmt,
-                       ...) MCZ_PRINTF(5, 6);
-#define mcz_fail mcz_fail_unchecked
-
 #endif /* MCZ_COMMON_H */

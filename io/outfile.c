@@ -220,7 +220,8 @@ static int open_stream(mcz_outfile *f, int named_fd, mcz_diag *diag)
     f->fd = named_fd >= 0 ? fcntl(named_fd, F_DUPFD_CLOEXEC, 3)
                           : open(f->target, O_WRONLY | O_CLOEXEC | O_NOCTTY);
     if (f->fd < 0)
-        return mcz_fail(diag, MCZ_EIO, -1, -1, "%s: %s", f->path, strerror(errno));
+        return mcz_fail_at(diag, f->path, MCZ_EIO, MCZ_NO_OFFSET, MCZ_NO_CONTEXT, "%s",
+                           strerror(errno));
     return MCZ_OK;
 }
 
@@ -246,14 +247,16 @@ static int open_temp(mcz_outfile *f, const struct stat *old, mcz_diag *diag)
         slot_release(f->slot);
         f->slot = -1;
         if (err != EEXIST)
-            return mcz_fail(diag, MCZ_EIO, -1, -1, "%s: cannot create a file in its directory: %s",
-                            f->path, strerror(err));
+            return mcz_fail_at(diag, f->path, MCZ_EIO, MCZ_NO_OFFSET, MCZ_NO_CONTEXT,
+                               "cannot create a file in its directory: %s", strerror(err));
     }
     if (f->fd < 0)
-        return mcz_fail(diag, MCZ_EIO, -1, -1, "%s: no free temporary name", f->path);
+        return mcz_fail_at(diag, f->path, MCZ_EIO, MCZ_NO_OFFSET, MCZ_NO_CONTEXT,
+                           "no free temporary name");
     f->tmp_path = strdup(name);
     if (!f->tmp_path)
-        return mcz_fail(diag, MCZ_ENOMEM, -1, -1, "%s: out of memory", f->path);
+        return mcz_fail_at(diag, f->path, MCZ_ENOMEM, MCZ_NO_OFFSET, MCZ_NO_CONTEXT,
+                           "out of memory");
     if (old)
         keep_attributes(f->fd, old);
     return MCZ_OK;
@@ -280,19 +283,21 @@ static int check_directory(const char *path, const char *target, mcz_diag *diag)
     size_t dir_len = dir_length(target);
     char dir[PATH_MAX];
     if (dir_len >= sizeof dir)
-        return mcz_fail(diag, MCZ_EINVAL, -1, -1, "%s: name too long", path);
+        return mcz_fail_at(diag, path, MCZ_EINVAL, MCZ_NO_OFFSET, MCZ_NO_CONTEXT, "name too long");
     if (dir_len > 1)
         dir_len--; /* "a/b/x" lies in "a/b", "/x" in "/" */
     snprintf(dir, sizeof dir, "%.*s", dir_len ? (int)dir_len : 1, dir_len ? target : ".");
     struct stat st;
     int err = stat(dir, &st) != 0 ? errno : 0;
     if (err == ENOTDIR || (!err && !S_ISDIR(st.st_mode)))
-        return mcz_fail(diag, MCZ_EIO, -1, -1, "%s: %s is not a directory", path, dir);
+        return mcz_fail_at(diag, path, MCZ_EIO, MCZ_NO_OFFSET, MCZ_NO_CONTEXT,
+                           "%s is not a directory", dir);
     if (err)
-        return mcz_fail(diag, MCZ_EIO, -1, -1, "%s: directory %s: %s", path, dir, strerror(err));
+        return mcz_fail_at(diag, path, MCZ_EIO, MCZ_NO_OFFSET, MCZ_NO_CONTEXT, "directory %s: %s",
+                           dir, strerror(err));
     if (access(dir, W_OK | X_OK) != 0)
-        return mcz_fail(diag, MCZ_EIO, -1, -1, "%s: cannot write in directory %s: %s", path,
-                        dir, strerror(errno));
+        return mcz_fail_at(diag, path, MCZ_EIO, MCZ_NO_OFFSET, MCZ_NO_CONTEXT,
+                           "cannot write in directory %s: %s", dir, strerror(errno));
     return MCZ_OK;
 }
 
@@ -306,11 +311,12 @@ static int classify(const char *path, int *named_fd, char **target, struct stat 
     if ((*named_fd = named_descriptor(path)) >= 0)
         return MCZ_OK;
     if (!(*target = resolve_links(path)))
-        return mcz_fail(diag, MCZ_EIO, -1, -1, "%s: %s", path, strerror(errno));
+        return mcz_fail_at(diag, path, MCZ_EIO, MCZ_NO_OFFSET, MCZ_NO_CONTEXT, "%s",
+                           strerror(errno));
     *exists = stat(*target, st) == 0;
     size_t len = strlen(*target);
     if ((*exists && S_ISDIR(st->st_mode)) || (*target)[len - 1] == '/')
-        return mcz_fail(diag, MCZ_EINVAL, -1, -1, "%s: is a directory", path);
+        return mcz_fail_at(diag, path, MCZ_EINVAL, MCZ_NO_OFFSET, MCZ_NO_CONTEXT, "is a directory");
     if (*exists && !S_ISREG(st->st_mode))
         return MCZ_OK;
     return check_directory(path, *target, diag);
@@ -319,7 +325,8 @@ static int classify(const char *path, int *named_fd, char **target, struct stat 
 int mcz_outfile_check(const char *path, bool *stream, mcz_diag *diag)
 {
     if (!path || !*path)
-        return mcz_fail(diag, MCZ_EINVAL, -1, -1, "mcz_outfile_check: empty path");
+        return mcz_diag_set(diag, MCZ_EINVAL, MCZ_NO_OFFSET, MCZ_NO_CONTEXT,
+                            "mcz_outfile_check: empty path");
     int named_fd;
     char *target;
     struct stat st;
@@ -348,7 +355,8 @@ static int open_output(mcz_outfile *f, mcz_diag *diag)
 mcz_outfile *mcz_outfile_open(const char *path, mcz_diag *diag)
 {
     if (!path || !*path) {
-        mcz_fail(diag, MCZ_EINVAL, -1, -1, "mcz_outfile_open: empty path");
+        mcz_diag_set(diag, MCZ_EINVAL, MCZ_NO_OFFSET, MCZ_NO_CONTEXT,
+                     "mcz_outfile_open: empty path");
         return NULL;
     }
     mcz_outfile *f = calloc(1, sizeof *f);
@@ -359,13 +367,13 @@ mcz_outfile *mcz_outfile_open(const char *path, mcz_diag *diag)
     }
     if (!f || !f->path) {
         free(f);
-        mcz_fail(diag, MCZ_ENOMEM, -1, -1, "%s: out of memory", path);
+        mcz_fail_at(diag, path, MCZ_ENOMEM, MCZ_NO_OFFSET, MCZ_NO_CONTEXT, "out of memory");
         return NULL;
     }
     mcz_diag_clear(&f->error);
     if (open_output(f, diag) != MCZ_OK || !(f->fp = fdopen(f->fd, "wb"))) {
         if (!f->fp && diag && diag->code == MCZ_OK)
-            mcz_fail(diag, MCZ_EIO, -1, -1, "%s: %s", path, strerror(errno));
+            mcz_fail_at(diag, path, MCZ_EIO, MCZ_NO_OFFSET, MCZ_NO_CONTEXT, "%s", strerror(errno));
         outfile_free(f);
         return NULL;
     }
@@ -385,8 +393,8 @@ bool mcz_outfile_is_stream(const mcz_outfile *f)
 static int outfile_error(mcz_outfile *f, int code, const char *what, int err)
 {
     if (f->error.code == MCZ_OK)
-        mcz_fail(&f->error, code, (int64_t)f->written, -1, "%s: %s: %s", f->path, what,
-                 strerror(err));
+        mcz_fail_at(&f->error, f->path, code, mcz_at_offset((int64_t)f->written), MCZ_NO_CONTEXT,
+                    "%s: %s", what, strerror(err));
     return f->error.code;
 }
 
@@ -429,7 +437,8 @@ static int flush_and_close(mcz_outfile *f)
 int mcz_outfile_commit(mcz_outfile *f, mcz_diag *diag)
 {
     if (!f)
-        return mcz_fail(diag, MCZ_EINVAL, -1, -1, "mcz_outfile_commit: NULL handle");
+        return mcz_diag_set(diag, MCZ_EINVAL, MCZ_NO_OFFSET, MCZ_NO_CONTEXT,
+                            "mcz_outfile_commit: NULL handle");
     if (f->error.code == MCZ_OK && flush_and_close(f) == MCZ_OK && f->tmp_path) {
         if (rename(f->tmp_path, f->target) != 0) {
             outfile_error(f, MCZ_EIO, "rename failed", errno);
@@ -440,7 +449,8 @@ int mcz_outfile_commit(mcz_outfile *f, mcz_diag *diag)
     }
     int rc = f->error.code;
     if (rc != MCZ_OK)
-        mcz_fail(diag, rc, f->error.offset, -1, "%s", f->error.message);
+        mcz_diag_set(diag, rc, mcz_at_offset(f->error.offset), MCZ_NO_CONTEXT, "%s",
+                     f->error.message);
     outfile_free(f);
     return rc;
 }

@@ -84,21 +84,8 @@ void tool_info(const char *fmt, ...)
     va_end(ap);
 }
 
-/* Whether d's message begins with "path:", as the messages of the library's call sites not yet
- * converted to mcz_diag_set_subject do (io/, reader/, writer/): such a message is printed as it
- * is, after nothing. Goes when the last of them names its subject as data. */
-static bool names_itself(const mcz_diag *d, const char *path)
-{
-    size_t n = strlen(path);
-    return !d->subject[0] && n && strncmp(d->message, path, n) == 0 && d->message[n] == ':';
-}
-
 const char *tool_where_text(const tool_where *w, const mcz_diag *d, char *buf, size_t cap)
 {
-    if (w->path && names_itself(d, w->path)) {
-        snprintf(buf, cap, "%s", d->message);
-        return buf;
-    }
     mcz_diag shown = *d;
     shown.context = w->context;
     shown.offset = w->offset;
@@ -115,21 +102,12 @@ const char *tool_where_text(const tool_where *w, const mcz_diag *d, char *buf, s
 
 void tool_diag_name(mcz_diag *d, const char *path)
 {
-    if (!d->subject[0] && !names_itself(d, path))
+    if (!d->subject[0])
         mcz_diag_set_subject(d, path);
 }
 
 void tool_diag_rename(mcz_diag *d, const char *from, const char *to)
 {
-    if (strcmp(d->subject, from) == 0) {
+    if (strcmp(d->subject, from) == 0)
         mcz_diag_set_subject(d, to);
-        return;
-    }
-    /* A message of a call site not yet converted (see names_itself). */
-    size_t len = strlen(from);
-    if (strncmp(d->message, from, len) != 0)
-        return;
-    char rest[sizeof d->message];
-    snprintf(rest, sizeof rest, "%s", d->message + len);
-    snprintf(d->message, sizeof d->message, "%s%s", to, rest);
 }

@@ -50,7 +50,7 @@ int mcz_wr_set_error(mcz_writer *w, const mcz_diag *d)
 int mcz_wr_fail(mcz_writer *w, int code, int64_t context, const char *what)
 {
     mcz_diag d;
-    mcz_fail(&d, code, -1, context, "%s", what);
+    mcz_diag_set(&d, code, MCZ_NO_OFFSET, mcz_in_context(context), "%s", what);
     return mcz_wr_set_error(w, &d);
 }
 

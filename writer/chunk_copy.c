@@ -32,8 +32,9 @@ static int check_stored_size(size_t len, const mcz_arc_chunk_head *h, mcz_diag *
     uint64_t stored = mcz_arc_chunk_head_size(h->count) + h->data_size; /* <= len: decoded */
     if (stored == len)
         return MCZ_OK;
-    return mcz_fail(diag, MCZ_ECORRUPT, (int64_t)stored, h->first_number,
-                    "chunk: %llu bytes follow its data frame", (unsigned long long)(len - stored));
+    return mcz_diag_set(diag, MCZ_ECORRUPT, mcz_at_offset((int64_t)stored),
+                        mcz_in_context(h->first_number), "chunk: %llu bytes follow its data frame",
+                        (unsigned long long)(len - stored));
 }
 
 /*
@@ -50,10 +51,10 @@ static int verify_chunk(const mcz_writer *w, const uint8_t *frames, size_t len,
     ZSTD_DDict *ddict = w->dict_len ? ZSTD_createDDict(w->dict, w->dict_len) : NULL;
     int rc = mcz_arc_chunk_head_decode(frames, len, 0, h, diag);
     if (rc == MCZ_OK && h->codec != w->codec)
-        rc = mcz_fail(diag, MCZ_EDICT, 0, h->first_number,
-                      "chunk: compressed with another codec than the writer's");
+        rc = mcz_diag_set(diag, MCZ_EDICT, mcz_at_offset(0), mcz_in_context(h->first_number),
+                          "chunk: compressed with another codec than the writer's");
     else if (rc == MCZ_OK && (!dctx || (w->dict_len && !ddict)))
-        rc = mcz_fail(diag, MCZ_ENOMEM, -1, -1, "out of memory");
+        rc = mcz_diag_set(diag, MCZ_ENOMEM, MCZ_NO_OFFSET, MCZ_NO_CONTEXT, "out of memory");
     else if (rc == MCZ_OK)
         rc = mcz_arc_decode_chunk(frames, len, 0, dctx, ddict, w->dict_id, raw, h, diag);
     if (rc == MCZ_OK)
@@ -75,7 +76,7 @@ static int copy_hashes(const mcz_writer *w, chunk *c, const uint8_t *raw,
     c->identity = malloc(c->count * sizeof *c->identity);
     c->dedup = malloc(c->count * sizeof *c->dedup);
     if (!c->identity || !c->dedup)
-        return mcz_fail(diag, MCZ_ENOMEM, -1, -1, "out of memory");
+        return mcz_diag_set(diag, MCZ_ENOMEM, MCZ_NO_OFFSET, MCZ_NO_CONTEXT, "out of memory");
     memcpy(c->identity, identity, c->count * sizeof *identity);
     memcpy(c->dedup, dedup, c->count * sizeof *dedup);
     return MCZ_OK;
@@ -90,7 +91,7 @@ static int prepare_copy(const mcz_writer *w, const uint8_t *frames, size_t len,
 {
     chunk *c = calloc(1, sizeof *c);
     if (!c)
-        return mcz_fail(diag, MCZ_ENOMEM, -1, -1, "out of memory");
+        return mcz_diag_set(diag, MCZ_ENOMEM, MCZ_NO_OFFSET, MCZ_NO_CONTEXT, "out of memory");
     *out = c;
     c->count = h->count;
     c->packets = h->packets; /* a copy keeps its layout, whatever the writer's */
@@ -98,7 +99,7 @@ static int prepare_copy(const mcz_writer *w, const uint8_t *frames, size_t len,
     c->lengths = malloc(h->count * sizeof *c->lengths);
     c->frames = malloc(len);
     if (!c->lengths || !c->frames)
-        return mcz_fail(diag, MCZ_ENOMEM, -1, -1, "out of memory");
+        return mcz_diag_set(diag, MCZ_ENOMEM, MCZ_NO_OFFSET, MCZ_NO_CONTEXT, "out of memory");
     for (uint32_t i = 0; i < h->count; i++)
         c->lengths[i] = mcz_arc_chunk_head_length(h, i);
     int rc = copy_hashes(w, c, raw, identity, dedup, diag);
@@ -182,7 +183,8 @@ int mcz_writer_append_compressed(mcz_writer *w, const void *frames, size_t len,
                                  uint32_t count, mcz_diag *diag)
 {
     if (!w || !frames)
-        return mcz_fail(diag, MCZ_EINVAL, -1, -1, "mcz_writer_append_compressed: NULL argument");
+        return mcz_diag_set(diag, MCZ_EINVAL, MCZ_NO_OFFSET, MCZ_NO_CONTEXT,
+                            "mcz_writer_append_compressed: NULL argument");
     int rc = settle_dictionary(w);
     if (rc != MCZ_OK)
         return mcz_wr_report(w, rc, diag);
@@ -190,9 +192,9 @@ int mcz_writer_append_compressed(mcz_writer *w, const void *frames, size_t len,
     mcz_arc_chunk_head h;
     rc = verify_chunk(w, frames, len, &raw, &h, diag);
     if (rc == MCZ_OK && h.count != count)
-        rc = mcz_fail(diag, MCZ_EINVAL, -1, h.first_number,
-                      "mcz_writer_append_compressed: %u hashes for a chunk of %u contexts", count,
-                      h.count);
+        rc = mcz_diag_set(diag, MCZ_EINVAL, MCZ_NO_OFFSET, mcz_in_context(h.first_number),
+                          "mcz_writer_append_compressed: %u hashes for a chunk of %u contexts",
+                          count, h.count);
     if (rc == MCZ_OK)
         rc = copy_verified(w, frames, len, &h, raw.bytes, identity, dedup, diag);
     free(raw.bytes);

@@ -56,7 +56,7 @@ int mcz_wr_pool_fill(mcz_writer *w, mcz_diag *d)
     while (w->ready_count < MCZ_WR_READY) {
         chunk *c = make_ready(MCZ_WR_CHUNK_CAP(w), NULL, true);
         if (!c)
-            return mcz_fail(d, MCZ_ENOMEM, -1, -1, "out of memory");
+            return mcz_diag_set(d, MCZ_ENOMEM, MCZ_NO_OFFSET, MCZ_NO_CONTEXT, "out of memory");
         w->ready[w->ready_count++] = c;
     }
     return MCZ_OK;
@@ -160,7 +160,8 @@ int mcz_wr_chunk_settle(chunk *c, mcz_diag *d)
         return MCZ_OK;
     c->lengths = malloc((c->count ? c->count : 1) * sizeof *c->lengths);
     if (!c->lengths)
-        return mcz_fail(d, MCZ_ENOMEM, -1, c->first_number, "out of memory");
+        return mcz_diag_set(d, MCZ_ENOMEM, MCZ_NO_OFFSET, mcz_in_context(c->first_number),
+                            "out of memory");
     /* Each context was checked when appended: the walk finds exactly count of them. */
     uint64_t pos = 0;
     uint32_t number = c->first_number - 1, i = 0;
@@ -171,8 +172,8 @@ int mcz_wr_chunk_settle(chunk *c, mcz_diag *d)
     if (rc < 0)
         return rc;
     if (rc == 1 || i != c->count)
-        return mcz_fail(d, MCZ_ECORRUPT, -1, c->first_number,
-                        "chunk of context %u: its bytes do not hold the %u contexts appended",
-                        c->first_number, c->count);
+        return mcz_diag_set(d, MCZ_ECORRUPT, MCZ_NO_OFFSET, mcz_in_context(c->first_number),
+                            "chunk of context %u: its bytes do not hold the %u contexts appended",
+                            c->first_number, c->count);
     return MCZ_OK;
 }

@@ -112,7 +112,8 @@ int mcz_wr_service_start(mcz_writer *w, mcz_diag *d)
     if (!(w->out->ops->flags & MCZ_WR_OUT_COLLECTS) && !w->flush_ms)
         return MCZ_OK;
     if (pthread_create(&w->service, NULL, service_main, w) != 0)
-        return mcz_fail(d, MCZ_ENOMEM, -1, -1, "cannot start the writer's service thread");
+        return mcz_diag_set(d, MCZ_ENOMEM, MCZ_NO_OFFSET, MCZ_NO_CONTEXT,
+                            "cannot start the writer's service thread");
     w->service_started = true;
     return MCZ_OK;
 }
@@ -209,7 +210,8 @@ int mcz_wr_report(mcz_writer *w, int rc, mcz_diag *diag)
     mcz_diag sticky = w->error;
     mcz_lock_drop(&w->lock);
     if (sticky.code == MCZ_OK)
-        return mcz_fail(diag, rc, -1, -1, "writer: %s", mcz_error_name(rc));
+        return mcz_diag_set(diag, rc, MCZ_NO_OFFSET, MCZ_NO_CONTEXT, "writer: %s",
+                            mcz_error_name(rc));
     if (diag)
         *diag = sticky;
     return rc;
@@ -218,10 +220,11 @@ int mcz_wr_report(mcz_writer *w, int rc, mcz_diag *diag)
 int mcz_writer_dump(mcz_writer *w, const char *path, mcz_diag *diag)
 {
     if (!w || !path)
-        return mcz_fail(diag, MCZ_EINVAL, -1, -1, "mcz_writer_dump: NULL argument");
+        return mcz_diag_set(diag, MCZ_EINVAL, MCZ_NO_OFFSET, MCZ_NO_CONTEXT,
+                            "mcz_writer_dump: NULL argument");
     if (!(w->out->ops->flags & MCZ_WR_OUT_DUMPS))
-        return mcz_fail(diag, MCZ_ESTATE, -1, -1,
-                        "mcz_writer_dump: not for an ATOMIC or STREAM writer");
+        return mcz_diag_set(diag, MCZ_ESTATE, MCZ_NO_OFFSET, MCZ_NO_CONTEXT,
+                            "mcz_writer_dump: not for an ATOMIC or STREAM writer");
     int rc = mcz_wr_flush_wait(w);
     if (rc != MCZ_OK)
         return mcz_wr_report(w, rc, diag);

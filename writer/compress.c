@@ -18,7 +18,8 @@ int mcz_wr_hash_contexts(const mcz_jit_ee *v, chunk *c, const uint8_t *raw, mcz_
     c->identity = malloc(c->count * sizeof *c->identity);
     c->dedup = malloc(c->count * sizeof *c->dedup);
     if (!c->identity || !c->dedup)
-        return mcz_fail(d, MCZ_ENOMEM, -1, c->first_number, "out of memory");
+        return mcz_diag_set(d, MCZ_ENOMEM, MCZ_NO_OFFSET, mcz_in_context(c->first_number),
+                            "out of memory");
     size_t off = 0;
     for (uint32_t i = 0; i < c->count; i++) {
         mcz_mc mc;
@@ -41,15 +42,18 @@ static int xz_compress(const mcz_writer *w, const chunk *c, const uint8_t *data,
 {
     lzma_options_lzma lz;
     if (lzma_lzma_preset(&lz, (uint32_t)w->level | LZMA_PRESET_EXTREME))
-        return mcz_fail(d, MCZ_EINVAL, -1, c->first_number, "xz: no preset %d", w->level);
+        return mcz_diag_set(d, MCZ_EINVAL, MCZ_NO_OFFSET, mcz_in_context(c->first_number),
+                            "xz: no preset %d", w->level);
     if (lz.dict_size > len)
         lz.dict_size = len > LZMA_DICT_SIZE_MIN ? (uint32_t)len : LZMA_DICT_SIZE_MIN;
     lzma_filter filters[] = {{LZMA_FILTER_LZMA2, &lz}, {LZMA_VLI_UNKNOWN, NULL}};
     *n = 0;
     lzma_ret r = lzma_stream_buffer_encode(filters, LZMA_CHECK_NONE, NULL, data, len, out, n, cap);
     if (r == LZMA_MEM_ERROR)
-        return mcz_fail(d, MCZ_ENOMEM, -1, c->first_number, "out of memory");
-    return r == LZMA_OK ? MCZ_OK : mcz_fail(d, MCZ_EINVAL, -1, c->first_number, "xz: error %d", r);
+        return mcz_diag_set(d, MCZ_ENOMEM, MCZ_NO_OFFSET, mcz_in_context(c->first_number),
+                            "out of memory");
+    return r == LZMA_OK ? MCZ_OK : mcz_diag_set(d, MCZ_EINVAL, MCZ_NO_OFFSET,
+                                                mcz_in_context(c->first_number), "xz: error %d", r);
 }
 
 static size_t compress_bound(const mcz_writer *w, size_t raw_len)
@@ -62,7 +66,8 @@ static int zstd_compress(ZSTD_CCtx *cctx, const chunk *c, const uint8_t *data, s
 {
     *n = ZSTD_compress2(cctx, out, cap, data, len);
     if (ZSTD_isError(*n))
-        return mcz_fail(d, MCZ_EZSTD, -1, c->first_number, "zstd: %s", ZSTD_getErrorName(*n));
+        return mcz_diag_set(d, MCZ_EZSTD, MCZ_NO_OFFSET, mcz_in_context(c->first_number),
+                            "zstd: %s", ZSTD_getErrorName(*n));
     return MCZ_OK;
 }
 
@@ -75,11 +80,13 @@ int mcz_wr_chunk_data(const mcz_writer *w, const chunk *c, mcz_arc_buffer *scrat
         return MCZ_OK;
     uint64_t cap = mcz_layout_bound(c->raw_len, c->count);
     if (cap > SIZE_MAX || mcz_arc_buffer_reserve(scratch, (size_t)cap) != MCZ_OK)
-        return mcz_fail(d, MCZ_ENOMEM, -1, c->first_number, "out of memory");
+        return mcz_diag_set(d, MCZ_ENOMEM, MCZ_NO_OFFSET, mcz_in_context(c->first_number),
+                            "out of memory");
     int rc = mcz_layout_encode(c->raw, c->lengths, c->count, w->jit_ee, scratch->bytes,
                                scratch->cap, len);
     if (rc != MCZ_OK)
-        return mcz_fail(d, rc, -1, c->first_number, "packet layout: cannot encode the chunk");
+        return mcz_diag_set(d, rc, MCZ_NO_OFFSET, mcz_in_context(c->first_number),
+                            "packet layout: cannot encode the chunk");
     *data = scratch->bytes;
     return MCZ_OK;
 }
@@ -100,14 +107,16 @@ int mcz_wr_compress_chunk(const mcz_writer *w, ZSTD_CCtx *cctx, mcz_arc_buffer *
     size_t bound = compress_bound(w, len);
     c->frames = malloc(head + bound);
     size_t n;
-    rc = !c->frames ? mcz_fail(d, MCZ_ENOMEM, -1, c->first_number, "out of memory")
+    rc = !c->frames ? mcz_diag_set(d, MCZ_ENOMEM, MCZ_NO_OFFSET, mcz_in_context(c->first_number),
+                                   "out of memory")
          : w->codec == MCZ_CODEC_XZ
              ? xz_compress(w, c, data, len, c->frames + head, bound, &n, d)
              : zstd_compress(cctx, c, data, len, c->frames + head, bound, &n, d);
     if (rc != MCZ_OK)
         return rc;
     if (head + n > UINT32_MAX)
-        return mcz_fail(d, MCZ_ELIMIT, -1, c->first_number, "chunk too large");
+        return mcz_diag_set(d, MCZ_ELIMIT, MCZ_NO_OFFSET, mcz_in_context(c->first_number),
+                            "chunk too large");
     mcz_arc_chunk_head h = {c->first_number, c->count, (uint32_t)c->raw_len, (uint32_t)n,
                             c->checksum, NULL, w->codec, w->packets};
     mcz_arc_chunk_head_encode(&h, c->lengths, c->frames);

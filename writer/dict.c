@@ -23,14 +23,17 @@ int mcz_dict_train(const void *samples, const size_t *sizes, unsigned n, size_t 
                    void **dict, size_t *dict_len, mcz_diag *diag)
 {
     if (!samples || !sizes || !dict || !dict_len || cap < DICT_MIN_SIZE)
-        return mcz_fail(diag, MCZ_EINVAL, -1, -1, "mcz_dict_train: bad argument");
+        return mcz_diag_set(diag, MCZ_EINVAL, MCZ_NO_OFFSET, MCZ_NO_CONTEXT,
+                            "mcz_dict_train: bad argument");
     *dict = NULL;
     *dict_len = 0;
     if (n == 0)
-        return mcz_fail(diag, MCZ_EUNSUPPORTED, -1, -1, "dictionary training: no samples");
+        return mcz_diag_set(diag, MCZ_EUNSUPPORTED, MCZ_NO_OFFSET, MCZ_NO_CONTEXT,
+                            "dictionary training: no samples");
     void *buf = malloc(cap);
     if (!buf)
-        return mcz_fail(diag, MCZ_ENOMEM, -1, -1, "dictionary training: out of memory");
+        return mcz_diag_set(diag, MCZ_ENOMEM, MCZ_NO_OFFSET, MCZ_NO_CONTEXT,
+                            "dictionary training: out of memory");
     ZDICT_fastCover_params_t params = {0};
     params.k = cap < DICT_SEGMENT ? (unsigned)cap : DICT_SEGMENT; /* k may not exceed cap */
     params.d = 8;
@@ -41,8 +44,8 @@ int mcz_dict_train(const void *samples, const size_t *sizes, unsigned n, size_t 
     size_t got = ZDICT_trainFromBuffer_fastCover(buf, cap, samples, sizes, n, params);
     if (ZDICT_isError(got)) {
         free(buf);
-        return mcz_fail(diag, MCZ_EUNSUPPORTED, -1, -1, "dictionary training failed: %s",
-                        ZDICT_getErrorName(got));
+        return mcz_diag_set(diag, MCZ_EUNSUPPORTED, MCZ_NO_OFFSET, MCZ_NO_CONTEXT,
+                            "dictionary training failed: %s", ZDICT_getErrorName(got));
     }
     void *fitted = realloc(buf, got);
     *dict = fitted ? fitted : buf;

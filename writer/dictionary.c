@@ -87,8 +87,10 @@ static int compressed_size(mcz_writer *w, chunk *first, uint32_t k, uint64_t *ra
     free(out);
     free(scratch.bytes);
     if (rc == MCZ_ENOMEM)
-        return mcz_fail(d, rc, -1, -1, "dictionary decision: out of memory");
-    return rc == MCZ_OK ? MCZ_OK : mcz_fail(d, rc, -1, -1, "dictionary decision: zstd failed");
+        return mcz_diag_set(d, rc, MCZ_NO_OFFSET, MCZ_NO_CONTEXT,
+                            "dictionary decision: out of memory");
+    return rc == MCZ_OK ? MCZ_OK : mcz_diag_set(d, rc, MCZ_NO_OFFSET, MCZ_NO_CONTEXT,
+                                                "dictionary decision: zstd failed");
 }
 
 /*
@@ -104,7 +106,8 @@ static int keep_if_it_pays(mcz_writer *w, chunk *first, uint32_t judged, uint64_
     if (rc == MCZ_OK) {
         w->cdict = ZSTD_createCDict(w->dict, w->dict_len, w->level);
         rc = w->cdict ? compressed_size(w, first, judged, &raw, &with, d)
-                      : mcz_fail(d, MCZ_EZSTD, -1, -1, "zstd: cannot digest the dictionary");
+                      : mcz_diag_set(d, MCZ_EZSTD, MCZ_NO_OFFSET, MCZ_NO_CONTEXT,
+                                     "zstd: cannot digest the dictionary");
     }
     if (rc != MCZ_OK)
         return rc;
@@ -174,7 +177,8 @@ static int train_from_chunks(mcz_writer *w, chunk *first, uint32_t k, size_t max
     size_t at = 0, s = 0;
     mcz_arc_buffer scratch = {NULL, 0};
     int rc = samples && sizes ? MCZ_OK
-                              : mcz_fail(d, MCZ_ENOMEM, -1, -1, "dictionary training: out of memory");
+                              : mcz_diag_set(d, MCZ_ENOMEM, MCZ_NO_OFFSET, MCZ_NO_CONTEXT,
+                                             "dictionary training: out of memory");
     i = 0;
     for (chunk *c = first; c && rc == MCZ_OK; c = next_sample(c, ++i, k))
         rc = add_samples(w, c, &scratch, samples, &at, sizes, &s, d);
@@ -245,11 +249,13 @@ int mcz_wr_prepare_dict(mcz_writer *w, mcz_diag *d)
     if (w->dict_len) {
         w->dict_id = ZDICT_getDictID(w->dict, w->dict_len);
         if (w->dict_id == 0)
-            return mcz_fail(d, MCZ_EDICT, -1, -1, "the dictionary is not a zstd dictionary");
+            return mcz_diag_set(d, MCZ_EDICT, MCZ_NO_OFFSET, MCZ_NO_CONTEXT,
+                                "the dictionary is not a zstd dictionary");
         if (!w->cdict) /* a trained one is digested already, to try it */
             w->cdict = ZSTD_createCDict(w->dict, w->dict_len, w->level);
         if (!w->cdict)
-            return mcz_fail(d, MCZ_EZSTD, -1, -1, "zstd: cannot digest the dictionary");
+            return mcz_diag_set(d, MCZ_EZSTD, MCZ_NO_OFFSET, MCZ_NO_CONTEXT,
+                                "zstd: cannot digest the dictionary");
     }
     encode_head(w);
     return mcz_wr_write_head(w, d);

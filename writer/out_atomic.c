@@ -22,7 +22,8 @@ static int failure(const out_atomic *a, mcz_diag *d, int rc, int64_t off, int64_
                    const char *what)
 {
     const char *why = rc == MCZ_EIO ? strerror(errno) : mcz_error_name(rc);
-    return mcz_fail(d, rc, off, number, "%s: %s failed: %s", a->base.path, what, why);
+    return mcz_fail_at(d, a->base.path, rc, mcz_at_offset(off), mcz_in_context(number),
+                       "%s failed: %s", what, why);
 }
 
 static int file_sink(void *arg, const void *bytes, size_t len)
@@ -85,7 +86,7 @@ mcz_wr_out *mcz_wr_out_atomic(const mcz_wr_out_args *args, mcz_diag *d)
 {
     out_atomic *a = calloc(1, sizeof *a);
     if (!a) {
-        mcz_fail(d, MCZ_ENOMEM, -1, -1, "out of memory");
+        mcz_diag_set(d, MCZ_ENOMEM, MCZ_NO_OFFSET, MCZ_NO_CONTEXT, "out of memory");
         return NULL;
     }
     mcz_wr_out_init(&a->base, &atomic_ops, args->path);

@@ -28,8 +28,8 @@ typedef struct out_live {
 
 static int failure(const out_live *l, mcz_diag *d, uint64_t off, const char *what)
 {
-    return mcz_fail(d, MCZ_EIO, (int64_t)off, -1, "%s: %s failed: %s", l->base.path, what,
-                    strerror(errno));
+    return mcz_fail_at(d, l->base.path, MCZ_EIO, mcz_at_offset((int64_t)off), MCZ_NO_CONTEXT,
+                       "%s failed: %s", what, strerror(errno));
 }
 
 mcz_wr_live_step mcz_wr_live_decide(const mcz_wr_live_clock *c, uint64_t now, uint64_t *wake)
@@ -189,7 +189,7 @@ static int live_finish(mcz_wr_out *o, const mcz_wr_head *h, const mcz_wr_list *l
     int fd = l->fd;
     l->fd = -1;
     if (mcz_os_close(fd) != 0 && rc == MCZ_OK)
-        rc = mcz_fail(d, MCZ_EIO, -1, -1, "%s: close failed", l->base.path);
+        rc = mcz_fail_at(d, l->base.path, MCZ_EIO, MCZ_NO_OFFSET, MCZ_NO_CONTEXT, "close failed");
     return rc;
 }
 
@@ -221,7 +221,7 @@ mcz_wr_out *mcz_wr_out_live(const mcz_wr_out_args *args, mcz_diag *d)
 {
     out_live *l = calloc(1, sizeof *l);
     if (!l) {
-        mcz_fail(d, MCZ_ENOMEM, -1, -1, "out of memory");
+        mcz_diag_set(d, MCZ_ENOMEM, MCZ_NO_OFFSET, MCZ_NO_CONTEXT, "out of memory");
         return NULL;
     }
     mcz_wr_out_init(&l->base, &live_ops, args->path);
@@ -229,15 +229,15 @@ mcz_wr_out *mcz_wr_out_live(const mcz_wr_out_args *args, mcz_diag *d)
     l->clock.period_ns = (uint64_t)args->checkpoint_ms * 1000000u;
     l->fd = mcz_os_create(args->path, MCZ_OS_READ_WRITE);
     if (l->fd < 0) {
-        mcz_fail(d, MCZ_EIO, -1, -1, "%s: cannot create: %s", args->path, strerror(errno));
+        mcz_fail_at(d, args->path, MCZ_EIO, MCZ_NO_OFFSET, MCZ_NO_CONTEXT, "cannot create: %s",
+                    strerror(errno));
         live_free(&l->base);
         return NULL;
     }
     /* A rolling LIVE file needs holes; without them its disk use would not be bounded. */
     if (args->max_bytes && mcz_os_punch_hole(l->fd, 0, 1) != 0) {
-        mcz_fail(d, MCZ_EUNSUPPORTED, -1, -1,
-                 "%s: max_bytes needs a file system that can punch holes: %s", args->path,
-                 strerror(errno));
+        mcz_fail_at(d, args->path, MCZ_EUNSUPPORTED, MCZ_NO_OFFSET, MCZ_NO_CONTEXT,
+                    "max_bytes needs a file system that can punch holes: %s", strerror(errno));
         live_free(&l->base);
         return NULL;
     }

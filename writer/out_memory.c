@@ -44,7 +44,7 @@ mcz_wr_out *mcz_wr_out_memory(const mcz_wr_out_args *args, mcz_diag *d)
 {
     mcz_wr_out *o = calloc(1, sizeof *o);
     if (!o) {
-        mcz_fail(d, MCZ_ENOMEM, -1, -1, "out of memory");
+        mcz_diag_set(d, MCZ_ENOMEM, MCZ_NO_OFFSET, MCZ_NO_CONTEXT, "out of memory");
         return NULL;
     }
     mcz_wr_out_init(o, &memory_ops, args->path);

@@ -23,8 +23,8 @@ typedef struct out_stream {
 /* A send failed: the stream is closed for good. */
 static void lost(out_stream *s, uint64_t off)
 {
-    mcz_fail(&s->base.lost_error, MCZ_EIO, (int64_t)off, -1,
-             "%s: the stream's receiver is gone: %s", s->base.path, strerror(errno));
+    mcz_fail_at(&s->base.lost_error, s->base.path, MCZ_EIO, mcz_at_offset((int64_t)off),
+                MCZ_NO_CONTEXT, "the stream's receiver is gone: %s", strerror(errno));
     atomic_store(&s->base.lost, true);
 }
 
@@ -104,14 +104,14 @@ mcz_wr_out *mcz_wr_out_stream(const mcz_wr_out_args *args, mcz_diag *d)
 {
     out_stream *s = calloc(1, sizeof *s);
     if (!s) {
-        mcz_fail(d, MCZ_ENOMEM, -1, -1, "out of memory");
+        mcz_diag_set(d, MCZ_ENOMEM, MCZ_NO_OFFSET, MCZ_NO_CONTEXT, "out of memory");
         return NULL;
     }
     mcz_wr_out_init(&s->base, &stream_ops, args->path);
     s->fd = args->stream_fd;
     if (!mcz_os_descriptor(s->fd, &s->is_socket)) {
-        mcz_fail(d, MCZ_EINVAL, -1, -1, "%s: stream_fd %d is no open descriptor", args->path,
-                 args->stream_fd);
+        mcz_fail_at(d, args->path, MCZ_EINVAL, MCZ_NO_OFFSET, MCZ_NO_CONTEXT,
+                    "stream_fd %d is no open descriptor", args->stream_fd);
         free(s);
         return NULL;
     }

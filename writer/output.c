@@ -175,8 +175,8 @@ static int write_chunk(mcz_writer *w, chunk *c, uint64_t index, mcz_diag *d)
     mcz_wr_test_write_fn hook = w->test_write;
     int rc = hook ? hook(w, index, w->test_write_arg) : MCZ_OK;
     if (rc != MCZ_OK)
-        return mcz_fail(d, rc, -1, c->first_number, "the test hook stopped chunk write %llu",
-                        (unsigned long long)index);
+        return mcz_diag_set(d, rc, MCZ_NO_OFFSET, mcz_in_context(c->first_number),
+                            "the test hook stopped chunk write %llu", (unsigned long long)index);
     return store_chunk(w, c, d);
 }
 

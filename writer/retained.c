@@ -93,7 +93,8 @@ int mcz_wr_archive_to(const char *path, const mcz_wr_head *h, const mcz_wr_list 
     int rc = mcz_wr_archive_emit(h, l, from, false, outfile_sink, out);
     if (rc != MCZ_OK) {
         mcz_outfile_abort(out);
-        return mcz_fail(d, rc, -1, -1, "%s: dump failed: %s", path, mcz_error_name(rc));
+        return mcz_fail_at(d, path, rc, MCZ_NO_OFFSET, MCZ_NO_CONTEXT, "dump failed: %s",
+                           mcz_error_name(rc));
     }
     return mcz_outfile_commit(out, d);
 }
@@ -101,7 +102,7 @@ int mcz_wr_archive_to(const char *path, const mcz_wr_head *h, const mcz_wr_list 
 int mcz_wr_index_failure(const char *path, uint64_t at, int rc, mcz_diag *d)
 {
     const char *why = rc == MCZ_ELIMIT ? "the index outgrew the format" : "no memory for the index";
-    return mcz_fail(d, rc, (int64_t)at, -1, "%s: %s", path, why);
+    return mcz_fail_at(d, path, rc, mcz_at_offset((int64_t)at), MCZ_NO_CONTEXT, "%s", why);
 }
 
 void mcz_wr_out_init(mcz_wr_out *o, const mcz_wr_out_ops *ops, const char *path)

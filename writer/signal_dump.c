@@ -82,17 +82,18 @@ static int check_request(const mcz_writer *w, const char *path, int request_sign
                          bool on_fatal, mcz_diag *diag)
 {
     if (!w || !path)
-        return mcz_fail(diag, MCZ_EINVAL, -1, -1, "mcz_writer_dump_on_signal: NULL argument");
+        return mcz_diag_set(diag, MCZ_EINVAL, MCZ_NO_OFFSET, MCZ_NO_CONTEXT,
+                            "mcz_writer_dump_on_signal: NULL argument");
     unsigned can = w->out->ops->flags;
     if (!(can & MCZ_WR_OUT_DUMPS) || (on_fatal && !(can & MCZ_WR_OUT_IN_MEMORY)))
-        return mcz_fail(diag, MCZ_ESTATE, -1, -1, "mcz_writer_dump_on_signal: %s",
-                        on_fatal ? "fatal-signal dumps need a MEMORY writer"
-                                     : "not for an ATOMIC writer");
+        return mcz_diag_set(diag, MCZ_ESTATE, MCZ_NO_OFFSET, MCZ_NO_CONTEXT,
+                            "mcz_writer_dump_on_signal: %s",
+                            on_fatal ? "fatal-signal dumps need a MEMORY writer" : "not for an ATOMIC writer");
     if (request_signal < 0 || request_signal >= NSIG)
-        return mcz_fail(diag, MCZ_EINVAL, -1, -1, "mcz_writer_dump_on_signal: bad signal %d",
-                        request_signal);
+        return mcz_diag_set(diag, MCZ_EINVAL, MCZ_NO_OFFSET, MCZ_NO_CONTEXT,
+                            "mcz_writer_dump_on_signal: bad signal %d", request_signal);
     if (strlen(path) + sizeof ".partial" > PATH_MAX)
-        return mcz_fail(diag, MCZ_ELIMIT, -1, -1, "%s: path too long", path);
+        return mcz_fail_at(diag, path, MCZ_ELIMIT, MCZ_NO_OFFSET, MCZ_NO_CONTEXT, "path too long");
     return MCZ_OK;
 }
 
@@ -102,7 +103,7 @@ static int install_all(mcz_writer *w, const char *path, int request_signal, bool
 {
     w->signal_path = strdup(path);
     if (!w->signal_path)
-        return mcz_fail(diag, MCZ_ENOMEM, -1, -1, "out of memory");
+        return mcz_diag_set(diag, MCZ_ENOMEM, MCZ_NO_OFFSET, MCZ_NO_CONTEXT, "out of memory");
     snprintf(fatal_path, sizeof fatal_path, "%s", path);
     snprintf(fatal_partial, sizeof fatal_partial, "%s.partial", path);
     atomic_flag_clear(&fatal_started);
@@ -110,10 +111,12 @@ static int install_all(mcz_writer *w, const char *path, int request_signal, bool
     if (request_signal &&
         mcz_os_signal_catch(request_signal, request_handler, &previous_request) != MCZ_OK) {
         request_signo = 0;
-        return mcz_fail(diag, MCZ_EINVAL, -1, -1, "cannot handle signal %d", request_signal);
+        return mcz_diag_set(diag, MCZ_EINVAL, MCZ_NO_OFFSET, MCZ_NO_CONTEXT,
+                            "cannot handle signal %d", request_signal);
     }
     if (on_fatal && install_fatal() != MCZ_OK)
-        return mcz_fail(diag, MCZ_EINVAL, -1, -1, "cannot handle the fatal signals");
+        return mcz_diag_set(diag, MCZ_EINVAL, MCZ_NO_OFFSET, MCZ_NO_CONTEXT,
+                            "cannot handle the fatal signals");
     return MCZ_OK;
 }
 
@@ -125,8 +128,8 @@ int mcz_writer_dump_on_signal(mcz_writer *w, const char *path, int request_signa
         return rc;
     mcz_writer *none = NULL;
     if (!atomic_compare_exchange_strong(&signal_writer, &none, w))
-        return mcz_fail(diag, MCZ_ESTATE, -1, -1,
-                        "mcz_writer_dump_on_signal: a writer already holds the handlers");
+        return mcz_diag_set(diag, MCZ_ESTATE, MCZ_NO_OFFSET, MCZ_NO_CONTEXT,
+                            "mcz_writer_dump_on_signal: a writer already holds the handlers");
     rc = install_all(w, path, request_signal, on_fatal, diag);
     if (rc != MCZ_OK)
         mcz_wr_signals_remove(w);

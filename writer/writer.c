@@ -129,7 +129,8 @@ static void run_chunk(mcz_writer *w, ZSTD_CCtx *cctx, mcz_arc_buffer *scratch, b
     mcz_diag_clear(&d);
     int rc = *configured ? MCZ_OK : mcz_wr_setup_cctx(w, cctx);
     if (rc != MCZ_OK)
-        mcz_fail(&d, rc, -1, c->first_number, "zstd: cannot set compression parameters");
+        mcz_diag_set(&d, rc, MCZ_NO_OFFSET, mcz_in_context(c->first_number),
+                     "zstd: cannot set compression parameters");
     else
         rc = mcz_wr_chunk_settle(c, &d);
     if (rc == MCZ_OK)
@@ -399,7 +400,8 @@ static int resolve_options(mcz_writer *w, const mcz_writer_options *opt, const m
         w->thread_count = MAX_THREADS;
     resolve_collector_options(w, opt, kind);
     if (!options_valid(w, opt, kind))
-        return mcz_fail(diag, MCZ_EINVAL, -1, -1, "mcz_writer_open: bad options");
+        return mcz_diag_set(diag, MCZ_EINVAL, MCZ_NO_OFFSET, MCZ_NO_CONTEXT,
+                            "mcz_writer_open: bad options");
     mcz_arc_meta meta;
     int rc = mcz_arc_meta_from_text(opt->jit_ee_guid, opt->target_os, opt->target_arch, &meta,
                                     diag);
@@ -412,7 +414,7 @@ static int resolve_options(mcz_writer *w, const mcz_writer_options *opt, const m
     if (opt->dict) {
         w->dict = malloc(opt->dict_len);
         if (!w->dict)
-            return mcz_fail(diag, MCZ_ENOMEM, -1, -1, "out of memory");
+            return mcz_diag_set(diag, MCZ_ENOMEM, MCZ_NO_OFFSET, MCZ_NO_CONTEXT, "out of memory");
         memcpy(w->dict, opt->dict, opt->dict_len);
         w->dict_len = opt->dict_len;
     }
@@ -423,10 +425,11 @@ static int start_threads(mcz_writer *w, mcz_diag *diag)
 {
     w->threads = calloc((size_t)w->thread_count, sizeof *w->threads);
     if (!w->threads)
-        return mcz_fail(diag, MCZ_ENOMEM, -1, -1, "out of memory");
+        return mcz_diag_set(diag, MCZ_ENOMEM, MCZ_NO_OFFSET, MCZ_NO_CONTEXT, "out of memory");
     for (int i = 0; i < w->thread_count; i++) {
         if (pthread_create(&w->threads[i], NULL, worker_main, w) != 0)
-            return mcz_fail(diag, MCZ_ENOMEM, -1, -1, "cannot start compression threads");
+            return mcz_diag_set(diag, MCZ_ENOMEM, MCZ_NO_OFFSET, MCZ_NO_CONTEXT,
+                                "cannot start compression threads");
         w->threads_started++;
     }
     return mcz_wr_service_start(w, diag);
@@ -489,7 +492,7 @@ static mcz_writer *writer_create(mcz_diag *diag)
 {
     mcz_writer *w = calloc(1, sizeof *w);
     if (!w) {
-        mcz_fail(diag, MCZ_ENOMEM, -1, -1, "out of memory");
+        mcz_diag_set(diag, MCZ_ENOMEM, MCZ_NO_OFFSET, MCZ_NO_CONTEXT, "out of memory");
         return NULL;
     }
     mcz_lock_init(&w->lock);
@@ -514,10 +517,11 @@ static int open_output(mcz_writer *w, const char *path, const mcz_writer_options
     if (!path)
         path = kind->unnamed;
     if (!path)
-        return mcz_fail(diag, MCZ_EINVAL, -1, -1, "mcz_writer_open: NULL path");
+        return mcz_diag_set(diag, MCZ_EINVAL, MCZ_NO_OFFSET, MCZ_NO_CONTEXT,
+                            "mcz_writer_open: NULL path");
     w->path = strdup(path);
     if (!w->path)
-        return mcz_fail(diag, MCZ_ENOMEM, -1, -1, "out of memory");
+        return mcz_diag_set(diag, MCZ_ENOMEM, MCZ_NO_OFFSET, MCZ_NO_CONTEXT, "out of memory");
     mcz_wr_out_args args = {w->path, opt->stream_fd, w->max_bytes, !w->no_hashes,
                             opt->checkpoint_ms ? opt->checkpoint_ms : DEFAULT_CHECKPOINT_MS};
     w->out = kind->open(&args, diag);
@@ -534,10 +538,9 @@ static int caller_options(const mcz_writer_options *given, mcz_writer_options *o
         return MCZ_OK;
     if (given->struct_size < offsetof(mcz_writer_options, level) + sizeof given->level ||
         given->struct_size > sizeof *out)
-        return mcz_fail(diag, MCZ_EINVAL, -1, -1,
-                        "mcz_writer_open: options with struct_size %u (this library: %zu; "
-                        "start from MCZ_WRITER_OPTIONS_INIT)",
-                        (unsigned)given->struct_size, sizeof *out);
+        return mcz_diag_set(diag, MCZ_EINVAL, MCZ_NO_OFFSET, MCZ_NO_CONTEXT,
+                            "mcz_writer_open: options with struct_size %u (this library: %zu; " "start from MCZ_WRITER_OPTIONS_INIT)",
+                            (unsigned)given->struct_size, sizeof *out);
     memcpy(out, given, given->struct_size);
     return MCZ_OK;
 }
@@ -553,7 +556,8 @@ mcz_writer *mcz_writer_open(const char *path, const mcz_writer_options *given, m
         return NULL;
     const mode_kind *kind = mode_kind_of(opt);
     int rc = kind ? resolve_options(w, opt, kind, diag)
-                  : mcz_fail(diag, MCZ_EINVAL, -1, -1, "mcz_writer_open: bad options");
+                  : mcz_diag_set(diag, MCZ_EINVAL, MCZ_NO_OFFSET, MCZ_NO_CONTEXT,
+                                 "mcz_writer_open: bad options");
     if (rc == MCZ_OK)
         rc = open_output(w, path, opt, kind, diag);
     if (rc == MCZ_OK)
@@ -592,7 +596,8 @@ static int finish_input(mcz_writer *w)
 int mcz_writer_close(mcz_writer *w, mcz_diag *diag)
 {
     if (!w)
-        return mcz_fail(diag, MCZ_EINVAL, -1, -1, "mcz_writer_close: NULL writer");
+        return mcz_diag_set(diag, MCZ_EINVAL, MCZ_NO_OFFSET, MCZ_NO_CONTEXT,
+                            "mcz_writer_close: NULL writer");
     mcz_wr_signals_remove(w);
     int rc = finish_input(w);
     join_threads(w);
@@ -610,7 +615,8 @@ int mcz_writer_close(mcz_writer *w, mcz_diag *diag)
     else if (diag && w->error.code != MCZ_OK)
         *diag = w->error;
     else
-        mcz_fail(diag, rc, -1, -1, "mcz_writer_close: %s", mcz_error_name(rc));
+        mcz_diag_set(diag, rc, MCZ_NO_OFFSET, MCZ_NO_CONTEXT, "mcz_writer_close: %s",
+                     mcz_error_name(rc));
     writer_free(w);
     return rc;
 }

@@ -81,10 +81,6 @@ class Error(Exception):
 
     def _text(self):
         text = self.message
-        # Some of the library's messages not yet converted to a subject of their own still
-        # begin with the file: such a message is said as it is, after nothing.
-        if self.path and text.startswith(self.path + ": "):
-            return text if text == self.name else "%s [%s]" % (text, self.name)
         parts = [self.path] if self.path else []
         if self.context is not None and self.offset is not None:
             parts.append("context %d at offset %d" % (self.context, self.offset))
