@@ -88,6 +88,12 @@ int mcz_os_rename(const char *from, const char *to)
     return rename(from, to);
 }
 
+bool mcz_os_is_file(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
 bool mcz_os_descriptor(int fd, bool *is_socket)
 {
     struct stat st;

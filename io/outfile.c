@@ -448,9 +448,8 @@ int mcz_outfile_commit(mcz_outfile *f, mcz_diag *diag)
         }
     }
     int rc = f->error.code;
-    if (rc != MCZ_OK)
-        mcz_diag_set(diag, rc, mcz_at_offset(f->error.offset), MCZ_NO_CONTEXT, "%s",
-                     f->error.message);
+    if (rc != MCZ_OK && diag)
+        *diag = f->error; /* the sticky error, its subject included */
     outfile_free(f);
     return rc;
 }

@@ -52,6 +52,8 @@ int mcz_os_rename(const char *from, const char *to);
 int mcz_outfile_raw_open(const char *tmp_path);
 int mcz_outfile_raw_commit(int fd, const char *tmp_path, const char *path);
 
+/* Whether path names a regular file (following links): false for anything else or nothing. */
+bool mcz_os_is_file(const char *path);
 /* Whether fd is an open descriptor (false: not one) and, if so, whether it is a socket. */
 bool mcz_os_descriptor(int fd, bool *is_socket);
 /*

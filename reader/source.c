@@ -109,8 +109,10 @@ static int open_damaged_archive(mcz_source *s, mcz_diag *diag)
     if (s->reader) /* the footer, the index and the header all check out after all */
         return mcz_diag_set(diag, MCZ_ECORRUPT, mcz_at_offset(0), MCZ_NO_CONTEXT,
                             "damaged archive: its header is not one");
-    return mcz_diag_set(diag, d.code, mcz_at_offset(d.offset), mcz_in_context(d.context),
-                        "damaged archive: %s", d.message);
+    mcz_diag_set(diag, d.code, mcz_at_offset(d.offset), mcz_in_context(d.context),
+                 "damaged archive: %s", d.message);
+    mcz_diag_set_subject(diag, d.subject);
+    return d.code;
 }
 
 static bool starts_like_mch(const uint8_t *data, size_t size)

@@ -8,10 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
 
 #include "mcz_common.h"
 #include "toc.h"
+#include "../io/platform.h"
 
 #define TOC_TAG "INDX"
 #define TOC_TAG_SIZE 4u
@@ -196,12 +196,6 @@ static bool path_join(char *buf, size_t cap, const char *a, size_t a_len, const 
     return true;
 }
 
-static bool is_regular_file(const char *path)
-{
-    struct stat st;
-    return stat(path, &st) == 0 && S_ISREG(st.st_mode);
-}
-
 /* The suffix SuperPMI pairs by: from the last '.' anywhere in the path (a '.' in a directory
  * name counts), none when there is no '.' or it is the path's first character. */
 static const char *pair_suffix(const char *path)
@@ -218,16 +212,16 @@ int mcz_paired_find(const char *path, const char *orig_suffix, const char *new_s
     buf[0] = '\0';
     const char *suffix = pair_suffix(path);
     if (!suffix || (orig_suffix && strcasecmp(suffix, orig_suffix) != 0) ||
-        !is_regular_file(path))
+        !mcz_os_is_file(path))
         return 0;
     size_t len = strlen(path);
     if (!path_join(buf, cap, path, len, new_suffix))
         return MCZ_ELIMIT;
-    if (is_regular_file(buf))
+    if (mcz_os_is_file(buf))
         return 1;
     if (!path_join(buf, cap, path, (size_t)(suffix - path), new_suffix))
         return MCZ_ELIMIT;
-    if (is_regular_file(buf))
+    if (mcz_os_is_file(buf))
         return 1;
     buf[0] = '\0';
     return 0;

@@ -39,6 +39,11 @@ check_refuses "the writer spelling a tag's text is refused" \
 check_refuses "the reader spelling the frame magic's bytes is refused" \
     "reader/cursor.c spells a frame literal of format/archive.h" "$BUILD_DIR" "$src"
 
+# 1c. An operating system's header outside io/: the reader reaching for POSIX itself.
+echo '#include <unistd.h>' >>"$src/reader/verify.c"
+check_refuses "the reader including unistd.h is refused" \
+    "reader/verify.c includes an operating system's header outside io/" "$BUILD_DIR" "$src"
+
 # A build directory of links to the real objects, where one directory can be doctored.
 fake_build() {
     local dir=$1

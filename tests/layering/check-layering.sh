@@ -9,7 +9,10 @@
 #   3. each layer's objects take symbols only from the layers below it: never from a layer
 #      above, and writer/ and reader/ never from each other;
 #   4. the frame magic numbers and tags (format/archive.h) are spelled only in the container
-#      layer: no other layer or program writes one as a number, a byte list or its text.
+#      layer: no other layer or program writes one as a number, a byte list or its text;
+#   5. no library file outside io/ includes an operating system's header (POSIX's, Windows'),
+#      so a port to another system fills io/ alone (ISO C's headers and <pthread.h>, which
+#      Windows has as winpthreads, are everyone's).
 # Usage: check-layering.sh BUILD_DIR [SOURCE_DIR]  (the source tree defaults to this checkout;
 # tests/cli/test_layering.sh points both at doctored copies to see each check fail)
 set -u
@@ -112,5 +115,16 @@ else
     else
         say "ok - frame magic numbers and tags are spelled only in format/"
     fi
+fi
+# 5. The operating system is io/'s alone.
+os_headers='unistd|fcntl|dirent|dlfcn|poll|spawn|termios|netdb|windows|winsock2|io|direct|sys/[a-z_]+|netinet/[a-z_]+|arpa/[a-z_]+|curl/[a-z_]+'
+os_hits=$(grep -nE "^[[:space:]]*#[[:space:]]*include[[:space:]]*<($os_headers)\.h>" \
+              $(for l in $LAYERS; do [ "$l" = io ] || ls "$l"/*.[ch] 2>/dev/null; done) 2>/dev/null)
+if [ -n "$os_hits" ]; then
+    while IFS= read -r hit; do
+        bad "${hit%%:*} includes an operating system's header outside io/: ${hit##*:}"
+    done <<<"$os_hits"
+else
+    say "ok - only io/ includes an operating system's headers"
 fi
 [ "$failures" -eq 0 ]
