@@ -23,7 +23,7 @@
 #   bench/*.c                -> build/bench/<name> (one program per file)
 #   tests/unit/test_*.c      -> build/tests/test_<name> (cmocka, one program per file)
 #   tests/fuzz/fuzz_*.c      -> build/fuzz/fuzz_<name> (corpus replay), build/libfuzzer/ (make fuzz)
-#                            (a target of program code names the sources it links: FUZZ_WITH_<name>)
+#                            (one testing program code names what it links: FUZZ_WITH_<name>)
 #   tests/cli/test_*.sh      -> run by tests/run-all.sh against $(BIN)
 
 CC      ?= cc
