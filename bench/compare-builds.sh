@@ -87,7 +87,10 @@ for r in $(seq 1 "$ROUNDS"); do
     printf '  round %d of %d done (%s)\n' "$r" "$ROUNDS" "$order"
 done
 
-median() { sort -g "$1" | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+median() {
+    sort -g "$1" | awk '{ v[NR] = $1 }
+        END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
 echo
 echo "== medians of $ROUNDS rounds (ratio new/old; for MB/s higher is better, for times lower)"
 printf '  %-36s %12s %12s %8s\n' figure old new new/old
