@@ -2,7 +2,7 @@
 # bench/compare-builds.sh OLD_BIN NEW_BIN [OLD_BUILD NEW_BUILD] - two builds side by side, on
 # the same input, interleaved in one run (the machine is shared: a figure taken minutes apart
 # measures the neighbours as much as the code). Per round each build runs, in turn (old then
-# new, then new then old, so a drift of the load favours neither), what issue figures compare:
+# new, then new then old, so a drift of the load favours neither), the figures a change must keep:
 #   - BUILD/bench/mczbench (bench/run.sh's benchmark, its library linked in): convert MB/s of
 #     the default options, full decompression MB/s, random access p99 (wall and CPU);
 #   - BIN/mcz-replay -j $REPLAY_JOBS (the verify replayer, as bench/replay.sh runs it) over
