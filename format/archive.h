@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <zstd.h>
 
-#include "mcz_common.h"
+#include "../common/mcz_common.h"
 
 #define MCZ_ARC_SKIP_MAGIC 0x184D2A5Cu /* every mcz skippable frame */
 #define MCZ_ARC_ZSTD_MAGIC 0xFD2FB528u /* a standard zstd frame */

@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "mcz_common.h"
+#include "../common/mcz_common.h"
 
 /* Bytes the packet layout of count contexts of raw_size bytes takes at most: the key-size
  * table (4 + 9·256), and 5 bytes of framing per context on top of its bytes (a verbatim one). */
