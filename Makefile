@@ -132,7 +132,8 @@ $(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(TOOL_OBJ) $(LIB_A)
 FUZZ_REPLAY_ROWS := $(addprefix parallel-replay/,replay_row.c replay_util.c replay_results.c \
                       replay_exec_details.c replay_progress.c)
 FUZZ_WITH_csv          := tools/tool_csv.c
-FUZZ_WITH_replay_ring  := parallel-replay/replay_ring.c parallel-replay/replay_record.c $(TOOL_SRC)
+FUZZ_WITH_replay_ring  := $(addprefix parallel-replay/,replay_ring.c replay_record.c replay_util.c) \
+                          $(TOOL_SRC)
 FUZZ_WITH_replay_rows  := $(FUZZ_REPLAY_ROWS) $(TOOL_SRC)
 fuzz_with = $(FUZZ_WITH_$(patsubst fuzz_%,%,$(basename $(notdir $(1)))))
 $(call obj,$(FUZZ_SRC)): CPPFLAGS += -Itools -Iparallel-replay

@@ -6,10 +6,11 @@
  *   0  raw bytes into the ring (a length byte, then that many bytes, cut in two pieces)
  *   1  the parent takes what is there (replay_records_take)
  *   2  the worker scribbles on its position (tail): eight bytes, set or added
- *   3  a well-formed record (replay_chan_result: kind, number, size, a message)
+ *   3  a well-formed record (replay_chan_result: kind, number, size, a message, or with the
+ *      ROW flag the place of rows, "OFFSET LENGTH" as the worker writes it)
  * While the worker has sent only well-formed records, the parent must receive exactly those,
- * in order; always, every record it receives must be within the protocol's bounds. A crash,
- * a leak or a mismatch is a finding.
+ * in order, and read back the places they give; always, every record it receives must be
+ * within the protocol's bounds. A crash, a leak or a mismatch is a finding.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -37,6 +38,8 @@ typedef struct expected {
     int kind;
     uint32_t number, size;
     char text[REPLAY_MESSAGE_MAX];
+    uint64_t at; /* ROW: the place the text gives */
+    size_t len;
 } expected;
 
 typedef struct model {
@@ -45,11 +48,26 @@ typedef struct model {
     size_t head, count;
 } model;
 
+/* A COLUMNS or ROW record's place in the rows file: within bounds when it is one. */
+static bool place_of(const replay_record *rec, uint64_t *at, size_t *len)
+{
+    bool rows = rec->type == REPLAY_REC_COLUMNS ||
+                (rec->type == REPLAY_REC_RESULT && (rec->kind & REPLAY_REC_ROW));
+    if (!rows || !replay_rows_where(rec->text, at, len))
+        return false;
+    if (*at > INT64_MAX || *len > REPLAY_ROWS_MAX)
+        abort();
+    return true;
+}
+
 static void on_record(void *arg, const replay_record *rec)
 {
     model *m = arg;
     if (rec->text_len >= REPLAY_MESSAGE_MAX || rec->text[rec->text_len] != '\0')
         abort();
+    uint64_t at = 0;
+    size_t len = 0;
+    bool placed = place_of(rec, &at, &len);
     if (!m->clean)
         return;
     if (m->count == 0)
@@ -59,6 +77,8 @@ static void on_record(void *arg, const replay_record *rec)
         rec->size != e->size || rec->text_len != strlen(e->text) ||
         memcmp(rec->text, e->text, rec->text_len) != 0)
         abort();
+    if ((e->kind & REPLAY_REC_ROW) && (!placed || at != e->at || len != e->len))
+        abort(); /* the parent misreads a place the worker wrote */
     m->head = (m->head + 1) % EXPECTED_MAX;
     m->count--;
 }
@@ -87,14 +107,24 @@ static void put_record(script *s, replay_chan *ch, model *m)
     uint8_t head[10] = {0}, len = 0;
     script_take(s, head, sizeof head);
     script_take(s, &len, 1);
-    e.kind = head[0] & 0x3F; /* no ROW flag: a message */
+    e.kind = head[0] & REPLAY_REC_KIND_MASK;
     memcpy(&e.number, head + 2, 4);
     memcpy(&e.size, head + 6, 4);
-    /* messages reach the protocol's maximum when the length byte's top bit is set */
-    size_t want = len & 0x80 ? REPLAY_MESSAGE_MAX - 1 + (len & 0x7F) : len;
     char msg[REPLAY_MESSAGE_MAX + 128] = {0};
-    size_t got = script_take(s, msg, want < sizeof msg - 1 ? want : sizeof msg - 1);
-    msg[got] = '\0';
+    if (head[1] & 1) {
+        /* a place in the rows file, written as replay_chan_rows writes it */
+        uint64_t at = 0;
+        script_take(s, &at, sizeof at);
+        e.kind |= REPLAY_REC_ROW;
+        e.at = at & INT64_MAX;
+        e.len = e.size & (REPLAY_ROWS_MAX - 1);
+        snprintf(msg, sizeof msg, "%lld %zu", (long long)e.at, e.len);
+    } else {
+        /* messages reach the protocol's maximum when the length byte's top bit is set */
+        size_t want = len & 0x80 ? REPLAY_MESSAGE_MAX - 1 + (len & 0x7F) : len;
+        size_t got = script_take(s, msg, want < sizeof msg - 1 ? want : sizeof msg - 1);
+        msg[got] = '\0';
+    }
     snprintf(e.text, sizeof e.text, "%s", msg); /* what the record carries: cut to 511 bytes */
     if (replay_chan_result(ch, e.number, e.kind, e.size, msg) != MCZ_OK || !m->clean)
         return;
