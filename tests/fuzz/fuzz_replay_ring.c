@@ -125,7 +125,9 @@ static void put_record(script *s, replay_chan *ch, model *m)
         size_t got = script_take(s, msg, want < sizeof msg - 1 ? want : sizeof msg - 1);
         msg[got] = '\0';
     }
-    snprintf(e.text, sizeof e.text, "%s", msg); /* what the record carries: cut to 511 bytes */
+    size_t carried = strnlen(msg, sizeof e.text - 1); /* what the record carries: 511 bytes */
+    memcpy(e.text, msg, carried);
+    e.text[carried] = '\0';
     if (replay_chan_result(ch, e.number, e.kind, e.size, msg) != MCZ_OK || !m->clean)
         return;
     if (m->count == EXPECTED_MAX) {
