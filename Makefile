@@ -23,6 +23,7 @@
 #   bench/*.c                -> build/bench/<name> (one program per file)
 #   tests/unit/test_*.c      -> build/tests/test_<name> (cmocka, one program per file)
 #   tests/fuzz/fuzz_*.c      -> build/fuzz/fuzz_<name> (corpus replay), build/libfuzzer/ (make fuzz)
+#                            (one testing program code names what it links: FUZZ_WITH_<name>)
 #   tests/cli/test_*.sh      -> run by tests/run-all.sh against $(BIN)
 
 CC      ?= cc
@@ -128,9 +129,20 @@ $(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(TOOL_OBJ) $(LIB_A)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lcmocka
 
 # Fuzz targets replay their corpus through a plain main() under gcc and the sanitizers.
+# A target of program code names the program sources it links besides the library:
+# FUZZ_WITH_<name> for tests/fuzz/fuzz_<name>.c.
+FUZZ_REPLAY_ROWS := $(addprefix parallel-replay/,replay_row.c replay_util.c replay_results.c \
+                      replay_exec_details.c replay_progress.c)
+FUZZ_WITH_csv          := tools/tool_csv.c
+FUZZ_WITH_replay_ring  := $(addprefix parallel-replay/,replay_ring.c replay_record.c replay_util.c) \
+                          $(TOOL_SRC)
+FUZZ_WITH_replay_rows  := $(FUZZ_REPLAY_ROWS) $(TOOL_SRC)
+fuzz_with = $(FUZZ_WITH_$(patsubst fuzz_%,%,$(basename $(notdir $(1)))))
+$(call obj,$(FUZZ_SRC)): CPPFLAGS += -Itools -Iparallel-replay
 $(BUILD)/fuzz/%: $(BUILD)/obj/tests/fuzz/%.o $(BUILD)/obj/tests/fuzz/replay_main.o $(LIB_A)
 	@mkdir -p $(@D)
-	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+	$(CC) $(LDFLAGS) -o $@ $(filter-out $(LIB_A),$^) $(LIB_A) $(LDLIBS)
+$(foreach f,$(FUZZERS),$(eval $(f): $(call obj,$(call fuzz_with,$(f)))))
 
 # ---- Collecting inside a runtime (bench/COLLECTOR.md) ----
 # tests/collector/*.c -> build/tests/<name> (programs the CLI tests drive, e.g. crash_harness).
@@ -205,11 +217,10 @@ torture: all $(COLLECTOR)
 FUZZ_CC ?= clang
 fuzz: | deps
 	@mkdir -p $(BUILD)/libfuzzer
-	@for f in $(FUZZ_SRC); do \
-	    n=$$(basename $$f .c); echo "  FUZZ $$n"; \
-	    $(FUZZ_CC) $(CPPFLAGS) -Icommon -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined \
-	        -o $(BUILD)/libfuzzer/$$n $$f $(LIB_SRC) $(LDLIBS) || exit 1; \
-	done
+	@$(foreach f,$(FUZZ_SRC),echo "  FUZZ $(basename $(notdir $(f)))" && \
+	    $(FUZZ_CC) $(CPPFLAGS) -Icommon -Itools -Iparallel-replay -std=c11 -g -O1 \
+	        -fsanitize=fuzzer,address,undefined -o $(BUILD)/libfuzzer/$(basename $(notdir $(f))) \
+	        $(f) $(call fuzz_with,$(f)) $(LIB_SRC) $(LDLIBS) &&) true
 	@echo "run: $(BUILD)/libfuzzer/fuzz_<name> tests/fuzz/corpus/<name>/"
 
 demo: all

@@ -19,6 +19,11 @@ typedef struct exec_numbering {
  * the file is unusable (why says why; rows all NULL, cols empty). */
 int exec_details_read(const char *path, const exec_numbering *num, replay_style style,
                       replay_columns *cols, char **rows, char *why, size_t cap);
+/* The same over the file's bytes (text, size) already in memory: MCZ_OK, or negative as
+ * above. */
+int exec_details_parse(const void *text, size_t size, const exec_numbering *num,
+                       replay_style style, replay_columns *cols, char **rows, char *why,
+                       size_t cap);
 
 /* Looks at the words of an --exec command as superpmi's command line reads them (its prefix and
  * case rules): *style: asm diffs with -a/-applyDiff, else replay. A switch that writes a file

@@ -113,6 +113,23 @@ static int parse(const char *text, size_t size, const exec_numbering *num, repla
     return rc;
 }
 
+int exec_details_parse(const void *text, size_t size, const exec_numbering *num,
+                       replay_style style, replay_columns *cols, char **rows, char *why,
+                       size_t cap)
+{
+    int rc = size > DETAILS_MAX            ? bad(why, cap, 0, "larger than 1 GiB")
+             : memchr(text, '\0', size)    ? bad(why, cap, 0, "a NUL byte")
+                                           : parse(text, size, num, style, cols, rows, why, cap);
+    if (rc != MCZ_OK) {
+        for (size_t i = 0; i < num->count; i++) {
+            free(rows[i]);
+            rows[i] = NULL;
+        }
+        replay_columns_free(cols);
+    }
+    return rc;
+}
+
 int exec_details_read(const char *path, const exec_numbering *num, replay_style style,
                       replay_columns *cols, char **rows, char *why, size_t cap)
 {
@@ -128,18 +145,7 @@ int exec_details_read(const char *path, const exec_numbering *num, replay_style 
         mcz_diag_format(&d, why, cap);
         return MCZ_EIO;
     }
-    int rc = f.size > DETAILS_MAX                  ? bad(why, cap, 0, "larger than 1 GiB")
-             : memchr(f.data, '\0', f.size)        ? bad(why, cap, 0, "a NUL byte")
-                                                   : parse((const char *)f.data, f.size, num,
-                                                           style, cols, rows, why, cap);
+    int rc = exec_details_parse(f.data, f.size, num, style, cols, rows, why, cap);
     mcz_file_unmap(&f);
-    if (rc != MCZ_OK) {
-        for (size_t i = 0; i < num->count; i++) {
-            free(rows[i]);
-            rows[i] = NULL;
-        }
-        replay_columns_free(cols);
-        return rc;
-    }
-    return 1;
+    return rc == MCZ_OK ? 1 : rc;
 }

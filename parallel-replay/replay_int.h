@@ -357,6 +357,10 @@ int replay_table_write_results(const replay_table *t, const replay_shard_id *id,
 /* Appends the results in path to t and fills id. */
 int replay_table_read_results(replay_table *t, const char *path, replay_shard_id *id,
                               mcz_diag *diag);
+/* The same over a results file's bytes (text, size) already in memory; path names it in
+ * messages. */
+int replay_table_parse_results(replay_table *t, const char *path, const void *text, size_t size,
+                               replay_shard_id *id, mcz_diag *diag);
 
 /* ---- Details rows (replay_row.c) ------------------------------------------------------------ */
 

@@ -56,6 +56,12 @@ struct replay_chan {
 /* The rows file of a slot: TEMP_DIR/rows.SLOT, appended to by each worker the slot runs. */
 void replay_rows_path(const char *temp_dir, size_t slot, char *buf, size_t cap);
 
+/* Parent: the place a COLUMNS or ROW record's text gives ("OFFSET LENGTH", as the worker
+ * writes it: two decimal counts, one space); false when the text is not one, or LENGTH is
+ * above REPLAY_ROWS_MAX (a damaged record). */
+#define REPLAY_ROWS_MAX (1u << 30)
+bool replay_rows_where(const char *text, uint64_t *at, size_t *len);
+
 /* Worker: a record the parent must act on now (the pipe wakes it). */
 int replay_chan_send(replay_chan *ch, int type, int kind, uint32_t number, uint32_t size,
                      const void *text, size_t text_len);

@@ -93,6 +93,22 @@ static int rows_put(replay_chan *ch, const char *text, char *where, size_t cap)
     return MCZ_OK;
 }
 
+bool replay_rows_where(const char *text, uint64_t *at, size_t *len)
+{
+    const char *space = strchr(text, ' ');
+    char offset[24];
+    uint64_t n;
+    if (!space || (size_t)(space - text) >= sizeof offset)
+        return false;
+    memcpy(offset, text, (size_t)(space - text));
+    offset[space - text] = '\0';
+    if (!replay_parse_count(offset, 0, INT64_MAX, at) ||
+        !replay_parse_count(space + 1, 0, REPLAY_ROWS_MAX, &n))
+        return false;
+    *len = (size_t)n;
+    return true;
+}
+
 int replay_chan_rows(replay_chan *ch, uint32_t number, int kind, bool miss, uint32_t size,
                      const char *header, const char *rows)
 {

@@ -475,16 +475,11 @@ static int read_entries(line_reader *lr, replay_table *t, mcz_diag *diag)
     return MCZ_ETRUNCATED;
 }
 
-int replay_table_read_results(replay_table *t, const char *path, replay_shard_id *id,
-                              mcz_diag *diag)
+int replay_table_parse_results(replay_table *t, const char *path, const void *text, size_t size,
+                               replay_shard_id *id, mcz_diag *diag)
 {
-    mcz_file f;
-    int rc = mcz_file_map(path, &f, diag);
-    if (rc != MCZ_OK)
-        return rc;
-    line_reader lr = {.path = path, .p = (const char *)f.data,
-                      .end = (const char *)f.data + f.size};
-    rc = read_header(&lr, id, diag);
+    line_reader lr = {.path = path, .p = text, .end = (const char *)text + size};
+    int rc = read_header(&lr, id, diag);
     if (rc == MCZ_OK && t->count && t->style != id->style)
         rc = bad_line(&lr, diag, "another style than the results before it");
     t->style = id->style;
@@ -492,7 +487,18 @@ int replay_table_read_results(replay_table *t, const char *path, replay_shard_id
         rc = read_columns(&lr, t, diag);
     if (rc == MCZ_OK)
         rc = read_entries(&lr, t, diag);
-    mcz_file_unmap(&f);
     free(lr.buf);
+    return rc;
+}
+
+int replay_table_read_results(replay_table *t, const char *path, replay_shard_id *id,
+                              mcz_diag *diag)
+{
+    mcz_file f;
+    int rc = mcz_file_map(path, &f, diag);
+    if (rc != MCZ_OK)
+        return rc;
+    rc = replay_table_parse_results(t, path, f.data, f.size, id, diag);
+    mcz_file_unmap(&f);
     return rc;
 }

@@ -251,10 +251,9 @@ static void account(run *r, slot *s, uint32_t number, int kind, uint32_t size, c
  * NULL (with fatal) when it cannot be read. */
 static char *rows_take(run *r, slot *s, const char *where)
 {
-    long long at;
+    uint64_t at;
     size_t len;
-    char tail;
-    if (sscanf(where, "%lld %zu%c", &at, &len, &tail) != 2 || at < 0 || len > (1u << 30)) {
+    if (!replay_rows_where(where, &at, &len)) {
         fatal(r, MCZ_ECORRUPT, "a worker sent a bad rows record");
         return NULL;
     }
@@ -264,7 +263,7 @@ static char *rows_take(run *r, slot *s, const char *where)
         s->rows_fd = open(path, O_RDONLY | O_CLOEXEC);
     }
     char *text = malloc(len + 1);
-    if (!text || s->rows_fd < 0 || pread(s->rows_fd, text, len, at) != (ssize_t)len) {
+    if (!text || s->rows_fd < 0 || pread(s->rows_fd, text, len, (off_t)at) != (ssize_t)len) {
         free(text);
         fatal(r, MCZ_EIO, "cannot read the details rows its worker wrote");
         return NULL;
