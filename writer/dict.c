@@ -6,7 +6,7 @@
  * more samples can be afforded. The entropy tables are tuned at min(level, DICT_TABLE_LEVEL):
  * finalizing at level 19 would cost more than the conversion it serves, and in chunks of about
  * 1 MiB zstd rebuilds its tables per 128 KiB block anyway, so the dictionary pays through its
- * content (matches for the first contexts of a chunk). Figures: format/FORMAT.md §10.
+ * content (matches for the first contexts of a chunk). Figures: bench/FIGURES.md §5.
  */
 #include <stdlib.h>
 

@@ -24,12 +24,12 @@
 #include "mcz_common.h"
 #include "writer_impl.h"
 
-/* Defaults; format/FORMAT.md §10 and §12 give the figures and reasons behind them. */
+/* Defaults; format/FORMAT.md §10 and §12 give the reasons, bench/FIGURES.md §5 the figures. */
 #define DEFAULT_LEVEL 12                     /* conversion (ATOMIC): ratio first */
 #define DEFAULT_CHUNK_SIZE (2u << 20)
 #define XZ_LEVEL_MIN 1
 #define XZ_LEVEL_MAX 9
-#define XZ_DEFAULT_LEVEL 9                   /* cold storage: the ratio is all (FORMAT.md §10) */
+#define XZ_DEFAULT_LEVEL 9                   /* cold storage: the ratio is all (bench/FIGURES.md §5) */
 #define COLLECTOR_LEVEL 7                    /* LIVE, MEMORY: the JIT's process pays the CPU */
 #define COLLECTOR_CHUNK_SIZE (1u << 20)
 #define DEFAULT_DICT_SIZE (128u << 10)
