@@ -87,7 +87,8 @@ static int check_head_gap(const mcz_reader *r, const uint8_t *img, uint64_t head
         mcz_get_le32(img + r->data_start) == MCZ_ARC_SKIP_MAGIC)
         return mcz_diag_set(diag, MCZ_ECORRUPT, mcz_at_offset((int64_t)r->data_start),
                             MCZ_NO_CONTEXT,
-                            "metadata: an mcz frame the index does not know lies before the first " "chunk");
+                            "metadata: an mcz frame the index does not know lies before the first "
+                            "chunk");
     return MCZ_OK;
 }
 

@@ -212,7 +212,8 @@ static int image_head(recovery *r, mcz_diag *diag)
             return use_dict(r, diag);
     }
     return mcz_diag_set(diag, MCZ_ECORRUPT, MCZ_NO_OFFSET, MCZ_NO_CONTEXT,
-                        "memory image: no archive header (MCZH frame) that verifies with its " "dictionary: no MEMORY writer had compressed anything");
+                        "memory image: no archive header (MCZH frame) that verifies with its "
+                        "dictionary: no MEMORY writer had compressed anything");
 }
 
 static int hash_chunk(recovery *r, const mcz_arc_chunk_head *h, const uint8_t *raw)
@@ -562,7 +563,9 @@ static int run_recovery(recovery *r, const char *out_path, mcz_diag *diag)
         return rc;
     if (r->table.context_count == 0)
         return mcz_diag_set(diag, MCZ_ECORRUPT, mcz_at_offset((int64_t)data_start), MCZ_NO_CONTEXT,
-                            r->report.image ? "memory image: no chunk of the archive header's writer verifies" : "recovery: no intact chunk found");
+                            r->report.image
+                                ? "memory image: no chunk of the archive header's writer verifies"
+                                : "recovery: no intact chunk found");
     if (!r->report.image)
         count_lost(r, data_start);
     return write_tail(r, diag);

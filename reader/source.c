@@ -129,7 +129,8 @@ static const char *foreign_kind(const uint8_t *data, size_t size)
         size_t len;
         const char *kind;
     } kinds[] = {
-        {"\x7f" "ELF", 4, "; it is an ELF file (a core dump holds an archive only as a memory image)"},
+        {"\x7f"
+         "ELF", 4, "; it is an ELF file (a core dump holds an archive only as a memory image)"},
         {"\x28\xb5\x2f\xfd", 4, "; it is a zstd frame"},
         {"\xfd" "7zXZ", 6, "; it is an xz file"},
         {"\x1f\x8b", 2, "; it is a gzip file"},
@@ -147,7 +148,8 @@ static const char *foreign_kind(const uint8_t *data, size_t size)
 static int not_a_collection(const uint8_t *data, size_t size, mcz_diag *diag)
 {
     return mcz_diag_set(diag, MCZ_ECORRUPT, MCZ_NO_OFFSET, MCZ_NO_CONTEXT,
-                        "not a collection: neither an MCH file (whose first context begins 'mc') " "nor an mcz archive (no header, no footer)%s",
+                        "not a collection: neither an MCH file (whose first context begins 'mc') "
+                        "nor an mcz archive (no header, no footer)%s",
                         foreign_kind(data, size));
 }
 

@@ -20,7 +20,8 @@
 #define DICT_SHARE 64        /* the dictionary is at most 1/64 of the samples it comes from */
 #define MIN_DICT_SIZE 1024u  /* below this a dictionary is not worth a frame */
 /* A dictionary judged on n held-out chunks is kept when its projected saving is at least
- * 1 + DICT_DOUBT / n times its cost: a projection from few chunks is noisy (bench/FIGURES.md §5). */
+ * 1 + DICT_DOUBT / n times its cost: a projection from few chunks is noisy
+ * (bench/FIGURES.md §5). */
 #define DICT_DOUBT 2.0
 
 /*
@@ -120,7 +121,8 @@ static int keep_if_it_pays(mcz_writer *w, chunk *first, uint32_t judged, uint64_
 /* Appends chunk c's samples to samples + *at and their sizes to sizes + *s: its contexts, or in
  * the packet layout its data (what the dictionary will meet) cut into as many equal pieces as
  * it has contexts: a layout has no context boundaries, and fastCover wants many samples (on the
- * default corpus, 4, 16 and 64 KiB pieces trained dictionaries of equal worth; bench/FIGURES.md §5). */
+ * default corpus, 4, 16 and 64 KiB pieces trained dictionaries of equal worth;
+ * bench/FIGURES.md §5). */
 static int add_samples(const mcz_writer *w, const chunk *c, mcz_arc_buffer *scratch,
                        uint8_t *samples, size_t *at, size_t *sizes, size_t *s, mcz_diag *d)
 {
@@ -192,13 +194,13 @@ static int train_from_chunks(mcz_writer *w, chunk *first, uint32_t k, size_t max
 
 /*
  * The decision on the k chunks queued (bench/FIGURES.md §5). When they are all the input there will
- * be (the caller expects no more), the dictionary is trained on them and judged on them: exact,
- * so the archive is never larger with it. When more input is expected, a dictionary judged on
- * its own training chunks looks better than it is on the rest (seen: 2.2 KB larger on an 86 MB
- * collection), so one trained on the first half is judged on the second, the saving scaled to
- * the input expected. When it pays, the dictionary stored is trained on all k, no larger than
- * the one judged: twice its size (the cap all k allow) left collections of 43 and 130 MB 13-14 KB
- * larger than without, and so did one of that size judged on the half (bench/FIGURES.md §5).
+ * be (the caller expects no more), the dictionary is trained on them and judged on them: exact, so
+ * the archive is never larger with it. When more input is expected, a dictionary judged on its own
+ * training chunks looks better than it is on the rest (seen: 2.2 KB larger on an 86 MB collection),
+ * so one trained on the first half is judged on the second, the saving scaled to the input
+ * expected. When it pays, the dictionary stored is trained on all k, no larger than the one judged:
+ * twice its size (the cap all k allow) left collections of 43 and 130 MB 13-14 KB larger than
+ * without, and so did one of that size judged on the half (bench/FIGURES.md §5).
  */
 static int decide_from_chunks(mcz_writer *w, chunk *first, uint32_t k, mcz_diag *d)
 {

@@ -29,7 +29,8 @@
 #define DEFAULT_CHUNK_SIZE (2u << 20)
 #define XZ_LEVEL_MIN 1
 #define XZ_LEVEL_MAX 9
-#define XZ_DEFAULT_LEVEL 9                   /* cold storage: the ratio is all (bench/FIGURES.md §5) */
+/* cold storage: the ratio is all (bench/FIGURES.md §5) */
+#define XZ_DEFAULT_LEVEL 9
 #define COLLECTOR_LEVEL 7                    /* LIVE, MEMORY: the JIT's process pays the CPU */
 #define COLLECTOR_CHUNK_SIZE (1u << 20)
 #define DEFAULT_DICT_SIZE (128u << 10)
@@ -539,7 +540,8 @@ static int caller_options(const mcz_writer_options *given, mcz_writer_options *o
     if (given->struct_size < offsetof(mcz_writer_options, level) + sizeof given->level ||
         given->struct_size > sizeof *out)
         return mcz_diag_set(diag, MCZ_EINVAL, MCZ_NO_OFFSET, MCZ_NO_CONTEXT,
-                            "mcz_writer_open: options with struct_size %u (this library: %zu; " "start from MCZ_WRITER_OPTIONS_INIT)",
+                            "mcz_writer_open: options with struct_size %u (this library: %zu; "
+                            "start from MCZ_WRITER_OPTIONS_INIT)",
                             (unsigned)given->struct_size, sizeof *out);
     memcpy(out, given, given->struct_size);
     return MCZ_OK;
