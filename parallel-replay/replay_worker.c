@@ -19,9 +19,10 @@ struct replay_worker {
     const replay_plan *plan;
     mcz_reader *reader; /* archive */
     mcz_cursor *cursor;
-    mcz_file file;      /* MCH */
+    const uint8_t *mch; /* MCH: the whole input, a view of the plan's */
+    size_t mch_size;
     bool mapped;
-    uint64_t dropped;   /* what of file left memory (mcz_file_drop_behind) */
+    uint64_t dropped;   /* what of it left memory (mcz_input_drop_behind) */
     void *plugin_state;
     char work_dir[4096]; /* --exec */
     replay_stats stats;
@@ -32,15 +33,20 @@ struct replay_worker {
     uint64_t commands;   /* --exec: commands run */
 };
 
+/* The input the parent opened before the fork is this process's too (its mapping inherited; a
+ * URL's pieces fetched by the parent present, the rest fetched by whoever needs them): nothing
+ * is opened by name again, so a stream read once serves every worker. */
 static int open_collection(replay_worker *w, char *msg, size_t cap)
 {
     mcz_diag d;
     mcz_diag_clear(&d);
+    mcz_input *in = w->plan->input;
     if (w->plan->archive) {
-        w->reader = mcz_reader_open(w->plan->path, &d);
+        w->reader = mcz_reader_open_input(in, &d);
         w->cursor = w->reader ? mcz_cursor_create(w->reader) : NULL;
     } else {
-        w->mapped = mcz_file_map(w->plan->path, &w->file, &d) == MCZ_OK;
+        w->mch_size = (size_t)mcz_input_size(in);
+        w->mapped = mcz_input_view(in, 0, w->mch_size, &w->mch, &d) == MCZ_OK;
     }
     if (w->cursor || w->mapped)
         return MCZ_OK;
@@ -104,8 +110,6 @@ void replay_worker_close(replay_worker *w, replay_stats *stats)
         rmdir(w->work_dir);
     mcz_cursor_free(w->cursor);
     mcz_reader_close(w->reader);
-    if (w->mapped)
-        mcz_file_unmap(&w->file);
     free(w->batch);
     free(w->batch_bytes);
     free(w);
@@ -128,7 +132,7 @@ static int unit_load(replay_worker *w, const replay_unit *u, unit_walk *walk, mc
     w->stats.units++;
     if (!w->plan->archive) {
         w->stats.bytes_read += u->raw_bytes;
-        mcz_file_drop_behind(&w->file, &w->dropped, u->offset); /* units come in file order */
+        mcz_input_drop_behind(w->plan->input, &w->dropped, u->offset); /* units come in file order */
         return MCZ_OK;
     }
     /* a remote archive: the unit's chunks in one request (nothing for a file) */
@@ -154,7 +158,7 @@ static int unit_next(unit_walk *walk, mcz_mc *mc, mcz_diag *d)
     replay_worker *w = walk->w;
     if (w->plan->archive)
         return mcz_cursor_get(w->cursor, ++walk->number, mc, d);
-    int rc = mcz_mch_next(w->file.data, w->file.size, &walk->pos, &walk->number, mc, d);
+    int rc = mcz_mch_next(w->mch, w->mch_size, &walk->pos, &walk->number, mc, d);
     if (rc == 0)
         return mcz_diag_set(d, MCZ_ETRUNCATED, mcz_at_offset((int64_t)walk->pos),
                             mcz_in_context(walk->number + 1), "the file ends before this context");
