@@ -34,18 +34,24 @@ bool mcs_set_verbosity(const char *chars)
 
 /* Inputs that are no regular file (a stream, a URL) with their lengths, newest last. */
 static struct {
-    const char *name;
+    char *name;
     uint64_t size;
 } noted[MCS_NOTED_INPUTS];
 static size_t noted_count;
 
 void mcs_note_input(const char *name, uint64_t size)
 {
+    if (mcs_file_size(name) != 0)
+        return; /* a regular file: its length is asked of the file */
+    char *copy = strdup(name);
+    if (!copy)
+        return; /* its offsets are left out of messages, as an unknown input's */
     if (noted_count == MCS_NOTED_INPUTS) {
+        free(noted[0].name);
         memmove(noted, noted + 1, sizeof noted - sizeof noted[0]);
         noted_count--;
     }
-    noted[noted_count].name = name;
+    noted[noted_count].name = copy;
     noted[noted_count++].size = size;
 }
 

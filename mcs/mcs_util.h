@@ -48,8 +48,8 @@ const char *mcs_diag_text(const char *file, const mcz_diag *d, char *buf, size_t
 /* "mcs: " and that text, on stderr. */
 void mcs_error_diag(const char *file, const mcz_diag *d);
 /* The length of the input messages name `name` (read whole: a stream's is what was read), for
- * mcs_diag_text to tell offsets in it from offsets taken from damaged bytes. name must outlive
- * the process's messages (an argument, a literal); the last MCS_NOTED_INPUTS are kept. */
+ * mcs_diag_text to tell offsets in it from offsets taken from damaged bytes (a regular file's
+ * is taken from the file). The last MCS_NOTED_INPUTS names are kept (copied). */
 #define MCS_NOTED_INPUTS 8
 void mcs_note_input(const char *name, uint64_t size);
 

@@ -347,17 +347,19 @@ static int plan_archive_input(replay_plan *p, uint64_t group_bytes, uint32_t min
     return rc == MCZ_OK ? MCZ_OK : plan_fail(rc, diag, at);
 }
 
-/* Whether the input is read as an archive. A local one: unless it starts like an MCH file (with
- * a context, 'm' 'c'), whose reader then says clearly what is wrong when it is not one. A remote
- * one as the library's source tells it (by the footer its opening fetched, costing no request
- * for its first bytes; an MCH is then fetched whole). */
+/* Whether the input is read as an archive: unless it starts like an MCH file (with a context,
+ * 'm' 'c'), the archive reader then saying clearly what is wrong when it is not one. A remote
+ * input is asked of the library's source first, which tells an archive by the footer its
+ * opening fetched (no request for the first bytes) and fetches anything else whole. */
 static int input_is_archive(replay_plan *p, bool *archive, mcz_diag *diag)
 {
+    *archive = true;
     if (mcz_input_remote(p->input)) {
-        mcz_source *s = mcz_source_open_input(p->input, diag);
-        *archive = s && mcz_source_archive(s);
+        mcz_source *s = mcz_source_open_input(p->input, NULL);
+        bool other = s && !mcz_source_archive(s);
         mcz_source_close(s);
-        return s ? MCZ_OK : diag->code ? diag->code : MCZ_EIO;
+        if (!other)
+            return MCZ_OK;
     }
     const uint8_t *head;
     int rc = mcz_input_size(p->input) >= 2 ? mcz_input_view(p->input, 0, 2, &head, diag) : MCZ_OK;

@@ -288,7 +288,7 @@ bool mcz_list_is_arg(const char *arg)
 static int mcl_file_parse(const char *path, mcz_list *out, mcz_diag *diag)
 {
     mcz_src *src = mcz_src_open(path, 0, diag);
-    if (!src)
+    if (!src) /* the source's diag names the file already: left as it is */
         return diag && diag->code != MCZ_OK ? diag->code : MCZ_EIO;
     uint64_t size = mcz_src_size(src);
     const uint8_t *buf = NULL;
@@ -310,6 +310,8 @@ static int mcl_file_parse(const char *path, mcz_list *out, mcz_diag *diag)
                               "holds no context number");
     }
     mcz_src_close(src);
+    if (rc != MCZ_OK)
+        mcz_diag_set_subject(diag, path);
     return rc;
 }
 
@@ -321,12 +323,8 @@ int mcz_list_from_arg(const char *arg, mcz_list *out, mcz_diag *diag)
     memset(out, 0, sizeof *out);
     if (is_range_syntax(arg))
         return mcz_list_parse_ranges(arg, out, diag);
-    if (has_mcl_suffix(arg)) {
-        int rc = mcl_file_parse(arg, out, diag);
-        if (rc != MCZ_OK)
-            mcz_diag_set_subject(diag, arg);
-        return rc;
-    }
+    if (has_mcl_suffix(arg))
+        return mcl_file_parse(arg, out, diag);
     return mcz_diag_set(diag, MCZ_EINVAL, MCZ_NO_OFFSET, MCZ_NO_CONTEXT,
                         "'%s' is neither a range list (like 1-5,9) nor an .mcl file", arg);
 }
