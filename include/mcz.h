@@ -721,6 +721,13 @@ MCZ_API MCZ_NODISCARD mcz_source *mcz_source_open_input(mcz_input *in, mcz_diag 
  * the last segment of its path without query or fragment ("c.mcz" of http://h/d/c.mcz?v=1).
  * Its length; 0 when there is none (a URL ending in '/') or it does not fit cap. */
 MCZ_API size_t mcz_input_file_name(const char *name, char *buf, size_t cap);
+/* True when the input's bytes cost a request each time absent ones are read (an http(s) URL),
+ * so a reader should ask for runs of them together (mcz_reader_prefetch); false for a file, a
+ * spooled stream and NULL. Since 3.0. */
+MCZ_API bool mcz_input_remote(const mcz_input *in);
+/* mcz_file_drop_behind on the input's mapping, for walks over its bytes in order through
+ * mcz_input_view (the views stay valid); no effect where it has none (a URL). Since 3.0. */
+MCZ_API void mcz_input_drop_behind(const mcz_input *in, uint64_t *dropped, uint64_t pos);
 /* The most stored bytes one request fetches (a run of adjacent chunks; a larger chunk alone):
  * the bound on what a reader fetches ahead of what it reads. */
 #define MCZ_HTTP_REQUEST_MAX (4u << 20)

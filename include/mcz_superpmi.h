@@ -376,8 +376,9 @@ MCZ_API int mcz_list_parse_ranges(const char *text, mcz_list *out, mcz_diag *dia
  * >= 1 and strictly increasing. No number at all is the empty list. A sign, any other text on
  * a line, or a number over 2^31-1 is MCZ_EINVAL naming the line, with its offset in diag. */
 MCZ_API int mcz_list_parse_mcl(const uint8_t *buf, size_t len, mcz_list *out, mcz_diag *diag);
-/* A command-line argument: range syntax, or a path ending in .mcl (read from disk; a file over
- * MCZ_MCL_MAX_SIZE bytes is MCZ_ELIMIT, one without numbers MCZ_EINVAL). Parse errors are
+/* A command-line argument: range syntax, or a name ending in .mcl, read as every input is (a
+ * file, a FIFO or device spooled first, an http(s) URL; mcz_input_open); one over
+ * MCZ_MCL_MAX_SIZE bytes is MCZ_ELIMIT, whatever it came through, one without numbers MCZ_EINVAL). Parse errors are
  * MCZ_EINVAL with the line or column; messages about a file start with its name. */
 MCZ_API int mcz_list_from_arg(const char *arg, mcz_list *out, mcz_diag *diag);
 /* True when arg looks like a list argument as SuperPMI's processArgAsMCL tells them apart: only

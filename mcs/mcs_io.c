@@ -75,6 +75,8 @@ static int source_open(mcs_input *in, const char *path, mcz_input *given)
         in->source = NULL;
     }
     in->raw_bytes = mcz_input_size(input); /* an archive's is replaced by its index's figure */
+    if (input)
+        mcs_note_input(in->path, mcz_input_size(input)); /* its offsets in messages */
     if (!given)
         mcz_input_close(input);
     if (!input || (!in->source && d.code != MCZ_OK)) {

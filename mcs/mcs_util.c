@@ -32,10 +32,43 @@ bool mcs_set_verbosity(const char *chars)
     return true;
 }
 
+/* Inputs that are no regular file (a stream, a URL) with their lengths, newest last. */
+static struct {
+    char *name;
+    uint64_t size;
+} noted[MCS_NOTED_INPUTS];
+static size_t noted_count;
+
+void mcs_note_input(const char *name, uint64_t size)
+{
+    if (mcs_file_size(name) != 0)
+        return; /* a regular file: its length is asked of the file */
+    char *copy = strdup(name);
+    if (!copy)
+        return; /* its offsets are left out of messages, as an unknown input's */
+    if (noted_count == MCS_NOTED_INPUTS) {
+        free(noted[0].name);
+        memmove(noted, noted + 1, sizeof noted - sizeof noted[0]);
+        noted_count--;
+    }
+    noted[noted_count].name = copy;
+    noted[noted_count++].size = size;
+}
+
+/* file's length: a regular file's, else the one noted for that name last (0: unknown). */
+static uint64_t input_size(const char *file)
+{
+    uint64_t size = mcs_file_size(file);
+    for (size_t i = noted_count; size == 0 && i > 0; i--)
+        if (strcmp(noted[i - 1].name, file) == 0)
+            size = noted[i - 1].size;
+    return size;
+}
+
 const char *mcs_diag_text(const char *file, const mcz_diag *d, char *buf, size_t cap)
 {
     /* A location is one in the file: an offset taken from damaged bytes is not. */
-    int64_t offset = d->offset >= 0 && (uint64_t)d->offset < mcs_file_size(file) ? d->offset : -1;
+    int64_t offset = d->offset >= 0 && (uint64_t)d->offset < input_size(file) ? d->offset : -1;
     tool_where at = {file, -1, d->context, offset};
     return tool_where_text(&at, d, buf, cap);
 }

@@ -41,11 +41,17 @@ const char *mcs_switch_resolve(const char *arg);
 bool mcs_set_verbosity(const char *chars);
 
 /* "FILE: context N at offset X: message" from a diag (parts that do not apply left out, and
- * the offset unless it lies inside FILE, a regular file) into buf; returns buf. */
+ * the offset unless it lies inside FILE: a regular file, or an input whose length
+ * mcs_note_input gave, a stream's or a URL's) into buf; returns buf. */
 #define MCS_DIAG_TEXT_SIZE 4608 /* a path, the where, and a diag message */
 const char *mcs_diag_text(const char *file, const mcz_diag *d, char *buf, size_t cap);
 /* "mcs: " and that text, on stderr. */
 void mcs_error_diag(const char *file, const mcz_diag *d);
+/* The length of the input messages name `name` (read whole: a stream's is what was read), for
+ * mcs_diag_text to tell offsets in it from offsets taken from damaged bytes (a regular file's
+ * is taken from the file). The last MCS_NOTED_INPUTS names are kept (copied). */
+#define MCS_NOTED_INPUTS 8
+void mcs_note_input(const char *name, uint64_t size);
 
 /* ---- Arguments ---- */
 

@@ -86,7 +86,9 @@ typedef struct replay_unit {
 
 typedef struct replay_plan {
     const char *path;      /* the collection read (for an .mct named as input: its .mch) */
-    const char *shown;     /* its name in messages: path, or "-" for a spooled stream */
+    const char *shown;     /* its name in messages (path) */
+    mcz_input *input;      /* path opened once (a stream read once): the parent plans from it
+                            * and the forked workers read it, the source being theirs too */
     char *toc_input;       /* an .mct named as input, with its .mch found beside it; else NULL */
     char *mch_owned;       /* that .mch's name (path points to it) */
     bool archive;          /* .mcz; else MCH */
@@ -113,7 +115,11 @@ typedef struct replay_plan {
     size_t sizes_count, sizes_cap;
 } replay_plan;
 
-/* Opens the collection at path (to plan only: workers open it again), reads -c (select_arg, or
+/* Opens the collection at path once, as an input (for an .mct named as input: the .mch beside
+ * it) whose size the caller may look at before replay_plan_build: MCZ_OK, or diag names it. The
+ * plan must be freed either way. */
+int replay_plan_open(replay_plan *p, const char *path, mcz_diag *diag);
+/* Plans the collection replay_plan_open opened: reads -c (select_arg, or
  * NULL for everything), the .mct of an MCH file and the .exc file, and cuts units. MCH runs end
  * once they hold unit_bytes; an archive's units are its chunks, consecutive ones grouped until
  * they hold group_bytes (0: one each), but never so large that fewer than min_units units
@@ -122,9 +128,9 @@ typedef struct replay_plan {
  * fails. match_hash (superpmi's -m): only contexts whose stored identity it is, when the
  * collection stores identities (archive index, .mct). The JIT-EE version is forced (--jit-ee), else the archive's, else detected from the
  * first contexts, else (with a warning) the newest. */
-int replay_plan_build(replay_plan *p, const char *path, const char *select_arg,
-                      const char *match_hash, uint64_t unit_bytes, uint64_t group_bytes,
-                      uint32_t min_units, const mcz_jit_ee *forced, mcz_diag *diag);
+int replay_plan_build(replay_plan *p, const char *select_arg, const char *match_hash,
+                      uint64_t unit_bytes, uint64_t group_bytes, uint32_t min_units,
+                      const mcz_jit_ee *forced, mcz_diag *diag);
 void replay_plan_free(replay_plan *p);
 /* Keeps only shard k (1-based) of n: a contiguous run of context numbers, near-equal in
  * selected bytes, computed from the contexts' numbers and sizes alone, so an .mch and its .mcz

@@ -628,6 +628,15 @@ static int configure(const options *o, const replay_plan *plan, replay_config *c
     }
     if (o->exec_original && (!o->exec || plan->archive))
         return fail_usage("--exec-original needs --exec and an .mch collection");
+    /* --exec gives the command each unit as an .mch file of its own, which mcz-replay writes
+     * whatever the input is, so a stream or a URL replays as a file does. --exec-original gives
+     * the command the collection's own path, and a stream or URL has none it could open: the
+     * library's copy of a stream is unlinked (it leaves nothing behind however the run ends), and
+     * a second download by the command would defeat reading the input once. */
+    if (o->exec_original && (mcz_input_remote(plan->input) || tool_input_is_stream(plan->path)))
+        return fail_usage("--exec-original needs an .mch file (%s has no path to give the "
+                          "command; without --exec-original each unit is given as a file)",
+                          plan->shown);
     if (o->exec) {
         cfg->mode = REPLAY_MODE_EXEC;
         cfg->exec_original = o->exec_original;
@@ -678,8 +687,10 @@ static unsigned workers_wanted(const options *o)
     return o->workers ? o->workers : cores > 0 ? (unsigned)cores : 1;
 }
 
-/* `path` is the file the workers open; `shown` the name the user gave, for messages. */
-static int replay_main(const options *o, const char *path, const char *shown)
+/* The collection at path ("-", a FIFO, a file, a URL) is opened once, here: the workers,
+ * forked later, read that input (a stream is read once, by the library; a URL's pieces come
+ * through its source), so the program has no stream or URL branch of its own. */
+static int replay_main(const options *o, const char *path)
 {
     replay_plan plan;
     mcz_diag d;
@@ -687,27 +698,24 @@ static int replay_main(const options *o, const char *path, const char *shown)
      * as long as every worker still gets EXEC_UNITS_PER_WORKER units (balance) */
     uint32_t min_units = (uint32_t)(EXEC_UNITS_PER_WORKER * workers_wanted(o));
     uint64_t group = o->exec ? o->exec_batch : 0;
-    struct stat st;
-    uint64_t mch_group = group;
-    if (stat(path, &st) == 0 && mch_group > (uint64_t)st.st_size / min_units)
-        mch_group = (uint64_t)st.st_size / min_units;
+    int rc = replay_plan_open(&plan, path, &d);
+    uint64_t mch_group = group, size = mcz_input_size(plan.input);
+    if (mch_group > size / min_units)
+        mch_group = size / min_units;
     uint64_t unit_size = o->exec && !o->unit_size_given && mch_group > o->unit_size
                              ? mch_group : o->unit_size;
-    if (replay_plan_build(&plan, path, o->select, o->match_hash, unit_size, group, min_units,
-                          o->jit_ee, &d) != MCZ_OK) {
+    if (rc != MCZ_OK || replay_plan_build(&plan, o->select, o->match_hash, unit_size, group,
+                                          min_units, o->jit_ee, &d) != MCZ_OK) {
         replay_plan_free(&plan);
-        tool_diag_rename(&d, path, shown);
         int code = fail_diag(&d);
         outputs_empty(o);
         return code;
     }
-    if (path != shown)
-        plan.shown = shown;
     if (o->shard_n && replay_plan_shard(&plan, o->shard_k, o->shard_n, &d) != MCZ_OK) {
         replay_plan_free(&plan);
         return fail_diag(&d);
     }
-    if (mcz_path_is_url(path) && !o->exec) /* --exec units are grouped by --exec-batch */
+    if (mcz_input_remote(plan.input) && !o->exec) /* --exec units: grouped by --exec-batch */
         replay_plan_group_remote(&plan, workers_wanted(o));
     replay_config cfg;
     exec_setup es = {NULL, NULL, false, ""};
@@ -719,7 +727,7 @@ static int replay_main(const options *o, const char *path, const char *shown)
                                  .failure_limit = o->failure_limit};
         replay_table t = {.style = cfg.style, .interleave = o->interleave};
         replay_outcome out;
-        int rc = replay_proc_run(&cfg, &ro, &t, &out);
+        rc = replay_proc_run(&cfg, &ro, &t, &out);
         if (cfg.mode == REPLAY_MODE_EXEC)
             replay_exec_output(cfg.temp_dir, stdout, o->interleave);
         if (rc != MCZ_OK && !out.init_failed)
@@ -730,21 +738,6 @@ static int replay_main(const options *o, const char *path, const char *shown)
     }
     exec_cleanup(&es);
     replay_plan_free(&plan);
-    return code;
-}
-
-/* The workers open the collection by name: a stream ("-", a FIFO) is copied to a file first,
- * removed at the end (or by a signal). */
-static int replay_input(const options *o, const char *path)
-{
-    if (!tool_input_is_stream(path))
-        return replay_main(o, path, path);
-    char err[TOOL_ERROR_SIZE];
-    char *spooled = tool_spool(path, err);
-    if (!spooled)
-        return fail("%s", err);
-    int code = replay_main(o, spooled, path);
-    tool_spool_remove(spooled);
     return code;
 }
 
@@ -764,7 +757,7 @@ int main(int argc, char **argv)
         code = outputs_check(&o, o.operands, o.operand_count);
     if (code < 0)
         code = o.merge ? merge_main(&o, o.operands, o.operand_count)
-                       : replay_input(&o, o.operands[0]);
+                       : replay_main(&o, o.operands[0]);
     free(o.operands);
     free(o.exec_words);
     /* A closed pipe on stdout (mcz-replay ... | head) is not an error; a full disk is. */

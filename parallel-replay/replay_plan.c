@@ -241,31 +241,37 @@ static int plan_mch_toc(replay_plan *p, run_builder *b, uint64_t file_size)
     return MCZ_OK;
 }
 
-static int plan_mch_scan(replay_plan *p, run_builder *b, const mcz_file *f, mcz_diag *diag)
+static int plan_mch_scan(replay_plan *p, run_builder *b, const uint8_t *data, size_t size,
+                         mcz_diag *diag)
 {
     uint64_t pos = 0, dropped = 0;
     uint32_t number = 0;
     mcz_mc mc;
     int rc;
-    while ((rc = mcz_mch_next(f->data, f->size, &pos, &number, &mc, diag)) == 1) {
+    while ((rc = mcz_mch_next(data, size, &pos, &number, &mc, diag)) == 1) {
         if ((rc = run_add(b, mc.number, mc.offset, mc.size)) != MCZ_OK)
             return rc;
-        mcz_file_drop_behind(f, &dropped, pos);
+        mcz_input_drop_behind(p->input, &dropped, pos);
     }
     p->contexts = number;
     return rc;
 }
 
-static int plan_mch(replay_plan *p, const mcz_file *f, uint64_t unit_bytes, mcz_diag *diag)
+static int plan_mch(replay_plan *p, uint64_t unit_bytes, mcz_diag *diag)
 {
     run_builder b = {.p = p, .unit_bytes = unit_bytes ? unit_bytes : 1};
-    p->first_number = 1;
-    p->raw_bytes = f->size;
-    toc_load(p, f->size);
-    int rc = p->toc && p->match_hash ? hash_select(p, 1, p->toc_count, toc_identity, p) : MCZ_OK;
+    const uint8_t *data;
+    size_t size = (size_t)mcz_input_size(p->input);
+    int rc = mcz_input_view(p->input, 0, size, &data, diag); /* a URL's: fetched whole */
     if (rc != MCZ_OK)
         return rc;
-    rc = p->toc ? plan_mch_toc(p, &b, f->size) : plan_mch_scan(p, &b, f, diag);
+    p->first_number = 1;
+    p->raw_bytes = size;
+    toc_load(p, size);
+    rc = p->toc && p->match_hash ? hash_select(p, 1, p->toc_count, toc_identity, p) : MCZ_OK;
+    if (rc != MCZ_OK)
+        return rc;
+    rc = p->toc ? plan_mch_toc(p, &b, size) : plan_mch_scan(p, &b, data, size, diag);
     return rc == MCZ_OK ? run_close(&b) : rc;
 }
 
@@ -329,16 +335,36 @@ static int plan_fail(int rc, mcz_diag *diag, const tool_where *at)
 }
 
 /* An archive, a file or a URL: planned from its index. */
-static int plan_remote(replay_plan *p, uint64_t group_bytes, uint32_t min_units, mcz_diag *diag,
-                       tool_where *at)
+static int plan_archive_input(replay_plan *p, uint64_t group_bytes, uint32_t min_units,
+                              mcz_diag *diag, tool_where *at)
 {
     p->archive = true;
-    mcz_reader *r = mcz_reader_open(p->path, diag);
+    mcz_reader *r = mcz_reader_open_input(p->input, diag);
     if (!r)
         return plan_fail(diag->code ? diag->code : MCZ_ECORRUPT, diag, at);
     int rc = plan_archive(p, r, group_bytes, min_units, diag);
     mcz_reader_close(r);
     return rc == MCZ_OK ? MCZ_OK : plan_fail(rc, diag, at);
+}
+
+/* Whether the input is read as an archive: unless it starts like an MCH file (with a context,
+ * 'm' 'c'), the archive reader then saying clearly what is wrong when it is not one. A remote
+ * input is asked of the library's source first, which tells an archive by the footer its
+ * opening fetched (no request for the first bytes) and fetches anything else whole. */
+static int input_is_archive(replay_plan *p, bool *archive, mcz_diag *diag)
+{
+    *archive = true;
+    if (mcz_input_remote(p->input)) {
+        mcz_source *s = mcz_source_open_input(p->input, NULL);
+        bool other = s && !mcz_source_archive(s);
+        mcz_source_close(s);
+        if (!other)
+            return MCZ_OK;
+    }
+    const uint8_t *head;
+    int rc = mcz_input_size(p->input) >= 2 ? mcz_input_view(p->input, 0, 2, &head, diag) : MCZ_OK;
+    *archive = !(rc == MCZ_OK && mcz_input_size(p->input) >= 2 && head[0] == 'm' && head[1] == 'c');
+    return rc;
 }
 
 /* An archive's errors are located by its path alone: offsets and numbers in its diagnostics may
@@ -347,29 +373,18 @@ static int plan_collection(replay_plan *p, uint64_t unit_bytes, uint64_t group_b
                            uint32_t min_units, mcz_diag *diag)
 {
     tool_where at = {p->shown, -1, -1, -1};
-    if (mcz_path_is_url(p->path)) /* only an archive is read over HTTP */
-        return plan_remote(p, group_bytes, min_units, diag, &at);
-    mcz_file f;
-    int rc = mcz_file_map(p->path, &f, diag);
-    if (rc == MCZ_OK && f.size == 0)
+    int rc = MCZ_OK;
+    if (mcz_input_size(p->input) == 0)
         rc = mcz_diag_set(diag, MCZ_ECORRUPT, MCZ_NO_OFFSET, MCZ_NO_CONTEXT,
                           "empty file: no method contexts");
-    if (rc != MCZ_OK) {
-        mcz_file_unmap(&f);
+    if (rc != MCZ_OK || (rc = input_is_archive(p, &p->archive, diag)) != MCZ_OK)
         return plan_fail(rc, diag, &at);
-    }
-    /* An MCH file starts with a context ('m' 'c'); anything else is an archive (whose reader
-     * says clearly what is wrong when it is not one). */
-    p->archive = !(f.size >= 2 && f.data[0] == 'm' && f.data[1] == 'c');
-    if (!p->archive) {
-        rc = plan_mch(p, &f, unit_bytes, diag);
-        mcz_file_unmap(&f);
-        at.context = diag->context;
-        at.offset = diag->offset;
-        return rc == MCZ_OK ? MCZ_OK : plan_fail(rc, diag, &at);
-    }
-    mcz_file_unmap(&f);
-    return plan_remote(p, group_bytes, min_units, diag, &at);
+    if (p->archive)
+        return plan_archive_input(p, group_bytes, min_units, diag, &at);
+    rc = plan_mch(p, unit_bytes, diag);
+    at.context = diag->context;
+    at.offset = diag->offset;
+    return rc == MCZ_OK ? MCZ_OK : plan_fail(rc, diag, &at);
 }
 
 /* SuperPMI takes an .mct named as input for the TOC of the .mch beside it (X.mct.mch, then
@@ -393,7 +408,7 @@ static int toc_input_pair(replay_plan *p, const char *path)
 /* The version the collection is read as (replay_plan_build says which). */
 static void plan_jit_ee(replay_plan *p, const mcz_jit_ee *forced)
 {
-    mcz_source *s = mcz_source_open(p->path, NULL);
+    mcz_source *s = mcz_source_open_input(p->input, NULL);
     const mcz_reader *r = s ? mcz_source_archive(s) : NULL;
     uint32_t voted = 0;
     p->jit_ee = forced ? forced : mcz_source_jit_ee(s, NULL, &voted);
@@ -408,18 +423,29 @@ static void plan_jit_ee(replay_plan *p, const mcz_jit_ee *forced)
     mcz_source_close(s);
 }
 
-int replay_plan_build(replay_plan *p, const char *path, const char *select_arg,
-                      const char *match_hash, uint64_t unit_bytes, uint64_t group_bytes,
-                      uint32_t min_units, const mcz_jit_ee *forced, mcz_diag *diag)
+int replay_plan_open(replay_plan *p, const char *path, mcz_diag *diag)
 {
     memset(p, 0, sizeof *p);
-    p->match_hash = match_hash;
     p->path = p->shown = path;
     p->shard_k = p->shard_n = 1;
     mcz_diag_clear(diag);
     int rc;
     if ((rc = toc_input_pair(p, path)) != MCZ_OK)
         return plan_fail(rc, diag, &(tool_where){path, -1, -1, -1});
+    p->input = mcz_input_open(p->path, diag);
+    return p->input ? MCZ_OK
+                    : plan_fail(diag->code ? diag->code : MCZ_EIO, diag,
+                                &(tool_where){p->shown, -1, -1, -1});
+}
+
+int replay_plan_build(replay_plan *p, const char *select_arg, const char *match_hash,
+                      uint64_t unit_bytes, uint64_t group_bytes, uint32_t min_units,
+                      const mcz_jit_ee *forced, mcz_diag *diag)
+{
+    const char *path = p->path;
+    p->match_hash = match_hash;
+    mcz_diag_clear(diag);
+    int rc;
     if (select_arg) {
         if ((rc = mcz_list_from_arg(select_arg, &p->selection, diag)) != MCZ_OK)
             return plan_fail(rc, diag, &(tool_where){"-c", -1, -1, -1});
@@ -450,6 +476,7 @@ void replay_plan_free(replay_plan *p)
     free(p->sizes);
     free(p->toc_input);
     free(p->mch_owned);
+    mcz_input_close(p->input);
     memset(p, 0, sizeof *p);
 }
 

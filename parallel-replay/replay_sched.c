@@ -5,8 +5,8 @@
  *
  * Each worker has its current unit and one queued behind it (so it never waits for the parent);
  * the rest stay with the parent for whichever worker frees up first, so a slow unit never holds
- * others back. Each worker opens the collection itself after the fork (no zstd context, FILE or
- * reader crosses a fork). Requests are 16 bytes on the worker's request pipe (u32 unit, u32
+ * others back. Each worker opens its reader after the fork, over the input the parent opened
+ * once (no zstd context, FILE or reader crosses a fork; the input's mapping does). Requests are 16 bytes on the worker's request pipe (u32 unit, u32
  * resume, u32 stride, u32 slot); closing it means "no more work".
  *
  * Because a worker announces each context before replaying it, the parent knows which context

@@ -1,6 +1,6 @@
 /*
  * replay_worker.c - what one worker process does with a work unit: decode it (one archive chunk,
- * or a run of an MCH file mapped by this process), then replay each wanted context in number
+ * or a run of an MCH file, viewed through the input the parent opened), then replay each wanted context in number
  * order, announcing it first so the parent can blame it if this process dies.
  *
  * A unit that cannot be read (a chunk failing its checksum, a damaged MCH container) accounts
@@ -19,9 +19,11 @@ struct replay_worker {
     const replay_plan *plan;
     mcz_reader *reader; /* archive */
     mcz_cursor *cursor;
-    mcz_file file;      /* MCH */
+    mcz_input *own_input; /* a remote collection opened in this process (worker_input) */
+    const uint8_t *mch; /* MCH: the whole input, a view of the plan's */
+    size_t mch_size;
     bool mapped;
-    uint64_t dropped;   /* what of file left memory (mcz_file_drop_behind) */
+    uint64_t dropped;   /* what of it left memory (mcz_input_drop_behind) */
     void *plugin_state;
     char work_dir[4096]; /* --exec */
     replay_stats stats;
@@ -32,15 +34,30 @@ struct replay_worker {
     uint64_t commands;   /* --exec: commands run */
 };
 
+/* The input this worker reads. The one the parent opened before the fork is this process's too
+ * (its mapping inherited), so a stream read once serves every worker. A remote one is opened
+ * again by name: its connection, inherited as well, would be shared by the workers fetching at
+ * once (their answers mixed on one socket); the new open costs no request, the library taking
+ * what the parent fetched from its memo of the URL. */
+static mcz_input *worker_input(replay_worker *w, mcz_diag *d)
+{
+    if (!mcz_input_remote(w->plan->input))
+        return w->plan->input;
+    w->own_input = mcz_input_open(w->plan->path, d);
+    return w->own_input;
+}
+
 static int open_collection(replay_worker *w, char *msg, size_t cap)
 {
     mcz_diag d;
     mcz_diag_clear(&d);
-    if (w->plan->archive) {
-        w->reader = mcz_reader_open(w->plan->path, &d);
+    mcz_input *in = worker_input(w, &d);
+    if (in && w->plan->archive) {
+        w->reader = mcz_reader_open_input(in, &d);
         w->cursor = w->reader ? mcz_cursor_create(w->reader) : NULL;
-    } else {
-        w->mapped = mcz_file_map(w->plan->path, &w->file, &d) == MCZ_OK;
+    } else if (in) {
+        w->mch_size = (size_t)mcz_input_size(in);
+        w->mapped = mcz_input_view(in, 0, w->mch_size, &w->mch, &d) == MCZ_OK;
     }
     if (w->cursor || w->mapped)
         return MCZ_OK;
@@ -104,8 +121,7 @@ void replay_worker_close(replay_worker *w, replay_stats *stats)
         rmdir(w->work_dir);
     mcz_cursor_free(w->cursor);
     mcz_reader_close(w->reader);
-    if (w->mapped)
-        mcz_file_unmap(&w->file);
+    mcz_input_close(w->own_input);
     free(w->batch);
     free(w->batch_bytes);
     free(w);
@@ -128,7 +144,7 @@ static int unit_load(replay_worker *w, const replay_unit *u, unit_walk *walk, mc
     w->stats.units++;
     if (!w->plan->archive) {
         w->stats.bytes_read += u->raw_bytes;
-        mcz_file_drop_behind(&w->file, &w->dropped, u->offset); /* units come in file order */
+        mcz_input_drop_behind(w->own_input ? w->own_input : w->plan->input, &w->dropped, u->offset); /* units come in file order */
         return MCZ_OK;
     }
     /* a remote archive: the unit's chunks in one request (nothing for a file) */
@@ -154,7 +170,7 @@ static int unit_next(unit_walk *walk, mcz_mc *mc, mcz_diag *d)
     replay_worker *w = walk->w;
     if (w->plan->archive)
         return mcz_cursor_get(w->cursor, ++walk->number, mc, d);
-    int rc = mcz_mch_next(w->file.data, w->file.size, &walk->pos, &walk->number, mc, d);
+    int rc = mcz_mch_next(w->mch, w->mch_size, &walk->pos, &walk->number, mc, d);
     if (rc == 0)
         return mcz_diag_set(d, MCZ_ETRUNCATED, mcz_at_offset((int64_t)walk->pos),
                             mcz_in_context(walk->number + 1), "the file ends before this context");

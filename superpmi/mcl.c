@@ -9,14 +9,13 @@
  * there is no one number SuperPMI would take. Lists are kept as coalesced ranges, so a list
  * reads back identical after encoding.
  */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
 
 #include "mcz_common.h"
+#include "../io/source.h"
 
 #define MCL_NUMBER_MAX 0x7FFFFFFFu /* SuperPMI numbers contexts with a signed 32-bit int */
 
@@ -281,49 +280,53 @@ bool mcz_list_is_arg(const char *arg)
     return arg && (is_range_syntax(arg) || has_mcl_suffix(arg));
 }
 
-/* Reads a whole .mcl file, refusing one larger than SuperPMI would read. */
-static int mcl_file_read(FILE *f, uint8_t **buf, size_t *len, mcz_diag *diag)
+/* An .mcl file's bytes come in through a source like every input's: a file mapped, a URL's
+ * fetched, and a FIFO, a device or "-" spooled by the source (to an unlinked temporary file,
+ * not memory) and then held to the same cap as a file: a list larger than SuperPMI would read
+ * is refused whatever it came through. The cap is checked before a byte is viewed, so a remote
+ * list that large is never fetched. */
+/* The subject of a diag from opening path, as data. Some of io/'s messages still begin with the
+ * name they concern ("PATH: No such file or directory"); that prefix is dropped so that the
+ * name is said once, as the subject. Nothing happens to a message without it. */
+static void open_failure_subject(mcz_diag *diag, const char *path)
 {
-    struct stat st;
-    if (fstat(fileno(f), &st) != 0)
-        return mcz_diag_set(diag, MCZ_EIO, MCZ_NO_OFFSET, MCZ_NO_CONTEXT, "%s", strerror(errno));
-    if (!S_ISREG(st.st_mode))
-        return mcz_diag_set(diag, MCZ_EINVAL, MCZ_NO_OFFSET, MCZ_NO_CONTEXT, "not a regular file");
-    if ((uint64_t)st.st_size > MCZ_MCL_MAX_SIZE)
-        return mcz_diag_set(diag, MCZ_ELIMIT, MCZ_NO_OFFSET, MCZ_NO_CONTEXT,
-                            "%lld bytes, more than the %u an .mcl file may hold",
-                            (long long)st.st_size, MCZ_MCL_MAX_SIZE);
-    size_t size = (size_t)st.st_size;
-    *buf = malloc(size ? size : 1);
-    if (!*buf)
-        return mcz_diag_set(diag, MCZ_ENOMEM, MCZ_NO_OFFSET, MCZ_NO_CONTEXT, "out of memory");
-    *len = fread(*buf, 1, size, f);
-    if (*len != size || ferror(f))
-        return mcz_diag_set(diag, MCZ_EIO, mcz_at_offset((int64_t)*len), MCZ_NO_CONTEXT,
-                            "short read");
-    return MCZ_OK;
+    if (!diag)
+        return;
+    size_t len = strlen(path);
+    if (strncmp(diag->message, path, len) == 0 && strncmp(diag->message + len, ": ", 2) == 0)
+        memmove(diag->message, diag->message + len + 2, strlen(diag->message + len + 2) + 1);
+    mcz_diag_set_subject(diag, path);
 }
 
 static int mcl_file_parse(const char *path, mcz_list *out, mcz_diag *diag)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return mcz_diag_set(diag, MCZ_EIO, MCZ_NO_OFFSET, MCZ_NO_CONTEXT, "%s", strerror(errno));
-    uint8_t *buf = NULL;
-    size_t len = 0;
-    int rc = mcl_file_read(f, &buf, &len, diag);
-    fclose(f);
+    mcz_src *src = mcz_src_open(path, 0, diag);
+    if (!src) {
+        open_failure_subject(diag, path);
+        return diag && diag->code != MCZ_OK ? diag->code : MCZ_EIO;
+    }
+    uint64_t size = mcz_src_size(src);
+    const uint8_t *buf = NULL;
+    int rc = MCZ_OK;
+    if (size > MCZ_MCL_MAX_SIZE)
+        rc = mcz_diag_set(diag, MCZ_ELIMIT, MCZ_NO_OFFSET, MCZ_NO_CONTEXT,
+                          "%llu bytes, more than the %u an .mcl file may hold",
+                          (unsigned long long)size, MCZ_MCL_MAX_SIZE);
+    else
+        rc = mcz_src_view(src, 0, size, &buf, diag);
     if (rc == MCZ_OK) {
         mcz_diag local;
         mcz_diag_clear(&local);
-        rc = mcz_list_parse_mcl(buf, len, out, &local);
+        rc = mcz_list_parse_mcl(buf, (size_t)size, out, &local);
         if (rc != MCZ_OK) /* the line number locates it; an offset would only repeat it */
             mcz_diag_set(diag, rc, MCZ_NO_OFFSET, MCZ_NO_CONTEXT, "%s", local.message);
         else if (out->count == 0) /* SuperPMI would read the first entry of an empty list */
             rc = mcz_diag_set(diag, MCZ_EINVAL, MCZ_NO_OFFSET, MCZ_NO_CONTEXT,
                               "holds no context number");
     }
-    free(buf);
+    mcz_src_close(src);
+    if (rc != MCZ_OK)
+        mcz_diag_set_subject(diag, path);
     return rc;
 }
 
@@ -335,12 +338,8 @@ int mcz_list_from_arg(const char *arg, mcz_list *out, mcz_diag *diag)
     memset(out, 0, sizeof *out);
     if (is_range_syntax(arg))
         return mcz_list_parse_ranges(arg, out, diag);
-    if (has_mcl_suffix(arg)) {
-        int rc = mcl_file_parse(arg, out, diag);
-        if (rc != MCZ_OK)
-            mcz_diag_set_subject(diag, arg);
-        return rc;
-    }
+    if (has_mcl_suffix(arg))
+        return mcl_file_parse(arg, out, diag);
     return mcz_diag_set(diag, MCZ_EINVAL, MCZ_NO_OFFSET, MCZ_NO_CONTEXT,
                         "'%s' is neither a range list (like 1-5,9) nor an .mcl file", arg);
 }

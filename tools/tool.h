@@ -210,14 +210,6 @@ void tool_test_signal_point(uint64_t done);
 /* True when path is "-" or names an existing FIFO, character device, socket or terminal. */
 bool tool_input_is_stream(const char *path);
 
-/*
- * Copies the stream path names ("-": standard input) to a new file in $TMPDIR (or /tmp).
- * Returns its malloc'd name, or NULL with the reason in err. The file is removed by a signal
- * (above) and by tool_spool_remove; a caller that maps it may remove it at once.
- */
-char *tool_spool(const char *path, char err[TOOL_ERROR_SIZE]);
-void tool_spool_remove(char *spooled); /* unlinks and frees; accepts NULL */
-
 /* How messages name an input or output: "standard input"/"standard output" for "-". */
 const char *tool_display_name(const char *path, bool output);
 

@@ -1,4 +1,5 @@
-/* tool_files.c - inputs that are streams, and outputs checked before any work. */
+/* tool_files.c - which inputs are streams, and outputs checked before any work (a stream is
+ * read by the library, mcz_input_open: no program copies one). */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -22,71 +23,6 @@ const char *tool_display_name(const char *path, bool output)
     if (strcmp(path, "-") != 0)
         return path;
     return output ? "standard output" : "standard input";
-}
-
-static int copy_stream(int in, int out)
-{
-    char buf[1 << 16];
-    for (;;) {
-        ssize_t n = read(in, buf, sizeof buf);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return (int)n;
-        if (tool_write_all(out, buf, (size_t)n) != 0)
-            return -1;
-    }
-}
-
-static char *spool_name(void)
-{
-    const char *dir = getenv("TMPDIR");
-    if (!dir || !*dir)
-        dir = "/tmp";
-    size_t cap = strlen(dir) + sizeof "/mcz-stdin.XXXXXX";
-    char *name = malloc(cap);
-    if (name)
-        snprintf(name, cap, "%s/mcz-stdin.XXXXXX", dir);
-    return name;
-}
-
-char *tool_spool(const char *path, char err[TOOL_ERROR_SIZE])
-{
-    const char *shown = tool_display_name(path, false);
-    int in = strcmp(path, "-") == 0 ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
-    char *name = in >= 0 ? spool_name() : NULL;
-    int out = -1;
-    if (name) {
-        tool_undo_remove(name); /* listed before it exists: a signal cannot miss it */
-        out = mkostemp(name, O_CLOEXEC);
-    }
-    int rc = out >= 0 ? copy_stream(in, out) : -1;
-    int saved = errno;
-    if (out >= 0 && close(out) != 0 && rc == 0) {
-        rc = -1;
-        saved = errno;
-    }
-    if (in > STDIN_FILENO)
-        close(in);
-    if (rc == 0)
-        return name;
-    snprintf(err, TOOL_ERROR_SIZE, "%s: cannot copy it to a temporary file%s%s: %s", shown,
-             name ? " in " : "", name ? name : "", strerror(saved));
-    tool_spool_remove(out >= 0 ? name : NULL);
-    if (out < 0 && name) {
-        tool_undo_remove_forget(name);
-        free(name);
-    }
-    return NULL;
-}
-
-void tool_spool_remove(char *spooled)
-{
-    if (!spooled)
-        return;
-    unlink(spooled);
-    tool_undo_remove_forget(spooled);
-    free(spooled);
 }
 
 /* ---- Outputs ---- */

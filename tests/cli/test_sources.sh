@@ -5,11 +5,20 @@
 #   - an MCH and its .mct over HTTP (-info, -dumpMap, -stat, -dump of one context by number,
 #     which reads the .mct the server has beside it, -copy, -toc URL);
 #   - mcs -recover of a URL (a cut archive, a cut MCH);
-#   - "-" and a FIFO for every verb and program that reads a collection.
+#   - "-" and a FIFO for every verb and program that reads a collection;
+#   - mcz-replay over "-", a FIFO and a URL, .mch and .mcz, with and without --exec (the
+#     superpmi stand-in tests/collector/spmi_today.c as the command), and a -c list given as a
+#     FIFO (spooled, then held to the cap a file is).
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 source "$MCZ_ROOT/tests/cli/nginx.sh"
 M="$BIN/mcs"
 R="$BIN/mcz-replay"
+SP=$(cd "${BUILD:-build}" && pwd)/tests/spmi_today
+[ -x "$SP" ] || { fail "setup: $SP is built"; cli_done; exit; }
+: >"$T/base.so"
+# the stand-in's words for --exec (superpmi.py's -v ewi, a JIT); run with -j 1, as the
+# command's stderr, passed through as written, interleaves with other workers' otherwise
+EXEC=(--exec-batch 0 --exec-word "$SP" --exec-word -v --exec-word ewi --exec-word "$T/base.so")
 
 "$BIN/mchgen" --seed 11 --contexts 400 --out "$T/c.mch" >/dev/null 2>&1
 "$M" -convert "$T/c.mch" "$T/c.mcz" --chunk-size 64K >/dev/null 2>&1
@@ -17,7 +26,7 @@ R="$BIN/mcz-replay"
 
 # run_as OUT KIND FILE CMD...: runs CMD with IN replaced by FILE given as KIND (file, stdin,
 # fifo, url) and OUT. by $T/o.KIND.EXT; stdout, stderr and the exit code into OUT, the input's
-# name and the output's replaced by X and Y, rates and an MCH's offsets left out.
+# name and the output's replaced by X and Y, rates left out.
 run_as() {
     local out=$1 kind=$2 file=$3; shift 3
     local name=$file args=() a feeder=
@@ -33,9 +42,8 @@ run_as() {
     echo "exit $?" >>"$out"
     [ -n "$feeder" ] && { kill "$feeder" 2>/dev/null; wait "$feeder" 2>/dev/null; }
     [ "$kind" = stdin ] && name="standard input"
-    # a rate is no result; an MCH's offsets are said for a file only (mcs_diag_text)
-    sed -i "s|$name|X|g; s|$T/o\.$kind\.|Y.|g; s| at [0-9]* per second| at N per second|;
-            s| at offset [0-9]*||" "$out"
+    # a rate is no result
+    sed -i "s|$name|X|g; s|$T/o\.$kind\.|Y.|g; s| at [0-9]* per second| at N per second|" "$out"
 }
 
 # alike NAME FILE KINDS CMD...: CMD gives for each of KINDS what it gives for the file, and
@@ -64,7 +72,36 @@ for f in c.mch c.mcz; do
     alike "mcs -strip $f" "$T/$f" "stdin fifo" "$M" -strip 5-9 IN OUT.mch
     alike "mcs -export $f" "$T/$f" "stdin fifo" "$M" -export IN OUT.mch
     alike "mcz-replay $f" "$T/$f" "stdin fifo" "$R" -q -j 2 --details OUT.csv IN
+    alike "mcz-replay --exec $f" "$T/$f" "stdin fifo" "$R" -q -j 1 -f OUT.mcl --details OUT.csv \
+        "${EXEC[@]}" IN
 done
+# --exec-original gives the command the collection's path, which a stream has not
+FAIL_EXIT=255 fail_run "mcz-replay --exec-original of standard input: refused" \
+    "$R" -q --exec-original "${EXEC[@]}" - <"$T/c.mch"
+contains "mcz-replay --exec-original of standard input: says why" "$T/err" "has no path to give"
+
+# --- a -c list given as a FIFO: read as a file's; one over the cap refused as a file's is
+printf '5\r\n7\r\n9\r\n100\r\n' >"$T/list.mcl"
+"$R" -q -j 2 -c "$T/list.mcl" --details "$T/list.file.csv" "$T/c.mch" >/dev/null 2>&1
+rm -f "$T/fifo.mcl"; mkfifo "$T/fifo.mcl"
+cat "$T/list.mcl" >"$T/fifo.mcl" &
+ok_run "mcz-replay -c FIFO.mcl" timeout 60 "$R" -q -j 2 -c "$T/fifo.mcl" --details "$T/list.fifo.csv" \
+    "$T/c.mch"
+wait
+same "mcz-replay -c FIFO.mcl: the contexts of the file's list" "$T/list.file.csv" "$T/list.fifo.csv"
+grep -q '^100,' "$T/list.fifo.csv" && pass "mcz-replay -c FIFO.mcl: replays the list's last" ||
+    fail "mcz-replay -c FIFO.mcl: replays the list's last"
+yes 1 | head -c 16777216 >"$T/big.mcl" # one byte past SuperPMI's cap
+FAIL_EXIT=255 fail_run "mcz-replay -c of an .mcl file over the cap" "$R" -q -c "$T/big.mcl" "$T/c.mch"
+cp "$T/err" "$T/big.file.err"
+rm -f "$T/fifo.mcl"; mkfifo "$T/fifo.mcl"
+cat "$T/big.mcl" >"$T/fifo.mcl" &
+FAIL_EXIT=255 fail_run "mcz-replay -c of a FIFO.mcl over the cap" \
+    timeout 60 "$R" -q -c "$T/fifo.mcl" "$T/c.mch"
+wait
+sed -i "s|$T/big.mcl|X|" "$T/big.file.err"
+sed -i "s|$T/fifo.mcl|X|" "$T/err"
+same "mcz-replay -c of a FIFO.mcl over the cap: the file's message" "$T/big.file.err" "$T/err"
 alike "mcs -convert c.mch" "$T/c.mch" "stdin fifo" "$M" -convert IN OUT.mcz
 head -c $(( $(stat -c %s "$T/c.mcz") * 2 / 3 )) "$T/c.mcz" >"$T/cut.mcz"
 head -c $(( $(stat -c %s "$T/c.mch") * 2 / 3 )) "$T/c.mch" >"$T/cut.mch"
@@ -86,8 +123,18 @@ for verb in -info -dumpMap -stat -verify; do
     alike "mcs $verb of an MCH" "$T/www/c.mch" url "$M" $verb IN
 done
 alike "mcs -copy of an MCH" "$T/www/c.mch" url "$M" -copy 7-300 IN OUT.mch
+for f in c.mch c.mcz; do
+    alike "mcz-replay of a URL, $f" "$T/www/$f" url "$R" -q -j 2 --details OUT.csv IN
+    alike "mcz-replay --exec of a URL, $f" "$T/www/$f" url "$R" -q -j 1 -f OUT.mcl \
+        --details OUT.csv "${EXEC[@]}" IN
+done
+FAIL_EXIT=255 fail_run "mcz-replay --exec-original of a URL: refused" \
+    "$R" -q --exec-original "${EXEC[@]}" "$U/c.mch"
+contains "mcz-replay --exec-original of a URL: says why" "$T/err" "has no path to give"
 "$M" -toc "$T/www/c.mch" >/dev/null 2>&1
 [ -s "$T/www/c.mch.mct" ] || fail "setup: mcs -toc"
+alike "mcs -info of an MCH with its .mct" "$T/www/c.mch" url "$M" -info IN
+contains "mcs -info of an MCH's URL: its toc: line" "$T/got" "toc:           X.mct"
 
 # --- its .mct over HTTP: a context by number is found through it
 : >"$T/logs/access.log"
