@@ -34,7 +34,8 @@
 #define MCZ_HTTP_REDIRECTS 3
 
 typedef struct mcz_http {
-    CURL *curl;
+    CURL *curl;           /* owner's: a process forked after the open makes its own (own_handle) */
+    pid_t owner;
     const char *url;
     uint8_t *image; /* size bytes, anonymous: pages never fetched stay zero and unbacked */
     size_t size;
@@ -194,6 +195,8 @@ static int transfer_failed(const mcz_http *h, CURLcode cc, long status, uint64_t
                        reason, tries);
 }
 
+static int own_handle(mcz_http *h, mcz_diag *diag);
+
 /* Fetches bytes [off, off+len) into dst (the last len bytes when *total is 0, which learns the
  * length). Retries transient failures with doubling pauses. */
 static int http_get(mcz_http *h, uint64_t off, uint64_t len, uint8_t *dst, uint64_t *total,
@@ -204,6 +207,9 @@ static int http_get(mcz_http *h, uint64_t off, uint64_t len, uint8_t *dst, uint6
         snprintf(range, sizeof range, "%" PRIu64 "-%" PRIu64, off, off + len - 1);
     else
         snprintf(range, sizeof range, "-%" PRIu64, len);
+    int owned = own_handle(h, diag);
+    if (owned != MCZ_OK)
+        return owned;
     long pause = MCZ_HTTP_PAUSE_MS;
     for (int attempt = 1;; attempt++, pause *= 2) {
         http_xfer x = {.curl = h->curl, .dst = dst, .want = len};
@@ -234,7 +240,7 @@ static void http_free(mcz_http *h)
 {
     if (!h)
         return;
-    if (h->curl)
+    if (h->curl && h->owner == getpid()) /* an inherited handle is the parent's (own_handle) */
         curl_easy_cleanup(h->curl);
     if (h->image && h->size)
         munmap(h->image, h->size);
@@ -249,6 +255,19 @@ static void curl_init_once(void)
     curl_global_init(CURL_GLOBAL_DEFAULT);
 }
 
+static void configure(mcz_http *h)
+{
+    curl_easy_setopt(h->curl, CURLOPT_URL, h->url);
+    curl_easy_setopt(h->curl, CURLOPT_WRITEFUNCTION, on_body);
+    curl_easy_setopt(h->curl, CURLOPT_HEADERFUNCTION, on_header);
+    curl_easy_setopt(h->curl, CURLOPT_FOLLOWLOCATION, 1L);
+    curl_easy_setopt(h->curl, CURLOPT_MAXREDIRS, (long)MCZ_HTTP_REDIRECTS);
+    curl_easy_setopt(h->curl, CURLOPT_CONNECTTIMEOUT, 10L);
+    curl_easy_setopt(h->curl, CURLOPT_LOW_SPEED_LIMIT, 1L);
+    curl_easy_setopt(h->curl, CURLOPT_LOW_SPEED_TIME, 30L);
+    curl_easy_setopt(h->curl, CURLOPT_NOSIGNAL, 1L);
+}
+
 static mcz_http *http_create(const char *url, mcz_diag *diag)
 {
     static pthread_once_t once = PTHREAD_ONCE_INIT;
@@ -260,17 +279,30 @@ static mcz_http *http_create(const char *url, mcz_diag *diag)
         return NULL;
     }
     h->url = url;
+    h->owner = getpid();
     pthread_mutex_init(&h->lock, NULL);
-    curl_easy_setopt(h->curl, CURLOPT_URL, url);
-    curl_easy_setopt(h->curl, CURLOPT_WRITEFUNCTION, on_body);
-    curl_easy_setopt(h->curl, CURLOPT_HEADERFUNCTION, on_header);
-    curl_easy_setopt(h->curl, CURLOPT_FOLLOWLOCATION, 1L);
-    curl_easy_setopt(h->curl, CURLOPT_MAXREDIRS, (long)MCZ_HTTP_REDIRECTS);
-    curl_easy_setopt(h->curl, CURLOPT_CONNECTTIMEOUT, 10L);
-    curl_easy_setopt(h->curl, CURLOPT_LOW_SPEED_LIMIT, 1L);
-    curl_easy_setopt(h->curl, CURLOPT_LOW_SPEED_TIME, 30L);
-    curl_easy_setopt(h->curl, CURLOPT_NOSIGNAL, 1L);
+    configure(h);
     return h;
+}
+
+/* The transfer handle of this process (lock held). A source opened before fork() is the child's
+ * too, and so would be its handle and the connection it keeps: children fetching at once would
+ * mix their answers on one socket. A process that did not open the source therefore makes a
+ * handle of its own, the first time it fetches, and leaves the inherited one alone (cleaning it
+ * up would end the parent's TLS session on their shared socket). */
+static int own_handle(mcz_http *h, mcz_diag *diag)
+{
+    pid_t me = getpid();
+    if (h->owner == me)
+        return MCZ_OK;
+    CURL *fresh = curl_easy_init();
+    if (!fresh)
+        return mcz_fail_at(diag, h->url, MCZ_ENOMEM, MCZ_NO_OFFSET, MCZ_NO_CONTEXT,
+                           "out of memory");
+    h->curl = fresh;
+    h->owner = me;
+    configure(h);
+    return MCZ_OK;
 }
 
 /* ---- The present extents ---- */

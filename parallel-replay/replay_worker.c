@@ -19,7 +19,6 @@ struct replay_worker {
     const replay_plan *plan;
     mcz_reader *reader; /* archive */
     mcz_cursor *cursor;
-    mcz_input *own_input; /* a remote collection opened in this process (worker_input) */
     const uint8_t *mch; /* MCH: the whole input, a view of the plan's */
     size_t mch_size;
     bool mapped;
@@ -34,24 +33,13 @@ struct replay_worker {
     uint64_t commands;   /* --exec: commands run */
 };
 
-/* The input this worker reads. The one the parent opened before the fork is this process's too
- * (its mapping inherited), so a stream read once serves every worker. A remote one is opened
- * again by name: its connection, inherited as well, would be shared by the workers fetching at
- * once (their answers mixed on one socket); the new open costs no request, the library taking
- * what the parent fetched from its memo of the URL. */
-static mcz_input *worker_input(replay_worker *w, mcz_diag *d)
-{
-    if (!mcz_input_remote(w->plan->input))
-        return w->plan->input;
-    w->own_input = mcz_input_open(w->plan->path, d);
-    return w->own_input;
-}
-
 static int open_collection(replay_worker *w, char *msg, size_t cap)
 {
     mcz_diag d;
     mcz_diag_clear(&d);
-    mcz_input *in = worker_input(w, &d);
+    /* The input the parent opened before the fork is this process's too: a stream read once, a
+     * remote one fetching through a connection of this process's own (the library's promise). */
+    mcz_input *in = w->plan->input;
     if (in && w->plan->archive) {
         w->reader = mcz_reader_open_input(in, &d);
         w->cursor = w->reader ? mcz_cursor_create(w->reader) : NULL;
@@ -121,7 +109,6 @@ void replay_worker_close(replay_worker *w, replay_stats *stats)
         rmdir(w->work_dir);
     mcz_cursor_free(w->cursor);
     mcz_reader_close(w->reader);
-    mcz_input_close(w->own_input);
     free(w->batch);
     free(w->batch_bytes);
     free(w);
@@ -144,7 +131,8 @@ static int unit_load(replay_worker *w, const replay_unit *u, unit_walk *walk, mc
     w->stats.units++;
     if (!w->plan->archive) {
         w->stats.bytes_read += u->raw_bytes;
-        mcz_input_drop_behind(w->own_input ? w->own_input : w->plan->input, &w->dropped, u->offset); /* units come in file order */
+        /* units come in file order */
+        mcz_input_drop_behind(w->plan->input, &w->dropped, u->offset);
         return MCZ_OK;
     }
     /* a remote archive: the unit's chunks in one request (nothing for a file) */

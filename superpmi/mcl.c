@@ -285,26 +285,11 @@ bool mcz_list_is_arg(const char *arg)
  * not memory) and then held to the same cap as a file: a list larger than SuperPMI would read
  * is refused whatever it came through. The cap is checked before a byte is viewed, so a remote
  * list that large is never fetched. */
-/* The subject of a diag from opening path, as data. Some of io/'s messages still begin with the
- * name they concern ("PATH: No such file or directory"); that prefix is dropped so that the
- * name is said once, as the subject. Nothing happens to a message without it. */
-static void open_failure_subject(mcz_diag *diag, const char *path)
-{
-    if (!diag)
-        return;
-    size_t len = strlen(path);
-    if (strncmp(diag->message, path, len) == 0 && strncmp(diag->message + len, ": ", 2) == 0)
-        memmove(diag->message, diag->message + len + 2, strlen(diag->message + len + 2) + 1);
-    mcz_diag_set_subject(diag, path);
-}
-
 static int mcl_file_parse(const char *path, mcz_list *out, mcz_diag *diag)
 {
     mcz_src *src = mcz_src_open(path, 0, diag);
-    if (!src) {
-        open_failure_subject(diag, path);
+    if (!src) /* the source names path as the subject */
         return diag && diag->code != MCZ_OK ? diag->code : MCZ_EIO;
-    }
     uint64_t size = mcz_src_size(src);
     const uint8_t *buf = NULL;
     int rc = MCZ_OK;
