@@ -42,7 +42,12 @@ int mcs_input_refuse_empty(const char *path)
 static void input_error(const char *path, const mcz_diag *d)
 {
     mcs_error_diag(path, d);
-    if (d->code == MCZ_ETRUNCATED)
+    if (d->code != MCZ_ETRUNCATED)
+        return;
+    if (strcmp(path, tool_display_name("-", false)) == 0) /* the same bytes piped again */
+        tool_error("%s: '... | mcs -recover - OUT.mcz' (or OUT.mch) keeps every complete context",
+                   path);
+    else
         tool_error("%s: 'mcs -recover %s OUT.mcz' (or OUT.mch) keeps every complete context",
                    path, path);
 }

@@ -37,6 +37,9 @@ head -c $((o4 + 100)) "$T/a.mch" >"$T/cut.mch"
 fail_run "a cut .mch: -integ" "$M" -integ "$T/cut.mch"
 contains "a cut .mch: the context start the .mct records" "$T/err" "context 4 at offset $o4: cut short"
 contains "a cut .mch: names mcs -recover" "$T/err" "mcs -recover $T/cut.mch"
+fail_run "a cut archive on standard input" sh -c '"$1" -info - <"$2"' sh "$M" "$T/cut.mcz"
+contains "standard input: the same bytes piped to mcs -recover -" "$T/err" \
+    "'... | mcs -recover - OUT.mcz'"
 
 # -recover of a cut .mch keeps every complete context.
 ok_run "-recover of a cut .mch" "$M" -recover "$T/cut.mch" "$T/rec.mch"
