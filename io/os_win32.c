@@ -295,6 +295,11 @@ int mcz_win_mkostemp(char *tmpl, int flags)
     return _open(tmpl, O_RDWR | O_CREAT | O_EXCL | _O_TEMPORARY | flags, _S_IREAD | _S_IWRITE);
 }
 
+char *mcz_win_mkdtemp(char *tmpl)
+{
+    return _mktemp_s(tmpl, strlen(tmpl) + 1) == 0 && _mkdir(tmpl) == 0 ? tmpl : NULL;
+}
+
 ssize_t mcz_win_readlink(const char *path, char *buf, size_t cap)
 {
     (void)path, (void)buf, (void)cap;

@@ -47,6 +47,9 @@ ssize_t mcz_win_pread(int fd, void *buf, size_t len, int64_t off);
 ssize_t mcz_win_pwrite(int fd, const void *buf, size_t len, int64_t off);
 /* mkstemp with the flags (O_CLOEXEC) added. */
 int mcz_win_mkostemp(char *tmpl, int flags);
+/* mkdtemp, for the unit tests' scratch directories. */
+#define mkdtemp(tmpl) mcz_win_mkdtemp(tmpl)
+char *mcz_win_mkdtemp(char *tmpl);
 
 /* ---- names and attributes: no symbolic links followed, no owners, no POSIX modes ---- */
 #define lstat stat

@@ -25,7 +25,8 @@ PROGRAMS = ["tools", "mcs", "parallel-replay", "superpmi-dropin", "bench/mchgen"
 UNIT_TESTS = ["tests/unit"]
 # The Makefile's flags: every file, then the library's own, then what programs add.
 FLAGS = ["-std=c11", "-Wall", "-Wextra", "-Wformat=2", "-D_GNU_SOURCE", "-Iinclude", "-pthread",
-         "-D__USE_MINGW_ANSI_STDIO=1", "-DCURL_STATICLIB", "-DLZMA_API_STATIC", "-DZIP_STATIC"]
+         "-D__USE_MINGW_ANSI_STDIO=1", "-DCURL_STATICLIB", "-DLZMA_API_STATIC", "-DZIP_STATIC",
+         "-D_FILE_OFFSET_BITS=64", "-DMCZ_NO_LIBMURMURHASH", "-include", "io/win32_compat.h"]
 LIBRARY_FLAGS = ["-Icommon", "-DMCZ_BUILDING_LIBRARY"]
 PROGRAM_FLAGS = ["-Itools"]
 MAX_PASSES = 40
