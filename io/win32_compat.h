@@ -32,15 +32,15 @@
 #define O_CLOEXEC (_O_NOINHERIT | _O_BINARY) /* not inherited by children, and binary */
 #define O_NOCTTY 0                           /* no controlling terminals on Windows */
 #define F_DUPFD_CLOEXEC 1030
-#define fcntl(fd, cmd, min) mcz_win_dupfd(fd, cmd, min)
+#define fcntl(...) mcz_win_fcntl(__VA_ARGS__)
 #define fsync(fd) _commit(fd)
 #define fdatasync(fd) _commit(fd)
 #define pread(fd, buf, len, off) mcz_win_pread(fd, buf, len, off)
 #define pwrite(fd, buf, len, off) mcz_win_pwrite(fd, buf, len, off)
 #define mkostemp(tmpl, flags) mcz_win_mkostemp(tmpl, flags)
-/* A duplicate of fd (cmd F_DUPFD_CLOEXEC only; min is not honoured: Windows' descriptors are
- * not a shared table a child sees); -1 and EINVAL for any other command. */
-int mcz_win_dupfd(int fd, int cmd, int min);
+/* fcntl(fd, F_DUPFD_CLOEXEC, min) only: a duplicate of fd (min is not honoured: Windows'
+ * descriptors are not a table a child inherits); -1 and EINVAL for any other command. */
+int mcz_win_fcntl(int fd, int cmd, ...);
 /* pread and pwrite: the file position is kept (saved and put back around the positioned
  * call), so not safe against another thread using the position of the same descriptor. */
 ssize_t mcz_win_pread(int fd, void *buf, size_t len, int64_t off);

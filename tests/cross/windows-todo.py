@@ -67,7 +67,7 @@ def sources():
 
 
 def compile_once(cc, sysroot, group, path, stubs):
-    flags = FLAGS + {"library": LIBRARY_FLAGS, "programs": PROGRAM_FLAGS, "tests": []}[group]
+    flags = FLAGS + {"library": LIBRARY_FLAGS, "programs": PROGRAM_FLAGS, "tests": ["-Icommon"]}[group]
     cmd = [cc, "-fsyntax-only", "-fno-diagnostics-show-caret", "-fdiagnostics-color=never",
            *flags, "-isystem", os.path.join(sysroot, "include"), "-idirafter", stubs, path]
     env = dict(os.environ, LC_ALL="C")  # plain quotes in the messages
@@ -200,7 +200,8 @@ def main():
             out += ["", "Warnings of printf formats and of a 32-bit long (Windows' long has 32",
                     "bits; GCC for mingw checks a function declared `format(printf, ...)` as",
                     "Microsoft's printf, which has no `%zu`: such declarations want",
-                    "`__MINGW_PRINTF_FORMAT` (gnu_printf) there):", ""]
+                    "`format(gnu_printf, ...)` there, as include/mcz.h's MCZ_DIAG_PRINTF",
+                    "has):", ""]
             out += sorted(set(notes["llp64"]))
         if notes["other"]:
             out += ["", "Other errors (often consequences of the names above):", ""]
