@@ -266,6 +266,10 @@ int mcz_file_map(const char *path, mcz_file *out, mcz_diag *diag)
     out->impl_ = NULL;
     bool std_in = strcmp(path, "-") == 0;
     int fd = std_in ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
+#ifdef _WIN32
+    if (std_in)
+        _setmode(fd, _O_BINARY); /* standard input starts in text mode there */
+#endif
     if (fd < 0)
         return mcz_fail_at(diag, path, MCZ_EIO, MCZ_NO_OFFSET, MCZ_NO_CONTEXT, "%s",
                            strerror(errno));

@@ -128,12 +128,12 @@ int64_t mcz_os_pread(int fd, void *buf, size_t len, uint64_t off)
 
 int mcz_os_fsync(int fd)
 {
-    return _commit(fd);
+    return mcz_win_fsync(fd);
 }
 
 int mcz_os_fdatasync(int fd)
 {
-    return _commit(fd);
+    return mcz_win_fsync(fd);
 }
 
 int mcz_os_truncate(int fd, uint64_t size)
@@ -268,7 +268,26 @@ int mcz_win_fcntl(int fd, int cmd, ...)
         errno = EINVAL;
         return -1;
     }
-    return _dup(fd);
+    int dup = _dup(fd);
+    if (dup >= 0)
+        _setmode(dup, _O_BINARY); /* standard output starts in text mode; archives are bytes */
+    return dup;
+}
+
+int mcz_win_fsync(int fd)
+{
+    HANDLE h = os_handle(fd);
+    if (h == INVALID_HANDLE_VALUE) {
+        errno = EBADF;
+        return -1;
+    }
+    if (GetFileType(h) != FILE_TYPE_DISK)
+        return 0;
+    if (!FlushFileBuffers(h)) {
+        set_errno_from_win32();
+        return -1;
+    }
+    return 0;
 }
 
 /* One ReadFile or WriteFile at off, the file position saved and put back. */

@@ -33,18 +33,23 @@
 #define O_NOCTTY 0                           /* no controlling terminals on Windows */
 #define F_DUPFD_CLOEXEC 1030
 #define fcntl(...) mcz_win_fcntl(__VA_ARGS__)
-#define fsync(fd) _commit(fd)
-#define fdatasync(fd) _commit(fd)
+#define fsync(fd) mcz_win_fsync(fd)
+#define fdatasync(fd) mcz_win_fsync(fd)
 #define pread(fd, buf, len, off) mcz_win_pread(fd, buf, len, off)
 #define pwrite(fd, buf, len, off) mcz_win_pwrite(fd, buf, len, off)
 #define mkostemp(tmpl, flags) mcz_win_mkostemp(tmpl, flags)
-/* fcntl(fd, F_DUPFD_CLOEXEC, min) only: a duplicate of fd (min is not honoured: Windows'
- * descriptors are not a table a child inherits); -1 and EINVAL for any other command. */
+/* fcntl(fd, F_DUPFD_CLOEXEC, min) only: a duplicate of fd in binary mode (min is not
+ * honoured: Windows' descriptors are not a table a child inherits); -1 and EINVAL for any
+ * other command. */
 int mcz_win_fcntl(int fd, int cmd, ...);
 /* pread and pwrite: the file position is kept (saved and put back around the positioned
  * call), so not safe against another thread using the position of the same descriptor. */
 ssize_t mcz_win_pread(int fd, void *buf, size_t len, int64_t off);
 ssize_t mcz_win_pwrite(int fd, const void *buf, size_t len, int64_t off);
+/* The file's data on disk (FlushFileBuffers); 0 at once for what is not a disk file (a pipe,
+ * where flushing would wait for the reader, or a console, which cannot be): as fsync is for a
+ * stream on Linux, where the callers accept EINVAL. */
+int mcz_win_fsync(int fd);
 /* mkstemp with the flags (O_CLOEXEC) added. */
 int mcz_win_mkostemp(char *tmpl, int flags);
 /* mkdtemp, for the unit tests' scratch directories. */
