@@ -10,13 +10,15 @@
 # C++), Wine to run the result here (wine, wine64), and what the libraries' own build systems
 # need (cmake, autotools, dpkg-source).
 #
-# Libraries: zlib, zstd, liblzma (xz-utils), xxhash, murmurhash, cmocka, libzip and libcurl,
+# Libraries: zlib, zstd, liblzma (xz-utils), xxhash, cmocka, libzip and libcurl,
 # each from `apt-get source` of the -dev package mcz builds with on Linux (so the versions and
 # patches are Debian's), built with the package's own build system: CMake with
 # packaging/mingw-w64-x86_64.cmake for zstd, cmocka, libzip and curl (for curl this also
 # spares regenerating the autotools files Debian's patches touch), configure
-# --host=x86_64-w64-mingw32 for liblzma and murmurhash, zlib's own configure (CHOST) and
-# xxhash's Makefile. Installed into SYSROOT (include/, lib/, lib/pkgconfig/; no DLL in bin/),
+# --host=x86_64-w64-mingw32 for liblzma, zlib's own configure (CHOST) and
+# xxhash's Makefile. Not libmurmurhash: its source is not one the archive serves here, and
+# superpmi/hash.c has its own MurmurHash3 for Windows (MCZ_NO_LIBMURMURHASH, test_murmur3).
+# Installed into SYSROOT (include/, lib/, lib/pkgconfig/; no DLL in bin/),
 # static libraries only: every program and test is then one .exe that runs under Wine or on
 # Windows without DLLs beside it, and libmcz.dll can take the code of its dependencies in.
 # Static use on Windows asks the headers for it: -DCURL_STATICLIB -DLZMA_API_STATIC
@@ -73,7 +75,7 @@ tool_packages="gcc-mingw-w64-x86-64-posix g++-mingw-w64-x86-64-posix mingw-w64-x
                libtool pkg-config"
 # NAME:DEV_PACKAGE, in build order (libzip and curl after zlib).
 libraries="zlib:zlib1g-dev zstd:libzstd-dev lzma:liblzma-dev xxhash:libxxhash-dev
-           murmurhash:libmurmurhash-dev cmocka:libcmocka-dev libzip:libzip-dev
+           cmocka:libcmocka-dev libzip:libzip-dev
            curl:libcurl4-openssl-dev"
 
 say() { echo "mcz: $*" >&2; }
@@ -208,12 +210,6 @@ build_xxhash() {
     install -m 644 xxhash.h xxh3.h "$sysroot/include/"
     install -m 644 libxxhash.a "$sysroot/lib/"
     install -m 644 libxxhash.pc "$sysroot/lib/pkgconfig/"
-}
-build_murmurhash() {
-    # Autotools; Debian regenerates the build system (debhelper's dh_autoreconf), so do we.
-    # Untested so far: the package archive answered 404 for its source files (see above).
-    autoreconf -fi
-    configure_build
 }
 build_cmocka() {
     cmake_build . -DWITH_STATIC_LIB=ON -DWITH_EXAMPLES=OFF -DUNIT_TESTING=OFF

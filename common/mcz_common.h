@@ -15,11 +15,8 @@
 #include "mcz_agnostic.h"
 #include "mcz_superpmi.h"
 
-#if defined(__GNUC__)
-#define MCZ_PRINTF(f, a) __attribute__((format(printf, f, a)))
-#else
-#define MCZ_PRINTF(f, a)
-#endif
+/* The printf checks of include/mcz.h (MinGW's C99 printf on Windows). */
+#define MCZ_PRINTF(f, a) MCZ_DIAG_PRINTF(f, a)
 
 
 /*

@@ -58,14 +58,24 @@
 extern "C" {
 #endif
 
-#if defined(MCZ_BUILDING_LIBRARY) && defined(__GNUC__)
+/* On Windows the static library (the default) needs no decoration; a DLL is built and used
+ * with MCZ_DLL defined, which exports the API from it and imports it into its users. */
+#if defined(_WIN32) && defined(MCZ_DLL) && defined(MCZ_BUILDING_LIBRARY)
+#define MCZ_API __declspec(dllexport)
+#elif defined(_WIN32) && defined(MCZ_DLL)
+#define MCZ_API __declspec(dllimport)
+#elif defined(MCZ_BUILDING_LIBRARY) && defined(__GNUC__) && !defined(_WIN32)
 #define MCZ_API __attribute__((visibility("default")))
 #else
 #define MCZ_API
 #endif
 
-/* Printf-style checks on the library's formatting functions. */
-#if defined(__GNUC__)
+/* Printf-style checks on the library's formatting functions. MinGW's GCC takes "printf" for
+ * Microsoft's, which lacks %zu; the library formats with MinGW's C99 one (its Windows build
+ * defines __USE_MINGW_ANSI_STDIO), whatever printf the program calling it uses: gnu_printf. */
+#if defined(__MINGW32__) && defined(__GNUC__)
+#define MCZ_DIAG_PRINTF(f, a) __attribute__((format(gnu_printf, f, a)))
+#elif defined(__GNUC__)
 #define MCZ_DIAG_PRINTF(f, a) __attribute__((format(printf, f, a)))
 #else
 #define MCZ_DIAG_PRINTF(f, a)

@@ -9,7 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
+#ifndef _WIN32
+#include <sys/mman.h> /* Windows: io/win32_compat.h */
+#endif
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -87,6 +89,9 @@ static int read_all(int fd, const char *path, mcz_file *out, mcz_diag *diag)
  * any failure, leaves the whole image as data: the extents only save a scan work. */
 static void find_extents(int fd, file_image *img)
 {
+#ifndef SEEK_DATA
+    (void)fd, (void)img; /* Windows: no SEEK_DATA (FSCTL_QUERY_ALLOCATED_RANGES, later) */
+#else
     off_t end = (off_t)img->size, data = lseek(fd, 0, SEEK_DATA);
     off_t hole = data < 0 ? -1 : lseek(fd, data, SEEK_HOLE);
     if (data < 0 ? errno != ENXIO : (data == 0 && (hole < 0 || hole >= end)))
@@ -106,6 +111,7 @@ static void find_extents(int fd, file_image *img)
     }
     img->extents = ext;
     img->extent_count = n;
+#endif
 }
 
 uint64_t mcz_file_data_end(const mcz_file *f, uint64_t *at)
@@ -135,18 +141,24 @@ uint64_t mcz_file_data_end(const mcz_file *f, uint64_t *at)
  * can be made. */
 static int temp_file(void)
 {
+#ifdef _WIN32
+    const char *dir = getenv("TEMP"); /* Windows' temporary directory, always set */
+    if (!dir || !*dir)
+        dir = ".";
+#else
     const char *dir = getenv("TMPDIR");
     if (!dir || !*dir)
         dir = "/tmp";
+#endif
 #ifdef O_TMPFILE
-    int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-    if (fd >= 0)
-        return fd;
+    int unnamed = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+    if (unnamed >= 0)
+        return unnamed;
 #endif
     char name[4096];
     if ((size_t)snprintf(name, sizeof name, "%s/mcz-stdin.XXXXXX", dir) >= sizeof name)
         return -1;
-    fd = mkostemp(name, O_CLOEXEC);
+    int fd = mkostemp(name, O_CLOEXEC);
     if (fd >= 0)
         unlink(name); /* nothing to clean up, however the process ends */
     return fd;
@@ -254,6 +266,10 @@ int mcz_file_map(const char *path, mcz_file *out, mcz_diag *diag)
     out->impl_ = NULL;
     bool std_in = strcmp(path, "-") == 0;
     int fd = std_in ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
+#ifdef _WIN32
+    if (std_in)
+        _setmode(fd, _O_BINARY); /* standard input starts in text mode there */
+#endif
     if (fd < 0)
         return mcz_fail_at(diag, path, MCZ_EIO, MCZ_NO_OFFSET, MCZ_NO_CONTEXT, "%s",
                            strerror(errno));

@@ -1,6 +1,8 @@
 /*
- * os_posix.c - io/platform.h for POSIX systems (Linux: fallocate punches the holes).
+ * os_posix.c - io/platform.h for POSIX systems (Linux: fallocate punches the holes). Empty on
+ * Windows, where io/os_win32.c implements the same interface.
  */
+#ifndef _WIN32
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -197,3 +199,5 @@ int mcz_os_cores(void)
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     return cores > 0 && cores < INT_MAX ? (int)cores : 1;
 }
+
+#endif /* !_WIN32 */

@@ -107,6 +107,10 @@ unsigned mcz_remove_temporaries(void)
 static size_t dir_length(const char *path)
 {
     const char *slash = strrchr(path, '/');
+#ifdef _WIN32
+    const char *backslash = strrchr(path, '\\'); /* Windows separates with either */
+    slash = !slash || (backslash && backslash > slash) ? backslash : slash;
+#endif
     return slash ? (size_t)(slash - path) + 1 : 0;
 }
 
@@ -189,6 +193,20 @@ static long temp_owner(const char *name)
     return strspn(end + 1, "0123456789abcdef") == 6 ? pid : 0;
 }
 
+/* Removes name from the directory d, open from dir (Windows has no dirfd: by path there). */
+static void remove_in(DIR *d, const char *dir, const char *name)
+{
+#ifdef _WIN32
+    (void)d;
+    char path[PATH_MAX];
+    if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, name) < sizeof path)
+        unlink(path);
+#else
+    (void)dir;
+    unlinkat(dirfd(d), name, 0);
+#endif
+}
+
 /* Removes the temporaries in target's directory whose process is gone (killed before it could
  * clean up). A PID is only meaningful on this machine: a directory shared with another machine
  * running mcz at the same moment could lose that machine's temporary. */
@@ -206,7 +224,7 @@ static void remove_stale_temporaries(const char *target)
     while ((e = readdir(d)) != NULL) {
         long pid = temp_owner(e->d_name);
         if (pid > 0 && pid != (long)getpid() && kill((pid_t)pid, 0) != 0 && errno == ESRCH)
-            unlinkat(dirfd(d), e->d_name, 0);
+            remove_in(d, dir, e->d_name);
     }
     closedir(d);
 }
@@ -440,7 +458,7 @@ int mcz_outfile_commit(mcz_outfile *f, mcz_diag *diag)
         return mcz_diag_set(diag, MCZ_EINVAL, MCZ_NO_OFFSET, MCZ_NO_CONTEXT,
                             "mcz_outfile_commit: NULL handle");
     if (f->error.code == MCZ_OK && flush_and_close(f) == MCZ_OK && f->tmp_path) {
-        if (rename(f->tmp_path, f->target) != 0) {
+        if (mcz_os_rename(f->tmp_path, f->target) != 0) {
             outfile_error(f, MCZ_EIO, "rename failed", errno);
         } else {
             free(f->tmp_path); /* renamed: nothing left to remove */

@@ -1,6 +1,7 @@
 /*
  * platform.h - the operating-system calls of the library's writing side, behind one small
- * interface (io/os_posix.c implements it for POSIX; a Windows port fills the same functions).
+ * interface (io/os_posix.c implements it for POSIX, io/os_win32.c for Windows; each file is
+ * empty on the other system, so that the Makefile builds io/ alike for both).
  * The writer makes no system call of its own: its files, descriptors, streams, signal handlers
  * and clocks all go through here (threads and their locks and waits excepted).
  *
@@ -65,9 +66,15 @@ bool mcz_os_descriptor(int fd, bool *is_socket);
 int mcz_os_send_all(int fd, bool is_socket, const void *data, size_t len);
 
 /* A signal's previous disposition, to put back. */
+#ifdef _WIN32
+typedef struct mcz_os_signal_saved {
+    void (*handler)(int);
+} mcz_os_signal_saved;
+#else
 typedef struct mcz_os_signal_saved {
     struct sigaction action;
 } mcz_os_signal_saved;
+#endif
 
 /* Installs handler for sig (restarting interrupted calls, on the alternate stack if the
  * thread has one), saving the previous disposition; MCZ_OK or MCZ_EINVAL. */

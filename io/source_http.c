@@ -23,7 +23,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/mman.h>
+#ifndef _WIN32
+#include <sys/mman.h> /* Windows: io/win32_compat.h */
+#endif
 #include <time.h>
 #include <unistd.h>
 

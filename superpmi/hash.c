@@ -4,16 +4,97 @@
  */
 #include <assert.h>
 #include <limits.h>
+#ifndef MCZ_NO_LIBMURMURHASH
 #include <murmurhash.h>
+#endif
 
 #include "mcz_common.h"
+
+/*
+ * MurmurHash3 x64 128 written here, for the targets without libmurmurhash (Windows: its source
+ * package is not one the Windows build can fetch; packaging/windows.mk defines
+ * MCZ_NO_LIBMURMURHASH). Linux keeps the library, the reference; tests/unit/test_murmur3.c
+ * proves the two equal there over every length of a block and its tails, seeds of bytes varied.
+ * Blocks are read little-endian whatever the host, as the reference reads them on x86-64.
+ * Internal: declared here and by its test, not in a header.
+ */
+void mcz_murmur3_128_own(const void *data, size_t len, uint64_t h[2]);
+
+static uint64_t rotl64(uint64_t x, unsigned r)
+{
+    return (x << r) | (x >> (64 - r));
+}
+
+static uint64_t fmix64(uint64_t k)
+{
+    k ^= k >> 33;
+    k *= 0xff51afd7ed558ccdull;
+    k ^= k >> 33;
+    k *= 0xc4ceb9fe1a85ec53ull;
+    k ^= k >> 33;
+    return k;
+}
+
+#define MURMUR_C1 0x87c37b91114253d5ull
+#define MURMUR_C2 0x4cf5ad432745937full
+
+static uint64_t mix_k1(uint64_t k1)
+{
+    return rotl64(k1 * MURMUR_C1, 31) * MURMUR_C2;
+}
+
+static uint64_t mix_k2(uint64_t k2)
+{
+    return rotl64(k2 * MURMUR_C2, 33) * MURMUR_C1;
+}
+
+/* The tail's bytes [from, to) as a little-endian word (fewer than 8 bytes: the rest zero). */
+static uint64_t tail_word(const uint8_t *tail, size_t from, size_t to)
+{
+    uint64_t k = 0;
+    for (size_t i = to; i > from; i--)
+        k = (k << 8) | tail[i - 1];
+    return k;
+}
+
+void mcz_murmur3_128_own(const void *data, size_t len, uint64_t h[2])
+{
+    const uint8_t *p = data;
+    size_t blocks = len / 16;
+    uint64_t h1 = 0, h2 = 0; /* seed 0 */
+    for (size_t i = 0; i < blocks; i++, p += 16) {
+        h1 ^= mix_k1(mcz_get_le64(p));
+        h1 = (rotl64(h1, 27) + h2) * 5 + 0x52dce729;
+        h2 ^= mix_k2(mcz_get_le64(p + 8));
+        h2 = (rotl64(h2, 31) + h1) * 5 + 0x38495ab5;
+    }
+    size_t rest = len & 15;
+    if (rest > 8)
+        h2 ^= mix_k2(tail_word(p, 8, rest));
+    if (rest > 0)
+        h1 ^= mix_k1(tail_word(p, 0, rest < 8 ? rest : 8));
+    h1 ^= (uint64_t)len;
+    h2 ^= (uint64_t)len;
+    h1 += h2;
+    h2 += h1;
+    h1 = fmix64(h1);
+    h2 = fmix64(h2);
+    h1 += h2;
+    h2 += h1;
+    h[0] = h1;
+    h[1] = h2;
+}
 
 void mcz_murmur3_128(const void *data, size_t len, mcz_hash128 *out)
 {
     /* The library takes an unsigned length; everything mcz hashes is sized by a u32. */
     assert(len <= UINT_MAX);
     uint64_t h[2];
+#ifdef MCZ_NO_LIBMURMURHASH
+    mcz_murmur3_128_own(data, len, h);
+#else
     lmmh_x64_128(data, (unsigned)len, 0, h);
+#endif
     mcz_put_le64(out->bytes, h[0]);
     mcz_put_le64(out->bytes + 8, h[1]);
 }

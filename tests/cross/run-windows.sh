@@ -25,6 +25,9 @@ failed=0
 failures=()
 
 export WINEPREFIX=$win/wine-prefix WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
+# The unit tests remove their scratch directories with system("rm -rf 'DIR'"): Wine's cmd finds
+# tests/cross/wine-bin/rm.cmd for it (Z: is Wine's drive for /).
+export WINEPATH="Z:$(printf '%s' "$root/tests/cross/wine-bin" | tr / '\\')"
 unset DISPLAY
 # The 64-bit loader itself: Debian's `wine` wrapper warns on every run when wine32 (i386) is
 # not installed, and nothing here is 32-bit.
@@ -115,13 +118,57 @@ else
     fi
 fi
 
+# The unit tests that do not run on Windows yet, and why: a program not built (it needs what
+# is not ported), or one whose failures are known (a reason each; the failures are shown and not
+# counted, and the program passing whole is a failure: the entry must go). A test neither built
+# nor listed fails the run, so none is dropped silently.
+declare -A not_built=(
+    [test_diag]="links tools/ (tool_where_text, tool_diag_rename), which does not compile for
+        Windows yet (tools/tool_signal.c: sigaction, SIGPIPE; tools/tool_sys.c: poll.h)"
+    [test_mcl]="links tools/ (tool_parse_count): tools/ does not compile for Windows yet"
+    [test_spmi_args]="links tools/ (tool_spmi_*): tools/ does not compile for Windows yet"
+    [test_source]="forks children (sys/wait.h): io/source.c's fork-safety, POSIX only"
+    [test_writer_collector]="forks children (sys/wait.h) and kills them with signals: the
+        collector on Windows is a later step"
+)
+declare -A known_failing=(
+    [test_archive_source]="reads /proc/self/status (RssFile) for the drop-behind and flat-walk
+        tests; their file stays mapped after the failure, and Windows cannot rewrite a mapped
+        file, so the tests after them fail too (the program stops in test_damaged_mch, its
+        closing counts unprinted)"
+    [test_meta]="test_every_mode: a rolling LIVE file (max_bytes) needs holes, and Wine answers
+        ERROR_NOT_SUPPORTED to FSCTL_SET_ZERO_DATA, which io/os_win32.c punches them with
+        (NTFS has it: not tested here), so the writer refuses with MCZ_EUNSUPPORTED"
+    [test_toc]="test_find: Windows' file names ignore case (B.MCT and B.mct are one file)"
+)
+
 echo "== unit tests for Windows under $wine"
 units=0
+for src in "$root"/tests/unit/test_*.c; do
+    name=$(basename "$src" .c)
+    [ -f "$win/tests/$name.exe" ] && continue
+    if [ -n "${not_built[$name]+set}" ]; then
+        echo "skip - $name: ${not_built[$name]//$'\n'        / }"
+    else
+        fail "$name built for Windows (not built, and not listed as not building)"
+    fi
+done
 for t in "$win"/tests/test_*.exe; do
     [ -f "$t" ] || continue
     units=$((units + 1))
     name=$(basename "$t" .exe)
     cmocka_run "$t"
+    if [ -n "${known_failing[$name]+set}" ]; then
+        if [ $rc -eq 0 ] && [ -n "$p" ] && [ -z "$f" ]; then
+            fail "$name passes whole under Wine: take it off the known failures"
+        else
+            passed=$((passed + ${p:-0}))
+            echo "todo - $name: ${p:-0} tests passed, known failures:" \
+                 "${known_failing[$name]//$'\n'        / }"
+            grep '^\[  FAILED  \] test_' "$T/log.unix" | sort -u | sed 's/^/    /'
+        fi
+        continue
+    fi
     passed=$((passed + ${p:-0}))
     if [ $rc -ne 0 ] || [ -z "$p" ]; then
         failed=$((failed + ${f:-1}))

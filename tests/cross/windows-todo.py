@@ -25,7 +25,8 @@ PROGRAMS = ["tools", "mcs", "parallel-replay", "superpmi-dropin", "bench/mchgen"
 UNIT_TESTS = ["tests/unit"]
 # The Makefile's flags: every file, then the library's own, then what programs add.
 FLAGS = ["-std=c11", "-Wall", "-Wextra", "-Wformat=2", "-D_GNU_SOURCE", "-Iinclude", "-pthread",
-         "-D__USE_MINGW_ANSI_STDIO=1", "-DCURL_STATICLIB", "-DLZMA_API_STATIC", "-DZIP_STATIC"]
+         "-D__USE_MINGW_ANSI_STDIO=1", "-DCURL_STATICLIB", "-DLZMA_API_STATIC", "-DZIP_STATIC",
+         "-D_FILE_OFFSET_BITS=64", "-DMCZ_NO_LIBMURMURHASH", "-include", "io/win32_compat.h"]
 LIBRARY_FLAGS = ["-Icommon", "-DMCZ_BUILDING_LIBRARY"]
 PROGRAM_FLAGS = ["-Itools"]
 MAX_PASSES = 40
@@ -66,7 +67,7 @@ def sources():
 
 
 def compile_once(cc, sysroot, group, path, stubs):
-    flags = FLAGS + {"library": LIBRARY_FLAGS, "programs": PROGRAM_FLAGS, "tests": []}[group]
+    flags = FLAGS + {"library": LIBRARY_FLAGS, "programs": PROGRAM_FLAGS, "tests": ["-Icommon"]}[group]
     cmd = [cc, "-fsyntax-only", "-fno-diagnostics-show-caret", "-fdiagnostics-color=never",
            *flags, "-isystem", os.path.join(sysroot, "include"), "-idirafter", stubs, path]
     env = dict(os.environ, LC_ALL="C")  # plain quotes in the messages
@@ -199,7 +200,8 @@ def main():
             out += ["", "Warnings of printf formats and of a 32-bit long (Windows' long has 32",
                     "bits; GCC for mingw checks a function declared `format(printf, ...)` as",
                     "Microsoft's printf, which has no `%zu`: such declarations want",
-                    "`__MINGW_PRINTF_FORMAT` (gnu_printf) there):", ""]
+                    "`format(gnu_printf, ...)` there, as include/mcz.h's MCZ_DIAG_PRINTF",
+                    "has):", ""]
             out += sorted(set(notes["llp64"]))
         if notes["other"]:
             out += ["", "Other errors (often consequences of the names above):", ""]

@@ -1,0 +1,475 @@
+/*
+ * os_win32.c - io/platform.h for Windows, and the functions of io/win32_compat.h (the POSIX
+ * names MinGW-w64 lacks). Compiled on every target like every file of io/, empty but for
+ * Windows: io/os_posix.c is its counterpart, empty there. One file per system rather than
+ * #ifdefs through one: the two share no code worth sharing, and each reads as what it calls.
+ *
+ * Not yet on Windows (a later step of the port): the fatal-signal dump and the request signal
+ * (mcz_os_signal_catch returns MCZ_EUNSUPPORTED; the writer then refuses a dump on signal, as it
+ * says), and sockets as descriptors.
+ */
+#ifdef _WIN32
+#include <windows.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <io.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "mcz_common.h"
+#include "platform.h"
+
+/* The largest count one ReadFile or WriteFile is asked for. */
+#define IO_CHUNK (1u << 30)
+
+/* errno for the thread's last Win32 error, roughly: the messages name it. */
+static void set_errno_from_win32(void)
+{
+    switch (GetLastError()) {
+    case ERROR_FILE_NOT_FOUND:
+    case ERROR_PATH_NOT_FOUND:
+        errno = ENOENT;
+        break;
+    case ERROR_ACCESS_DENIED:
+    case ERROR_SHARING_VIOLATION:
+    case ERROR_LOCK_VIOLATION:
+        errno = EACCES;
+        break;
+    case ERROR_NOT_ENOUGH_MEMORY:
+    case ERROR_OUTOFMEMORY:
+    case ERROR_COMMITMENT_LIMIT:
+        errno = ENOMEM;
+        break;
+    case ERROR_DISK_FULL:
+    case ERROR_HANDLE_DISK_FULL:
+        errno = ENOSPC;
+        break;
+    case ERROR_NOT_SUPPORTED:
+    case ERROR_INVALID_FUNCTION:
+        errno = EOPNOTSUPP;
+        break;
+    case ERROR_BROKEN_PIPE:
+    case ERROR_NO_DATA:
+        errno = EPIPE;
+        break;
+    default:
+        errno = EIO;
+    }
+}
+
+static HANDLE os_handle(int fd)
+{
+    return (HANDLE)_get_osfhandle(fd);
+}
+
+/* A UTF-8 path as Windows' wide characters (malloc'd), or NULL with errno set. */
+static wchar_t *wide_path(const char *path)
+{
+    int n = MultiByteToWideChar(CP_UTF8, MB_ERR_INVALID_CHARS, path, -1, NULL, 0);
+    wchar_t *w = n > 0 ? malloc((size_t)n * sizeof *w) : NULL;
+    if (!w || MultiByteToWideChar(CP_UTF8, MB_ERR_INVALID_CHARS, path, -1, w, n) != n) {
+        free(w);
+        errno = n > 0 ? ENOMEM : EINVAL;
+        return NULL;
+    }
+    return w;
+}
+
+/* ============================================================================================ */
+/* io/platform.h                                                                                */
+/* ============================================================================================ */
+
+int mcz_os_create(const char *path, mcz_os_access access)
+{
+    int how = access == MCZ_OS_READ_WRITE ? O_RDWR : O_WRONLY;
+    return open(path, how | O_CREAT | O_TRUNC | O_CLOEXEC, _S_IREAD | _S_IWRITE);
+}
+
+int mcz_os_close(int fd)
+{
+    return close(fd);
+}
+
+int mcz_os_write_all(int fd, const void *data, size_t len)
+{
+    const uint8_t *p = data;
+    while (len > 0) {
+        int n = write(fd, p, (unsigned)(len < IO_CHUNK ? len : IO_CHUNK));
+        if (n <= 0)
+            return MCZ_EIO;
+        p += n;
+        len -= (size_t)n;
+    }
+    return MCZ_OK;
+}
+
+int mcz_os_pwrite_all(int fd, const void *data, size_t len, uint64_t off)
+{
+    const uint8_t *p = data;
+    while (len > 0) {
+        ssize_t n = mcz_win_pwrite(fd, p, len, (int64_t)off);
+        if (n <= 0)
+            return MCZ_EIO;
+        p += n;
+        len -= (size_t)n;
+        off += (uint64_t)n;
+    }
+    return MCZ_OK;
+}
+
+int64_t mcz_os_pread(int fd, void *buf, size_t len, uint64_t off)
+{
+    return mcz_win_pread(fd, buf, len, (int64_t)off);
+}
+
+int mcz_os_fsync(int fd)
+{
+    return mcz_win_fsync(fd);
+}
+
+int mcz_os_fdatasync(int fd)
+{
+    return mcz_win_fsync(fd);
+}
+
+int mcz_os_truncate(int fd, uint64_t size)
+{
+    if (size > INT64_MAX) {
+        errno = EINVAL;
+        return -1;
+    }
+    errno_t err = _chsize_s(fd, (long long)size);
+    errno = err ? err : errno;
+    return err ? -1 : 0;
+}
+
+/* The file made sparse (once is enough; asking again costs one call), then the range zeroed:
+ * on a sparse file, FSCTL_SET_ZERO_DATA frees the whole blocks within it. A file system
+ * without sparse files (FAT) refuses the first, one without zeroing the second (Wine 8 has
+ * FSCTL_SET_SPARSE but answers ERROR_NOT_SUPPORTED to FSCTL_SET_ZERO_DATA): EOPNOTSUPP. */
+int mcz_os_punch_hole(int fd, uint64_t off, uint64_t len)
+{
+    HANDLE h = os_handle(fd);
+    DWORD got = 0;
+    if (h == INVALID_HANDLE_VALUE || off > INT64_MAX || len > INT64_MAX - off) {
+        errno = EINVAL;
+        return -1;
+    }
+    if (!DeviceIoControl(h, FSCTL_SET_SPARSE, NULL, 0, NULL, 0, &got, NULL)) {
+        errno = EOPNOTSUPP;
+        return -1;
+    }
+    FILE_ZERO_DATA_INFORMATION zero;
+    zero.FileOffset.QuadPart = (LONGLONG)off;
+    zero.BeyondFinalZero.QuadPart = (LONGLONG)(off + len);
+    if (!DeviceIoControl(h, FSCTL_SET_ZERO_DATA, &zero, sizeof zero, NULL, 0, &got, NULL)) {
+        set_errno_from_win32();
+        return -1;
+    }
+    return 0;
+}
+
+/* The atomic replace: MoveFileExW replaces an existing target, and with WRITE_THROUGH returns
+ * only once the rename is on disk. */
+int mcz_os_rename(const char *from, const char *to)
+{
+    wchar_t *wfrom = wide_path(from), *wto = wfrom ? wide_path(to) : NULL;
+    BOOL ok = wto && MoveFileExW(wfrom, wto, MOVEFILE_REPLACE_EXISTING | MOVEFILE_WRITE_THROUGH);
+    if (wto && !ok)
+        set_errno_from_win32();
+    free(wfrom);
+    free(wto);
+    return ok ? 0 : -1;
+}
+
+bool mcz_os_is_file(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* Windows' sockets are not C runtime descriptors: a descriptor is never a socket here. */
+bool mcz_os_descriptor(int fd, bool *is_socket)
+{
+    if (fd < 0 || os_handle(fd) == INVALID_HANDLE_VALUE)
+        return false;
+    *is_socket = false;
+    return true;
+}
+
+/* Windows raises no SIGPIPE: a write to a pipe whose reader is gone fails with EPIPE. */
+int mcz_os_send_all(int fd, bool is_socket, const void *data, size_t len)
+{
+    (void)is_socket;
+    return mcz_os_write_all(fd, data, len);
+}
+
+int mcz_os_signal_catch(int sig, void (*handler)(int), mcz_os_signal_saved *previous)
+{
+    (void)sig, (void)handler;
+    previous->handler = SIG_DFL;
+    return MCZ_EUNSUPPORTED; /* the dump on a signal or an exception: a later step */
+}
+
+void mcz_os_signal_restore(int sig, const mcz_os_signal_saved *previous)
+{
+    (void)sig, (void)previous;
+}
+
+void mcz_os_raise(int sig)
+{
+    raise(sig);
+}
+
+void mcz_os_nap(long ns)
+{
+    Sleep((DWORD)((ns + 999999) / 1000000)); /* whole milliseconds, rounded up */
+}
+
+uint64_t mcz_os_monotonic_ns(void)
+{
+    LARGE_INTEGER freq, now;
+    QueryPerformanceFrequency(&freq);
+    QueryPerformanceCounter(&now);
+    uint64_t f = (uint64_t)freq.QuadPart, t = (uint64_t)now.QuadPart;
+    return t / f * 1000000000u + t % f * 1000000000u / f;
+}
+
+uint64_t mcz_os_thread_cpu_ns(void)
+{
+    FILETIME created, exited, kernel, user;
+    if (!GetThreadTimes(GetCurrentThread(), &created, &exited, &kernel, &user))
+        return 0;
+    uint64_t k = ((uint64_t)kernel.dwHighDateTime << 32) | kernel.dwLowDateTime;
+    uint64_t u = ((uint64_t)user.dwHighDateTime << 32) | user.dwLowDateTime;
+    return (k + u) * 100; /* 100-nanosecond units */
+}
+
+int mcz_os_cores(void)
+{
+    SYSTEM_INFO si;
+    GetSystemInfo(&si);
+    return si.dwNumberOfProcessors > 0 && si.dwNumberOfProcessors < INT_MAX
+               ? (int)si.dwNumberOfProcessors
+               : 1;
+}
+
+/* ============================================================================================ */
+/* io/win32_compat.h                                                                            */
+/* ============================================================================================ */
+
+int mcz_win_fcntl(int fd, int cmd, ...)
+{
+    if (cmd != F_DUPFD_CLOEXEC) {
+        errno = EINVAL;
+        return -1;
+    }
+    int dup = _dup(fd);
+    if (dup >= 0)
+        _setmode(dup, _O_BINARY); /* standard output starts in text mode; archives are bytes */
+    return dup;
+}
+
+int mcz_win_fsync(int fd)
+{
+    HANDLE h = os_handle(fd);
+    if (h == INVALID_HANDLE_VALUE) {
+        errno = EBADF;
+        return -1;
+    }
+    if (GetFileType(h) != FILE_TYPE_DISK)
+        return 0;
+    if (!FlushFileBuffers(h)) {
+        set_errno_from_win32();
+        return -1;
+    }
+    return 0;
+}
+
+/* One ReadFile or WriteFile at off, the file position saved and put back. */
+static ssize_t transfer_at(int fd, void *buf, size_t len, int64_t off, bool writing)
+{
+    HANDLE h = os_handle(fd);
+    LARGE_INTEGER zero = {0}, pos;
+    if (h == INVALID_HANDLE_VALUE || off < 0 || !SetFilePointerEx(h, zero, &pos, FILE_CURRENT)) {
+        errno = EBADF;
+        return -1;
+    }
+    OVERLAPPED at;
+    memset(&at, 0, sizeof at);
+    at.Offset = (DWORD)((uint64_t)off & 0xFFFFFFFFu);
+    at.OffsetHigh = (DWORD)((uint64_t)off >> 32);
+    DWORD want = (DWORD)(len < IO_CHUNK ? len : IO_CHUNK), done = 0;
+    BOOL ok = writing ? WriteFile(h, buf, want, &done, &at) : ReadFile(h, buf, want, &done, &at);
+    DWORD err = ok ? 0 : GetLastError();
+    SetFilePointerEx(h, pos, NULL, FILE_BEGIN);
+    if (!ok && err == ERROR_HANDLE_EOF && !writing)
+        return 0;
+    if (!ok) {
+        SetLastError(err);
+        set_errno_from_win32();
+        return -1;
+    }
+    return (ssize_t)done;
+}
+
+ssize_t mcz_win_pread(int fd, void *buf, size_t len, int64_t off)
+{
+    return transfer_at(fd, buf, len, off, false);
+}
+
+ssize_t mcz_win_pwrite(int fd, const void *buf, size_t len, int64_t off)
+{
+    return transfer_at(fd, (void *)(uintptr_t)buf, len, off, true); /* WriteFile reads it */
+}
+
+/* The file is deleted when its last descriptor closes (_O_TEMPORARY): Windows cannot unlink an
+ * open file, which is what the POSIX caller does next to the same end. */
+int mcz_win_mkostemp(char *tmpl, int flags)
+{
+    if (_mktemp_s(tmpl, strlen(tmpl) + 1) != 0)
+        return -1;
+    return _open(tmpl, O_RDWR | O_CREAT | O_EXCL | _O_TEMPORARY | flags, _S_IREAD | _S_IWRITE);
+}
+
+char *mcz_win_mkdtemp(char *tmpl)
+{
+    return _mktemp_s(tmpl, strlen(tmpl) + 1) == 0 && _mkdir(tmpl) == 0 ? tmpl : NULL;
+}
+
+ssize_t mcz_win_readlink(const char *path, char *buf, size_t cap)
+{
+    (void)path, (void)buf, (void)cap;
+    errno = EINVAL;
+    return -1;
+}
+
+int mcz_win_process_exists(long pid, int sig)
+{
+    HANDLE p = sig == 0 && pid > 0 ? OpenProcess(PROCESS_QUERY_LIMITED_INFORMATION, FALSE,
+                                                 (DWORD)pid)
+                                   : NULL;
+    if (!p) {
+        errno = sig != 0 || GetLastError() == ERROR_INVALID_PARAMETER ? ESRCH : EPERM;
+        return -1;
+    }
+    DWORD code = 0;
+    bool alive = GetExitCodeProcess(p, &code) && code == STILL_ACTIVE;
+    CloseHandle(p);
+    errno = alive ? errno : ESRCH;
+    return alive ? 0 : -1;
+}
+
+void *mcz_win_mmap(void *addr, size_t len, int prot, int flags, int fd, int64_t off)
+{
+    (void)addr;
+    if (len == 0 || off != 0) {
+        errno = EINVAL;
+        return MAP_FAILED;
+    }
+    if (flags & MAP_ANONYMOUS) {
+        void *m = VirtualAlloc(NULL, len, MEM_RESERVE | MEM_COMMIT, PAGE_READWRITE);
+        if (!m)
+            errno = ENOMEM;
+        return m ? m : MAP_FAILED;
+    }
+    if (prot != PROT_READ) {
+        errno = EINVAL;
+        return MAP_FAILED;
+    }
+    HANDLE map = CreateFileMappingW(os_handle(fd), NULL, PAGE_READONLY, 0, 0, NULL);
+    void *view = map ? MapViewOfFile(map, FILE_MAP_READ, 0, 0, len) : NULL;
+    if (!view)
+        set_errno_from_win32();
+    if (map)
+        CloseHandle(map); /* the view keeps the mapping alive */
+    return view ? view : MAP_FAILED;
+}
+
+int mcz_win_munmap(void *addr, size_t len)
+{
+    (void)len;
+    MEMORY_BASIC_INFORMATION info;
+    if (VirtualQuery(addr, &info, sizeof info) == 0) {
+        errno = EINVAL;
+        return -1;
+    }
+    BOOL ok = info.Type == MEM_MAPPED ? UnmapViewOfFile(addr) : VirtualFree(addr, 0, MEM_RELEASE);
+    return ok ? 0 : -1;
+}
+
+/* io/ advises only that pages already read will not be again (mcz_file_drop_behind): a hint
+ * Windows takes from its own memory pressure. */
+int mcz_win_madvise(void *addr, size_t len, int advice)
+{
+    (void)addr, (void)len, (void)advice;
+    return 0;
+}
+
+long mcz_win_sysconf(int name)
+{
+    SYSTEM_INFO si;
+    GetSystemInfo(&si);
+    if (name == _SC_PAGESIZE)
+        return (long)si.dwPageSize;
+    errno = EINVAL;
+    return -1;
+}
+
+/* What remains until at on clock, as a relative time (zero once past). */
+static struct timespec time_left(clockid_t clock, const struct timespec *at)
+{
+    struct timespec now, left = {0, 0};
+    if (clock_gettime(clock, &now) != 0)
+        return left;
+    int64_t ns = ((int64_t)at->tv_sec - (int64_t)now.tv_sec) * 1000000000 +
+                 ((int64_t)at->tv_nsec - (int64_t)now.tv_nsec);
+    if (ns > 0) {
+        left.tv_sec = (time_t)(ns / 1000000000);
+        left.tv_nsec = (long)(ns % 1000000000);
+    }
+    return left;
+}
+
+int mcz_win_cond_clockwait(pthread_cond_t *cond, pthread_mutex_t *mutex, clockid_t clock,
+                           const struct timespec *at)
+{
+    struct timespec left = time_left(clock, at);
+    return pthread_cond_timedwait_relative_np(cond, mutex, &left);
+}
+
+/* sem_timedwait takes a CLOCK_REALTIME deadline: the monotonic one moved onto it. */
+int mcz_win_sem_clockwait(sem_t *sem, clockid_t clock, const struct timespec *at)
+{
+    struct timespec left = time_left(clock, at), real;
+    clock_gettime(CLOCK_REALTIME, &real);
+    real.tv_sec += left.tv_sec;
+    real.tv_nsec += left.tv_nsec;
+    if (real.tv_nsec >= 1000000000) {
+        real.tv_sec++;
+        real.tv_nsec -= 1000000000;
+    }
+    return sem_timedwait(sem, &real);
+}
+
+void *mcz_win_memmem(const void *haystack, size_t hay_len, const void *needle, size_t len)
+{
+    const uint8_t *h = haystack, *n = needle;
+    if (len == 0)
+        return (void *)(uintptr_t)h;
+    for (size_t i = 0; len <= hay_len && i <= hay_len - len; i++) {
+        const uint8_t *first = memchr(h + i, n[0], hay_len - len - i + 1);
+        if (!first)
+            return NULL;
+        i = (size_t)(first - h);
+        if (memcmp(first, n, len) == 0)
+            return (void *)(uintptr_t)first;
+    }
+    return NULL;
+}
+
+#endif /* _WIN32 */
