@@ -25,6 +25,17 @@ uint64_t mcz_input_size(const mcz_input *in)
     return in ? mcz_src_size(in) : 0;
 }
 
+bool mcz_input_remote(const mcz_input *in)
+{
+    return in && mcz_src_remote(in);
+}
+
+void mcz_input_drop_behind(const mcz_input *in, uint64_t *dropped, uint64_t pos)
+{
+    if (in && dropped)
+        mcz_src_drop_behind(in, dropped, pos);
+}
+
 int mcz_input_view(mcz_input *in, uint64_t off, uint64_t len, const uint8_t **view,
                    mcz_diag *diag)
 {
