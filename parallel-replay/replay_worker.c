@@ -1,7 +1,7 @@
 /*
  * replay_worker.c - what one worker process does with a work unit: decode it (one archive chunk,
- * or a run of an MCH file, viewed through the input the parent opened), then replay each wanted context in number
- * order, announcing it first so the parent can blame it if this process dies.
+ * or a run of an MCH file, viewed through the input the parent opened), then replay each wanted
+ * context in number order, announcing it first so the parent can blame it if this process dies.
  *
  * A unit that cannot be read (a chunk failing its checksum, a damaged MCH container) accounts
  * each of its wanted contexts as an error naming the damage; the run goes on with other units.
