@@ -23,11 +23,9 @@
 
 #define TOOL_ERROR_SIZE 1024
 
-#if defined(__GNUC__)
-#define TOOL_PRINTF(f, a) __attribute__((format(printf, f, a)))
-#else
-#define TOOL_PRINTF(f, a)
-#endif
+/* The programs are built with the library's printf (on Windows mingw's C99 one, with %zu):
+ * their formats are checked as its are. */
+#define TOOL_PRINTF(f, a) MCZ_DIAG_PRINTF(f, a)
 
 /* ---- Messages (tool_message.c) ---- */
 
