@@ -184,6 +184,11 @@ void tool_dir_list_free(char **names, size_t count);
 /* True when name matches glob as tool_dir_list matches them. */
 bool tool_glob_match(const char *glob, const char *name);
 
+/* Standard input, output and error carry bytes unchanged: Windows' C runtime starts them in
+ * text mode (LF written as CR LF, CR LF read as LF, Ctrl-Z read as the end), so that the same
+ * run would print other bytes there. Called at the start of main; nothing to do elsewhere. */
+void tool_stdio_binary(void);
+
 /* True when stdout is a pipe or socket whose reader is gone (a write would fail with EPIPE):
  * a program that stops early for that, as `| head` asks, is not failing. */
 bool tool_stdout_reader_gone(void);

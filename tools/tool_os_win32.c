@@ -332,6 +332,13 @@ bool tool_glob_match(const char *glob, const char *name)
 
 /* ---- Files ---- */
 
+void tool_stdio_binary(void)
+{
+    _setmode(_fileno(stdin), _O_BINARY);
+    _setmode(_fileno(stdout), _O_BINARY);
+    _setmode(_fileno(stderr), _O_BINARY);
+}
+
 static bool handle_is_pipe(HANDLE h)
 {
     return h != INVALID_HANDLE_VALUE && GetFileType(h) == FILE_TYPE_PIPE;
