@@ -85,13 +85,13 @@ static void target_restore(concat_target *t)
     if (t->fd < 0)
         return;
     target_forget_undo(t);
-    if (t->created)
-        unlink(t->path);
-    else if (ftruncate(t->fd, t->original_size) != 0)
+    if (!t->created && ftruncate(t->fd, t->original_size) != 0)
         tool_error("%s: could not restore the original length %lld: %s", t->path,
                   (long long)t->original_size, strerror(errno));
-    close(t->fd);
+    close(t->fd); /* first: Windows removes no open file */
     t->fd = -1;
+    if (t->created)
+        unlink(t->path);
 }
 
 static int target_finish(concat_target *t)
