@@ -40,7 +40,8 @@ static int check_target_kind(const concat_target *t)
     uint8_t head[2];
     if (t->original_size == 0)
         return 0;
-    if (t->original_size >= 2 && tool_pread(t->fd, head, 2, 0) == 2 && head[0] == 'm' && head[1] == 'c')
+    if (t->original_size >= 2 && tool_pread(t->fd, head, 2, 0) == 2 && head[0] == 'm' &&
+        head[1] == 'c')
         return 0;
     tool_error("%s: at offset 0: not an MCH file (no method context at its start)", t->path);
     return -1;

@@ -86,10 +86,9 @@ LDLIBS   := $(filter-out -lmurmurhash,$(LDLIBS))
 LDFLAGS  += -static -L$(WIN_SYSROOT)/lib
 LDLIBS   += $(shell $(WIN_PKG) --libs-only-l libcurl libzip 2>/dev/null)
 endif
-# The unit tests are NAME.exe (what the compiler writes), linked without tools/ (not yet ported:
-# the tests that need it are listed as such by tests/cross/run-windows.sh).
+# The unit tests are NAME.exe (what the compiler writes), linked with tools/ as on Linux.
 WIN_UNITS := $(addsuffix .exe,$(UNITS))
-$(BUILD)/tests/%.exe: $(BUILD)/obj/tests/unit/%.o $(LIB_A)
+$(BUILD)/tests/%.exe: $(BUILD)/obj/tests/unit/%.o $(TOOL_OBJ) $(LIB_A)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lcmocka
 windows-build: $(LIB_A) $(PROGRAMS) $(WIN_UNITS)
@@ -116,3 +115,7 @@ $(BUILD)/tests/windows_dll_probe.exe: tests/cross/windows_dll_probe.c $(BIN)/lib
 	$(CC) $(CPPFLAGS) -DMCZ_DLL $(CFLAGS) -o $@ $< $(BIN)/libmcz.dll.a
 windows-build: $(BIN)/libmcz.dll $(BUILD)/tests/windows_dll_probe.exe
 endif
+# run-windows.sh compares the programs and the DLL with this machine's (tests/cross/
+# windows-programs.sh): mcs, mchgen and libmcz.so are built first, and found in MCZ_HOST_BIN.
+test-windows: $(BIN)/mcs $(BIN)/mchgen $(LIB_SO)
+test-windows: export MCZ_HOST_BIN := $(abspath $(BIN))
