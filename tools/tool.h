@@ -268,9 +268,10 @@ void tool_undo_remove_forget(const char *path);
 
 /* For the tests: with MCZ_TEST_SIGNAL=INT@N (TERM, HUP, PIPE) in the environment, the signal
  * is raised when `done` (units of work so far, e.g. contexts written) reaches N. On Windows
- * INT@N and HUP@N generate a console control event (Ctrl-C, Ctrl-Break) the process receives
- * as a console program does, and TERM@N raises SIGTERM; the calling thread then waits for the
- * handler to end the process. */
+ * INT@N sends the process's console a Ctrl-C, TERM@N and HUP@N a Ctrl-Break (PIPE: nothing),
+ * and the calling thread waits for the handler to end the process; a process without a
+ * console says on stderr that it waits ("waiting for the console control event"), for the
+ * test to send the event (under Wine: SIGINT). No event within 30 s: exit 125. */
 void tool_test_signal_point(uint64_t done);
 
 /* ---- Inputs ---- */

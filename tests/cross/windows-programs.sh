@@ -49,6 +49,15 @@ win_programs_dll() {
         fail "libmcz.dll exports what libmcz.so exports"
         diff "$T/so.exports" "$T/dll.exports" | head -20 | sed 's/^/    /'
     fi
+    # The library's own POSIX names (io/win32_compat.h) are not exported: no program calls one.
+    local internal
+    internal=$(x86_64-w64-mingw32-nm -u "$win"/obj/tools/*.o "$win"/obj/mcs/*.o \
+        "$win"/obj/bench/mchgen/*.o 2>/dev/null | grep -c ' mcz_win_')
+    if [ "$internal" -eq 0 ] && [ -f "$win/obj/mcs/mcs.o" ]; then
+        pass "tools/, mcs/ and mchgen call none of io/win32_compat.h's mcz_win_* functions"
+    else
+        fail "tools/, mcs/ and mchgen call none of io/win32_compat.h's mcz_win_* ($internal do)"
+    fi
     if x86_64-w64-mingw32-objdump -p "$probe" | grep -q 'DLL Name: libmcz.dll'; then
         pass "windows_dll_probe.exe imports libmcz.dll"
     else
