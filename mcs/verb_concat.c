@@ -158,11 +158,13 @@ static int concat_archive(const char *path, mcs_input *in, uint64_t *appended,
         rc = mcs_copy_all(&base, out, &rules, &base_counts);
     if (rc == 0)
         rc = mcs_copy_all(in, out, &rules, &counts);
+    /* FILE1 is closed before its replacement takes its name: Windows renames nothing over an
+     * open (or mapped) file. */
+    mcs_input_close(&base);
     if (rc == 0)
         rc = mcs_output_commit(out);
     else
         mcs_output_abort(out);
-    mcs_input_close(&base);
     *appended = counts.saved;
     *bytes = counts.saved_bytes;
     return rc;

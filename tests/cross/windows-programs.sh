@@ -190,17 +190,6 @@ declare -A win_cli_skip=(
 )
 # Failures known under Wine: script -> patterns (one a line) of the names of its failing checks.
 declare -A win_cli_known=(
-    [test_mcs_chunkcopy.sh]='-concat of a second archive*
--concat of archives holds both*
--concat copies every chunk
--concat of an .mch onto an archive*
--concat counts what it appended*
--concat the same archive again*
--concat of archives with different dictionaries*
--concat of different dictionaries holds both*
-a damaged chunk of duplicates only*'
-    [test_mcs_damage.sh]='-concat onto an archive*'
-    [test_mcs_jitee_guid.sh]='-concat of archives with the same GUID*'
     [test_mcs_edges.sh]='*to a terminal is refused*
 --force writes to the terminal
 * | head: quiet, exit 0*
@@ -213,11 +202,6 @@ a damaged chunk of duplicates only*'
 HTTP: cannot connect to HOST: reason*'
 )
 declare -A win_cli_why=(
-    [test_mcs_chunkcopy.sh]="-concat onto an archive replaces FILE1 while it is still open (and
-        mapped) as the input: Windows renames nothing over an open file (rename failed:
-        Permission denied); the -removeDup checks after it use its output"
-    [test_mcs_damage.sh]="the same -concat onto an archive"
-    [test_mcs_jitee_guid.sh]="the same -concat onto an archive"
     [test_mcs_edges.sh]="the terminal is script(1)'s pseudo-terminal, which Wine's console
         writes with its own escapes; a pipe whose reader is gone fails a write with EINVAL and
         Windows cannot ask the pipe beforehand (tool_stdout_reader_gone); /dev/full is a
