@@ -126,17 +126,26 @@ static FILE *pump_start(pump *p)
     return p->stream;
 }
 
-FILE *tool_stream_open(tool_stream_write_fn write, void *cookie)
+/* A pump into write(cookie, ...); with text set, a memory stream (write is memory_write, whose
+ * cookie is the pump itself). */
+static FILE *pump_open(tool_stream_write_fn write, void *cookie, char **text, size_t *len)
 {
     pump *p = calloc(1, sizeof *p);
     if (!p)
         return NULL;
     p->write = write;
-    p->cookie = cookie;
+    p->cookie = text ? p : cookie;
+    p->text = text;
+    p->text_len = len;
     FILE *f = pump_start(p);
     if (!f)
         free(p);
     return f;
+}
+
+FILE *tool_stream_open(tool_stream_write_fn write, void *cookie)
+{
+    return pump_open(write, cookie, NULL, NULL);
 }
 
 static long memory_write(void *cookie, const char *buf, size_t len)
@@ -159,17 +168,7 @@ static long memory_write(void *cookie, const char *buf, size_t len)
 
 FILE *tool_memstream_open(char **text, size_t *len)
 {
-    pump *p = calloc(1, sizeof *p);
-    if (!p)
-        return NULL;
-    p->write = memory_write;
-    p->cookie = p;
-    p->text = text;
-    p->text_len = len;
-    FILE *f = pump_start(p);
-    if (!f)
-        free(p);
-    return f;
+    return pump_open(memory_write, NULL, text, len);
 }
 
 /* Takes f's pump off the list; NULL when f is no stream of ours. */

@@ -203,15 +203,18 @@ HTTP: cannot connect to HOST: reason*'
 )
 declare -A win_cli_why=(
     [test_mcs_edges.sh]="the terminal is script(1)'s pseudo-terminal, which Wine's console
-        writes with its own escapes; a pipe whose reader is gone fails a write with EINVAL and
-        Windows cannot ask the pipe beforehand (tool_stdout_reader_gone); /dev/full is a
-        character device Wine gives as a console"
-    [test_mcs_empty.sh]="/dev/null reaches the program as Windows' NUL device, whose messages
-        differ"
-    [test_mcs_diskfull.sh]="the full disk's write error comes through Wine as EINVAL, not ENOSPC"
-    [test_mcs_settings.sh]="a character device named .mch: Windows has no such file"
-    [test_mcs_messages.sh]="the program the check feeds mcs as an ELF file is the wrapper
-        script here; a refused connection is worded by Windows' libcurl as Unknown error"
+        writes with escapes of its own between the characters; a write to a pipe whose reader is
+        gone fails with EINVAL (Invalid argument), and Windows cannot ask the pipe beforehand
+        (tool_stdout_reader_gone); /dev/full is taken for a terminal, or its write error is not
+        named as on Linux"
+    [test_mcs_empty.sh]="/dev/null is not recognised as the null device through Wine (mcs
+        compares st_rdev with /dev/null's): -dumpToc and -recover word its emptiness their way"
+    [test_mcs_diskfull.sh]="the full disk's write error reads Invalid argument through Wine (No
+        space left on device on Linux)"
+    [test_mcs_settings.sh]="a symbolic link named .mch to /dev/null is not seen as a device
+        through Wine, so the rule for .mch names refuses it"
+    [test_mcs_messages.sh]="the file the check gives mcs as an ELF program is the wrapper script
+        here; a refused connection is worded Unknown error by libcurl for Windows"
 )
 win_cli_scripts="test_mcs_args test_mcs_basic test_mcs_chunkcopy test_mcs_damage
     test_mcs_determinism test_mcs_dictionary test_mcs_dump_text test_mcs_edges test_mcs_empty
