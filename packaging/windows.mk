@@ -75,7 +75,8 @@ windows-todo: windows-deps
 	@python3 tests/cross/windows-todo.py $(WIN_CC) $(WIN_SYSROOT) tests/cross/windows-todo.md
 
 # Inside the sub-make of `make windows` (WIN_CROSS=1): what Windows compiles and links with.
-# No shared library, man pages or benchmarks yet: the library, the programs, the unit tests.
+# No man pages or benchmarks yet: the library (static, and libmcz.dll below), the programs, the
+# unit tests.
 ifdef WIN_CROSS
 CPPFLAGS += -isystem $(WIN_SYSROOT)/include $(WIN_CPPFLAGS)
 # io/win32_compat.h is the library's own (its functions are not exported from libmcz.dll): the

@@ -9,7 +9,8 @@
 # speaks HTTPS through Schannel, and an exit code comes through Wine (the probe's --fail exits
 # 3). Then the unit tests' runner: cmocka's counts read through Wine, a failing test seen
 # (tests/cross/windows_cmocka_probe.c). Then every unit test built for Windows, counted as
-# tests/cross/run.sh counts them.
+# tests/cross/run.sh counts them. Then the programs and libmcz.dll: tests/cross/
+# windows-programs.sh (sourced) says what it checks.
 # The Wine prefix is WIN_BUILD/wine-prefix (made on the first run, about 10 s; nothing goes to
 # $HOME); WINEDEBUG=-all; Mono and Gecko are not asked for. Prints one closing line,
 # "N passed, N failed".
