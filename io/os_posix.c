@@ -80,9 +80,20 @@ int mcz_os_truncate(int fd, uint64_t size)
     return ftruncate(fd, (off_t)size);
 }
 
+/* Linux: fallocate; macOS: F_PUNCHHOLE (not tested here); elsewhere none, and the callers say
+ * what needs holes (a rolling LIVE writer). */
 int mcz_os_punch_hole(int fd, uint64_t off, uint64_t len)
 {
+#if defined(FALLOC_FL_PUNCH_HOLE)
     return fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)off, (off_t)len);
+#elif defined(F_PUNCHHOLE)
+    struct fpunchhole hole = {0, 0, (off_t)off, (off_t)len};
+    return fcntl(fd, F_PUNCHHOLE, &hole);
+#else
+    (void)fd, (void)off, (void)len;
+    errno = EOPNOTSUPP;
+    return -1;
+#endif
 }
 
 int mcz_os_rename(const char *from, const char *to)
@@ -130,11 +141,21 @@ static ssize_t write_nosigpipe(int fd, const void *p, size_t len)
     return n;
 }
 
+/* A send that raises no SIGPIPE: MSG_NOSIGNAL where the system has it (not macOS). */
+static ssize_t send_nosigpipe(int fd, const void *p, size_t len)
+{
+#ifdef MSG_NOSIGNAL
+    return send(fd, p, len, MSG_NOSIGNAL);
+#else
+    return write_nosigpipe(fd, p, len);
+#endif
+}
+
 int mcz_os_send_all(int fd, bool is_socket, const void *data, size_t len)
 {
     const uint8_t *p = data;
     while (len > 0) {
-        ssize_t n = is_socket ? send(fd, p, len, MSG_NOSIGNAL) : write_nosigpipe(fd, p, len);
+        ssize_t n = is_socket ? send_nosigpipe(fd, p, len) : write_nosigpipe(fd, p, len);
         if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
             struct pollfd pf = {fd, POLLOUT, 0};
             if (poll(&pf, 1, -1) >= 0 || errno == EINTR)
