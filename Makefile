@@ -454,13 +454,16 @@ $(addprefix test-,$(CROSS_MACHINES)): test-%: % all $(COLLECTOR)
 ifeq ($(shell uname -s),Darwin)
 POSIX_COMPAT := 1
 endif
+POSIX_STRICT := -U_GNU_SOURCE -D_POSIX_C_SOURCE=200809L -D_XOPEN_SOURCE=700 \
+                -include io/posix_compat.h -Wpedantic
 ifdef POSIX_COMPAT
 CPPFLAGS += -DMCZ_POSIX_COMPAT
-POSIX_STRICT_OBJ := $(filter-out $(BUILD)/obj/io/%,$(LIB_OBJ))
-$(POSIX_STRICT_OBJ): CPPFLAGS += -U_GNU_SOURCE -D_POSIX_C_SOURCE=200809L -D_XOPEN_SOURCE=700 \
-                                 -include io/posix_compat.h
-$(POSIX_STRICT_OBJ): CFLAGS += -Wpedantic
+$(filter-out $(BUILD)/obj/io/%,$(LIB_OBJ)): CPPFLAGS += $(POSIX_STRICT)
 endif
+# For tests/cli/test_posix_strict.sh: the flags a library file above io/ is compiled with there.
+.PHONY: posix-strict-flags
+posix-strict-flags:
+	@echo $(CPPFLAGS) -Icommon -DMCZ_POSIX_COMPAT $(POSIX_STRICT) $(WARNINGS) -Werror
 POSIX_CLI := test_mcs_basic.sh test_mcs_determinism.sh test_mcs_verbs.sh test_mcs_damage.sh
 .PHONY: test-posix posix-build
 test-posix:
