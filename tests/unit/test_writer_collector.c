@@ -1095,7 +1095,10 @@ static void test_stats(void **state)
     assert_int_equal(st.chunks_dropped, 0);
     assert_int_equal(st.first_retained, 1);
     assert_int_equal(st.last_retained, c.n);
+#ifndef _WIN32 /* Windows counts thread times in scheduler ticks (Wine: 10 ms), which so short a
+                * run may not reach */
     assert_true(st.compress_cpu_ns > 0);
+#endif
     assert_true(st.queue_peak >= 1 && st.queue_peak <= 2 * 2 + 2);
     assert_true(st.checkpoints >= 1);
     mcz_reader *r = mcz_reader_open(path, NULL);
