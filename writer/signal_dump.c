@@ -6,9 +6,9 @@
  * delivers no such signal to a process: there the request is refused (MCZ_EUNSUPPORTED), and a
  * caller dumps from a thread of its own with mcz_writer_dump, on whatever event it waits for.
  *
- * A fatal fault (a signal on POSIX; on Windows an unhandled exception, or abort) writes the chunks already compressed from the handler itself, with the
- * async-signal-safe calls of io/platform.h only (create, write, fsync, close, rename), from
- * buffers prepared beforehand: the header and dictionary, and each retained chunk's frames and
+ * A fatal fault (a signal on POSIX; on Windows an unhandled exception, or abort) writes the
+ * chunks already compressed from the handler itself, with the async-signal-safe calls of
+ * io/platform.h only (create, write, fsync, close, rename), from buffers prepared beforehand: the header and dictionary, and each retained chunk's frames and
  * index rows (the index is streamed through a stack buffer, in its raw form: compressing it
  * would allocate).
  * It takes no lock, since the crashing thread may hold it. It reads the retained list through
