@@ -237,11 +237,12 @@ static LPTOP_LEVEL_EXCEPTION_FILTER previous_filter;
 static void (*previous_abort)(int);
 
 /* An exception nothing handled: the dump, then the filter that was there before decides (the
- * .NET runtime's own, say), or the search goes on to the system's end of the process. */
+ * .NET runtime's own, say), or the search goes on to the system's end of the process. The
+ * filter stays installed (a filter installed later may chain to it, and would be replaced): a
+ * second fault finds the dump done (signal_dump.c dumps once) and chains again. */
 static LONG WINAPI fatal_filter(EXCEPTION_POINTERS *info)
 {
     fatal_dump();
-    SetUnhandledExceptionFilter(previous_filter);
     return previous_filter ? previous_filter(info) : EXCEPTION_CONTINUE_SEARCH;
 }
 
