@@ -230,7 +230,11 @@ void mcz_os_signal_restore(int sig, const mcz_os_signal_saved *previous)
     (void)sig, (void)previous;
 }
 
-/* Set before the filter is installed, left alone until it is removed. */
+/* The fatal hook. What the dump calls here allocates nothing (mcz_os_rename converts paths of
+ * PATH_MAX into stack buffers), but the descriptors are the C runtime's: its open and close take
+ * the lock of its descriptor table, so a fault inside one of them, on the faulting thread,
+ * would leave the dump waiting (POSIX's open and close take none).
+ * Set before the filter is installed, left alone until it is removed. */
 static void (*fatal_dump)(void);
 static bool fatal_caught;
 static LPTOP_LEVEL_EXCEPTION_FILTER previous_filter;
