@@ -186,9 +186,44 @@ void mcz_os_signal_restore(int sig, const mcz_os_signal_saved *previous)
     sigaction(sig, &previous->action, NULL);
 }
 
-void mcz_os_raise(int sig)
+static const int fatal_signals[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT};
+#define FATAL_COUNT (sizeof fatal_signals / sizeof fatal_signals[0])
+
+/* Set before the handlers are installed, left alone until they are removed. */
+static void (*fatal_dump)(void);
+static bool fatal_caught;
+static mcz_os_signal_saved previous_fatal[FATAL_COUNT];
+
+static void fatal_handler(int sig)
 {
-    raise(sig);
+    int saved = errno;
+    fatal_dump();
+    for (size_t i = 0; i < FATAL_COUNT; i++)
+        if (fatal_signals[i] == sig)
+            mcz_os_signal_restore(sig, &previous_fatal[i]);
+    raise(sig); /* pending until this handler returns, then the previous action runs */
+    errno = saved;
+}
+
+int mcz_os_fatal_catch(void (*dump)(void))
+{
+    fatal_dump = dump;
+    for (size_t i = 0; i < FATAL_COUNT; i++) {
+        if (mcz_os_signal_catch(fatal_signals[i], fatal_handler, &previous_fatal[i]) != MCZ_OK) {
+            while (i-- > 0)
+                mcz_os_signal_restore(fatal_signals[i], &previous_fatal[i]);
+            return MCZ_EINVAL;
+        }
+    }
+    fatal_caught = true;
+    return MCZ_OK;
+}
+
+void mcz_os_fatal_release(void)
+{
+    for (size_t i = 0; fatal_caught && i < FATAL_COUNT; i++)
+        mcz_os_signal_restore(fatal_signals[i], &previous_fatal[i]);
+    fatal_caught = false;
 }
 
 void mcz_os_nap(long ns)
