@@ -445,4 +445,30 @@ cross-programs: $(LIB_A) $(LIB_SO_MAJOR) $(PROGRAMS) $(UNITS) $(FUZZERS)
 
 $(addprefix test-,$(CROSS_MACHINES)): test-%: % all $(COLLECTOR)
 	@bash tests/cross/run.sh $* build/$* $(BIN) $(BUILD)
+# ---- POSIX systems without glibc's extensions (macOS, the BSDs: not tested here) ----
+#   make test-posix   the library as such a system builds it, in build/posix/: the layers above
+#                     io/ in C11 and POSIX.1-2008 with XSI only (no _GNU_SOURCE, -Wpedantic,
+#                     -Werror), io/posix_compat.h's fallbacks (io/compat.c) in place of glibc's
+#                     calls; then the unit tests, the fuzz corpora and the archive's round trips
+#                     (POSIX_CLI) run against it, so the fallbacks run on this machine too
+ifeq ($(shell uname -s),Darwin)
+POSIX_COMPAT := 1
+endif
+POSIX_STRICT := -U_GNU_SOURCE -D_POSIX_C_SOURCE=200809L -D_XOPEN_SOURCE=700 \
+                -include io/posix_compat.h -Wpedantic
+ifdef POSIX_COMPAT
+CPPFLAGS += -DMCZ_POSIX_COMPAT
+$(filter-out $(BUILD)/obj/io/%,$(LIB_OBJ)): CPPFLAGS += $(POSIX_STRICT)
+endif
+# For tests/cli/test_posix_strict.sh: the flags a library file above io/ is compiled with there.
+.PHONY: posix-strict-flags
+posix-strict-flags:
+	@echo $(CPPFLAGS) -Icommon -DMCZ_POSIX_COMPAT $(POSIX_STRICT) $(WARNINGS) -Werror
+POSIX_CLI := test_mcs_basic.sh test_mcs_determinism.sh test_mcs_verbs.sh test_mcs_damage.sh
+.PHONY: test-posix posix-build
+test-posix:
+	@$(MAKE) --no-print-directory BUILD=build/posix BIN=build/posix/bin POSIX_COMPAT=1 WERROR=1 \
+	    posix-build
+	@BUILD=build/posix BIN=build/posix/bin MCZ_TEST_CLI="$(POSIX_CLI)" bash tests/run-all.sh
+posix-build: $(LIB_A) $(PROGRAMS) $(UNITS) $(FUZZERS)
 include packaging/windows.mk  # Windows: make windows, make test-windows, make windows-todo

@@ -468,12 +468,15 @@ MCZ_API MCZ_NODISCARD int mcz_writer_dump(mcz_writer *w, const char *path, mcz_d
  * Installs signal handlers that write the retained chunks to path. request_signal (e.g.
  * SIGUSR1; 0 for none; LIVE or MEMORY) asks for a dump, done by a writer thread with
  * mcz_writer_dump() (a failed one is not the writer's error; the next request tries again).
- * With on_fatal (MEMORY only), SIGSEGV, SIGBUS, SIGILL, SIGFPE and SIGABRT write the chunks
+ * Windows sends a process no signals: there a request_signal is refused (MCZ_EUNSUPPORTED);
+ * call mcz_writer_dump() from a thread of your own instead.
+ * With on_fatal (MEMORY only), SIGSEGV, SIGBUS, SIGILL, SIGFPE and SIGABRT (on Windows: an
+ * exception nothing handled, through the unhandled-exception filter, and abort) write the chunks
  * already in the ring using only async-signal-safe calls (open, write, fsync, rename, close; no
  * locks, no allocation; SA_ONSTACK, so an alternate signal stack is used when the thread has
  * one) to "path.partial", renamed to path once complete; then the previous action is restored
- * and the signal raised again. The dump holds every context stats.last_retained reported before
- * it; from the moment it starts the ring is frozen. A dump cut short (a second fault, a kill)
+ * and the signal raised again (Windows: the previous filter decides). The dump holds every
+ * context stats.last_retained reported before it; from the moment it starts the ring is frozen. A dump cut short (a second fault, a kill)
  * leaves path.partial, from which mcz_recover() restores every whole chunk. One writer per
  * process may hold the handlers (MCZ_ESTATE otherwise); close and abort remove them.
  */
@@ -647,7 +650,8 @@ typedef struct mcz_recovery {
 
 /*
  * mcz_recover, also from a memory image: an ELF core dump of a process running a MEMORY writer
- * (gcore, or the kernel's core of a crash) or any byte image holding its state (FORMAT.md §13).
+ * (gcore, or the kernel's core of a crash), a Windows minidump with full memory (only the memory
+ * it lists is searched) or any byte image holding its state (FORMAT.md §13).
  * An input that does not start with an archive header is scanned for the writer's header frame,
  * dictionary and chunks; the chunks that verify are written in context-number order, each once.
  * The input is mapped, not read into memory. report may be NULL.

@@ -299,6 +299,17 @@ void mcz_file_unmap(mcz_file *f)
 
 #define DROP_BATCH (8u << 20) /* one madvise per 8 MiB walked */
 
+/* Lets a read-only mapping's pages go from memory. MADV_DONTNEED where the system has it;
+ * POSIX's own advice elsewhere (glibc ignores that one, hence not used there). */
+static void drop_pages(void *at, size_t len)
+{
+#ifdef MADV_DONTNEED
+    madvise(at, len, MADV_DONTNEED);
+#else
+    posix_madvise(at, len, POSIX_MADV_DONTNEED);
+#endif
+}
+
 void mcz_file_drop_behind(const mcz_file *f, uint64_t *dropped, uint64_t pos)
 {
     const file_image *img = f ? f->impl_ : NULL;
@@ -309,6 +320,6 @@ void mcz_file_drop_behind(const mcz_file *f, uint64_t *dropped, uint64_t pos)
     uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
     uint64_t from = *dropped / page * page, to = pos / page * page; /* both behind pos */
     if (to > from)
-        madvise((uint8_t *)img->base + from, (size_t)(to - from), MADV_DONTNEED);
+        drop_pages((uint8_t *)img->base + from, (size_t)(to - from));
     *dropped = to;
 }

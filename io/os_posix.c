@@ -80,9 +80,20 @@ int mcz_os_truncate(int fd, uint64_t size)
     return ftruncate(fd, (off_t)size);
 }
 
+/* Linux: fallocate; macOS: F_PUNCHHOLE (not tested here); elsewhere none, and the callers say
+ * what needs holes (a rolling LIVE writer). */
 int mcz_os_punch_hole(int fd, uint64_t off, uint64_t len)
 {
+#if defined(FALLOC_FL_PUNCH_HOLE)
     return fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)off, (off_t)len);
+#elif defined(F_PUNCHHOLE)
+    struct fpunchhole hole = {0, 0, (off_t)off, (off_t)len};
+    return fcntl(fd, F_PUNCHHOLE, &hole);
+#else
+    (void)fd, (void)off, (void)len;
+    errno = EOPNOTSUPP;
+    return -1;
+#endif
 }
 
 int mcz_os_rename(const char *from, const char *to)
@@ -130,11 +141,21 @@ static ssize_t write_nosigpipe(int fd, const void *p, size_t len)
     return n;
 }
 
+/* A send that raises no SIGPIPE: MSG_NOSIGNAL where the system has it (not macOS). */
+static ssize_t send_nosigpipe(int fd, const void *p, size_t len)
+{
+#ifdef MSG_NOSIGNAL
+    return send(fd, p, len, MSG_NOSIGNAL);
+#else
+    return write_nosigpipe(fd, p, len);
+#endif
+}
+
 int mcz_os_send_all(int fd, bool is_socket, const void *data, size_t len)
 {
     const uint8_t *p = data;
     while (len > 0) {
-        ssize_t n = is_socket ? send(fd, p, len, MSG_NOSIGNAL) : write_nosigpipe(fd, p, len);
+        ssize_t n = is_socket ? send_nosigpipe(fd, p, len) : write_nosigpipe(fd, p, len);
         if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
             struct pollfd pf = {fd, POLLOUT, 0};
             if (poll(&pf, 1, -1) >= 0 || errno == EINTR)
@@ -165,9 +186,44 @@ void mcz_os_signal_restore(int sig, const mcz_os_signal_saved *previous)
     sigaction(sig, &previous->action, NULL);
 }
 
-void mcz_os_raise(int sig)
+static const int fatal_signals[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT};
+#define FATAL_COUNT (sizeof fatal_signals / sizeof fatal_signals[0])
+
+/* Set before the handlers are installed, left alone until they are removed. */
+static void (*fatal_dump)(void);
+static bool fatal_caught;
+static mcz_os_signal_saved previous_fatal[FATAL_COUNT];
+
+static void fatal_handler(int sig)
 {
-    raise(sig);
+    int saved = errno;
+    fatal_dump();
+    for (size_t i = 0; i < FATAL_COUNT; i++)
+        if (fatal_signals[i] == sig)
+            mcz_os_signal_restore(sig, &previous_fatal[i]);
+    raise(sig); /* pending until this handler returns, then the previous action runs */
+    errno = saved;
+}
+
+int mcz_os_fatal_catch(void (*dump)(void))
+{
+    fatal_dump = dump;
+    for (size_t i = 0; i < FATAL_COUNT; i++) {
+        if (mcz_os_signal_catch(fatal_signals[i], fatal_handler, &previous_fatal[i]) != MCZ_OK) {
+            while (i-- > 0)
+                mcz_os_signal_restore(fatal_signals[i], &previous_fatal[i]);
+            return MCZ_EINVAL;
+        }
+    }
+    fatal_caught = true;
+    return MCZ_OK;
+}
+
+void mcz_os_fatal_release(void)
+{
+    for (size_t i = 0; fatal_caught && i < FATAL_COUNT; i++)
+        mcz_os_signal_restore(fatal_signals[i], &previous_fatal[i]);
+    fatal_caught = false;
 }
 
 void mcz_os_nap(long ns)

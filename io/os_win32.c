@@ -4,9 +4,10 @@
  * Windows: io/os_posix.c is its counterpart, empty there. One file per system rather than
  * #ifdefs through one: the two share no code worth sharing, and each reads as what it calls.
  *
- * Not yet on Windows (a later step of the port): the fatal-signal dump and the request signal
- * (mcz_os_signal_catch returns MCZ_EUNSUPPORTED; the writer then refuses a dump on signal, as it
- * says), and sockets as descriptors.
+ * Not on Windows: request signals (mcz_os_signal_catch returns MCZ_EUNSUPPORTED: no signal
+ * comes to a process from outside; the writer then refuses a request signal, as it says), and
+ * sockets as descriptors. The fatal dump runs from the unhandled-exception filter
+ * (mcz_os_fatal_catch).
  */
 #ifdef _WIN32
 #include <windows.h>
@@ -66,13 +67,16 @@ static HANDLE os_handle(int fd)
     return (HANDLE)_get_osfhandle(fd);
 }
 
-/* A UTF-8 path as Windows' wide characters (malloc'd), or NULL with errno set. */
-static wchar_t *wide_path(const char *path)
+/* A UTF-8 path as Windows' wide characters: in small (cap characters) when it fits, else
+ * malloc'd; NULL with errno set. A path of MAX_PATH characters fits a small of MAX_PATH: the
+ * fatal dump's rename (its paths within PATH_MAX, signal_dump.c) allocates nothing. */
+static wchar_t *wide_path(const char *path, wchar_t *small, size_t cap)
 {
     int n = MultiByteToWideChar(CP_UTF8, MB_ERR_INVALID_CHARS, path, -1, NULL, 0);
-    wchar_t *w = n > 0 ? malloc((size_t)n * sizeof *w) : NULL;
+    wchar_t *w = n <= 0 ? NULL : (size_t)n <= cap ? small : malloc((size_t)n * sizeof *w);
     if (!w || MultiByteToWideChar(CP_UTF8, MB_ERR_INVALID_CHARS, path, -1, w, n) != n) {
-        free(w);
+        if (w != small)
+            free(w);
         errno = n > 0 ? ENOMEM : EINVAL;
         return NULL;
     }
@@ -177,12 +181,16 @@ int mcz_os_punch_hole(int fd, uint64_t off, uint64_t len)
  * only once the rename is on disk. */
 int mcz_os_rename(const char *from, const char *to)
 {
-    wchar_t *wfrom = wide_path(from), *wto = wfrom ? wide_path(to) : NULL;
+    wchar_t small_from[MAX_PATH], small_to[MAX_PATH];
+    wchar_t *wfrom = wide_path(from, small_from, MAX_PATH);
+    wchar_t *wto = wfrom ? wide_path(to, small_to, MAX_PATH) : NULL;
     BOOL ok = wto && MoveFileExW(wfrom, wto, MOVEFILE_REPLACE_EXISTING | MOVEFILE_WRITE_THROUGH);
     if (wto && !ok)
         set_errno_from_win32();
-    free(wfrom);
-    free(wto);
+    if (wfrom != small_from)
+        free(wfrom);
+    if (wto != small_to)
+        free(wto);
     return ok ? 0 : -1;
 }
 
@@ -208,11 +216,13 @@ int mcz_os_send_all(int fd, bool is_socket, const void *data, size_t len)
     return mcz_os_write_all(fd, data, len);
 }
 
+/* The C runtime's signals are raised only by the process itself (raise, abort): none comes
+ * from outside to ask for something. */
 int mcz_os_signal_catch(int sig, void (*handler)(int), mcz_os_signal_saved *previous)
 {
     (void)sig, (void)handler;
     previous->handler = SIG_DFL;
-    return MCZ_EUNSUPPORTED; /* the dump on a signal or an exception: a later step */
+    return MCZ_EUNSUPPORTED;
 }
 
 void mcz_os_signal_restore(int sig, const mcz_os_signal_saved *previous)
@@ -220,9 +230,53 @@ void mcz_os_signal_restore(int sig, const mcz_os_signal_saved *previous)
     (void)sig, (void)previous;
 }
 
-void mcz_os_raise(int sig)
+/* The fatal hook. What the dump calls here allocates nothing (mcz_os_rename converts paths of
+ * PATH_MAX into stack buffers), but the descriptors are the C runtime's: its open and close take
+ * the lock of its descriptor table, so a fault inside one of them, on the faulting thread,
+ * would leave the dump waiting (POSIX's open and close take none).
+ * Set before the filter is installed, left alone until it is removed. */
+static void (*fatal_dump)(void);
+static bool fatal_caught;
+static LPTOP_LEVEL_EXCEPTION_FILTER previous_filter;
+static void (*previous_abort)(int);
+
+/* An exception nothing handled: the dump, then the filter that was there before decides (the
+ * .NET runtime's own, say), or the search goes on to the system's end of the process. The
+ * filter stays installed (a filter installed later may chain to it, and would be replaced): a
+ * second fault finds the dump done (signal_dump.c dumps once) and chains again. */
+static LONG WINAPI fatal_filter(EXCEPTION_POINTERS *info)
 {
+    fatal_dump();
+    return previous_filter ? previous_filter(info) : EXCEPTION_CONTINUE_SEARCH;
+}
+
+/* abort: the runtime resets SIGABRT to its default before calling the handler; the previous
+ * handler is put back and the signal raised again (the default ends the process, exit 3). */
+static void fatal_abort(int sig)
+{
+    fatal_dump();
+    signal(sig, previous_abort);
     raise(sig);
+}
+
+int mcz_os_fatal_catch(void (*dump)(void))
+{
+    fatal_dump = dump;
+    previous_abort = signal(SIGABRT, fatal_abort);
+    if (previous_abort == SIG_ERR)
+        return MCZ_EINVAL;
+    previous_filter = SetUnhandledExceptionFilter(fatal_filter);
+    fatal_caught = true;
+    return MCZ_OK;
+}
+
+void mcz_os_fatal_release(void)
+{
+    if (!fatal_caught)
+        return;
+    SetUnhandledExceptionFilter(previous_filter);
+    signal(SIGABRT, previous_abort);
+    fatal_caught = false;
 }
 
 void mcz_os_nap(long ns)
@@ -418,58 +472,6 @@ long mcz_win_sysconf(int name)
         return (long)si.dwPageSize;
     errno = EINVAL;
     return -1;
-}
-
-/* What remains until at on clock, as a relative time (zero once past). */
-static struct timespec time_left(clockid_t clock, const struct timespec *at)
-{
-    struct timespec now, left = {0, 0};
-    if (clock_gettime(clock, &now) != 0)
-        return left;
-    int64_t ns = ((int64_t)at->tv_sec - (int64_t)now.tv_sec) * 1000000000 +
-                 ((int64_t)at->tv_nsec - (int64_t)now.tv_nsec);
-    if (ns > 0) {
-        left.tv_sec = (time_t)(ns / 1000000000);
-        left.tv_nsec = (long)(ns % 1000000000);
-    }
-    return left;
-}
-
-int mcz_win_cond_clockwait(pthread_cond_t *cond, pthread_mutex_t *mutex, clockid_t clock,
-                           const struct timespec *at)
-{
-    struct timespec left = time_left(clock, at);
-    return pthread_cond_timedwait_relative_np(cond, mutex, &left);
-}
-
-/* sem_timedwait takes a CLOCK_REALTIME deadline: the monotonic one moved onto it. */
-int mcz_win_sem_clockwait(sem_t *sem, clockid_t clock, const struct timespec *at)
-{
-    struct timespec left = time_left(clock, at), real;
-    clock_gettime(CLOCK_REALTIME, &real);
-    real.tv_sec += left.tv_sec;
-    real.tv_nsec += left.tv_nsec;
-    if (real.tv_nsec >= 1000000000) {
-        real.tv_sec++;
-        real.tv_nsec -= 1000000000;
-    }
-    return sem_timedwait(sem, &real);
-}
-
-void *mcz_win_memmem(const void *haystack, size_t hay_len, const void *needle, size_t len)
-{
-    const uint8_t *h = haystack, *n = needle;
-    if (len == 0)
-        return (void *)(uintptr_t)h;
-    for (size_t i = 0; len <= hay_len && i <= hay_len - len; i++) {
-        const uint8_t *first = memchr(h + i, n[0], hay_len - len - i + 1);
-        if (!first)
-            return NULL;
-        i = (size_t)(first - h);
-        if (memcmp(first, n, len) == 0)
-            return (void *)(uintptr_t)first;
-    }
-    return NULL;
 }
 
 #endif /* _WIN32 */

@@ -77,12 +77,31 @@ typedef struct mcz_os_signal_saved {
 #endif
 
 /* Installs handler for sig (restarting interrupted calls, on the alternate stack if the
- * thread has one), saving the previous disposition; MCZ_OK or MCZ_EINVAL. */
+ * thread has one), saving the previous disposition; MCZ_OK, MCZ_EINVAL, or MCZ_EUNSUPPORTED
+ * where the system delivers no such signals to a process (Windows: a request signal). */
 int mcz_os_signal_catch(int sig, void (*handler)(int), mcz_os_signal_saved *previous);
 /* Puts back what mcz_os_signal_catch saved. */
 void mcz_os_signal_restore(int sig, const mcz_os_signal_saved *previous);
-/* Raises sig in this thread. */
-void mcz_os_raise(int sig);
+
+/*
+ * The process's fatal faults, one hook per process: dump runs on the faulting thread, then
+ * what was there before takes the fault over, so that the process ends (or the
+ * previous handler runs) as it would have without mcz. dump must keep to what this header calls
+ * async-signal-safe: the faulting thread may hold any lock (the heap's included).
+ *  - POSIX: handlers of SIGSEGV, SIGBUS, SIGILL, SIGFPE and SIGABRT (as mcz_os_signal_catch
+ *    installs them); each restores the previous action and raises the signal again.
+ *  - Windows: the unhandled-exception filter (SetUnhandledExceptionFilter), so only a fault
+ *    nothing else handled is fatal: a vectored handler would see first every exception a
+ *    runtime handles on purpose (the .NET runtime turns access violations in managed code into
+ *    NullReferenceException with one); it then chains the previous filter, or lets the search
+ *    go on (the system's error reporting ends the process). And SIGABRT of the C runtime
+ *    (abort), whose previous handler is restored and the signal raised again.
+ * MCZ_OK, or MCZ_EINVAL (nothing installed). mcz_os_fatal_release puts back what was there
+ * (not from the hook). Neither is async-signal-safe.
+ */
+int mcz_os_fatal_catch(void (*dump)(void));
+void mcz_os_fatal_release(void);
+
 /* Sleeps ns nanoseconds (less if a signal interrupts it). */
 void mcz_os_nap(long ns);
 

@@ -375,6 +375,15 @@ static int mark_present(mcz_http *h, uint64_t off, uint64_t len)
 
 /* ---- Opening ---- */
 
+/* Anonymous memory whose pages are made only when written: MAP_ANON is its older name (macOS
+ * has both); MAP_NORESERVE is Linux's (no swap reserved for the whole image). */
+#if !defined(MAP_ANONYMOUS) && defined(MAP_ANON)
+#define MAP_ANONYMOUS MAP_ANON
+#endif
+#ifndef MAP_NORESERVE
+#define MAP_NORESERVE 0
+#endif
+
 /* The sparse image of a file of total bytes. */
 static int image_map(mcz_http *h, uint64_t total, mcz_diag *diag)
 {

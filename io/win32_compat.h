@@ -28,6 +28,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "compat.h"
+
 /* ---- descriptors ---- */
 #define O_CLOEXEC (_O_NOINHERIT | _O_BINARY) /* not inherited by children, and binary */
 #define O_NOCTTY 0                           /* no controlling terminals on Windows */
@@ -89,19 +91,16 @@ int mcz_win_madvise(void *addr, size_t len, int advice); /* lets the pages go fr
 #define sysconf(name) mcz_win_sysconf(name)
 long mcz_win_sysconf(int name); /* _SC_PAGESIZE only */
 
-/* ---- threads: waits until a CLOCK_MONOTONIC deadline, on winpthreads' relative waits ---- */
-int mcz_win_cond_clockwait(pthread_cond_t *cond, pthread_mutex_t *mutex, clockid_t clock,
-                           const struct timespec *at);
-int mcz_win_sem_clockwait(sem_t *sem, clockid_t clock, const struct timespec *at);
-#define pthread_cond_clockwait(c, m, clk, at) mcz_win_cond_clockwait(c, m, clk, at)
-#define sem_clockwait(s, clk, at) mcz_win_sem_clockwait(s, clk, at)
+/* ---- threads: waits until a CLOCK_MONOTONIC deadline, on winpthreads' relative waits
+ * (io/compat.c) ---- */
+#define pthread_cond_clockwait(c, m, clk, at) mcz_compat_cond_clockwait(c, m, clk, at)
+#define sem_clockwait(s, clk, at) mcz_compat_sem_clockwait(s, clk, at)
 
 /* ---- signals: Windows raises no SIGBUS; a number no other signal has, never delivered ---- */
 #define SIGBUS 7
 
 /* ---- strings ---- */
-#define memmem(h, hl, n, nl) mcz_win_memmem(h, hl, n, nl)
-void *mcz_win_memmem(const void *haystack, size_t hay_len, const void *needle, size_t len);
+#define memmem(h, hl, n, nl) mcz_compat_memmem(h, hl, n, nl)
 
 #endif /* _WIN32 */
 #endif /* MCZ_IO_WIN32_COMPAT_H */

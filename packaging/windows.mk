@@ -120,3 +120,12 @@ endif
 # windows-programs.sh): mcs, mchgen and libmcz.so are built first, and found in MCZ_HOST_BIN.
 test-windows: $(BIN)/mcs $(BIN)/mchgen $(LIB_SO)
 test-windows: export MCZ_HOST_BIN := $(abspath $(BIN))
+
+# ---- The collector on Windows: tests/collector/windows_collector.c (tests/cross/run-windows.sh
+# runs it under Wine and checks what it wrote with this machine's build of the same program and
+# mcs). MiniDumpWriteDump is dbghelp's.
+$(BUILD)/tests/windows_collector.exe: $(BUILD)/obj/tests/collector/windows_collector.o $(LIB_A)
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) -ldbghelp
+windows-build: $(BUILD)/tests/windows_collector.exe
+test-windows: $(BUILD)/tests/windows_collector $(BIN)/mcs

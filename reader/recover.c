@@ -5,8 +5,9 @@
  * appears atomically (mcz_outfile) and only when something was recovered.
  *
  * An input that does not start with an archive header is a memory image (an ELF core dump of a
- * process running a MEMORY writer, or any byte image, FORMAT.md §13): the header, dictionary and
- * chunks are found wherever they lie, the chunks sorted by context number, each chunk kept once.
+ * process running a MEMORY writer, a Windows full-memory minidump, or any byte image, FORMAT.md
+ * §13): the header, dictionary and chunks are found wherever they lie, the chunks sorted by
+ * context number, each chunk kept once. Of a minidump, only the memory it holds is searched.
  * The input is a source (io/source.h: a file, a stream, a URL), viewed whole: a file's view is
  * its mapping, never read whole, and pages behind a forward scan leave memory.
  */
@@ -24,9 +25,11 @@ typedef struct found_chunk {
 } found_chunk;
 
 typedef struct recovery {
-    mcz_src *src;            /* the input; data is one view of all of it */
+    mcz_src *src;            /* the input; data is one view of base + [0, size) of it */
     const uint8_t *data;
     size_t size;
+    uint64_t base;           /* where data lies in src: 0, or a minidump's memory */
+    bool minidump;
     uint64_t dropped;        /* what of src left memory (mcz_src_drop_behind) */
     mcz_arc_header header;
     uint64_t header_at;        /* where the header frame lies */
@@ -55,11 +58,27 @@ typedef struct recovery {
 /* The first occurrence of a pattern at or after *at, searched only in the extents the file
  * stores: a core dump's holes (FORMAT.md §13) are zeros, and every pattern here starts with a
  * frame or dictionary magic, which has none. NULL when there is none. */
+/* The end of the extent the file stores at or after *at (moved past a hole), in data's
+ * offsets, within size. */
+static uint64_t stored_end(const recovery *r, uint64_t *at)
+{
+    uint64_t in_src = r->base + *at; /* only moves forward: never below base */
+    uint64_t end = mcz_src_data_end(r->src, &in_src) - r->base;
+    *at = in_src - r->base;
+    return end < r->size ? end : r->size;
+}
+
+/* Drops what of the input lies behind pos (in data's offsets). */
+static void drop_behind(recovery *r, uint64_t pos)
+{
+    mcz_src_drop_behind(r->src, &r->dropped, r->base + pos);
+}
+
 static const uint8_t *find_stored(const recovery *r, uint64_t *at, const void *pattern,
                                   size_t len)
 {
     while (*at < r->size) {
-        uint64_t end = mcz_src_data_end(r->src, at);
+        uint64_t end = stored_end(r, at);
         const uint8_t *hit =
             end > *at ? memmem(r->data + *at, (size_t)(end - *at), pattern, len) : NULL;
         if (hit)
@@ -297,7 +316,7 @@ static int64_t try_chunk(recovery *r, uint64_t off)
 static int scan_chunks(recovery *r, uint64_t pos, int64_t (*try)(recovery *, uint64_t))
 {
     while (mcz_fits(r->size, pos, MCZ_ARC_CHUNK_HEAD)) {
-        mcz_src_drop_behind(r->src, &r->dropped, pos);
+        drop_behind(r, pos);
         int64_t used = try(r, pos);
         if (used < 0)
             return (int)used;
@@ -373,7 +392,7 @@ static int walk_frames(recovery *r, walk *w, mcz_diag *diag)
     for (;;) {
         size_t used;
         mcz_frame_event ev;
-        mcz_src_drop_behind(r->src, &r->dropped, w->next);
+        drop_behind(r, w->next);
         if (mcz_frame_parser_push(p, r->data + pos, (size_t)(r->size - pos), &used, &ev, NULL) !=
                 MCZ_OK ||
             ev.kind == MCZ_FRAME_NONE)
@@ -552,7 +571,7 @@ static int recover_image(recovery *r, mcz_diag *diag)
 static int run_recovery(recovery *r, const char *out_path, mcz_diag *diag)
 {
     uint64_t data_start = 0;
-    r->report.image = !mcz_arc_looks_like(r->data, r->size);
+    r->report.image = r->minidump || !mcz_arc_looks_like(r->data, r->size);
     r->out_path = out_path;
     r->dctx = ZSTD_createDCtx();
     if (!r->dctx)
@@ -571,6 +590,89 @@ static int run_recovery(recovery *r, const char *out_path, mcz_diag *diag)
     return write_tail(r, diag);
 }
 
+/* ---- Minidumps ---- */
+
+/* A Windows minidump (MiniDumpWriteDump): a header, a directory of streams, the streams. With
+ * MiniDumpWithFullMemory its Memory64ListStream lists the process's memory ranges, whose bytes
+ * lie back to back in the file from the list's base offset, in the order listed. */
+#define MDMP_SIGNATURE 0x504D444Du /* "MDMP" */
+#define MDMP_VERSION 0xA793u       /* the low half of the header's version */
+#define MDMP_HEADER 32             /* signature, version, streams, directory offset, ... */
+#define MDMP_DIR_ENTRY 12          /* stream type, size, offset */
+#define MDMP_MEMORY64_LIST 9u      /* stream type */
+#define MDMP_MEMORY64_HEAD 16      /* range count, base offset */
+#define MDMP_MEMORY64_RANGE 16     /* address, size */
+
+static bool is_minidump(const uint8_t *data, size_t size)
+{
+    return size >= MDMP_HEADER && mcz_get_le32(data) == MDMP_SIGNATURE &&
+           (mcz_get_le32(data + 4) & 0xFFFFu) == MDMP_VERSION;
+}
+
+static int minidump_damaged(mcz_diag *diag, uint64_t at, const char *what)
+{
+    return mcz_diag_set(diag, MCZ_ECORRUPT, mcz_at_offset((int64_t)at), MCZ_NO_CONTEXT,
+                        "minidump: %s", what);
+}
+
+/* The memory of the Memory64ListStream whose entry is at `entry`: [*start, *start + *len). */
+static int minidump_ranges(const uint8_t *data, size_t size, uint64_t entry, uint64_t *start,
+                           uint64_t *len, mcz_diag *diag)
+{
+    uint32_t stream_size = mcz_get_le32(data + entry + 4), at = mcz_get_le32(data + entry + 8);
+    if (stream_size < MDMP_MEMORY64_HEAD || !mcz_fits(size, at, stream_size))
+        return minidump_damaged(diag, entry, "memory list outside the file");
+    uint64_t count = mcz_get_le64(data + at), base = mcz_get_le64(data + at + 8), total = 0;
+    if (count > (stream_size - MDMP_MEMORY64_HEAD) / MDMP_MEMORY64_RANGE)
+        return minidump_damaged(diag, at, "more memory ranges than the list holds");
+    for (uint64_t i = 0; i < count; i++) {
+        uint64_t range = mcz_get_le64(data + at + MDMP_MEMORY64_HEAD +
+                                      i * MDMP_MEMORY64_RANGE + 8);
+        if (range > size - total)
+            return minidump_damaged(diag, at, "memory ranges larger than the file");
+        total += range;
+    }
+    if (!mcz_fits(size, base, total))
+        return minidump_damaged(diag, at, "memory beyond the end of the file");
+    *start = base;
+    *len = total;
+    return MCZ_OK;
+}
+
+/* Where a minidump holds the process's memory; a minidump without it (written without
+ * MiniDumpWithFullMemory: stacks at most) is refused, as it cannot hold the writer's ring. */
+static int minidump_memory(const uint8_t *data, size_t size, uint64_t *start, uint64_t *len,
+                           mcz_diag *diag)
+{
+    uint32_t streams = mcz_get_le32(data + 8), dir = mcz_get_le32(data + 12);
+    if (!mcz_fits(size, dir, (uint64_t)streams * MDMP_DIR_ENTRY))
+        return minidump_damaged(diag, 12, "stream directory outside the file");
+    for (uint32_t i = 0; i < streams; i++) {
+        uint64_t entry = dir + (uint64_t)i * MDMP_DIR_ENTRY;
+        if (mcz_get_le32(data + entry) == MDMP_MEMORY64_LIST)
+            return minidump_ranges(data, size, entry, start, len, diag);
+    }
+    return mcz_diag_set(diag, MCZ_EUNSUPPORTED, MCZ_NO_OFFSET, MCZ_NO_CONTEXT,
+                        "minidump without the process's memory (no Memory64ListStream): "
+                        "write it with MiniDumpWithFullMemory");
+}
+
+/* A minidump's memory is the image recovered from; anything else is taken whole. */
+static int recovery_window(recovery *r, mcz_diag *diag)
+{
+    if (!is_minidump(r->data, r->size))
+        return MCZ_OK;
+    uint64_t start = 0, len = 0;
+    int rc = minidump_memory(r->data, r->size, &start, &len, diag);
+    if (rc != MCZ_OK)
+        return rc;
+    r->minidump = true;
+    r->base = start;
+    r->data += start;
+    r->size = (size_t)len;
+    return MCZ_OK;
+}
+
 int mcz_recover_input(mcz_input *src, const char *out_path, mcz_recovery *report,
                       mcz_diag *diag)
 {
@@ -584,7 +686,9 @@ int mcz_recover_input(mcz_input *src, const char *out_path, mcz_recovery *report
     if (rc != MCZ_OK)
         return rc;
     recovery r = {.src = src, .data = data, .size = (size_t)mcz_src_size(src)};
-    rc = run_recovery(&r, out_path, diag);
+    rc = recovery_window(&r, diag);
+    if (rc == MCZ_OK)
+        rc = run_recovery(&r, out_path, diag);
     r.report.contexts = rc == MCZ_OK ? r.table.context_count : 0;
     r.report.chunks = rc == MCZ_OK ? r.report.chunks : 0;
     r.report.lost = r.lost;

@@ -3,6 +3,8 @@
 #   unit:  $BUILD/tests/test_*        (cmocka; its "[  PASSED  ] N test(s)." lines are counted)
 #   fuzz:  $BUILD/fuzz/fuzz_<name>    replays tests/fuzz/corpus/<name>/ (one test per target)
 #   cli:   tests/cli/test_*.sh        (each prints "ok - ..." / "not ok - ..." lines)
+# MCZ_TEST_KINDS chooses among them ("unit fuzz cli", the default); MCZ_TEST_CLI names the CLI
+# scripts (test_NAME.sh, without the directory) when not all of them.
 set -u
 BUILD=${BUILD:-build}
 BIN=${BIN:-bin}
@@ -27,7 +29,11 @@ count_cmocka() { # output file, exit code, name
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 
+kinds=" ${MCZ_TEST_KINDS:-unit fuzz cli} "
+runs() { [[ "$kinds" == *" $1 "* ]]; }
+
 for t in "$BUILD"/tests/test_*; do
+    runs unit || break
     [ -x "$t" ] || continue
     echo "== unit $(basename "$t")"
     "$t" >"$log" 2>&1
@@ -37,6 +43,7 @@ for t in "$BUILD"/tests/test_*; do
 done
 
 for f in "$BUILD"/fuzz/fuzz_*; do
+    runs fuzz || break
     [ -x "$f" ] || continue
     name=$(basename "$f"); name=${name#fuzz_}
     corpus="$MCZ_ROOT/tests/fuzz/corpus/$name"
@@ -56,7 +63,10 @@ limit=${MCZ_TEST_LIMIT:-900}
 tpid=
 trap '[ -n "$tpid" ] && kill -TERM "$tpid" 2>/dev/null; exit 130' INT
 trap '[ -n "$tpid" ] && kill -TERM "$tpid" 2>/dev/null; exit 143' TERM
-for s in "$MCZ_ROOT"/tests/cli/test_*.sh; do
+cli_scripts=("$MCZ_ROOT"/tests/cli/test_*.sh)
+[ -n "${MCZ_TEST_CLI:-}" ] && read -r -a cli_scripts <<<"$(printf "$MCZ_ROOT/tests/cli/%s " $MCZ_TEST_CLI)"
+for s in "${cli_scripts[@]}"; do
+    runs cli || break
     [ -f "$s" ] || continue
     echo "== cli $(basename "$s")"
     timeout -k 20 "$limit" bash "$s" >"$log" 2>&1 </dev/null &

@@ -2,19 +2,22 @@
  * signal_dump.c - mcz_writer_dump_on_signal (FORMAT.md §12).
  *
  * The request signal only sets a flag and posts the writer's semaphore (sem_post is
- * async-signal-safe); the service thread then runs mcz_writer_dump like any caller.
+ * async-signal-safe); the service thread then runs mcz_writer_dump like any caller. Windows
+ * delivers no such signal to a process: there the request is refused (MCZ_EUNSUPPORTED), and a
+ * caller dumps from a thread of its own with mcz_writer_dump, on whatever event it waits for.
  *
- * A fatal signal writes the chunks already compressed from the handler itself, with the
- * async-signal-safe calls of io/platform.h only (create, write, fsync, close, rename), from
- * buffers prepared beforehand: the header and dictionary, and each retained chunk's frames and
- * index rows (the index is streamed through a stack buffer, in its raw form: compressing it
- * would allocate).
+ * A fatal fault (a signal on POSIX; on Windows an unhandled exception, or abort) writes the
+ * chunks already compressed from the handler itself, with the async-signal-safe calls of
+ * io/platform.h only (create, write, fsync, close, rename), from buffers prepared beforehand:
+ * the header and dictionary, and each retained chunk's frames and index rows (the index is
+ * streamed through a stack buffer, in its raw form: compressing it would allocate).
  * It takes no lock, since the crashing thread may hold it. It reads the retained list through
  * atomics; the writer never frees a chunk once a fatal dump has started, and a chunk unlinked
  * meanwhile keeps its link, so the dump is a consistent archive of the list as it was when the
- * dump started (plus, possibly, a chunk appended during it). Then the previous action is
- * restored and the signal raised again, so the process dies (or the previous handler runs) as
- * it would have without mcz.
+ * dump started (plus, possibly, a chunk appended during it). Then io/platform.h gives the fault
+ * back to what handled it before (the previous action restored and the signal raised again, or
+ * the previous exception filter), so the process dies (or the previous handler runs) as it
+ * would have without mcz.
  */
 #include <errno.h>
 #include <limits.h>
@@ -27,16 +30,12 @@
 #include "mcz_common.h"
 #include "writer_impl.h"
 
-static const int fatal_signals[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT};
-#define FATAL_COUNT (sizeof fatal_signals / sizeof fatal_signals[0])
-
 /* One writer per process holds the handlers; everything the handlers read is set up before
  * signal_writer is published and left alone until it is withdrawn. */
 static _Atomic(mcz_writer *) signal_writer;
 static int request_signo;
 static mcz_os_signal_saved previous_request;
 static bool fatal_installed;
-static mcz_os_signal_saved previous_fatal[FATAL_COUNT];
 static char fatal_path[PATH_MAX], fatal_partial[PATH_MAX];
 static atomic_flag fatal_started = ATOMIC_FLAG_INIT;
 
@@ -52,30 +51,13 @@ static void request_handler(int sig)
     errno = saved;
 }
 
-static void fatal_handler(int sig)
+/* The fault hook (io/platform.h mcz_os_fatal_catch): the first fault dumps, a later one (in
+ * another thread, or in the dump itself) leaves the file as it is. */
+static void fatal_dump(void)
 {
-    int saved = errno;
     mcz_writer *w = atomic_load(&signal_writer);
     if (w && !atomic_flag_test_and_set(&fatal_started))
         mcz_wr_dump_fatal(w, fatal_partial, fatal_path);
-    for (size_t i = 0; i < FATAL_COUNT; i++)
-        if (fatal_signals[i] == sig)
-            mcz_os_signal_restore(sig, &previous_fatal[i]);
-    mcz_os_raise(sig); /* pending until this handler returns, then the previous action runs */
-    errno = saved;
-}
-
-static int install_fatal(void)
-{
-    for (size_t i = 0; i < FATAL_COUNT; i++) {
-        if (mcz_os_signal_catch(fatal_signals[i], fatal_handler, &previous_fatal[i]) != MCZ_OK) {
-            while (i-- > 0)
-                mcz_os_signal_restore(fatal_signals[i], &previous_fatal[i]);
-            return MCZ_EINVAL;
-        }
-    }
-    fatal_installed = true;
-    return MCZ_OK;
 }
 
 static int check_request(const mcz_writer *w, const char *path, int request_signal,
@@ -108,15 +90,19 @@ static int install_all(mcz_writer *w, const char *path, int request_signal, bool
     snprintf(fatal_partial, sizeof fatal_partial, "%s.partial", path);
     atomic_flag_clear(&fatal_started);
     request_signo = request_signal;
-    if (request_signal &&
-        mcz_os_signal_catch(request_signal, request_handler, &previous_request) != MCZ_OK) {
+    int rc = request_signal
+                 ? mcz_os_signal_catch(request_signal, request_handler, &previous_request)
+                 : MCZ_OK;
+    if (rc != MCZ_OK) {
         request_signo = 0;
-        return mcz_diag_set(diag, MCZ_EINVAL, MCZ_NO_OFFSET, MCZ_NO_CONTEXT,
-                            "cannot handle signal %d", request_signal);
+        return mcz_diag_set(diag, rc, MCZ_NO_OFFSET, MCZ_NO_CONTEXT, "cannot handle signal %d%s",
+                            request_signal,
+                            rc == MCZ_EUNSUPPORTED ? ": no request signals on this system" : "");
     }
-    if (on_fatal && install_fatal() != MCZ_OK)
+    if (on_fatal && mcz_os_fatal_catch(fatal_dump) != MCZ_OK)
         return mcz_diag_set(diag, MCZ_EINVAL, MCZ_NO_OFFSET, MCZ_NO_CONTEXT,
                             "cannot handle the fatal signals");
+    fatal_installed = on_fatal;
     return MCZ_OK;
 }
 
@@ -143,8 +129,8 @@ void mcz_wr_signals_remove(mcz_writer *w)
     if (request_signo)
         mcz_os_signal_restore(request_signo, &previous_request);
     request_signo = 0;
-    for (size_t i = 0; fatal_installed && i < FATAL_COUNT; i++)
-        mcz_os_signal_restore(fatal_signals[i], &previous_fatal[i]);
+    if (fatal_installed)
+        mcz_os_fatal_release();
     fatal_installed = false;
     atomic_store(&signal_writer, NULL);
 }
