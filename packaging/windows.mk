@@ -80,9 +80,10 @@ windows-todo: windows-deps
 ifdef WIN_CROSS
 CPPFLAGS += -isystem $(WIN_SYSROOT)/include $(WIN_CPPFLAGS)
 # io/win32_compat.h is the library's own (its functions are not exported from libmcz.dll): the
-# library's objects and the unit tests, which test it from inside, get it; the programs, whose
-# system calls are tools/'s (tool_os_win32.c), do not.
-$(LIB_OBJ) $(call obj,$(UNIT_SRC)): CPPFLAGS += -include io/win32_compat.h
+# library's objects and the test programs that test it from inside (tests/unit/,
+# tests/collector/) get it; the programs, whose system calls are tools/'s (tool_os_win32.c), do
+# not.
+$(LIB_OBJ) $(call obj,$(UNIT_SRC) $(COLLECTOR_SRC)): CPPFLAGS += -include io/win32_compat.h
 LDLIBS   := $(filter-out -lmurmurhash,$(LDLIBS))
 LDFLAGS  += -static -L$(WIN_SYSROOT)/lib
 LDLIBS   += $(shell $(WIN_PKG) --libs-only-l libcurl libzip 2>/dev/null)
@@ -115,6 +116,7 @@ $(BUILD)/tests/windows_dll_probe.exe: tests/cross/windows_dll_probe.c $(BIN)/lib
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) -DMCZ_DLL $(CFLAGS) -o $@ $< $(BIN)/libmcz.dll.a
 windows-build: $(BIN)/libmcz.dll $(BUILD)/tests/windows_dll_probe.exe
+-include $(shell find $(BUILD)/dll-obj -name '*.d' 2>/dev/null)
 endif
 # run-windows.sh compares the programs and the DLL with this machine's (tests/cross/
 # windows-programs.sh): mcs, mchgen and libmcz.so are built first, and found in MCZ_HOST_BIN.
