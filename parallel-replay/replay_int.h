@@ -2,10 +2,10 @@
  * replay_int.h - internal interfaces of mcz-replay (parallel-replay/). Uses the public mcz.h only.
  *
  * The pieces: replay_plan.c turns a collection into work units (archive chunks, or runs of about
- * 1 MiB of contexts of an MCH file); replay_proc.c is the one process module (workers, pipes,
- * rings, timeouts, crashes, signals: replay_ring.c, replay_record.c, replay_sched.c and
- * replay_proc.c, see replay_proc.h); replay_worker.c is what a worker does with a unit; the
- * replayers are replay_verify.c, replay_plugin.c and replay_exec.c; replay_results.c accounts
+ * 1 MiB of contexts of an MCH file); replay_proc_run is the one process module (workers, pipes,
+ * rings, timeouts, crashes, signals: replay_ring.c, replay_record.c, replay_sched.c,
+ * replay_pool.c and the system's replay_proc_posix.c or replay_proc_win32.c, see
+ * replay_proc.h); replay_worker.c is what a worker does with a unit; the replayers are replay_verify.c, replay_plugin.c and replay_exec.c; replay_results.c accounts
  * results and writes every output; replay_main.c parses the command line.
  */
 #ifndef MCZ_REPLAY_INT_H
@@ -210,7 +210,7 @@ int replay_plugin_context(const mcz_replay_plugin_desc *p, void *state, const mc
 /* ---- Worker side -------------------------------------------------------------------------------- */
 
 /* The worker's end of its channel to the parent: a shared record ring and a wake-up pipe
- * (replay_proc.c). */
+ * (replay_proc_posix.c, replay_proc_win32.c). */
 typedef struct replay_chan replay_chan;
 
 /* Announces the context about to be replayed (the parent blames it if the worker dies or runs
@@ -254,7 +254,7 @@ int replay_exec_unit(const replay_config *cfg, const char *work_dir, bool first,
  * context's lines those from the line naming it to the next naming another. */
 int replay_exec_output(const char *temp_dir, FILE *to, uint32_t interleave);
 
-/* ---- Process module (replay_proc.c) ------------------------------------------------------------- */
+/* ---- Process module (replay_proc_*.c) ----------------------------------------------------------- */
 
 /* Runs a command (argv[0] looked up in PATH) and waits; returns its exit status, 128+signal when
  * a signal killed it, or MCZ_EIO when no process could be made (errno says why). *exec_errno is

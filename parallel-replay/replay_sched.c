@@ -17,7 +17,6 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <unistd.h>
 
 #include "replay_proc.h"
@@ -488,19 +487,10 @@ static void on_tick(void *arg)
 
 /* ---- The run --------------------------------------------------------------------------------- */
 
-static double cpu_seconds(int who)
-{
-    struct rusage u;
-    if (getrusage(who, &u) != 0)
-        return 0;
-    return (double)(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
-           (double)(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
-}
-
 static void print_stats(const run *r)
 {
-    fprintf(stderr, "cpu: parent %.3f s, workers %.3f s\n", cpu_seconds(RUSAGE_SELF),
-            cpu_seconds(RUSAGE_CHILDREN));
+    fprintf(stderr, "cpu: parent %.3f s, workers %.3f s\n", replay_proc_cpu_seconds(false),
+            replay_proc_cpu_seconds(true));
     for (size_t i = 0; i < r->nslots; i++) {
         const replay_stats *st = &r->slots[i].stats;
         fprintf(stderr,
