@@ -77,7 +77,11 @@ windows-todo: windows-deps
 # Inside the sub-make of `make windows` (WIN_CROSS=1): what Windows compiles and links with.
 # No shared library, man pages or benchmarks yet: the library, the programs, the unit tests.
 ifdef WIN_CROSS
-CPPFLAGS += -isystem $(WIN_SYSROOT)/include $(WIN_CPPFLAGS) -include io/win32_compat.h
+CPPFLAGS += -isystem $(WIN_SYSROOT)/include $(WIN_CPPFLAGS)
+# io/win32_compat.h is the library's own (its functions are not exported from libmcz.dll): the
+# library's objects and the unit tests, which test it from inside, get it; the programs, whose
+# system calls are tools/'s (tool_os_win32.c), do not.
+$(LIB_OBJ) $(call obj,$(UNIT_SRC)): CPPFLAGS += -include io/win32_compat.h
 LDLIBS   := $(filter-out -lmurmurhash,$(LDLIBS))
 LDFLAGS  += -static -L$(WIN_SYSROOT)/lib
 LDLIBS   += $(shell $(WIN_PKG) --libs-only-l libcurl libzip 2>/dev/null)
