@@ -93,3 +93,10 @@ $(BUILD)/tests/%.exe: $(BUILD)/obj/tests/unit/%.o $(LIB_A)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lcmocka
 windows-build: $(LIB_A) $(PROGRAMS) $(WIN_UNITS)
+
+# ---- mcz-replay.exe (parallel-replay/replay_proc_win32.c: workers are the program started
+# again, in job objects); plugins are DLLs, loaded with LoadLibrary: no -rdynamic, no -ldl.
+ifdef WIN_CROSS
+REPLAY_LDFLAGS :=
+REPLAY_LDLIBS :=
+endif

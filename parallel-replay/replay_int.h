@@ -48,11 +48,8 @@ typedef enum replay_kind {
     REPLAY_KIND_COUNT
 } replay_kind;
 
-#if defined(__GNUC__)
-#define REPLAY_PRINTF(f, a) __attribute__((format(printf, f, a)))
-#else
-#define REPLAY_PRINTF(f, a)
-#endif
+/* printf-style checks as the library's (on Windows, mingw's C99 printf, not msvcrt's) */
+#define REPLAY_PRINTF(f, a) TOOL_PRINTF(f, a)
 
 
 /* A decimal count in [min, max] (no sign, no suffix), as command lines and results files
@@ -262,6 +259,30 @@ int replay_exec_output(const char *temp_dir, FILE *to, uint32_t interleave);
  * and stderr go to new files out_path and err_path (NULL: this process's). */
 int replay_proc_command(char *const argv[], const char *out_path, const char *err_path,
                         int *exec_errno);
+
+/* ---- The system beside processes (replay_proc_posix.c, replay_proc_win32.c) ---------------- */
+
+/* A directory only this user may enter (mode 0700 on POSIX): 0, or -1 with errno set. */
+int replay_os_mkdir(const char *path);
+/* Where the run's temporary directory goes: TMPDIR, else the system's place (/tmp; on Windows
+ * TEMP, else TMP, else the current directory). */
+const char *replay_os_temp_base(void);
+/* mkdtemp(3): tmpl ends in XXXXXX, which is replaced; tmpl, or NULL with errno set. */
+char *replay_os_mkdtemp(char *tmpl);
+/* True when a worker reads the collection through the parent's input (a fork); false when it
+ * opens the collection again itself (Windows), which a stream (-) cannot give it twice. */
+bool replay_proc_workers_share_input(void);
+/* True in a worker the pool started again (Windows): it repeats the parent's setup on its way
+ * to its work. Always false on POSIX, where workers are forked. */
+bool replay_proc_is_worker(void);
+/* In such a worker: the parent's temporary directory, which the worker uses as its own; NULL
+ * in the parent, and always on POSIX. */
+const char *replay_proc_worker_temp_dir(void);
+/* A shared library (a plugin): loaded, NULL with the system's reason in msg; one of its
+ * symbols (NULL: none); unloaded. */
+void *replay_os_library_open(const char *path, char *msg, size_t cap);
+void *replay_os_library_symbol(void *lib, const char *name);
+void replay_os_library_close(void *lib);
 
 /* A details file's columns: its header record as written (no line end) and where superpmi's
  * result columns are (field positions, Context being 0; -1: none). */

@@ -117,6 +117,8 @@ typedef struct replay_pool_ops {
     void (*ended)(void *arg, size_t slot, int status, const char *how, bool killed);
     /* After each wait, to show progress. */
     void (*tick)(void *arg);
+    /* The run's temporary directory (NULL: none), named to a worker started again. */
+    const char *temp_dir;
 } replay_pool_ops;
 
 /* Runs workers in slots 0..*slots-1, started at once; when fewer can start and few_ok, warns
@@ -153,9 +155,6 @@ replay_proc *replay_proc_start(size_t slot, const replay_pool_ops *ops);
 /* True in a worker the pool started again (Windows), with its slot, its request descriptor and
  * its channel; false in the parent, and always on POSIX, where workers are forked. */
 bool replay_proc_attach(size_t *slot, int *req_fd, replay_chan *ch);
-/* True when a worker reads the collection through the parent's input (a fork); false when it
- * opens the collection again itself, which a stream (-) cannot give it twice. */
-bool replay_proc_workers_share_input(void);
 replay_ring *replay_proc_ring(const replay_proc *p);
 
 #define REPLAY_PROC_OUTPUT 1u /* the worker printed something */

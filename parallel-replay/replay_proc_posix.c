@@ -9,6 +9,7 @@
  * terminal's Ctrl-C reaches only the parent.
  */
 #ifndef _WIN32
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -17,6 +18,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -49,6 +51,10 @@ bool replay_proc_attach(size_t *slot, int *req_fd, replay_chan *ch)
 }
 
 bool replay_proc_workers_share_input(void) { return true; }
+
+bool replay_proc_is_worker(void) { return false; }
+
+const char *replay_proc_worker_temp_dir(void) { return NULL; }
 
 replay_ring *replay_proc_ring(const replay_proc *p) { return p->ring; }
 
@@ -385,4 +391,34 @@ int replay_proc_command(char *const argv[], const char *out_path, const char *er
         *exec_errno = err > 0 ? err : ENOEXEC;
     return exit_code(status);
 }
+
+/* ---- The system beside processes ---- */
+
+int replay_os_mkdir(const char *path) { return mkdir(path, 0700); }
+
+const char *replay_os_temp_base(void)
+{
+    const char *tmp = getenv("TMPDIR");
+    return tmp && tmp[0] ? tmp : "/tmp";
+}
+
+char *replay_os_mkdtemp(char *tmpl) { return mkdtemp(tmpl); }
+
+void *replay_os_library_open(const char *path, char *msg, size_t cap)
+{
+    /* dlopen() searches the library path for a bare name; a plugin is a file the user names. */
+    char local[4096];
+    if (!strchr(path, '/')) {
+        snprintf(local, sizeof local, "./%s", path);
+        path = local;
+    }
+    void *lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (!lib)
+        snprintf(msg, cap, "cannot load plugin: %s", dlerror());
+    return lib;
+}
+
+void *replay_os_library_symbol(void *lib, const char *name) { return dlsym(lib, name); }
+
+void replay_os_library_close(void *lib) { dlclose(lib); }
 #endif /* !_WIN32 */

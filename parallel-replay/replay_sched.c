@@ -91,7 +91,7 @@ static _Noreturn void worker_main(void *arg, size_t index, int req_fd, replay_ch
     if (cfg->temp_dir) {
         char path[4200];
         replay_rows_path(cfg->temp_dir, index, path, sizeof path);
-        ch->rows_fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+        ch->rows_fd = open(path, O_WRONLY | O_CREAT | O_APPEND | TOOL_O_CLOEXEC, 0600);
     }
     if (replay_worker_open(cfg, &w, msg, sizeof msg) != MCZ_OK)
         replay_chan_fatal(ch, msg);
@@ -259,10 +259,10 @@ static char *rows_take(run *r, slot *s, const char *where)
     if (s->rows_fd < 0) {
         char path[4200];
         replay_rows_path(r->cfg->temp_dir, slot_index(r, s), path, sizeof path);
-        s->rows_fd = open(path, O_RDONLY | O_CLOEXEC);
+        s->rows_fd = open(path, O_RDONLY | TOOL_O_CLOEXEC);
     }
     char *text = malloc(len + 1);
-    if (!text || s->rows_fd < 0 || pread(s->rows_fd, text, len, (off_t)at) != (ssize_t)len) {
+    if (!text || s->rows_fd < 0 || tool_pread(s->rows_fd, text, len, (int64_t)at) != (ssize_t)len) {
         free(text);
         fatal(r, MCZ_EIO, "cannot read the details rows its worker wrote");
         return NULL;
@@ -521,7 +521,8 @@ int replay_proc_run(const replay_config *cfg, const replay_run_options *o, repla
         if (o->stride)
             s->filter = (replay_filter){(uint32_t)nslots, (uint32_t)i};
     }
-    replay_pool_ops ops = {&r, worker_main, on_drain, on_overdue, on_ended, on_tick};
+    replay_pool_ops ops = {&r, worker_main, on_drain, on_overdue, on_ended, on_tick,
+                           cfg->temp_dir};
     char why[REPLAY_MESSAGE_MAX] = "";
     int rc = replay_pool_run(&r.nslots, !o->stride, o->progress ? PROGRESS_TICK_MS : 0,
                              o->timeout > 0 ? SCAN_S : 0, &ops, &out->stop_signal, why,
