@@ -106,13 +106,21 @@ const char *replay_proc_worker_temp_dir(void)
 
 bool replay_proc_workers_share_input(void) { return false; }
 
+/* An exception nothing handled ends the worker at once, its code the exit code: no error
+ * dialog, no debugger (Wine starts one otherwise). */
+static LONG WINAPI on_unhandled_exception(EXCEPTION_POINTERS *e)
+{
+    (void)e;
+    return EXCEPTION_EXECUTE_HANDLER;
+}
+
 bool replay_proc_attach(size_t *slot, int *req_fd, replay_chan *ch)
 {
     worker_env_read();
     if (!self.worker)
         return false;
-    /* a crash ends the worker at once, with its exception as exit code: no dialog, no debugger */
     SetErrorMode(SEM_FAILCRITICALERRORS | SEM_NOGPFAULTERRORBOX);
+    SetUnhandledExceptionFilter(on_unhandled_exception);
     HANDLE inherited[] = {self.req, self.msg, self.ring};
     for (size_t i = 0; i < sizeof inherited / sizeof *inherited; i++)
         SetHandleInformation(inherited[i], HANDLE_FLAG_INHERIT, 0);
@@ -123,8 +131,10 @@ bool replay_proc_attach(size_t *slot, int *req_fd, replay_chan *ch)
         _exit(REPLAY_EXIT_GENERAL);
     CloseHandle(self.ring); /* the view keeps the section */
     /* unbuffered: what the replayer printed before a crash reaches the parent (msvcrt has no
-     * line buffering) */
+     * line buffering); binary: the parent's own stderr turns LF into CR LF, once */
     setvbuf(stdout, NULL, _IONBF, 0);
+    _setmode(1, _O_BINARY);
+    _setmode(2, _O_BINARY);
     *slot = self.slot;
     *req_fd = in;
     *ch = (replay_chan){wake, ring, -1, NULL};
