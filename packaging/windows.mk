@@ -100,3 +100,6 @@ ifdef WIN_CROSS
 REPLAY_LDFLAGS :=
 REPLAY_LDLIBS :=
 endif
+# make test-windows holds mcz-replay.exe against the Linux programs (tests/cross/windows-replay.sh).
+test-windows: $(BIN)/mcz-replay $(BIN)/mcs $(BIN)/mchgen
+test-windows: export MCZ_HOST_BIN := $(abspath $(BIN))

@@ -181,6 +181,9 @@ for t in "$win"/tests/test_*.exe; do
 done
 [ $units -gt 0 ] || echo "(no unit test compiles for Windows yet: make windows-todo says why)"
 
+# mcz-replay.exe (parallel-replay/replay_proc_win32.c) against the Linux mcz-replay.
+source "$root/tests/cross/windows-replay.sh"
+
 for f in "${failures[@]+"${failures[@]}"}"; do echo "FAILED: $f"; done
 echo "windows: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
