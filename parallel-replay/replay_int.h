@@ -5,8 +5,9 @@
  * 1 MiB of contexts of an MCH file); replay_proc_run is the one process module (workers, pipes,
  * rings, timeouts, crashes, signals: replay_ring.c, replay_record.c, replay_sched.c,
  * replay_pool.c and the system's replay_proc_posix.c or replay_proc_win32.c, see
- * replay_proc.h); replay_worker.c is what a worker does with a unit; the replayers are replay_verify.c, replay_plugin.c and replay_exec.c; replay_results.c accounts
- * results and writes every output; replay_main.c parses the command line.
+ * replay_proc.h); replay_worker.c is what a worker does with a unit; the replayers are
+ * replay_verify.c, replay_plugin.c and replay_exec.c; replay_results.c accounts results and
+ * writes every output; replay_main.c parses the command line.
  */
 #ifndef MCZ_REPLAY_INT_H
 #define MCZ_REPLAY_INT_H
@@ -251,7 +252,7 @@ int replay_exec_unit(const replay_config *cfg, const char *work_dir, bool first,
  * context's lines those from the line naming it to the next naming another. */
 int replay_exec_output(const char *temp_dir, FILE *to, uint32_t interleave);
 
-/* ---- Process module (replay_proc_*.c) ----------------------------------------------------------- */
+/* ---- Process module (replay_sched.c, replay_pool.c, replay_proc_*.c) ------------------------- */
 
 /* Runs a command (argv[0] looked up in PATH) and waits; returns its exit status, 128+signal when
  * a signal killed it, or MCZ_EIO when no process could be made (errno says why). *exec_errno is

@@ -97,7 +97,7 @@ int replay_records_take(replay_record_reader *rd, replay_ring *g,
                         void (*on_record)(void *arg, const replay_record *rec), void *arg,
                         const char **why);
 
-/* ---- Process pool (replay_pool.c) ------------------------------------------------------------- */
+/* ---- Process pool (replay_pool.c) ------------------------------------------------------------ */
 
 typedef struct replay_pool replay_pool;
 

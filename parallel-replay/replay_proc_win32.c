@@ -345,7 +345,10 @@ static DWORD pipe_waiting(HANDLE h, bool *gone)
     return avail;
 }
 
-static bool ended(const replay_proc *p) { return WaitForSingleObject(p->process, 0) == WAIT_OBJECT_0; }
+static bool ended(const replay_proc *p)
+{
+    return WaitForSingleObject(p->process, 0) == WAIT_OBJECT_0;
+}
 
 /* Something for the pool: a wake-up, output, an end of either, the worker's end. */
 static bool has_news(const replay_proc *p)

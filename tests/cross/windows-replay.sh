@@ -119,14 +119,15 @@ else
         fail "plugin DLL: --details as on Linux, crashes aside"
     fi
     unix_lines "$RT/pw.csv" >"$RT/pw.unix"
+    said="plugin DLL: a hang timed out; raise(SIGSEGV) (msvcrt exits 3), an exit, a fault: crashes"
     if grep -q '^9,.*,crash,worker exited with status 3$' "$RT/pw.unix" &&
        grep -q '^11,.*,timeout,timed out after 2 s$' "$RT/pw.unix" &&
        grep -q '^200,.*,crash,worker exited with status 7$' "$RT/pw.unix" &&
        grep -q '^250,.*,crash,worker died of exception 0xC0000005 (access violation)$' \
            "$RT/pw.unix"; then
-        pass "plugin DLL: a hang timed out; raise(SIGSEGV) (msvcrt exits 3), an exit, a fault: crashes"
+        pass "$said"
     else
-        fail "plugin DLL: a hang timed out; raise(SIGSEGV) (msvcrt exits 3), an exit, a fault: crashes"
+        fail "$said"
         grep -E '^(9|11|200|250),' "$RT/pw.unix" | sed 's/^/    /'
     fi
 
