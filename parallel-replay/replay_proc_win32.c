@@ -18,10 +18,12 @@
  *
  * Each worker runs in a job object of its own with JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE: killing
  * the job ends the worker and any command it started (as killing a process group does), and a
- * parent that dies takes its jobs, hence every worker, with it. Workers start in a new process
- * group, so a console's Ctrl-C reaches only the parent, whose handler stops the run as SIGINT
- * does on POSIX. Windows' pipes cannot be polled with the descriptors: the parent looks at each
- * pipe (PeekNamedPipe) and each process, pausing IDLE_MS between looks while nothing is there.
+ * parent that dies takes its jobs, hence every worker, with it. Workers run without the
+ * parent's console (CREATE_NO_WINDOW: a hidden one of their own, which the commands they start
+ * share), so a console's Ctrl-C or Ctrl-Break reaches only the parent, whose handler stops the
+ * run as SIGINT does on POSIX, and kills them. Windows' pipes cannot be polled with the
+ * descriptors: the parent looks at each pipe (PeekNamedPipe) and each process, pausing IDLE_MS
+ * between looks while nothing is there.
  */
 #ifdef _WIN32
 #include <windows.h>
@@ -269,7 +271,7 @@ static bool launch(replay_proc *p, size_t slot, const char *temp_dir, const work
     PROCESS_INFORMATION pi;
     bool ok = len > 0 && len < PATH_CHARS && line && SetEnvironmentVariableA(WORKER_ENV, env) &&
               CreateProcessW(exe, line, NULL, NULL, TRUE,
-                             CREATE_SUSPENDED | CREATE_NEW_PROCESS_GROUP, NULL, NULL, &si, &pi);
+                             CREATE_SUSPENDED | CREATE_NO_WINDOW, NULL, NULL, &si, &pi);
     DWORD error = GetLastError();
     SetEnvironmentVariableA(WORKER_ENV, NULL);
     free(line);
