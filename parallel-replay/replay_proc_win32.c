@@ -272,11 +272,11 @@ static bool launch(replay_proc *p, size_t slot, const char *temp_dir, const work
     bool ok = len > 0 && len < PATH_CHARS && line && SetEnvironmentVariableA(WORKER_ENV, env) &&
               CreateProcessW(exe, line, NULL, NULL, TRUE,
                              CREATE_SUSPENDED | CREATE_NO_WINDOW, NULL, NULL, &si, &pi);
-    DWORD error = GetLastError();
+    DWORD error = line ? GetLastError() : ERROR_NOT_ENOUGH_MEMORY;
     SetEnvironmentVariableA(WORKER_ENV, NULL);
     free(line);
     if (!ok) {
-        errno = line ? errno_of(error) : ENOMEM;
+        errno = errno_of(error);
         return false;
     }
     p->process = pi.hProcess;
