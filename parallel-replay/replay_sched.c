@@ -81,6 +81,13 @@ static void fatal(run *r, int error, const char *what)
     replay_pool_kill_all();
 }
 
+/* What a plan is, as READY carries it: a worker started again (Windows) plans the collection
+ * itself, and must have found the one its parent planned (the file may change meanwhile). */
+static void plan_identity(const replay_plan *p, char *buf, size_t cap)
+{
+    snprintf(buf, cap, "%s units=%zu", p->fingerprint, p->unit_count);
+}
+
 /* ---- Worker side ------------------------------------------------------------------------------ */
 
 static _Noreturn void worker_main(void *arg, size_t index, int req_fd, replay_chan *ch)
@@ -95,7 +102,9 @@ static _Noreturn void worker_main(void *arg, size_t index, int req_fd, replay_ch
     }
     if (replay_worker_open(cfg, &w, msg, sizeof msg) != MCZ_OK)
         replay_chan_fatal(ch, msg);
-    replay_chan_send(ch, REPLAY_REC_READY, 0, 0, 0, NULL, 0);
+    char planned[REPLAY_MESSAGE_MAX];
+    plan_identity(cfg->plan, planned, sizeof planned);
+    replay_chan_send(ch, REPLAY_REC_READY, 0, 0, 0, planned, strlen(planned));
     uint32_t req[REQUEST_SIZE / 4];
     int rc;
     while ((rc = replay_read_full(req_fd, req, sizeof req)) == 1) {
@@ -346,9 +355,18 @@ static void on_record(void *arg, const replay_record *rec)
     slot *s = ((record_target *)arg)->s;
     size_t i = slot_index(r, s);
     switch (rec->type) {
-    case REPLAY_REC_READY:
+    case REPLAY_REC_READY: {
+        char planned[REPLAY_MESSAGE_MAX];
+        plan_identity(r->plan, planned, sizeof planned);
+        if (strcmp(rec->text, planned) != 0) {
+            snprintf(planned, sizeof planned, "a worker found another collection than the one "
+                     "planned (did %s change?)", r->plan->shown);
+            fatal(r, MCZ_ECORRUPT, planned);
+            break;
+        }
         on_ready(r, s);
         break;
+    }
     case REPLAY_REC_START:
         s->inflight = rec->number;
         s->inflight_size = rec->size;
