@@ -99,11 +99,16 @@ else
     same_file "verify -j 2: --details as on Linux" "$RT/l.csv" "$RT/w.csv"
     same_file "verify -j 2: -f as on Linux" "$RT/l.mcl" "$RT/w.mcl"
     replay_both "verify -j 2, .mch" 0 -q -j 2 "$RT/c.mch" -- -q -j 2 c.mch
-    (cd "$RT" && "$wine" "$replay_exe" -q -j 2 --stats c.mcz) >/dev/null 2>"$RT/stats"
-    if grep -q '^worker 2: units [1-9]' <(unix_lines "$RT/stats"); then
-        pass "verify -j 2: the second worker process replayed units too"
+    # --stride: every worker walks every unit and replays every second context, so each of
+    # the two worker processes has 150 of them, whichever starts first.
+    replay_both "verify -j 2 --stride" 0 -q -j 2 --stride --stats "$RT/c.mcz" \
+        -- -q -j 2 --stride --stats c.mcz
+    if [ "$(unix_lines "$RT/win.err" | grep -c '^worker [12]: units 45 contexts 150 ')" = 2 ]
+    then
+        pass "verify -j 2 --stride: two worker processes, 150 contexts each"
     else
-        fail "verify -j 2: the second worker process replayed units too"
+        fail "verify -j 2 --stride: two worker processes, 150 contexts each"
+        sed 's/^/    /' "$RT/win.err" | head -5
     fi
 
     rules=fail:5,missing:7,segv:9,hang:11,exit:200,fault:250
