@@ -40,7 +40,8 @@ static int check_target_kind(const concat_target *t)
     uint8_t head[2];
     if (t->original_size == 0)
         return 0;
-    if (t->original_size >= 2 && tool_pread(t->fd, head, 2, 0) == 2 && head[0] == 'm' && head[1] == 'c')
+    if (t->original_size >= 2 && tool_pread(t->fd, head, 2, 0) == 2 && head[0] == 'm' &&
+        head[1] == 'c')
         return 0;
     tool_error("%s: at offset 0: not an MCH file (no method context at its start)", t->path);
     return -1;
@@ -85,13 +86,13 @@ static void target_restore(concat_target *t)
     if (t->fd < 0)
         return;
     target_forget_undo(t);
-    if (t->created)
-        unlink(t->path);
-    else if (ftruncate(t->fd, t->original_size) != 0)
+    if (!t->created && ftruncate(t->fd, t->original_size) != 0)
         tool_error("%s: could not restore the original length %lld: %s", t->path,
                   (long long)t->original_size, strerror(errno));
-    close(t->fd);
+    close(t->fd); /* first: Windows removes no open file */
     t->fd = -1;
+    if (t->created)
+        unlink(t->path);
 }
 
 static int target_finish(concat_target *t)
@@ -157,11 +158,13 @@ static int concat_archive(const char *path, mcs_input *in, uint64_t *appended,
         rc = mcs_copy_all(&base, out, &rules, &base_counts);
     if (rc == 0)
         rc = mcs_copy_all(in, out, &rules, &counts);
+    /* FILE1 is closed before its replacement takes its name: Windows renames nothing over an
+     * open (or mapped) file. */
+    mcs_input_close(&base);
     if (rc == 0)
         rc = mcs_output_commit(out);
     else
         mcs_output_abort(out);
-    mcs_input_close(&base);
     *appended = counts.saved;
     *bytes = counts.saved_bytes;
     return rc;

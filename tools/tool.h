@@ -184,6 +184,11 @@ void tool_dir_list_free(char **names, size_t count);
 /* True when name matches glob as tool_dir_list matches them. */
 bool tool_glob_match(const char *glob, const char *name);
 
+/* Standard input, output and error carry bytes unchanged: Windows' C runtime starts them in
+ * text mode (LF written as CR LF, CR LF read as LF, Ctrl-Z read as the end), so that the same
+ * run would print other bytes there. Called at the start of main; nothing to do elsewhere. */
+void tool_stdio_binary(void);
+
 /* True when stdout is a pipe or socket whose reader is gone (a write would fail with EPIPE):
  * a program that stops early for that, as `| head` asks, is not failing. */
 bool tool_stdout_reader_gone(void);
@@ -263,9 +268,10 @@ void tool_undo_remove_forget(const char *path);
 
 /* For the tests: with MCZ_TEST_SIGNAL=INT@N (TERM, HUP, PIPE) in the environment, the signal
  * is raised when `done` (units of work so far, e.g. contexts written) reaches N. On Windows
- * INT@N and HUP@N generate a console control event (Ctrl-C, Ctrl-Break) the process receives
- * as a console program does, and TERM@N raises SIGTERM; the calling thread then waits for the
- * handler to end the process. */
+ * INT@N sends the process's console a Ctrl-C, TERM@N and HUP@N a Ctrl-Break (PIPE: nothing),
+ * and the calling thread waits for the handler to end the process; a process without a
+ * console says on stderr that it waits ("waiting for the console control event"), for the
+ * test to send the event (under Wine: SIGINT). No event within 30 s: exit 125. */
 void tool_test_signal_point(uint64_t done);
 
 /* ---- Inputs ---- */

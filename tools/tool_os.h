@@ -11,7 +11,11 @@
 /* ---- Implemented by tool_undo.c, for the handlers of the platform files ---- */
 
 /* Undoes every registered truncation and removal, and the library's temporaries, once each;
- * returns how many things it undid. Async-signal-safe (only atomics, unlink, ftruncate). */
+ * returns how many things it undid. Async-signal-safe (only atomics, unlink, ftruncate).
+ * tool_undo_all is the two others, truncations first (they need their descriptors open;
+ * Windows can remove a file only once no descriptor holds it open). */
+unsigned tool_undo_truncations(void);
+unsigned tool_undo_removals(void);
 unsigned tool_undo_all(void);
 
 /* ---- Implemented once per system ---- */

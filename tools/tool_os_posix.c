@@ -110,6 +110,10 @@ bool tool_glob_match(const char *glob, const char *name)
 
 /* ---- Files ---- */
 
+void tool_stdio_binary(void)
+{
+}
+
 bool tool_stdout_is_pipe(void)
 {
     struct stat st;

@@ -83,9 +83,9 @@ void tool_undo_remove_forget(const char *path)
     }
 }
 
-unsigned tool_undo_all(void)
+unsigned tool_undo_truncations(void)
 {
-    unsigned undone = mcz_remove_temporaries();
+    unsigned undone = 0;
     for (int i = 0; i < UNDO_SLOTS; i++) {
         if (claim(&truncations[i].state)) {
             if (ftruncate(truncations[i].fd, truncations[i].size) != 0) {
@@ -93,12 +93,26 @@ unsigned tool_undo_all(void)
             }
             undone++;
         }
+    }
+    return undone;
+}
+
+unsigned tool_undo_removals(void)
+{
+    unsigned undone = mcz_remove_temporaries();
+    for (int i = 0; i < UNDO_SLOTS; i++) {
         if (claim(&removals[i].state)) {
             unlink(removals[i].path);
             undone++;
         }
     }
     return undone;
+}
+
+unsigned tool_undo_all(void)
+{
+    unsigned undone = tool_undo_truncations();
+    return undone + tool_undo_removals();
 }
 
 /* MCZ_TEST_SIGNAL=NAME@N: the signal arrives right after the Nth unit of work, the same way in

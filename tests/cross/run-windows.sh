@@ -123,10 +123,6 @@ fi
 # counted, and the program passing whole is a failure: the entry must go). A test neither built
 # nor listed fails the run, so none is dropped silently.
 declare -A not_built=(
-    [test_diag]="links tools/ (tool_where_text, tool_diag_rename), which does not compile for
-        Windows yet (tools/tool_signal.c: sigaction, SIGPIPE; tools/tool_sys.c: poll.h)"
-    [test_mcl]="links tools/ (tool_parse_count): tools/ does not compile for Windows yet"
-    [test_spmi_args]="links tools/ (tool_spmi_*): tools/ does not compile for Windows yet"
     [test_source]="forks children (sys/wait.h): io/source.c's fork-safety, POSIX only"
     [test_writer_collector]="forks children (sys/wait.h) and kills them with signals: the
         collector on Windows is a later step"
@@ -180,6 +176,9 @@ for t in "$win"/tests/test_*.exe; do
     fi
 done
 [ $units -gt 0 ] || echo "(no unit test compiles for Windows yet: make windows-todo says why)"
+
+# The programs (mcs.exe, mchgen.exe) and libmcz.dll: their own file.
+source "$root/tests/cross/windows-programs.sh"
 
 # mcz-replay.exe (parallel-replay/replay_proc_win32.c) against the Linux mcz-replay.
 source "$root/tests/cross/windows-replay.sh"

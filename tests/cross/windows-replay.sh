@@ -19,9 +19,9 @@ host_bin=${MCZ_HOST_BIN:-$root/bin}
 RT=$T/replay
 mkdir -p "$RT"
 
-# replay_both NAME CODE LINUX-ARGS -- WINDOWS-ARGS: both runs exit CODE and print the same
+# win_replay_both NAME CODE LINUX-ARGS -- WINDOWS-ARGS: both runs exit CODE and print the same
 # stdout (the summary); their stderr in $RT/linux.err and $RT/win.err.
-replay_both() {
+win_replay_both() {
     local name=$1 code=$2; shift 2
     local largs=() wargs=()
     while [ "$1" != "--" ]; do largs+=("$1"); shift; done
@@ -42,18 +42,18 @@ replay_both() {
     fi
 }
 
-# same_file NAME LINUX WINDOWS: the outputs are the same bytes.
-same_file() {
+# win_replay_same NAME LINUX WINDOWS: the outputs are the same bytes.
+win_replay_same() {
     if cmp -s "$2" "$3"; then pass "$1"; else
         fail "$1"; diff "$2" "$3" | head -6 | sed 's/^/    /'; fi
 }
 
-# workers_left FILE: processes whose command line names FILE (a name no other run uses).
-workers_left() { pgrep -fc -- "$(basename "$1")"; }
+# win_replay_left FILE: processes whose command line names FILE (a name no other run uses).
+win_replay_left() { pgrep -fc -- "$(basename "$1")"; }
 
-# interrupt_run NAME SIGNAL CODE: mcz-replay.exe -j 2 with both workers hanging, then SIGNAL
+# win_replay_interrupt NAME SIGNAL CODE: mcz-replay.exe -j 2 with both workers hanging, then SIGNAL
 # to the Wine process of the parent; it must end with CODE and leave no worker.
-interrupt_run() {
+win_replay_interrupt() {
     local name=$1 sig=$2 code=$3 i
     local mcz=$RT/int-$sig-$$.mcz
     cp "$RT/c.mcz" "$mcz"
@@ -65,16 +65,16 @@ interrupt_run() {
         sleep 0.1
     done
     local running
-    running=$(workers_left "$mcz")
+    running=$(win_replay_left "$mcz")
     kill "-$sig" "$pid"
     { wait "$pid"; } 2>/dev/null
     local rc=$?
     sleep 1
-    if [ "$running" -eq 3 ] && [ $rc -eq "$code" ] && [ "$(workers_left "$mcz")" -eq 0 ]; then
+    if [ "$running" -eq 3 ] && [ $rc -eq "$code" ] && [ "$(win_replay_left "$mcz")" -eq 0 ]; then
         pass "$name: exit $code, no worker left"
     else
         fail "$name (3 processes while hanging: $running; exit $rc, want $code; left:" \
-             "$(workers_left "$mcz"))"
+             "$(win_replay_left "$mcz"))"
         sed 's/^/    /' "$RT/int.err" | head -5
     fi
 }
@@ -94,14 +94,14 @@ else
     printf '#!/bin/sh\nexit 3\n' >"$RT/exit3.sh"
     chmod +x "$RT/exit3.sh"
 
-    replay_both "verify -j 2, .mcz" 0 -q -j 2 --details "$RT/l.csv" -f "$RT/l.mcl" "$RT/c.mcz" \
+    win_replay_both "verify -j 2, .mcz" 0 -q -j 2 --details "$RT/l.csv" -f "$RT/l.mcl" "$RT/c.mcz" \
         -- -q -j 2 --details w.csv -f w.mcl c.mcz
-    same_file "verify -j 2: --details as on Linux" "$RT/l.csv" "$RT/w.csv"
-    same_file "verify -j 2: -f as on Linux" "$RT/l.mcl" "$RT/w.mcl"
-    replay_both "verify -j 2, .mch" 0 -q -j 2 "$RT/c.mch" -- -q -j 2 c.mch
+    win_replay_same "verify -j 2: --details as on Linux" "$RT/l.csv" "$RT/w.csv"
+    win_replay_same "verify -j 2: -f as on Linux" "$RT/l.mcl" "$RT/w.mcl"
+    win_replay_both "verify -j 2, .mch" 0 -q -j 2 "$RT/c.mch" -- -q -j 2 c.mch
     # --stride: every worker walks every unit and replays every second context, so each of
     # the two worker processes has 150 of them, whichever starts first.
-    replay_both "verify -j 2 --stride" 0 -q -j 2 --stride --stats "$RT/c.mcz" \
+    win_replay_both "verify -j 2 --stride" 0 -q -j 2 --stride --stats "$RT/c.mcz" \
         -- -q -j 2 --stride --stats c.mcz
     if [ "$(unix_lines "$RT/win.err" | grep -c '^worker [12]: units 45 contexts 150 ')" = 2 ]
     then
@@ -112,7 +112,7 @@ else
     fi
 
     rules=fail:5,missing:7,segv:9,hang:11,exit:200,fault:250
-    replay_both "plugin DLL: failures, missing data, a hang, an exit, a fault" 1 \
+    win_replay_both "plugin DLL: failures, missing data, a hang, an exit, a fault" 1 \
         -q -j 2 --timeout 2 --plugin "$RT/tp.so" --plugin-arg "$rules" --details "$RT/pl.csv" \
         "$RT/c.mcz" -- -q -j 2 --timeout 2 --plugin tp.dll --plugin-arg "$rules" \
         --details pw.csv c.mcz
@@ -136,11 +136,11 @@ else
         grep -E '^(9|11|200|250),' "$RT/pw.unix" | sed 's/^/    /'
     fi
 
-    replay_both "--exec: a command exiting 3 (cmd /c exit 3; Linux: a script)" 3 \
+    win_replay_both "--exec: a command exiting 3 (cmd /c exit 3; Linux: a script)" 3 \
         -q -j 2 -c 1-40 --exec "$RT/exit3.sh" --details "$RT/el.csv" -f "$RT/el.mcl" \
         "$RT/c.mcz" -- -q -j 2 -c 1-40 --exec "cmd /c exit 3" --details ew.csv -f ew.mcl c.mcz
-    same_file "--exec: --details as on Linux" "$RT/el.csv" "$RT/ew.csv"
-    same_file "--exec: -f as on Linux" "$RT/el.mcl" "$RT/ew.mcl"
+    win_replay_same "--exec: --details as on Linux" "$RT/el.csv" "$RT/ew.csv"
+    win_replay_same "--exec: -f as on Linux" "$RT/el.mcl" "$RT/ew.mcl"
     (cd "$RT" && "$wine" "$replay_exe" -q -j 2 --exec no-such-command-here c.mcz) \
         >/dev/null 2>"$RT/err"
     rc=$?
@@ -150,14 +150,14 @@ else
         fail "--exec: a command that cannot start stops the run (exit $rc, want 254)"
     fi
 
-    interrupt_run "Ctrl-C (SIGINT through Wine) during a run" INT 130
+    win_replay_interrupt "Ctrl-C (SIGINT through Wine) during a run" INT 130
     if grep -q "interrupted: .* selected contexts were not replayed" "$RT/int.err" &&
        grep -q "^Loaded " <(unix_lines "$RT/int.out"); then
         pass "Ctrl-C: what finished is reported, and what was not"
     else
         fail "Ctrl-C: what finished is reported, and what was not"
     fi
-    interrupt_run "the parent killed outright: its jobs end the workers" KILL 137
+    win_replay_interrupt "the parent killed outright: its jobs end the workers" KILL 137
 
     (cd "$RT" && "$wine" "$replay_exe" -q - <c.mcz) >/dev/null 2>"$RT/err"
     rc=$?
