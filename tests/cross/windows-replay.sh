@@ -9,9 +9,13 @@
 #     exiting 3; a command that cannot start stops the run (254)
 #   - a console Ctrl-C (Wine turns SIGINT into one) stops the run: exit 130, what finished is
 #     reported, no worker left; a parent killed outright leaves no worker either (job objects)
+#   - a URL (nginx): each worker opens it again; the same summary and --details as on Linux
 #   - a stream input is refused (workers read the collection again: no fork)
 # What cannot run under Wine: --exec superpmi.exe (no Windows superpmi or JIT here; cmd.exe
 # stands in for the command), and a Ctrl-C typed at a real console (Wine's SIGINT stands in).
+# Not checked: a collection that changes between the parent's planning and a worker's (READY
+# carries each worker's plan, and the parent refuses another: there is no way here to change
+# the file at that moment).
 
 echo "== mcz-replay.exe under $wine"
 replay_exe=$win/bin/mcz-replay.exe
@@ -158,6 +162,20 @@ else
         fail "Ctrl-C: what finished is reported, and what was not"
     fi
     win_replay_interrupt "the parent killed outright: its jobs end the workers" KILL 137
+
+    # A URL: each worker opens it again (ranges of the same archive from nginx).
+    # shellcheck source=../cli/nginx.sh
+    source "$root/tests/cli/nginx.sh"
+    if nginx_start "$RT/http"; then
+        cp "$RT/c.mcz" "$RT/http/www/c.mcz"
+        url="http://127.0.0.1:$NGINX_PORT/c.mcz"
+        win_replay_both "verify -j 2 over HTTP" 0 -q -j 2 --details "$RT/hl.csv" "$url" \
+            -- -q -j 2 --details hw.csv "$url"
+        win_replay_same "verify -j 2 over HTTP: --details as on Linux" "$RT/hl.csv" "$RT/hw.csv"
+        nginx_stop
+    else
+        fail "nginx starts for the replay over HTTP (Debian nginx-light: .ci/deps.sh)"
+    fi
 
     (cd "$RT" && "$wine" "$replay_exe" -q - <c.mcz) >/dev/null 2>"$RT/err"
     rc=$?
