@@ -759,8 +759,10 @@ static int replay_main(const options *o, const char *path)
 int main(int argc, char **argv)
 {
     tool_set_program("mcz-replay");
-    /* Workers' lines are passed on as they come: msvcrt buffers a stderr that is not a
-     * console, which C's stderr never is elsewhere. */
+    /* The same bytes as on Linux, and --exec commands' output passed on unchanged (a worker
+     * started again gets it too). Workers' lines are passed on as they come: msvcrt buffers a
+     * stderr that is not a console, which C's stderr never is elsewhere. */
+    tool_stdio_binary();
     setvbuf(stderr, NULL, _IONBF, 0);
     tool_signals_install(); /* the run itself installs its own (replay_proc.c) */
     if (tool_check_library() != 0)

@@ -133,10 +133,8 @@ bool replay_proc_attach(size_t *slot, int *req_fd, replay_chan *ch)
         _exit(REPLAY_EXIT_GENERAL);
     CloseHandle(self.ring); /* the view keeps the section */
     /* unbuffered: what the replayer printed before a crash reaches the parent (msvcrt has no
-     * line buffering); binary: the parent's own stderr turns LF into CR LF, once */
+     * line buffering) */
     setvbuf(stdout, NULL, _IONBF, 0);
-    _setmode(1, _O_BINARY);
-    _setmode(2, _O_BINARY);
     *slot = self.slot;
     *req_fd = in;
     *ch = (replay_chan){wake, ring, -1, NULL};

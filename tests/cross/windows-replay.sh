@@ -24,7 +24,7 @@ RT=$T/replay
 mkdir -p "$RT"
 
 # win_replay_both NAME CODE LINUX-ARGS -- WINDOWS-ARGS: both runs exit CODE and print the same
-# stdout (the summary); their stderr in $RT/linux.err and $RT/win.err.
+# bytes on stdout (the summary); their stderr in $RT/linux.err and $RT/win.err.
 win_replay_both() {
     local name=$1 code=$2; shift 2
     local largs=() wargs=()
@@ -33,9 +33,8 @@ win_replay_both() {
     wargs=("$@")
     "$host_bin/mcz-replay" "${largs[@]}" >"$RT/linux.out" 2>"$RT/linux.err"
     local lrc=$?
-    (cd "$RT" && timeout 300 "$wine" "$replay_exe" "${wargs[@]}") >"$RT/win.raw" 2>"$RT/win.err"
+    (cd "$RT" && timeout 300 "$wine" "$replay_exe" "${wargs[@]}") >"$RT/win.out" 2>"$RT/win.err"
     local wrc=$?
-    unix_lines "$RT/win.raw" >"$RT/win.out"
     if [ $lrc -eq "$code" ] && [ $wrc -eq "$code" ] && [ -s "$RT/linux.out" ] &&
        cmp -s "$RT/linux.out" "$RT/win.out"; then
         pass "$name: $(head -n1 "$RT/win.out") (exit $code, as on Linux)"
@@ -107,7 +106,7 @@ else
     # the two worker processes has 150 of them, whichever starts first.
     win_replay_both "verify -j 2 --stride" 0 -q -j 2 --stride --stats "$RT/c.mcz" \
         -- -q -j 2 --stride --stats c.mcz
-    if [ "$(unix_lines "$RT/win.err" | grep -c '^worker [12]: units 45 contexts 150 ')" = 2 ]
+    if [ "$(grep -c '^worker [12]: units 45 contexts 150 ' "$RT/win.err")" = 2 ]
     then
         pass "verify -j 2 --stride: two worker processes, 150 contexts each"
     else
@@ -127,17 +126,16 @@ else
     else
         fail "plugin DLL: --details as on Linux, crashes aside"
     fi
-    unix_lines "$RT/pw.csv" >"$RT/pw.unix"
     said="plugin DLL: a hang timed out; raise(SIGSEGV) (msvcrt exits 3), an exit, a fault: crashes"
-    if grep -q '^9,.*,crash,worker exited with status 3$' "$RT/pw.unix" &&
-       grep -q '^11,.*,timeout,timed out after 2 s$' "$RT/pw.unix" &&
-       grep -q '^200,.*,crash,worker exited with status 7$' "$RT/pw.unix" &&
+    if grep -q '^9,.*,crash,worker exited with status 3$' "$RT/pw.csv" &&
+       grep -q '^11,.*,timeout,timed out after 2 s$' "$RT/pw.csv" &&
+       grep -q '^200,.*,crash,worker exited with status 7$' "$RT/pw.csv" &&
        grep -q '^250,.*,crash,worker died of exception 0xC0000005 (access violation)$' \
-           "$RT/pw.unix"; then
+           "$RT/pw.csv"; then
         pass "$said"
     else
         fail "$said"
-        grep -E '^(9|11|200|250),' "$RT/pw.unix" | sed 's/^/    /'
+        grep -E '^(9|11|200|250),' "$RT/pw.csv" | sed 's/^/    /'
     fi
 
     win_replay_both "--exec: a command exiting 3 (cmd /c exit 3; Linux: a script)" 3 \
@@ -156,7 +154,7 @@ else
 
     win_replay_interrupt "Ctrl-C (SIGINT through Wine) during a run" INT 130
     if grep -q "interrupted: .* selected contexts were not replayed" "$RT/int.err" &&
-       grep -q "^Loaded " <(unix_lines "$RT/int.out"); then
+       grep -q "^Loaded " "$RT/int.out"; then
         pass "Ctrl-C: what finished is reported, and what was not"
     else
         fail "Ctrl-C: what finished is reported, and what was not"
