@@ -253,6 +253,7 @@ static int dispatch(int argc, char **argv)
 int main(int argc, char **argv)
 {
     tool_set_program("mcs");
+    tool_stdio_binary();
     /* Ctrl-C and friends remove half-written outputs; a reader that closes the pipe early ends
      * text output quietly instead of killing mcs (tool.h). */
     tool_signals_install();

@@ -775,9 +775,9 @@ int mcs_for_each_sound_context(const char *path, const mcz_list *list, const cha
     return for_each_context(path, list, what, true, fn, arg, count);
 }
 
-static ssize_t text_write(void *cookie, const char *buf, size_t size)
+static long text_write(void *cookie, const char *buf, size_t size)
 {
-    return mcz_outfile_write(cookie, buf, size) == MCZ_OK ? (ssize_t)size : -1;
+    return mcz_outfile_write(cookie, buf, size) == MCZ_OK ? (long)size : -1;
 }
 
 int mcs_text_open(mcs_text_out *t, const char *path)
@@ -794,8 +794,7 @@ int mcs_text_open(mcs_text_out *t, const char *path)
         mcs_error_diag(path, &d);
         return -1;
     }
-    cookie_io_functions_t io = {.write = text_write};
-    t->stream = fopencookie(t->file, "w", io);
+    t->stream = tool_stream_open(text_write, t->file);
     if (!t->stream) {
         tool_error("%s: out of memory", path);
         mcz_outfile_abort(t->file);
@@ -806,7 +805,7 @@ int mcs_text_open(mcs_text_out *t, const char *path)
 
 int mcs_text_commit(mcs_text_out *t)
 {
-    fclose(t->stream); /* a write failure is sticky in the outfile: commit reports it */
+    tool_stream_close(t->stream); /* a write failure is sticky in the outfile: commit says it */
     mcz_diag d;
     mcz_diag_clear(&d);
     int rc = mcz_outfile_commit(t->file, &d);
@@ -821,7 +820,7 @@ int mcs_text_commit(mcs_text_out *t)
 void mcs_text_abort(mcs_text_out *t)
 {
     if (t->stream)
-        fclose(t->stream);
+        tool_stream_close(t->stream);
     mcz_outfile_abort(t->file);
     t->stream = NULL;
     t->file = NULL;

@@ -40,7 +40,8 @@ static int check_target_kind(const concat_target *t)
     uint8_t head[2];
     if (t->original_size == 0)
         return 0;
-    if (t->original_size >= 2 && pread(t->fd, head, 2, 0) == 2 && head[0] == 'm' && head[1] == 'c')
+    if (t->original_size >= 2 && tool_pread(t->fd, head, 2, 0) == 2 && head[0] == 'm' &&
+        head[1] == 'c')
         return 0;
     tool_error("%s: at offset 0: not an MCH file (no method context at its start)", t->path);
     return -1;
@@ -50,9 +51,9 @@ static int target_open(concat_target *t, const char *path)
 {
     t->path = path;
     t->created = false;
-    t->fd = open(path, O_RDWR | O_APPEND | O_CLOEXEC);
+    t->fd = open(path, O_RDWR | O_APPEND | TOOL_O_CLOEXEC);
     if (t->fd < 0 && errno == ENOENT) {
-        t->fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        t->fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_EXCL | TOOL_O_CLOEXEC, 0666);
         t->created = t->fd >= 0;
     }
     struct stat st;
@@ -85,18 +86,18 @@ static void target_restore(concat_target *t)
     if (t->fd < 0)
         return;
     target_forget_undo(t);
-    if (t->created)
-        unlink(t->path);
-    else if (ftruncate(t->fd, t->original_size) != 0)
+    if (!t->created && ftruncate(t->fd, t->original_size) != 0)
         tool_error("%s: could not restore the original length %lld: %s", t->path,
                   (long long)t->original_size, strerror(errno));
-    close(t->fd);
+    close(t->fd); /* first: Windows removes no open file */
     t->fd = -1;
+    if (t->created)
+        unlink(t->path);
 }
 
 static int target_finish(concat_target *t)
 {
-    if (fsync(t->fd) != 0 && errno != EINVAL) {
+    if (tool_fsync(t->fd) != 0) {
         tool_error("%s: fsync failed: %s", t->path, strerror(errno));
         return -1;
     }
@@ -112,9 +113,9 @@ static int target_finish(concat_target *t)
 
 static bool same_file(const char *a, const char *b)
 {
-    struct stat sa, sb;
-    return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
-           sa.st_ino == sb.st_ino;
+    tool_file_id ia, ib;
+    return tool_file_id_of(a, &ia) == 0 && tool_file_id_of(b, &ib) == 0 &&
+           tool_file_id_equal(&ia, &ib);
 }
 
 static int append_all(mcs_input *in, concat_target *t, uint64_t *appended)
@@ -157,11 +158,13 @@ static int concat_archive(const char *path, mcs_input *in, uint64_t *appended,
         rc = mcs_copy_all(&base, out, &rules, &base_counts);
     if (rc == 0)
         rc = mcs_copy_all(in, out, &rules, &counts);
+    /* FILE1 is closed before its replacement takes its name: Windows renames nothing over an
+     * open (or mapped) file. */
+    mcs_input_close(&base);
     if (rc == 0)
         rc = mcs_output_commit(out);
     else
         mcs_output_abort(out);
-    mcs_input_close(&base);
     *appended = counts.saved;
     *bytes = counts.saved_bytes;
     return rc;

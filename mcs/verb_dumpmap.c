@@ -43,7 +43,7 @@ static char *full_signature(const mcz_jit_ee *v, const mcz_mc *mc, const mcs_met
 {
     char *text = NULL;
     size_t len = 0;
-    FILE *f = open_memstream(&text, &len);
+    FILE *f = tool_memstream_open(&text, &len);
     if (!f)
         return NULL;
     if (method) {
@@ -61,7 +61,7 @@ static char *full_signature(const mcz_jit_ee *v, const mcz_mc *mc, const mcs_met
         fputs(MCS_UNKNOWN, f);
     }
     bool failed = ferror(f) != 0;
-    if (fclose(f) != 0 || failed) {
+    if (tool_stream_close(f) != 0 || failed) {
         free(text);
         return NULL;
     }

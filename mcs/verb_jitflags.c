@@ -1,7 +1,6 @@
 /* verb_jitflags.c - mcs -jitflags: which JIT flag combinations a collection holds. */
 #include <inttypes.h>
 #include <stdlib.h>
-#include <search.h>
 #include <string.h>
 
 #include "mcs_context.h"
@@ -22,35 +21,68 @@ typedef struct flag_combo {
 } flag_combo;
 
 typedef struct flag_stats {
-    void *combos; /* a tsearch tree of flag_combo, ordered by order */
+    flag_combo *combos; /* in the order first seen; sorted by order for the report */
+    size_t count, cap;
+    size_t *slots;      /* open addressing by flags: index + 1 into combos, 0 free */
+    size_t slot_count;  /* a power of two, at least twice count */
     uint32_t contexts, without;
     uint32_t bits[64];
 } flag_stats;
+
+static size_t slot_of(const flag_stats *s, uint64_t flags)
+{
+    size_t mask = s->slot_count - 1;
+    size_t i = (size_t)((flags * 0x9e3779b97f4a7c15u) >> 32) & mask;
+    while (s->slots[i] && s->combos[s->slots[i] - 1].flags != flags)
+        i = (i + 1) & mask;
+    return i;
+}
+
+/* Room for one more combination: combos and slots grown (the slots rebuilt) as needed. */
+static int combo_reserve(flag_stats *s)
+{
+    if (s->count == s->cap) {
+        size_t cap = s->cap ? 2 * s->cap : 16;
+        flag_combo *grown = realloc(s->combos, cap * sizeof *grown);
+        if (!grown)
+            return -1;
+        s->combos = grown;
+        s->cap = cap;
+    }
+    if (2 * (s->count + 1) <= s->slot_count)
+        return 0;
+    size_t slot_count = s->slot_count ? 2 * s->slot_count : 64;
+    size_t *slots = calloc(slot_count, sizeof *slots);
+    if (!slots)
+        return -1;
+    free(s->slots);
+    s->slots = slots;
+    s->slot_count = slot_count;
+    for (size_t i = 0; i < s->count; i++)
+        s->slots[slot_of(s, s->combos[i].flags)] = i + 1;
+    return 0;
+}
+
+static int combo_add(flag_stats *s, uint64_t flags)
+{
+    if (s->slot_count) {
+        size_t slot = slot_of(s, flags);
+        if (s->slots[slot]) {
+            s->combos[s->slots[slot] - 1].count++;
+            return 0;
+        }
+    }
+    if (combo_reserve(s) != 0)
+        return -1;
+    s->combos[s->count] = (flag_combo){__builtin_bswap64(flags), flags, 1};
+    s->slots[slot_of(s, flags)] = ++s->count;
+    return 0;
+}
 
 static int combo_compare(const void *a, const void *b)
 {
     uint64_t x = ((const flag_combo *)a)->order, y = ((const flag_combo *)b)->order;
     return (x > y) - (x < y);
-}
-
-static int combo_add(flag_stats *s, uint64_t flags)
-{
-    flag_combo probe = {__builtin_bswap64(flags), flags, 0};
-    flag_combo **found = tfind(&probe, &s->combos, combo_compare);
-    if (found) {
-        (*found)->count++;
-        return 0;
-    }
-    flag_combo *c = malloc(sizeof *c);
-    if (!c)
-        return -1;
-    *c = probe;
-    c->count = 1;
-    if (!tsearch(c, &s->combos, combo_compare)) {
-        free(c);
-        return -1;
-    }
-    return 0;
 }
 
 static int collect_one(void *stats, mcs_input *in, const mcz_mc *mc)
@@ -84,28 +116,23 @@ static double percent(uint32_t count, uint32_t total)
     return total ? 100.0 * count / total : 0.0;
 }
 
-/* twalk has no argument for its callback: the total the shares are of. */
-static uint32_t grouped_total;
-
-static void print_combo(const void *node, VISIT when, int depth)
+static void print_combo(const flag_combo *c, uint32_t total)
 {
-    (void)depth;
-    if (when != postorder && when != leaf)
-        return;
-    const flag_combo *c = *(const flag_combo *const *)node;
     char text[1024];
     mcs_jit_flags_text(c->flags, text, sizeof text);
-    printf("%016" PRIx64 " %8u %7.2f%% %s\n", c->flags, c->count,
-           percent(c->count, grouped_total), text);
+    printf("%016" PRIx64 " %8u %7.2f%% %s\n", c->flags, c->count, percent(c->count, total),
+           text);
 }
 
-static void report(const flag_stats *s)
+static void report(flag_stats *s)
 {
     char text[1024];
     printf("\nGrouped Flag Appearances (%u contexts)\n\n", s->contexts);
     printf("%-16s %8s %8s  parsed\n", "bits", "count", "percent");
-    grouped_total = s->contexts;
-    twalk(s->combos, print_combo);
+    if (s->count > 1)
+        qsort(s->combos, s->count, sizeof *s->combos, combo_compare);
+    for (size_t i = 0; i < s->count; i++)
+        print_combo(&s->combos[i], s->contexts);
     printf("\nIndividual Flag Appearances\n\n");
     for (unsigned b = 0; b < 64; b++) {
         if (!s->bits[b])
@@ -129,6 +156,7 @@ int cmd_jitflags(int argc, char **argv)
             tool_warn("%s: %u contexts have no GetJitFlags entry and are not counted", pos[0],
                      s.without);
     }
-    tdestroy(s.combos, free);
+    free(s.combos);
+    free(s.slots);
     return rc == 0 ? MCS_EXIT_OK : MCS_EXIT_FAIL;
 }

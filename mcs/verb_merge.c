@@ -1,7 +1,5 @@
 /* verb_merge.c - mcs -merge: one collection from many files, optionally deduplicated. */
-#include <dirent.h>
 #include <errno.h>
-#include <fnmatch.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,7 +32,7 @@ typedef struct merge_run {
     bool recursive;
     mcs_dedup *dedup; /* NULL: plain concatenation */
     mcs_output *out;
-    struct stat out_st; /* OUT as it was before the run, so it is not merged into itself */
+    tool_file_id out_id; /* OUT as it was before the run, so it is not merged into itself */
     bool out_existed;
     uint64_t files;
     mcs_copy_counts counts;
@@ -48,7 +46,8 @@ static int append_plain(merge_run *m, mcs_input *in)
 
 static int merge_file(merge_run *m, const char *path, const struct stat *st)
 {
-    if (m->out_existed && st->st_dev == m->out_st.st_dev && st->st_ino == m->out_st.st_ino)
+    tool_file_id id;
+    if (m->out_existed && tool_file_id_of(path, &id) == 0 && tool_file_id_equal(&id, &m->out_id))
         return 0;
     if (st->st_size == 0) {
         tool_info("Skipping zero-length file %s", path);
@@ -63,44 +62,22 @@ static int merge_file(merge_run *m, const char *path, const struct stat *st)
     return rc < 0 ? -1 : 0;
 }
 
-static int by_name(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* The entries of dir, sorted by name; *names is malloc'ed (free each and the array). */
+/* The entries of dir but those whose names begin with '.', sorted by name. */
 static int list_dir(const char *dir, char ***names, size_t *count)
 {
-    *names = NULL;
-    *count = 0;
-    DIR *d = opendir(dir);
-    if (!d) {
+    if (tool_dir_list(dir, NULL, names, count) != 0) {
         tool_error("%s: %s", dir, strerror(errno));
         return -1;
     }
-    size_t cap = 0;
-    struct dirent *e;
-    int rc = 0;
-    while (rc == 0 && (e = readdir(d)) != NULL) {
-        if (e->d_name[0] == '.')
-            continue;
-        if (*count == cap) {
-            cap = cap ? 2 * cap : 64;
-            char **grown = realloc(*names, cap * sizeof *grown);
-            rc = grown ? 0 : -1;
-            if (grown)
-                *names = grown;
-        }
-        if (rc == 0 && !((*names)[*count] = strdup(e->d_name)))
-            rc = -1;
-        *count += rc == 0;
+    size_t kept = 0;
+    for (size_t i = 0; i < *count; i++) {
+        if ((*names)[i][0] == '.')
+            free((*names)[i]);
+        else
+            (*names)[kept++] = (*names)[i];
     }
-    closedir(d);
-    if (rc != 0)
-        tool_error("%s: out of memory", dir);
-    if (*count > 1)
-        qsort(*names, *count, sizeof **names, by_name);
-    return rc;
+    *count = kept;
+    return 0;
 }
 
 static int merge_dir(merge_run *m, const char *dir, int depth);
@@ -121,9 +98,9 @@ static int merge_entries(merge_run *m, const char *dir, char **names, size_t cou
             /* Files are followed through symbolic links; directories are not (no loops). */
             int rc = 0;
             if (pass == 0 && stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
-                fnmatch(m->glob, names[i], FNM_PERIOD) == 0)
+                tool_glob_match(m->glob, names[i]))
                 rc = merge_file(m, path, &st);
-            else if (pass == 1 && m->recursive && lstat(path, &st) == 0 && S_ISDIR(st.st_mode))
+            else if (pass == 1 && m->recursive && tool_is_directory_not_link(path))
                 rc = merge_dir(m, path, depth + 1);
             free(path);
             if (rc != 0)
@@ -144,9 +121,7 @@ static int merge_dir(merge_run *m, const char *dir, int depth)
     int rc = list_dir(dir, &names, &count);
     if (rc == 0)
         rc = merge_entries(m, dir, names, count, depth);
-    for (size_t i = 0; i < count; i++)
-        free(names[i]);
-    free(names);
+    tool_dir_list_free(names, count);
     return rc;
 }
 
@@ -165,7 +140,7 @@ static int merge_pattern(merge_run *m, const char *pattern)
             return 0; /* nothing matches: reported by the caller */
         return merge_file(m, pattern, &st);
     }
-    char *dir = slash ? strndup(pattern, (size_t)(slash - pattern)) : strdup(".");
+    char *dir = slash ? tool_strndup(pattern, (size_t)(slash - pattern)) : strdup(".");
     if (dir && slash && dir[0] == '\0') {
         free(dir);
         dir = strdup("/");
@@ -194,7 +169,7 @@ int cmd_merge(int argc, char **argv)
     if (thin && !dedup)
         return mcs_usage_error(&usage_merge, "-thin needs -dedup");
     merge_run m = {.recursive = recursive};
-    m.out_existed = stat(pos[0], &m.out_st) == 0;
+    m.out_existed = tool_file_id_of(pos[0], &m.out_id) == 0;
     if (dedup && !(m.dedup = mcs_dedup_create(false, thin)))
         return MCS_EXIT_FAIL;
     m.out = mcs_output_open(pos[0], MCS_OUTPUT_BY_EXTENSION, &opt, true);

@@ -77,15 +77,18 @@ windows-todo: windows-deps
 # Inside the sub-make of `make windows` (WIN_CROSS=1): what Windows compiles and links with.
 # No shared library, man pages or benchmarks yet: the library, the programs, the unit tests.
 ifdef WIN_CROSS
-CPPFLAGS += -isystem $(WIN_SYSROOT)/include $(WIN_CPPFLAGS) -include io/win32_compat.h
+CPPFLAGS += -isystem $(WIN_SYSROOT)/include $(WIN_CPPFLAGS)
+# io/win32_compat.h is the library's own (its functions are not exported from libmcz.dll): the
+# library's objects and the unit tests, which test it from inside, get it; the programs, whose
+# system calls are tools/'s (tool_os_win32.c), do not.
+$(LIB_OBJ) $(call obj,$(UNIT_SRC)): CPPFLAGS += -include io/win32_compat.h
 LDLIBS   := $(filter-out -lmurmurhash,$(LDLIBS))
 LDFLAGS  += -static -L$(WIN_SYSROOT)/lib
 LDLIBS   += $(shell $(WIN_PKG) --libs-only-l libcurl libzip 2>/dev/null)
 endif
-# The unit tests are NAME.exe (what the compiler writes), linked without tools/ (not yet ported:
-# the tests that need it are listed as such by tests/cross/run-windows.sh).
+# The unit tests are NAME.exe (what the compiler writes), linked with tools/ as on Linux.
 WIN_UNITS := $(addsuffix .exe,$(UNITS))
-$(BUILD)/tests/%.exe: $(BUILD)/obj/tests/unit/%.o $(LIB_A)
+$(BUILD)/tests/%.exe: $(BUILD)/obj/tests/unit/%.o $(TOOL_OBJ) $(LIB_A)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lcmocka
 windows-build: $(LIB_A) $(PROGRAMS) $(WIN_UNITS)
@@ -98,3 +101,39 @@ $(BUILD)/tests/windows_collector.exe: $(BUILD)/obj/tests/collector/windows_colle
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) -ldbghelp
 windows-build: $(BUILD)/tests/windows_collector.exe
 test-windows: $(BUILD)/tests/windows_collector $(BIN)/mcs
+
+# ---- libmcz.dll, its import library, and a program linked against it ----
+# build/windows/bin/libmcz.dll exports exactly the functions the public headers declare MCZ_API,
+# as libmcz.so does: its objects are the library's compiled again with MCZ_DLL (dllexport on
+# MCZ_API; once one symbol is marked, the linker exports the marked ones alone), into
+# build/windows/dll-obj/. mcz's dependencies (zstd, liblzma, xxhash, libcurl) are linked in
+# statically, with the compiler's runtime: the DLL needs only Windows' own. libmcz.dll.a is
+# its import library; tests/cross/windows_dll_probe.c is linked against it (run-windows.sh).
+ifdef WIN_CROSS
+WIN_DLL_OBJ := $(patsubst %.c,$(BUILD)/dll-obj/%.o,$(LIB_SRC))
+$(BUILD)/dll-obj/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) -Icommon -include io/win32_compat.h -DMCZ_DLL -DMCZ_BUILDING_LIBRARY \
+	    $(CFLAGS) -c $< -o $@
+$(BIN)/libmcz.dll: $(WIN_DLL_OBJ)
+	@mkdir -p $(@D)
+	$(CC) -shared -static $(LDFLAGS) -o $@ $^ -Wl,--out-implib,$(BIN)/libmcz.dll.a $(LDLIBS)
+$(BIN)/libmcz.dll.a: $(BIN)/libmcz.dll
+$(BUILD)/tests/windows_dll_probe.exe: tests/cross/windows_dll_probe.c $(BIN)/libmcz.dll.a
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) -DMCZ_DLL $(CFLAGS) -o $@ $< $(BIN)/libmcz.dll.a
+windows-build: $(BIN)/libmcz.dll $(BUILD)/tests/windows_dll_probe.exe
+endif
+# run-windows.sh compares the programs and the DLL with this machine's (tests/cross/
+# windows-programs.sh): mcs, mchgen and libmcz.so are built first, and found in MCZ_HOST_BIN.
+test-windows: $(BIN)/mcs $(BIN)/mchgen $(LIB_SO)
+
+# ---- mcz-replay.exe (parallel-replay/replay_proc_win32.c: workers are the program started
+# again, in job objects); plugins are DLLs, loaded with LoadLibrary: no -rdynamic, no -ldl.
+ifdef WIN_CROSS
+REPLAY_LDFLAGS :=
+REPLAY_LDLIBS :=
+endif
+# run-windows.sh holds mcz-replay.exe against this machine's (tests/cross/windows-replay.sh).
+test-windows: $(BIN)/mcz-replay $(BIN)/mcs $(BIN)/mchgen
+test-windows: export MCZ_HOST_BIN := $(abspath $(BIN))

@@ -23,11 +23,9 @@
 
 #define TOOL_ERROR_SIZE 1024
 
-#if defined(__GNUC__)
-#define TOOL_PRINTF(f, a) __attribute__((format(printf, f, a)))
-#else
-#define TOOL_PRINTF(f, a)
-#endif
+/* The programs are built with the library's printf (on Windows mingw's C99 one, with %zu):
+ * their formats are checked as its are. */
+#define TOOL_PRINTF(f, a) MCZ_DIAG_PRINTF(f, a)
 
 /* ---- Messages (tool_message.c) ---- */
 
@@ -160,9 +158,73 @@ int tool_write_all(int fd, const void *buf, size_t len);
 /* Flushes and closes stdout at the end of main: 0, or -1 after saying on stderr (prog: ...)
  * that a write failed (a full disk). A reader that closed its pipe early is not an error. */
 int tool_close_stdout(void);
+
+/* ---- The operating system (tool_os_posix.c, tool_os_win32.c) ----
+ * What the programs ask of the system beyond C11, behind one interface: each function is
+ * implemented once per system, so that no other file of tools/ or of the programs holds
+ * OS-specific code. */
+
+char *tool_strndup(const char *s, size_t n);             /* NULL: out of memory */
+ssize_t tool_getline(char **line, size_t *cap, FILE *f); /* as getline(3) */
+long tool_cpu_count(void);                               /* processors online, >= 1 */
+typedef long (*tool_stream_write_fn)(void *cookie, const char *buf, size_t len);
+/* A write-only stdio stream whose bytes reach write(cookie, buf, len) (returns len or -1);
+ * NULL on failure. Closed by tool_stream_close only. */
+FILE *tool_stream_open(tool_stream_write_fn write, void *cookie);
+/* A stream into memory (open_memstream(3)); *text (malloc'ed, NUL-terminated) and *len are
+ * set once tool_stream_close returned. */
+FILE *tool_memstream_open(char **text, size_t *len);
+/* Flushes and closes either stream: 0, or EOF when a write failed. */
+int tool_stream_close(FILE *f);
+/* The names in dir (not . and ..), sorted by strcmp; only those matching glob when glob is
+ * not NULL (* ? [...] wildcards; a leading dot matched only by a dot, as FNM_PERIOD).
+ * 0, or -1 with errno set. */
+int tool_dir_list(const char *dir, const char *glob, char ***names, size_t *count);
+void tool_dir_list_free(char **names, size_t count);
+/* True when name matches glob as tool_dir_list matches them. */
+bool tool_glob_match(const char *glob, const char *name);
+
+/* Standard input, output and error carry bytes unchanged: Windows' C runtime starts them in
+ * text mode (LF written as CR LF, CR LF read as LF, Ctrl-Z read as the end), so that the same
+ * run would print other bytes there. Called at the start of main; nothing to do elsewhere. */
+void tool_stdio_binary(void);
+
 /* True when stdout is a pipe or socket whose reader is gone (a write would fail with EPIPE):
  * a program that stops early for that, as `| head` asks, is not failing. */
 bool tool_stdout_reader_gone(void);
+/* True when stdout is a pipe or socket (whose reader may close it early). */
+bool tool_stdout_is_pipe(void);
+
+/* Which file a name or a descriptor reaches: two names of one file (links, a different
+ * spelling) give equal identities. Windows' stat has no inode numbers: its identity is the
+ * volume's serial number and the file's index. */
+typedef struct tool_file_id {
+    uint64_t volume;
+    uint64_t file;
+} tool_file_id;
+/* 0, or -1 with errno set (the file cannot be reached, or has no identity: a pipe on
+ * Windows). The path's symbolic links are followed. */
+int tool_file_id_of(const char *path, tool_file_id *id);
+int tool_file_id_of_fd(int fd, tool_file_id *id);
+bool tool_file_id_equal(const tool_file_id *a, const tool_file_id *b);
+
+/* True when path is a directory itself, not a symbolic link (or junction) to one. */
+bool tool_is_directory_not_link(const char *path);
+
+/* The flags every descriptor a program opens gets: not inherited by children and, on
+ * Windows, binary (no line-end translation). */
+#ifdef _WIN32
+#define TOOL_O_CLOEXEC (_O_NOINHERIT | _O_BINARY)
+#else
+#define TOOL_O_CLOEXEC O_CLOEXEC
+#endif
+/* The file's data on disk (fsync); 0 for what is not a disk file (a pipe, a terminal). 0, or
+ * -1 with errno set. */
+int tool_fsync(int fd);
+/* Reads up to len bytes at offset off without moving the file position (pread); the count, or
+ * -1 with errno set. Not safe against another thread using the descriptor's position on
+ * Windows, where the position is saved and put back. */
+ssize_t tool_pread(int fd, void *buf, size_t len, int64_t off);
 
 /* ---- Counts ---- */
 
@@ -181,7 +243,7 @@ void tool_print_version(void);
  * at least as new); otherwise says which was loaded, on stderr, and returns -1. */
 int tool_check_library(void);
 
-/* ---- Signals ---- */
+/* ---- Signals (tool_os_posix.c, tool_os_win32.c) ---- */
 
 /*
  * SIGINT, SIGTERM and SIGHUP remove this process's uncommitted temporaries
@@ -189,6 +251,9 @@ int tool_check_library(void);
  * the same signal (the shell sees 128+signal). SIGPIPE does the same while such work is under
  * way; otherwise it is ignored, so that a reader closing a pipe early ends text output with a
  * write error the program handles (EPIPE) rather than a kill.
+ * On Windows a console control event (Ctrl-C, Ctrl-Break, the console closed, a log-off or a
+ * shutdown) undoes the same things, then ends the process as that event ends a console
+ * program (Ctrl-C: exit code STATUS_CONTROL_C_EXIT).
  */
 void tool_signals_install(void);
 
@@ -202,7 +267,11 @@ void tool_undo_remove(const char *path);
 void tool_undo_remove_forget(const char *path);
 
 /* For the tests: with MCZ_TEST_SIGNAL=INT@N (TERM, HUP, PIPE) in the environment, the signal
- * is raised when `done` (units of work so far, e.g. contexts written) reaches N. */
+ * is raised when `done` (units of work so far, e.g. contexts written) reaches N. On Windows
+ * INT@N sends the process's console a Ctrl-C, TERM@N and HUP@N a Ctrl-Break (PIPE: nothing),
+ * and the calling thread waits for the handler to end the process; a process without a
+ * console says on stderr that it waits ("waiting for the console control event"), for the
+ * test to send the event (under Wine: SIGINT). No event within 30 s: exit 125. */
 void tool_test_signal_point(uint64_t done);
 
 /* ---- Inputs ---- */

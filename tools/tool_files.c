@@ -1,7 +1,6 @@
 /* tool_files.c - which inputs are streams, and outputs checked before any work (a stream is
  * read by the library, mcz_input_open: no program copies one). */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,20 +26,24 @@ const char *tool_display_name(const char *path, bool output)
 
 /* ---- Outputs ---- */
 
+bool tool_file_id_equal(const tool_file_id *a, const tool_file_id *b)
+{
+    return a->volume == b->volume && a->file == b->file;
+}
+
 bool tool_output_is_stdout(const char *path)
 {
-    struct stat out, st;
+    tool_file_id out, id;
     if (strcmp(path, "-") == 0)
         return true;
-    return fstat(STDOUT_FILENO, &out) == 0 && stat(path, &st) == 0 &&
-           st.st_dev == out.st_dev && st.st_ino == out.st_ino;
+    return tool_file_id_of_fd(STDOUT_FILENO, &out) == 0 && tool_file_id_of(path, &id) == 0 &&
+           tool_file_id_equal(&out, &id);
 }
 
 #define NOTED_MAX 64
 
 static struct noted_input {
-    dev_t dev;
-    ino_t ino;
+    tool_file_id id;
     const char *path;
 } noted[NOTED_MAX];
 static size_t noted_count;
@@ -48,15 +51,24 @@ static size_t noted_count;
 void tool_note_input(const char *path)
 {
     struct stat st;
-    if (noted_count == NOTED_MAX || stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+    tool_file_id id;
+    if (noted_count == NOTED_MAX || stat(path, &st) != 0 || !S_ISREG(st.st_mode) ||
+        tool_file_id_of(path, &id) != 0)
         return;
-    noted[noted_count++] = (struct noted_input){st.st_dev, st.st_ino, path};
+    noted[noted_count++] = (struct noted_input){id, path};
 }
 
-static const struct noted_input *noted_as(const struct stat *st)
+/* The noted input that the regular file path (or stdout, for "-") is, or NULL. */
+static const struct noted_input *noted_as(const char *path)
 {
+    bool out = strcmp(path, "-") == 0;
+    struct stat st;
+    tool_file_id id;
+    if ((out ? fstat(STDOUT_FILENO, &st) : stat(path, &st)) != 0 || !S_ISREG(st.st_mode) ||
+        (out ? tool_file_id_of_fd(STDOUT_FILENO, &id) : tool_file_id_of(path, &id)) != 0)
+        return NULL;
     for (size_t i = 0; i < noted_count; i++)
-        if (noted[i].dev == st->st_dev && noted[i].ino == st->st_ino)
+        if (tool_file_id_equal(&noted[i].id, &id))
             return &noted[i];
     return NULL;
 }
@@ -69,9 +81,7 @@ int tool_output_check(const char *path, bool *stream, char err[TOOL_ERROR_SIZE])
         mcz_diag_format(&d, err, TOOL_ERROR_SIZE);
         return -1;
     }
-    struct stat st;
-    bool known = strcmp(path, "-") == 0 ? fstat(STDOUT_FILENO, &st) == 0 : stat(path, &st) == 0;
-    const struct noted_input *in = known && S_ISREG(st.st_mode) ? noted_as(&st) : NULL;
+    const struct noted_input *in = noted_as(path);
     if (!in)
         return 0;
     if (strcmp(in->path, path) == 0)

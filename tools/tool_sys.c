@@ -1,9 +1,7 @@
 /* tool_sys.c - the small system helpers every program wants once: a clock, a whole write. */
 #include <errno.h>
-#include <poll.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -35,15 +33,9 @@ int tool_write_all(int fd, const void *buf, size_t len)
     return 0;
 }
 
-static bool stdout_is_pipe(void)
-{
-    struct stat st;
-    return fstat(STDOUT_FILENO, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode));
-}
-
 int tool_close_stdout(void)
 {
-    bool pipe = stdout_is_pipe();
+    bool pipe = tool_stdout_is_pipe();
     bool failed = ferror(stdout) != 0;
     int err = 0;
     if (fflush(stdout) != 0) {
@@ -59,11 +51,4 @@ int tool_close_stdout(void)
         return 0;
     tool_error("standard output: write failed%s%s", err ? ": " : "", err ? strerror(err) : "");
     return -1;
-}
-
-bool tool_stdout_reader_gone(void)
-{
-    /* The write end of a pipe without a reader polls as an error (POLLERR), at once. */
-    struct pollfd p = {STDOUT_FILENO, POLLOUT, 0};
-    return stdout_is_pipe() && poll(&p, 1, 0) == 1 && (p.revents & POLLERR);
 }

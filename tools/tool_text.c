@@ -1,6 +1,7 @@
-/* tool_text.c - words compared: what "did you mean ...?" answers are made of. */
+/* tool_text.c - words compared (what "did you mean ...?" answers are made of), and copied. */
 #include <ctype.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "tool.h"
@@ -27,4 +28,16 @@ size_t tool_edit_distance(const char *a, size_t alen, const char *b)
         }
     }
     return row[blen];
+}
+
+char *tool_strndup(const char *s, size_t n)
+{
+    const char *end = memchr(s, '\0', n);
+    size_t len = end ? (size_t)(end - s) : n;
+    char *copy = malloc(len + 1);
+    if (copy) {
+        memcpy(copy, s, len);
+        copy[len] = '\0';
+    }
+    return copy;
 }

@@ -31,7 +31,7 @@ bool tool_is_zip(const char *path)
     struct stat st;
     if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
         return false;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd = open(path, O_RDONLY | TOOL_O_CLOEXEC);
     if (fd < 0)
         return false;
     unsigned char magic[4];

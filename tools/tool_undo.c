@@ -1,17 +1,18 @@
 /*
- * tool_signal.c - what a signal undoes before the process ends by it.
+ * tool_undo.c - what a signal (on Windows, a console control event) undoes before the process
+ * ends by it; the handlers themselves are the platform files' (tool_os_posix.c,
+ * tool_os_win32.c).
  *
  * The tables are fixed arrays of atomics so that the handler only reads memory that is never
- * freed, and calls only async-signal-safe functions (unlink, ftruncate, raise).
+ * freed, and calls only async-signal-safe functions (unlink, ftruncate).
  */
 #include <limits.h>
 #include <stdlib.h>
-#include <signal.h>
 #include <stdatomic.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "tool.h"
+#include "tool_os.h"
 
 #define UNDO_SLOTS 8
 
@@ -82,9 +83,9 @@ void tool_undo_remove_forget(const char *path)
     }
 }
 
-static unsigned undo_all(void)
+unsigned tool_undo_truncations(void)
 {
-    unsigned undone = mcz_remove_temporaries();
+    unsigned undone = 0;
     for (int i = 0; i < UNDO_SLOTS; i++) {
         if (claim(&truncations[i].state)) {
             if (ftruncate(truncations[i].fd, truncations[i].size) != 0) {
@@ -92,6 +93,14 @@ static unsigned undo_all(void)
             }
             undone++;
         }
+    }
+    return undone;
+}
+
+unsigned tool_undo_removals(void)
+{
+    unsigned undone = mcz_remove_temporaries();
+    for (int i = 0; i < UNDO_SLOTS; i++) {
         if (claim(&removals[i].state)) {
             unlink(removals[i].path);
             undone++;
@@ -100,52 +109,28 @@ static unsigned undo_all(void)
     return undone;
 }
 
-static void on_signal(int sig)
+unsigned tool_undo_all(void)
 {
-    if (undo_all() == 0 && sig == SIGPIPE)
-        return; /* the write fails with EPIPE instead */
-    signal(sig, SIG_DFL);
-    raise(sig); /* delivered when the handler returns: the process ends by sig */
-}
-
-void tool_signals_install(void)
-{
-    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE};
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sigemptyset(&sa.sa_mask);
-    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
-        sigaddset(&sa.sa_mask, sigs[i]);
-    sa.sa_flags = SA_RESTART;
-    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
-        struct sigaction old;
-        /* A signal the parent had ignored (nohup, a background job) stays ignored. */
-        if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN &&
-            sigs[i] != SIGPIPE)
-            continue;
-        sigaction(sigs[i], &sa, NULL);
-    }
+    unsigned undone = tool_undo_truncations();
+    return undone + tool_undo_removals();
 }
 
 /* MCZ_TEST_SIGNAL=NAME@N: the signal arrives right after the Nth unit of work, the same way in
  * every run, so the tests of what a signal undoes do not depend on timing. */
 void tool_test_signal_point(uint64_t done)
 {
-    static int sig = -1;
+    static bool parsed;
+    static char name[8];
     static uint64_t at;
-    if (sig < 0) {
-        static const struct { const char *name; int sig; } names[] = {
-            {"INT", SIGINT}, {"TERM", SIGTERM}, {"HUP", SIGHUP}, {"PIPE", SIGPIPE}};
+    if (!parsed) {
         const char *spec = getenv("MCZ_TEST_SIGNAL");
         const char *sep = spec ? strchr(spec, '@') : NULL;
-        sig = 0;
-        for (size_t i = 0; sep && i < sizeof names / sizeof names[0]; i++)
-            if (strncmp(spec, names[i].name, (size_t)(sep - spec)) == 0 &&
-                strlen(names[i].name) == (size_t)(sep - spec))
-                sig = names[i].sig;
-        at = sep ? strtoull(sep + 1, NULL, 10) : 0;
+        parsed = true;
+        if (sep && (size_t)(sep - spec) < sizeof name) {
+            memcpy(name, spec, (size_t)(sep - spec));
+            at = strtoull(sep + 1, NULL, 10);
+        }
     }
-    if (sig > 0 && done == at)
-        raise(sig);
+    if (name[0] && done == at)
+        tool_os_test_signal(name);
 }

@@ -1,0 +1,74 @@
+/* tool_dir.c - a directory's names, sorted and filtered by a wildcard (tool_dir_list); the
+ * reading itself is the platform files' (tool_os_dir_*). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tool_os.h"
+
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static bool wanted(const char *glob, const char *name)
+{
+    if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
+        return false;
+    return !glob || tool_glob_match(glob, name);
+}
+
+/* Appends a copy of name to *names: 0, or -1 (out of memory). */
+static int add_name(char ***names, size_t *count, size_t *cap, const char *name)
+{
+    if (*count == *cap) {
+        size_t grown_cap = *cap ? 2 * *cap : 64;
+        char **grown = realloc(*names, grown_cap * sizeof *grown);
+        if (!grown)
+            return -1;
+        *names = grown;
+        *cap = grown_cap;
+    }
+    if (!((*names)[*count] = strdup(name)))
+        return -1;
+    ++*count;
+    return 0;
+}
+
+int tool_dir_list(const char *dir, const char *glob, char ***names, size_t *count)
+{
+    *names = NULL;
+    *count = 0;
+    tool_os_dir *d = tool_os_dir_open(dir);
+    if (!d)
+        return -1;
+    size_t cap = 0;
+    const char *name;
+    int rc = 0;
+    while (rc == 0 && (name = tool_os_dir_next(d)) != NULL)
+        if (wanted(glob, name) && add_name(names, count, &cap, name) != 0) {
+            errno = ENOMEM;
+            rc = -1;
+        }
+    int err = rc == 0 ? errno : ENOMEM; /* 0 at the end of the directory */
+    tool_os_dir_close(d);
+    if (rc == 0 && err != 0)
+        rc = -1;
+    if (rc != 0) {
+        tool_dir_list_free(*names, *count);
+        *names = NULL;
+        *count = 0;
+        errno = err;
+        return -1;
+    }
+    if (*count > 1)
+        qsort(*names, *count, sizeof **names, by_name);
+    return 0;
+}
+
+void tool_dir_list_free(char **names, size_t count)
+{
+    for (size_t i = 0; i < count; i++)
+        free(names[i]);
+    free(names);
+}
