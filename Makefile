@@ -108,9 +108,13 @@ $(BIN)/mcs: $(call obj,$(MCS_SRC)) $(TOOL_OBJ) $(LIB_A)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
+# Plugins are loaded with dlopen and see the program's symbols (-rdynamic); Windows' LoadLibrary
+# needs neither (packaging/windows.mk empties both).
+REPLAY_LDFLAGS ?= -rdynamic
+REPLAY_LDLIBS ?= -ldl
 $(BIN)/mcz-replay: $(call obj,$(REPLAY_SRC)) $(TOOL_OBJ) $(LIB_A)
 	@mkdir -p $(@D)
-	$(CC) $(LDFLAGS) -rdynamic -o $@ $^ $(LDLIBS) -ldl
+	$(CC) $(LDFLAGS) $(REPLAY_LDFLAGS) -o $@ $^ $(LDLIBS) $(REPLAY_LDLIBS)
 
 $(BIN)/mcz-superpmi: $(call obj,$(DROPIN_SRC)) $(TOOL_OBJ) $(LIB_A)
 	@mkdir -p $(@D)

@@ -95,6 +95,15 @@ $(BUILD)/tests/%.exe: $(BUILD)/obj/tests/unit/%.o $(TOOL_OBJ) $(LIB_A)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lcmocka
 windows-build: $(LIB_A) $(PROGRAMS) $(WIN_UNITS)
 
+# ---- The collector on Windows: tests/collector/windows_collector.c (tests/cross/run-windows.sh
+# runs it under Wine and checks what it wrote with this machine's build of the same program and
+# mcs). MiniDumpWriteDump is dbghelp's.
+$(BUILD)/tests/windows_collector.exe: $(BUILD)/obj/tests/collector/windows_collector.o $(LIB_A)
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) -ldbghelp
+windows-build: $(BUILD)/tests/windows_collector.exe
+test-windows: $(BUILD)/tests/windows_collector $(BIN)/mcs
+
 # ---- libmcz.dll, its import library, and a program linked against it ----
 # build/windows/bin/libmcz.dll exports exactly the functions the public headers declare MCZ_API,
 # as libmcz.so does: its objects are the library's compiled again with MCZ_DLL (dllexport on
@@ -121,13 +130,13 @@ endif
 # run-windows.sh compares the programs and the DLL with this machine's (tests/cross/
 # windows-programs.sh): mcs, mchgen and libmcz.so are built first, and found in MCZ_HOST_BIN.
 test-windows: $(BIN)/mcs $(BIN)/mchgen $(LIB_SO)
-test-windows: export MCZ_HOST_BIN := $(abspath $(BIN))
 
-# ---- The collector on Windows: tests/collector/windows_collector.c (tests/cross/run-windows.sh
-# runs it under Wine and checks what it wrote with this machine's build of the same program and
-# mcs). MiniDumpWriteDump is dbghelp's.
-$(BUILD)/tests/windows_collector.exe: $(BUILD)/obj/tests/collector/windows_collector.o $(LIB_A)
-	@mkdir -p $(@D)
-	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) -ldbghelp
-windows-build: $(BUILD)/tests/windows_collector.exe
-test-windows: $(BUILD)/tests/windows_collector $(BIN)/mcs
+# ---- mcz-replay.exe (parallel-replay/replay_proc_win32.c: workers are the program started
+# again, in job objects); plugins are DLLs, loaded with LoadLibrary: no -rdynamic, no -ldl.
+ifdef WIN_CROSS
+REPLAY_LDFLAGS :=
+REPLAY_LDLIBS :=
+endif
+# run-windows.sh holds mcz-replay.exe against this machine's (tests/cross/windows-replay.sh).
+test-windows: $(BIN)/mcz-replay $(BIN)/mcs $(BIN)/mchgen
+test-windows: export MCZ_HOST_BIN := $(abspath $(BIN))

@@ -14,7 +14,6 @@
  * numbers in LIST and DETAILS.csv are mapped back to global numbers. A command that cannot start (its exec fails), or that exits
  * 254 (superpmi: the JIT failed to initialize) on a worker's first unit, stops the whole run.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -186,7 +185,7 @@ static void pass_output(const char *path, FILE *f, bool renumber, const mcz_mc *
     char *line = NULL;
     size_t cap = 0;
     ssize_t len;
-    while ((len = getline(&line, &cap, in)) > 0) {
+    while ((len = tool_getline(&line, &cap, in)) > 0) {
         /* a unit's own summary: the run's, summed over every unit, is printed at the end (as
          * superpmi -p sums its children's instead of passing them on) */
         if (ctx && strncmp(line, "Loaded ", 7) == 0)
@@ -299,26 +298,23 @@ static int write_interleaved(const char *text, size_t len, uint32_t interleave, 
 
 int replay_exec_output(const char *temp_dir, FILE *to, uint32_t interleave)
 {
-    struct dirent **names;
-    int n = scandir(temp_dir, &names, NULL, alphasort);
-    if (n < 0)
+    char **names;
+    size_t n;
+    if (tool_dir_list(temp_dir, "out.*", &names, &n) != 0)
         return MCZ_EIO;
     char *text = NULL;
     size_t len = 0;
-    FILE *all = interleave > 1 ? open_memstream(&text, &len) : to;
+    FILE *all = interleave > 1 ? tool_memstream_open(&text, &len) : to;
     int rc = all ? MCZ_OK : MCZ_ENOMEM;
-    for (int i = 0; i < n; i++) {
-        if (strncmp(names[i]->d_name, "out.", 4) == 0 && rc == MCZ_OK) {
-            char path[4200];
-            snprintf(path, sizeof path, "%s/%s", temp_dir, names[i]->d_name);
-            pass_output(path, all, false, NULL, 0);
-            rc = ferror(all) ? MCZ_EIO : MCZ_OK;
-        }
-        free(names[i]);
+    for (size_t i = 0; i < n && rc == MCZ_OK; i++) {
+        char path[4200];
+        snprintf(path, sizeof path, "%s/%s", temp_dir, names[i]);
+        pass_output(path, all, false, NULL, 0);
+        rc = ferror(all) ? MCZ_EIO : MCZ_OK;
     }
-    free(names);
+    tool_dir_list_free(names, n);
     if (all && all != to) {
-        if (fclose(all) != 0 && rc == MCZ_OK)
+        if (tool_stream_close(all) != 0 && rc == MCZ_OK)
             rc = MCZ_ENOMEM;
         if (rc == MCZ_OK)
             rc = write_interleaved(text ? text : "", len, interleave, to);

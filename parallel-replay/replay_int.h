@@ -2,11 +2,12 @@
  * replay_int.h - internal interfaces of mcz-replay (parallel-replay/). Uses the public mcz.h only.
  *
  * The pieces: replay_plan.c turns a collection into work units (archive chunks, or runs of about
- * 1 MiB of contexts of an MCH file); replay_proc.c is the one process module (workers, pipes,
- * rings, timeouts, crashes, signals: replay_ring.c, replay_record.c, replay_sched.c and
- * replay_proc.c, see replay_proc.h); replay_worker.c is what a worker does with a unit; the
- * replayers are replay_verify.c, replay_plugin.c and replay_exec.c; replay_results.c accounts
- * results and writes every output; replay_main.c parses the command line.
+ * 1 MiB of contexts of an MCH file); replay_proc_run is the one process module (workers, pipes,
+ * rings, timeouts, crashes, signals: replay_ring.c, replay_record.c, replay_sched.c,
+ * replay_pool.c and the system's replay_proc_posix.c or replay_proc_win32.c, see
+ * replay_proc.h); replay_worker.c is what a worker does with a unit; the replayers are
+ * replay_verify.c, replay_plugin.c and replay_exec.c; replay_results.c accounts results and
+ * writes every output; replay_main.c parses the command line.
  */
 #ifndef MCZ_REPLAY_INT_H
 #define MCZ_REPLAY_INT_H
@@ -48,11 +49,8 @@ typedef enum replay_kind {
     REPLAY_KIND_COUNT
 } replay_kind;
 
-#if defined(__GNUC__)
-#define REPLAY_PRINTF(f, a) __attribute__((format(printf, f, a)))
-#else
-#define REPLAY_PRINTF(f, a)
-#endif
+/* printf-style checks as the library's (on Windows, mingw's C99 printf, not msvcrt's) */
+#define REPLAY_PRINTF(f, a) TOOL_PRINTF(f, a)
 
 
 /* A decimal count in [min, max] (no sign, no suffix), as command lines and results files
@@ -210,7 +208,7 @@ int replay_plugin_context(const mcz_replay_plugin_desc *p, void *state, const mc
 /* ---- Worker side -------------------------------------------------------------------------------- */
 
 /* The worker's end of its channel to the parent: a shared record ring and a wake-up pipe
- * (replay_proc.c). */
+ * (replay_proc_posix.c, replay_proc_win32.c). */
 typedef struct replay_chan replay_chan;
 
 /* Announces the context about to be replayed (the parent blames it if the worker dies or runs
@@ -254,7 +252,7 @@ int replay_exec_unit(const replay_config *cfg, const char *work_dir, bool first,
  * context's lines those from the line naming it to the next naming another. */
 int replay_exec_output(const char *temp_dir, FILE *to, uint32_t interleave);
 
-/* ---- Process module (replay_proc.c) ------------------------------------------------------------- */
+/* ---- Process module (replay_sched.c, replay_pool.c, replay_proc_*.c) ------------------------- */
 
 /* Runs a command (argv[0] looked up in PATH) and waits; returns its exit status, 128+signal when
  * a signal killed it, or MCZ_EIO when no process could be made (errno says why). *exec_errno is
@@ -262,6 +260,30 @@ int replay_exec_output(const char *temp_dir, FILE *to, uint32_t interleave);
  * and stderr go to new files out_path and err_path (NULL: this process's). */
 int replay_proc_command(char *const argv[], const char *out_path, const char *err_path,
                         int *exec_errno);
+
+/* ---- The system beside processes (replay_proc_posix.c, replay_proc_win32.c) ---------------- */
+
+/* A directory only this user may enter (mode 0700 on POSIX): 0, or -1 with errno set. */
+int replay_os_mkdir(const char *path);
+/* Where the run's temporary directory goes: TMPDIR, else the system's place (/tmp; on Windows
+ * TEMP, else TMP, else the current directory). */
+const char *replay_os_temp_base(void);
+/* mkdtemp(3): tmpl ends in XXXXXX, which is replaced; tmpl, or NULL with errno set. */
+char *replay_os_mkdtemp(char *tmpl);
+/* True when a worker reads the collection through the parent's input (a fork); false when it
+ * opens the collection again itself (Windows), which a stream (-) cannot give it twice. */
+bool replay_proc_workers_share_input(void);
+/* True in a worker the pool started again (Windows): it repeats the parent's setup on its way
+ * to its work. Always false on POSIX, where workers are forked. */
+bool replay_proc_is_worker(void);
+/* In such a worker: the parent's temporary directory, which the worker uses as its own; NULL
+ * in the parent, and always on POSIX. */
+const char *replay_proc_worker_temp_dir(void);
+/* A shared library (a plugin): loaded, NULL with the system's reason in msg; one of its
+ * symbols (NULL: none); unloaded. */
+void *replay_os_library_open(const char *path, char *msg, size_t cap);
+void *replay_os_library_symbol(void *lib, const char *name);
+void replay_os_library_close(void *lib);
 
 /* A details file's columns: its header record as written (no line end) and where superpmi's
  * result columns are (field positions, Context being 0; -1: none). */

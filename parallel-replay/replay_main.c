@@ -558,6 +558,7 @@ typedef struct exec_setup {
     char **argv;
     bool words_given; /* argv is the options' --exec-word list */
     char temp_dir[4096];
+    bool borrowed; /* temp_dir is the parent's (a worker started again) */
 } exec_setup;
 
 static int exec_prepare(const options *o, exec_setup *es)
@@ -584,10 +585,15 @@ static int exec_prepare(const options *o, exec_setup *es)
 /* The run's private temporary directory: the units' files, the workers' details rows. */
 static int temp_prepare(exec_setup *es)
 {
-    const char *tmp = getenv("TMPDIR");
-    tmp = tmp && tmp[0] ? tmp : "/tmp";
+    const char *inherited = replay_proc_worker_temp_dir();
+    if (inherited) { /* a worker started again works in its parent's, which removes it */
+        snprintf(es->temp_dir, sizeof es->temp_dir, "%s", inherited);
+        es->borrowed = true;
+        return -1;
+    }
+    const char *tmp = replay_os_temp_base();
     snprintf(es->temp_dir, sizeof es->temp_dir, "%s/mcz-replay.XXXXXX", tmp);
-    if (!mkdtemp(es->temp_dir)) {
+    if (!replay_os_mkdtemp(es->temp_dir)) {
         es->temp_dir[0] = '\0';
         return fail("%s: cannot create a temporary directory in it: %s", tmp, strerror(errno));
     }
@@ -596,7 +602,7 @@ static int temp_prepare(exec_setup *es)
 
 static void exec_cleanup(exec_setup *es)
 {
-    if (es->temp_dir[0])
+    if (es->temp_dir[0] && !es->borrowed)
         nftw(es->temp_dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
     free(es->words);
     if (!es->words_given)
@@ -683,8 +689,7 @@ static int outcome_code(const options *o, replay_table *t, const replay_plan *pl
 
 static unsigned workers_wanted(const options *o)
 {
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    return o->workers ? o->workers : cores > 0 ? (unsigned)cores : 1;
+    return o->workers ? o->workers : (unsigned)tool_cpu_count();
 }
 
 /* The collection at path ("-", a FIFO, a file, a URL) is opened once, here: the workers,
@@ -692,6 +697,14 @@ static unsigned workers_wanted(const options *o)
  * through its source), so the program has no stream or URL branch of its own. */
 static int replay_main(const options *o, const char *path)
 {
+    if (!replay_proc_workers_share_input() && tool_input_is_stream(path))
+        return fail_usage("%s: a stream cannot be replayed here: each worker process reads the "
+                          "collection itself (no fork); save it to a file first",
+                          tool_display_name(path, false));
+    /* A worker started again repeats the parent's setup: its warnings were the parent's. */
+    bool shown = tool_info_shown();
+    if (replay_proc_is_worker())
+        tool_set_levels(true, false, false);
     replay_plan plan;
     mcz_diag d;
     /* --exec: a command start costs a JIT load, so each command gets up to exec_batch bytes,
@@ -718,8 +731,10 @@ static int replay_main(const options *o, const char *path)
     if (mcz_input_remote(plan.input) && !o->exec) /* --exec units: grouped by --exec-batch */
         replay_plan_group_remote(&plan, workers_wanted(o));
     replay_config cfg;
-    exec_setup es = {NULL, NULL, false, ""};
+    exec_setup es = {NULL, NULL, false, "", false};
     int code = configure(o, &plan, &cfg, &es);
+    if (replay_proc_is_worker())
+        tool_set_levels(true, shown, shown);
     if (code < 0) {
         replay_run_options ro = {.workers = workers_wanted(o),
                                  .timeout = o->timeout, .stride = o->stride,
@@ -744,6 +759,11 @@ static int replay_main(const options *o, const char *path)
 int main(int argc, char **argv)
 {
     tool_set_program("mcz-replay");
+    /* The same bytes as on Linux, and --exec commands' output passed on unchanged (a worker
+     * started again gets it too). Workers' lines are passed on as they come: msvcrt buffers a
+     * stderr that is not a console, which C's stderr never is elsewhere. */
+    tool_stdio_binary();
+    setvbuf(stderr, NULL, _IONBF, 0);
     tool_signals_install(); /* the run itself installs its own (replay_proc.c) */
     if (tool_check_library() != 0)
         return 255;

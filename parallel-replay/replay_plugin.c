@@ -3,7 +3,6 @@
  * The parent loads the plugin once before forking, so a missing file, a missing symbol or an ABI
  * mismatch is one clear error before any work starts; each worker then calls init() itself.
  */
-#include <dlfcn.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,21 +12,13 @@ int replay_plugin_load(const char *path, const mcz_replay_plugin_desc **out, cha
                        size_t cap)
 {
     *out = NULL;
-    /* dlopen() searches the library path for a bare name; a plugin is a file the user names. */
-    char local[4096];
-    if (!strchr(path, '/')) {
-        snprintf(local, sizeof local, "./%s", path);
-        path = local;
-    }
-    void *lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-    if (!lib) {
-        snprintf(msg, cap, "cannot load plugin: %s", dlerror());
+    void *lib = replay_os_library_open(path, msg, cap);
+    if (!lib)
         return MCZ_EINVAL;
-    }
-    void *sym = dlsym(lib, MCZ_REPLAY_ENTRY_SYMBOL);
+    void *sym = replay_os_library_symbol(lib, MCZ_REPLAY_ENTRY_SYMBOL);
     if (!sym) {
         snprintf(msg, cap, "plugin %s does not export %s()", path, MCZ_REPLAY_ENTRY_SYMBOL);
-        dlclose(lib);
+        replay_os_library_close(lib);
         return MCZ_EINVAL;
     }
     mcz_replay_plugin_fn entry;
@@ -39,7 +30,7 @@ int replay_plugin_load(const char *path, const mcz_replay_plugin_desc **out, cha
         given->struct_size < need) {
         snprintf(msg, cap, "plugin %s: ABI version %u, mcz-replay speaks versions %u to %u",
                  path, version, MCZ_REPLAY_ABI_VERSION_MIN, MCZ_REPLAY_ABI_VERSION);
-        dlclose(lib);
+        replay_os_library_close(lib);
         return MCZ_EVERSION;
     }
     /* a version 1 struct ends before the version 2 members: they read as NULL (one plugin per
@@ -50,12 +41,12 @@ int replay_plugin_load(const char *path, const mcz_replay_plugin_desc **out, cha
     memcpy(desc, given, need);
     if (!desc->init || !desc->replay) {
         snprintf(msg, cap, "plugin %s: init() and replay() are required", path);
-        dlclose(lib);
+        replay_os_library_close(lib);
         return MCZ_EINVAL;
     }
     if (desc->diffs && !desc->replay_diff) {
         snprintf(msg, cap, "plugin %s: diffs() without replay_diff()", path);
-        dlclose(lib);
+        replay_os_library_close(lib);
         return MCZ_EINVAL;
     }
     *out = desc; /* it and the library stay for the life of the process */

@@ -4,10 +4,15 @@
  *   replay_ring.c    a byte ring in memory shared by the parent and one worker
  *   replay_record.c  the records a worker sends through it (the protocol, both ends)
  *   replay_sched.c   the scheduler: work units handed out, results accounted, deaths blamed
- *   replay_proc.c    the process pool: fork, pipes, output lines, deadlines, signals, reaping
+ *   replay_pool.c    the process pool: slots, output lines, deadlines, the wait loop
+ *   replay_proc_posix.c, replay_proc_win32.c
+ *                    the worker processes: start, pipes, rings, waits, kills, stop signals,
+ *                    reaping (POSIX: fork; Windows: the program started again, in a job)
  *
  * The process pool knows nothing of units or records (its callbacks carry them, as git's
- * run_processes_parallel does for its tasks); the scheduler makes no system call on processes.
+ * run_processes_parallel does for its tasks); the scheduler makes no system call on processes,
+ * nor does the pool: each system's calls are in its replay_proc_*.c, each compiled everywhere
+ * and empty on the other system.
  */
 #ifndef MCZ_REPLAY_PROC_H
 #define MCZ_REPLAY_PROC_H
@@ -21,9 +26,13 @@
 
 typedef struct replay_ring replay_ring;
 
-/* A zero-filled MAP_SHARED ring made before the fork; NULL when no mapping can be made. */
+/* A zero-filled ring in memory a forked child shares (MAP_SHARED); NULL when no mapping can be
+ * made. POSIX only: on Windows the ring is a section the worker inherits (replay_proc_win32.c,
+ * with replay_ring_bytes()). */
 replay_ring *replay_ring_map(void);
 void replay_ring_unmap(replay_ring **g);
+/* The size of a ring's memory (positions and bytes), for a system that maps it itself. */
+size_t replay_ring_bytes(void);
 /* Worker: appends a then b as one piece once the parent has left room for it, calling
  * wait(arg) while the ring is full (a nonzero return gives up: MCZ_EIO). */
 int replay_ring_put(replay_ring *g, const void *a, size_t alen, const void *b, size_t blen,
@@ -88,13 +97,15 @@ int replay_records_take(replay_record_reader *rd, replay_ring *g,
                         void (*on_record)(void *arg, const replay_record *rec), void *arg,
                         const char **why);
 
-/* ---- Process pool (replay_proc.c) ------------------------------------------------------------ */
+/* ---- Process pool (replay_pool.c) ------------------------------------------------------------ */
 
 typedef struct replay_pool replay_pool;
 
 typedef struct replay_pool_ops {
     void *arg;
-    /* In a fresh worker (stdin /dev/null, stdout and stderr to the parent): its work. */
+    /* In a fresh worker (stdin /dev/null, stdout and stderr to the parent): its work. On
+     * Windows the worker is the program started again, which reaches replay_pool_run with the
+     * same arguments, and the pool calls this there. */
     void (*child)(void *arg, size_t slot, int req_fd, replay_chan *ch); /* must not return */
     /* The worker in slot woke the parent or may have written records: take them. */
     void (*drain)(void *arg, size_t slot, replay_ring *ring);
@@ -106,6 +117,8 @@ typedef struct replay_pool_ops {
     void (*ended)(void *arg, size_t slot, int status, const char *how, bool killed);
     /* After each wait, to show progress. */
     void (*tick)(void *arg);
+    /* The run's temporary directory (NULL: none), named to a worker started again. */
+    const char *temp_dir;
 } replay_pool_ops;
 
 /* Runs workers in slots 0..*slots-1, started at once; when fewer can start and few_ok, warns
@@ -129,5 +142,51 @@ void replay_pool_kill_all(void);
 
 /* A whole read: 1 read, 0 end of file before any byte, negative an error or partial read. */
 int replay_read_full(int fd, void *buf, size_t len);
+
+/* ---- Worker processes (replay_proc_posix.c, replay_proc_win32.c) ----------------------------- */
+
+/* One worker process: its pipes (requests to it, wake-ups and output from it) and its ring. */
+typedef struct replay_proc replay_proc;
+
+/* Starts the worker of slot with a fresh ring, the end of its request pipe that it reads and
+ * the pipes it writes; NULL with errno set when it cannot. POSIX: the forked child runs
+ * ops->child itself. Windows: the program is started again, told its slot and handles. */
+replay_proc *replay_proc_start(size_t slot, const replay_pool_ops *ops);
+/* True in a worker the pool started again (Windows), with its slot, its request descriptor and
+ * its channel; false in the parent, and always on POSIX, where workers are forked. */
+bool replay_proc_attach(size_t *slot, int *req_fd, replay_chan *ch);
+replay_ring *replay_proc_ring(const replay_proc *p);
+
+#define REPLAY_PROC_OUTPUT 1u /* the worker printed something */
+#define REPLAY_PROC_WAKE 2u   /* a wake-up byte, or the end of the wake-up pipe */
+/* Waits at most timeout_ms (-1: no limit) until one of the n workers (NULL: an empty slot)
+ * prints or wakes the parent, or a stop signal comes. MCZ_OK, or MCZ_EIO with why set. */
+int replay_proc_wait(replay_proc *const *procs, size_t n, int timeout_ms, char *why,
+                     size_t cap);
+/* What the last wait saw of the worker (REPLAY_PROC_*); both where the system cannot tell. */
+unsigned replay_proc_events(const replay_proc *p);
+/* Reads what the worker printed without waiting: the count; 0 at the end of its output (which
+ * is then closed); -1 when there is nothing more now. */
+long replay_proc_output(replay_proc *p, char *buf, size_t cap);
+bool replay_proc_output_open(const replay_proc *p);
+/* Takes the worker's wake-up bytes; false once it is gone (its wake-up pipe ended). */
+bool replay_proc_wakeups(replay_proc *p);
+/* Writes to its request pipe (0, or -1: it died meanwhile, which is noticed later). */
+int replay_proc_send(replay_proc *p, const void *buf, size_t len);
+void replay_proc_close_input(replay_proc *p);
+/* Kills the worker and whatever it started (its process group, its job). */
+void replay_proc_kill(replay_proc *p);
+/* Waits for the worker's end: its status as a shell's (-1: lost track of it), and how it ended
+ * in words. Its pipes and ring stay to be read until replay_proc_free. */
+int replay_proc_reap(replay_proc *p, char *how, size_t cap);
+void replay_proc_free(replay_proc **p);
+/* Around a run: the stop signals (SIGINT, SIGTERM, SIGHUP; on Windows the console's control
+ * events) caught, and put back. */
+void replay_proc_run_begin(void);
+void replay_proc_run_end(void);
+/* The stop signal that came during the run (a console event counts as SIGINT); 0: none. */
+int replay_proc_stop_signal(void);
+/* CPU seconds used by this process, or by the workers that ended (workers true). */
+double replay_proc_cpu_seconds(bool workers);
 
 #endif /* MCZ_REPLAY_PROC_H */

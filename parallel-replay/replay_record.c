@@ -1,7 +1,8 @@
 /*
  * replay_record.c - the records a worker sends the parent, both ends.
  *
- *   READY                       the replayer initialized; the worker wants a unit
+ *   READY   text                the replayer initialized; the worker wants a unit (text: what
+ *                               it planned, which must be what the parent planned)
  *   START   number [whole]      about to replay this context (or, whole: the rest of the unit)
  *   RESULT  number kind size    one context accounted (kind | ROW: the text locates its details
  *                               rows in the rows file; | MISS: a JIT missed data)

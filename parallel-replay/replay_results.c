@@ -226,13 +226,13 @@ static FILE *text_open(char **text, size_t *len)
 {
     *text = NULL;
     *len = 0;
-    return open_memstream(text, len);
+    return tool_memstream_open(text, len);
 }
 
 static int text_commit(FILE *f, char **text, size_t *len, const char *path, mcz_diag *diag)
 {
     bool failed = !f || ferror(f) != 0;
-    if (f && fclose(f) != 0)
+    if (f && tool_stream_close(f) != 0)
         failed = true;
     int rc = failed ? mcz_diag_set(diag, MCZ_ENOMEM, MCZ_NO_OFFSET, MCZ_NO_CONTEXT, "out of memory")
                     : commit_text(path, *text ? *text : "", *len, diag);
@@ -273,7 +273,7 @@ int replay_table_write_details(const replay_table *t, const char *path, mcz_diag
     size_t len;
     FILE *f = text_open(&text, &len);
     if (f && replay_row_write_csv(t, f) != MCZ_OK) {
-        fclose(f);
+        tool_stream_close(f);
         free(text);
         return mcz_diag_set(diag, MCZ_ENOMEM, MCZ_NO_OFFSET, MCZ_NO_CONTEXT, "out of memory");
     }

@@ -44,7 +44,7 @@ int replay_columns_set(replay_columns *c, const char *header, size_t len, replay
                        char *why, size_t cap)
 {
     tool_csv_span *f = malloc(REPLAY_MAX_COLUMNS * sizeof *f);
-    char *copy = strndup(header, len);
+    char *copy = tool_strndup(header, len);
     if (!f || !copy) {
         free(f);
         free(copy);

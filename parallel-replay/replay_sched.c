@@ -17,7 +17,6 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <unistd.h>
 
 #include "replay_proc.h"
@@ -82,6 +81,13 @@ static void fatal(run *r, int error, const char *what)
     replay_pool_kill_all();
 }
 
+/* What a plan is, as READY carries it: a worker started again (Windows) plans the collection
+ * itself, and must have found the one its parent planned (the file may change meanwhile). */
+static void plan_identity(const replay_plan *p, char *buf, size_t cap)
+{
+    snprintf(buf, cap, "%s units=%zu", p->fingerprint, p->unit_count);
+}
+
 /* ---- Worker side ------------------------------------------------------------------------------ */
 
 static _Noreturn void worker_main(void *arg, size_t index, int req_fd, replay_chan *ch)
@@ -92,11 +98,13 @@ static _Noreturn void worker_main(void *arg, size_t index, int req_fd, replay_ch
     if (cfg->temp_dir) {
         char path[4200];
         replay_rows_path(cfg->temp_dir, index, path, sizeof path);
-        ch->rows_fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+        ch->rows_fd = open(path, O_WRONLY | O_CREAT | O_APPEND | TOOL_O_CLOEXEC, 0600);
     }
     if (replay_worker_open(cfg, &w, msg, sizeof msg) != MCZ_OK)
         replay_chan_fatal(ch, msg);
-    replay_chan_send(ch, REPLAY_REC_READY, 0, 0, 0, NULL, 0);
+    char planned[REPLAY_MESSAGE_MAX];
+    plan_identity(cfg->plan, planned, sizeof planned);
+    replay_chan_send(ch, REPLAY_REC_READY, 0, 0, 0, planned, strlen(planned));
     uint32_t req[REQUEST_SIZE / 4];
     int rc;
     while ((rc = replay_read_full(req_fd, req, sizeof req)) == 1) {
@@ -260,10 +268,10 @@ static char *rows_take(run *r, slot *s, const char *where)
     if (s->rows_fd < 0) {
         char path[4200];
         replay_rows_path(r->cfg->temp_dir, slot_index(r, s), path, sizeof path);
-        s->rows_fd = open(path, O_RDONLY | O_CLOEXEC);
+        s->rows_fd = open(path, O_RDONLY | TOOL_O_CLOEXEC);
     }
     char *text = malloc(len + 1);
-    if (!text || s->rows_fd < 0 || pread(s->rows_fd, text, len, (off_t)at) != (ssize_t)len) {
+    if (!text || s->rows_fd < 0 || tool_pread(s->rows_fd, text, len, (int64_t)at) != (ssize_t)len) {
         free(text);
         fatal(r, MCZ_EIO, "cannot read the details rows its worker wrote");
         return NULL;
@@ -347,9 +355,18 @@ static void on_record(void *arg, const replay_record *rec)
     slot *s = ((record_target *)arg)->s;
     size_t i = slot_index(r, s);
     switch (rec->type) {
-    case REPLAY_REC_READY:
+    case REPLAY_REC_READY: {
+        char planned[REPLAY_MESSAGE_MAX];
+        plan_identity(r->plan, planned, sizeof planned);
+        if (strcmp(rec->text, planned) != 0) {
+            snprintf(planned, sizeof planned, "a worker found another collection than the one "
+                     "planned (did %s change?)", r->plan->shown);
+            fatal(r, MCZ_ECORRUPT, planned);
+            break;
+        }
         on_ready(r, s);
         break;
+    }
     case REPLAY_REC_START:
         s->inflight = rec->number;
         s->inflight_size = rec->size;
@@ -488,19 +505,10 @@ static void on_tick(void *arg)
 
 /* ---- The run --------------------------------------------------------------------------------- */
 
-static double cpu_seconds(int who)
-{
-    struct rusage u;
-    if (getrusage(who, &u) != 0)
-        return 0;
-    return (double)(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
-           (double)(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
-}
-
 static void print_stats(const run *r)
 {
-    fprintf(stderr, "cpu: parent %.3f s, workers %.3f s\n", cpu_seconds(RUSAGE_SELF),
-            cpu_seconds(RUSAGE_CHILDREN));
+    fprintf(stderr, "cpu: parent %.3f s, workers %.3f s\n", replay_proc_cpu_seconds(false),
+            replay_proc_cpu_seconds(true));
     for (size_t i = 0; i < r->nslots; i++) {
         const replay_stats *st = &r->slots[i].stats;
         fprintf(stderr,
@@ -531,7 +539,8 @@ int replay_proc_run(const replay_config *cfg, const replay_run_options *o, repla
         if (o->stride)
             s->filter = (replay_filter){(uint32_t)nslots, (uint32_t)i};
     }
-    replay_pool_ops ops = {&r, worker_main, on_drain, on_overdue, on_ended, on_tick};
+    replay_pool_ops ops = {&r, worker_main, on_drain, on_overdue, on_ended, on_tick,
+                           cfg->temp_dir};
     char why[REPLAY_MESSAGE_MAX] = "";
     int rc = replay_pool_run(&r.nslots, !o->stride, o->progress ? PROGRESS_TICK_MS : 0,
                              o->timeout > 0 ? SCAN_S : 0, &ops, &out->stop_signal, why,

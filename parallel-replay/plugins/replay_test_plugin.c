@@ -3,6 +3,9 @@
  * plugin ABI (mcz_replay.h). Its --plugin-arg says what to do with which context:
  *
  *   fail:N  missing:N  segv:N  hang:N  exit:N   (comma-separated; N a global context number)
+ *   fault:N                                     a store to an unmapped address (a real fault:
+ *                                               SIGSEGV, or on Windows an access violation,
+ *                                               where raise(SIGSEGV) just exits)
  *   failall                                     every other context fails, with a message as
  *                                               long as the ABI allows
  *   spin:US                                     every context first keeps the CPU busy for US
@@ -33,9 +36,10 @@
 
 #include "mcz_replay.h"
 
-enum { ACT_FAIL, ACT_MISSING, ACT_SEGV, ACT_HANG, ACT_EXIT, ACT_COUNT };
+enum { ACT_FAIL, ACT_MISSING, ACT_SEGV, ACT_HANG, ACT_EXIT, ACT_FAULT, ACT_COUNT };
 
-static const char *const act_names[ACT_COUNT] = {"fail", "missing", "segv", "hang", "exit"};
+static const char *const act_names[ACT_COUNT] = {"fail", "missing", "segv", "hang", "exit",
+                                                  "fault"};
 
 #define MAX_RULES 64
 
@@ -131,9 +135,14 @@ static int test_replay(void *state, uint32_t number, const uint8_t *bytes, size_
             printf("hanging on %u\n", number); /* tests wait for this line */
             fflush(stdout);
             for (;;)
-                pause();
+                sleep(1);
         case ACT_EXIT:
             _exit(7);
+        case ACT_FAULT: {
+            volatile uintptr_t unmapped = 16; /* volatile: not a null store the compiler sees */
+            *(volatile int *)unmapped = 1;
+            break;
+        }
         }
     }
     if (r->fail_all) {

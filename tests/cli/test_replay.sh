@@ -149,6 +149,12 @@ kind_is "plugin: hang reported as a timeout" "$T/p1.csv" 11 timeout
 kind_is "plugin: _exit reported as a crash" "$T/p1.csv" 200 crash
 each_once "plugin: every context accounted exactly once" "$T/p1.csv"
 ok_run "plugin: all pass without rules" "$R" -q -j 2 --plugin "$T/tp.so" "$T/c.mch"
+# A real fault (a store to an unmapped address), not a raised signal: the same crash.
+code_run "plugin: a fault gives exit 1" 1 "$R" -q -j 2 --plugin "$T/tp.so" --plugin-arg fault:7 \
+    --details "$T/fault.csv" "$T/c.mcz"
+kind_is "plugin: a fault reported as a crash" "$T/fault.csv" 7 crash
+contains "plugin: the fault's crash names the signal" "$T/fault.csv" "worker killed by signal 11"
+contains "plugin: after a fault, the rest replayed" "$T/out" "Loaded 300  Jitted 300  FailedCompile 1 "
 # One unit of 300 contexts, each failing with the longest message: more records than a worker's
 # ring holds, so the worker must wait for the parent to take them; then a crash at 250, whose
 # worker's last records are read after its death.
