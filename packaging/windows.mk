@@ -19,8 +19,8 @@ WIN_BUILD   := build/windows
 WIN_SYSROOT := $(WIN_BUILD)/sysroot
 # The headers of static libraries on Windows must be told so, or they declare dllimport; and
 # stdio is mingw's own C99 one (%zu, %lld, %ju as on Linux), not the system's msvcrt printf.
-# io/win32_compat.h comes ahead of every file: the POSIX names MinGW lacks, implemented by
-# io/os_win32.c. 64-bit file offsets (off_t, lseek); superpmi/hash.c's own MurmurHash3, as
+# io/win32_compat.h comes ahead of every library and unit-test file (below): the POSIX names
+# MinGW lacks, implemented by io/os_win32.c and io/compat.c. 64-bit file offsets (off_t, lseek); superpmi/hash.c's own MurmurHash3, as
 # Debian's libmurmurhash source is not one the sysroot's script can fetch.
 WIN_CPPFLAGS := -DCURL_STATICLIB -DLZMA_API_STATIC -DZIP_STATIC -D__USE_MINGW_ANSI_STDIO=1 \
                 -D_FILE_OFFSET_BITS=64 -DMCZ_NO_LIBMURMURHASH

@@ -17,9 +17,9 @@
 #     Wine passes on as exit status 58), leaving neither the output nor a temporary;
 #   - an archive read over HTTP (nginx, as tests/cli/test_http.sh starts it) by mcs.exe -info
 #     (what this machine's mcs says of the same URL) and -verify;
-#   - tests/cli scripts with mcs.exe and mchgen.exe as BIN (wrappers running them under Wine),
-#     each failure either known (listed below with its reason; one that passes fails the run)
-#     or counted; the scripts not run are listed with the reason.
+#   - tests/cli scripts with mcs.exe, mchgen.exe and mcz-replay.exe as BIN (wrappers running
+#     them under Wine), each failure either known (listed below with its reason; one that
+#     passes fails the run) or counted; the scripts not run are listed with the reason.
 
 # win_programs_run NAME EXE ARGS...: runs a Windows program from the current directory; the
 # command must exit 0 (its output, in Unix line ends, in $T/out, $T/err).
@@ -175,15 +175,9 @@ win_programs_http() {
 
 # tests/cli scripts not run with the Windows programs, and why.
 declare -A win_cli_skip=(
-    [test_mcs_codec.sh]="replays with mcz-replay, not built for Windows yet"
-    [test_mcs_layout.sh]="replays with mcz-replay, not built for Windows yet"
-    [test_mcs_nohashes.sh]="replays with mcz-replay, not built for Windows yet"
-    [test_mcs_strict.sh]="replays with mcz-replay, not built for Windows yet"
-    [test_mcs_versions.sh]="replays with mcz-replay, not built for Windows yet"
-    [test_mcs_outputs.sh]="runs mcz-replay, not built for Windows yet; under Wine it did not
-        end within 300 s"
-    [test_http.sh]="replays and shards with mcz-replay, not built for Windows yet (mcs.exe
-        reads over HTTP above)"
+    [test_mcs_outputs.sh]="writes to devices and FIFOs (/dev/null, /dev/stdout, a FIFO: Wine
+        renames nothing over them) and replays standard input (mcz-replay.exe refuses a stream:
+        each worker reads the collection itself); under Wine it did not end within 300 s"
     [test_mcs_forged.sh]="its helpers (build/tests/reseal, raw_index) are built by make test,
         which make test-windows does not build"
     [test_sources.sh]="its helper build/tests/spmi_today is built by make test"
@@ -200,6 +194,8 @@ declare -A win_cli_known=(
     [test_mcs_settings.sh]='-convert into a device named .mch is allowed*'
     [test_mcs_messages.sh]='an ELF file: said so*
 HTTP: cannot connect to HOST: reason*'
+    [test_http.sh]='shard */4 over HTTP: * bytes sent of *
+shard */4 of 351 small chunks: *'
 )
 declare -A win_cli_why=(
     [test_mcs_edges.sh]="the terminal is script(1)'s pseudo-terminal, which Wine's console
@@ -215,12 +211,17 @@ declare -A win_cli_why=(
         through Wine, so the rule for .mch names refuses it"
     [test_mcs_messages.sh]="the file the check gives mcs as an ELF program is the wrapper script
         here; a refused connection is worded Unknown error by libcurl for Windows"
+    [test_http.sh]="a shard fetches more than its share: each worker of mcz-replay.exe is the
+        program started again and opens the URL itself, so the archive's opening (footer,
+        index, header, dictionary) is fetched once per worker, where forked workers share the
+        parent's (MCZ_CACHE_DIR serves them from disk)"
 )
 win_cli_scripts="test_mcs_args test_mcs_basic test_mcs_chunkcopy test_mcs_damage
     test_mcs_determinism test_mcs_dictionary test_mcs_dump_text test_mcs_edges test_mcs_empty
     test_mcs_diskfull test_mcs_jitee_guid test_mcs_messages test_mcs_options test_mcs_settings
     test_mcs_toc_trust test_mcs_verbs test_mcs_verbs_damage test_mcs_zip test_mchgen
-    test_diag_types test_receive_damage"
+    test_diag_types test_receive_damage test_mcs_codec test_mcs_layout test_mcs_nohashes
+    test_mcs_strict test_mcs_versions test_http"
 
 # win_cli_known_match SCRIPT NAME: whether NAME is one of SCRIPT's known failures.
 win_cli_known_match() {
@@ -233,10 +234,10 @@ win_cli_known_match() {
 }
 
 win_programs_cli() {
-    echo "== tests/cli with mcs.exe and mchgen.exe under $wine"
+    echo "== tests/cli with mcs.exe, mchgen.exe and mcz-replay.exe under $wine"
     mkdir -p "$T/winbin"
     local p
-    for p in mcs mchgen; do
+    for p in mcs mchgen mcz-replay; do
         printf '#!/bin/sh\nexec "%s" "%s" "$@"\n' "$wine" "$win/bin/$p.exe" >"$T/winbin/$p"
         chmod +x "$T/winbin/$p"
     done
