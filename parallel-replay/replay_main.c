@@ -545,10 +545,15 @@ static int merge_main(const options *o, char **paths, size_t n)
 
 /* ---- Replaying ------------------------------------------------------------------------------ */
 
+/* For nftw(FTW_DEPTH): a directory once its entries are gone (Windows' remove() takes files
+ * only), anything else as it is. */
 static int remove_entry(const char *path, const struct stat *sb, int type, struct FTW *ftw)
 {
-    (void)sb, (void)type, (void)ftw;
-    remove(path);
+    (void)sb, (void)ftw;
+    if (type == FTW_DP)
+        rmdir(path);
+    else
+        remove(path);
     return 0;
 }
 
@@ -692,6 +697,33 @@ static unsigned workers_wanted(const options *o)
     return o->workers ? o->workers : (unsigned)tool_cpu_count();
 }
 
+/*
+ * Workers started again (Windows: no fork) open a URL each, and without a cache each would fetch
+ * the archive's opening again (footer, index, header, dictionary: a few percent of the archive,
+ * growing with its contexts) and share nothing. The run gives them a cache of its own then:
+ * MCZ_CACHE_DIR set to a new temporary directory before the parent opens the URL, so the
+ * parent's fetches fill it and the workers, inheriting the variable, read the opening from it.
+ * A cache the user named is used as it is. Returns -1 (go on), or an exit code; dir is "" when
+ * no cache was made.
+ */
+static int worker_cache_prepare(const char *path, char *dir, size_t cap)
+{
+    dir[0] = '\0';
+    if (replay_proc_workers_share_input() || replay_proc_is_worker() || !mcz_path_is_url(path) ||
+        getenv("MCZ_CACHE_DIR"))
+        return -1;
+    const char *tmp = replay_os_temp_base();
+    snprintf(dir, cap, "%s/mcz-replay-cache.XXXXXX", tmp);
+    if (!replay_os_mkdtemp(dir) || replay_os_setenv("MCZ_CACHE_DIR", dir) != 0) {
+        int err = errno;
+        if (dir[strlen(dir) - 1] != 'X')
+            nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+        dir[0] = '\0';
+        return fail("%s: cannot create a temporary directory in it: %s", tmp, strerror(err));
+    }
+    return -1;
+}
+
 /* The collection at path ("-", a FIFO, a file, a URL) is opened once, here: the workers,
  * forked later, read that input (a stream is read once, by the library; a URL's pieces come
  * through its source), so the program has no stream or URL branch of its own. */
@@ -775,9 +807,14 @@ int main(int argc, char **argv)
     int code = parse_args(argc, argv, &o);
     if (code < 0)
         code = outputs_check(&o, o.operands, o.operand_count);
+    char cache[4096] = "";
+    if (code < 0 && !o.merge)
+        code = worker_cache_prepare(o.operands[0], cache, sizeof cache);
     if (code < 0)
         code = o.merge ? merge_main(&o, o.operands, o.operand_count)
                        : replay_main(&o, o.operands[0]);
+    if (cache[0])
+        nftw(cache, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
     free(o.operands);
     free(o.exec_words);
     /* A closed pipe on stdout (mcz-replay ... | head) is not an error; a full disk is. */

@@ -404,6 +404,8 @@ const char *replay_os_temp_base(void)
 
 char *replay_os_mkdtemp(char *tmpl) { return mkdtemp(tmpl); }
 
+int replay_os_setenv(const char *name, const char *value) { return setenv(name, value, 1); }
+
 void *replay_os_library_open(const char *path, char *msg, size_t cap)
 {
     /* dlopen() searches the library path for a bare name; a plugin is a file the user names. */

@@ -595,6 +595,13 @@ const char *replay_os_temp_base(void)
     return ".";
 }
 
+/* Both environments: the C runtime's (getenv, the library's) and the system's (inherited by
+ * the processes CreateProcessW starts). */
+int replay_os_setenv(const char *name, const char *value)
+{
+    return _putenv_s(name, value) == 0 && SetEnvironmentVariableA(name, value) ? 0 : -1;
+}
+
 char *replay_os_mkdtemp(char *tmpl)
 {
     size_t len = strlen(tmpl);

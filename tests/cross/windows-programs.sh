@@ -194,8 +194,6 @@ declare -A win_cli_known=(
     [test_mcs_settings.sh]='-convert into a device named .mch is allowed*'
     [test_mcs_messages.sh]='an ELF file: said so*
 HTTP: cannot connect to HOST: reason*'
-    [test_http.sh]='shard */4 over HTTP: * bytes sent of *
-shard */4 of 351 small chunks: *'
 )
 declare -A win_cli_why=(
     [test_mcs_edges.sh]="the terminal is script(1)'s pseudo-terminal, which Wine's console
@@ -211,10 +209,6 @@ declare -A win_cli_why=(
         through Wine, so the rule for .mch names refuses it"
     [test_mcs_messages.sh]="the file the check gives mcs as an ELF program is the wrapper script
         here; a refused connection is worded Unknown error by libcurl for Windows"
-    [test_http.sh]="a shard fetches more than its share: each worker of mcz-replay.exe is the
-        program started again and opens the URL itself, so the archive's opening (footer,
-        index, header, dictionary) is fetched once per worker, where forked workers share the
-        parent's (MCZ_CACHE_DIR serves them from disk)"
 )
 win_cli_scripts="test_mcs_args test_mcs_basic test_mcs_chunkcopy test_mcs_damage
     test_mcs_determinism test_mcs_dictionary test_mcs_dump_text test_mcs_edges test_mcs_empty
