@@ -1,5 +1,6 @@
 /*
- * dropin_stream.c - superpmi's -streaming over an mcz archive, served by random access.
+ * dropin_stream_posix.c - superpmi's -streaming over an mcz archive, served by random access,
+ * on POSIX systems. Not on Windows yet (dropin_stream_win32.c says so).
  *
  * In streaming mode (streamingsuperpmi.cpp at dotnet/runtime@227b5367) one superpmi process
  * with one JIT reads request lines "N!Key=Value!..." from a file or stdin, fetches context N
@@ -16,6 +17,7 @@
  * headers). Disk holds the contexts asked for and a block per header written, never the whole
  * collection; the temporary directory goes when superpmi ends.
  */
+#ifndef _WIN32
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -56,13 +58,6 @@ static int fail_diag(const char *what, const mcz_diag *d)
 {
     char text[MCZ_DIAG_LINE_SIZE];
     return fail_on(what, mcz_diag_format(d, text, sizeof text));
-}
-
-/* The index of the -streaming switch's value in argv; 0 when there is none. */
-static int streaming_value(char **argv)
-{
-    size_t at = tool_spmi_find(argv, TOOL_SPMI_STREAMING);
-    return at && argv[at + 1] ? (int)at + 1 : 0;
 }
 
 static int stream_index(stream *st, const char *archive)
@@ -230,11 +225,9 @@ static void stream_words(int argc, char **argv, const char *real, const char *in
         dropin_words_add(w, i == value ? "stdin" : argv[i] == input ? mch : argv[i]);
 }
 
-bool dropin_streaming(char **argv) { return streaming_value(argv) != 0; }
-
 int dropin_stream(int argc, char **argv, const dropin_cmd *cmd, const char *real)
 {
-    int value = streaming_value(argv);
+    int value = dropin_streaming_value(argv);
     const char *from = value ? argv[value] : "stdin";
     bool from_stdin = strcasecmp(from, "stdin") == 0;
     FILE *in = from_stdin ? stdin : fopen(from, "re");
@@ -286,3 +279,4 @@ int dropin_stream(int argc, char **argv, const dropin_cmd *cmd, const char *real
     stream_close(&st);
     return rc;
 }
+#endif /* !_WIN32 */
