@@ -184,6 +184,9 @@ source "$root/tests/cross/windows-replay.sh"
 # The collector (tests/collector/windows_collector.c): its fatal dump and a minidump.
 source "$root/tests/cross/windows-collector.sh"
 
+# mcz-superpmi.exe installed over a Windows superpmi (tests/collector/spmi_today.c).
+source "$root/tests/cross/windows-dropin.sh"
+
 for f in "${failures[@]+"${failures[@]}"}"; do echo "FAILED: $f"; done
 echo "windows: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
