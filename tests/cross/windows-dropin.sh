@@ -4,6 +4,7 @@
 # Linux programs come from $MCZ_HOST_BIN (make test-windows sets it), else bin/. The superpmi
 # is the stand-in tests/collector/spmi_today.c built for each system (its -p is POSIX only,
 # and the drop-in never passes -p to it: -p becomes mcz-replay's -j).
+# Core_Root is "Core Root" here: a path with a space, quoted on each command line.
 #   - --install DIR: DIR/superpmi.exe becomes mcz-superpmi.exe, the real one
 #     DIR/superpmi.real.exe (the same bytes), the mcz-replay.exe to run recorded; again: updated
 #   - an archive (under an .mcz or an .mch name): mcz-replay.exe runs superpmi.real.exe per
@@ -48,9 +49,9 @@ win_dropin_same() {
 win_dropin_both() {
     local name=$1 code=$2; shift 2
     local largs=("${@//JIT/jit.so}") wargs=("${@//JIT/jit.dll}")
-    (cd "$DT/linux" && core/superpmi "${largs[@]}") >"$DT/linux.out" 2>"$DT/linux.err"
+    (cd "$DT/linux" && "Core Root/superpmi" "${largs[@]}") >"$DT/linux.out" 2>"$DT/linux.err"
     local lrc=$?
-    (cd "$DT/win" && timeout 300 "$wine" core/superpmi.exe "${wargs[@]}") >"$DT/win.out" \
+    (cd "$DT/win" && timeout 300 "$wine" "Core Root/superpmi.exe" "${wargs[@]}") >"$DT/win.out" \
         2>"$DT/win.err"
     local wrc=$?
     if [ $lrc -eq "$code" ] && [ $wrc -eq "$code" ]; then
@@ -76,7 +77,7 @@ if [ ! -f "$dropin_exe" ] || [ ! -f "$standin_exe" ] || [ ! -f "$win/bin/mcz-rep
 elif [ ! -x "$host_bin/mcz-superpmi" ] || [ ! -x "$host_build/tests/spmi_today" ]; then
     fail "the Linux mcz-superpmi and tests/spmi_today in $host_bin, $host_build (make test-windows)"
 else
-    mkdir -p "$DT/linux/core" "$DT/win/core"
+    mkdir -p "$DT/linux/Core Root" "$DT/win/Core Root"
     "$host_bin/mchgen" --seed 3 --contexts 60 --out "$DT/a.mch" >/dev/null 2>&1
     "$host_bin/mcs" -convert "$DT/a.mch" "$DT/a.mcz" --chunk-size 4K >/dev/null 2>&1
     for d in linux win; do
@@ -85,28 +86,28 @@ else
     done
     : >"$DT/linux/jit.so"
     : >"$DT/win/jit.dll"
-    cp "$host_build/tests/spmi_today" "$DT/linux/core/superpmi"
+    cp "$host_build/tests/spmi_today" "$DT/linux/Core Root/superpmi"
     cp "$host_bin/mcz-superpmi" "$host_bin/mcz-replay" "$DT/linux/"
-    cp "$standin_exe" "$DT/win/core/superpmi.exe"
+    cp "$standin_exe" "$DT/win/Core Root/superpmi.exe"
     cp "$dropin_exe" "$win/bin/mcz-replay.exe" "$DT/win/"
 
-    (cd "$DT/linux" && ./mcz-superpmi --install core) >/dev/null 2>&1
-    (cd "$DT/win" && timeout 60 "$wine" mcz-superpmi.exe --install core) >"$DT/install.out" \
-        2>&1
+    (cd "$DT/linux" && ./mcz-superpmi --install "Core Root") >/dev/null 2>&1
+    (cd "$DT/win" && timeout 60 "$wine" mcz-superpmi.exe --install "Core Root") \
+        >"$DT/install.out" 2>&1
     rc=$?
-    if [ $rc -eq 0 ] && cmp -s "$DT/win/core/superpmi.exe" "$dropin_exe" &&
-       cmp -s "$DT/win/core/superpmi.real.exe" "$standin_exe" &&
-       grep -q 'mcz-replay\.exe$' "$DT/win/core/superpmi.mcz-replay"; then
+    if [ $rc -eq 0 ] && cmp -s "$DT/win/Core Root/superpmi.exe" "$dropin_exe" &&
+       cmp -s "$DT/win/Core Root/superpmi.real.exe" "$standin_exe" &&
+       grep -q 'mcz-replay\.exe$' "$DT/win/Core Root/superpmi.mcz-replay"; then
         pass "--install: superpmi.exe is mcz-superpmi.exe, superpmi.real.exe the real one"
     else
         fail "--install (exit $rc)"
         sed 's/^/    /' "$DT/install.out" | head -5
     fi
-    (cd "$DT/win" && timeout 60 "$wine" mcz-superpmi.exe --install core) >"$DT/install.out" \
-        2>&1
+    (cd "$DT/win" && timeout 60 "$wine" mcz-superpmi.exe --install "Core Root") \
+        >"$DT/install.out" 2>&1
     rc=$?
     if [ $rc -eq 0 ] && grep -q 'mcz-superpmi updated' "$DT/install.out" &&
-       cmp -s "$DT/win/core/superpmi.real.exe" "$standin_exe"; then
+       cmp -s "$DT/win/Core Root/superpmi.real.exe" "$standin_exe"; then
         pass "--install again: the copy updated, superpmi.real.exe kept"
     else
         fail "--install again (exit $rc)"
@@ -124,10 +125,10 @@ else
     # An .mch: superpmi.real.exe with the same words, its output and exit code.
     for args in "jit.dll a.mch" "missing.dll a.mch"; do
         read -r -a words <<<"$args"
-        (cd "$DT/win" && timeout 60 "$wine" core/superpmi.real.exe "${words[@]}") \
+        (cd "$DT/win" && timeout 60 "$wine" "Core Root/superpmi.real.exe" "${words[@]}") \
             >"$DT/direct.out" 2>&1
         drc=$?
-        (cd "$DT/win" && MCZ_SUPERPMI_TRACE=trace.txt timeout 60 "$wine" core/superpmi.exe \
+        (cd "$DT/win" && MCZ_SUPERPMI_TRACE=trace.txt timeout 60 "$wine" "Core Root/superpmi.exe" \
             "${words[@]}") >"$DT/via.out" 2>&1
         vrc=$?
         printf '%s\n' "superpmi.exe" "${words[@]}" >"$DT/want" # argv unchanged
@@ -142,7 +143,7 @@ else
         fi
     done
 
-    (cd "$DT/win" && timeout 60 "$wine" core/superpmi.exe -streaming stdin jit.dll a.mcz \
+    (cd "$DT/win" && timeout 60 "$wine" "Core Root/superpmi.exe" -streaming stdin jit.dll a.mcz \
         </dev/null) >"$DT/stream.out" 2>&1
     rc=$?
     if [ $rc -eq 255 ] && grep -q 'not served on Windows' "$DT/stream.out"; then
@@ -155,8 +156,8 @@ else
     # Killed outright while the real superpmi works: its job takes mcz-replay.exe and
     # superpmi.real.exe with it.
     cp "$DT/a.mcz" "$DT/win/kill-$$.mcz"
-    (cd "$DT/win" && STANDIN_SLEEP_MS=500 exec "$wine" core/superpmi.exe jit.dll "kill-$$.mcz") \
-        >/dev/null 2>&1 &
+    (cd "$DT/win" && STANDIN_SLEEP_MS=500 exec "$wine" "Core Root/superpmi.exe" jit.dll \
+        "kill-$$.mcz") >/dev/null 2>&1 &
     pid=$!
     for _ in $(seq 1 300); do
         [ "$(win_dropin_left)" -ge 4 ] && break
@@ -175,13 +176,13 @@ else
         fail "killed while replaying ($running running before, $(win_dropin_left) after)"
     fi
 
-    (cd "$DT/win" && timeout 60 "$wine" mcz-superpmi.exe --uninstall core) >"$DT/un.out" 2>&1
+    (cd "$DT/win" && timeout 60 "$wine" mcz-superpmi.exe --uninstall "Core Root") >"$DT/un.out" 2>&1
     rc=$?
-    if [ $rc -eq 0 ] && cmp -s "$DT/win/core/superpmi.exe" "$standin_exe" &&
-       [ "$(ls "$DT/win/core")" = superpmi.exe ]; then
+    if [ $rc -eq 0 ] && cmp -s "$DT/win/Core Root/superpmi.exe" "$standin_exe" &&
+       [ "$(ls "$DT/win/Core Root")" = superpmi.exe ]; then
         pass "--uninstall: superpmi.exe is the real one again, nothing else left"
     else
-        fail "--uninstall (exit $rc): $(ls "$DT/win/core" | tr '\n' ' ')"
+        fail "--uninstall (exit $rc): $(ls "$DT/win/Core Root" | tr '\n' ' ')"
         sed 's/^/    /' "$DT/un.out" | head -3
     fi
 fi
