@@ -2,9 +2,10 @@
  * dropin_install.c - mcz-superpmi --install DIR / --uninstall DIR.
  *
  * Installing puts a copy of this program at DIR/superpmi and keeps the real one as
- * DIR/superpmi.real (on Windows superpmi.exe and superpmi.real.exe: dropin_program_in). The real superpmi is never deleted and never missing: it gets its second
- * name by a hard link first, then the copy (written to a temporary name in DIR and synced)
- * replaces DIR/superpmi by rename, atomically. Every check is made before anything changes, and
+ * DIR/superpmi.real (on Windows superpmi.exe and superpmi.real.exe: dropin_program_in). The
+ * real superpmi is never deleted and never missing: it gets its second name by a hard link
+ * first, then the copy (written to a temporary name in DIR and synced) replaces DIR/superpmi
+ * by rename, atomically. Every check is made before anything changes, and
  * a failure part-way undoes what was done.
  */
 #include <errno.h>
