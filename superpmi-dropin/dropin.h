@@ -48,7 +48,7 @@ void dropin_read(int argc, char **argv, dropin_cmd *cmd);
 int dropin_translate(int argc, char **argv, const dropin_cmd *cmd, const char *replay,
                      const char *real, dropin_words *out, char *why, size_t cap);
 
-/* ---- -streaming over an archive (dropin_stream_posix.c; dropin_stream_win32.c refuses) ---- */
+/* ---- -streaming over an archive (dropin_stream.c) ---- */
 
 /* Whether the command line asks for superpmi's streaming mode (-streaming FILE|stdin):
  * the index of the switch's value in argv, 0 when there is none (dropin_args.c). */
@@ -57,6 +57,20 @@ int dropin_streaming_value(char **argv);
  * into a sparse stand-in file as it is requested. Returns superpmi's exit code, 128+N when
  * stopped by signal N, DROPIN_FATAL when the archive cannot be read. */
 int dropin_stream(int argc, char **argv, const dropin_cmd *cmd, const char *real);
+
+/* Its system part (dropin_stream_posix.c, dropin_stream_win32.c). */
+const char *dropin_temp_base(void); /* where the private directory goes: $TMPDIR, %TEMP% */
+char *dropin_mkdtemp(char *tmpl);   /* as mkdtemp(3) */
+/* A new file at path (not there before), read-write and not inherited, of size bytes that take
+ * no disk until written where the file system can. The descriptor, or -1 with errno set. */
+int dropin_create_sparse(const char *path, uint64_t size);
+/* Writes len bytes at offset at (the file position unused). 0, or -1 with errno set. */
+int dropin_write_at(int fd, const void *bytes, size_t len, uint64_t at);
+/* From now on a stop (SIGINT, SIGTERM, SIGHUP; Windows: a console control event) ends the
+ * request loop rather than the process; a write to a superpmi that ended fails (no SIGPIPE). */
+void dropin_catch_stops(void);
+/* The stop's signal number, 0 while none came. */
+int dropin_stopped(void);
 
 /* ---- Finding programs (dropin_find.c) ---- */
 
@@ -73,6 +87,10 @@ int dropin_find_real(const char *argv0, char **path);
 int dropin_find_replay(const char *argv0, char **path);
 /* Joins dir and name with a '/'; malloc'd. */
 char *dropin_join(const char *dir, const char *name);
+/* A file as a stream of bytes (no line-end translation), not inherited: opened to read, or
+ * created (replacing one there) to write. NULL with errno set. */
+FILE *dropin_fopen_read(const char *path);
+FILE *dropin_fopen_create(const char *path);
 
 /* ---- The system (dropin_os_posix.c, dropin_os_win32.c) ---- */
 

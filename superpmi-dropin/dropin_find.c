@@ -28,6 +28,26 @@ char *dropin_join(const char *dir, const char *name)
     return p;
 }
 
+/* path opened with flags, as a stream of mode. */
+static FILE *open_stream(const char *path, int flags, const char *mode)
+{
+    int fd = open(path, flags | TOOL_O_CLOEXEC, 0644);
+    FILE *f = fd >= 0 ? fdopen(fd, mode) : NULL;
+    if (!f && fd >= 0) {
+        int saved = errno;
+        close(fd);
+        errno = saved;
+    }
+    return f;
+}
+
+FILE *dropin_fopen_read(const char *path) { return open_stream(path, O_RDONLY, "rb"); }
+
+FILE *dropin_fopen_create(const char *path)
+{
+    return open_stream(path, O_WRONLY | O_CREAT | O_TRUNC, "wb");
+}
+
 char *dropin_program_in(const char *dir, const char *name)
 {
     size_t len = strlen(name) + strlen(dropin_exe) + 1;
@@ -149,14 +169,10 @@ static char *replay_recorded(const char *dir)
     if (!dir)
         return NULL;
     char *note = dropin_join(dir, DROPIN_REPLAY_NOTE);
-    int fd = open(note, O_RDONLY | TOOL_O_CLOEXEC);
+    FILE *f = dropin_fopen_read(note);
     free(note);
-    FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
-    if (!f) {
-        if (fd >= 0)
-            close(fd);
+    if (!f)
         return NULL;
-    }
     char line[PATH_MAX + 2];
     char *found = NULL;
     if (fgets(line, sizeof line, f)) {

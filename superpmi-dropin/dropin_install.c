@@ -194,16 +194,6 @@ static int place_copy(const char *dir, const char *spmi, const char *real, bool 
     return 0;
 }
 
-/* A new file at path (replacing one there), as a stream; NULL with errno set. */
-static FILE *create_text(const char *path)
-{
-    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | TOOL_O_CLOEXEC, 0644);
-    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
-    if (!f && fd >= 0)
-        close(fd);
-    return f;
-}
-
 /* Records in DIR the absolute path of the mcz-replay the installing program runs; a failure
  * is said (the copy then needs mcz-replay on PATH or MCZ_REPLAY) but does not undo the install. */
 static void record_replay(const char *dir, const char *argv0)
@@ -212,7 +202,7 @@ static void record_replay(const char *dir, const char *argv0)
     char *note = dropin_join(dir, DROPIN_REPLAY_NOTE);
     FILE *f = NULL;
     if (dropin_find_replay(argv0, &replay) == 0 && (resolved = tool_absolute_path(replay)) &&
-        (f = create_text(note)) && fprintf(f, "%s\n", resolved) > 0 && fclose(f) == 0) {
+        (f = dropin_fopen_create(note)) && fprintf(f, "%s\n", resolved) > 0 && fclose(f) == 0) {
         f = NULL;
         printf("%s: runs %s\n", note, resolved);
     } else {

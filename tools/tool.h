@@ -237,6 +237,14 @@ ssize_t tool_pread(int fd, void *buf, size_t len, int64_t off);
  * program runs in a job object that ends it when this process ends, so none is left running.
  * Returns only when the program cannot be started: -1 with errno set. */
 int tool_exec(const char *path, char *const argv[]);
+/* Starts path with argv, its standard input the read end of a new pipe whose write end is
+ * *to_child (a descriptor, not inherited), its standard output and error this process's. One
+ * such program at a time. 0, or -1 with errno set. */
+int tool_spawn_piped(const char *path, char *const argv[], int *to_child);
+/* Waits for that program and returns its exit code (128+N when signal N ended it). With
+ * stop_signal (a signal number, 0: none) it is ended first: POSIX sends it that signal;
+ * Windows, where the console gave it the event too, terminates it. */
+int tool_spawn_wait(int stop_signal);
 /* argv as one Windows command line, which Windows' C runtimes split back into the same words.
  * Malloc'd; NULL when out of memory. */
 char *tool_command_line(char *const argv[]);

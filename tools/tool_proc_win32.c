@@ -7,6 +7,9 @@
 #include <windows.h>
 
 #include <errno.h>
+#include <fcntl.h>
+#include <io.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -103,16 +106,27 @@ static void share_std_handles(STARTUPINFOW *si)
     si->dwFlags |= STARTF_USESTDHANDLES;
 }
 
-int tool_exec(const char *path, char *const argv[])
+/* Starts path with argv and the standard handles of si, suspended when flags say so. 0, or -1
+ * with errno set. */
+static int start(const char *path, char *const argv[], STARTUPINFOW *si, DWORD flags,
+                 PROCESS_INFORMATION *pi)
 {
     char *line = tool_command_line(argv);
     wchar_t *wpath = to_wide(path), *wline = line ? to_wide(line) : NULL;
     free(line);
-    if (!wpath || !wline) {
-        free(wpath);
-        free(wline);
-        return -1;
-    }
+    BOOL started = wpath && wline &&
+                   CreateProcessW(wpath, wline, NULL, NULL, TRUE, flags, NULL, NULL, si, pi);
+    int saved = wpath && wline ? errno_of_last_error() : ENOMEM;
+    free(wpath);
+    free(wline);
+    if (started)
+        return 0;
+    errno = saved;
+    return -1;
+}
+
+int tool_exec(const char *path, char *const argv[])
+{
     STARTUPINFOW si;
     memset(&si, 0, sizeof si);
     si.cb = sizeof si;
@@ -121,12 +135,8 @@ int tool_exec(const char *path, char *const argv[])
     HANDLE job = job_create();
     fflush(NULL);
     /* suspended until it is in the job: nothing it starts escapes the job */
-    BOOL started = CreateProcessW(wpath, wline, NULL, NULL, TRUE, CREATE_SUSPENDED, NULL, NULL,
-                                  &si, &pi);
-    int saved = errno_of_last_error();
-    free(wpath);
-    free(wline);
-    if (!started) {
+    if (start(path, argv, &si, CREATE_SUSPENDED, &pi) != 0) {
+        int saved = errno;
         if (job)
             CloseHandle(job);
         errno = saved;
@@ -141,6 +151,56 @@ int tool_exec(const char *path, char *const argv[])
     WaitForSingleObject(pi.hProcess, INFINITE);
     GetExitCodeProcess(pi.hProcess, &code);
     exit((int)code); /* the job's handle closes with the process */
+}
+
+static HANDLE spawned; /* the program tool_spawn_piped started */
+
+int tool_spawn_piped(const char *path, char *const argv[], int *to_child)
+{
+    SECURITY_ATTRIBUTES sa = {sizeof sa, NULL, TRUE};
+    HANDLE rd, wr;
+    if (!CreatePipe(&rd, &wr, &sa, 0)) {
+        errno = errno_of_last_error();
+        return -1;
+    }
+    SetHandleInformation(wr, HANDLE_FLAG_INHERIT, 0); /* the program gets the read end only */
+    STARTUPINFOW si;
+    memset(&si, 0, sizeof si);
+    si.cb = sizeof si;
+    share_std_handles(&si);
+    si.hStdInput = rd;
+    PROCESS_INFORMATION pi;
+    fflush(NULL);
+    int rc = start(path, argv, &si, 0, &pi);
+    int saved = errno;
+    CloseHandle(rd);
+    int fd = rc == 0 ? _open_osfhandle((intptr_t)wr, _O_WRONLY | _O_BINARY) : -1;
+    if (fd < 0) {
+        CloseHandle(wr);
+        if (rc == 0) {
+            TerminateProcess(pi.hProcess, 255);
+            CloseHandle(pi.hProcess);
+            CloseHandle(pi.hThread);
+        }
+        errno = rc == 0 ? EMFILE : saved;
+        return -1;
+    }
+    CloseHandle(pi.hThread);
+    spawned = pi.hProcess;
+    *to_child = fd;
+    return 0;
+}
+
+int tool_spawn_wait(int stop_signal)
+{
+    if (stop_signal)
+        TerminateProcess(spawned, (UINT)(128 + stop_signal));
+    DWORD code = 255;
+    WaitForSingleObject(spawned, INFINITE);
+    GetExitCodeProcess(spawned, &code);
+    CloseHandle(spawned);
+    spawned = NULL;
+    return (int)code;
 }
 
 /* ---- Files ---- */

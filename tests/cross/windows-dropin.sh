@@ -12,7 +12,9 @@
 #     with -p 2 too
 #   - an .mch, and a JIT that fails to load: superpmi.real.exe with the same words (the trace),
 #     the same output as superpmi.real.exe run directly, and its exit code (1; -2 as 254)
-#   - -streaming over an archive: refused (exit 255), not served on Windows yet
+#   - -streaming over an archive (requests from a file, the table read and refused; from
+#     stdin): the answers and exit code of superpmi.real.exe streaming from the .mch; no
+#     temporary file left
 #   - the drop-in killed outright while mcz-replay.exe works: no process left (its job)
 #   - --uninstall DIR: superpmi.exe is the real one again, nothing else left
 # Not checked: a Ctrl-C typed at a console (Wine delivers SIGINT to the one process signalled,
@@ -143,15 +145,36 @@ else
         fi
     done
 
-    (cd "$DT/win" && timeout 60 "$wine" "Core Root/superpmi.exe" -streaming stdin jit.dll a.mcz \
-        </dev/null) >"$DT/stream.out" 2>&1
-    rc=$?
-    if [ $rc -eq 255 ] && grep -q 'not served on Windows' "$DT/stream.out"; then
-        pass "-streaming over an archive: refused on Windows (255)"
+    # -streaming: the sparse stand-in file goes in the Wine prefix's %TEMP%
+    wtemp=("$WINEPREFIX"/drive_c/users/*/Temp)
+    stand_ins() { find "${wtemp[@]}" -maxdepth 1 -name 'mcz-superpmi.*' 2>/dev/null | wc -l; }
+    before=$(stand_ins)
+    printf '5\n# a comment\n12!JitStdOutFile=x\n7\n60\n1\n5\nquit\n' >"$DT/win/req.txt"
+    for toc in read reject; do
+        (cd "$DT/win" && STANDIN_TOC=$toc timeout 60 "$wine" "Core Root/superpmi.real.exe" \
+            -v ewi -streaming req.txt jit.dll a.mch) >"$DT/sref.out" 2>/dev/null
+        src=$?
+        (cd "$DT/win" && STANDIN_TOC=$toc timeout 60 "$wine" "Core Root/superpmi.exe" \
+            -v ewi -streaming req.txt jit.dll a.mcz) >"$DT/sgot.out" 2>"$DT/sgot.err"
+        sgot=$?
+        if [ $src -eq $sgot ] && [ "$(grep -c 'Done. Status' "$DT/sgot.out")" = 6 ] &&
+           cmp -s "$DT/sref.out" "$DT/sgot.out"; then
+            pass "-streaming over an archive, table $toc: the .mch's 6 answers, exit $sgot"
+        else
+            fail "-streaming over an archive, table $toc (exit $sgot, the .mch's $src)"
+            head -3 "$DT/sgot.err" | sed 's/^/    /'
+        fi
+    done
+    printf '60\n2\n' | (cd "$DT/win" && timeout 60 "$wine" "Core Root/superpmi.exe" -v ewi \
+        -s stdin jit.dll a.mcz) >"$DT/sin.out" 2>&1
+    if [ "$(grep -c 'Done. Status' "$DT/sin.out")" = 2 ]; then
+        pass "-streaming over an archive, requests from stdin: two answers"
     else
-        fail "-streaming over an archive (exit $rc)"
-        sed 's/^/    /' "$DT/stream.out" | head -3
+        fail "-streaming over an archive, requests from stdin: two answers"
+        head -3 "$DT/sin.out" | sed 's/^/    /'
     fi
+    if [ "$(stand_ins)" -eq "$before" ]; then pass "-streaming: no temporary directory left"
+    else fail "-streaming: $(($(stand_ins) - before)) temporary directories left"; fi
 
     # Killed outright while the real superpmi works: its job takes mcz-replay.exe and
     # superpmi.real.exe with it.
