@@ -140,3 +140,12 @@ endif
 # run-windows.sh holds mcz-replay.exe against this machine's (tests/cross/windows-replay.sh).
 test-windows: $(BIN)/mcz-replay $(BIN)/mcs $(BIN)/mchgen
 test-windows: export MCZ_HOST_BIN := $(abspath $(BIN))
+
+# ---- mcz-superpmi.exe (superpmi-dropin/README.md, "Windows"): tests/cross/windows-dropin.sh
+# installs it over a Windows build of the superpmi stand-in (tests/collector/spmi_today.c; its
+# -p is POSIX only) and holds its runs against this machine's mcz-superpmi and stand-in.
+$(BUILD)/tests/spmi_today.exe: $(BUILD)/obj/tests/collector/spmi_today.o
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) -o $@ $^
+windows-build: $(BUILD)/tests/spmi_today.exe
+test-windows: $(BIN)/mcz-superpmi $(BUILD)/tests/spmi_today

@@ -491,45 +491,6 @@ double replay_proc_cpu_seconds(bool workers)
 
 /* ---- --exec commands ---- */
 
-/* argv as one command line that Windows' C runtimes split back into the same words. */
-static char *command_line(char *const argv[])
-{
-    size_t cap = 1;
-    for (size_t i = 0; argv[i]; i++)
-        cap += 2 * strlen(argv[i]) + 3;
-    char *line = malloc(cap), *o = line;
-    if (!line)
-        return NULL;
-    for (size_t i = 0; argv[i]; i++) {
-        const char *a = argv[i];
-        bool plain = *a && !strpbrk(a, " \t\n\v\"");
-        if (i)
-            *o++ = ' ';
-        if (plain) {
-            o += sprintf(o, "%s", a);
-            continue;
-        }
-        *o++ = '"';
-        for (;; a++) {
-            size_t slashes = 0;
-            while (*a == '\\')
-                a++, slashes++;
-            /* backslashes are literal unless a quote, or the closing one, follows them */
-            size_t times = !*a || *a == '"' ? 2 * slashes : slashes;
-            memset(o, '\\', times);
-            o += times;
-            if (!*a)
-                break;
-            if (*a == '"')
-                *o++ = '\\';
-            *o++ = *a;
-        }
-        *o++ = '"';
-    }
-    *o = '\0';
-    return line;
-}
-
 /* A new file at path for a child's output (NULL: this process's handle std). */
 static HANDLE output_for_child(const char *path, DWORD std)
 {
@@ -544,7 +505,7 @@ int replay_proc_command(char *const argv[], const char *out_path, const char *er
                         int *exec_errno)
 {
     *exec_errno = 0;
-    char *line = command_line(argv);
+    char *line = tool_command_line(argv);
     HANDLE out = output_for_child(out_path, STD_OUTPUT_HANDLE);
     HANDLE err = output_for_child(err_path, STD_ERROR_HANDLE);
     int rc = MCZ_EIO;

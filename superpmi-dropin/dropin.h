@@ -1,7 +1,7 @@
 /*
  * dropin.h - mcz-superpmi, a drop-in for superpmi: over an mcz archive it runs mcz-replay, which
  * runs the real superpmi once per unit of the archive; over anything else it is the real
- * superpmi (execv, the same words).
+ * superpmi (tool_exec, the same words).
  */
 #ifndef MCZ_DROPIN_H
 #define MCZ_DROPIN_H
@@ -50,20 +50,35 @@ int dropin_translate(int argc, char **argv, const dropin_cmd *cmd, const char *r
 
 /* ---- -streaming over an archive (dropin_stream.c) ---- */
 
-/* Whether the command line asks for superpmi's streaming mode (-streaming FILE|stdin). */
-bool dropin_streaming(char **argv);
+/* Whether the command line asks for superpmi's streaming mode (-streaming FILE|stdin):
+ * the index of the switch's value in argv, 0 when there is none (dropin_args.c). */
+int dropin_streaming_value(char **argv);
 /* Runs the real superpmi in streaming mode over the archive cmd->input, each context written
  * into a sparse stand-in file as it is requested. Returns superpmi's exit code, 128+N when
  * stopped by signal N, DROPIN_FATAL when the archive cannot be read. */
 int dropin_stream(int argc, char **argv, const dropin_cmd *cmd, const char *real);
 
+/* Its system part (dropin_stream_posix.c, dropin_stream_win32.c). */
+const char *dropin_temp_base(void); /* where the private directory goes: $TMPDIR, %TEMP% */
+char *dropin_mkdtemp(char *tmpl);   /* as mkdtemp(3) */
+/* A new file at path (not there before), read-write and not inherited, of size bytes that take
+ * no disk until written where the file system can. The descriptor, or -1 with errno set. */
+int dropin_create_sparse(const char *path, uint64_t size);
+/* Writes len bytes at offset at (the file position unused). 0, or -1 with errno set. */
+int dropin_write_at(int fd, const void *bytes, size_t len, uint64_t at);
+/* From now on a stop (SIGINT, SIGTERM, SIGHUP; Windows: a console control event) ends the
+ * request loop rather than the process; a write to a superpmi that ended fails (no SIGPIPE). */
+void dropin_catch_stops(void);
+/* The stop's signal number, 0 while none came. */
+int dropin_stopped(void);
+
 /* ---- Finding programs (dropin_find.c) ---- */
 
-/* The directory the program was run from: argv0's when it holds a '/', else the PATH entry
- * execvp would have taken it from (the directory a symlink sits in, not its target's: the
- * installed copy and a link to mcz-superpmi alike sit in Core_Root). Malloc'd; NULL when
- * neither tells. */
-char *dropin_run_dir(const char *argv0);
+/* The PATH entry holding the executable file name (searched as execvp does; an empty entry is
+ * "."): malloc'd, NULL when none does. */
+char *dropin_path_dir_of(const char *name);
+/* dir/name, with the system's suffix of program files (dropin_exe); malloc'd. */
+char *dropin_program_in(const char *dir, const char *name);
 /* The real superpmi: $MCZ_SUPERPMI, else superpmi.real beside the program. 0 with *path
  * malloc'd, or -1 after saying why on stderr (missing, not executable, mcz-superpmi itself). */
 int dropin_find_real(const char *argv0, char **path);
@@ -72,6 +87,41 @@ int dropin_find_real(const char *argv0, char **path);
 int dropin_find_replay(const char *argv0, char **path);
 /* Joins dir and name with a '/'; malloc'd. */
 char *dropin_join(const char *dir, const char *name);
+/* A file as a stream of bytes (no line-end translation), not inherited: opened to read, or
+ * created (replacing one there) to write. NULL with errno set. */
+FILE *dropin_fopen_read(const char *path);
+FILE *dropin_fopen_create(const char *path);
+
+/* ---- The system (dropin_os_posix.c, dropin_os_win32.c) ---- */
+
+/* The suffix of program files: "" on POSIX, ".exe" on Windows (superpmi.exe,
+ * superpmi.real.exe, mcz-replay.exe). */
+extern const char dropin_exe[];
+/* What separates PATH's entries: ':' on POSIX, ';' on Windows. */
+extern const char dropin_path_sep;
+
+/* The directory the program was run from, the one the installed copy and a link to
+ * mcz-superpmi alike sit in (Core_Root), not a link's target's. POSIX: argv0's when it holds
+ * a '/', else the PATH entry execvp would have taken it from. Windows: the directory of the
+ * program's file (GetModuleFileNameW: the name it was started by). Malloc'd; NULL when
+ * neither tells. */
+char *dropin_run_dir(const char *argv0);
+/* When the program was run through a symbolic link named dir/base(argv0): the directory of
+ * the link's target, malloc'd; else NULL (always on Windows, where dropin_run_dir is the
+ * file's own directory). */
+char *dropin_target_dir(const char *dir, const char *argv0);
+/* A regular file the system would run (POSIX: executable by us; Windows: any). */
+bool dropin_is_executable_file(const char *path);
+/* Whether path is absolute ("/..."; Windows: "X:\..." or "\\server\..."). */
+bool dropin_is_absolute(const char *path);
+/* Whether a name exists, itself (a dangling symbolic link does); false with errno set. */
+bool dropin_name_exists(const char *path);
+/* A descriptor to read path, not inherited, and (POSIX) not waiting for a FIFO's writer;
+ * -1 with errno set. */
+int dropin_open_to_read(const char *path);
+/* Makes the open file fd executable (POSIX: mode 0755; Windows: nothing to do). 0, or -1
+ * with errno set. */
+int dropin_make_executable(int fd);
 
 /* ---- Installing into a Core_Root (dropin_install.c) ---- */
 

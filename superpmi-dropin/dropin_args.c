@@ -225,11 +225,8 @@ static int translate_switch(const tool_spmi_switch *s, char **argv, int i, size_
     }
 }
 
-static long default_workers(void)
-{
-    long n = sysconf(_SC_NPROCESSORS_ONLN); /* superpmi's GetDefaultWorkerCount on Unix */
-    return n < 1 ? 1 : n;
-}
+/* superpmi's GetDefaultWorkerCount: the processors online */
+static long default_workers(void) { return tool_cpu_count(); }
 
 int dropin_translate(int argc, char **argv, const dropin_cmd *cmd, const char *replay,
                      const char *real, dropin_words *out, char *why, size_t cap)
@@ -273,4 +270,10 @@ int dropin_translate(int argc, char **argv, const dropin_cmd *cmd, const char *r
     dropin_words_free(&opts);
     dropin_words_free(&exec);
     return rc;
+}
+
+int dropin_streaming_value(char **argv)
+{
+    size_t at = tool_spmi_find(argv, TOOL_SPMI_STREAMING);
+    return at && argv[at + 1] ? (int)at + 1 : 0;
 }

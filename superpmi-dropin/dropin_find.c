@@ -3,9 +3,11 @@
  *
  * Not /proc/self/exe: the installed copy of mcz-superpmi sits in Core_Root beside
  * superpmi.real, and so does a symbolic link to an mcz-superpmi elsewhere, whose target's
- * directory holds no superpmi.real. The directory the program was run from is the one.
+ * directory holds no superpmi.real. The directory the program was run from is the one
+ * (dropin_run_dir). Program files are named with the system's suffix (dropin_exe).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,28 +28,55 @@ char *dropin_join(const char *dir, const char *name)
     return p;
 }
 
-static bool is_executable_file(const char *path)
+/* path opened with flags, as a stream of mode. */
+static FILE *open_stream(const char *path, int flags, const char *mode)
 {
-    struct stat st;
-    return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0;
+    int fd = open(path, flags | TOOL_O_CLOEXEC, 0644);
+    FILE *f = fd >= 0 ? fdopen(fd, mode) : NULL;
+    if (!f && fd >= 0) {
+        int saved = errno;
+        close(fd);
+        errno = saved;
+    }
+    return f;
 }
 
-/* The PATH entry holding an executable name, as execvp searches (an empty entry is "."). */
-static char *path_dir_of(const char *name)
+FILE *dropin_fopen_read(const char *path) { return open_stream(path, O_RDONLY, "rb"); }
+
+FILE *dropin_fopen_create(const char *path)
+{
+    return open_stream(path, O_WRONLY | O_CREAT | O_TRUNC, "wb");
+}
+
+char *dropin_program_in(const char *dir, const char *name)
+{
+    size_t len = strlen(name) + strlen(dropin_exe) + 1;
+    char *file = malloc(len);
+    if (!file) {
+        tool_error("out of memory");
+        exit(DROPIN_FATAL);
+    }
+    snprintf(file, len, "%s%s", name, dropin_exe);
+    char *path = dropin_join(dir, file);
+    free(file);
+    return path;
+}
+
+char *dropin_path_dir_of(const char *name)
 {
     const char *path = getenv("PATH");
     if (!path)
         return NULL;
     for (const char *p = path;; p++) {
-        const char *end = strchr(p, ':');
+        const char *end = strchr(p, dropin_path_sep);
         size_t len = end ? (size_t)(end - p) : strlen(p);
-        char *dir = len ? strndup(p, len) : strdup(".");
+        char *dir = len ? tool_strndup(p, len) : strdup(".");
         if (!dir) {
             tool_error("out of memory");
             exit(DROPIN_FATAL);
         }
-        char *file = dropin_join(dir, name);
-        bool found = is_executable_file(file);
+        char *file = dropin_program_in(dir, name);
+        bool found = dropin_is_executable_file(file);
         free(file);
         if (found)
             return dir;
@@ -58,29 +87,18 @@ static char *path_dir_of(const char *name)
     }
 }
 
-char *dropin_run_dir(const char *argv0)
-{
-    const char *slash = strrchr(argv0, '/');
-    if (!slash)
-        return path_dir_of(argv0);
-    char *dir = slash == argv0 ? strdup("/") : strndup(argv0, (size_t)(slash - argv0));
-    if (!dir) {
-        tool_error("out of memory");
-        exit(DROPIN_FATAL);
-    }
-    return dir;
-}
-
 /* Whether path is this program (the same file, a link to it, or a copy of it: the real
  * superpmi would then run itself for ever). Only a file of this program's size is read. */
 static bool is_self(const char *path)
 {
+    char *self = tool_self_path();
     struct stat a, b;
-    if (stat(path, &a) != 0 || stat("/proc/self/exe", &b) != 0)
-        return false;
-    if (a.st_dev == b.st_dev && a.st_ino == b.st_ino)
-        return true;
-    return a.st_size == b.st_size && dropin_is_ours(path) == 1;
+    tool_file_id ia, ib;
+    bool known = self && stat(path, &a) == 0 && stat(self, &b) == 0;
+    bool same = known && tool_file_id_of(path, &ia) == 0 && tool_file_id_of(self, &ib) == 0 &&
+                tool_file_id_equal(&ia, &ib);
+    free(self);
+    return same || (known && a.st_size == b.st_size && dropin_is_ours(path) == 1);
 }
 
 /* path made absolute against the working directory (no link resolved: a link's name is what
@@ -88,7 +106,7 @@ static bool is_self(const char *path)
 static char *absolute(char *path)
 {
     char cwd[PATH_MAX];
-    if (path[0] == '/' || !getcwd(cwd, sizeof cwd))
+    if (dropin_is_absolute(path) || !getcwd(cwd, sizeof cwd))
         return path;
     char *full = dropin_join(cwd, path);
     free(path);
@@ -108,7 +126,7 @@ int dropin_find_real(const char *argv0, char **path)
                        "MCZ_SUPERPMI to the real superpmi", argv0);
             return -1;
         }
-        real = dropin_join(dir, "superpmi.real");
+        real = dropin_program_in(dir, "superpmi.real");
         free(dir);
     }
     if (!real) {
@@ -119,7 +137,7 @@ int dropin_find_real(const char *argv0, char **path)
     if (access(real, F_OK) != 0)
         why = "no such file (mcz-superpmi --install DIR puts the real superpmi there; or set "
               "MCZ_SUPERPMI)";
-    else if (!is_executable_file(real))
+    else if (!dropin_is_executable_file(real))
         why = "not an executable file";
     else if (is_self(real))
         why = "that is mcz-superpmi itself, not the real superpmi";
@@ -137,8 +155,8 @@ static char *replay_in(const char *dir)
 {
     if (!dir)
         return NULL;
-    char *p = dropin_join(dir, "mcz-replay");
-    if (is_executable_file(p))
+    char *p = dropin_program_in(dir, "mcz-replay");
+    if (dropin_is_executable_file(p))
         return p;
     free(p);
     return NULL;
@@ -151,15 +169,15 @@ static char *replay_recorded(const char *dir)
     if (!dir)
         return NULL;
     char *note = dropin_join(dir, DROPIN_REPLAY_NOTE);
-    FILE *f = note ? fopen(note, "re") : NULL;
+    FILE *f = dropin_fopen_read(note);
     free(note);
     if (!f)
         return NULL;
     char line[PATH_MAX + 2];
     char *found = NULL;
     if (fgets(line, sizeof line, f)) {
-        line[strcspn(line, "\n")] = '\0';
-        if (line[0] == '/' && is_executable_file(line))
+        line[strcspn(line, "\r\n")] = '\0';
+        if (dropin_is_absolute(line) && dropin_is_executable_file(line))
             found = strdup(line);
     }
     fclose(f);
@@ -170,7 +188,7 @@ int dropin_find_replay(const char *argv0, char **path)
 {
     const char *env = getenv("MCZ_REPLAY");
     if (env && *env) {
-        if (!is_executable_file(env)) {
+        if (!dropin_is_executable_file(env)) {
             tool_error("MCZ_REPLAY=%s: not an executable file", env);
             return -1;
         }
@@ -182,18 +200,13 @@ int dropin_find_replay(const char *argv0, char **path)
     if (!found) /* a copy installed in a Core_Root: the one recorded then */
         found = replay_recorded(dir);
     if (!found && dir) { /* a link to mcz-superpmi: beside its target */
-        char *self = dropin_join(dir, strrchr(argv0, '/') ? strrchr(argv0, '/') + 1 : argv0);
-        char resolved[PATH_MAX];
-        if (realpath(self, resolved)) {
-            char *slash = strrchr(resolved, '/');
-            *slash = '\0';
-            found = replay_in(slash == resolved ? "/" : resolved);
-        }
-        free(self);
+        char *target = dropin_target_dir(dir, argv0);
+        found = replay_in(target);
+        free(target);
     }
     free(dir);
     if (!found) {
-        char *on_path = path_dir_of("mcz-replay");
+        char *on_path = dropin_path_dir_of("mcz-replay");
         found = replay_in(on_path);
         free(on_path);
     }

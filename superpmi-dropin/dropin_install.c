@@ -2,9 +2,10 @@
  * dropin_install.c - mcz-superpmi --install DIR / --uninstall DIR.
  *
  * Installing puts a copy of this program at DIR/superpmi and keeps the real one as
- * DIR/superpmi.real. The real superpmi is never deleted and never missing: it gets its second
- * name by a hard link first, then the copy (written to a temporary name in DIR and synced)
- * replaces DIR/superpmi by rename, atomically. Every check is made before anything changes, and
+ * DIR/superpmi.real (on Windows superpmi.exe and superpmi.real.exe: dropin_program_in). The
+ * real superpmi is never deleted and never missing: it gets its second name by a hard link
+ * first, then the copy (written to a temporary name in DIR and synced) replaces DIR/superpmi
+ * by rename, atomically. Every check is made before anything changes, and
  * a failure part-way undoes what was done.
  */
 #include <errno.h>
@@ -24,9 +25,19 @@ __attribute__((used)) static const char marker[] = "mcz-superpmi:" "drop-in:" "9
 /* The largest superpmi read whole to look for the marker (a real one is a few MB). */
 #define MARKER_SCAN_MAX (256u << 20)
 
+/* Whether the marker is in buf[0, len). */
+static bool holds_marker(const char *buf, size_t len)
+{
+    size_t mlen = sizeof marker - 1;
+    for (size_t at = 0; at + mlen <= len; at++)
+        if (buf[at] == marker[0] && memcmp(buf + at, marker, mlen) == 0)
+            return true;
+    return false;
+}
+
 int dropin_is_ours(const char *path)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd = open(path, O_RDONLY | TOOL_O_CLOEXEC);
     if (fd < 0)
         return -1;
     size_t mlen = sizeof marker - 1, have = 0, total = 0;
@@ -37,7 +48,7 @@ int dropin_is_ours(const char *path)
            (got = read(fd, buf + have, sizeof buf - have)) > 0) {
         have += (size_t)got;
         total += (size_t)got;
-        found = memmem(buf, have, marker, mlen) != NULL;
+        found = holds_marker(buf, have);
         if (have >= mlen) { /* keep a tail that may start the marker */
             memmove(buf, buf + have - (mlen - 1), mlen - 1);
             have = mlen - 1;
@@ -52,12 +63,15 @@ int dropin_is_ours(const char *path)
 /* The running program's bytes, malloc'd. */
 static char *read_self(size_t *len)
 {
-    int fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+    char *self = tool_self_path();
+    int fd = self ? open(self, O_RDONLY | TOOL_O_CLOEXEC) : -1;
     struct stat st;
     if (fd < 0 || fstat(fd, &st) != 0) {
-        tool_error("cannot read this program (/proc/self/exe): %s", strerror(errno));
+        tool_error("cannot read this program (%s): %s", self ? self : "its path",
+                   strerror(errno));
         if (fd >= 0)
             close(fd);
+        free(self);
         return NULL;
     }
     char *bytes = malloc((size_t)st.st_size + 1);
@@ -68,11 +82,13 @@ static char *read_self(size_t *len)
         have += (size_t)got;
     close(fd);
     if (!bytes || have != (size_t)st.st_size) {
-        tool_error("cannot read this program (/proc/self/exe): %s",
+        tool_error("cannot read this program (%s): %s", self,
                    bytes ? "short read" : "out of memory");
         free(bytes);
+        free(self);
         return NULL;
     }
+    free(self);
     *len = have;
     return bytes;
 }
@@ -94,8 +110,8 @@ static char *write_copy(const char *dir)
         return NULL;
     }
     int rc = tool_write_all(fd, bytes, len);
-    rc = rc == 0 ? fchmod(fd, 0755) : rc;
-    rc = rc == 0 ? fsync(fd) : rc;
+    rc = rc == 0 ? dropin_make_executable(fd) : rc;
+    rc = rc == 0 ? tool_fsync(fd) : rc;
     int saved = errno;
     rc = close(fd) == 0 ? rc : -1;
     free(bytes);
@@ -120,7 +136,7 @@ static int check_dir(const char *dir, const char *spmi)
         tool_error("%s: not a directory", dir);
         return -1;
     }
-    if (lstat(spmi, &st) != 0) {
+    if (!dropin_name_exists(spmi)) {
         tool_error("%s: %s (DIR must be the directory holding superpmi, e.g. Core_Root)", spmi,
                    strerror(errno));
         return -1;
@@ -140,7 +156,7 @@ static int ours_or_say(const char *spmi)
  * rename (superpmi is then missing until the copy takes its place). 1: linked, 0: renamed. */
 static int keep_real(const char *spmi, const char *real)
 {
-    if (link(spmi, real) == 0)
+    if (tool_link(spmi, real) == 0)
         return 1;
     if (errno == EEXIST || (errno != EPERM && errno != ENOTSUP && errno != EMLINK &&
                             errno != EXDEV)) {
@@ -164,7 +180,7 @@ static int place_copy(const char *dir, const char *spmi, const char *real, bool 
         free(tmp);
         return DROPIN_FATAL;
     }
-    if (rename(tmp, spmi) != 0) {
+    if (tool_rename_over(tmp, spmi) != 0) {
         tool_error("%s: %s", spmi, strerror(errno));
         if (keep && linked)
             unlink(real); /* the second name only: superpmi is untouched */
@@ -182,11 +198,11 @@ static int place_copy(const char *dir, const char *spmi, const char *real, bool 
  * is said (the copy then needs mcz-replay on PATH or MCZ_REPLAY) but does not undo the install. */
 static void record_replay(const char *dir, const char *argv0)
 {
-    char *replay = NULL, resolved[PATH_MAX];
+    char *replay = NULL, *resolved = NULL;
     char *note = dropin_join(dir, DROPIN_REPLAY_NOTE);
     FILE *f = NULL;
-    if (dropin_find_replay(argv0, &replay) == 0 && realpath(replay, resolved) &&
-        (f = fopen(note, "we")) && fprintf(f, "%s\n", resolved) > 0 && fclose(f) == 0) {
+    if (dropin_find_replay(argv0, &replay) == 0 && (resolved = tool_absolute_path(replay)) &&
+        (f = dropin_fopen_create(note)) && fprintf(f, "%s\n", resolved) > 0 && fclose(f) == 0) {
         f = NULL;
         printf("%s: runs %s\n", note, resolved);
     } else {
@@ -195,16 +211,17 @@ static void record_replay(const char *dir, const char *argv0)
     }
     if (f)
         fclose(f);
+    free(resolved);
     free(replay);
     free(note);
 }
 
 int dropin_install(const char *dir, const char *argv0)
 {
-    char *spmi = dropin_join(dir, "superpmi"), *real = dropin_join(dir, "superpmi.real");
+    char *spmi = dropin_program_in(dir, "superpmi");
+    char *real = dropin_program_in(dir, "superpmi.real");
     int rc = DROPIN_FATAL, ours = -1;
-    struct stat st;
-    bool has_real = lstat(real, &st) == 0;
+    bool has_real = dropin_name_exists(real);
     if (check_dir(dir, spmi) != 0 || (ours = ours_or_say(spmi)) < 0)
         goto out;
     if (ours && !has_real) {
@@ -229,16 +246,16 @@ out:
 
 int dropin_uninstall(const char *dir)
 {
-    char *spmi = dropin_join(dir, "superpmi"), *real = dropin_join(dir, "superpmi.real");
+    char *spmi = dropin_program_in(dir, "superpmi");
+    char *real = dropin_program_in(dir, "superpmi.real");
     int rc = DROPIN_FATAL, ours = -1;
-    struct stat st;
     if (check_dir(dir, spmi) != 0 || (ours = ours_or_say(spmi)) < 0)
         goto out;
     if (!ours)
         tool_error("%s is not mcz-superpmi: nothing to uninstall", spmi);
-    else if (lstat(real, &st) != 0)
+    else if (!dropin_name_exists(real))
         tool_error("%s: %s: the real superpmi is not there to restore", real, strerror(errno));
-    else if (rename(real, spmi) != 0)
+    else if (tool_rename_over(real, spmi) != 0)
         tool_error("%s: %s", spmi, strerror(errno));
     else {
         printf("%s: the real superpmi restored\n", spmi);

@@ -41,7 +41,7 @@ static const char usage_text[] =
     "    -stride, -writeLogFile, -emitMethodStats: refused (exit 255)\n"
     "    anything else      to the real superpmi, word for word (--exec-word), with the JITs\n"
     "and always -q. Otherwise (an .mch, a usage error, -help, no input) it runs the real\n"
-    "superpmi with the same words (exec: same output, same exit code).\n"
+    "superpmi with the same words (same output, same exit code).\n"
     "\n"
     "environment:\n"
     "  MCZ_SUPERPMI        the real superpmi (default: superpmi.real in the directory the\n"
@@ -74,12 +74,13 @@ static int trace(char *const words[])
     return 0;
 }
 
+/* Runs path in this process's place (tool_exec: on Windows it waits and exits with the
+ * program's code); returns only when it cannot be run. */
 static int run(const char *path, char *const words[])
 {
     if (trace(words) != 0)
         return DROPIN_FATAL;
-    fflush(NULL);
-    execv(path, words);
+    tool_exec(path, words);
     tool_error("cannot run %s: %s", path, strerror(errno));
     return DROPIN_FATAL;
 }
@@ -93,7 +94,7 @@ static bool is_archive(const char *path)
     struct stat st;
     if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
         return false;
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    int fd = dropin_open_to_read(path);
     if (fd < 0)
         return false;
     ssize_t got = read(fd, head, sizeof head);
@@ -104,7 +105,7 @@ static bool is_archive(const char *path)
 /* An archive: streamed by the real superpmi, or replayed by mcz-replay. */
 static int archive_main(int argc, char **argv, const dropin_cmd *cmd, const char *real)
 {
-    if (dropin_streaming(argv))
+    if (dropin_streaming_value(argv))
         return dropin_stream(argc, argv, cmd, real);
     char *replay = NULL;
     if (dropin_find_replay(argv[0], &replay) != 0)

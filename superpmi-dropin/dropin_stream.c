@@ -1,5 +1,7 @@
 /*
- * dropin_stream.c - superpmi's -streaming over an mcz archive, served by random access.
+ * dropin_stream.c - superpmi's -streaming over an mcz archive, served by random access. The
+ * system's part (the temporary directory, the sparse file, the real superpmi behind a pipe, the
+ * stops) is dropin_stream_posix.c's and dropin_stream_win32.c's.
  *
  * In streaming mode (streamingsuperpmi.cpp at dotnet/runtime@227b5367) one superpmi process
  * with one JIT reads request lines "N!Key=Value!..." from a file or stdin, fetches context N
@@ -18,14 +20,11 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "dropin.h"
@@ -58,13 +57,6 @@ static int fail_diag(const char *what, const mcz_diag *d)
     return fail_on(what, mcz_diag_format(d, text, sizeof text));
 }
 
-/* The index of the -streaming switch's value in argv; 0 when there is none. */
-static int streaming_value(char **argv)
-{
-    size_t at = tool_spmi_find(argv, TOOL_SPMI_STREAMING);
-    return at && argv[at + 1] ? (int)at + 1 : 0;
-}
-
 static int stream_index(stream *st, const char *archive)
 {
     mcz_diag d;
@@ -94,7 +86,7 @@ static int stream_index(stream *st, const char *archive)
     size_t len = 0;
     FILE *f = NULL;
     if (rc == 0 && (mcz_toc_encode(toc, (uint32_t)n, &image, &len) != MCZ_OK ||
-                    !(f = fopen(st->toc, "we")) || fwrite(image, 1, len, f) != len))
+                    !(f = dropin_fopen_create(st->toc)) || fwrite(image, 1, len, f) != len))
         rc = fail_on(st->toc, strerror(errno));
     if (f && fclose(f) != 0 && rc == 0)
         rc = fail_on(st->toc, strerror(errno));
@@ -106,19 +98,19 @@ static int stream_index(stream *st, const char *archive)
 /* The temporary directory, the sparse file of the collection's size, its .mct. */
 static int stream_open(stream *st, const char *archive)
 {
-    const char *tmp = getenv("TMPDIR");
-    snprintf(st->dir, sizeof st->dir, "%s/mcz-superpmi.XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    if (!mkdtemp(st->dir)) {
+    const char *tmp = dropin_temp_base();
+    snprintf(st->dir, sizeof st->dir, "%s/mcz-superpmi.XXXXXX", tmp);
+    if (!dropin_mkdtemp(st->dir)) {
         st->dir[0] = '\0';
-        return fail_on(tmp && *tmp ? tmp : "/tmp", "cannot create a temporary directory in it");
+        return fail_on(tmp, "cannot create a temporary directory in it");
     }
     snprintf(st->mch, sizeof st->mch, "%s/stream.mch", st->dir);
     snprintf(st->toc, sizeof st->toc, "%s/stream.mch.mct", st->dir);
     int rc = stream_index(st, archive);
     if (rc != 0)
         return rc;
-    st->fd = open(st->mch, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-    if (st->fd < 0 || ftruncate(st->fd, (off_t)st->info.raw_bytes) != 0)
+    st->fd = dropin_create_sparse(st->mch, st->info.raw_bytes);
+    if (st->fd < 0)
         return fail_on(st->mch, strerror(errno));
     return 0;
 }
@@ -141,7 +133,7 @@ static void stream_close(stream *st)
 
 static int write_at(stream *st, const void *bytes, size_t len, uint64_t at)
 {
-    return pwrite(st->fd, bytes, len, (off_t)at) == (ssize_t)len ? 0 : -1;
+    return dropin_write_at(st->fd, bytes, len, at);
 }
 
 /* Context `number` and the headers before it in the sparse file. 0, or -1 after saying why. */
@@ -181,23 +173,6 @@ static long request_number(const char *line)
     return atol(line);
 }
 
-/* A stop signal (Ctrl-C reaches superpmi too, in the same process group): the request loop
- * ends (the read is not restarted), the temporary files go, the exit is 128+N. */
-static volatile sig_atomic_t stopped;
-
-static void on_stop(int sig) { stopped = sig; }
-
-static void catch_stops(void)
-{
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_stop; /* no SA_RESTART */
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGHUP, &sa, NULL);
-}
-
 /* Passes the requests on, each after its context is in place; ends at the end of the input,
  * at "quit" or at a 0 (after passing it on), or when superpmi stops reading. */
 static int serve(stream *st, FILE *in, int to_superpmi)
@@ -207,7 +182,7 @@ static int serve(stream *st, FILE *in, int to_superpmi)
     ssize_t len;
     int rc = 0;
     uint64_t first = st->info.first_number, count = st->info.contexts;
-    while (rc == 0 && !stopped && (len = getline(&line, &cap, in)) > 0) {
+    while (rc == 0 && !dropin_stopped() && (len = tool_getline(&line, &cap, in)) > 0) {
         long n = request_number(line);
         bool stop = line[0] != '#' && (strncmp(line, "quit", 4) == 0 || n == 0);
         if (n > 0 && (uint64_t)n >= first && (uint64_t)n - first < count)
@@ -230,14 +205,12 @@ static void stream_words(int argc, char **argv, const char *real, const char *in
         dropin_words_add(w, i == value ? "stdin" : argv[i] == input ? mch : argv[i]);
 }
 
-bool dropin_streaming(char **argv) { return streaming_value(argv) != 0; }
-
 int dropin_stream(int argc, char **argv, const dropin_cmd *cmd, const char *real)
 {
-    int value = streaming_value(argv);
+    int value = dropin_streaming_value(argv);
     const char *from = value ? argv[value] : "stdin";
     bool from_stdin = strcasecmp(from, "stdin") == 0;
-    FILE *in = from_stdin ? stdin : fopen(from, "re");
+    FILE *in = from_stdin ? stdin : dropin_fopen_read(from);
     if (!in) {
         tool_error("Failed to open file '%s': %s", from, strerror(errno));
         return 1; /* superpmi's code for it */
@@ -247,38 +220,15 @@ int dropin_stream(int argc, char **argv, const dropin_cmd *cmd, const char *real
     dropin_words words = {0};
     if (rc == 0)
         stream_words(argc, argv, real, cmd->input, value, st.mch, &words);
-    int fds[2] = {-1, -1};
-    pid_t pid = -1;
-    if (rc == 0 && pipe2(fds, O_CLOEXEC) != 0)
+    int to_superpmi = -1;
+    if (rc == 0 && tool_spawn_piped(real, words.word, &to_superpmi) != 0)
         rc = fail_on("cannot start superpmi", strerror(errno));
     if (rc == 0) {
-        fflush(NULL);
-        pid = fork();
-        if (pid == 0) {
-            dup2(fds[0], 0);
-            execv(real, words.word);
-            tool_error("cannot run %s: %s", real, strerror(errno));
-            _exit(DROPIN_FATAL);
-        }
-        close(fds[0]);
-        if (pid < 0)
-            rc = fail_on("cannot start superpmi", strerror(errno));
-    }
-    if (rc == 0) {
-        signal(SIGPIPE, SIG_IGN);
-        catch_stops();
-        int served = serve(&st, in, fds[1]);
-        close(fds[1]);
-        if (stopped)
-            kill(pid, (int)stopped);
-        int status = 0;
-        while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-            ;
-        rc = stopped ? 128 + (int)stopped
-             : served != 0 ? served
-             : WIFEXITED(status) ? WEXITSTATUS(status)
-             : WIFSIGNALED(status) ? 128 + WTERMSIG(status)
-                                   : DROPIN_FATAL;
+        dropin_catch_stops();
+        int served = serve(&st, in, to_superpmi);
+        close(to_superpmi);
+        int code = tool_spawn_wait(dropin_stopped());
+        rc = dropin_stopped() ? 128 + dropin_stopped() : served != 0 ? served : code;
     }
     if (!from_stdin)
         fclose(in);

@@ -226,6 +226,41 @@ int tool_fsync(int fd);
  * Windows, where the position is saved and put back. */
 ssize_t tool_pread(int fd, void *buf, size_t len, int64_t off);
 
+/* Programs and files (tool_proc_posix.c, tool_proc_win32.c; tool_command_line in
+ * tool_cmdline.c). */
+/* Runs the program at path with argv (argv[0] the name it sees) in this process's place, with
+ * this process's standard streams and environment: execv on POSIX. Windows has no exec (its
+ * _execv starts a new process and ends the caller at once, so whoever waits for the caller
+ * would see it end before the work is done): the program is started, this process waits and
+ * exits with the program's exit code, unchanged. A console control event meanwhile reaches
+ * the program too (it shares the console); this process outlives it to pass its code on. The
+ * program runs in a job object that ends it when this process ends, so none is left running.
+ * Returns only when the program cannot be started: -1 with errno set. */
+int tool_exec(const char *path, char *const argv[]);
+/* Starts path with argv, its standard input the read end of a new pipe whose write end is
+ * *to_child (a descriptor, not inherited), its standard output and error this process's. One
+ * such program at a time. 0, or -1 with errno set. */
+int tool_spawn_piped(const char *path, char *const argv[], int *to_child);
+/* Waits for that program and returns its exit code (128+N when signal N ended it). With
+ * stop_signal (a signal number, 0: none) it is ended first: POSIX sends it that signal;
+ * Windows, where the console gave it the event too, terminates it. */
+int tool_spawn_wait(int stop_signal);
+/* argv as one Windows command line, which Windows' C runtimes split back into the same words.
+ * Malloc'd; NULL when out of memory. */
+char *tool_command_line(char *const argv[]);
+/* The running program's file (POSIX: /proc/self/exe; Windows: GetModuleFileNameW, the name it
+ * was started by). Malloc'd; NULL with errno set. */
+char *tool_self_path(void);
+/* path as an absolute name (POSIX: realpath, links resolved, the file must exist; Windows:
+ * GetFullPathNameW, against the working directory). Malloc'd; NULL with errno set. */
+char *tool_absolute_path(const char *path);
+/* A second name `to` for the file `from` (a hard link). 0, or -1 with errno set: EEXIST when
+ * `to` exists; EPERM, ENOTSUP, EMLINK or EXDEV when the file system cannot link it there. */
+int tool_link(const char *from, const char *to);
+/* Renames from to `to`, replacing a file there (atomically where the system can). 0, or -1
+ * with errno set. */
+int tool_rename_over(const char *from, const char *to);
+
 /* ---- Counts ---- */
 
 /* A count as the programs spell it: decimal digits (no sign, no space), times an optional K, M

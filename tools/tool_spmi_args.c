@@ -125,6 +125,8 @@ size_t tool_spmi_find(char *const argv[], tool_spmi_id id)
 
 #if defined(__APPLE__)
 #define SHARED_LIB_SUFFIX ".dylib"
+#elif defined(_WIN32)
+#define SHARED_LIB_SUFFIX ".dll"
 #else
 #define SHARED_LIB_SUFFIX ".so"
 #endif

@@ -179,7 +179,7 @@ done
 # Windows' temporary directory in the prefix: what the programs leave there is checked at the
 # end (what an earlier, interrupted run of this script left is removed first).
 wine_temp() { ls -d "$WINEPREFIX"/drive_c/users/*/Temp 2>/dev/null | head -n1; }
-[ -n "$(wine_temp)" ] && rm -rf "$(wine_temp)"/mcz-replay*
+[ -n "$(wine_temp)" ] && rm -rf "$(wine_temp)"/mcz-replay* "$(wine_temp)"/mcz-superpmi*
 
 # The programs (mcs.exe, mchgen.exe) and libmcz.dll: their own file.
 source "$root/tests/cross/windows-programs.sh"
@@ -190,11 +190,14 @@ source "$root/tests/cross/windows-replay.sh"
 # The collector (tests/collector/windows_collector.c): its fatal dump and a minidump.
 source "$root/tests/cross/windows-collector.sh"
 
-left=$( (cd "$(wine_temp)" 2>/dev/null && ls -d mcz-replay* 2>/dev/null) | tr '\n' ' ')
+# mcz-superpmi.exe installed over a Windows superpmi (tests/collector/spmi_today.c).
+source "$root/tests/cross/windows-dropin.sh"
+
+left=$( (cd "$(wine_temp)" 2>/dev/null && ls -d mcz-replay* mcz-superpmi* 2>/dev/null) | tr '\n' ' ')
 if [ -z "$left" ]; then
-    pass "nothing of mcz-replay.exe's is left in Windows' temporary directory"
+    pass "nothing of mcz-replay.exe's or mcz-superpmi.exe's is left in Windows' temporary directory"
 else
-    fail "nothing of mcz-replay.exe's is left in Windows' temporary directory: $left"
+    fail "nothing is left in Windows' temporary directory: $left"
 fi
 
 for f in "${failures[@]+"${failures[@]}"}"; do echo "FAILED: $f"; done

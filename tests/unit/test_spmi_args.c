@@ -133,12 +133,25 @@ static void test_find(void **state)
     assert_int_equal(tool_spmi_find(unknown, TOOL_SPMI_PARALLEL), 2);
 }
 
+/* A JIT is named as the system's shared libraries (superpmi's rule); the other system's
+ * name is no JIT. */
+#ifdef _WIN32
+#define JIT_SUFFIX ".dll"
+#define JIT_SUFFIX_UPPER ".DLL"
+#define OTHER_SUFFIX ".so"
+#else
+#define JIT_SUFFIX ".so"
+#define JIT_SUFFIX_UPPER ".SO"
+#define OTHER_SUFFIX ".dll"
+#endif
+
 static void test_classify(void **state)
 {
     (void)state;
-    assert_int_equal(tool_spmi_classify("libclrjit.so"), TOOL_SPMI_FILE_JIT);
-    assert_int_equal(tool_spmi_classify("JIT.SO"), TOOL_SPMI_FILE_JIT);
-    assert_int_equal(tool_spmi_classify("x.mch.so"), TOOL_SPMI_FILE_JIT);
+    assert_int_equal(tool_spmi_classify("libclrjit" JIT_SUFFIX), TOOL_SPMI_FILE_JIT);
+    assert_int_equal(tool_spmi_classify("JIT" JIT_SUFFIX_UPPER), TOOL_SPMI_FILE_JIT);
+    assert_int_equal(tool_spmi_classify("x.mch" JIT_SUFFIX), TOOL_SPMI_FILE_JIT);
+    assert_int_equal(tool_spmi_classify("clrjit" OTHER_SUFFIX), TOOL_SPMI_FILE_UNKNOWN);
     assert_int_equal(tool_spmi_classify("a.mch"), TOOL_SPMI_FILE_INPUT);
     assert_int_equal(tool_spmi_classify("A.MCH"), TOOL_SPMI_FILE_INPUT);
     assert_int_equal(tool_spmi_classify("a.mc"), TOOL_SPMI_FILE_INPUT);
@@ -146,7 +159,7 @@ static void test_classify(void **state)
     assert_int_equal(tool_spmi_classify("a.mcz"), TOOL_SPMI_FILE_UNKNOWN);
     assert_int_equal(tool_spmi_classify("a.mcl"), TOOL_SPMI_FILE_UNKNOWN);
     assert_int_equal(tool_spmi_classify("noext"), TOOL_SPMI_FILE_UNKNOWN);
-    assert_int_equal(tool_spmi_classify("dir.so/x"), TOOL_SPMI_FILE_UNKNOWN);
+    assert_int_equal(tool_spmi_classify("dir" JIT_SUFFIX "/x"), TOOL_SPMI_FILE_UNKNOWN);
 }
 
 int main(void)

@@ -1,0 +1,81 @@
+/*
+ * tool_proc_posix.c - tool.h's programs and files (tool_exec, tool_self_path, ...) for POSIX
+ * systems. Empty on Windows, where tool_proc_win32.c implements the same functions.
+ */
+#ifndef _WIN32
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "tool.h"
+
+int tool_exec(const char *path, char *const argv[])
+{
+    fflush(NULL);
+    execv(path, argv);
+    return -1;
+}
+
+static pid_t spawned = -1; /* the program tool_spawn_piped started */
+
+int tool_spawn_piped(const char *path, char *const argv[], int *to_child)
+{
+    int fds[2];
+    if (pipe2(fds, O_CLOEXEC) != 0)
+        return -1;
+    fflush(NULL);
+    spawned = fork();
+    if (spawned == 0) {
+        dup2(fds[0], 0);
+        execv(path, argv);
+        tool_error("cannot run %s: %s", path, strerror(errno));
+        _exit(255);
+    }
+    int saved = errno;
+    close(fds[0]);
+    if (spawned < 0) {
+        close(fds[1]);
+        errno = saved;
+        return -1;
+    }
+    *to_child = fds[1];
+    return 0;
+}
+
+int tool_spawn_wait(int stop_signal)
+{
+    if (stop_signal)
+        kill(spawned, stop_signal);
+    int status = 0;
+    while (waitpid(spawned, &status, 0) < 0 && errno == EINTR)
+        ;
+    return WIFEXITED(status)     ? WEXITSTATUS(status)
+           : WIFSIGNALED(status) ? 128 + WTERMSIG(status)
+                                 : 255;
+}
+
+char *tool_self_path(void)
+{
+    return strdup("/proc/self/exe");
+}
+
+char *tool_absolute_path(const char *path)
+{
+    return realpath(path, NULL);
+}
+
+int tool_link(const char *from, const char *to)
+{
+    return link(from, to);
+}
+
+int tool_rename_over(const char *from, const char *to)
+{
+    return rename(from, to);
+}
+#endif /* !_WIN32 */
