@@ -263,15 +263,6 @@ int replay_proc_command(char *const argv[], const char *out_path, const char *er
 
 /* ---- The system beside processes (replay_proc_posix.c, replay_proc_win32.c) ---------------- */
 
-/* A directory only this user may enter (mode 0700 on POSIX): 0, or -1 with errno set. */
-int replay_os_mkdir(const char *path);
-/* Where the run's temporary directory goes: TMPDIR, else the system's place (/tmp; on Windows
- * TEMP, else TMP, else the current directory). */
-const char *replay_os_temp_base(void);
-/* mkdtemp(3): tmpl ends in XXXXXX, which is replaced; tmpl, or NULL with errno set. */
-char *replay_os_mkdtemp(char *tmpl);
-/* Sets an environment variable for this process and the processes it starts: 0, or -1. */
-int replay_os_setenv(const char *name, const char *value);
 /* True when a worker reads the collection through the parent's input (a fork); false when it
  * opens the collection again itself (Windows), which a stream (-) cannot give it twice. */
 bool replay_proc_workers_share_input(void);

@@ -596,9 +596,9 @@ static int temp_prepare(exec_setup *es)
         es->borrowed = true;
         return -1;
     }
-    const char *tmp = replay_os_temp_base();
+    const char *tmp = tool_temp_base();
     snprintf(es->temp_dir, sizeof es->temp_dir, "%s/mcz-replay.XXXXXX", tmp);
-    if (!replay_os_mkdtemp(es->temp_dir)) {
+    if (!tool_mkdtemp(es->temp_dir)) {
         es->temp_dir[0] = '\0';
         return fail("%s: cannot create a temporary directory in it: %s", tmp, strerror(errno));
     }
@@ -712,9 +712,9 @@ static int worker_cache_prepare(const char *path, char *dir, size_t cap)
     if (replay_proc_workers_share_input() || replay_proc_is_worker() || !mcz_path_is_url(path) ||
         getenv("MCZ_CACHE_DIR"))
         return -1;
-    const char *tmp = replay_os_temp_base();
+    const char *tmp = tool_temp_base();
     snprintf(dir, cap, "%s/mcz-replay-cache.XXXXXX", tmp);
-    if (!replay_os_mkdtemp(dir) || replay_os_setenv("MCZ_CACHE_DIR", dir) != 0) {
+    if (!tool_mkdtemp(dir) || tool_setenv("MCZ_CACHE_DIR", dir) != 0) {
         int err = errno;
         if (dir[strlen(dir) - 1] != 'X')
             nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);

@@ -394,18 +394,6 @@ int replay_proc_command(char *const argv[], const char *out_path, const char *er
 
 /* ---- The system beside processes ---- */
 
-int replay_os_mkdir(const char *path) { return mkdir(path, 0700); }
-
-const char *replay_os_temp_base(void)
-{
-    const char *tmp = getenv("TMPDIR");
-    return tmp && tmp[0] ? tmp : "/tmp";
-}
-
-char *replay_os_mkdtemp(char *tmpl) { return mkdtemp(tmpl); }
-
-int replay_os_setenv(const char *name, const char *value) { return setenv(name, value, 1); }
-
 void *replay_os_library_open(const char *path, char *msg, size_t cap)
 {
     /* dlopen() searches the library path for a bare name; a plugin is a file the user names. */

@@ -219,19 +219,6 @@ bool replay_proc_output_open(const replay_proc *p) { return p->out != NULL; }
 
 int replay_proc_stop_signal(void) { return (int)stop_signal; }
 
-/* A job that kills its processes when its last handle closes; NULL when none can be made. */
-static HANDLE job_create(void)
-{
-    HANDLE job = CreateJobObjectW(NULL, NULL);
-    JOBOBJECT_EXTENDED_LIMIT_INFORMATION limit;
-    memset(&limit, 0, sizeof limit);
-    limit.BasicLimitInformation.LimitFlags = JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE;
-    if (job && !SetInformationJobObject(job, JobObjectExtendedLimitInformation, &limit,
-                                        sizeof limit))
-        close_handle(&job);
-    return job;
-}
-
 /* The handles a new worker inherits: its ends of the pipes, its ring, its standard input. */
 typedef struct worker_handles {
     HANDLE req, msg, out, ring, in;
@@ -278,7 +265,7 @@ static bool launch(replay_proc *p, size_t slot, const char *temp_dir, const work
         return false;
     }
     p->process = pi.hProcess;
-    p->job = job_create();
+    p->job = tool_job_kill_on_close();
     if (!p->job || !AssignProcessToJobObject(p->job, pi.hProcess)) {
         error = GetLastError();
         TerminateProcess(pi.hProcess, KILLED_STATUS);
@@ -542,47 +529,6 @@ int replay_proc_command(char *const argv[], const char *out_path, const char *er
 }
 
 /* ---- The system beside processes ---- */
-
-int replay_os_mkdir(const char *path) { return _mkdir(path); }
-
-const char *replay_os_temp_base(void)
-{
-    const char *names[] = {"TMPDIR", "TEMP", "TMP"};
-    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
-        const char *dir = getenv(names[i]);
-        if (dir && dir[0])
-            return dir;
-    }
-    return ".";
-}
-
-/* Both environments: the C runtime's (getenv, the library's) and the system's (inherited by
- * the processes CreateProcessW starts). */
-int replay_os_setenv(const char *name, const char *value)
-{
-    return _putenv_s(name, value) == 0 && SetEnvironmentVariableA(name, value) ? 0 : -1;
-}
-
-char *replay_os_mkdtemp(char *tmpl)
-{
-    size_t len = strlen(tmpl);
-    if (len < 6 || strcmp(tmpl + len - 6, "XXXXXX") != 0) {
-        errno = EINVAL;
-        return NULL;
-    }
-    static const char digits[] = "0123456789abcdefghijklmnopqrstuvwxyz";
-    uint64_t seed = (uint64_t)GetCurrentProcessId() << 32 ^ GetTickCount64();
-    for (int attempt = 0; attempt < 100; attempt++) {
-        uint64_t v = seed + (uint64_t)attempt * 7919u;
-        for (size_t i = len - 6; i < len; i++, v /= 36)
-            tmpl[i] = digits[v % 36];
-        if (_mkdir(tmpl) == 0)
-            return tmpl;
-        if (errno != EEXIST)
-            return NULL;
-    }
-    return NULL;
-}
 
 void *replay_os_library_open(const char *path, char *msg, size_t cap)
 {

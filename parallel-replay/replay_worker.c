@@ -68,7 +68,7 @@ static int open_replayer(replay_worker *w, char *msg, size_t cap)
     }
     if (cfg->mode == REPLAY_MODE_EXEC) {
         snprintf(w->work_dir, sizeof w->work_dir, "%s/w%ld", cfg->temp_dir, (long)getpid());
-        if (replay_os_mkdir(w->work_dir) != 0) {
+        if (tool_mkdir_private(w->work_dir) != 0) {
             snprintf(msg, cap, "%s: cannot create it: %s", w->work_dir, strerror(errno));
             return MCZ_EIO;
         }

@@ -59,8 +59,6 @@ int dropin_streaming_value(char **argv);
 int dropin_stream(int argc, char **argv, const dropin_cmd *cmd, const char *real);
 
 /* Its system part (dropin_stream_posix.c, dropin_stream_win32.c). */
-const char *dropin_temp_base(void); /* where the private directory goes: $TMPDIR, %TEMP% */
-char *dropin_mkdtemp(char *tmpl);   /* as mkdtemp(3) */
 /* A new file at path (not there before), read-write and not inherited, of size bytes that take
  * no disk until written where the file system can. The descriptor, or -1 with errno set. */
 int dropin_create_sparse(const char *path, uint64_t size);

@@ -98,9 +98,9 @@ static int stream_index(stream *st, const char *archive)
 /* The temporary directory, the sparse file of the collection's size, its .mct. */
 static int stream_open(stream *st, const char *archive)
 {
-    const char *tmp = dropin_temp_base();
+    const char *tmp = tool_temp_base();
     snprintf(st->dir, sizeof st->dir, "%s/mcz-superpmi.XXXXXX", tmp);
-    if (!dropin_mkdtemp(st->dir)) {
+    if (!tool_mkdtemp(st->dir)) {
         st->dir[0] = '\0';
         return fail_on(tmp, "cannot create a temporary directory in it");
     }

@@ -13,14 +13,6 @@
 
 #include "dropin.h"
 
-const char *dropin_temp_base(void)
-{
-    const char *tmp = getenv("TMPDIR");
-    return tmp && *tmp ? tmp : "/tmp";
-}
-
-char *dropin_mkdtemp(char *tmpl) { return mkdtemp(tmpl); }
-
 int dropin_create_sparse(const char *path, uint64_t size)
 {
     int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);

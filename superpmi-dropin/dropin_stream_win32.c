@@ -18,39 +18,6 @@
 
 #include "dropin.h"
 
-/* Windows' own choice (GetTempPath: %TMP%, %TEMP%, the profile's), without its final
- * separator. */
-const char *dropin_temp_base(void)
-{
-    static char dir[MAX_PATH + 1];
-    DWORD len = GetTempPathA(sizeof dir, dir);
-    if (len == 0 || len >= sizeof dir)
-        return ".";
-    if (len > 3 && (dir[len - 1] == '\\' || dir[len - 1] == '/'))
-        dir[len - 1] = '\0';
-    return dir;
-}
-
-char *dropin_mkdtemp(char *tmpl)
-{
-    size_t len = strlen(tmpl);
-    if (len < 6 || strcmp(tmpl + len - 6, "XXXXXX") != 0) {
-        errno = EINVAL;
-        return NULL;
-    }
-    for (int attempt = 0; attempt < 26; attempt++) { /* _mktemp_s has 26 names a template */
-        memcpy(tmpl + len - 6, "XXXXXX", 6);
-        if (_mktemp_s(tmpl, len + 1) != 0)
-            return NULL;
-        if (_mkdir(tmpl) == 0)
-            return tmpl;
-        if (errno != EEXIST)
-            return NULL;
-    }
-    errno = EEXIST;
-    return NULL;
-}
-
 /* Sparse where the file system has sparse files (NTFS); elsewhere the unwritten ranges read
  * as zeros all the same. */
 int dropin_create_sparse(const char *path, uint64_t size)

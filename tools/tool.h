@@ -260,6 +260,20 @@ int tool_link(const char *from, const char *to);
 /* Renames from to `to`, replacing a file there (atomically where the system can). 0, or -1
  * with errno set. */
 int tool_rename_over(const char *from, const char *to);
+/* Where a program's private temporary directories go: $TMPDIR, else the system's place (/tmp;
+ * Windows: GetTempPath, which looks at %TMP% and %TEMP%). */
+const char *tool_temp_base(void);
+/* mkdtemp(3): tmpl ends in XXXXXX, which is replaced; a directory only this user may enter
+ * (mode 0700 on POSIX). tmpl, or NULL with errno set. */
+char *tool_mkdtemp(char *tmpl);
+/* A directory only this user may enter (mode 0700 on POSIX): 0, or -1 with errno set. */
+int tool_mkdir_private(const char *path);
+/* Sets an environment variable for this process and the programs it starts: 0, or -1. */
+int tool_setenv(const char *name, const char *value);
+/* Windows: a job object that ends the processes put in it when its last handle closes (this
+ * process's, when it ends however it ends), as a HANDLE; NULL when none can be made. NULL
+ * always on POSIX, which has none (process groups serve there). */
+void *tool_job_kill_on_close(void);
 
 /* ---- Counts ---- */
 

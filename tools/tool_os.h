@@ -32,4 +32,11 @@ tool_os_dir *tool_os_dir_open(const char *dir); /* NULL with errno set */
 const char *tool_os_dir_next(tool_os_dir *d);
 void tool_os_dir_close(tool_os_dir *d);
 
+#ifdef _WIN32
+#include <wchar.h>
+/* UTF-8 as wide characters, and back (malloc'ed), or NULL with errno set (tool_os_win32.c). */
+wchar_t *tool_os_wide(const char *text);
+char *tool_os_utf8(const wchar_t *w);
+#endif
+
 #endif

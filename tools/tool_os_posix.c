@@ -207,4 +207,20 @@ void tool_os_test_signal(const char *name)
             raise(names[i].sig);
 }
 
+/* ---- Temporary directories, the environment ---- */
+
+const char *tool_temp_base(void)
+{
+    const char *tmp = getenv("TMPDIR");
+    return tmp && tmp[0] ? tmp : "/tmp";
+}
+
+char *tool_mkdtemp(char *tmpl) { return mkdtemp(tmpl); }
+
+int tool_mkdir_private(const char *path) { return mkdir(path, 0700); }
+
+int tool_setenv(const char *name, const char *value) { return setenv(name, value, 1); }
+
+void *tool_job_kill_on_close(void) { return NULL; }
+
 #endif /* !_WIN32 */

@@ -10,6 +10,7 @@
 #ifdef _WIN32
 #include <windows.h>
 
+#include <direct.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <io.h>
@@ -21,8 +22,7 @@
 
 #include "tool_os.h"
 
-/* A UTF-8 string as wide characters (malloc'ed), or NULL with errno set. */
-static wchar_t *wide(const char *text)
+wchar_t *tool_os_wide(const char *text)
 {
     int n = MultiByteToWideChar(CP_UTF8, MB_ERR_INVALID_CHARS, text, -1, NULL, 0);
     wchar_t *w = n > 0 ? malloc((size_t)n * sizeof *w) : NULL;
@@ -32,6 +32,63 @@ static wchar_t *wide(const char *text)
         return NULL;
     }
     return w;
+}
+
+char *tool_os_utf8(const wchar_t *w)
+{
+    int n = WideCharToMultiByte(CP_UTF8, 0, w, -1, NULL, 0, NULL, NULL);
+    char *s = n > 0 ? malloc((size_t)n) : NULL;
+    if (!s || WideCharToMultiByte(CP_UTF8, 0, w, -1, s, n, NULL, NULL) != n) {
+        free(s);
+        errno = n > 0 ? ENOMEM : EINVAL;
+        return NULL;
+    }
+    return s;
+}
+
+/* ---- Temporary directories, the environment ---- */
+
+const char *tool_temp_base(void)
+{
+    static char dir[MAX_PATH + 1];
+    const char *tmp = getenv("TMPDIR");
+    if (tmp && tmp[0])
+        return tmp;
+    DWORD len = GetTempPathA(sizeof dir, dir);
+    if (len == 0 || len >= sizeof dir)
+        return ".";
+    if (len > 3 && (dir[len - 1] == '\\' || dir[len - 1] == '/'))
+        dir[len - 1] = '\0'; /* without its final separator, but a drive's root keeps it */
+    return dir;
+}
+
+char *tool_mkdtemp(char *tmpl)
+{
+    size_t len = strlen(tmpl);
+    if (len < 6 || strcmp(tmpl + len - 6, "XXXXXX") != 0) {
+        errno = EINVAL;
+        return NULL;
+    }
+    for (int attempt = 0; attempt < 26; attempt++) { /* _mktemp_s has 26 names a template */
+        memcpy(tmpl + len - 6, "XXXXXX", 6);
+        if (_mktemp_s(tmpl, len + 1) != 0)
+            return NULL;
+        if (_mkdir(tmpl) == 0)
+            return tmpl;
+        if (errno != EEXIST)
+            return NULL;
+    }
+    errno = EEXIST;
+    return NULL;
+}
+
+int tool_mkdir_private(const char *path) { return _mkdir(path); }
+
+/* Both environments: the C runtime's (getenv, the library's) and the system's (inherited by
+ * the processes CreateProcessW starts). */
+int tool_setenv(const char *name, const char *value)
+{
+    return _putenv_s(name, value) == 0 && SetEnvironmentVariableA(name, value) ? 0 : -1;
 }
 
 ssize_t tool_getline(char **line, size_t *cap, FILE *f)
@@ -228,7 +285,7 @@ tool_os_dir *tool_os_dir_open(const char *dir)
         return NULL;
     }
     snprintf(pattern, len + 3, "%s%s*", dir, len && strchr("/\\", dir[len - 1]) ? "" : "\\");
-    wchar_t *w = wide(pattern);
+    wchar_t *w = tool_os_wide(pattern);
     free(pattern);
     tool_os_dir *d = w ? calloc(1, sizeof *d) : NULL;
     if (!d) {
@@ -370,7 +427,7 @@ static int file_id_of_handle(HANDLE h, tool_file_id *id)
 
 int tool_file_id_of(const char *path, tool_file_id *id)
 {
-    wchar_t *w = wide(path);
+    wchar_t *w = tool_os_wide(path);
     if (!w)
         return -1;
     /* No access asked (attributes only), every sharing mode: opens what another process holds
@@ -394,7 +451,7 @@ int tool_file_id_of_fd(int fd, tool_file_id *id)
 
 bool tool_is_directory_not_link(const char *path)
 {
-    wchar_t *w = wide(path);
+    wchar_t *w = tool_os_wide(path);
     DWORD attributes = w ? GetFileAttributesW(w) : INVALID_FILE_ATTRIBUTES;
     free(w);
     return attributes != INVALID_FILE_ATTRIBUTES && (attributes & FILE_ATTRIBUTE_DIRECTORY) &&

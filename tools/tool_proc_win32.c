@@ -13,35 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tool.h"
+#include "tool_os.h"
 
 #define PATH_CHARS 32768 /* the longest path Windows has */
-
-/* A UTF-8 string as wide characters (malloc'd), or NULL with errno set. */
-static wchar_t *to_wide(const char *text)
-{
-    int n = MultiByteToWideChar(CP_UTF8, MB_ERR_INVALID_CHARS, text, -1, NULL, 0);
-    wchar_t *w = n > 0 ? malloc((size_t)n * sizeof *w) : NULL;
-    if (!w || MultiByteToWideChar(CP_UTF8, MB_ERR_INVALID_CHARS, text, -1, w, n) != n) {
-        free(w);
-        errno = n > 0 ? ENOMEM : EINVAL;
-        return NULL;
-    }
-    return w;
-}
-
-/* Wide characters as UTF-8 (malloc'd), or NULL with errno set. */
-static char *to_utf8(const wchar_t *w)
-{
-    int n = WideCharToMultiByte(CP_UTF8, 0, w, -1, NULL, 0, NULL, NULL);
-    char *s = n > 0 ? malloc((size_t)n) : NULL;
-    if (!s || WideCharToMultiByte(CP_UTF8, 0, w, -1, s, n, NULL, NULL) != n) {
-        free(s);
-        errno = n > 0 ? ENOMEM : EINVAL;
-        return NULL;
-    }
-    return s;
-}
 
 /* errno for the last Windows error of a file or process call. */
 static int errno_of_last_error(void)
@@ -76,9 +50,7 @@ static BOOL WINAPI while_waiting(DWORD event)
     return TRUE;
 }
 
-/* A job that ends its processes when its last handle, this process's, closes; NULL when none
- * can be made (the program then runs outside one). */
-static HANDLE job_create(void)
+void *tool_job_kill_on_close(void)
 {
     HANDLE job = CreateJobObjectW(NULL, NULL);
     JOBOBJECT_EXTENDED_LIMIT_INFORMATION limit;
@@ -112,7 +84,7 @@ static int start(const char *path, char *const argv[], STARTUPINFOW *si, DWORD f
                  PROCESS_INFORMATION *pi)
 {
     char *line = tool_command_line(argv);
-    wchar_t *wpath = to_wide(path), *wline = line ? to_wide(line) : NULL;
+    wchar_t *wpath = tool_os_wide(path), *wline = line ? tool_os_wide(line) : NULL;
     free(line);
     BOOL started = wpath && wline &&
                    CreateProcessW(wpath, wline, NULL, NULL, TRUE, flags, NULL, NULL, si, pi);
@@ -132,7 +104,7 @@ int tool_exec(const char *path, char *const argv[])
     si.cb = sizeof si;
     share_std_handles(&si);
     PROCESS_INFORMATION pi;
-    HANDLE job = job_create();
+    HANDLE job = tool_job_kill_on_close(); /* NULL: the program runs outside one */
     fflush(NULL);
     /* suspended until it is in the job: nothing it starts escapes the job */
     if (start(path, argv, &si, CREATE_SUSPENDED, &pi) != 0) {
@@ -209,7 +181,7 @@ char *tool_self_path(void)
 {
     wchar_t *w = malloc(PATH_CHARS * sizeof *w);
     DWORD n = w ? GetModuleFileNameW(NULL, w, PATH_CHARS) : 0;
-    char *path = n > 0 && n < PATH_CHARS ? to_utf8(w) : NULL;
+    char *path = n > 0 && n < PATH_CHARS ? tool_os_utf8(w) : NULL;
     if (!path && w)
         errno = n == 0 ? errno_of_last_error() : ENAMETOOLONG;
     free(w);
@@ -218,9 +190,9 @@ char *tool_self_path(void)
 
 char *tool_absolute_path(const char *path)
 {
-    wchar_t *wpath = to_wide(path), *full = malloc(PATH_CHARS * sizeof *full);
+    wchar_t *wpath = tool_os_wide(path), *full = malloc(PATH_CHARS * sizeof *full);
     DWORD n = wpath && full ? GetFullPathNameW(wpath, PATH_CHARS, full, NULL) : 0;
-    char *abs = n > 0 && n < PATH_CHARS ? to_utf8(full) : NULL;
+    char *abs = n > 0 && n < PATH_CHARS ? tool_os_utf8(full) : NULL;
     if (!abs && wpath && full)
         errno = n == 0 ? errno_of_last_error() : ENAMETOOLONG;
     free(wpath);
@@ -230,7 +202,7 @@ char *tool_absolute_path(const char *path)
 
 int tool_link(const char *from, const char *to)
 {
-    wchar_t *wfrom = to_wide(from), *wto = to_wide(to);
+    wchar_t *wfrom = tool_os_wide(from), *wto = tool_os_wide(to);
     BOOL ok = wfrom && wto && CreateHardLinkW(wto, wfrom, NULL);
     if (!ok && wfrom && wto)
         errno = errno_of_last_error();
@@ -241,7 +213,7 @@ int tool_link(const char *from, const char *to)
 
 int tool_rename_over(const char *from, const char *to)
 {
-    wchar_t *wfrom = to_wide(from), *wto = to_wide(to);
+    wchar_t *wfrom = tool_os_wide(from), *wto = tool_os_wide(to);
     BOOL ok = wfrom && wto &&
               MoveFileExW(wfrom, wto, MOVEFILE_REPLACE_EXISTING | MOVEFILE_WRITE_THROUGH);
     if (!ok && wfrom && wto)
