@@ -178,9 +178,11 @@ else
 
     # Killed outright while the real superpmi works: its job takes mcz-replay.exe and
     # superpmi.real.exe with it.
+    # (TMPDIR of its own: what a process killed outright leaves is not run-windows.sh's concern)
     cp "$DT/a.mcz" "$DT/win/kill-$$.mcz"
-    (cd "$DT/win" && STANDIN_SLEEP_MS=500 exec "$wine" "Core Root/superpmi.exe" jit.dll \
-        "kill-$$.mcz") >/dev/null 2>&1 &
+    mkdir -p "$DT/kill-tmp"
+    (cd "$DT/win" && TMPDIR=$DT/kill-tmp STANDIN_SLEEP_MS=500 exec "$wine" \
+        "Core Root/superpmi.exe" jit.dll "kill-$$.mcz") >/dev/null 2>&1 &
     pid=$!
     for _ in $(seq 1 300); do
         [ "$(win_dropin_left)" -ge 4 ] && break

@@ -58,10 +58,14 @@ win_replay_left() { pgrep -fc -- "$(basename "$1")"; }
 # to the Wine process of the parent; it must end with CODE and leave no worker.
 win_replay_interrupt() {
     local name=$1 sig=$2 code=$3 i
-    local mcz=$RT/int-$sig-$$.mcz
+    local mcz=$RT/int-$sig-$$.mcz tmp=$RT/int-$sig-tmp
     cp "$RT/c.mcz" "$mcz"
-    (cd "$RT" && exec "$wine" "$replay_exe" -q -j 2 --plugin tp.dll --plugin-arg hang:3,hang:200 \
-        -f int.mcl "$(basename "$mcz")") >"$RT/int.out" 2>"$RT/int.err" &
+    mkdir -p "$tmp"
+    # A temporary directory of the run's own (TMPDIR, which Windows' programs see too): a Ctrl-C
+    # must leave it empty; a parent killed outright cannot, and leaves it out of the final check.
+    (cd "$RT" && TMPDIR=$tmp exec "$wine" "$replay_exe" -q -j 2 --plugin tp.dll \
+        --plugin-arg hang:3,hang:200 -f int.mcl "$(basename "$mcz")") >"$RT/int.out" \
+        2>"$RT/int.err" &
     local pid=$!
     for i in $(seq 1 300); do
         [ "$(grep -c '^hanging on' "$RT/int.err")" -ge 2 ] && break
@@ -79,6 +83,12 @@ win_replay_interrupt() {
         fail "$name (3 processes while hanging: $running; exit $rc, want $code; left:" \
              "$(win_replay_left "$mcz"))"
         sed 's/^/    /' "$RT/int.err" | head -5
+    fi
+    if [ "$sig" = INT ]; then # (Wine keeps a wine-XXXXXX directory of its own there)
+        local left
+        left=$(cd "$tmp" && ls -d mcz-* 2>/dev/null | tr '\n' ' ')
+        if [ -z "$left" ]; then pass "$name: its temporary directory removed"; else
+            fail "$name: its temporary directory removed (left: $left)"; fi
     fi
 }
 
