@@ -185,19 +185,6 @@ static void describe_exit(DWORD code, bool killed, char *buf, size_t cap)
     snprintf(buf, cap, "worker died of exception 0x%08lX (%s)", (unsigned long)code, name);
 }
 
-static int errno_of(DWORD error)
-{
-    switch (error) {
-    case ERROR_FILE_NOT_FOUND:
-    case ERROR_PATH_NOT_FOUND: return ENOENT;
-    case ERROR_ACCESS_DENIED: return EACCES;
-    case ERROR_NOT_ENOUGH_MEMORY:
-    case ERROR_OUTOFMEMORY: return ENOMEM;
-    case ERROR_BAD_EXE_FORMAT: return ENOEXEC;
-    default: return EIO;
-    }
-}
-
 /* ---- The parent's side ---- */
 
 static void close_handle(HANDLE *h)
@@ -261,7 +248,7 @@ static bool launch(replay_proc *p, size_t slot, const char *temp_dir, const work
     SetEnvironmentVariableA(WORKER_ENV, NULL);
     free(line);
     if (!ok) {
-        errno = errno_of(error);
+        errno = tool_errno_of_win32(error);
         return false;
     }
     p->process = pi.hProcess;
@@ -270,7 +257,7 @@ static bool launch(replay_proc *p, size_t slot, const char *temp_dir, const work
         error = GetLastError();
         TerminateProcess(pi.hProcess, KILLED_STATUS);
         CloseHandle(pi.hThread);
-        errno = errno_of(error);
+        errno = tool_errno_of_win32(error);
         return false;
     }
     ResumeThread(pi.hThread);
@@ -309,7 +296,7 @@ replay_proc *replay_proc_start(size_t slot, const replay_pool_ops *ops)
               (h.in = CreateFileW(L"NUL", GENERIC_READ, FILE_SHARE_READ | FILE_SHARE_WRITE, &sa,
                                   OPEN_EXISTING, 0, NULL)) != INVALID_HANDLE_VALUE;
     if (!ok)
-        errno = errno_of(GetLastError());
+        errno = tool_errno_of_win32(GetLastError());
     fflush(NULL);
     ok = ok && launch(p, slot, ops->temp_dir, &h);
     int err = errno;
@@ -516,7 +503,7 @@ int replay_proc_command(char *const argv[], const char *out_path, const char *er
             CloseHandle(pi.hThread);
             rc = shell_status(code);
         } else {
-            *exec_errno = errno_of(GetLastError());
+            *exec_errno = tool_errno_of_win32(GetLastError());
             rc = 127;
         }
     }

@@ -274,6 +274,11 @@ int tool_setenv(const char *name, const char *value);
  * process's, when it ends however it ends), as a HANDLE; NULL when none can be made. NULL
  * always on POSIX, which has none (process groups serve there). */
 void *tool_job_kill_on_close(void);
+#ifdef _WIN32
+/* errno for a Windows error code (GetLastError's) of a file or process call; EIO for one
+ * without a counterpart. */
+int tool_errno_of_win32(unsigned long error);
+#endif
 
 /* ---- Counts ---- */
 

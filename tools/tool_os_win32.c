@@ -298,10 +298,7 @@ tool_os_dir *tool_os_dir_open(const char *dir)
     if (d->find == INVALID_HANDLE_VALUE) {
         DWORD err = GetLastError();
         free(d);
-        errno = err == ERROR_FILE_NOT_FOUND || err == ERROR_PATH_NOT_FOUND ? ENOENT
-                : err == ERROR_ACCESS_DENIED                                 ? EACCES
-                : err == ERROR_DIRECTORY                                     ? ENOTDIR
-                                                                             : EIO;
+        errno = tool_errno_of_win32(err);
         return NULL;
     }
     d->first = true;

@@ -17,16 +17,16 @@
 
 #define PATH_CHARS 32768 /* the longest path Windows has */
 
-/* errno for the last Windows error of a file or process call. */
-static int errno_of_last_error(void)
+int tool_errno_of_win32(unsigned long error)
 {
-    switch (GetLastError()) {
+    switch (error) {
     case ERROR_FILE_NOT_FOUND:
     case ERROR_PATH_NOT_FOUND: return ENOENT;
     case ERROR_ACCESS_DENIED:
     case ERROR_SHARING_VIOLATION: return EACCES;
     case ERROR_ALREADY_EXISTS:
     case ERROR_FILE_EXISTS: return EEXIST;
+    case ERROR_DIRECTORY: return ENOTDIR;
     case ERROR_NOT_SAME_DEVICE: return EXDEV;
     case ERROR_TOO_MANY_LINKS: return EMLINK;
     case ERROR_INVALID_FUNCTION:
@@ -88,7 +88,7 @@ static int start(const char *path, char *const argv[], STARTUPINFOW *si, DWORD f
     free(line);
     BOOL started = wpath && wline &&
                    CreateProcessW(wpath, wline, NULL, NULL, TRUE, flags, NULL, NULL, si, pi);
-    int saved = wpath && wline ? errno_of_last_error() : ENOMEM;
+    int saved = wpath && wline ? tool_errno_of_win32(GetLastError()) : ENOMEM;
     free(wpath);
     free(wline);
     if (started)
@@ -132,7 +132,7 @@ int tool_spawn_piped(const char *path, char *const argv[], int *to_child)
     SECURITY_ATTRIBUTES sa = {sizeof sa, NULL, TRUE};
     HANDLE rd, wr;
     if (!CreatePipe(&rd, &wr, &sa, 0)) {
-        errno = errno_of_last_error();
+        errno = tool_errno_of_win32(GetLastError());
         return -1;
     }
     SetHandleInformation(wr, HANDLE_FLAG_INHERIT, 0); /* the program gets the read end only */
@@ -183,7 +183,7 @@ char *tool_self_path(void)
     DWORD n = w ? GetModuleFileNameW(NULL, w, PATH_CHARS) : 0;
     char *path = n > 0 && n < PATH_CHARS ? tool_os_utf8(w) : NULL;
     if (!path && w)
-        errno = n == 0 ? errno_of_last_error() : ENAMETOOLONG;
+        errno = n == 0 ? tool_errno_of_win32(GetLastError()) : ENAMETOOLONG;
     free(w);
     return path;
 }
@@ -194,7 +194,7 @@ char *tool_absolute_path(const char *path)
     DWORD n = wpath && full ? GetFullPathNameW(wpath, PATH_CHARS, full, NULL) : 0;
     char *abs = n > 0 && n < PATH_CHARS ? tool_os_utf8(full) : NULL;
     if (!abs && wpath && full)
-        errno = n == 0 ? errno_of_last_error() : ENAMETOOLONG;
+        errno = n == 0 ? tool_errno_of_win32(GetLastError()) : ENAMETOOLONG;
     free(wpath);
     free(full);
     return abs;
@@ -205,7 +205,7 @@ int tool_link(const char *from, const char *to)
     wchar_t *wfrom = tool_os_wide(from), *wto = tool_os_wide(to);
     BOOL ok = wfrom && wto && CreateHardLinkW(wto, wfrom, NULL);
     if (!ok && wfrom && wto)
-        errno = errno_of_last_error();
+        errno = tool_errno_of_win32(GetLastError());
     free(wfrom);
     free(wto);
     return ok ? 0 : -1;
@@ -217,7 +217,7 @@ int tool_rename_over(const char *from, const char *to)
     BOOL ok = wfrom && wto &&
               MoveFileExW(wfrom, wto, MOVEFILE_REPLACE_EXISTING | MOVEFILE_WRITE_THROUGH);
     if (!ok && wfrom && wto)
-        errno = errno_of_last_error();
+        errno = tool_errno_of_win32(GetLastError());
     free(wfrom);
     free(wto);
     return ok ? 0 : -1;
