@@ -55,37 +55,80 @@ for f in "$BUILD"/fuzz/fuzz_*; do
     fi
 done
 
-# A CLI test that hangs fails alone instead of stopping the run: each has MCZ_TEST_LIMIT seconds
-# (900). timeout runs it in a process group of its own, so that what the test started goes too;
-# Ctrl-C reaches that group as a SIGTERM through timeout, which passes it on (a job started
-# with & ignores SIGINT, timeout included).
+# CLI scripts run MCZ_TEST_JOBS at a time (default: twice the cores, at least 2): each works in a
+# directory of its own (lib.sh's mktemp) and picks its ports from the system, and much of their
+# time is waiting on servers, timeouts and signals. Each script's output is printed whole, in
+# the scripts' order, with its wall time; the slowest ten close the list. A CLI test that hangs
+# fails alone instead of stopping the run: each has MCZ_TEST_LIMIT seconds (900). timeout runs
+# it in a process group of its own, so that what the test started goes too; Ctrl-C reaches
+# those groups as a SIGTERM through timeout, which passes it on (a job started with & ignores
+# SIGINT, timeout included).
 limit=${MCZ_TEST_LIMIT:-900}
-tpid=
-trap '[ -n "$tpid" ] && kill -TERM "$tpid" 2>/dev/null; exit 130' INT
-trap '[ -n "$tpid" ] && kill -TERM "$tpid" 2>/dev/null; exit 143' TERM
+jobs=${MCZ_TEST_JOBS:-$(( $(nproc 2>/dev/null || echo 1) * 2 ))}
+[ "$jobs" -ge 2 ] 2>/dev/null || jobs=2
+logs=$(mktemp -d)
+trap 'rm -f "$log"; rm -rf "$logs"' EXIT
+stop_all() { local p; for p in $(jobs -p); do kill -TERM "$p" 2>/dev/null; done; }
+trap 'stop_all; exit 130' INT
+trap 'stop_all; exit 143' TERM
 cli_scripts=("$MCZ_ROOT"/tests/cli/test_*.sh)
 [ -n "${MCZ_TEST_CLI:-}" ] && read -r -a cli_scripts <<<"$(printf "$MCZ_ROOT/tests/cli/%s " $MCZ_TEST_CLI)"
-for s in "${cli_scripts[@]}"; do
-    runs cli || break
-    [ -f "$s" ] || continue
-    echo "== cli $(basename "$s")"
-    timeout -k 20 "$limit" bash "$s" >"$log" 2>&1 </dev/null &
-    tpid=$!
-    wait "$tpid"
+runs cli || cli_scripts=()
+
+# run_cli SCRIPT LOG: one script under its limit; its exit code and wall time go to LOG.rc.
+run_cli() {
+    local t0=$SECONDS rc
+    timeout -k 20 "$limit" bash "$1" >"$2" 2>&1 </dev/null
     rc=$?
-    tpid=
+    echo "$rc $((SECONDS - t0))" >"$2.rc"
+}
+
+# report_cli SCRIPT LOG: prints a finished script's output and counts its checks.
+report_cli() {
+    local name rc secs p f
+    name=$(basename "$1")
+    read -r rc secs <"$2.rc"
     [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ] &&
-        echo "not ok - $(basename "$s") did not finish within $limit s (MCZ_TEST_LIMIT)" >>"$log"
-    cat "$log"
-    p=$(grep -c '^ok ' "$log")
-    f=$(grep -c '^not ok ' "$log")
+        echo "not ok - $name did not finish within $limit s (MCZ_TEST_LIMIT)" >>"$2"
+    echo "== cli $name"
+    cat "$2"
+    p=$(grep -c '^ok ' "$2")
+    f=$(grep -c '^not ok ' "$2")
+    echo "-- $name: $p passed, $f failed, ${secs} s"
+    echo "$secs $name" >>"$logs/times"
     passed=$((passed + p))
     failed=$((failed + f))
     if [ "$rc" -ne 0 ]; then
         [ "$f" -eq 0 ] && failed=$((failed + 1))
-        failures+=("$(basename "$s")")
+        failures+=("$name")
     fi
+}
+
+next_report=0
+report_ready() { # prints, in order, every script whose predecessors have all been printed
+    while [ "$next_report" -lt "${#cli_scripts[@]}" ] &&
+          [ -f "$logs/$next_report.rc" ]; do
+        report_cli "${cli_scripts[$next_report]}" "$logs/$next_report"
+        next_report=$((next_report + 1))
+    done
+}
+
+cli_t0=$SECONDS
+for i in "${!cli_scripts[@]}"; do
+    if [ ! -f "${cli_scripts[$i]}" ]; then
+        echo "not ok - no such script: ${cli_scripts[$i]}" >"$logs/$i"
+        echo "1 0" >"$logs/$i.rc"
+        continue
+    fi
+    while [ "$(jobs -pr | wc -l)" -ge "$jobs" ]; do wait -n; report_ready; done
+    run_cli "${cli_scripts[$i]}" "$logs/$i" &
 done
+wait
+report_ready
+if [ "${#cli_scripts[@]}" -gt 0 ]; then
+    echo "== cli: ${#cli_scripts[@]} scripts, $jobs at a time, $((SECONDS - cli_t0)) s; the slowest:"
+    sort -rn "$logs/times" | head -10 | sed 's/^\([0-9]*\) \(.*\)/   \1 s  \2/'
+fi
 
 for x in "${failures[@]+"${failures[@]}"}"; do echo "FAILED: $x"; done
 echo "$passed passed, $failed failed"
