@@ -4,7 +4,8 @@
 #   fuzz:  $BUILD/fuzz/fuzz_<name>    replays tests/fuzz/corpus/<name>/ (one test per target)
 #   cli:   tests/cli/test_*.sh        (each prints "ok - ..." / "not ok - ..." lines)
 # MCZ_TEST_KINDS chooses among them ("unit fuzz cli", the default); MCZ_TEST_CLI names the CLI
-# scripts (test_NAME.sh, without the directory) when not all of them.
+# scripts (test_NAME.sh, without the directory) when not all of them; MCZ_TEST_JOBS how many
+# unit tests and CLI scripts run at once (default: twice the cores).
 set -u
 BUILD=${BUILD:-build}
 BIN=${BIN:-bin}
@@ -14,34 +15,12 @@ passed=0
 failed=0
 failures=()
 
-count_cmocka() { # output file, exit code, name
-    local p f
-    p=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' "$1" | tail -n1)
-    f=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' "$1" | tail -n1)
-    passed=$((passed + ${p:-0}))
-    failed=$((failed + ${f:-0}))
-    if [ "$2" -ne 0 ]; then
-        [ -z "$f" ] && failed=$((failed + 1))
-        failures+=("$3")
-    fi
-}
-
-log=$(mktemp)
-trap 'rm -f "$log"' EXIT
-
 kinds=" ${MCZ_TEST_KINDS:-unit fuzz cli} "
 runs() { [[ "$kinds" == *" $1 "* ]]; }
+logs=$(mktemp -d)
+trap 'rm -rf "$logs"' EXIT
 
-for t in "$BUILD"/tests/test_*; do
-    runs unit || break
-    [ -x "$t" ] || continue
-    echo "== unit $(basename "$t")"
-    "$t" >"$log" 2>&1
-    rc=$?
-    cat "$log"
-    count_cmocka "$log" "$rc" "$(basename "$t")"
-done
-
+# The fuzz corpora first: half a second together.
 for f in "$BUILD"/fuzz/fuzz_*; do
     runs fuzz || break
     [ -x "$f" ] || continue
@@ -55,48 +34,75 @@ for f in "$BUILD"/fuzz/fuzz_*; do
     fi
 done
 
-# CLI scripts run MCZ_TEST_JOBS at a time (default: twice the cores, at least 2): each works in a
+# Then the unit tests and the CLI scripts, MCZ_TEST_JOBS at a time: each CLI script works in a
 # directory of its own (lib.sh's mktemp) and picks its ports from the system, and much of their
-# time is waiting on servers, timeouts and signals. Each script's output is printed whole, in
-# the scripts' order, with its wall time; the slowest ten close the list. A CLI test that hangs
-# fails alone instead of stopping the run: each has MCZ_TEST_LIMIT seconds (900). timeout runs
-# it in a process group of its own, so that what the test started goes too; Ctrl-C reaches
-# those groups as a SIGTERM through timeout, which passes it on (a job started with & ignores
-# SIGINT, timeout included).
+# time is waiting on servers, timeouts and signals. Each one's output is printed whole, in the
+# list's order (unit tests, then scripts, each by name), with its wall time; the slowest ten
+# close the run. The slowest of the last run (BUILD/test-times) start first, so that the run
+# does not end waiting on one long test started last.
+#
+# A test that hangs fails alone instead of stopping the run: each has MCZ_TEST_LIMIT seconds
+# (900). timeout runs it in a process group of its own, so that what the test started goes too;
+# Ctrl-C reaches those groups as a SIGTERM through timeout, which passes it on (a job started
+# with & ignores SIGINT, timeout included).
 limit=${MCZ_TEST_LIMIT:-900}
 jobs=${MCZ_TEST_JOBS:-$(( $(nproc 2>/dev/null || echo 1) * 2 ))}
-[ "$jobs" -ge 2 ] 2>/dev/null || jobs=2
-logs=$(mktemp -d)
-trap 'rm -f "$log"; rm -rf "$logs"' EXIT
-stop_all() { local p; for p in $(jobs -p); do kill -TERM "$p" 2>/dev/null; done; }
+[ "$jobs" -ge 1 ] 2>/dev/null || jobs=1
+stop_all() { # each job is a subshell waiting on its timeout: the timeout first, then it
+    local p
+    for p in $(jobs -p); do pkill -TERM -P "$p" 2>/dev/null; kill -TERM "$p" 2>/dev/null; done
+}
 trap 'stop_all; exit 130' INT
 trap 'stop_all; exit 143' TERM
-cli_scripts=("$MCZ_ROOT"/tests/cli/test_*.sh)
-[ -n "${MCZ_TEST_CLI:-}" ] && read -r -a cli_scripts <<<"$(printf "$MCZ_ROOT/tests/cli/%s " $MCZ_TEST_CLI)"
-runs cli || cli_scripts=()
 
-# run_cli SCRIPT LOG: one script under its limit; its exit code and wall time go to LOG.rc.
-run_cli() {
+tests=()
+if runs unit; then
+    for t in "$BUILD"/tests/test_*; do [ -x "$t" ] && tests+=("$t"); done
+fi
+if runs cli; then
+    if [ -n "${MCZ_TEST_CLI:-}" ]; then
+        for s in $MCZ_TEST_CLI; do tests+=("$MCZ_ROOT/tests/cli/$s"); done
+    else
+        tests+=("$MCZ_ROOT"/tests/cli/test_*.sh)
+    fi
+fi
+
+# run_one TEST LOG: one test under its limit; its exit code and wall time go to LOG.rc.
+run_one() {
     local t0=$SECONDS rc
-    timeout -k 20 "$limit" bash "$1" >"$2" 2>&1 </dev/null
-    rc=$?
+    if [ ! -f "$1" ]; then
+        echo "not ok - no such test: $1" >"$2"; rc=1
+    elif [[ "$1" == *.sh ]]; then
+        timeout -k 20 "$limit" bash "$1" >"$2" 2>&1 </dev/null; rc=$?
+    else
+        timeout -k 20 "$limit" "$1" >"$2" 2>&1 </dev/null; rc=$?
+    fi
     echo "$rc $((SECONDS - t0))" >"$2.rc"
 }
 
-# report_cli SCRIPT LOG: prints a finished script's output and counts its checks.
-report_cli() {
+# report_one TEST LOG: prints a finished test's output and counts its checks (cmocka's closing
+# lines for a unit test, "ok -" / "not ok -" lines for a script).
+report_one() {
     local name rc secs p f
     name=$(basename "$1")
     read -r rc secs <"$2.rc"
     [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ] &&
         echo "not ok - $name did not finish within $limit s (MCZ_TEST_LIMIT)" >>"$2"
-    echo "== cli $name"
-    cat "$2"
-    p=$(grep -c '^ok ' "$2")
-    f=$(grep -c '^not ok ' "$2")
-    echo "-- $name: $p passed, $f failed, ${secs} s"
+    if [[ "$1" == *.sh ]]; then
+        echo "== cli $name"
+        cat "$2"
+        p=$(grep -c '^ok ' "$2")
+        f=$(grep -c '^not ok ' "$2")
+    else
+        echo "== unit $name"
+        cat "$2"
+        p=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' "$2" | tail -n1)
+        f=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' "$2" | tail -n1)
+        f=$((${f:-0} + $(grep -c '^not ok ' "$2")))
+    fi
+    echo "-- $name: ${p:-0} passed, $f failed, $secs s"
     echo "$secs $name" >>"$logs/times"
-    passed=$((passed + p))
+    passed=$((passed + ${p:-0}))
     failed=$((failed + f))
     if [ "$rc" -ne 0 ]; then
         [ "$f" -eq 0 ] && failed=$((failed + 1))
@@ -105,29 +111,35 @@ report_cli() {
 }
 
 next_report=0
-report_ready() { # prints, in order, every script whose predecessors have all been printed
-    while [ "$next_report" -lt "${#cli_scripts[@]}" ] &&
-          [ -f "$logs/$next_report.rc" ]; do
-        report_cli "${cli_scripts[$next_report]}" "$logs/$next_report"
+report_ready() { # prints, in order, every test whose predecessors have all been printed
+    while [ "$next_report" -lt "${#tests[@]}" ] && [ -f "$logs/$next_report.rc" ]; do
+        report_one "${tests[$next_report]}" "$logs/$next_report"
         next_report=$((next_report + 1))
     done
 }
 
-cli_t0=$SECONDS
-for i in "${!cli_scripts[@]}"; do
-    if [ ! -f "${cli_scripts[$i]}" ]; then
-        echo "not ok - no such script: ${cli_scripts[$i]}" >"$logs/$i"
-        echo "1 0" >"$logs/$i.rc"
-        continue
-    fi
+launch_order() { # indexes of tests, the slowest of the last run first
+    local i
+    for i in "${!tests[@]}"; do
+        echo "$(awk -v n="$(basename "${tests[$i]}")" '$2 == n { print $1 }' \
+                    "$BUILD/test-times" 2>/dev/null | head -n1) $i"
+    done | sort -k1,1rn -k2,2n | awk '{ print $NF }'
+}
+
+t0=$SECONDS
+for i in $(launch_order); do
     while [ "$(jobs -pr | wc -l)" -ge "$jobs" ]; do wait -n; report_ready; done
-    run_cli "${cli_scripts[$i]}" "$logs/$i" &
+    run_one "${tests[$i]}" "$logs/$i" &
 done
 wait
 report_ready
-if [ "${#cli_scripts[@]}" -gt 0 ]; then
-    echo "== cli: ${#cli_scripts[@]} scripts, $jobs at a time, $((SECONDS - cli_t0)) s; the slowest:"
-    sort -rn "$logs/times" | head -10 | sed 's/^\([0-9]*\) \(.*\)/   \1 s  \2/'
+if [ "${#tests[@]}" -gt 0 ]; then
+    echo "== ${#tests[@]} unit tests and scripts, $jobs at a time, $((SECONDS - t0)) s; the slowest:"
+    sort -rn "$logs/times" >"$logs/sorted"
+    # This run's times replace those of the same tests; the others' are kept.
+    [ -d "$BUILD" ] && cat "$logs/sorted" "$BUILD/test-times" 2>/dev/null |
+        awk '!seen[$2]++' >"$logs/merged" && cp "$logs/merged" "$BUILD/test-times"
+    head -10 "$logs/sorted" | sed 's/^\([0-9]*\) \(.*\)/   \1 s  \2/'
 fi
 
 for x in "${failures[@]+"${failures[@]}"}"; do echo "FAILED: $x"; done
