@@ -24,20 +24,23 @@ bad() { echo "not ok - $1"; failures=$((failures + 1)); }
 
 LAYERS="common io superpmi format writer reader"
 internal_headers=$(for l in $LAYERS; do (cd "$l" 2>/dev/null && ls *.h 2>/dev/null); done)
+public_or_own() { # the "#include" lines of program sources, one "SOURCE HEADER" a line
+    awk 'match($0, /^[[:space:]]*#[[:space:]]*include[[:space:]]*"[^"]*"/) {
+             h = substr($0, RSTART, RLENGTH); sub(/^[^"]*"/, "", h); sub(/"$/, "", h)
+             print FILENAME, h }' "$@"
+}
 found=
-for src in $(ls mcs/*.[ch] parallel-replay/*.[ch] parallel-replay/plugins/*.c \
-             superpmi-dropin/*.[ch] bench/*.c \
-             bench/mchgen/*.[ch] tools/*.[ch] 2>/dev/null); do
-    for h in $(sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$src"); do
-        base=$(basename "$h")
-        if [[ "$h" != *..* ]] && { [ -e "include/$h" ] || [ -e "$(dirname "$src")/$h" ]; }; then
-            continue
-        fi
-        if grep -qx "$base" <<<"$internal_headers" || [[ "$h" == */* ]]; then
-            bad "$src includes $h, which is not a public header"; found=1
-        fi
-    done
-done
+while read -r src h; do
+    base=$(basename "$h")
+    if [[ "$h" != *..* ]] && { [ -e "include/$h" ] || [ -e "$(dirname "$src")/$h" ]; }; then
+        continue
+    fi
+    if grep -qx "$base" <<<"$internal_headers" || [[ "$h" == */* ]]; then
+        bad "$src includes $h, which is not a public header"; found=1
+    fi
+done < <(public_or_own $(ls mcs/*.[ch] parallel-replay/*.[ch] parallel-replay/plugins/*.c \
+                            superpmi-dropin/*.[ch] bench/*.c bench/mchgen/*.[ch] tools/*.[ch] \
+                            2>/dev/null))
 [ -z "$found" ] && say "ok - programs include only public headers and their own"
 
 defined_in() { nm --defined-only "$@" 2>/dev/null | awk 'NF==3 && $2 ~ /[TDBRCV]/ {print $3}' | sort -u; }
@@ -64,6 +67,11 @@ below_of() {
     format) echo "common io superpmi" ;; writer | reader) echo "common io superpmi format" ;;
     esac
 }
+declare -A layer_defs
+for layer in $LAYERS; do
+    objs=$(layer_objects "$layer")
+    layer_defs[$layer]=$([ -n "$objs" ] && defined_in $objs)
+done
 for layer in $LAYERS; do
     objs=$(layer_objects "$layer")
     [ -n "$objs" ] || continue
@@ -72,9 +80,8 @@ for layer in $LAYERS; do
     for other in $LAYERS; do
         [ "$other" = "$layer" ] && continue
         grep -qw "$other" <<<"$(below_of "$layer")" && continue
-        others=$(layer_objects "$other")
-        [ -n "$others" ] || continue
-        up=$(comm -12 <(echo "$taken") <(defined_in $others))
+        [ -n "${layer_defs[$other]}" ] || continue
+        up=$(comm -12 <(echo "$taken") <(echo "${layer_defs[$other]}"))
         [ -n "$up" ] && bad "$layer/ uses $other/: $(echo $up)"
     done
     [ "$failures" -eq "$before" ] &&
