@@ -6,8 +6,9 @@
  * rings, timeouts, crashes, signals: replay_ring.c, replay_record.c, replay_sched.c,
  * replay_pool.c and the system's replay_proc_posix.c or replay_proc_win32.c, see
  * replay_proc.h); replay_worker.c is what a worker does with a unit; the replayers are
- * replay_verify.c, replay_plugin.c and replay_exec.c; replay_results.c accounts results and
- * writes every output; replay_main.c parses the command line.
+ * replay_verify.c, replay_plugin.c and replay_exec.c; replay_table.c accounts results (spilled
+ * as sorted runs, never held whole) and replay_results.c writes every output from a merge of
+ * them; replay_main.c parses the command line.
  */
 #ifndef MCZ_REPLAY_INT_H
 #define MCZ_REPLAY_INT_H
