@@ -47,11 +47,9 @@ size_t replay_split_tabs(char *buf, char **fields, size_t max)
 {
     size_t n = 0;
     fields[n++] = buf;
-    for (char *p = buf; *p && n < max; p++) {
-        if (*p == '\t') {
-            *p = '\0';
-            fields[n++] = p + 1;
-        }
+    for (char *p = buf; n < max && (p = strchr(p, '\t')) != NULL;) {
+        *p++ = '\0';
+        fields[n++] = p;
     }
     return n;
 }
@@ -347,7 +345,8 @@ static int cursor_parse(const replay_table *t, cursor *c, char **f, size_t nf, m
                                   replay_rows_kind(&t->columns, t->style, row, strlen(row),
                                                    &row_miss) < 0))))
         return cursor_bad(c, diag, "details rows that do not fit the columns");
-    message_clean(f[4]);
+    if (c->run->path)
+        message_clean(f[4]); /* a spilled run's were cleaned when added */
     c->e = (replay_entry){(uint32_t)number, (uint32_t)size, (uint8_t)kind, miss != 0,
                           f[4][0] ? f[4] : NULL, row && row[0] ? row : NULL};
     c->previous = (uint32_t)number;
