@@ -194,10 +194,13 @@ static int runs_compact(replay_table *t)
         memcpy(merged, &t->runs[from], sizeof merged);
         t->run_count = from;
         int rc = run_make(t, merged, REPLAY_RUN_FAN, NULL, 0, level + 1);
+        if (rc != MCZ_OK) { /* the runs stay as they were */
+            memcpy(&t->runs[from], merged, sizeof merged);
+            t->run_count = from + REPLAY_RUN_FAN;
+            return rc;
+        }
         for (size_t i = 0; i < REPLAY_RUN_FAN; i++)
             fclose(merged[i].f);
-        if (rc != MCZ_OK)
-            return rc;
     }
     return MCZ_OK;
 }
