@@ -190,7 +190,7 @@ typedef struct replay_identity {
 /* verify: mcs -integ's check (tool_check_context; strict as --strict), identity recomputed and
  * compared with the stored one. Returns a kind. A context that passes with packet ids the
  * table does not know gets the message REPLAY_UNKNOWN_NOTE "unknown(N), ...", which the
- * parent counts (replay_table_warn_unknown). */
+ * parent counts (replay_table_report). */
 #define REPLAY_UNKNOWN_NOTE "packets not in the packet table: "
 int replay_verify_context(const replay_plan *p, const mcz_mc *mc, const replay_identity *stored,
                           bool strict, char *msg, size_t cap);
@@ -408,12 +408,11 @@ void replay_table_count(const replay_table *t, replay_counts *c);
 void replay_counts_print(const replay_counts *c, FILE *out);
 int replay_counts_exit_code(const replay_counts *c);
 /* Lists non-success contexts on err (at most `limit` lines); lost_only: only those no replayer
- * judged (crashes, timeouts, unreadable), whose failures the replayer's own lines do not say. */
+ * judged (crashes, timeouts, unreadable), whose failures the replayer's own lines do not say.
+ * Then the warning mcs -integ gives about unknown packet ids, counted from the messages of the
+ * contexts that passed with some (REPLAY_UNKNOWN_NOTE). One walk. */
 int replay_table_report(const replay_table *t, FILE *err, size_t limit, bool lost_only,
                         mcz_diag *diag);
-/* The warning mcs -integ gives about unknown packet ids, counted from the messages of the
- * contexts that passed with some (REPLAY_UNKNOWN_NOTE). */
-int replay_table_warn_unknown(const replay_table *t, mcz_diag *diag);
 
 /* superpmi's -f: every context that did not replay; in asm diffs also those with diffs, unless
  * the details are written (with_details), as superpmi does. */

@@ -477,8 +477,7 @@ static int conclude(const options *o, replay_table *t, const replay_shard_id *id
     mcz_diag d;
     mcz_diag_clear(&d);
     if (replay_table_finish(t, &d) != MCZ_OK ||
-        replay_table_report(t, stderr, REPORT_LIMIT, !tool_info_shown(), &d) != MCZ_OK ||
-        replay_table_warn_unknown(t, &d) != MCZ_OK)
+        replay_table_report(t, stderr, REPORT_LIMIT, !tool_info_shown(), &d) != MCZ_OK)
         return fail_diag(&d);
     replay_counts c;
     replay_table_count(t, &c);

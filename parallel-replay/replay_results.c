@@ -66,15 +66,37 @@ int replay_counts_exit_code(const replay_counts *c)
     return REPLAY_EXIT_SUCCESS;
 }
 
+/* The stderr report: the contexts that did not pass, and the unknown packet ids counted. */
 typedef struct report {
     FILE *err;
     size_t limit, shown, more;
     bool lost_only;
+    tool_check *check;
 } report;
+
+static void report_unknown(tool_check *check, const replay_entry *e)
+{
+    const size_t note_len = sizeof REPLAY_UNKNOWN_NOTE - 1;
+    if (e->kind != REPLAY_SUCCESS || !e->message ||
+        strncmp(e->message, REPLAY_UNKNOWN_NOTE, note_len) != 0)
+        return;
+    mcz_strict_report r = {0};
+    unsigned id;
+    int used;
+    for (const char *p = e->message + note_len;
+         sscanf(p, "unknown(%u)%n", &id, &used) == 1 && id < 256; p += used + 2) {
+        r.unknown_count += !r.unknown[id];
+        r.unknown[id] = true;
+        if (p[used] != ',')
+            break;
+    }
+    tool_check_count(check, e->number, &r);
+}
 
 static int report_visit(void *arg, const replay_entry *e)
 {
     report *r = arg;
+    report_unknown(r->check, e);
     if (!kind_failed(e->kind) ||
         (r->lost_only && (e->kind == REPLAY_FAILURE || e->kind == REPLAY_MISSING)))
         return MCZ_OK;
@@ -91,38 +113,12 @@ static int report_visit(void *arg, const replay_entry *e)
 int replay_table_report(const replay_table *t, FILE *err, size_t limit, bool lost_only,
                         mcz_diag *diag)
 {
-    report r = {err, limit, 0, 0, lost_only};
+    static tool_check check; /* large; one use per run */
+    memset(&check, 0, sizeof check);
+    report r = {err, limit, 0, 0, lost_only, &check};
     int rc = replay_table_walk(t, report_visit, &r, diag);
     if (r.more)
         fprintf(err, "mcz-replay: ... and %zu more (see --details)\n", r.more);
-    return rc;
-}
-
-static int unknown_visit(void *arg, const replay_entry *e)
-{
-    const size_t note_len = sizeof REPLAY_UNKNOWN_NOTE - 1;
-    if (e->kind != REPLAY_SUCCESS || !e->message ||
-        strncmp(e->message, REPLAY_UNKNOWN_NOTE, note_len) != 0)
-        return MCZ_OK;
-    mcz_strict_report r = {0};
-    unsigned id;
-    int used;
-    for (const char *p = e->message + note_len;
-         sscanf(p, "unknown(%u)%n", &id, &used) == 1 && id < 256; p += used + 2) {
-        r.unknown_count += !r.unknown[id];
-        r.unknown[id] = true;
-        if (p[used] != ',')
-            break;
-    }
-    tool_check_count(arg, e->number, &r);
-    return MCZ_OK;
-}
-
-int replay_table_warn_unknown(const replay_table *t, mcz_diag *diag)
-{
-    static tool_check check; /* large; one use per run */
-    memset(&check, 0, sizeof check);
-    int rc = replay_table_walk(t, unknown_visit, &check, diag);
     tool_check_warn(&check);
     return rc;
 }
