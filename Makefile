@@ -136,7 +136,7 @@ $(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(TOOL_OBJ) $(LIB_A)
 # A target of program code names the program sources it links besides the library:
 # FUZZ_WITH_<name> for tests/fuzz/fuzz_<name>.c.
 FUZZ_REPLAY_ROWS := $(addprefix parallel-replay/,replay_row.c replay_util.c replay_results.c \
-                      replay_exec_details.c replay_progress.c)
+                      replay_table.c replay_exec_details.c replay_progress.c)
 FUZZ_WITH_csv          := tools/tool_csv.c
 FUZZ_WITH_replay_ring  := $(addprefix parallel-replay/,replay_ring.c replay_record.c replay_util.c) \
                           $(TOOL_SRC)

@@ -6,8 +6,9 @@
  * rings, timeouts, crashes, signals: replay_ring.c, replay_record.c, replay_sched.c,
  * replay_pool.c and the system's replay_proc_posix.c or replay_proc_win32.c, see
  * replay_proc.h); replay_worker.c is what a worker does with a unit; the replayers are
- * replay_verify.c, replay_plugin.c and replay_exec.c; replay_results.c accounts results and
- * writes every output; replay_main.c parses the command line.
+ * replay_verify.c, replay_plugin.c and replay_exec.c; replay_table.c accounts results (spilled
+ * as sorted runs, never held whole) and replay_results.c writes every output from a merge of
+ * them; replay_main.c parses the command line.
  */
 #ifndef MCZ_REPLAY_INT_H
 #define MCZ_REPLAY_INT_H
@@ -189,7 +190,7 @@ typedef struct replay_identity {
 /* verify: mcs -integ's check (tool_check_context; strict as --strict), identity recomputed and
  * compared with the stored one. Returns a kind. A context that passes with packet ids the
  * table does not know gets the message REPLAY_UNKNOWN_NOTE "unknown(N), ...", which the
- * parent counts (replay_table_warn_unknown). */
+ * parent counts (replay_table_report). */
 #define REPLAY_UNKNOWN_NOTE "packets not in the packet table: "
 int replay_verify_context(const replay_plan *p, const mcz_mc *mc, const replay_identity *stored,
                           bool strict, char *msg, size_t cap);
@@ -288,7 +289,8 @@ typedef struct replay_columns {
     int result, base_result, diff_result, has_diff;
 } replay_columns;
 
-/* A results table: every accounted context, any order until replay_table_finish(). */
+/* One accounted context. In the table's memory the strings are its own; handed to a walk's
+ * visitor (replay_table_walk) they live until the visitor returns. */
 typedef struct replay_entry {
     uint32_t number;
     uint32_t size; /* serialized context bytes; 0 when unknown */
@@ -299,12 +301,46 @@ typedef struct replay_entry {
                     * Context field, each ending in LF; NULL: none */
 } replay_entry;
 
+typedef struct replay_counts {
+    uint64_t by_kind[REPLAY_KIND_COUNT];
+    uint64_t loaded, jitted, failed, excluded, missing, diffs;
+    replay_style style;
+} replay_counts;
+
+/* A sorted run of entries in a temporary file, or a results file (replay_results.c). */
+typedef struct replay_run replay_run;
+
+/*
+ * A results table: every accounted context, added in any order (units finish out of order),
+ * read back in context order by replay_table_walk. The parent's memory must not grow with the
+ * collection, so the table holds at most REPLAY_HOLD_BYTES of entries (strings included; the
+ * hidden MCZ_REPLAY_HOLD_BYTES in the environment sets another bound, which the tests make
+ * tiny); past it they are sorted and spilled as a run to a temporary file under TMPDIR that no
+ * name reaches (tool_temp_file: gone however the process ends). A walk merges the runs and
+ * what is held (a k-way merge); REPLAY_RUN_FAN runs of one level are merged into one of the
+ * next as they appear, so a walk reads at most REPLAY_RUN_FAN - 1 runs a level (and, for
+ * --merge-results, one per results file, which are runs already). Per context, nothing stays
+ * in memory: the counts are counters.
+ */
+#define REPLAY_HOLD_BYTES (4u << 20)
+#define REPLAY_RUN_FAN 8
+
 typedef struct replay_table {
-    replay_entry *entries;
-    size_t count, cap;
+    replay_entry *entries;  /* held, not yet spilled (sorted once finished) */
+    size_t held, cap;
+    size_t held_bytes;      /* what they take, strings and allocator overhead included */
+    size_t bound;           /* 0 until the first add: then REPLAY_HOLD_BYTES or the env's */
+    replay_run *runs;
+    size_t run_count, run_cap;
+    uint64_t count;         /* contexts accounted (once finished, results files' included) */
+    bool finished;          /* replay_table_finish walked it: counts set, nothing more added */
+    replay_counts counts;   /* set by replay_table_finish */
     replay_style style;
     replay_columns columns; /* of the rows held (replay_row.c) */
     uint32_t interleave;    /* > 1: details rows in superpmi -p N's worker order */
+    char error[REPLAY_MESSAGE_MAX]; /* why the last add failed, when not memory */
+    size_t held_peak;       /* the most entries held at once (--stats) */
+    uint64_t spills;        /* runs spilled from memory (--stats) */
 } replay_table;
 
 typedef struct replay_run_options {
@@ -330,32 +366,53 @@ int replay_proc_run(const replay_config *cfg, const replay_run_options *o, repla
 
 /* ---- Results (replay_results.c) ----------------------------------------------------------------- */
 
+/* Adds one context (message copied as one line of printable text). MCZ_ENOMEM, or MCZ_EIO
+ * when a run cannot be spilled (t->error says why, naming TMPDIR and the OS's reason). */
 int replay_table_add(replay_table *t, uint32_t number, int kind, uint32_t size, const char *msg);
 /* The same with details rows (replay_row.c; NULL: none) instead of a message; miss: a JIT
  * missed data (the rows say so). */
 int replay_table_add_row(replay_table *t, uint32_t number, int kind, bool miss, uint32_t size,
                          const char *row);
-/* Sorts by number; MCZ_ECORRUPT (diag) when a context is accounted twice. */
+/* Ends the adding: one walk that counts every context and checks the results files read;
+ * MCZ_ECORRUPT (diag) when a context is accounted twice. Again: nothing more to do. */
 int replay_table_finish(replay_table *t, mcz_diag *diag);
 void replay_table_free(replay_table *t);
+/* Hands every entry of a finished table to visit(arg, entry) in context order; stops at the
+ * first visit that returns nonzero and returns that. MCZ_EIO or MCZ_ECORRUPT (diag) when a run
+ * cannot be read back, a results file changed or a context comes twice. */
+typedef int (*replay_visit)(void *arg, const replay_entry *e);
+int replay_table_walk(const replay_table *t, replay_visit visit, void *arg, mcz_diag *diag);
 
-typedef struct replay_counts {
-    uint64_t by_kind[REPLAY_KIND_COUNT];
-    uint64_t loaded, jitted, failed, excluded, missing, diffs;
-    replay_style style;
-} replay_counts;
+/* Takes f, open for reading at the first entry of a results file named path (lines: the lines
+ * before it), as a run of t; closed by replay_table_free. */
+int replay_table_add_run(replay_table *t, FILE *f, const char *path, uint64_t lines);
 
+/* The text of runs and results files (replay_table.c): an entry as one line; text that may hold
+ * TABs and line ends as one field (backslash, TAB, LF and CR as \\, \t, \n and \r) and back
+ * (false on an escape never written); a line (1, without its LF; 0 at the end; MCZ_EIO;
+ * MCZ_ETRUNCATED without a LF; MCZ_ECORRUPT when overlong or holding a NUL); a line split at
+ * TABs into at most max fields (how many). */
+void replay_entry_write(FILE *f, const replay_entry *e);
+void replay_escape_write(FILE *f, const char *text);
+bool replay_unescape(char *s);
+int replay_line_read(FILE *f, char **buf, size_t *cap);
+size_t replay_split_tabs(char *buf, char **fields, size_t max);
+
+/* What the table held and spilled, as one --stats line on f. */
+void replay_table_print_stats(const replay_table *t, FILE *f);
+
+/* The counts replay_table_finish made. */
 void replay_table_count(const replay_table *t, replay_counts *c);
 /* SuperPMI's summary line, e.g. "Loaded 5  Jitted 5  FailedCompile 0 Excluded 0 Missing 0", and
  * " Diffs N" after it in asm diffs. */
 void replay_counts_print(const replay_counts *c, FILE *out);
 int replay_counts_exit_code(const replay_counts *c);
 /* Lists non-success contexts on err (at most `limit` lines); lost_only: only those no replayer
- * judged (crashes, timeouts, unreadable), whose failures the replayer's own lines do not say. */
-void replay_table_report(const replay_table *t, FILE *err, size_t limit, bool lost_only);
-/* The warning mcs -integ gives about unknown packet ids, counted from the messages of the
- * contexts that passed with some (REPLAY_UNKNOWN_NOTE). */
-void replay_table_warn_unknown(const replay_table *t);
+ * judged (crashes, timeouts, unreadable), whose failures the replayer's own lines do not say.
+ * Then the warning mcs -integ gives about unknown packet ids, counted from the messages of the
+ * contexts that passed with some (REPLAY_UNKNOWN_NOTE). One walk. */
+int replay_table_report(const replay_table *t, FILE *err, size_t limit, bool lost_only,
+                        mcz_diag *diag);
 
 /* superpmi's -f: every context that did not replay; in asm diffs also those with diffs, unless
  * the details are written (with_details), as superpmi does. */
@@ -375,11 +432,13 @@ typedef struct replay_shard_id {
 
 int replay_table_write_results(const replay_table *t, const replay_shard_id *id,
                                const char *path, mcz_diag *diag);
-/* Appends the results in path to t and fills id. */
+/* Takes the results file at path into t (as a run: its header and columns are read and
+ * checked now, its entries by replay_table_finish, and read again by each walk; the file stays
+ * open until replay_table_free) and fills id. */
 int replay_table_read_results(replay_table *t, const char *path, replay_shard_id *id,
                               mcz_diag *diag);
-/* The same over a results file's bytes (text, size) already in memory; path names it in
- * messages. */
+/* The same over a results file's bytes (text, size) already in memory, copied to a temporary
+ * file; path names it in messages. */
 int replay_table_parse_results(replay_table *t, const char *path, const void *text, size_t size,
                                replay_shard_id *id, mcz_diag *diag);
 
@@ -411,7 +470,7 @@ int replay_rows_scan(const replay_columns *c, replay_style style, const char *ro
                      replay_rows_info *info);
 /* Writes the details CSV: the columns' header (the style's default when none), then for each
  * context but excluded ones its rows behind its number, or one row made from its kind. */
-int replay_row_write_csv(const replay_table *t, FILE *f);
+int replay_row_write_csv(const replay_table *t, FILE *f, mcz_diag *diag);
 
 /* Progress on a terminal (replay_progress.c). */
 void replay_progress_update(uint64_t done, uint64_t total);

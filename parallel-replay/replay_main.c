@@ -476,12 +476,11 @@ static int conclude(const options *o, replay_table *t, const replay_shard_id *id
 {
     mcz_diag d;
     mcz_diag_clear(&d);
-    if (replay_table_finish(t, &d) != MCZ_OK)
+    if (replay_table_finish(t, &d) != MCZ_OK ||
+        replay_table_report(t, stderr, REPORT_LIMIT, !tool_info_shown(), &d) != MCZ_OK)
         return fail_diag(&d);
     replay_counts c;
     replay_table_count(t, &c);
-    replay_table_report(t, stderr, REPORT_LIMIT, !tool_info_shown());
-    replay_table_warn_unknown(t);
     /* An output that cannot be written fails the run, but the summary of the work done is
      * still printed (a full disk must not hide what the replay found). */
     int failed = -1;
@@ -533,7 +532,10 @@ static int merge_main(const options *o, char **paths, size_t n)
             break;
         }
     }
-    if (i == n && merge_check(ids, n, (const char *const *)paths, t.count) == MCZ_OK) {
+    /* the shards' entries are checked (and counted) by one walk before anything is written */
+    if (i == n && replay_table_finish(&t, &d) != MCZ_OK)
+        fail_diag(&d);
+    else if (i == n && merge_check(ids, n, (const char *const *)paths, t.count) == MCZ_OK) {
         replay_shard_id whole = ids[0];
         whole.k = whole.n = 1;
         code = conclude(o, &t, &whole);
@@ -674,7 +676,8 @@ static int outcome_code(const options *o, replay_table *t, const replay_plan *pl
          * after every run */
         replay_table none = {.style = t->style};
         mcz_diag d;
-        if (o->details && replay_table_write_details(&none, o->details, &d) != MCZ_OK)
+        if (o->details && (replay_table_finish(&none, &d) != MCZ_OK ||
+                           replay_table_write_details(&none, o->details, &d) != MCZ_OK))
             fail_output(o->details, &d);
         return REPLAY_EXIT_INIT_FAILED;
     }
@@ -775,6 +778,8 @@ static int replay_main(const options *o, const char *path)
         replay_table t = {.style = cfg.style, .interleave = o->interleave};
         replay_outcome out;
         rc = replay_proc_run(&cfg, &ro, &t, &out);
+        if (o->stats)
+            replay_table_print_stats(&t, stderr);
         if (cfg.mode == REPLAY_MODE_EXEC)
             replay_exec_output(cfg.temp_dir, stdout, o->interleave);
         if (rc != MCZ_OK && !out.init_failed)

@@ -237,12 +237,29 @@ static void write_entry(const replay_entry *e, const tool_csv_span *columns, siz
     fputc('\n', f);
 }
 
-int replay_row_write_csv(const replay_table *t, FILE *f)
+/* One group of superpmi -p N's workers (group g of groups: numbers n with (n - 1) % groups
+ * == g), to f under the header's columns. */
+typedef struct csv_state {
+    FILE *f;
+    const tool_csv_span *columns;
+    size_t count;
+    uint32_t group, groups;
+} csv_state;
+
+static int csv_visit(void *arg, const replay_entry *e)
+{
+    const csv_state *s = arg;
+    if (e->kind != REPLAY_EXCLUDED && (e->number - 1) % s->groups == s->group)
+        write_entry(e, s->columns, s->count, s->f);
+    return MCZ_OK;
+}
+
+int replay_row_write_csv(const replay_table *t, FILE *f, mcz_diag *diag)
 {
     const char *header = t->columns.header ? t->columns.header : default_headers[t->style];
     tool_csv_span *columns = malloc(REPLAY_MAX_COLUMNS * sizeof *columns);
     if (!columns)
-        return MCZ_ENOMEM;
+        return mcz_diag_set(diag, MCZ_ENOMEM, MCZ_NO_OFFSET, MCZ_NO_CONTEXT, "out of memory");
     const char *p = header;
     size_t count = 0;
     if (tool_csv_next(&p, header + strlen(header), columns, REPLAY_MAX_COLUMNS, &count) != 1) {
@@ -250,14 +267,12 @@ int replay_row_write_csv(const replay_table *t, FILE *f)
         return MCZ_ECORRUPT; /* set from a checked header: cannot happen */
     }
     fprintf(f, "%s\n", header);
-    /* sorted by number; superpmi -p N concatenates its workers' files instead (worker i has
-     * contexts i+1, i+1+N, ...), which orders superpmi.py's float sums */
-    uint32_t groups = t->interleave > 1 ? t->interleave : 1;
-    for (uint32_t g = 0; g < groups; g++)
-        for (size_t i = 0; i < t->count; i++)
-            if (t->entries[i].kind != REPLAY_EXCLUDED &&
-                (t->entries[i].number - 1) % groups == g)
-                write_entry(&t->entries[i], columns, count, f);
+    /* in number order; superpmi -p N concatenates its workers' files instead (worker i has
+     * contexts i+1, i+1+N, ...), which orders superpmi.py's float sums: a walk per worker */
+    csv_state s = {f, columns, count, 0, t->interleave > 1 ? t->interleave : 1};
+    int rc = MCZ_OK;
+    for (; rc == MCZ_OK && s.group < s.groups; s.group++)
+        rc = replay_table_walk(t, csv_visit, &s, diag);
     free(columns);
-    return MCZ_OK;
+    return rc;
 }

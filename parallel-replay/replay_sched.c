@@ -245,7 +245,7 @@ static void account_as(run *r, slot *s, uint32_t number, int kind, bool miss, ui
     int rc = row ? replay_table_add_row(r->table, number, kind, miss, size, text)
                  : replay_table_add(r->table, number, kind, size, text);
     if (rc != MCZ_OK)
-        fatal(r, MCZ_ENOMEM, "out of memory");
+        fatal(r, rc, rc == MCZ_ENOMEM ? "out of memory" : r->table->error);
     r->done++;
 }
 

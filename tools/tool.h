@@ -266,6 +266,10 @@ const char *tool_temp_base(void);
 /* mkdtemp(3): tmpl ends in XXXXXX, which is replaced; a directory only this user may enter
  * (mode 0700 on POSIX). tmpl, or NULL with errno set. */
 char *tool_mkdtemp(char *tmpl);
+/* A temporary file under tool_temp_base(), open for reading and writing in binary mode, that
+ * no name reaches: it is gone when it is closed or the process ends, however it ends (POSIX:
+ * unlinked at once; Windows: deleted on its last close). NULL with errno set. */
+FILE *tool_temp_file(void);
 /* A directory only this user may enter (mode 0700 on POSIX): 0, or -1 with errno set. */
 int tool_mkdir_private(const char *path);
 /* Sets an environment variable for this process and the programs it starts: 0, or -1. */

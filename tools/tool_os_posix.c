@@ -6,6 +6,7 @@
 #ifndef _WIN32
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <fnmatch.h>
 #include <poll.h>
 #include <signal.h>
@@ -216,6 +217,27 @@ const char *tool_temp_base(void)
 }
 
 char *tool_mkdtemp(char *tmpl) { return mkdtemp(tmpl); }
+
+FILE *tool_temp_file(void)
+{
+    char name[4096];
+    if ((size_t)snprintf(name, sizeof name, "%s/mcz-temp.XXXXXX", tool_temp_base()) >=
+        sizeof name) {
+        errno = ENAMETOOLONG;
+        return NULL;
+    }
+    int fd = mkostemp(name, O_CLOEXEC);
+    if (fd < 0)
+        return NULL;
+    unlink(name);
+    FILE *f = fdopen(fd, "w+b");
+    if (!f) {
+        int err = errno;
+        close(fd);
+        errno = err;
+    }
+    return f;
+}
 
 int tool_mkdir_private(const char *path) { return mkdir(path, 0700); }
 

@@ -19,6 +19,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "tool_os.h"
 
@@ -83,6 +84,28 @@ char *tool_mkdtemp(char *tmpl)
 }
 
 int tool_mkdir_private(const char *path) { return _mkdir(path); }
+
+FILE *tool_temp_file(void)
+{
+    char name[MAX_PATH + 32];
+    for (int attempt = 0; attempt < 26; attempt++) {
+        if ((size_t)snprintf(name, sizeof name, "%s\\mcz-temp.XXXXXX", tool_temp_base()) >=
+                sizeof name ||
+            _mktemp_s(name, strlen(name) + 1) != 0)
+            return NULL;
+        /* _O_TEMPORARY: deleted on the last close, as Windows cannot unlink an open file */
+        int fd = _open(name, _O_RDWR | _O_CREAT | _O_EXCL | _O_BINARY | _O_TEMPORARY |
+                             _O_NOINHERIT, _S_IREAD | _S_IWRITE);
+        if (fd < 0 && errno == EEXIST)
+            continue;
+        FILE *f = fd >= 0 ? _fdopen(fd, "w+b") : NULL;
+        if (fd >= 0 && !f)
+            _close(fd);
+        return f;
+    }
+    errno = EEXIST;
+    return NULL;
+}
 
 /* Both environments: the C runtime's (getenv, the library's) and the system's (inherited by
  * the processes CreateProcessW starts). */

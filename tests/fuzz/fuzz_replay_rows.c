@@ -22,14 +22,16 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* The merged details written from a table: never fails on what was accepted. */
-static void write_details(const replay_table *t)
+static void write_details(replay_table *t)
 {
     char *text = NULL;
     size_t len = 0;
+    mcz_diag d;
+    mcz_diag_clear(&d);
     FILE *f = open_memstream(&text, &len);
     if (!f)
         abort();
-    if (replay_row_write_csv(t, f) != 0)
+    if (replay_table_finish(t, &d) != 0 || replay_row_write_csv(t, f, &d) != 0)
         abort();
     fclose(f);
     free(text);
@@ -116,6 +118,8 @@ static void results_file(const char *text, size_t size)
             replay_counts c;
             replay_table_count(&t, &c);
             write_details(&t);
+        } else if (d.code == MCZ_OK || !d.message[0]) {
+            abort(); /* entries refused say why too */
         }
     } else if (d.code == MCZ_OK || !d.message[0]) {
         abort(); /* a refusal says why */
