@@ -646,6 +646,10 @@ typedef struct mcz_recovery {
                                   or that overlap a kept chunk with other contexts */
     bool image;                /* the input was no archive but a memory image (a core dump):
                                   header, dictionary and chunks were found wherever they lay */
+    bool lost_open;            /* an archive without a footer that verifies (cut short): lost
+                                  counts only what its bytes show (gaps, damaged chunks whose
+                                  header survived); contexts past the cut, if any, are not known.
+                                  Since 3.1; it lies in what was padding, so the size is as in 3.0 */
 } mcz_recovery;
 
 /*
