@@ -569,8 +569,23 @@ class Collection:
                 raise Error(_ETRUNCATED, "empty file: no method contexts", self._display)
         self._lock = threading.Lock()
         self._handle = _Handle(self._file, self._display)
+        self._check_first()
         self._mch = None  # an MCH's walk: (contexts, raw bytes, first, last), once done
         self._version = None  # (jit_ee pointer, whether stored hashes were made with it)
+
+    def _check_first(self):
+        """An archive is checked by its opening (footer, index); an MCH file is read lazily, so
+        its first context is read now: a file that is no collection (or whose first context is
+        damaged) fails here, at open, as a cut archive or a directory does, not at the first
+        len(), info() or c[1]. The handle's walk is used by nothing else."""
+        h = self._handle
+        if h.lib.mcz_source_archive(h.ptr):
+            return
+        mc, diag = _Mc(), _Diag()
+        rc = h.lib.mcz_source_next(h.ptr, ctypes.byref(mc), ctypes.byref(diag))
+        if rc < 0:
+            self.close()
+            _raise(diag, self._display, rc)
 
     def close(self):
         """Releases the collection; later calls raise mcz.Error. Closing twice is harmless.
@@ -780,5 +795,6 @@ def open(path):
     """Opens a collection: an .mcz archive (recognised by its magic) or an .mch file, as a
     Collection to use in a `with` block. path is a str, bytes or os.PathLike (or an http(s)
     URL of an archive). Raises FileNotFoundError (and the other OSErrors of open()) when the
-    file cannot be reached, mcz.Error when it is empty or damaged."""
+    file cannot be reached, mcz.Error when it is empty, damaged or no collection at all (told
+    here, at open: an archive's footer and index are read, and an MCH file's first context)."""
     return Collection(path)
