@@ -134,6 +134,38 @@ static int superpmi_main(int argc, char **argv)
     return rc;
 }
 
+/* mcz-superpmi's own options. superpmi's switches take one dash, so a word of two that is none
+ * of these is a mistyped one of them, answered as mcs and mcz-replay answer, never superpmi's
+ * (whose "no such file" for superpmi.real would not say what went wrong). */
+static const char *const own_options[] = {"--install", "--uninstall", "--help", "--version"};
+
+static bool is_own_option(const char *word)
+{
+    for (size_t i = 0; i < sizeof own_options / sizeof own_options[0]; i++)
+        if (strcmp(word, own_options[i]) == 0)
+            return true;
+    return false;
+}
+
+static int unknown_own_option(const char *word)
+{
+    const char *near = NULL;
+    size_t best = 4; /* farther than 3 edits is no typo */
+    for (size_t i = 0; i < sizeof own_options / sizeof own_options[0]; i++) {
+        size_t d = tool_edit_distance(word, strlen(word), own_options[i]);
+        if (d < best) {
+            best = d;
+            near = own_options[i];
+        }
+    }
+    if (near)
+        tool_error("unknown option '%s'; did you mean %s?", word, near);
+    else
+        tool_error("unknown option '%s' (mcz-superpmi takes --install DIR, --uninstall DIR, "
+                   "--help, --version; superpmi's switches take one dash)", word);
+    return 2;
+}
+
 int main(int argc, char **argv)
 {
     tool_set_program("mcz-superpmi");
@@ -153,5 +185,7 @@ int main(int argc, char **argv)
         tool_error("usage: mcz-superpmi %s DIR", argv[1]);
         return DROPIN_FATAL;
     }
+    if (argc >= 2 && strncmp(argv[1], "--", 2) == 0 && argv[1][2] && !is_own_option(argv[1]))
+        return unknown_own_option(argv[1]);
     return superpmi_main(argc, argv);
 }
