@@ -63,6 +63,17 @@ fail_run "an HTTP server that is not there" "$M" -info http://127.0.0.1:9/x.mcz
 contains "HTTP: cannot connect to HOST: reason" "$T/err" "cannot connect to 127.0.0.1:9: Connection refused"
 grep -q "bytes -" "$T/err" && fail "HTTP: no range jargon" || pass "HTTP: no range jargon"
 
+# -dumpToc of an MCH file: the table it takes, or the command that writes one.
+fail_run "-dumpToc of an MCH file with a table" "$M" -dumpToc "$T/a.mch"
+contains "-dumpToc of an MCH file: names its .mct" "$T/err" \
+    "a.mch is an MCH file, not a table of contents: its table is $T/a.mch.mct (mcs -dumpToc $T/a.mch.mct)"
+grep -q "INDX" "$T/err" && fail "-dumpToc of an MCH file: no talk of INDX" ||
+    pass "-dumpToc of an MCH file: no talk of INDX"
+cp "$T/a.mch" "$T/notoc.mch"
+fail_run "-dumpToc of an MCH file without a table" "$M" -dumpToc "$T/notoc.mch"
+contains "-dumpToc of an MCH file without a table: the -toc command" "$T/err" \
+    "mcs -toc $T/notoc.mch writes $T/notoc.mch.mct, then mcs -dumpToc $T/notoc.mch.mct"
+
 # -info on a missing dictionary.
 "$M" -convert --no-dict "$T/a.mch" "$T/nd.mcz" >/dev/null 2>&1
 ok_run "-info of an archive without a dictionary" "$M" -info "$T/nd.mcz"
