@@ -155,6 +155,18 @@ for verb in "-copy 1-$N $T/a.mch $T/sig.mch" "-export $T/a.mcz $T/sig.mch" \
     exit_is "SIGINT during ${verb%% *} exits 130" 130 env MCZ_TEST_SIGNAL=INT@20 "$M" $verb
     no_temporaries "SIGINT during ${verb%% *} leaves no temporary" "$T"
 done
+# Ctrl-C on a terminal: the progress line is ended before the program dies, so the shell's
+# prompt starts on a line of its own (script(1) gives the terminal; MCZ_TEST_PROGRESS=1 draws
+# the line at every context, whatever the machine's speed).
+if command -v script >/dev/null; then
+    script -qfec "env MCZ_TEST_PROGRESS=1 MCZ_TEST_SIGNAL=INT@5 $M -copy 1-50 $T/a.mch $T/tty.mch" \
+        "$T/tty.log" >/dev/null 2>&1
+    if grep -q 'copying: 4/' "$T/tty.log"; then pass "Ctrl-C on a terminal: the progress line was drawn"
+    else fail "Ctrl-C on a terminal: the progress line was drawn"; fi
+    if grep -q $'copying: 4/[^\r]*\033\[K\r$' "$T/tty.log"; then
+        pass "Ctrl-C on a terminal: the progress line is ended"
+    else fail "Ctrl-C on a terminal: the progress line is left unterminated"; fi
+fi
 cp "$T/a5.mch" "$T/grow.mcz.mch"
 "$M" -convert "$T/a5.mch" "$T/grow.mcz" >/dev/null 2>&1
 cp "$T/grow.mcz" "$T/grow-before.mcz"
