@@ -31,6 +31,11 @@ rc=$?
 if [ $rc -eq 0 ] && "$M" -verify "$T/stdout.mcz" >/dev/null 2>&1; then
     pass "-convert IN - writes an archive to standard output"
 else fail "-convert IN - (exit $rc)"; fi
+contains "-convert IN - >FILE: the output's size" "$T/err" \
+    "bytes -> $(stat -c %s "$T/stdout.mcz") bytes (ratio"
+"$M" -convert "$T/a.mch" - 2>"$T/err" | cat >/dev/null
+contains "-convert IN - | CMD: says a pipe's size is the reader's to count" "$T/err" \
+    "bytes -> standard output, a pipe (its size is what the reader receives"
 "$M" -export "$T/stdout.mcz" - >"$T/back.mch" 2>/dev/null
 same "-export ARCHIVE - gives the collection back" "$T/a.mch" "$T/back.mch"
 "$M" -copy 1-5 "$T/a.mch" - >"$T/five.mch" 2>"$T/err"
