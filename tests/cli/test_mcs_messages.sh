@@ -94,4 +94,6 @@ done
 "$M" -convert --no-dict "$T/a.mch" "$T/nd.mcz" >/dev/null 2>&1
 ok_run "-info of an archive without a dictionary" "$M" -info "$T/nd.mcz"
 contains "-info: none, not stored" "$T/out" "dictionary:    none (not stored"
+contains "-info: the reasons a dictionary is not stored" "$T/out" \
+    "written with --no-dict, or a dictionary trained on these contexts did not pay for itself"
 cli_done
