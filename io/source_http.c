@@ -135,6 +135,21 @@ static void pause_ms(long ms)
     nanosleep(&t, NULL);
 }
 
+/* The reason phrase of an HTTP status, for messages. */
+static const char *status_text(long status)
+{
+    static const struct { long status; const char *text; } texts[] = {
+        {400, "bad request"}, {401, "unauthorized"}, {403, "forbidden"}, {404, "not found"},
+        {405, "method not allowed"}, {410, "gone"}, {416, "range not satisfiable"},
+        {429, "too many requests"}, {500, "server error"}, {502, "bad gateway"},
+        {503, "service unavailable"}, {504, "gateway timeout"},
+    };
+    for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++)
+        if (texts[i].status == status)
+            return texts[i].text;
+    return status >= 500 ? "server error" : status >= 400 ? "client error" : "unexpected";
+}
+
 /* The answer to bytes off..off+len-1 (the last len bytes when *total is 0: a suffix range) must
  * be 206 with exactly that Content-Range and body; *total is the archive's length, set from the
  * answer when 0. */
@@ -144,10 +159,14 @@ static int check_answer(const mcz_http *h, const http_xfer *x, long status, uint
     if (status == 200)
         return mcz_fail_at(diag, h->url, MCZ_EIO, mcz_at_offset((int64_t)off), MCZ_NO_CONTEXT,
                            "the server ignores range requests (200 with the whole body)");
+    if (status != 206 && *total == 0) /* the opening request: the file itself is refused */
+        return mcz_fail_at(diag, h->url, MCZ_EIO, MCZ_NO_OFFSET, MCZ_NO_CONTEXT,
+                           "HTTP %ld (%s) when opening it%s", status, status_text(status),
+                           status == 404 || status == 410 ? ": check the URL's path" : "");
     if (status != 206)
         return mcz_fail_at(diag, h->url, MCZ_EIO, mcz_at_offset((int64_t)off), MCZ_NO_CONTEXT,
-                           "HTTP %ld for %" PRIu64 " bytes at %s", status, len,
-                           *total ? "an offset" : "the end");
+                           "HTTP %ld (%s) for %" PRIu64 " bytes at offset %" PRIu64, status,
+                           status_text(status), len, off);
     unsigned long long a, b, t;
     bool parsed = sscanf(x->range, " bytes %llu-%llu/%llu", &a, &b, &t) == 3;
     if (parsed && *total == 0 && t < len && a == 0 && b + 1 == t)
@@ -191,7 +210,8 @@ static int transfer_failed(const mcz_http *h, CURLcode cc, long status, uint64_t
         snprintf(what, sizeof what, "its footer (the last %" PRIu64 " bytes)", len);
     if (cc == CURLE_OK)
         return mcz_fail_at(diag, h->url, MCZ_EIO, mcz_at_offset(placed ? (int64_t)off : -1),
-                           MCZ_NO_CONTEXT, "HTTP %ld reading %s (%d tries)", status, what, tries);
+                           MCZ_NO_CONTEXT, "HTTP %ld (%s) reading %s (%d tries)", status,
+                           status_text(status), what, tries);
     long os_errno = 0;
     curl_easy_getinfo(h->curl, CURLINFO_OS_ERRNO, &os_errno);
     const char *reason = os_errno ? strerror((int)os_errno) : curl_easy_strerror(cc);

@@ -153,6 +153,9 @@ kill $PLAIN_PID 2>/dev/null
 fault "503, retried" "$U/e503/c.mcz" "HTTP 503"
 contains "503: retried 4 times" "$T/err" "4 tries"
 fault "416" "$U/e416/c.mcz" "HTTP 416"
+fault "404" "$U/missing.mcz" "HTTP 404 (not found) when opening it: check the URL's path"
+grep -q "bytes at the end" "$T/err" && fail "404: no talk of bytes at the end" ||
+    pass "404: no talk of bytes at the end"
 
 python3 "$MCZ_ROOT/tests/cli/http_faults.py" "$L" >"$T/faults.port" 2>/dev/null &
 FAULTS_PID=$!
