@@ -26,8 +26,8 @@
 #define REPORT_LIMIT 20 /* failing contexts listed on stderr; the rest are in --details */
 
 static const char usage_text[] =
-    "usage: mcz-replay [options] COLLECTION\n"
-    "       mcz-replay --merge-results [-f FILE] [--details FILE] [--results FILE] RESULTS...\n"
+    "Usage: mcz-replay [options] COLLECTION\n"
+    "   or: mcz-replay --merge-results [-f FILE] [--details FILE] [--results FILE] RESULTS...\n"
     "\n"
     "Replays every method context of COLLECTION (.mcz archive or .mch file) in worker\n"
     "processes. Work is handed out by unit (an archive chunk, or about 1 MiB of consecutive\n"
