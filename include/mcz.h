@@ -649,7 +649,7 @@ typedef struct mcz_recovery {
     bool lost_open;            /* an archive without a footer that verifies (cut short): lost
                                   counts only what its bytes show (gaps, damaged chunks whose
                                   header survived); contexts past the cut, if any, are not known.
-                                  Since 3.1; it lies in what was padding, so the size is as in 3.0 */
+                                  It lies in what 3.0 left as padding: the size is 3.0's */
 } mcz_recovery;
 
 /*
