@@ -548,8 +548,8 @@ static bool whole_map(mcz_http *h, const char *path)
     if (fd < 0)
         return false;
     bool fits = fstat(fd, &st) == 0 && (uint64_t)st.st_size == (uint64_t)h->size + 8;
-    void *m = fits ? mmap(NULL, h->size + 8, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0)
-                   : MAP_FAILED;
+    /* read only: every byte is present, so nothing is ever written into this image */
+    void *m = fits ? mmap(NULL, h->size + 8, PROT_READ, MAP_PRIVATE, fd, 0) : MAP_FAILED;
     close(fd);
     if (m == MAP_FAILED)
         return false;
