@@ -12,8 +12,9 @@
  * A server that ignores ranges answers the probe with 200: the whole body then goes to the cache
  * once and the image maps it (whole_open, below). Otherwise the server is hostile like the
  * bytes: each answer must be 206 with the Content-Range asked for (and the file's total length)
- * and exactly that many bytes; a 200 after the probe, a 416, another range, a short body or another ETag or Last-Modified than the probe's answer
- * gave (the file replaced while read) is an error naming the URL. Connection failures, 5xx
+ * and exactly that many bytes; a 200 after the probe, a 416, another range, a short body or
+ * another ETag or Last-Modified than the probe's answer gave (the file replaced while read) is
+ * an error naming the URL. Connection failures, 5xx
  * and 429 answers are retried MCZ_HTTP_TRIES times with doubling pauses; redirects are
  * followed, at most MCZ_HTTP_REDIRECTS of them.
  */

@@ -96,8 +96,9 @@ static void print_archive(const mcs_input *in)
     else if (info.codec == MCZ_CODEC_XZ)
         printf("dictionary:    none (xz chunks take none)\n");
     else /* the format records no reason: the two the writer has are both named */
-        printf("dictionary:    none (not stored: written with --no-dict, or a dictionary trained on "
-               "these contexts did not pay for itself; the archive does not say which)\n");
+        printf("dictionary:    none (not stored: written with --no-dict, or a dictionary "
+               "trained on these contexts did not pay for itself; the archive does not say "
+               "which)\n");
     printf("hashes:        %s\n", info.hashes ? "stored" : "none (computed from the contexts "
                                                             "when needed)");
     printf("codec:         %s\n", info.codec == MCZ_CODEC_XZ ? "xz" : "zstd");
