@@ -646,6 +646,10 @@ typedef struct mcz_recovery {
                                   or that overlap a kept chunk with other contexts */
     bool image;                /* the input was no archive but a memory image (a core dump):
                                   header, dictionary and chunks were found wherever they lay */
+    bool lost_open;            /* an archive without a footer that verifies (cut short): lost
+                                  counts only what its bytes show (gaps, damaged chunks whose
+                                  header survived); contexts past the cut, if any, are not known.
+                                  It lies in what 3.0 left as padding: the size is 3.0's */
 } mcz_recovery;
 
 /*
@@ -688,9 +692,12 @@ MCZ_API int mcz_looks_like_archive(const void *head, size_t len);
  * the index, the header and dictionary when opened, then each chunk, alone, the first time it
  * is read (mcz_source_next, walking in order, fetches 8 chunks at a time). Opening the same URL
  * again in a process fetches only the footer when it is unchanged, and a process forked after
- * such an open fetches not even that. Chunks are checked as a file's are. The server must
- * answer 206 with the range asked for; a 200 (ranges ignored), a 416, another range or a short
- * body is MCZ_EIO naming the URL. Connection failures,
+ * such an open fetches not even that. Chunks are checked as a file's are. A server that
+ * ignores ranges (200 with the whole body: `python3 -m http.server`) is read whole, once, into
+ * the cache (MCZ_CACHE_DIR, else $XDG_CACHE_HOME/mcz, else ~/.cache/mcz), with a note on stderr;
+ * where no cache can be written that is MCZ_EIO naming both ways forward. Otherwise the server
+ * must answer 206 with the range asked for; a 416, another range or a short body is MCZ_EIO
+ * naming the URL. Connection failures,
  * 5xx and 429 answers are retried 4 times with doubling pauses from 100 ms; redirects are
  * followed, at most 3. mcz_path_is_url says whether a path is read that way (1) or not (0).
  *

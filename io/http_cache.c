@@ -123,7 +123,13 @@ void mcz_http_cache_free(mcz_http_cache *c)
     free(c);
 }
 
-static void piece_path(const mcz_http_cache *c, uint64_t off, uint64_t len, char *out, size_t cap)
+bool mcz_http_cache_writable(const mcz_http_cache *c)
+{
+    return c && c->writable;
+}
+
+void mcz_http_cache_piece_path(const mcz_http_cache *c, uint64_t off, uint64_t len, char *out,
+                               size_t cap)
 {
     snprintf(out, cap, "%s/%" PRIx64 "+%" PRIx64, c->dir, off, len);
 }
@@ -133,7 +139,7 @@ bool mcz_http_cache_load(const mcz_http_cache *c, uint64_t off, uint8_t *dst, ui
     if (!c)
         return false;
     char path[4200];
-    piece_path(c, off, len, path, sizeof path);
+    mcz_http_cache_piece_path(c, off, len, path, sizeof path);
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return false;
@@ -158,7 +164,7 @@ void mcz_http_cache_store(mcz_http_cache *c, uint64_t off, const uint8_t *src, u
     if (!c || !c->writable)
         return;
     char path[4200];
-    piece_path(c, off, len, path, sizeof path);
+    mcz_http_cache_piece_path(c, off, len, path, sizeof path);
     uint8_t trailer[CACHE_TRAILER];
     mcz_put_le64(trailer, XXH3_64bits(src, len));
     mcz_diag d;

@@ -112,5 +112,11 @@ void mcz_http_cache_free(mcz_http_cache *c);
 bool mcz_http_cache_load(const mcz_http_cache *c, uint64_t off, uint8_t *dst, uint64_t len);
 /* Keeps piece [off, off+len) (atomically); a failure warns once and stops writing. */
 void mcz_http_cache_store(mcz_http_cache *c, uint64_t off, const uint8_t *src, uint64_t len);
+/* Whether pieces can still be written to c (false for NULL). */
+bool mcz_http_cache_writable(const mcz_http_cache *c);
+/* The file of piece [off, off+len): its bytes, then their XXH3-64 (8 bytes, little-endian), for
+ * a caller that writes a piece as it arrives or maps one (a server without ranges' whole body). */
+void mcz_http_cache_piece_path(const mcz_http_cache *c, uint64_t off, uint64_t len, char *out,
+                               size_t cap);
 
 #endif /* MCZ_IO_SOURCE_H */

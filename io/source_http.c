@@ -9,14 +9,18 @@
  * for, or a part of it at most MCZ_HTTP_REQUEST_MAX long) is looked for in the cache first and
  * kept there once fetched (http_cache.c).
  *
- * The server is hostile like the bytes: each answer must be 206 with the Content-Range asked
- * for (and the file's total length) and exactly that many bytes; a 200 (ranges ignored), a
- * 416, another range, a short body or another ETag or Last-Modified than the probe's answer
- * gave (the file replaced while read) is an error naming the URL. Connection failures, 5xx
+ * A server that ignores ranges answers the probe with 200: the whole body then goes to the cache
+ * once and the image maps it (whole_open, below). Otherwise the server is hostile like the
+ * bytes: each answer must be 206 with the Content-Range asked for (and the file's total length)
+ * and exactly that many bytes; a 200 after the probe, a 416, another range, a short body or
+ * another ETag or Last-Modified than the probe's answer gave (the file replaced while read) is
+ * an error naming the URL. Connection failures, 5xx
  * and 429 answers are retried MCZ_HTTP_TRIES times with doubling pauses; redirects are
  * followed, at most MCZ_HTTP_REDIRECTS of them.
  */
 #include <curl/curl.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -26,8 +30,10 @@
 #ifndef _WIN32
 #include <sys/mman.h> /* Windows: io/win32_compat.h */
 #endif
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include <xxhash.h>
 
 #include "source.h"
 
@@ -49,6 +55,8 @@ typedef struct mcz_http {
     char etag[128];       /* the validators of the version opened, as the probe's answer gave */
     char modified[64];    /* them ("" when the server sends none) */
     mcz_http_cache *cache; /* MCZ_CACHE_DIR's pieces of this version; NULL without one */
+    bool ignores_ranges;  /* the probe was answered 200: the image is the cached whole body */
+    size_t mapped;        /* that file's mapping (body and trailer); 0 for the sparse image */
 } mcz_http;
 
 /* What one transfer received: the body into dst[0, want), the status line and Content-Range. */
@@ -61,6 +69,7 @@ typedef struct http_xfer {
     char range[128];
     char etag[128];
     char modified[64];
+    char length[32]; /* Content-Length, "" when not sent */
 } http_xfer;
 
 static bool transient(CURLcode cc, long status);
@@ -104,7 +113,8 @@ static size_t on_header(char *p, size_t one, size_t n, void *arg)
     http_xfer *x = arg;
     size_t len = one * n;
     if (len > 5 && strncmp(p, "HTTP/", 5) == 0) /* a redirect's headers are not the answer's */
-        x->range[0] = x->etag[0] = x->modified[0] = '\0';
+        x->range[0] = x->etag[0] = x->modified[0] = x->length[0] = '\0';
+    header_value(p, len, "content-length:", x->length, sizeof x->length);
     header_value(p, len, "content-range:", x->range, sizeof x->range);
     header_value(p, len, "etag:", x->etag, sizeof x->etag);
     header_value(p, len, "last-modified:", x->modified, sizeof x->modified);
@@ -126,6 +136,21 @@ static void pause_ms(long ms)
     nanosleep(&t, NULL);
 }
 
+/* The reason phrase of an HTTP status, for messages. */
+static const char *status_text(long status)
+{
+    static const struct { long status; const char *text; } texts[] = {
+        {400, "bad request"}, {401, "unauthorized"}, {403, "forbidden"}, {404, "not found"},
+        {405, "method not allowed"}, {410, "gone"}, {416, "range not satisfiable"},
+        {429, "too many requests"}, {500, "server error"}, {502, "bad gateway"},
+        {503, "service unavailable"}, {504, "gateway timeout"},
+    };
+    for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++)
+        if (texts[i].status == status)
+            return texts[i].text;
+    return status >= 500 ? "server error" : status >= 400 ? "client error" : "unexpected";
+}
+
 /* The answer to bytes off..off+len-1 (the last len bytes when *total is 0: a suffix range) must
  * be 206 with exactly that Content-Range and body; *total is the archive's length, set from the
  * answer when 0. */
@@ -135,10 +160,14 @@ static int check_answer(const mcz_http *h, const http_xfer *x, long status, uint
     if (status == 200)
         return mcz_fail_at(diag, h->url, MCZ_EIO, mcz_at_offset((int64_t)off), MCZ_NO_CONTEXT,
                            "the server ignores range requests (200 with the whole body)");
+    if (status != 206 && *total == 0) /* the opening request: the file itself is refused */
+        return mcz_fail_at(diag, h->url, MCZ_EIO, MCZ_NO_OFFSET, MCZ_NO_CONTEXT,
+                           "HTTP %ld (%s) when opening it%s", status, status_text(status),
+                           status == 404 || status == 410 ? ": check the URL's path" : "");
     if (status != 206)
         return mcz_fail_at(diag, h->url, MCZ_EIO, mcz_at_offset((int64_t)off), MCZ_NO_CONTEXT,
-                           "HTTP %ld for %" PRIu64 " bytes at %s", status, len,
-                           *total ? "an offset" : "the end");
+                           "HTTP %ld (%s) for %" PRIu64 " bytes at offset %" PRIu64, status,
+                           status_text(status), len, off);
     unsigned long long a, b, t;
     bool parsed = sscanf(x->range, " bytes %llu-%llu/%llu", &a, &b, &t) == 3;
     if (parsed && *total == 0 && t < len && a == 0 && b + 1 == t)
@@ -182,7 +211,8 @@ static int transfer_failed(const mcz_http *h, CURLcode cc, long status, uint64_t
         snprintf(what, sizeof what, "its footer (the last %" PRIu64 " bytes)", len);
     if (cc == CURLE_OK)
         return mcz_fail_at(diag, h->url, MCZ_EIO, mcz_at_offset(placed ? (int64_t)off : -1),
-                           MCZ_NO_CONTEXT, "HTTP %ld reading %s (%d tries)", status, what, tries);
+                           MCZ_NO_CONTEXT, "HTTP %ld (%s) reading %s (%d tries)", status,
+                           status_text(status), what, tries);
     long os_errno = 0;
     curl_easy_getinfo(h->curl, CURLINFO_OS_ERRNO, &os_errno);
     const char *reason = os_errno ? strerror((int)os_errno) : curl_easy_strerror(cc);
@@ -198,6 +228,24 @@ static int transfer_failed(const mcz_http *h, CURLcode cc, long status, uint64_t
 }
 
 static int own_handle(mcz_http *h, mcz_diag *diag);
+
+/* The probe answered 200 (the server ignores ranges): the file's length from Content-Length
+ * (or the whole body, when it fit), and the version's validators; the image is then the whole
+ * body, fetched once into the cache (whole_open). */
+static int ranges_ignored(mcz_http *h, const http_xfer *x, uint64_t *total, mcz_diag *diag)
+{
+    char *end = NULL;
+    unsigned long long length = x->length[0] ? strtoull(x->length, &end, 10) : x->got;
+    if (x->overflow && (!x->length[0] || *end))
+        return mcz_fail_at(diag, h->url, MCZ_EIO, MCZ_NO_OFFSET, MCZ_NO_CONTEXT,
+                           "the server ignores range requests and sends no Content-Length: "
+                           "serve it from a server that honours ranges (nginx, for one)");
+    h->ignores_ranges = true;
+    memcpy(h->etag, x->etag, sizeof h->etag);
+    memcpy(h->modified, x->modified, sizeof h->modified);
+    *total = length;
+    return MCZ_OK;
+}
 
 /* Fetches bytes [off, off+len) into dst (the last len bytes when *total is 0, which learns the
  * length). Retries transient failures with doubling pauses. */
@@ -221,6 +269,8 @@ static int http_get(mcz_http *h, uint64_t off, uint64_t len, uint8_t *dst, uint6
         CURLcode cc = curl_easy_perform(h->curl);
         long status = 0;
         curl_easy_getinfo(h->curl, CURLINFO_RESPONSE_CODE, &status);
+        if (status == 200 && !h->image && (x.overflow || cc == CURLE_OK))
+            return ranges_ignored(h, &x, total, diag);
         if (x.overflow && status == 206)
             return mcz_fail_at(diag, h->url, MCZ_EIO, mcz_at_offset((int64_t)off), MCZ_NO_CONTEXT,
                                "more bytes than asked for %s", range);
@@ -245,7 +295,7 @@ static void http_free(mcz_http *h)
     if (h->curl && h->owner == getpid()) /* an inherited handle is the parent's (own_handle) */
         curl_easy_cleanup(h->curl);
     if (h->image && h->size)
-        munmap(h->image, h->size);
+        munmap(h->image, h->mapped ? h->mapped : h->size);
     pthread_mutex_destroy(&h->lock);
     mcz_http_cache_free(h->cache);
     free(h->present);
@@ -398,6 +448,8 @@ static int image_map(mcz_http *h, uint64_t total, mcz_diag *diag)
     return MCZ_OK;
 }
 
+static int whole_open(mcz_http *h, uint64_t total, mcz_diag *diag);
+
 /* The probe: the trailer, a suffix range that also tells the file's length; then the sparse
  * image of that length, the trailer at its end. */
 static int http_probe(mcz_http *h, mcz_diag *diag)
@@ -407,6 +459,8 @@ static int http_probe(mcz_http *h, mcz_diag *diag)
     if (h->probe > sizeof tail)
         h->probe = sizeof tail;
     int rc = http_get(h, 0, h->probe, tail, &total, diag);
+    if (rc == MCZ_OK && h->ignores_ranges)
+        return whole_open(h, total, diag);
     if (rc == MCZ_OK && total > SIZE_MAX / 2)
         return mcz_fail_at(diag, h->url, MCZ_ELIMIT, MCZ_NO_OFFSET, MCZ_NO_CONTEXT,
                            "%" PRIu64 " bytes is too large", total);
@@ -435,6 +489,179 @@ static void cache_attach(mcz_http *h)
                      "footer %s\n", h->url, h->size, h->etag, h->modified, hex);
     if (n > 0 && (size_t)n < sizeof key)
         h->cache = mcz_http_cache_open(root, key);
+}
+
+/* ---- A server that ignores ranges ----
+ * Such a server (`python3 -m http.server`, nginx with max_ranges 0) answers the probe with the
+ * whole body. The body is then fetched once into the cache, as the piece 0+length of the cache
+ * of that version (URL, length, validators), and the image maps that file: every later open,
+ * in this process or another, maps it again after a probe that reads only the answer's headers.
+ * Where no cache can be written, the refusal names both ways forward. */
+
+/* The cache root for a whole body: MCZ_CACHE_DIR, else the user's cache directory
+ * ($XDG_CACHE_HOME/mcz, else ~/.cache/mcz); "" when there is none. */
+static void whole_root(char *buf, size_t cap)
+{
+    const char *dir = getenv("MCZ_CACHE_DIR"), *xdg = getenv("XDG_CACHE_HOME");
+    const char *home = getenv("HOME");
+    if (dir && dir[0])
+        snprintf(buf, cap, "%s", dir);
+    else if (xdg && xdg[0])
+        snprintf(buf, cap, "%s/mcz", xdg);
+    else if (home && home[0])
+        snprintf(buf, cap, "%s/.cache/mcz", home);
+    else
+        buf[0] = '\0';
+}
+
+/* mkdir -p path: NULL when it is a writable directory, else why not. */
+static const char *whole_root_ready(char *path)
+{
+    if (!path[0])
+        return "HOME unset";
+    for (char *p = path + 1; *p; p++)
+        if (*p == '/') {
+            *p = '\0';
+            mkdir(path, 0755);
+            *p = '/';
+        }
+    if ((mkdir(path, 0755) != 0 && errno != EEXIST) || access(path, W_OK) != 0)
+        return strerror(errno);
+    return NULL;
+}
+
+/* The refusal names both ways forward first; the cache's path and why it failed come last, so
+ * that a long path is what a full message line loses. */
+static int whole_refused(const mcz_http *h, const char *root, const char *why, mcz_diag *diag)
+{
+    return mcz_fail_at(diag, h->url, MCZ_EIO, MCZ_NO_OFFSET, MCZ_NO_CONTEXT,
+                       "the server ignores ranges and no cache can hold the whole body: set "
+                       "MCZ_CACHE_DIR to a writable directory to fetch it once, or serve the file "
+                       "with ranges (nginx, for one) to fetch only what is read (cache %s: %s)",
+                       root[0] ? root : "none", why);
+}
+
+/* Maps the cached body at path when it is whole and its checksum holds: true when it did. */
+static bool whole_map(mcz_http *h, const char *path)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0)
+        return false;
+    bool fits = fstat(fd, &st) == 0 && (uint64_t)st.st_size == (uint64_t)h->size + 8;
+    /* read only: every byte is present, so nothing is ever written into this image */
+    void *m = fits ? mmap(NULL, h->size + 8, PROT_READ, MAP_PRIVATE, fd, 0) : MAP_FAILED;
+    close(fd);
+    if (m == MAP_FAILED)
+        return false;
+    if (mcz_get_le64((uint8_t *)m + h->size) != XXH3_64bits(m, h->size)) {
+        munmap(m, h->size + 8);
+        return false;
+    }
+    h->image = m;
+    h->mapped = h->size + 8;
+    return true;
+}
+
+/* The body as it arrives: into the cache's file, hashed for its trailer. */
+typedef struct whole_xfer {
+    CURL *curl;
+    mcz_outfile *f;
+    XXH3_state_t *xxh;
+    uint64_t got, want;
+} whole_xfer;
+
+static size_t on_whole(char *p, size_t one, size_t n, void *arg)
+{
+    whole_xfer *w = arg;
+    size_t len = one * n;
+    long status = 0;
+    curl_easy_getinfo(w->curl, CURLINFO_RESPONSE_CODE, &status);
+    if (status != 200) /* an error page: its status tells */
+        return len;
+    if (len > w->want - w->got || mcz_outfile_write(w->f, p, len) != MCZ_OK)
+        return 0;
+    XXH3_64bits_update(w->xxh, p, len);
+    w->got += len;
+    return len;
+}
+
+/* One GET of the whole body into path (atomically: all of it, of the probe's version, or
+ * nothing). */
+static int whole_fetch(mcz_http *h, const char *path, mcz_diag *diag)
+{
+    mcz_outfile *f = mcz_outfile_open(path, diag);
+    XXH3_state_t *xxh = XXH3_createState();
+    if (!f || !xxh) {
+        mcz_outfile_abort(f);
+        XXH3_freeState(xxh);
+        return f ? mcz_fail_at(diag, h->url, MCZ_ENOMEM, MCZ_NO_OFFSET, MCZ_NO_CONTEXT,
+                               "out of memory") : diag->code;
+    }
+    XXH3_64bits_reset(xxh);
+    whole_xfer w = {.curl = h->curl, .f = f, .xxh = xxh, .want = h->size};
+    http_xfer x = {.curl = h->curl};
+    curl_easy_setopt(h->curl, CURLOPT_RANGE, NULL);
+    curl_easy_setopt(h->curl, CURLOPT_WRITEFUNCTION, on_whole);
+    curl_easy_setopt(h->curl, CURLOPT_WRITEDATA, &w);
+    curl_easy_setopt(h->curl, CURLOPT_HEADERDATA, &x);
+    CURLcode cc = curl_easy_perform(h->curl);
+    curl_easy_setopt(h->curl, CURLOPT_WRITEFUNCTION, on_body);
+    long status = 0;
+    curl_easy_getinfo(h->curl, CURLINFO_RESPONSE_CODE, &status);
+    uint8_t trailer[8];
+    mcz_put_le64(trailer, XXH3_64bits_digest(xxh));
+    XXH3_freeState(xxh);
+    bool same = strcmp(x.etag, h->etag) == 0 && strcmp(x.modified, h->modified) == 0;
+    if (cc == CURLE_OK && status == 200 && w.got == h->size && same &&
+        mcz_outfile_write(f, trailer, sizeof trailer) == MCZ_OK)
+        return mcz_outfile_commit(f, diag);
+    mcz_outfile_abort(f);
+    if (!same)
+        return mcz_fail_at(diag, h->url, MCZ_EIO, MCZ_NO_OFFSET, MCZ_NO_CONTEXT,
+                           "the file changed while it was read (ETag '%s', was '%s')", x.etag,
+                           h->etag);
+    return mcz_fail_at(diag, h->url, MCZ_EIO, MCZ_NO_OFFSET, MCZ_NO_CONTEXT,
+                       "fetching its whole body (%zu bytes; the server ignores ranges): %s, "
+                       "HTTP %ld, %" PRIu64 " bytes received", h->size,
+                       cc == CURLE_OK ? "done" : curl_easy_strerror(cc), status, w.got);
+}
+
+/* The image of a file whose server ignores ranges: its whole body from the cache, fetched
+ * there first when it is not, with a note saying so. */
+static int whole_open(mcz_http *h, uint64_t total, mcz_diag *diag)
+{
+    char root[4096], key[8192], path[4400];
+    if (total == 0 || total > SIZE_MAX / 2)
+        return mcz_fail_at(diag, h->url, MCZ_ELIMIT, MCZ_NO_OFFSET, MCZ_NO_CONTEXT,
+                           "the server sends %" PRIu64 " bytes", total);
+    whole_root(root, sizeof root);
+    const char *why = whole_root_ready(root);
+    if (why)
+        return whole_refused(h, root, why, diag);
+    h->size = (size_t)total;
+    if (h->probe > total)
+        h->probe = (uint32_t)total;
+    snprintf(key, sizeof key, "mcz http cache 1\nurl %s\nsize %zu\netag %s\nmodified %s\nwhole\n",
+             h->url, h->size, h->etag, h->modified);
+    mcz_http_cache *c = mcz_http_cache_open(root, key);
+    if (c)
+        mcz_http_cache_piece_path(c, 0, total, path, sizeof path);
+    bool writable = mcz_http_cache_writable(c);
+    mcz_http_cache_free(c);
+    if (c && whole_map(h, path))
+        return mark_present(h, 0, h->size);
+    if (!writable)
+        return whole_refused(h, root, c ? "cannot be written" : "cannot be opened", diag);
+    int rc = whole_fetch(h, path, diag);
+    if (rc == MCZ_OK && !whole_map(h, path))
+        rc = mcz_fail_at(diag, path, MCZ_EIO, MCZ_NO_OFFSET, MCZ_NO_CONTEXT,
+                         "the body just fetched into the cache cannot be mapped");
+    if (rc == MCZ_OK)
+        fprintf(stderr, "mcz: note: %s: the server ignores range requests, so its whole body "
+                "(%zu bytes) was fetched once into the cache %s; a server that honours ranges "
+                "(nginx, for one) sends only what is read\n", h->url, h->size, root);
+    return rc == MCZ_OK ? mark_present(h, 0, h->size) : rc;
 }
 
 /*
@@ -530,7 +757,7 @@ static void memo_clear(void)
 static void http_keep(mcz_src *s, const mcz_src_range *ranges, size_t n)
 {
     mcz_http *h = s->impl;
-    if (h->from_memo)
+    if (h->from_memo || h->ignores_ranges) /* the whole body is in the cache already */
         return;
     pthread_mutex_lock(&memo.lock);
     memo_clear();
@@ -659,9 +886,9 @@ mcz_src *mcz_src_open_http(const char *url, uint32_t probe, mcz_diag *diag)
     s->impl = h;
     h->probe = probe;
     int rc = memo_inherit(h) ? MCZ_OK : http_probe(h, diag);
-    if (rc == MCZ_OK)
+    if (rc == MCZ_OK && !h->ignores_ranges)
         cache_attach(h);
-    if (rc == MCZ_OK && !h->from_memo)
+    if (rc == MCZ_OK && !h->from_memo && !h->ignores_ranges)
         memo_reuse(h);
     if (rc != MCZ_OK) {
         mcz_src_close(s);

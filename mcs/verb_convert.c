@@ -1,6 +1,7 @@
 /* verb_convert.c - mcs -convert: writes a collection (MCH or archive) as an .mcz archive. */
 #include <inttypes.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "mcs_chunks.h"
 #include "mcs_verbs.h"
@@ -95,22 +96,33 @@ static mcz_reader *dictionary_source(const char *path, mcz_writer_options *opt)
     return r;
 }
 
+/* Where standard output stands: its offset when it is a file (> out.mcz), -1 for a pipe. */
+static int64_t stdout_offset(void)
+{
+    return (int64_t)lseek(STDOUT_FILENO, 0, SEEK_CUR);
+}
+
 static int convert_file(const char *in_path, const char *out_path,
                         const mcz_writer_options *opt)
 {
     uint64_t count, raw;
+    bool to_stdout = tool_input_is_stream(out_path);
+    int64_t before = to_stdout ? stdout_offset() : -1;
     int rc = tool_is_zip(in_path)
                  ? mcs_convert_zip(in_path, out_path, opt, &count, &raw)
                  : mcs_copy_file(in_path, out_path, MCS_OUTPUT_MCZ, opt, "converting", &count, &raw);
     if (rc != 0)
         return -1;
-    uint64_t stored = tool_input_is_stream(out_path) ? 0 : mcs_file_size(out_path);
+    int64_t after = before >= 0 ? stdout_offset() : -1;
+    uint64_t stored = !to_stdout ? mcs_file_size(out_path)
+                      : after > before ? (uint64_t)(after - before) : 0;
     if (stored)
         tool_info("Converted %" PRIu64 " contexts: %" PRIu64 " bytes -> %" PRIu64
                  " bytes (ratio %.2f)",
                  count, raw, stored, (double)raw / (double)stored);
-    else /* written as a stream: its size is not ours to see */
-        tool_info("Converted %" PRIu64 " contexts: %" PRIu64 " bytes", count, raw);
+    else /* a pipe: what went through it is the reader's to count */
+        tool_info("Converted %" PRIu64 " contexts: %" PRIu64 " bytes -> standard output, a pipe "
+                  "(its size is what the reader receives: | wc -c counts it)", count, raw);
     return 0;
 }
 

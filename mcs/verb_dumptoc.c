@@ -9,7 +9,8 @@ const mcs_usage usage_dumptoc = {
     "Each line: the number, the offset in hex, then the 33 bytes of the hash field (the hash's\n"
     "characters and their NUL) in hex, as SuperPMI prints them. Numbers are not required to\n"
     "increase, so a damaged table can be inspected. For an archive, the table -toc would write,\n"
-    "read from its index without decompressing anything.\n"};
+    "read from its index without decompressing anything. An MCH file is refused with the\n"
+    "name of its .mct (or the -toc command that writes one).\n"};
 
 static void print_entry(const mcz_toc_entry *e)
 {
@@ -54,6 +55,31 @@ static int dump_index(const mcs_input *in)
     return 0;
 }
 
+/* True when path begins as an MCH file does, with a context's 'mc'. */
+static bool starts_as_mch(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    char head[2] = {0, 0};
+    bool mch = f && fread(head, 1, 2, f) == 2 && head[0] == 'm' && head[1] == 'c';
+    if (f)
+        fclose(f);
+    return mch;
+}
+
+/* An MCH file given for its table: the way forward, its .mct when there is one, else the
+ * command that writes it. Returns MCS_EXIT_FAIL. */
+static int refuse_mch(const char *path)
+{
+    char toc[4096];
+    if (mcz_toc_find(path, toc, sizeof toc) == 1)
+        tool_error("%s is an MCH file, not a table of contents: its table is %s "
+                   "(mcs -dumpToc %s)", path, toc, toc);
+    else
+        tool_error("%s is an MCH file, not a table of contents, and has none: mcs -toc %s "
+                   "writes %s.mct, then mcs -dumpToc %s.mct", path, path, path, path);
+    return MCS_EXIT_FAIL;
+}
+
 int cmd_dumptoc(int argc, char **argv)
 {
     const char *pos[1];
@@ -66,6 +92,8 @@ int cmd_dumptoc(int argc, char **argv)
     mcz_source *probe = mcz_source_open(pos[0], NULL);
     bool archive = (probe && mcz_source_archive(probe)) || mcs_has_extension(pos[0], ".mcz");
     mcz_source_close(probe);
+    if (!archive && starts_as_mch(pos[0]))
+        return refuse_mch(pos[0]);
     if (!archive)
         return dump_mct(pos[0]) == 0 ? MCS_EXIT_OK : MCS_EXIT_FAIL;
     mcs_input in;

@@ -13,8 +13,9 @@ const mcs_usage usage_fracture = {
     "split into files of N contexts each (N: the first number of RANGE)",
     "Contexts 1..N go to OUTPREFIX-00000.mch, N+1..2N to OUTPREFIX-00001.mch, and so on: the\n"
     "name is \"%s-%05d.mch\" as SuperPMI really forms it, so prefix b- gives b--00000.mch.\n"
-    "With --format mcz the pieces are archives named OUTPREFIX-00000.mcz, with the settings of\n"
-    "an archive IN (level, chunk size, dictionary, hashes). Every context is\n"
+    "The pieces are of IN's kind unless --format says otherwise: of an archive IN, archives\n"
+    "named OUTPREFIX-00000.mcz with its settings (level, chunk size, dictionary, hashes); of\n"
+    "an MCH file, MCH files. Every context is\n"
     "deep-checked; -thin re-serializes them without compile results. Each piece appears only\n"
     "once complete; on an error every piece written by the run is removed.\n"};
 
@@ -113,15 +114,15 @@ static int fracture_size(const char *arg, uint64_t *per_file)
 int cmd_fracture(int argc, char **argv)
 {
     bool thin = false;
-    const char *format = "mch";
+    const char *format = NULL; /* IN's kind */
     const mcs_option opts[] = {{"thin", NULL, &thin}, {"--format", &format, NULL},
                                {NULL, NULL, NULL}};
     const char *pos[3];
     if (mcs_parse_args(argc, argv, &usage_fracture, opts, pos, 3, 3) < 0)
         return MCS_EXIT_USAGE;
-    if (strcasecmp(format, "mch") != 0 && strcasecmp(format, "mcz") != 0)
+    if (format && strcasecmp(format, "mch") != 0 && strcasecmp(format, "mcz") != 0)
         return mcs_usage_error(&usage_fracture, "--format: '%s' is neither mch nor mcz", format);
-    fracture_run f = {.prefix = pos[2], .archives = strcasecmp(format, "mcz") == 0};
+    fracture_run f = {.prefix = pos[2], .archives = format && strcasecmp(format, "mcz") == 0};
     int exit_code = fracture_size(pos[0], &f.per_file);
     if (exit_code != MCS_EXIT_OK)
         return exit_code;
@@ -130,6 +131,8 @@ int cmd_fracture(int argc, char **argv)
         return MCS_EXIT_FAIL;
     }
     int rc = mcs_input_open(&f.in, pos[1]);
+    if (rc == 0 && !format)
+        f.archives = f.in.archive != NULL; /* an archive's pieces stay archives */
     if (rc == 0) {
         rc = fracture_all(&f);
         if (rc != 0)

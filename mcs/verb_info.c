@@ -6,6 +6,9 @@
 #include "mcs_chunks.h"
 #include "mcs_verbs.h"
 
+/* Why an MCH file shows no GUID: its container has no place for one. */
+#define MCH_RECORDS_NONE "an MCH file has no place for one; -convert --jit-ee-guid records one"
+
 const mcs_usage usage_info = {
     "-info FILE [--chunks]",
     "show contexts, sizes and, for an archive, chunks, ratio and dictionary",
@@ -15,8 +18,18 @@ const mcs_usage usage_info = {
     "             index, file offset of the chunk header, stored bytes, raw bytes, first\n"
     "             context number, context count, XXH3 of the raw bytes\n"};
 
-/* The version an input is read as, its GUID and how it was chosen. */
-static void print_jit_ee(const mcz_jit_ee *v, const char *how)
+/* The two JIT-EE facts, one line each, so they cannot read as two answers to one question:
+ * the GUID (FORMAT.md §2a: only what the producer gave, never guessed) and the packet table the
+ * bytes are read with, whose own GUID, when shown, is said to be inferred from the table. */
+static void print_guid(const char *recorded, const char *why_none)
+{
+    if (recorded)
+        printf("JIT-EE GUID:   %s, recorded at conversion (-convert --jit-ee-guid)\n", recorded);
+    else
+        printf("JIT-EE GUID:   none recorded (%s)\n", why_none);
+}
+
+static void print_table(const mcz_jit_ee *v, const char *how, const char *recorded)
 {
     static const struct { const char *how, *text; } hows[] = {
         {"given", "given by --jit-ee"},
@@ -29,8 +42,14 @@ static void print_jit_ee(const mcz_jit_ee *v, const char *how)
         if (strcmp(hows[i].how, how) == 0)
             text = hows[i].text;
     const char *guid = mcz_jit_ee_guid(v);
-    printf("JIT-EE:        %s (GUID %s), %s\n", mcz_jit_ee_name(v), guid ? guid : "unknown",
-           text);
+    printf("packet table:  %s, %s; ", mcz_jit_ee_name(v), text);
+    if (!guid)
+        printf("its GUID is not known\n");
+    else if (recorded && strcmp(recorded, guid) == 0)
+        printf("its GUID is the one recorded\n");
+    else
+        printf("its GUID %s is inferred from the table, %s\n", guid,
+               recorded ? "not the one recorded" : "not recorded");
 }
 
 static void print_numbers(uint64_t contexts, uint64_t first, uint64_t last)
@@ -42,12 +61,14 @@ static void print_numbers(uint64_t contexts, uint64_t first, uint64_t last)
         printf("contexts:      0\n");
 }
 
-/* What the archive records about its collection (FORMAT.md §2a), never guessed. */
-static void print_record(const mcz_reader *r)
+/* What the archive records about its collection (FORMAT.md §2a), never guessed, and the
+ * packet table its bytes are read with. */
+static void print_record(const mcs_input *in)
 {
-    const char *guid = mcz_reader_jit_ee_guid(r), *os, *arch;
-    mcz_reader_target(r, &os, &arch);
-    printf("JIT-EE GUID:   %s\n", guid ? guid : "none recorded");
+    const char *guid = mcz_reader_jit_ee_guid(in->archive), *os, *arch;
+    mcz_reader_target(in->archive, &os, &arch);
+    print_guid(guid, "-convert --jit-ee-guid records one");
+    print_table(in->jit_ee, in->jit_ee_how, guid);
     if (os || arch)
         printf("target:        %s %s\n", os ? os : "(OS not recorded)",
                arch ? arch : "(architecture not recorded)");
@@ -55,8 +76,10 @@ static void print_record(const mcz_reader *r)
         printf("target:        none recorded\n");
 }
 
-static void print_archive(const char *path, const mcz_reader *r)
+static void print_archive(const mcs_input *in)
 {
+    const char *path = in->path;
+    const mcz_reader *r = in->archive;
     mcz_archive_info info;
     mcz_reader_get_info(r, &info);
     printf("file:          %s\nformat:        mcz archive, version %" PRIu32 "\n", path,
@@ -72,8 +95,10 @@ static void print_archive(const char *path, const mcz_reader *r)
                info.dict_size);
     else if (info.codec == MCZ_CODEC_XZ)
         printf("dictionary:    none (xz chunks take none)\n");
-    else /* the format records no reason: --no-dict, too few contexts, or one that did not pay */
-        printf("dictionary:    none (not stored; the archive does not record why)\n");
+    else /* the format records no reason: the two the writer has are both named */
+        printf("dictionary:    none (not stored: written with --no-dict, or a dictionary "
+               "trained on these contexts did not pay for itself; the archive does not say "
+               "which)\n");
     printf("hashes:        %s\n", info.hashes ? "stored" : "none (computed from the contexts "
                                                             "when needed)");
     printf("codec:         %s\n", info.codec == MCZ_CODEC_XZ ? "xz" : "zstd");
@@ -81,7 +106,7 @@ static void print_archive(const char *path, const mcz_reader *r)
            mcz_reader_layout(r) == MCZ_LAYOUT_PACKETS ? "packets" : "plain");
     printf("level:         %d\n", info.level);
     printf("chunk target:  %" PRIu32 " bytes\n", info.chunk_size);
-    print_record(r);
+    print_record(in);
 }
 
 static void print_chunks(const mcz_reader *r)
@@ -160,7 +185,8 @@ static int print_zip(const char *path)
            path, z.member, z.method, z.stored);
     print_numbers(z.contexts, 1, z.contexts);
     printf("size:          %" PRIu64 " bytes (the member)\n", z.size);
-    print_jit_ee(z.jit_ee, z.jit_ee_how);
+    print_guid(NULL, MCH_RECORDS_NONE);
+    print_table(z.jit_ee, z.jit_ee_how, NULL);
     return MCS_EXIT_OK;
 }
 
@@ -178,11 +204,13 @@ int cmd_info(int argc, char **argv)
         return MCS_EXIT_FAIL;
     int rc = 0;
     if (in.archive)
-        print_archive(in.path, in.archive);
+        print_archive(&in);
     else
         rc = print_mch(&in);
-    if (rc == 0)
-        print_jit_ee(in.jit_ee, in.jit_ee_how);
+    if (rc == 0 && !in.archive) {
+        print_guid(NULL, MCH_RECORDS_NONE);
+        print_table(in.jit_ee, in.jit_ee_how, NULL);
+    }
     if (in.archive && chunks)
         print_chunks(in.archive);
     mcs_input_close(&in);

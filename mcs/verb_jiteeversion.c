@@ -13,7 +13,9 @@ const mcs_usage usage_jiteeversion = {
     "with (superpmi.py files collections under it). mcz's mcs is built for no JIT, so the\n"
     "GUID is never guessed:\n"
     "  FILE             the GUID the archive FILE records (-convert --jit-ee-guid); an MCH\n"
-    "                   file, or an archive recording none, is an error (exit 1)\n"
+    "                   file, or an archive recording none, is an error (exit 1) whose line\n"
+    "                   names the packet table's GUID as inferred, not recorded, as -info\n"
+    "                   and Python's info()['jit_ee_guid'] (None) do\n"
     "  no FILE          --jit-ee-guid GUID, else the environment variable " GUID_ENV ";\n"
     "                   neither given: one line on stderr, exit 1\n"
     "  --list           instead, the JIT-EE versions whose packet tables mcz knows, oldest\n"
@@ -29,25 +31,32 @@ static void list_versions(void)
     }
 }
 
+/* Why FILE answers with no GUID, in one line that agrees with -info: none is recorded, and
+ * the packet table's GUID, when the table has one, is inferred rather than recorded. */
+static void say_none_recorded(const mcs_input *in)
+{
+    const char *table = mcz_jit_ee_guid(in->jit_ee);
+    char inferred[160] = "";
+    if (table)
+        snprintf(inferred, sizeof inferred, "; its packet table %s has GUID %s, inferred, not "
+                 "recorded", mcz_jit_ee_name(in->jit_ee), table);
+    tool_error("%s: %s records no JIT-EE GUID%s (-convert --jit-ee-guid records one%s)",
+               in->path, in->archive ? "the archive" : "an MCH file", inferred,
+               in->archive ? "" : " in an archive");
+}
+
 static int print_guid_of(const char *path)
 {
     mcs_input in;
     if (mcs_input_open(&in, path) != 0)
         return MCS_EXIT_FAIL;
     const char *guid = in.archive ? mcz_reader_jit_ee_guid(in.archive) : NULL;
-    int rc = MCS_EXIT_OK;
     if (guid)
         printf("%s\n", guid);
-    else if (in.archive)
-        tool_error("%s: the archive records no JIT-EE GUID (-convert --jit-ee-guid records one)",
-                   in.path);
     else
-        tool_error("%s: an MCH file records no JIT-EE GUID (-convert --jit-ee-guid records one "
-                   "in an archive)", in.path);
-    if (!guid)
-        rc = MCS_EXIT_FAIL;
+        say_none_recorded(&in);
     mcs_input_close(&in);
-    return rc;
+    return guid ? MCS_EXIT_OK : MCS_EXIT_FAIL;
 }
 
 /* The GUID the user gave: the option, else the environment. */

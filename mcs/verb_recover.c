@@ -9,7 +9,8 @@ const mcs_usage usage_recover = {
     "-recover IN OUT",
     "keep what is whole of a damaged or truncated collection, or of a core dump",
     "An archive IN (OUT.mcz): keeps every chunk that decodes and checks out (e.g. of a writer\n"
-    "killed mid-run) and prints how many contexts were kept and lost. IN may also be a core\n"
+    "killed mid-run) and prints how many contexts were kept and lost (for an archive cut\n"
+    "before its footer: those seen lost, and an unknown number past the cut). IN may be a core\n"
     "dump (gcore, or a crash's core file) or any memory image of a process collecting in\n"
     "MEMORY mode: the archive header, dictionary and chunks are found wherever they lie,\n"
     "chunks kept in context-number order, each once.\n"
@@ -26,6 +27,18 @@ static void report_image(const char *in_name, const char *out_name, const mcz_re
               " chunks skipped (did not verify), %" PRIu64 " contexts missing between them",
               in_name, rep->contexts, rep->chunks, out_name, rep->duplicates, rep->skipped,
               rep->lost);
+}
+
+/* An archive without its footer: the count it had is gone with it, so the loss is what the
+ * bytes show, at least, and whatever lay past the cut. */
+static void report_cut(const char *in_name, const char *out_name, const mcz_recovery *rep,
+                       uint64_t size)
+{
+    tool_info("Recovered %" PRIu64 " contexts into %s; lost: %" PRIu64 " seen, and an unknown "
+              "number past the cut", rep->contexts, out_name, rep->lost);
+    tool_warn("%s: cut short (no footer after its %" PRIu64 " bytes), so how many contexts it "
+              "held is not known: those past the cut are lost",
+              in_name, size);
 }
 
 /* How an MCH salvage ended: d says where the first context not kept starts and why. */
@@ -102,10 +115,12 @@ static int recover_archive(mcz_input *in, const char *in_name, const char *out, 
     }
     if (rep.image)
         report_image(in_name, tool_display_name(out, true), &rep);
+    else if (rep.lost_open)
+        report_cut(in_name, tool_display_name(out, true), &rep, mcz_input_size(in));
     else
         tool_info("Recovered %" PRIu64 " contexts into %s; lost %" PRIu64, rep.contexts,
                   tool_display_name(out, true), rep.lost);
-    if (rep.lost && !rep.image)
+    if (rep.lost && !rep.image && !rep.lost_open)
         tool_warn("%s: %" PRIu64 " contexts could not be recovered", in_name, rep.lost);
     return MCS_EXIT_OK;
 }

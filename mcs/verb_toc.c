@@ -12,8 +12,11 @@ const mcs_usage usage_toc = {
     "The suffix is appended (a.mch -> a.mch.mct). For an archive's URL the table is written\n"
     "in the current directory, named after the URL's last path segment (http://h/d/a.mcz ->\n"
     "./a.mcz.mct), as a download of it would be. A context whose identity cannot be built\n"
-    "(it lacks the packets the identity needs) gets an empty hash. An MCH file's contexts are\n"
-    "each parsed (deep-checked) on the way, as SuperPMI does. An archive's table comes from its\n"
+    "(it lacks the packets the identity needs) gets an empty hash; a warning says how many, why\n"
+    "the first has none and what follows (replayed as any other, found by number; for\n"
+    "-removeDup a duplicate only of a byte-identical copy; no .exc can exclude it). An MCH\n"
+    "file's contexts are each parsed (deep-checked) on the way, as SuperPMI does. An archive's\n"
+    "table comes from its\n"
     "index alone, nothing decompressed: offsets are those of the equivalent MCH file, hashes\n"
     "the stored ones, and the contents are not checked (-verify checks contents). An archive\n"
     "written without hashes (-convert --no-hashes) is decoded to compute them.\n"};
@@ -21,7 +24,7 @@ const mcs_usage usage_toc = {
 typedef struct toc_builder {
     mcz_toc_entry *entries;
     uint32_t count, cap;
-    mcz_diag first_without; /* why the first of those has none (MCH input only) */
+    mcz_diag first_without; /* why the first of those has none */
 } toc_builder;
 
 /* A new, zeroed entry; NULL after printing the error. */
@@ -83,6 +86,24 @@ static int toc_from_mch(mcs_input *in, toc_builder *b)
     return rc;
 }
 
+/* Why the first context of an archive without a hash has none: that one context decoded and
+ * its identity tried, so the archive's warning names the packet missing as an MCH file's does. */
+static void first_without_of_archive(const mcs_input *in, toc_builder *b)
+{
+    for (uint32_t i = 0; i < b->count; i++) {
+        if (b->entries[i].hash[0] != '\0')
+            continue;
+        mcz_mc mc;
+        mcz_hash128 h;
+        mcz_diag d;
+        mcz_diag_clear(&d);
+        if (mcs_input_get(in, (uint32_t)b->entries[i].number, &mc, &d) == MCZ_OK &&
+            mcs_identity_as_stored(in->jit_ee, &mc, &h, &d) == MCZ_OK && d.code != MCZ_OK)
+            b->first_without = d;
+        return;
+    }
+}
+
 /* An archive: everything from the index, nothing decompressed (unless it stores no hashes). */
 static int toc_from_index(const mcs_input *in, toc_builder *b)
 {
@@ -91,6 +112,7 @@ static int toc_from_index(const mcs_input *in, toc_builder *b)
         if (!e || mcs_input_toc_entry(in, position, e) != 0)
             return -1;
     }
+    first_without_of_archive(in, b);
     return 0;
 }
 
@@ -107,6 +129,10 @@ static void report_without_identity(const char *path, const toc_builder *b)
     char text[MCS_DIAG_TEXT_SIZE];
     if (b->first_without.code != MCZ_OK)
         tool_warn("the first: %s", mcs_diag_text(path, &b->first_without, text, sizeof text));
+    tool_warn("what that means: they replay as any other and are found by number; -removeDup "
+              "takes one for a duplicate only of a byte-identical copy; an .exc file (identity "
+              "hashes) cannot exclude them. Release collections hold such contexts too: it is "
+              "no damage");
 }
 
 static int toc_write(const char *path, const toc_builder *b)

@@ -10,6 +10,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -25,8 +26,8 @@
 #define REPORT_LIMIT 20 /* failing contexts listed on stderr; the rest are in --details */
 
 static const char usage_text[] =
-    "usage: mcz-replay [options] COLLECTION\n"
-    "       mcz-replay --merge-results [-f FILE] [--details FILE] [--results FILE] RESULTS...\n"
+    "Usage: mcz-replay [options] COLLECTION\n"
+    "   or: mcz-replay --merge-results [-f FILE] [--details FILE] [--results FILE] RESULTS...\n"
     "\n"
     "Replays every method context of COLLECTION (.mcz archive or .mch file) in worker\n"
     "processes. Work is handed out by unit (an archive chunk, or about 1 MiB of consecutive\n"
@@ -224,10 +225,25 @@ static const option_def *nearest_option(const char *name)
 
 static const char *dashes(const option_def *d) { return strlen(d->name) == 1 ? "-" : "--"; }
 
+/* Words superpmi (and make, xargs) use for what an option of mcz-replay does, compared without
+ * case: too far from the option's own name for the edit distance to find it. */
+static const struct {
+    const char *word, *option;
+} other_words[] = {
+    {"failureList", "-f FILE"},         {"failingMCList", "-f FILE"},
+    {"jobs", "-j N"},                   {"workers", "-j N"},
+    {"failureLimit", "--failure-limit N"}, {"reproName", "--repro PREFIX"},
+    {"r", "--repro PREFIX"},            {"v", "--verbosity FLAGS"},
+};
+
 static int unknown_option(const char *word, const char *name)
 {
     if (strcmp(name, "p") == 0 || strcmp(name, "parallel") == 0)
         return fail_usage("unknown option '%s': the number of workers is -j N", word);
+    for (size_t i = 0; i < sizeof other_words / sizeof other_words[0]; i++)
+        if (strcasecmp(name, other_words[i].word) == 0)
+            return fail_usage("unknown option '%s'; did you mean %s?", word,
+                              other_words[i].option);
     const option_def *near = nearest_option(name);
     if (near)
         return fail_usage("unknown option '%s'; did you mean %s%s?", word, dashes(near),

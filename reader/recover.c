@@ -11,6 +11,7 @@
  * The input is a source (io/source.h: a file, a stream, a URL), viewed whole: a file's view is
  * its mapping, never read whole, and pages behind a forward scan leave memory.
  */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zdict.h>
@@ -542,16 +543,22 @@ static int write_tail(recovery *r, mcz_diag *diag)
 /* When the original footer and its index survived, they say how many contexts there were. A
  * footer whose index no longer verifies says nothing: a LIVE writer (FORMAT.md §12) wrote chunks
  * over that index after its last checkpoint, so the file holds more than the footer knew. */
-static void count_lost(recovery *r, uint64_t data_start)
+/* lost_open was added in the padding after image: mcz_recovery keeps 3.0's size. */
+_Static_assert(offsetof(mcz_recovery, lost_open) <
+                   (offsetof(mcz_recovery, image) / _Alignof(uint64_t) + 1) * _Alignof(uint64_t),
+               "mcz_recovery.lost_open must lie in 3.0's padding");
+
+static bool count_lost(recovery *r, uint64_t data_start)
 {
     mcz_arc_footer f;
     mcz_arc_index index;
     if (mcz_arc_footer_decode(r->data, r->size, &f, NULL) != MCZ_OK ||
         mcz_arc_index_decode(r->data, r->size, &f, data_start, &index, NULL) != MCZ_OK)
-        return;
+        return false;
     mcz_arc_index_free(&index);
     if (f.context_count >= r->table.context_count)
         r->lost = f.context_count - r->table.context_count;
+    return true;
 }
 
 /* A memory image: its head and metadata found wherever they lie, then its chunks. */
@@ -585,8 +592,8 @@ static int run_recovery(recovery *r, const char *out_path, mcz_diag *diag)
                             r->report.image
                                 ? "memory image: no chunk of the archive header's writer verifies"
                                 : "recovery: no intact chunk found");
-    if (!r->report.image)
-        count_lost(r, data_start);
+    if (!r->report.image) /* without the footer's count, the loss past the cut is not known */
+        r->report.lost_open = !count_lost(r, data_start);
     return write_tail(r, diag);
 }
 

@@ -18,11 +18,15 @@
 #include "dropin.h"
 
 static const char usage_text[] =
-    "usage: mcz-superpmi --install DIR     make DIR/superpmi mcz-superpmi (the real one is kept\n"
-    "                                      as DIR/superpmi.real)\n"
-    "       mcz-superpmi --uninstall DIR   put DIR/superpmi.real back as DIR/superpmi\n"
-    "       superpmi ARGS...               (once installed) superpmi, over .mch files and mcz\n"
-    "                                      archives alike\n"
+    "Usage: mcz-superpmi --install DIR\n"
+    "   or: mcz-superpmi --uninstall DIR\n"
+    "   or: superpmi ARGS...\n"
+    "\n"
+    "  --install DIR     make DIR/superpmi mcz-superpmi (the real one is kept as\n"
+    "                    DIR/superpmi.real)\n"
+    "  --uninstall DIR   put DIR/superpmi.real back as DIR/superpmi\n"
+    "  superpmi ARGS...  (once installed as DIR/superpmi) superpmi, over .mch files and mcz\n"
+    "                    archives alike\n"
     "\n"
     "A drop-in for superpmi, so that superpmi.py (which runs the superpmi of Core_Root) replays\n"
     "and asm-diffs mcz archives unchanged. It reads superpmi's command line as superpmi does.\n"
@@ -134,6 +138,38 @@ static int superpmi_main(int argc, char **argv)
     return rc;
 }
 
+/* mcz-superpmi's own options. superpmi's switches take one dash, so a word of two that is none
+ * of these is a mistyped one of them, answered as mcs and mcz-replay answer, never superpmi's
+ * (whose "no such file" for superpmi.real would not say what went wrong). */
+static const char *const own_options[] = {"--install", "--uninstall", "--help", "--version"};
+
+static bool is_own_option(const char *word)
+{
+    for (size_t i = 0; i < sizeof own_options / sizeof own_options[0]; i++)
+        if (strcmp(word, own_options[i]) == 0)
+            return true;
+    return false;
+}
+
+static int unknown_own_option(const char *word)
+{
+    const char *near = NULL;
+    size_t best = 4; /* farther than 3 edits is no typo */
+    for (size_t i = 0; i < sizeof own_options / sizeof own_options[0]; i++) {
+        size_t d = tool_edit_distance(word, strlen(word), own_options[i]);
+        if (d < best) {
+            best = d;
+            near = own_options[i];
+        }
+    }
+    if (near)
+        tool_error("unknown option '%s'; did you mean %s?", word, near);
+    else
+        tool_error("unknown option '%s' (mcz-superpmi takes --install DIR, --uninstall DIR, "
+                   "--help, --version; superpmi's switches take one dash)", word);
+    return 2;
+}
+
 int main(int argc, char **argv)
 {
     tool_set_program("mcz-superpmi");
@@ -153,5 +189,7 @@ int main(int argc, char **argv)
         tool_error("usage: mcz-superpmi %s DIR", argv[1]);
         return DROPIN_FATAL;
     }
+    if (argc >= 2 && strncmp(argv[1], "--", 2) == 0 && argv[1][2] && !is_own_option(argv[1]))
+        return unknown_own_option(argv[1]);
     return superpmi_main(argc, argv);
 }

@@ -110,6 +110,9 @@ void tool_progress_start(tool_progress *p, const char *what, uint64_t total_cont
                          uint64_t total_bytes);
 void tool_progress_update(tool_progress *p, uint64_t contexts, uint64_t bytes);
 void tool_progress_end(tool_progress *p);
+/* From a handler of a signal that ends the program: ends a progress line left on the terminal
+ * with a line break (async-signal-safe), so what follows starts on a line of its own. */
+void tool_progress_abandon(void);
 
 /* ---- Words (tool_text.c) ---- */
 

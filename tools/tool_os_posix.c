@@ -175,6 +175,7 @@ static void on_signal(int sig)
 {
     if (tool_undo_all() == 0 && sig == SIGPIPE)
         return; /* the write fails with EPIPE instead */
+    tool_progress_abandon();
     signal(sig, SIG_DFL);
     raise(sig); /* delivered when the handler returns: the process ends by sig */
 }

@@ -528,6 +528,7 @@ static void close_descriptors(void)
 static BOOL WINAPI on_console_event(DWORD event)
 {
     (void)event;
+    tool_progress_abandon();
     tool_undo_truncations();
     close_descriptors();
     tool_undo_removals();

@@ -4,12 +4,36 @@
  * before any other line so the two never mix.
  */
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 #include "tool.h"
 
 #define PROGRESS_INTERVAL 0.25 /* seconds between redraws */
+
+/* Whether a progress line is on the terminal now, without its line end: a signal that ends the
+ * program ends the line first (tool_progress_abandon), so the shell's prompt and the terminal's
+ * "^C" do not run on in it. */
+static volatile sig_atomic_t line_open;
+
+/* Seconds between redraws; MCZ_TEST_PROGRESS=1 redraws at every update, so that a test sees
+ * the line whatever the machine's speed. */
+static double redraw_interval(void)
+{
+    const char *test = getenv("MCZ_TEST_PROGRESS");
+    return test && test[0] == '1' ? 0 : PROGRESS_INTERVAL;
+}
+
+void tool_progress_abandon(void)
+{
+    if (line_open) {
+        line_open = 0;
+        if (write(STDERR_FILENO, "\n", 1) < 0) { /* async-signal-safe; nothing else to do */
+        }
+    }
+}
 
 void tool_progress_start(tool_progress *p, const char *what, uint64_t total_contexts,
                          uint64_t total_bytes)
@@ -38,7 +62,7 @@ void tool_progress_update(tool_progress *p, uint64_t contexts, uint64_t bytes)
     if (!p->enabled)
         return;
     double now = tool_now();
-    if (now - p->last_shown < PROGRESS_INTERVAL)
+    if (now - p->last_shown < redraw_interval())
         return;
     p->last_shown = now;
     double elapsed = now - p->start;
@@ -63,6 +87,7 @@ void tool_progress_update(tool_progress *p, uint64_t contexts, uint64_t bytes)
     fprintf(stderr, "\r%s: %s, %s%s\033[K", p->what, count, rate, eta_text);
     fflush(stderr);
     p->shown = true;
+    line_open = 1;
 }
 
 void tool_progress_end(tool_progress *p)
@@ -72,4 +97,5 @@ void tool_progress_end(tool_progress *p)
         fflush(stderr);
     }
     p->shown = false;
+    line_open = 0;
 }

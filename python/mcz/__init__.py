@@ -157,6 +157,7 @@ _PROTOTYPES = {
     "mcz_source_get": (ctypes.c_int, [_VOID, ctypes.c_uint32, ctypes.POINTER(_Mc), _DIAG]),
     "mcz_reader_get_info": (None, [_VOID, ctypes.POINTER(_ArchiveInfo)]),
     "mcz_reader_layout": (ctypes.c_int, [_VOID]),
+    "mcz_reader_jit_ee_guid": (ctypes.c_char_p, [_VOID]),
     "mcz_toc_find": (ctypes.c_int, [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_size_t]),
     "mcz_source_jit_ee": (_VOID, [_VOID, _VOID, _VOID]),
     "mcz_jit_ee_name": (ctypes.c_char_p, [_VOID]),
@@ -568,8 +569,23 @@ class Collection:
                 raise Error(_ETRUNCATED, "empty file: no method contexts", self._display)
         self._lock = threading.Lock()
         self._handle = _Handle(self._file, self._display)
+        self._check_first()
         self._mch = None  # an MCH's walk: (contexts, raw bytes, first, last), once done
         self._version = None  # (jit_ee pointer, whether stored hashes were made with it)
+
+    def _check_first(self):
+        """An archive is checked by its opening (footer, index); an MCH file is read lazily, so
+        its first context is read now: a file that is no collection (or whose first context is
+        damaged) fails here, at open, as a cut archive or a directory does, not at the first
+        len(), info() or c[1]. The handle's walk is used by nothing else."""
+        h = self._handle
+        if h.lib.mcz_source_archive(h.ptr):
+            return
+        mc, diag = _Mc(), _Diag()
+        rc = h.lib.mcz_source_next(h.ptr, ctypes.byref(mc), ctypes.byref(diag))
+        if rc < 0:
+            self.close()
+            _raise(diag, self._display, rc)
 
     def close(self):
         """Releases the collection; later calls raise mcz.Error. Closing twice is harmless.
@@ -726,8 +742,9 @@ class Collection:
         return _walk(self)
 
     def _jit_ee(self):
-        """(name, guid) of the JIT-EE version the collection records or its first contexts
-        show (mcz_source_jit_ee), guid None when unknown; (None, None) when undecided."""
+        """(name, guid) of the packet table the collection is read with: the one an archive
+        records or its first contexts show (mcz_source_jit_ee), guid None when the table has
+        none known; (None, None) when undecided. The table's guid is inferred, not recorded."""
         h = self._open_handle()
         v = h.lib.mcz_source_jit_ee(h.ptr, None, None)
         if not v:
@@ -737,19 +754,24 @@ class Collection:
 
     def info(self):
         """What the collection is: a dict with kind ("archive" or "mch"), contexts,
-        first_number, last_number, raw_bytes (the equivalent .mch size), file_bytes, jit_ee
-        and jit_ee_guid (the JIT-EE version it records or its packets show: a name such as
-        "B", and its GUID or None; both None when the packets cannot tell); for an
+        first_number, last_number, raw_bytes (the equivalent .mch size), file_bytes,
+        jit_ee_guid (the JIT-EE GUID the archive records, as `mcs -printJITEEVersion` prints
+        it: None when none is recorded, always for an .mch file), jit_ee (the packet table it
+        is read with, a name such as "B"; None when the packets cannot tell) and
+        jit_ee_table_guid (that table's own GUID, inferred from the table, never recorded;
+        None when unknown); for an
         archive also version, chunks, dictionary, dict_id, dict_size, level, chunk_size,
         hashes (identity hashes stored), codec ("zstd" or "xz") and layout ("packets" or
         "plain"); for an .mch file toc (the .mct SuperPMI would use, or None)."""
         with self._lock:
-            jit_ee, jit_ee_guid = self._jit_ee()
+            jit_ee, table_guid = self._jit_ee()
             reader = self._archive()
             if reader:
                 i = self._archive_info(reader)
+                recorded = self._handle.lib.mcz_reader_jit_ee_guid(reader)
                 return {"kind": "archive", "path": self._display, "version": i.version,
-                        "jit_ee": jit_ee, "jit_ee_guid": jit_ee_guid,
+                        "jit_ee": jit_ee, "jit_ee_table_guid": table_guid,
+                        "jit_ee_guid": recorded.decode() if recorded else None,
                         "contexts": i.contexts, "first_number": i.first_number,
                         "last_number": i.last_number, "raw_bytes": i.raw_bytes,
                         "file_bytes": i.file_bytes, "chunks": i.chunks,
@@ -763,7 +785,7 @@ class Collection:
         toc = ctypes.create_string_buffer(4096)
         found = _load().mcz_toc_find(self._file, toc, len(toc)) == 1
         return {"kind": "mch", "path": self._display, "contexts": count,
-                "jit_ee": jit_ee, "jit_ee_guid": jit_ee_guid,
+                "jit_ee": jit_ee, "jit_ee_table_guid": table_guid, "jit_ee_guid": None,
                 "first_number": first, "last_number": last, "raw_bytes": raw,
                 "file_bytes": os.path.getsize(self._file),
                 "toc": os.fsdecode(toc.value) if found else None}
@@ -773,5 +795,6 @@ def open(path):
     """Opens a collection: an .mcz archive (recognised by its magic) or an .mch file, as a
     Collection to use in a `with` block. path is a str, bytes or os.PathLike (or an http(s)
     URL of an archive). Raises FileNotFoundError (and the other OSErrors of open()) when the
-    file cannot be reached, mcz.Error when it is empty or damaged."""
+    file cannot be reached, mcz.Error when it is empty, damaged or no collection at all (told
+    here, at open: an archive's footer and index are read, and an MCH file's first context)."""
     return Collection(path)

@@ -44,6 +44,22 @@ done <"$T/named"
 echo "## 3. Maps" | sed -n 's/^#\{1,6\} \([0-9][0-9.]* \)\{0,1\}//p' | grep -qxF "Maps" &&
     pass "a numbered heading reads as its title" || fail "a numbered heading reads as its title"
 
+# --- The README a newcomer reads: at most 300 lines, how long each of the two commands takes,
+# that make test is for contributors, and superpmi.py's section within its first 150 lines.
+R=$MCZ_ROOT/README.md
+lines=$(wc -l <"$R")
+[ "$lines" -le 300 ] && pass "README.md: $lines lines, at most 300" ||
+    fail "README.md: $lines lines, more than 300"
+at=$(grep -n '^## superpmi.py' "$R" | head -1 | cut -d: -f1)
+next=$(awk -v a="${at:-0}" 'NR > a && /^## / {print NR; exit}' "$R")
+[ -n "$at" ] && [ "${next:-999}" -le 151 ] && pass "README.md: superpmi.py's section within its first 150 lines" ||
+    fail "README.md: superpmi.py's section within its first 150 lines (lines ${at:-none}-${next:-})"
+contains "README.md: make test is for contributors" "$R" \
+    "make test is for contributors: skip it to try your collection"
+if grep -qE '^- `make demo`: about .* on 2 cores' "$R" && grep -qE '^- `make test`: .* minutes on 2' "$R"
+then pass "README.md: how long each of the two commands takes on 2 cores"
+else fail "README.md: how long each of the two commands takes on 2 cores"; fi
+
 # --- The README's shell blocks run, as a newcomer would type them.
 # Every ```sh block of README.md runs, in order, in one directory, unless the line before it
 # says "not run by tests/cli/test_docs.sh" (with the reason). The directory holds what the

@@ -13,7 +13,8 @@ if [ ! -x "$NGINX" ] || [ ! -x /usr/bin/python3 ]; then
     exit 0
 fi
 FAULTS_PID=
-trap 'nginx_stop; kill $FAULTS_PID 2>/dev/null; wait 2>/dev/null; rm -rf "$T"' EXIT
+PLAIN_PID=
+trap 'nginx_stop; kill $FAULTS_PID $PLAIN_PID 2>/dev/null; wait 2>/dev/null; rm -rf "$T"' EXIT
 nginx_start "$T" '
         location /norange/ { alias $NGINX_DIR/www/; max_ranges 0; }
         location /e503/ { return 503; }
@@ -108,10 +109,61 @@ fault() { # fault NAME URL TEXT
     contains "$1: the error says why" "$T/err" "$3"
     FAIL_EXIT=255 fail_run "$1: mcz-replay fails" "$R" -q "$2"
 }
-fault "ranges ignored (200)" "$U/norange/c.mcz" "ignores range requests"
+# A server that ignores ranges (nginx's max_ranges 0, `python3 -m http.server`) still serves:
+# its whole body goes to the cache once, with a note; with no cache to write, the refusal names
+# both ways forward.
+MCZ_CACHE_DIR=$T/c.mch fault "ranges ignored (200), no cache can be written" "$U/norange/c.mcz" \
+    "set MCZ_CACHE_DIR to a writable directory to fetch it once"
+contains "ranges ignored, no cache: the refusal names a server with ranges" "$T/err" \
+    "serve the file with ranges (nginx, for one)"
+# HOME unset: the programs run natively only (Wine needs HOME for its prefix).
+native=false
+[ "$(head -c 4 "$BIN/mcs" | od -An -c | tr -d ' ')" = "177ELF" ] && native=true
+if $native; then
+    HOME= XDG_CACHE_HOME= fault "ranges ignored (200), no cache named at all" "$U/norange/c.mcz" \
+        "(cache none: HOME unset)"
+fi
+W=$T/whole
+"$BIN/mcs" -verify "$L" >"$T/local_verify.out" 2>&1
+MCZ_CACHE_DIR=$W ok_run "ranges ignored, a cache: mcs -verify" "$BIN/mcs" -verify "$U/norange/c.mcz"
+contains "ranges ignored: a note says the whole body was fetched once" "$T/err" \
+    "the server ignores range requests, so its whole body ($stored bytes) was fetched once into the cache $W"
+contains "ranges ignored: the note names a server with ranges" "$T/err" "nginx, for one"
+sed "s|$U/norange/c.mcz|$L|g" "$T/out" >"$T/whole_verify.out"
+grep -v "^mcz: note" "$T/local_verify.out" >"$T/local_verify.want"
+same "ranges ignored: mcs -verify as from the file" "$T/local_verify.want" "$T/whole_verify.out"
+MCZ_CACHE_DIR=$W ok_run "ranges ignored, cached: replay" "$R" -q -j 2 --details "$T/whole.csv" \
+    "$U/norange/c.mcz"
+same "ranges ignored, cached: replay details as from the file" "$T/local.csv" "$T/whole.csv"
+if grep -q "whole body" "$T/err"; then fail "ranges ignored, cached: fetched again"; else
+    pass "ranges ignored, cached: not fetched again (no note)"; fi
+python3 -c 'import functools, http.server, sys
+handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=sys.argv[1])
+server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+print(server.server_address[1], flush=True)
+server.serve_forever()' "$T/www" >"$T/plain.port" 2>/dev/null &
+PLAIN_PID=$!
+for _ in $(seq 50); do [ -s "$T/plain.port" ] && break; sleep 0.1; done
+P=http://127.0.0.1:$(cat "$T/plain.port")
+"$BIN/mcs" -info "$L" >"$T/local_info.out" 2>&1
+for f in c.mcz c.mch; do
+    [ -e "$T/www/$f" ] || cp "$T/$f" "$T/www/$f"
+    "$BIN/mcs" -info "$T/www/$f" 2>&1 | grep -v "^toc:" | sed "s|$T/www/$f|X|" >"$T/local_info.out"
+    cache=(HOME="$T/home") # the user's cache; where HOME may not reach the program, named
+    $native || cache=(MCZ_CACHE_DIR="$T/home/.cache/mcz")
+    ok_run "python3 -m http.server serves $f (the user's cache)" env "${cache[@]}" "$BIN/mcs" \
+        -info "$P/$f"
+    sed "s|$P/$f|X|" "$T/out" >"$T/plain_info.out"
+    same "python3 -m http.server: -info of $f as from the file" "$T/local_info.out" "$T/plain_info.out"
+    contains "python3 -m http.server: $f cached in ~/.cache/mcz" "$T/err" "$T/home/.cache/mcz"
+done
+kill $PLAIN_PID 2>/dev/null
 fault "503, retried" "$U/e503/c.mcz" "HTTP 503"
 contains "503: retried 4 times" "$T/err" "4 tries"
 fault "416" "$U/e416/c.mcz" "HTTP 416"
+fault "404" "$U/missing.mcz" "HTTP 404 (not found) when opening it: check the URL's path"
+grep -q "bytes at the end" "$T/err" && fail "404: no talk of bytes at the end" ||
+    pass "404: no talk of bytes at the end"
 
 python3 "$MCZ_ROOT/tests/cli/http_faults.py" "$L" >"$T/faults.port" 2>/dev/null &
 FAULTS_PID=$!

@@ -222,9 +222,22 @@ done
 contains "man page mcs.1 lists --preset" "$page" "\\-\\-preset NAME"
 contains "man page mcs.1 lists -thin" "$page" "[\\-thin]"
 contains "man page mcs.1 gives the range syntax" "$page" "1\\-5,9"
-if grep -q '^\.SH SYNOPSIS' "$page" && [ "$(sed -n '/^\.SH SYNOPSIS/,/^\.SH/p' "$page" |
-    grep -c '^\.B')" -ge 3 ]; then pass "man page mcs.1 has a SYNOPSIS of three forms"; else
-    fail "man page mcs.1 has a SYNOPSIS of three forms"; fi
+# synopsis PAGE FORMS: a SYNOPSIS of FORMS usage lines, each whole (the .B name, one line of
+# arguments, then .br or the next section), and no usage line left in the description.
+synopsis() {
+    local page=$P/share/man/man1/$1.1 forms
+    forms=$(sed -n '/^\.SH SYNOPSIS/,/^\.SH DESCRIPTION/p' "$page" | grep -c '^\.B ')
+    if [ "$forms" -eq "$2" ] && sed -n '/^\.SH SYNOPSIS/,/^\.SH DESCRIPTION/p' "$page" |
+        awk '/^\.B /{b=NR} b && NR==b+2 && !/^\.(br|SH)/{bad=1} END{exit bad}'; then
+        pass "man page $1.1 has a SYNOPSIS of $2 whole forms"
+    else fail "man page $1.1 has a SYNOPSIS of $2 whole forms ($forms)"; fi
+    if awk '/^\.SH /{d = /DESCRIPTION/} d' "$page" | grep -qi '^usage:'; then
+        fail "man page $1.1: no usage line in its description"
+    else pass "man page $1.1: no usage line in its description"; fi
+}
+synopsis mcs 3
+synopsis mcz-replay 2
+synopsis mcz-superpmi 3
 
 ok_run "make uninstall PREFIX=" mk uninstall PREFIX="$P"
 left=$(cd "$P" && find . ! -type d)

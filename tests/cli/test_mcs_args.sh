@@ -30,6 +30,9 @@ ok_run "-h is -help" "$M" -h
 contains "-h prints the usage" "$T/out" "Usage: mcs"
 
 exit_is "no arguments: exit 2" 2 "$M"
+# a usage error: the usage goes to stderr, nothing to stdout (a pipe reads no help as data)
+[ -s "$T/out" ] && fail "no arguments: nothing on stdout" || pass "no arguments: nothing on stdout"
+contains "no arguments: the usage on stderr" "$T/err" "Usage: mcs"
 exit_is "unknown verb: exit 2" 2 "$M" -frobnicate "$T/a.mch"
 contains "unknown verb is named" "$T/err" "-frobnicate"
 exit_is "a file before the verb: exit 2" 2 "$M" "$T/a.mch" -integ

@@ -139,6 +139,17 @@ size=$(stat -c %s "$T/b.mcz")
 head -c $((size * 2 / 3)) "$T/b.mcz" >"$T/cut.mcz"
 ok_run "-recover of a truncated archive" "$M" -recover "$T/cut.mcz" "$T/r2.mcz"
 contains "-recover counts the lost" "$T/out" "lost"
+# Cut before its footer, the archive no longer says how many contexts it held: the loss is what
+# the bytes show and an unknown number past the cut, never a total it cannot know.
+contains "-recover of a cut archive: the loss past the cut is unknown" "$T/out" \
+    "seen, and an unknown number past the cut"
+contains "-recover of a cut archive: the warning says why" "$T/err" \
+    "cut.mcz: cut short (no footer after its $((size * 2 / 3)) bytes)"
+if grep -qE "lost [0-9]+$" "$T/out"; then fail "-recover of a cut archive claims an exact loss"
+else pass "-recover of a cut archive claims no exact loss"; fi
+ok_run "-recover of a sound archive" "$M" -recover "$T/a.mcz" "$T/r3.mcz"
+contains "-recover of a sound archive: its footer's count, exact" "$T/out" \
+    "Recovered $N contexts into $T/r3.mcz; lost 0"
 ok_run "-verify of the recovered archive" "$M" -verify "$T/r2.mcz"
 
 # --- stdout ---

@@ -49,6 +49,33 @@ contains "-info says none is recorded" "$T/out" "JIT-EE GUID:   none recorded"
 fail_run "-printJITEEVersion of an archive recording none" "$M" -printJITEEVersion "$T/none.mcz"
 contains "it says the archive records none" "$T/err" "none.mcz: the archive records no JIT-EE GUID"
 err_one_line "one line on stderr, nothing on stdout"
+contains "it names the packet table's GUID as inferred, not recorded" "$T/err" \
+    "its packet table B has GUID $G1, inferred, not recorded"
+
+# One answer to "which GUID does this archive record?": -info, -printJITEEVersion and Python's
+# info()['jit_ee_guid'] agree, and no -info line calls the table's GUID recorded.
+"$M" -info "$T/none.mcz" >"$T/info" 2>&1
+if grep -E "$G1" "$T/info" | grep -v "inferred from the table, not recorded" | grep -q .; then
+    fail "-info of none.mcz shows B's GUID only as inferred"; else
+    pass "-info of none.mcz shows B's GUID only as inferred"; fi
+contains "-info names the table and what is inferred" "$T/info" \
+    "packet table:  B, recorded in the archive; its GUID $G1 is inferred from the table, not recorded"
+contains "-info of g1.mcz: the table's GUID is the one recorded" <("$M" -info "$T/g1.mcz") \
+    "packet table:  B, recorded in the archive; its GUID is the one recorded"
+"$M" -convert "$T/a.mch" "$T/g2.mcz" --jit-ee-guid "$G2" >/dev/null 2>&1
+contains "-info of g2.mcz: the table's GUID is inferred, not the one recorded" \
+    <("$M" -info "$T/g2.mcz") "its GUID $G1 is inferred from the table, not the one recorded"
+LIB=$(readlink -f "${BUILD:-$MCZ_ROOT/build}/libmcz.so")
+if [ -x /usr/bin/python3 ] && ! readelf -d "$LIB" | grep -q libasan; then  # ASan: test_python.sh
+    for f in none g1 g2; do
+        py=$(MCZ_LIBRARY="$LIB" PYTHONPATH="$MCZ_ROOT/python" \
+            /usr/bin/python3 -c 'import mcz, sys; print(mcz.open(sys.argv[1]).info()["jit_ee_guid"])' \
+            "$T/$f.mcz" 2>&1)
+        spmi=$("$M" -printJITEEVersion "$T/$f.mcz" 2>/dev/null || echo None)
+        if [ "$py" = "$spmi" ]; then pass "$f.mcz: Python and -printJITEEVersion agree ($py)"
+        else fail "$f.mcz: Python says $py, -printJITEEVersion $spmi"; fi
+    done
+fi
 "$M" -export "$T/g1.mcz" "$T/back.mch" >/dev/null 2>&1
 same "the recorded archive exports to the collection" "$T/a.mch" "$T/back.mch"
 ok_run "-convert --target-arch alone" "$M" -convert "$T/a.mch" "$T/arch.mcz" --target-arch ARM64

@@ -63,8 +63,37 @@ fail_run "an HTTP server that is not there" "$M" -info http://127.0.0.1:9/x.mcz
 contains "HTTP: cannot connect to HOST: reason" "$T/err" "cannot connect to 127.0.0.1:9: Connection refused"
 grep -q "bytes -" "$T/err" && fail "HTTP: no range jargon" || pass "HTTP: no range jargon"
 
+# -dumpToc of an MCH file: the table it takes, or the command that writes one.
+fail_run "-dumpToc of an MCH file with a table" "$M" -dumpToc "$T/a.mch"
+contains "-dumpToc of an MCH file: names its .mct" "$T/err" \
+    "a.mch is an MCH file, not a table of contents: its table is $T/a.mch.mct (mcs -dumpToc $T/a.mch.mct)"
+grep -q "INDX" "$T/err" && fail "-dumpToc of an MCH file: no talk of INDX" ||
+    pass "-dumpToc of an MCH file: no talk of INDX"
+cp "$T/a.mch" "$T/notoc.mch"
+fail_run "-dumpToc of an MCH file without a table" "$M" -dumpToc "$T/notoc.mch"
+contains "-dumpToc of an MCH file without a table: the -toc command" "$T/err" \
+    "mcs -toc $T/notoc.mch writes $T/notoc.mch.mct, then mcs -dumpToc $T/notoc.mch.mct"
+
+# -toc of contexts that lack what the identity needs: the .mch and the .mcz say the same, the
+# first one's reason included, and what it means for -removeDup and .exc files.
+"$BIN/mchgen" --seed 7 --contexts 60 --preset small --out "$T/thin.mch" >/dev/null 2>&1
+"$M" -convert "$T/thin.mch" "$T/thin.mcz" >/dev/null 2>&1
+for f in thin.mch thin.mcz; do
+    ok_run "-toc $f" "$M" -toc "$T/$f"
+    contains "-toc $f: how many" "$T/err" "contexts lack what the identity needs"
+    contains "-toc $f: the first and why" "$T/err" \
+        "the first: $T/$f: context 2 at offset 2501: no PrintClassName (149) packet"
+    contains "-toc $f: what it means for -removeDup" "$T/err" \
+        "-removeDup takes one for a duplicate only of a byte-identical copy"
+    contains "-toc $f: what it means for .exc" "$T/err" "an .exc file (identity hashes) cannot exclude them"
+    contains "-toc $f: release collections are like that" "$T/err" \
+        "Release collections hold such contexts too: it is no damage"
+done
+
 # -info on a missing dictionary.
 "$M" -convert --no-dict "$T/a.mch" "$T/nd.mcz" >/dev/null 2>&1
 ok_run "-info of an archive without a dictionary" "$M" -info "$T/nd.mcz"
 contains "-info: none, not stored" "$T/out" "dictionary:    none (not stored"
+contains "-info: the reasons a dictionary is not stored" "$T/out" \
+    "written with --no-dict, or a dictionary trained on these contexts did not pay for itself"
 cli_done

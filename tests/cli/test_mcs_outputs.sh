@@ -31,6 +31,11 @@ rc=$?
 if [ $rc -eq 0 ] && "$M" -verify "$T/stdout.mcz" >/dev/null 2>&1; then
     pass "-convert IN - writes an archive to standard output"
 else fail "-convert IN - (exit $rc)"; fi
+contains "-convert IN - >FILE: the output's size" "$T/err" \
+    "bytes -> $(stat -c %s "$T/stdout.mcz") bytes (ratio"
+"$M" -convert "$T/a.mch" - 2>"$T/err" | cat >/dev/null
+contains "-convert IN - | CMD: says a pipe's size is the reader's to count" "$T/err" \
+    "bytes -> standard output, a pipe (its size is what the reader receives"
 "$M" -export "$T/stdout.mcz" - >"$T/back.mch" 2>/dev/null
 same "-export ARCHIVE - gives the collection back" "$T/a.mch" "$T/back.mch"
 "$M" -copy 1-5 "$T/a.mch" - >"$T/five.mch" 2>"$T/err"
@@ -155,6 +160,18 @@ for verb in "-copy 1-$N $T/a.mch $T/sig.mch" "-export $T/a.mcz $T/sig.mch" \
     exit_is "SIGINT during ${verb%% *} exits 130" 130 env MCZ_TEST_SIGNAL=INT@20 "$M" $verb
     no_temporaries "SIGINT during ${verb%% *} leaves no temporary" "$T"
 done
+# Ctrl-C on a terminal: the progress line is ended before the program dies, so the shell's
+# prompt starts on a line of its own (script(1) gives the terminal; MCZ_TEST_PROGRESS=1 draws
+# the line at every context, whatever the machine's speed).
+if command -v script >/dev/null; then
+    script -qfec "env MCZ_TEST_PROGRESS=1 MCZ_TEST_SIGNAL=INT@5 $M -copy 1-50 $T/a.mch $T/tty.mch" \
+        "$T/tty.log" >/dev/null 2>&1
+    if grep -q 'copying: 4/' "$T/tty.log"; then pass "Ctrl-C on a terminal: the progress line was drawn"
+    else fail "Ctrl-C on a terminal: the progress line was drawn"; fi
+    if grep -q $'copying: 4/[^\r]*\033\[K\r$' "$T/tty.log"; then
+        pass "Ctrl-C on a terminal: the progress line is ended"
+    else fail "Ctrl-C on a terminal: the progress line is left unterminated"; fi
+fi
 cp "$T/a5.mch" "$T/grow.mcz.mch"
 "$M" -convert "$T/a5.mch" "$T/grow.mcz" >/dev/null 2>&1
 cp "$T/grow.mcz" "$T/grow-before.mcz"

@@ -103,6 +103,13 @@ same "-fracture pieces joined are the input" "$T/a.mch" "$T/joined.mch"
 [ ! -e "$T/b--00003.mch" ] && pass "-fracture writes 3 pieces" || fail "-fracture writes 3 pieces"
 ok_run "-fracture --format mcz from an archive" "$M" -fracture 100 "$T/a.mcz" "$T/c" --format mcz
 export_same "-fracture archive piece holds the same contexts" "$T/b--00001.mch" "$T/c-00001.mcz"
+# An archive's pieces stay archives unless --format says otherwise.
+ok_run "-fracture of an archive" "$M" -fracture 100 "$T/a.mcz" "$T/d"
+[ -e "$T/d-00001.mcz" ] && [ ! -e "$T/d-00001.mch" ] && pass "-fracture of an archive writes archives" ||
+    fail "-fracture of an archive writes archives"
+export_same "-fracture of an archive: the piece holds the same contexts" "$T/b--00001.mch" "$T/d-00001.mcz"
+ok_run "-fracture of an archive --format mch" "$M" -fracture 100 "$T/a.mcz" "$T/e" --format mch
+same "-fracture --format mch of an archive: MCH pieces" "$T/b--00001.mch" "$T/e-00001.mch"
 
 # -merge: a tree with duplicates across files, mixing .mch and .mcz, and an empty file.
 mkdir -p "$T/tree/a" "$T/tree/b/c"

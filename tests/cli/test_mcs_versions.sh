@@ -37,9 +37,9 @@ exit_is "mchgen refuses an unknown version" 2 "$G" --contexts 1 --jit-ee Z --out
 
 ok_run "-info on a B collection" "$M" -info "$T/b.mch"
 contains "-info reports B with its GUID" "$T/out" \
-    "JIT-EE:        B (GUID 28808a0e-5dc5-48bd-a7eb-27def284eff0), detected from the packets"
+    "packet table:  B, detected from the packets; its GUID 28808a0e-5dc5-48bd-a7eb-27def284eff0 is inferred from the table, not recorded"
 ok_run "-info on a C collection" "$M" -info "$T/c.mch"
-contains "-info reports C, detected" "$T/out" "JIT-EE:        C (GUID unknown), detected from the packets"
+contains "-info reports C, detected" "$T/out" "packet table:  C, detected from the packets; its GUID is not known"
 if [ -s "$T/err" ]; then fail "a detected version is no warning"; else pass "a detected version is no warning"; fi
 
 # The GUID is recorded, never guessed from the packets (tests/cli/test_mcs_jitee_guid.sh).
@@ -65,9 +65,9 @@ same "-toc: B and C give the same identities" "$T/b.hashes" "$T/c.hashes"
 
 # --jit-ee by name and by GUID, on any verb; a bad value is a usage error
 ok_run "--jit-ee by name" "$M" -info --jit-ee B "$T/c.mch"
-contains "--jit-ee is reported" "$T/out" "JIT-EE:        B (GUID 28808a0e-5dc5-48bd-a7eb-27def284eff0), given by --jit-ee"
+contains "--jit-ee is reported" "$T/out" "packet table:  B, given by --jit-ee; its GUID 28808a0e-5dc5-48bd-a7eb-27def284eff0 is inferred"
 ok_run "--jit-ee by GUID" "$M" -info "$T/c.mch" --jit-ee=28808A0E-5DC5-48BD-A7EB-27DEF284EFF0
-contains "--jit-ee GUID is taken in any case" "$T/out" "B (GUID 28808a0e"
+contains "--jit-ee GUID is taken in any case" "$T/out" "packet table:  B, given by --jit-ee"
 FAIL_EXIT=2 fail_run "--jit-ee refuses an unknown version" "$M" -info --jit-ee Q "$T/b.mch"
 contains "the refusal names the versions" "$T/err" "'Q' is not a JIT-EE version or GUID mcz knows (B, C"
 FAIL_EXIT=2 fail_run "--jit-ee needs a value" "$M" -integ "$T/b.mch" --jit-ee
@@ -82,14 +82,14 @@ open(sys.argv[1], 'wb').write(b'mc' + struct.pack('<I', len(packet)) + packet + 
 PY2
 ok_run "-info on undecidable packets" "$M" -info "$T/int.mch"
 contains "undecided: a warning" "$T/err" "its packets do not tell which JIT-EE version recorded it; reading it as C, the newest"
-contains "undecided: the newest" "$T/out" "C (GUID unknown), the newest: the packets do not tell"
+contains "undecided: the newest" "$T/out" "packet table:  C, the newest: the packets do not tell; its GUID is not known"
 ok_run "--jit-ee silences the guess" "$M" -info --jit-ee C "$T/int.mch"
 if [ -s "$T/err" ]; then fail "no warning with --jit-ee"; else pass "no warning with --jit-ee"; fi
 
 # -convert records the version; the archive reads as it, and verifies
 ok_run "-convert a C collection" "$M" -convert "$T/c.mch" "$T/c.mcz"
 ok_run "-info of its archive" "$M" -info "$T/c.mcz"
-contains "the archive records C" "$T/out" "JIT-EE:        C (GUID unknown), recorded in the archive"
+contains "the archive records C" "$T/out" "packet table:  C, recorded in the archive; its GUID is not known"
 contains "the archive is format version 4" "$T/out" "mcz archive, version 4"
 toc_hashes "$T/c.mcz" >"$T/cz.hashes"
 same "-toc of the archive: the identities of its collection" "$T/c.hashes" "$T/cz.hashes"

@@ -24,6 +24,13 @@ exit_is "--detials: refused" 255 "$R" --detials x.csv c.mcz
 contains "--detials: did you mean --details" err "did you mean --details?"
 exit_is "-p 2: refused" 255 "$R" -p 2 c.mcz
 contains "-p: says -j" err "-j N"
+# superpmi's and make's words for an option: the option named
+exit_is "-failureList: refused" 255 "$R" -failureList f.mcl c.mcz
+contains "-failureList: did you mean -f FILE" err "unknown option '-failureList'; did you mean -f FILE?"
+exit_is "--jobs 2: refused" 255 "$R" --jobs 2 c.mcz
+contains "--jobs: did you mean -j N" err "unknown option '--jobs'; did you mean -j N?"
+exit_is "-failurelimit: refused" 255 "$R" -failurelimit 3 c.mcz
+contains "-failurelimit: did you mean --failure-limit N" err "did you mean --failure-limit N?"
 exit_is "--quiet=1: refused" 255 "$R" --quiet=1 c.mcz
 contains "--quiet=1: takes no value" err "--quiet takes no value"
 exit_is "-j without a value: refused" 255 "$R" c.mcz -j

@@ -33,6 +33,14 @@ cp "$T/a.mcz" "$T/x.mch" # an archive under an .mch name, as superpmi.py's direc
 
 # --- --install / --uninstall
 C="$T/core"; mkdir "$C"; fake_spmi "$C/superpmi"; cp "$C/superpmi" "$T/fake.orig"
+# a mistyped option of its own is answered as mcs and mcz-replay answer, nothing changed
+FAIL_EXIT=2 fail_run "--instal: a usage error" "$D" --instal "$C"
+contains "--instal: did you mean --install" "$T/err" "unknown option '--instal'; did you mean --install?"
+same "--instal: nothing changed" "$T/fake.orig" "$C/superpmi"
+FAIL_EXIT=2 fail_run "--uninstal: a usage error" "$D" --uninstal "$C"
+contains "--uninstal: did you mean --uninstall" "$T/err" "did you mean --uninstall?"
+FAIL_EXIT=2 fail_run "an unknown --word: a usage error" "$D" --frobnicate
+contains "an unknown --word: its options listed" "$T/err" "mcz-superpmi takes --install DIR"
 ok_run "--install: done" "$D" --install "$C"
 same "--install: the real superpmi kept as superpmi.real" "$T/fake.orig" "$C/superpmi.real"
 same "--install: superpmi is a copy of mcz-superpmi" "$D" "$C/superpmi"

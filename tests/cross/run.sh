@@ -148,6 +148,7 @@ declare -A skip=(
     [test_cluster.sh]="its shards replay through a plugin built with this machine's cc"
     [test_docs.sh]="runs the README's commands, which build a plugin with this machine's cc"
     [test_install.sh]="make install builds and installs for this machine"
+    [test_make.sh]="runs make on this machine's build"
     [test_layering.sh]="checks this machine's objects (nm of the native build)"
     [test_python.sh]="the Python module loads libmcz.so into this machine's python3"
     [test_recover_image.sh]="gdb dumps the cores of native processes"
