@@ -26,17 +26,21 @@
  * integrity", no context compiled) and is told apart. */
 static const char toc_lead[8] = {'M', 'C', 'Z', '-', 'T', 'O', 'C', '\n'};
 
+/* Writes the unit file: 0, or the errno of the write that failed (a full TMPDIR: ENOSPC). */
 static int write_unit(const char *path, const mcz_mc *ctx, size_t n, bool lead)
 {
     FILE *f = fopen(path, "wbe");
     if (!f)
-        return MCZ_EIO;
-    if (lead)
-        fwrite(toc_lead, 1, sizeof toc_lead, f);
-    for (size_t i = 0; i < n; i++)
-        fwrite(ctx[i].bytes, 1, ctx[i].size, f);
-    bool ok = !ferror(f);
-    return fclose(f) == 0 && ok ? MCZ_OK : MCZ_EIO;
+        return errno ? errno : EIO;
+    int err = 0;
+    if (lead && fwrite(toc_lead, 1, sizeof toc_lead, f) != sizeof toc_lead)
+        err = errno ? errno : EIO;
+    for (size_t i = 0; i < n && !err; i++)
+        if (fwrite(ctx[i].bytes, 1, ctx[i].size, f) != ctx[i].size)
+            err = errno ? errno : EIO;
+    if (fclose(f) != 0 && !err)
+        err = errno ? errno : EIO;
+    return err;
 }
 
 /* "a-b,c,..." of the contexts' global numbers (SuperPMI's -c syntax); malloc'ed. */
@@ -119,14 +123,6 @@ static bool list_fits(const exec_files *ef, const mcz_list *l, const mcz_mc *ctx
     for (size_t i = 0; i < n; i++)
         found += mcz_list_contains(l, command_number(ef, ctx, i));
     return found == mcz_list_size(l);
-}
-
-static int report_all(replay_chan *ch, const mcz_mc *ctx, size_t n, int kind, const char *msg)
-{
-    for (size_t i = 0; i < n; i++)
-        if (replay_chan_result(ch, ctx[i].number, kind, (uint32_t)ctx[i].size, msg) != MCZ_OK)
-            return MCZ_EIO;
-    return MCZ_OK;
 }
 
 /* superpmi's lines that name a context by the number it was given (superpmi.cpp, and the
@@ -328,10 +324,7 @@ static void judge_by_status(const exec_files *ef, int code, const mcz_mc *ctx, s
                             int *kinds, char *msg, size_t cap)
 {
     int all = -1;
-    if (code < 0) {
-        snprintf(msg, cap, "cannot start the command: %s", strerror(errno));
-        all = REPLAY_CRASH;
-    } else if ((code > 3 && code < 128) || code > 128 + 64) {
+    if ((code > 3 && code < 128) || code > 128 + 64) {
         snprintf(msg, cap, "command exited with status %d", code);
         all = REPLAY_CRASH;
     } else if (code >= 128) {
@@ -397,24 +390,14 @@ static int details_load(const replay_config *cfg, const exec_files *ef, const mc
     return MCZ_OK;
 }
 
-/* A warning naming the unit when its details file is unusable, or lacks contexts though the
- * command ended normally: those contexts go by the exit status. */
+/* A warning naming the unit when the command crashed and left a details file that cannot be
+ * read: its contexts go by the exit status. (A command that ended normally was checked by
+ * unit_accounted.) */
 static void details_warn(const unit_details *d, int code, const mcz_mc *ctx, size_t n)
 {
-    uint32_t a = ctx[0].number, b = ctx[n - 1].number;
-    if (d->have < 0) {
+    if (d->have < 0)
         tool_warn("the unit of contexts %u-%u: its details file: %s; its contexts go by the "
-                  "exit status (%d)", a, b, d->why, code);
-        return;
-    }
-    size_t lacking = 0, first = 0;
-    for (size_t i = 0; i < n && d->have > 0; i++)
-        if (!d->rows[i] && !lacking++)
-            first = i;
-    if (lacking && code >= 0 && code <= 3)
-        tool_warn("the unit of contexts %u-%u: its details file has no row for context %u%s; "
-                  "%s by the exit status (%d)", a, b, ctx[first].number,
-                  lacking > 1 ? " and others" : "", lacking > 1 ? "they go" : "it goes", code);
+                  "exit status (%d)", ctx[0].number, ctx[n - 1].number, d->why, code);
 }
 
 /* Each context's result: its details row, else what the exit status says. */
@@ -452,17 +435,58 @@ static int report_outcome(const replay_config *cfg, const exec_files *ef, int co
     return rc;
 }
 
-/* Why the run must stop after the command ended with code: it could not start, or it is the
- * worker's first and exited as superpmi does when the JIT fails to initialize. Empty: go on. */
-static void fatal_reason(char *const argv[], int code, int exec_errno, bool first, char *why,
-                         size_t cap)
+/* Why the run must stop as superpmi's "JIT failed to initialize" after the command ended with
+ * code: it is the worker's first and exited as superpmi does then. Empty: go on. */
+static void fatal_reason(char *const argv[], int code, bool first, char *why, size_t cap)
 {
     why[0] = '\0';
-    if (exec_errno)
-        snprintf(why, cap, "cannot run %s: %s", argv[0], strerror(exec_errno));
-    else if (first && code == REPLAY_EXIT_INIT_FAILED)
+    if (first && code == REPLAY_EXIT_INIT_FAILED)
         snprintf(why, cap, "%s exited with status %d on its first unit (superpmi: JIT failed "
                  "to initialize)", argv[0], code);
+}
+
+#define KILL_SIGNAL 9 /* SIGKILL's number on every POSIX system */
+/* Room for a reason naming a few paths whole (the record that carries it keeps its first
+ * REPLAY_MESSAGE_MAX bytes) */
+#define EXEC_WHY_MAX 16384
+
+/* Why the unit's run tells nothing of its contexts, a failure of the run and not of the JIT
+ * (replay_chan_broken); empty when it does. A command that ended as superpmi ends (0-3) has
+ * written a details row for each compile, so a missing file, one that cannot be read, or a
+ * context without a row (superpmi's "Loaded 0": it read none of them) is not a result. Killed
+ * by SIGKILL: from outside (the OOM killer, a user), not by a crash of the JIT. */
+static void unit_accounted(char *const argv[], const exec_files *ef, int code,
+                           const unit_details *d, const mcz_mc *ctx, size_t n, char *why,
+                           size_t cap)
+{
+    why[0] = '\0';
+    if (code == 128 + KILL_SIGNAL) {
+        snprintf(why, cap, "%s was killed by signal %d (SIGKILL) from outside", argv[0],
+                 KILL_SIGNAL);
+        return;
+    }
+    if (code < 0 || code > 3)
+        return;
+    if (d->have == 0) {
+        snprintf(why, cap, "%s exited with status %d without writing the details file it was "
+                 "asked for: %s: %s", argv[0], code, ef->details, strerror(ENOENT));
+        return;
+    }
+    if (d->have < 0) {
+        snprintf(why, cap, "%s exited with status %d; its details file %s: %s", argv[0], code,
+                 ef->details, d->why);
+        return;
+    }
+    size_t rowed = 0, first = n;
+    for (size_t i = 0; i < n; i++) {
+        rowed += d->rows[i] != NULL;
+        if (!d->rows[i] && first == n)
+            first = i;
+    }
+    if (rowed < n)
+        snprintf(why, cap, "%s exited with status %d having accounted for %zu of the %zu "
+                 "contexts it was given (%s has no row for context %u)", argv[0], code, rowed,
+                 n, ef->details, ctx[first].number);
 }
 
 /* Global numbers through superpmi itself: the unit file gets an .mct whose entries carry the
@@ -511,8 +535,10 @@ static bool toc_honoured(int code, const unit_details *d, size_t n)
     return false;
 }
 
-/* Runs the command once over the unit; its exit status (as replay_proc_command). */
-static int run_once(const replay_config *cfg, exec_files *ef, int *exec_errno, char ***argv)
+/* Runs the command once over the unit; its exit status (as replay_proc_command), the errno
+ * of a start that failed in *start_errno. */
+static int run_once(const replay_config *cfg, exec_files *ef, int *exec_errno, int *start_errno,
+                    char ***argv)
 {
     unlink(ef->list);
     unlink(ef->details);
@@ -520,7 +546,73 @@ static int run_once(const replay_config *cfg, exec_files *ef, int *exec_errno, c
     *argv = build_argv(cfg, ef);
     if (!*argv)
         return MCZ_ENOMEM;
-    return replay_proc_command(*argv, ef->out, ef->err, exec_errno);
+    int code = replay_proc_command(*argv, ef->out, ef->err, exec_errno);
+    *start_errno = code < 0 ? errno : *exec_errno;
+    return code;
+}
+
+static void unit_files_remove(const exec_files *ef)
+{
+    const char *const paths[] = {ef->unit, ef->toc, ef->list, ef->details, ef->out, ef->err};
+    for (size_t i = 0; i < sizeof paths / sizeof *paths; i++)
+        unlink(paths[i]);
+}
+
+/* Stops the run over a failure of mcz-replay's own on this unit: why, behind the unit's
+ * contexts. Its files go first; the worker ends. */
+static _Noreturn void unit_broken(const exec_files *ef, const mcz_mc *ctx, size_t n,
+                                  const char *why, replay_chan *ch)
+{
+    char msg[EXEC_WHY_MAX + 64];
+    snprintf(msg, sizeof msg, "contexts %u-%u: %s; they were not replayed", ctx[0].number,
+             ctx[n - 1].number, why);
+    unit_files_remove(ef);
+    replay_chan_broken(ch, msg);
+}
+
+/* The unit written to its file (ef->unit), or the run stopped naming the file and the errno. */
+static void unit_write(const exec_files *ef, const mcz_mc *ctx, size_t n, bool lead,
+                       replay_chan *ch)
+{
+    int err = write_unit(ef->unit, ctx, n, lead);
+    if (!err)
+        return;
+    char why[EXEC_WHY_MAX];
+    snprintf(why, sizeof why, "cannot write the unit's temporary .mch %s: %s", ef->unit,
+             strerror(err));
+    unit_broken(ef, ctx, n, why, ch);
+}
+
+/* Runs the command, and again without the table when its superpmi read none: its exit status
+ * in *code, its details in d. */
+static int unit_run(const replay_config *cfg, exec_files *ef, bool tried_toc, const mcz_mc *ctx,
+                    size_t n, char ***argv, unit_details *d, int *code_out, replay_chan *ch)
+{
+    int exec_errno, start_errno;
+    int code = run_once(cfg, ef, &exec_errno, &start_errno, argv);
+    int rc = *argv ? details_load(cfg, ef, ctx, n, d) : MCZ_ENOMEM;
+    /* checked on every unit: a superpmi that read no table must never pass for one that
+     * compiled nothing and succeeded */
+    if (rc == MCZ_OK && tried_toc && !exec_errno && code >= 0 && !toc_honoured(code, d, n)) {
+        toc_refused = true;
+        free(ef->ranges);
+        ef->ranges = NULL;
+        unlink(ef->toc);
+        details_free(d, n);
+        unit_write(ef, ctx, n, false, ch);
+        code = run_once(cfg, ef, &exec_errno, &start_errno, argv);
+        rc = *argv ? details_load(cfg, ef, ctx, n, d) : MCZ_ENOMEM;
+    }
+    if (rc != MCZ_OK)
+        return rc;
+    if (code < 0 || exec_errno) {
+        char why[EXEC_WHY_MAX];
+        snprintf(why, sizeof why, "cannot %s %s: %s", exec_errno ? "run" : "start",
+                 (*argv)[0], strerror(start_errno));
+        unit_broken(ef, ctx, n, why, ch);
+    }
+    *code_out = code;
+    return MCZ_OK;
 }
 
 int replay_exec_unit(const replay_config *cfg, const char *work_dir, bool first,
@@ -540,51 +632,32 @@ int replay_exec_unit(const replay_config *cfg, const char *work_dir, bool first,
         return MCZ_ENOMEM;
     bool tried_toc = !cfg->exec_original && cfg->exec_toc && !toc_refused &&
                      write_toc(ef.toc, ctx, n) == MCZ_OK && (ef.ranges = global_ranges(ctx, n));
-    if (!cfg->exec_original && write_unit(ef.unit, ctx, n, tried_toc) != MCZ_OK) {
-        unlink(ef.unit);
-        unlink(ef.toc);
-        free(ef.ranges);
-        return report_all(ch, ctx, n, REPLAY_ERROR, "cannot write the unit's temporary .mch");
-    }
+    if (!cfg->exec_original)
+        unit_write(&ef, ctx, n, tried_toc, ch);
     if (tried_toc)
         snprintf(ef.original, sizeof ef.original, "%s", ef.unit);
     char **argv = NULL;
-    char why[REPLAY_MESSAGE_MAX] = "";
+    char why[REPLAY_MESSAGE_MAX] = "", broken[EXEC_WHY_MAX] = "";
     unit_details d = {0};
     int rc = replay_chan_start(ch, ctx[0].number, 0, true);
     if (rc == MCZ_OK) {
-        int exec_errno;
-        int code = run_once(cfg, &ef, &exec_errno, &argv);
-        rc = argv ? details_load(cfg, &ef, ctx, n, &d) : MCZ_ENOMEM;
-        /* checked on every unit: a superpmi that read no table must never pass for one that
-         * compiled nothing and succeeded */
-        if (rc == MCZ_OK && tried_toc && !exec_errno && code >= 0 && !toc_honoured(code, &d, n)) {
-            toc_refused = true;
-            free(ef.ranges);
-            ef.ranges = NULL;
-            unlink(ef.toc);
-            details_free(&d, n);
-            code = write_unit(ef.unit, ctx, n, false) == MCZ_OK
-                       ? run_once(cfg, &ef, &exec_errno, &argv)
-                       : 255;
-            rc = argv ? details_load(cfg, &ef, ctx, n, &d) : MCZ_ENOMEM;
-        }
+        int code = 0;
+        rc = unit_run(cfg, &ef, tried_toc, ctx, n, &argv, &d, &code, ch);
         if (rc == MCZ_OK) {
             pass_outputs(cfg, &ef, ctx, n);
-            fatal_reason(argv, code, exec_errno, first, why, sizeof why);
+            fatal_reason(argv, code, first, why, sizeof why);
+            if (!why[0])
+                unit_accounted(argv, &ef, code, &d, ctx, n, broken, sizeof broken);
         }
-        if (rc == MCZ_OK && !why[0])
+        if (rc == MCZ_OK && !why[0] && !broken[0])
             rc = report_outcome(cfg, &ef, code, &d, ctx, n, ch);
     }
     details_free(&d, n);
     free(argv);
     free(ef.ranges);
-    unlink(ef.unit);
-    unlink(ef.toc);
-    unlink(ef.list);
-    unlink(ef.details);
-    unlink(ef.out);
-    unlink(ef.err);
+    if (broken[0])
+        unit_broken(&ef, ctx, n, broken, ch);
+    unit_files_remove(&ef);
     if (why[0])
         replay_chan_fatal(ch, why);
     return rc;

@@ -224,6 +224,13 @@ int replay_chan_rows(replay_chan *ch, uint32_t number, int kind, bool miss, uint
  * parent, which stops the run with superpmi's "JIT failed to initialize" code, and ends this
  * worker. */
 _Noreturn void replay_chan_fatal(replay_chan *ch, const char *msg);
+/* A failure of mcz-replay's own while replaying a unit (a temporary file that cannot be
+ * written, a replayer that cannot start, is killed from outside or accounts for fewer
+ * contexts than it was given): msg names the errno and the path. The parent stops the run
+ * with superpmi's general error (255); the unit's contexts are counted as not replayed, never
+ * as failures. Ends this worker. */
+#define REPLAY_FATAL_BROKEN 1 /* the FATAL record's kind for it (0: init failed) */
+_Noreturn void replay_chan_broken(replay_chan *ch, const char *msg);
 
 typedef struct replay_stats {
     uint64_t units;         /* units worked on */
@@ -321,6 +328,8 @@ typedef struct replay_outcome {
     int stop_signal;      /* SIGINT/SIGTERM/SIGHUP that interrupted the run; 0 */
     bool limit_reached;   /* the failure limit stopped handing out units */
     bool init_failed;     /* a worker could not start its replayer */
+    bool broken;          /* a failure of mcz-replay's own stopped the run (replay_chan_broken;
+                           * a worker killed from outside or ending on its own error) */
     char message[REPLAY_MESSAGE_MAX];
 } replay_outcome;
 

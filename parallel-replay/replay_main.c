@@ -86,21 +86,25 @@ static const char usage_text[] =
     "                                            -details CSV FILE)\n"
     "UNIT.mch holds the unit's selected contexts, numbered 1..k in global order. A context's\n"
     "row in CSV (superpmi's columns, by name) gives its result; -a or -applyDiff in CMD makes\n"
-    "an asm-diffs run (summary with Diffs N, exit 2 on diffs). For a context without a row,\n"
-    "the exit status: 0 passed; 1 or 2: the contexts listed in LIST (one number per line)\n"
-    "failed, the others passed, no LIST: all failed; 3: the same, as missing data; any other\n"
-    "status or a signal: crashed. Numbers are mapped to global ones. Options of CMD that write\n"
+    "an asm-diffs run (summary with Diffs N, exit 2 on diffs). A command that ends 0-3 must\n"
+    "write a row for each context it was given; for one that crashed (another status, a\n"
+    "signal) its contexts without a row crashed. Numbers are mapped to global ones. Options\n"
+    "of CMD that write\n"
     "files (-f, -details, -r, -w, -e), -c, -stride, and those that shape the whole run (-p:\n"
     "use -j; -failureLimit: use --failure-limit; -streaming) are refused.\n"
-    "A command that cannot start, or exits 254 (the JIT failed to initialize) on a worker's\n"
-    "first unit, stops the run: exit 254.\n"
+    "A command that exits 254 (the JIT failed to initialize) on a worker's first unit stops\n"
+    "the run: exit 254. A failure of mcz-replay's own (a temporary file that cannot be\n"
+    "written, a command that cannot start, ends 0-3 without the details rows of its unit, or\n"
+    "is killed by SIGKILL, a worker killed by SIGKILL) stops it with exit 255, the errno and\n"
+    "the path; the contexts not judged are not replayed, and not in -f.\n"
     "\n"
     "output: superpmi's summary line on stdout,\n"
     "    Loaded N  Jitted N  FailedCompile N Excluded N Missing N[ Diffs N]\n"
     "(FailedCompile counts failures, missing data, crashes, timeouts and unreadable contexts).\n"
     "exit codes (superpmi's): 0 all passed; 1 failures, crashes or timeouts; 2 asm diffs\n"
-    "(no failures); 3 missing data only; 254 the replayer failed to initialize; 255 bad arguments, an output that cannot be\n"
-    "created (checked before any work), an empty, unreadable or damaged collection; 128+S\n"
+    "(no failures); 3 missing data only; 254 the replayer failed to initialize; 255 bad\n"
+    "arguments, an output that cannot be created (checked before any work), an empty,\n"
+    "unreadable or damaged collection, a failure of mcz-replay's own; 128+S\n"
     "interrupted by signal S (what finished is still reported).\n";
 
 typedef struct options {
@@ -678,6 +682,17 @@ static int outcome_code(const options *o, replay_table *t, const replay_plan *pl
             fail_output(o->details, &d);
         return REPLAY_EXIT_INIT_FAILED;
     }
+    if (out->broken) {
+        /* what was judged is reported; the rest is not replayed, and listed nowhere */
+        options partial = *o;
+        partial.results = NULL;
+        conclude(&partial, t, NULL);
+        fail("%s", out->message);
+        fail("%llu of %llu selected contexts were not replayed",
+             (unsigned long long)(plan->selected - t->count),
+             (unsigned long long)plan->selected);
+        return REPLAY_EXIT_GENERAL;
+    }
     if (out->stop_signal) {
         options partial = *o;
         partial.results = NULL; /* a partial run must not pass for a shard's results */
@@ -777,7 +792,7 @@ static int replay_main(const options *o, const char *path)
         rc = replay_proc_run(&cfg, &ro, &t, &out);
         if (cfg.mode == REPLAY_MODE_EXEC)
             replay_exec_output(cfg.temp_dir, stdout, o->interleave);
-        if (rc != MCZ_OK && !out.init_failed)
+        if (rc != MCZ_OK && !out.init_failed && !out.broken)
             code = fail("%s", out.message[0] ? out.message : mcz_error_name(rc));
         else
             code = outcome_code(o, &t, &plan, &out);

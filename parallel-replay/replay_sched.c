@@ -22,6 +22,7 @@
 #include "replay_proc.h"
 
 #define REQUEST_SIZE 16u
+#define KILL_SIGNAL 9 /* SIGKILL's number on every POSIX system (Windows has none) */
 #define PROGRESS_TICK_MS 250
 #define SCAN_S 0.010 /* how often the rings are looked at while --timeout runs */
 
@@ -90,6 +91,21 @@ static void plan_identity(const replay_plan *p, char *buf, size_t cap)
 
 /* ---- Worker side ------------------------------------------------------------------------------ */
 
+/* A unit the worker could not account for (its rows file cannot be written, memory): the run
+ * stops with the errno and the file that failed, the unit's contexts not replayed. */
+static _Noreturn void worker_broken(const replay_config *cfg, size_t index, const replay_unit *u,
+                                    replay_chan *ch)
+{
+    int err = errno;
+    char path[4200] = "", msg[REPLAY_MESSAGE_MAX];
+    if (cfg->temp_dir)
+        replay_rows_path(cfg->temp_dir, index, path, sizeof path);
+    snprintf(msg, sizeof msg, "contexts %u-%u: cannot account for them%s%s: %s", u->first,
+             u->first + u->count - 1, path[0] ? " in " : "", path,
+             err ? strerror(err) : "out of memory");
+    replay_chan_broken(ch, msg);
+}
+
 static _Noreturn void worker_main(void *arg, size_t index, int req_fd, replay_chan *ch)
 {
     const replay_config *cfg = ((run *)arg)->cfg;
@@ -109,9 +125,11 @@ static _Noreturn void worker_main(void *arg, size_t index, int req_fd, replay_ch
     int rc;
     while ((rc = replay_read_full(req_fd, req, sizeof req)) == 1) {
         replay_filter f = {req[2], req[3]};
-        if (req[0] >= cfg->plan->unit_count ||
-            replay_worker_unit(w, &cfg->plan->units[req[0]], req[1], f, ch) != MCZ_OK)
+        if (req[0] >= cfg->plan->unit_count)
             _exit(REPLAY_EXIT_GENERAL);
+        errno = 0;
+        if (replay_worker_unit(w, &cfg->plan->units[req[0]], req[1], f, ch) != MCZ_OK)
+            worker_broken(cfg, index, &cfg->plan->units[req[0]], ch);
         fflush(NULL);
         replay_chan_send(ch, REPLAY_REC_UNIT_DONE, 0, req[0], 0, NULL, 0);
     }
@@ -387,8 +405,11 @@ static void on_record(void *arg, const replay_record *rec)
         unit_done(r, s, rec->number);
         break;
     case REPLAY_REC_FATAL:
-        r->outcome->init_failed = true;
-        fatal(r, MCZ_EINVAL, rec->text);
+        if (rec->kind == REPLAY_FATAL_BROKEN)
+            r->outcome->broken = true;
+        else
+            r->outcome->init_failed = true;
+        fatal(r, r->outcome->broken ? MCZ_EIO : MCZ_EINVAL, rec->text);
         break;
     case REPLAY_REC_STATS:
         if (rec->text_len == 4 * sizeof(uint64_t)) {
@@ -457,6 +478,14 @@ static void restart(run *r, slot *s)
     }
 }
 
+/* A worker's death that says nothing of the context it held: SIGKILL that this run did not
+ * send (the OOM killer, a user), or its own exit on an error of mcz-replay's (it cannot write
+ * its rows file, say). Crashes by other signals are the replayer's (a plugin's fault). */
+static bool outside_death(int status, bool killed)
+{
+    return !killed && (status == 128 + KILL_SIGNAL || status == REPLAY_EXIT_GENERAL);
+}
+
 /* After a worker ended: account the context it died on, and start a replacement when work
  * remains. A timed-out worker's victim was taken before the kill; a crashed one's is whatever
  * it announced last. */
@@ -482,6 +511,17 @@ static void on_ended(void *arg, size_t index, int status, const char *how, bool 
             replay_progress_clear();
             tool_warn("after its last unit, %s", how);
         }
+        return;
+    }
+    if (outside_death(status, killed)) {
+        char why[REPLAY_MESSAGE_MAX];
+        const replay_unit *u = slot_unit(r, s);
+        snprintf(why, sizeof why, "%s while replaying contexts %u-%u: %s", how, u->first,
+                 u->first + u->count - 1, status == REPLAY_EXIT_GENERAL
+                     ? "it could not go on (its error is above)"
+                     : "killed from outside, not by its replayer");
+        r->outcome->broken = true;
+        fatal(r, MCZ_EIO, why);
         return;
     }
     victim v = {REPLAY_CRASH, s->inflight, s->inflight_size, s->inflight && s->inflight_unit};
