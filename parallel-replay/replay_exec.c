@@ -125,45 +125,11 @@ static bool list_fits(const exec_files *ef, const mcz_list *l, const mcz_mc *ctx
     return found == mcz_list_size(l);
 }
 
-/* superpmi's lines that name a context by the number it was given (superpmi.cpp, and the
- * JIT's assert line): the text before the number. */
-static const char *const numbered_lines[] = {
-    "ISSUE: <ASSERT> #",
-    "ISSUE: <ASM_DIFF> main method ",
-    "MISSING: Method context ",
-    "ERROR: Method ",
-    "ERROR: main method ",
-    "ERROR: method ",
-    "INFO: main method ",
-    "INFO: HINT: to repro add '-c ",
-};
-
-/* The context number a line of superpmi's names (the digits after one of numbered_lines), with
- * where its digits start and how many there are; 0 when it names none. */
-static uint64_t line_number(const char *line, size_t len, size_t *at, size_t *digits)
-{
-    for (size_t k = 0; k < sizeof numbered_lines / sizeof *numbered_lines; k++) {
-        size_t plen = strlen(numbered_lines[k]);
-        if (len <= plen || memcmp(line, numbered_lines[k], plen) != 0)
-            continue;
-        uint64_t number = 0;
-        size_t d = 0;
-        while (plen + d < len && d < 10 && line[plen + d] >= '0' && line[plen + d] <= '9')
-            number = number * 10 + (uint64_t)(line[plen + d++] - '0');
-        if (d) {
-            *at = plen;
-            *digits = d;
-            return number;
-        }
-    }
-    return 0;
-}
-
 /* Writes one line of the command's output to f, the unit's number in it made global. */
 static void write_line(FILE *f, const char *line, size_t len, const mcz_mc *ctx, size_t n)
 {
     size_t at, digits;
-    uint64_t local = line_number(line, len, &at, &digits);
+    uint64_t local = exec_line_number(line, len, &at, &digits);
     if (local >= 1 && local <= n)
         fprintf(f, "%.*s%u%.*s", (int)at, line, ctx[local - 1].number,
                 (int)(len - at - digits), line + at + digits);
@@ -201,7 +167,7 @@ static void pass_outputs(const replay_config *cfg, const exec_files *ef, const m
                          size_t n)
 {
     char path[4200];
-    snprintf(path, sizeof path, "%s/out.%010u", cfg->temp_dir, ctx[0].number);
+    exec_out_path(cfg->temp_dir, "out", ctx[0].number, path, sizeof path);
     FILE *out = fopen(path, "wbe");
     if (out) {
         pass_output(ef->out, out, !ef->ranges, ctx, n);
@@ -226,97 +192,6 @@ static void write_repros(const replay_config *cfg, const mcz_mc *ctx, const bool
         if ((f && fclose(f) != 0) || !ok)
             tool_warn("%s: cannot write the repro: %s", path, strerror(errno));
     }
-}
-
-/* A run of output lines about one context: from a line naming it to the next line naming
- * another (lines before the first named one go with the unit's first context). */
-typedef struct segment {
-    uint32_t number;
-    uint32_t group; /* superpmi -p N's worker: (number - 1) % N */
-    size_t seq;     /* order of appearance, to keep it among equals */
-    size_t from, len;
-} segment;
-
-static int segment_compare(const void *a, const void *b)
-{
-    const segment *x = a, *y = b;
-    if (x->group != y->group)
-        return x->group < y->group ? -1 : 1;
-    if (x->number != y->number)
-        return x->number < y->number ? -1 : 1;
-    return (x->seq > y->seq) - (x->seq < y->seq);
-}
-
-/* Cuts the text (the units' stdout in unit order) into segments by context. */
-static int segments_cut(const char *text, size_t len, uint32_t interleave, segment **out,
-                        size_t *count)
-{
-    size_t cap = 0, n = 0;
-    segment *seg = NULL;
-    uint32_t current = 1;
-    for (size_t at = 0; at < len;) {
-        const char *nl = memchr(text + at, '\n', len - at);
-        size_t line_len = nl ? (size_t)(nl - (text + at)) + 1 : len - at;
-        size_t pos, digits;
-        uint64_t number = line_number(text + at, line_len, &pos, &digits);
-        bool starts = number >= 1 && number <= UINT32_MAX && (number != current || n == 0);
-        if (starts || n == 0) {
-            if (replay_grow(&seg, &cap, n, sizeof *seg) != MCZ_OK) {
-                free(seg);
-                return MCZ_ENOMEM;
-            }
-            current = number >= 1 && number <= UINT32_MAX ? (uint32_t)number : current;
-            seg[n] = (segment){current, (current - 1) % interleave, n, at, 0};
-            n++;
-        }
-        seg[n - 1].len += line_len;
-        at += line_len;
-    }
-    *out = seg;
-    *count = n;
-    return MCZ_OK;
-}
-
-/* The text reordered as superpmi -p N prints its workers' output, one worker after the other. */
-static int write_interleaved(const char *text, size_t len, uint32_t interleave, FILE *to)
-{
-    segment *seg;
-    size_t n;
-    int rc = segments_cut(text, len, interleave, &seg, &n);
-    if (rc != MCZ_OK)
-        return rc;
-    qsort(seg, n, sizeof *seg, segment_compare);
-    for (size_t i = 0; i < n; i++)
-        fwrite(text + seg[i].from, 1, seg[i].len, to);
-    free(seg);
-    return MCZ_OK;
-}
-
-int replay_exec_output(const char *temp_dir, FILE *to, uint32_t interleave)
-{
-    char **names;
-    size_t n;
-    if (tool_dir_list(temp_dir, "out.*", &names, &n) != 0)
-        return MCZ_EIO;
-    char *text = NULL;
-    size_t len = 0;
-    FILE *all = interleave > 1 ? tool_memstream_open(&text, &len) : to;
-    int rc = all ? MCZ_OK : MCZ_ENOMEM;
-    for (size_t i = 0; i < n && rc == MCZ_OK; i++) {
-        char path[4200];
-        snprintf(path, sizeof path, "%s/%s", temp_dir, names[i]);
-        pass_output(path, all, false, NULL, 0);
-        rc = ferror(all) ? MCZ_EIO : MCZ_OK;
-    }
-    tool_dir_list_free(names, n);
-    if (all && all != to) {
-        if (tool_stream_close(all) != 0 && rc == MCZ_OK)
-            rc = MCZ_ENOMEM;
-        if (rc == MCZ_OK)
-            rc = write_interleaved(text ? text : "", len, interleave, to);
-        free(text);
-    }
-    return rc == MCZ_OK && ferror(to) ? MCZ_EIO : rc;
 }
 
 /* What the exit status alone says of each context (kinds[]), and the message of the failed. */
@@ -400,9 +275,30 @@ static void details_warn(const unit_details *d, int code, const mcz_mc *ctx, siz
                   "exit status (%d)", ctx[0].number, ctx[n - 1].number, d->why, code);
 }
 
-/* Each context's result: its details row, else what the exit status says. */
+/* What a context's rows count as superpmi counts (one row per compile under -repeatCount). */
+static void tally_rows(const unit_details *d, replay_style style, const char *rows,
+                       exec_tally *t)
+{
+    tool_csv_span *f = malloc(d->cols.count * sizeof *f);
+    const char *p = rows, *end = rows + strlen(rows);
+    size_t n;
+    t->compiles = t->failed = t->missed = t->diffs = 0;
+    for (const char *at = p; f && tool_csv_next(&p, end, f, d->cols.count, &n) == 1; at = p) {
+        replay_rows_info one;
+        int kind = replay_rows_scan(&d->cols, style, at, (size_t)(p - at), &one);
+        t->compiles++;
+        t->failed += one.failed > 0;
+        t->missed += one.miss;
+        t->diffs += kind == REPLAY_DIFF;
+    }
+    free(f);
+}
+
+/* Each context's result: its details row, else what the exit status says; what each counts
+ * in tally[]. */
 static int report_outcome(const replay_config *cfg, const exec_files *ef, int code,
-                          const unit_details *d, const mcz_mc *ctx, size_t n, replay_chan *ch)
+                          const unit_details *d, const mcz_mc *ctx, size_t n, replay_chan *ch,
+                          exec_tally *tally)
 {
     int *kinds = calloc(n, sizeof *kinds);
     bool *first_error = calloc(n, sizeof *first_error);
@@ -420,6 +316,10 @@ static int report_outcome(const replay_config *cfg, const exec_files *ef, int co
             replay_rows_scan(&d->cols, cfg->style, d->rows[i], strlen(d->rows[i]), &info);
         int kind = info.kind;
         miss = kind >= 0 ? info.miss : miss;
+        tally[i] = (exec_tally){ctx[i].number, 1, kinds[i] != REPLAY_SUCCESS, miss, 0,
+                                ctx[i].offset};
+        if (kind >= 0)
+            tally_rows(d, cfg->style, d->rows[i], &tally[i]);
         first_error[i] = info.first_error; /* no row: superpmi wrote no repro either */
         if (kind >= 0)
             rc = replay_chan_rows(ch, ctx[i].number, kind, miss, size, d->cols.header,
@@ -649,8 +549,12 @@ int replay_exec_unit(const replay_config *cfg, const char *work_dir, bool first,
             if (!why[0])
                 unit_accounted(argv, &ef, code, &d, ctx, n, broken, sizeof broken);
         }
+        exec_tally *tally = calloc(n, sizeof *tally);
         if (rc == MCZ_OK && !why[0] && !broken[0])
-            rc = report_outcome(cfg, &ef, code, &d, ctx, n, ch);
+            rc = tally ? report_outcome(cfg, &ef, code, &d, ctx, n, ch, tally) : MCZ_ENOMEM;
+        if (rc == MCZ_OK && !why[0] && !broken[0])
+            exec_tally_write(cfg->temp_dir, tally, n);
+        free(tally);
     }
     details_free(&d, n);
     free(argv);

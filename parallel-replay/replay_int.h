@@ -253,11 +253,30 @@ void replay_worker_close(replay_worker *w, replay_stats *stats);
  * initialize) stops the run, as a command that cannot start always does. */
 int replay_exec_unit(const replay_config *cfg, const char *work_dir, bool first,
                      const mcz_mc *contexts, size_t n, replay_chan *ch);
+struct replay_counts; /* below, with the results */
+
+/* What the run's stdout must say as one superpmi over the collection would (replay_exec_output.c). */
+typedef struct replay_exec_view {
+    const replay_plan *plan;
+    replay_style style;
+    const char *fail_list; /* the run's -f, as superpmi's banner names it; NULL: none */
+    bool selected;         /* -c given: superpmi's progress goes over the list */
+    uint32_t repeat;       /* the command's -repeatCount (0: none) */
+    uint32_t interleave;   /* --order-as-parallel N; 0 or 1: none */
+    double started;        /* tool_now() when the run started */
+} replay_exec_view;
+
 /* After the run: the commands' stdout, in the order of their units' numbers (so the lines read
- * as one superpmi run's, whatever -j), copied to `to`; interleave N > 1: in the order superpmi
- * -p N prints them (worker i's contexts i+1, i+1+N, ... one worker after the other), each
- * context's lines those from the line naming it to the next naming another. */
-int replay_exec_output(const char *temp_dir, FILE *to, uint32_t interleave);
+ * as one superpmi run's, whatever -j), copied to `to`, each unit's banner, progress lines,
+ * summary and total time replaced by the run's (the first unit's banner naming the collection,
+ * progress lines over the whole run; replay_exec_output.c says how); interleave N > 1: in the
+ * order superpmi -p N prints them (worker i's contexts i+1, i+1+N, ... one worker after the
+ * other), each context's lines those from the line naming it to the next naming another.
+ * *extra: what the commands' -repeatCount adds to the summary's counts of one per context. */
+int replay_exec_output(const char *temp_dir, const replay_exec_view *v, FILE *to,
+                       struct replay_counts *extra);
+/* After the summary: superpmi's "Total time: Tms" when the commands printed their banner. */
+void replay_exec_trailer(const replay_exec_view *v, FILE *to);
 
 /* ---- Process module (replay_sched.c, replay_pool.c, replay_proc_*.c) ------------------------- */
 
@@ -360,8 +379,10 @@ void replay_table_count(const replay_table *t, replay_counts *c);
 void replay_counts_print(const replay_counts *c, FILE *out);
 int replay_counts_exit_code(const replay_counts *c);
 /* Lists non-success contexts on err (at most `limit` lines); lost_only: only those no replayer
- * judged (crashes, timeouts, unreadable), whose failures the replayer's own lines do not say. */
-void replay_table_report(const replay_table *t, FILE *err, size_t limit, bool lost_only);
+ * judged (crashes, timeouts, unreadable), whose failures the replayer's own lines do not say;
+ * details: --details holds the rest (said when some are left out). */
+void replay_table_report(const replay_table *t, FILE *err, size_t limit, bool lost_only,
+                         bool details);
 /* The warning mcs -integ gives about unknown packet ids, counted from the messages of the
  * contexts that passed with some (REPLAY_UNKNOWN_NOTE). */
 void replay_table_warn_unknown(const replay_table *t);

@@ -101,6 +101,11 @@ static const char usage_text[] =
     "output: superpmi's summary line on stdout,\n"
     "    Loaded N  Jitted N  FailedCompile N Excluded N Missing N[ Diffs N]\n"
     "(FailedCompile counts failures, missing data, crashes, timeouts and unreadable contexts).\n"
+    "With --exec, stdout is what one superpmi over the whole collection prints with CMD's\n"
+    "options: the first unit's banner naming COLLECTION, -c and -f (no temporary path), the\n"
+    "units' ISSUE/MISSING lines with global numbers, progress lines over the whole run, one\n"
+    "summary counting each compile of -repeatCount N, the run's total time. On stderr\n"
+    "mcz-replay lists only contexts no command judged (crashes, timeouts).\n"
     "exit codes (superpmi's): 0 all passed; 1 failures, crashes or timeouts; 2 asm diffs\n"
     "(no failures); 3 missing data only; 254 the replayer failed to initialize; 255 bad\n"
     "arguments, an output that cannot be created (checked before any work), an empty,\n"
@@ -475,6 +480,10 @@ static int fail_output(const char *path, const mcz_diag *d)
     return fail("%s", tool_where_text(&at, d, text, sizeof text));
 }
 
+/* --exec: what the commands' -repeatCount adds to the table's one count per context
+ * (replay_exec_output). */
+static replay_counts exec_extra;
+
 /* Writes what the table holds: stderr report, -f, --details, --results (when id), summary. */
 static int conclude(const options *o, replay_table *t, const replay_shard_id *id)
 {
@@ -484,7 +493,14 @@ static int conclude(const options *o, replay_table *t, const replay_shard_id *id
         return fail_diag(&d);
     replay_counts c;
     replay_table_count(t, &c);
-    replay_table_report(t, stderr, REPORT_LIMIT, !tool_info_shown());
+    c.jitted += exec_extra.jitted;
+    c.failed += exec_extra.failed;
+    c.missing += exec_extra.missing;
+    c.diffs += exec_extra.diffs;
+    /* --exec: superpmi's own lines say what its contexts did (ISSUE, ERROR, MISSING); only
+     * what no command judged is told here */
+    replay_table_report(t, stderr, REPORT_LIMIT, !tool_info_shown() || o->exec != NULL,
+                        o->details != NULL);
     replay_table_warn_unknown(t);
     /* An output that cannot be written fails the run, but the summary of the work done is
      * still printed (a full disk must not hide what the replay found). */
@@ -707,6 +723,14 @@ static int outcome_code(const options *o, replay_table *t, const replay_plan *pl
     return conclude(o, t, &id);
 }
 
+/* The --exec command's -repeatCount N (superpmi's progress counts N compiles a context); 0. */
+static uint32_t exec_repeat(char **argv)
+{
+    size_t i = argv ? tool_spmi_find(argv, TOOL_SPMI_REPEAT_COUNT) : 0;
+    uint64_t n;
+    return i && argv[i + 1] && replay_parse_count(argv[i + 1], 1, INT32_MAX, &n) ? (uint32_t)n : 0;
+}
+
 static unsigned workers_wanted(const options *o)
 {
     return o->workers ? o->workers : (unsigned)tool_cpu_count();
@@ -789,13 +813,17 @@ static int replay_main(const options *o, const char *path)
                                  .failure_limit = o->failure_limit};
         replay_table t = {.style = cfg.style, .interleave = o->interleave};
         replay_outcome out;
+        replay_exec_view view = {&plan, cfg.style, o->fail_list, o->select != NULL,
+                                 exec_repeat(cfg.exec_argv), o->interleave, tool_now()};
         rc = replay_proc_run(&cfg, &ro, &t, &out);
         if (cfg.mode == REPLAY_MODE_EXEC)
-            replay_exec_output(cfg.temp_dir, stdout, o->interleave);
+            replay_exec_output(cfg.temp_dir, &view, stdout, &exec_extra);
         if (rc != MCZ_OK && !out.init_failed && !out.broken)
             code = fail("%s", out.message[0] ? out.message : mcz_error_name(rc));
         else
             code = outcome_code(o, &t, &plan, &out);
+        if (cfg.mode == REPLAY_MODE_EXEC && !out.init_failed && tool_info_shown())
+            replay_exec_trailer(&view, stdout);
         replay_table_free(&t);
     }
     exec_cleanup(&es);

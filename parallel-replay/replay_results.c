@@ -151,7 +151,8 @@ int replay_counts_exit_code(const replay_counts *c)
     return REPLAY_EXIT_SUCCESS;
 }
 
-void replay_table_report(const replay_table *t, FILE *err, size_t limit, bool lost_only)
+void replay_table_report(const replay_table *t, FILE *err, size_t limit, bool lost_only,
+                         bool details)
 {
     size_t shown = 0, more = 0;
     for (size_t i = 0; i < t->count; i++) {
@@ -168,7 +169,7 @@ void replay_table_report(const replay_table *t, FILE *err, size_t limit, bool lo
         shown++;
     }
     if (more)
-        fprintf(err, "mcz-replay: ... and %zu more (see --details)\n", more);
+        fprintf(err, "mcz-replay: ... and %zu more%s\n", more, details ? " (see --details)" : "");
 }
 
 void replay_table_warn_unknown(const replay_table *t)

@@ -235,12 +235,13 @@ exit 0
 EOF
 chmod +x "$T/fake-spmi.sh"
 awk -F, 'NR > 1 && $2 % 2 == 1 { printf "%d\r\n", $1 }' "$T/v1.csv" > "$T/odd.want"
-# (bigger .mch units keep the number of command runs small)
-code_run "exec -j 2 on .mcz" 1 "$R" -q -j 2 --exec "$T/fake-spmi.sh" -f "$T/e2.mcl" --details "$T/e2.csv" "$T/c.mcz"
-code_run "exec -j 1 on .mch" 1 "$R" -q -j 1 --unit-size 600000 --exec "$T/fake-spmi.sh" -f "$T/e1.mcl" --details "$T/e1.csv" "$T/c.mch"
+# (bigger .mch units keep the number of command runs small; the failures are the command's to
+# tell: mcz-replay lists on stderr only contexts no command judged)
+exit_is "exec -j 2 on .mcz" 1 "$R" -q -j 2 --exec "$T/fake-spmi.sh" -f "$T/e2.mcl" --details "$T/e2.csv" "$T/c.mcz"
+exit_is "exec -j 1 on .mch" 1 "$R" -q -j 1 --unit-size 600000 --exec "$T/fake-spmi.sh" -f "$T/e1.mcl" --details "$T/e1.csv" "$T/c.mch"
 same "exec: failing lists mapped to global numbers" "$T/odd.want" "$T/e2.mcl"
 same "exec: same details with -j 1 and -j 2, .mch and .mcz" "$T/e1.csv" "$T/e2.csv"
-code_run "exec --exec-original on .mch" 1 "$R" -q -j 2 --unit-size 600000 --exec "$T/fake-spmi.sh" --exec-original -f "$T/eo.mcl" "$T/c.mch"
+exit_is "exec --exec-original on .mch" 1 "$R" -q -j 2 --unit-size 600000 --exec "$T/fake-spmi.sh" --exec-original -f "$T/eo.mcl" "$T/c.mch"
 same "exec --exec-original: the same failing list" "$T/odd.want" "$T/eo.mcl"
 printf '#!/bin/sh\nexit 5\n' > "$T/broken.sh"; chmod +x "$T/broken.sh"
 code_run "exec: a command exiting 5 fails every context" 1 "$R" -q -j 2 --exec "$T/broken.sh" -f "$T/b.mcl" "$T/c.mcz"
