@@ -15,6 +15,7 @@
  * 254 (superpmi: the JIT failed to initialize) on a worker's first unit, stops the whole run.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -26,18 +27,86 @@
  * integrity", no context compiled) and is told apart. */
 static const char toc_lead[8] = {'M', 'C', 'Z', '-', 'T', 'O', 'C', '\n'};
 
-/* Writes the unit file: 0, or the errno of the write that failed (a full TMPDIR: ENOSPC). */
-static int write_unit(const char *path, const mcz_mc *ctx, size_t n, bool lead)
+/* ---- The unit file, written while the worker walks its unit ---------------------------- */
+
+static bool toc_refused; /* this worker's superpmi reads no table (below): no more tries */
+
+/* The file is this worker's one unit file, written over in place from one unit to the next
+ * (then cut to its length): the file system reuses its pages instead of allocating, and
+ * freeing, a unit's worth of blocks per command. Every context is written as the worker reads
+ * it, straight from the decoded chunk: no copy of the unit is held. */
+int replay_exec_file_begin(const replay_config *cfg, const char *work_dir, replay_exec_file *uf)
 {
-    FILE *f = fopen(path, "wbe");
+    memset(uf, 0, sizeof *uf);
+    if (cfg->exec_original)
+        return MCZ_OK;
+    uf->lead = cfg->exec_toc && !toc_refused;
+    snprintf(uf->path, sizeof uf->path, "%s/unit.mch", work_dir);
+    int fd = open(uf->path, O_WRONLY | O_CREAT | TOOL_O_CLOEXEC, 0600);
+    uf->f = fd >= 0 ? fdopen(fd, "wb") : NULL;
+    if (!uf->f) {
+        uf->err = errno ? errno : EIO;
+        if (fd >= 0)
+            close(fd);
+        return MCZ_OK;
+    }
+    static char buf[1 << 20]; /* one unit file open at a time per worker */
+    setvbuf(uf->f, buf, _IOFBF, sizeof buf);
+    if (uf->lead && fwrite(toc_lead, 1, sizeof toc_lead, uf->f) != sizeof toc_lead)
+        uf->err = errno ? errno : EIO;
+    uf->size = uf->lead ? sizeof toc_lead : 0;
+    return MCZ_OK;
+}
+
+void replay_exec_file_add(replay_exec_file *uf, const mcz_mc *mc)
+{
+    if (!uf->f || uf->err)
+        return;
+    if (fwrite(mc->bytes, 1, mc->size, uf->f) != mc->size)
+        uf->err = errno ? errno : EIO;
+    uf->size += mc->size;
+}
+
+/* The file complete (flushed, cut to what was written, closed): 0, or the errno of the write
+ * that failed (a full TMPDIR: ENOSPC). */
+static int file_end(replay_exec_file *uf)
+{
+    if (!uf->f)
+        return uf->err;
+    if (!uf->err && (fflush(uf->f) != 0 || ftruncate(fileno(uf->f), (off_t)uf->size) != 0))
+        uf->err = errno ? errno : EIO;
+    if (fclose(uf->f) != 0 && !uf->err)
+        uf->err = errno ? errno : EIO;
+    uf->f = NULL;
+    return uf->err;
+}
+
+void replay_exec_file_end_unused(replay_exec_file *uf)
+{
+    if (uf->f)
+        fclose(uf->f);
+    uf->f = NULL;
+}
+
+/* The unit file without its table's lead (a superpmi that read no table): its bytes moved
+ * down over the lead, in place. 0, or an errno. */
+static int file_drop_lead(const char *path, uint64_t size)
+{
+    FILE *f = fopen(path, "r+be");
     if (!f)
         return errno ? errno : EIO;
+    static char buf[1 << 16];
     int err = 0;
-    if (lead && fwrite(toc_lead, 1, sizeof toc_lead, f) != sizeof toc_lead)
-        err = errno ? errno : EIO;
-    for (size_t i = 0; i < n && !err; i++)
-        if (fwrite(ctx[i].bytes, 1, ctx[i].size, f) != ctx[i].size)
+    for (uint64_t at = sizeof toc_lead; at < size && !err;) {
+        size_t len = size - at < sizeof buf ? (size_t)(size - at) : sizeof buf;
+        if (fseeko(f, (off_t)at, SEEK_SET) != 0 || fread(buf, 1, len, f) != len ||
+            fseeko(f, (off_t)(at - sizeof toc_lead), SEEK_SET) != 0 ||
+            fwrite(buf, 1, len, f) != len)
             err = errno ? errno : EIO;
+        at += len;
+    }
+    if (!err && (fflush(f) != 0 || ftruncate(fileno(f), (off_t)(size - sizeof toc_lead)) != 0))
+        err = errno ? errno : EIO;
     if (fclose(f) != 0 && !err)
         err = errno ? errno : EIO;
     return err;
@@ -71,6 +140,7 @@ typedef struct exec_files {
     char err[4200];
     char original[4200]; /* --exec-original: the collection's path */
     char *ranges;        /* --exec-original: the unit's numbers */
+    bool lead;           /* the unit file starts with the table's lead (--exec-toc) */
 } exec_files;
 
 static char **build_argv(const replay_config *cfg, exec_files *ef)
@@ -177,20 +247,43 @@ static void pass_outputs(const replay_config *cfg, const exec_files *ef, const m
     fflush(stderr);
 }
 
+/* The bytes of ctx[i] read back: from the unit file (after the lead, the contexts before it),
+ * or from the collection itself (--exec-original, at its offset). malloc'ed; NULL. */
+static uint8_t *context_bytes(const exec_files *ef, const mcz_mc *ctx, size_t i)
+{
+    uint64_t at = ef->ranges && !ef->lead ? ctx[i].offset : ef->lead ? sizeof toc_lead : 0;
+    for (size_t k = 0; k < i && (!ef->ranges || ef->lead); k++)
+        at += ctx[k].size;
+    FILE *f = fopen(ef->ranges && !ef->lead ? ef->original : ef->unit, "rbe");
+    uint8_t *bytes = f ? malloc(ctx[i].size ? ctx[i].size : 1) : NULL;
+    bool ok = bytes && fseeko(f, (off_t)at, SEEK_SET) == 0 &&
+              fread(bytes, 1, ctx[i].size, f) == ctx[i].size;
+    if (f)
+        fclose(f);
+    if (!ok) {
+        free(bytes);
+        return NULL;
+    }
+    return bytes;
+}
+
 /* -r PREFIX: each context that failed is written alone as PREFIX-N.mc, as superpmi does for its
  * errors (with its global number). */
-static void write_repros(const replay_config *cfg, const mcz_mc *ctx, const bool *first_error,
-                         size_t n)
+static void write_repros(const replay_config *cfg, const exec_files *ef, const mcz_mc *ctx,
+                         const bool *first_error, size_t n)
 {
     for (size_t i = 0; cfg->repro && i < n; i++) {
         if (!first_error[i])
             continue;
         char path[4200];
         snprintf(path, sizeof path, "%s-%u.mc", cfg->repro, ctx[i].number);
-        FILE *f = fopen(path, "wbe");
-        bool ok = f && fwrite(ctx[i].bytes, 1, ctx[i].size, f) == ctx[i].size;
+        uint8_t *bytes = context_bytes(ef, ctx, i);
+        FILE *f = bytes ? fopen(path, "wbe") : NULL;
+        bool ok = f && fwrite(bytes, 1, ctx[i].size, f) == ctx[i].size;
         if ((f && fclose(f) != 0) || !ok)
-            tool_warn("%s: cannot write the repro: %s", path, strerror(errno));
+            tool_warn("%s: cannot write the repro: %s", path, bytes ? strerror(errno)
+                                                                     : "cannot read it back");
+        free(bytes);
     }
 }
 
@@ -277,10 +370,16 @@ static void details_warn(const unit_details *d, int code, const mcz_mc *ctx, siz
 
 /* What a context's rows count as superpmi counts (one row per compile under -repeatCount). */
 static void tally_rows(const unit_details *d, replay_style style, const char *rows,
-                       exec_tally *t)
+                       const replay_rows_info *all, exec_tally *t)
 {
+    const char *end = rows + strlen(rows), *lf = memchr(rows, '\n', (size_t)(end - rows));
+    if (lf && lf + 1 == end) { /* one row (one compile): what the rows say */
+        *t = (exec_tally){t->number, 1, all->failed > 0, all->miss, all->kind == REPLAY_DIFF,
+                          t->offset};
+        return;
+    }
     tool_csv_span *f = malloc(d->cols.count * sizeof *f);
-    const char *p = rows, *end = rows + strlen(rows);
+    const char *p = rows;
     size_t n;
     t->compiles = t->failed = t->missed = t->diffs = 0;
     for (const char *at = p; f && tool_csv_next(&p, end, f, d->cols.count, &n) == 1; at = p) {
@@ -319,7 +418,7 @@ static int report_outcome(const replay_config *cfg, const exec_files *ef, int co
         tally[i] = (exec_tally){ctx[i].number, 1, kinds[i] != REPLAY_SUCCESS, miss, 0,
                                 ctx[i].offset};
         if (kind >= 0)
-            tally_rows(d, cfg->style, d->rows[i], &tally[i]);
+            tally_rows(d, cfg->style, d->rows[i], &info, &tally[i]);
         first_error[i] = info.first_error; /* no row: superpmi wrote no repro either */
         if (kind >= 0)
             rc = replay_chan_rows(ch, ctx[i].number, kind, miss, size, d->cols.header,
@@ -329,7 +428,7 @@ static int report_outcome(const replay_config *cfg, const exec_files *ef, int co
                                     kinds[i] == REPLAY_SUCCESS ? NULL : msg);
     }
     if (rc == MCZ_OK)
-        write_repros(cfg, ctx, first_error, n);
+        write_repros(cfg, ef, ctx, first_error, n);
     free(kinds);
     free(first_error);
     return rc;
@@ -396,7 +495,6 @@ static void unit_accounted(char *const argv[], const exec_files *ef, int code,
  * loader refuses the file (tocfile.cpp at dotnet/runtime@4d0fd37a refuses every table) finds no
  * context: the unit is run again numbered 1..k, mapped back by mcz-replay, and this worker does
  * so from then on. Not with -m (superpmi ignores it under -c) or --exec-original. */
-static bool toc_refused; /* this worker's superpmi reads no table: no more tries */
 
 static int write_toc(const char *path, const mcz_mc *ctx, size_t n)
 {
@@ -451,9 +549,13 @@ static int run_once(const replay_config *cfg, exec_files *ef, int *exec_errno, i
     return code;
 }
 
-static void unit_files_remove(const exec_files *ef)
+/* The unit's files removed; the unit file too when `all` (it is otherwise written over by the
+ * next unit, then removed with the worker's directory). */
+static void unit_files_remove(const exec_files *ef, bool all)
 {
-    const char *const paths[] = {ef->unit, ef->toc, ef->list, ef->details, ef->out, ef->err};
+    if (all)
+        unlink(ef->unit);
+    const char *const paths[] = {ef->toc, ef->list, ef->details, ef->out, ef->err};
     for (size_t i = 0; i < sizeof paths / sizeof *paths; i++)
         unlink(paths[i]);
 }
@@ -466,15 +568,15 @@ static _Noreturn void unit_broken(const exec_files *ef, const mcz_mc *ctx, size_
     char msg[EXEC_WHY_MAX + 64];
     snprintf(msg, sizeof msg, "contexts %u-%u: %s; they were not replayed", ctx[0].number,
              ctx[n - 1].number, why);
-    unit_files_remove(ef);
+    unit_files_remove(ef, true);
     replay_chan_broken(ch, msg);
 }
 
-/* The unit written to its file (ef->unit), or the run stopped naming the file and the errno. */
-static void unit_write(const exec_files *ef, const mcz_mc *ctx, size_t n, bool lead,
+/* The unit file finished (uf), or the run stopped naming the file and the errno. */
+static void unit_write(const exec_files *ef, replay_exec_file *uf, const mcz_mc *ctx, size_t n,
                        replay_chan *ch)
 {
-    int err = write_unit(ef->unit, ctx, n, lead);
+    int err = file_end(uf);
     if (!err)
         return;
     char why[EXEC_WHY_MAX];
@@ -485,7 +587,7 @@ static void unit_write(const exec_files *ef, const mcz_mc *ctx, size_t n, bool l
 
 /* Runs the command, and again without the table when its superpmi read none: its exit status
  * in *code, its details in d. */
-static int unit_run(const replay_config *cfg, exec_files *ef, bool tried_toc, const mcz_mc *ctx,
+static int unit_run(const replay_config *cfg, exec_files *ef, uint64_t size, const mcz_mc *ctx,
                     size_t n, char ***argv, unit_details *d, int *code_out, replay_chan *ch)
 {
     int exec_errno, start_errno;
@@ -493,13 +595,20 @@ static int unit_run(const replay_config *cfg, exec_files *ef, bool tried_toc, co
     int rc = *argv ? details_load(cfg, ef, ctx, n, d) : MCZ_ENOMEM;
     /* checked on every unit: a superpmi that read no table must never pass for one that
      * compiled nothing and succeeded */
-    if (rc == MCZ_OK && tried_toc && !exec_errno && code >= 0 && !toc_honoured(code, d, n)) {
+    if (rc == MCZ_OK && ef->lead && !exec_errno && code >= 0 && !toc_honoured(code, d, n)) {
         toc_refused = true;
         free(ef->ranges);
         ef->ranges = NULL;
+        ef->lead = false;
         unlink(ef->toc);
         details_free(d, n);
-        unit_write(ef, ctx, n, false, ch);
+        int err = file_drop_lead(ef->unit, size);
+        if (err) {
+            char why[EXEC_WHY_MAX];
+            snprintf(why, sizeof why, "cannot write the unit's temporary .mch %s: %s",
+                     ef->unit, strerror(err));
+            unit_broken(ef, ctx, n, why, ch);
+        }
         code = run_once(cfg, ef, &exec_errno, &start_errno, argv);
         rc = *argv ? details_load(cfg, ef, ctx, n, d) : MCZ_ENOMEM;
     }
@@ -516,7 +625,7 @@ static int unit_run(const replay_config *cfg, exec_files *ef, bool tried_toc, co
 }
 
 int replay_exec_unit(const replay_config *cfg, const char *work_dir, bool first,
-                     const mcz_mc *ctx, size_t n, replay_chan *ch)
+                     replay_exec_file *uf, const mcz_mc *ctx, size_t n, replay_chan *ch)
 {
     exec_files ef = {.ranges = NULL};
     snprintf(ef.unit, sizeof ef.unit, "%s/unit.mch", work_dir);
@@ -530,19 +639,28 @@ int replay_exec_unit(const replay_config *cfg, const char *work_dir, bool first,
     unlink(ef.details);
     if (cfg->exec_original && !(ef.ranges = global_ranges(ctx, n)))
         return MCZ_ENOMEM;
-    bool tried_toc = !cfg->exec_original && cfg->exec_toc && !toc_refused &&
-                     write_toc(ef.toc, ctx, n) == MCZ_OK && (ef.ranges = global_ranges(ctx, n));
+    ef.lead = uf->lead;
     if (!cfg->exec_original)
-        unit_write(&ef, ctx, n, tried_toc, ch);
-    if (tried_toc)
+        unit_write(&ef, uf, ctx, n, ch);
+    if (ef.lead) {
+        int err = write_toc(ef.toc, ctx, n);
+        if (err == MCZ_ENOMEM || !(ef.ranges = global_ranges(ctx, n)))
+            return MCZ_ENOMEM;
+        if (err != MCZ_OK) {
+            char why[EXEC_WHY_MAX];
+            snprintf(why, sizeof why, "cannot write the unit's temporary table %s: %s", ef.toc,
+                     strerror(errno ? errno : EIO));
+            unit_broken(&ef, ctx, n, why, ch);
+        }
         snprintf(ef.original, sizeof ef.original, "%s", ef.unit);
+    }
     char **argv = NULL;
     char why[REPLAY_MESSAGE_MAX] = "", broken[EXEC_WHY_MAX] = "";
     unit_details d = {0};
     int rc = replay_chan_start(ch, ctx[0].number, 0, true);
     if (rc == MCZ_OK) {
         int code = 0;
-        rc = unit_run(cfg, &ef, tried_toc, ctx, n, &argv, &d, &code, ch);
+        rc = unit_run(cfg, &ef, uf->size, ctx, n, &argv, &d, &code, ch);
         if (rc == MCZ_OK) {
             pass_outputs(cfg, &ef, ctx, n);
             fatal_reason(argv, code, first, why, sizeof why);
@@ -561,7 +679,7 @@ int replay_exec_unit(const replay_config *cfg, const char *work_dir, bool first,
     free(ef.ranges);
     if (broken[0])
         unit_broken(&ef, ctx, n, broken, ch);
-    unit_files_remove(&ef);
+    unit_files_remove(&ef, false);
     if (why[0])
         replay_chan_fatal(ch, why);
     return rc;

@@ -248,11 +248,27 @@ int replay_worker_unit(replay_worker *w, const replay_unit *u, uint32_t resume, 
                        replay_chan *ch);
 void replay_worker_close(replay_worker *w, replay_stats *stats);
 
-/* --exec: runs the command over the contexts (views) of one unit; reports each through ch.
- * first: the worker's first command, whose exit status 254 (superpmi: the JIT failed to
- * initialize) stops the run, as a command that cannot start always does. */
+/* --exec: the unit's file, written while the worker walks the unit (replay_exec_file_add each
+ * context, straight from the decoded chunk), then handed to replay_exec_unit. A write that
+ * fails is remembered and stops the run there, naming the file and the errno. */
+typedef struct replay_exec_file {
+    FILE *f;          /* NULL: none (--exec-original), or it could not be opened (err) */
+    int err;          /* errno of the first failure; 0 */
+    bool lead;        /* it starts with the lead of a file read through its table */
+    uint64_t size;    /* bytes written */
+    char path[4200];
+} replay_exec_file;
+
+int replay_exec_file_begin(const replay_config *cfg, const char *work_dir, replay_exec_file *uf);
+void replay_exec_file_add(replay_exec_file *uf, const mcz_mc *mc);
+/* Closes the file of a unit that runs no command (nothing to replay, or unreadable). */
+void replay_exec_file_end_unused(replay_exec_file *uf);
+
+/* --exec: runs the command over one unit, whose contexts (their numbers, sizes and offsets;
+ * bytes not needed) uf holds; reports each through ch. first: the worker's first command,
+ * whose exit status 254 (superpmi: the JIT failed to initialize) stops the run. */
 int replay_exec_unit(const replay_config *cfg, const char *work_dir, bool first,
-                     const mcz_mc *contexts, size_t n, replay_chan *ch);
+                     replay_exec_file *uf, const mcz_mc *contexts, size_t n, replay_chan *ch);
 struct replay_counts; /* below, with the results */
 
 /* What the run's stdout must say as one superpmi over the collection would (replay_exec_output.c). */

@@ -26,10 +26,8 @@ struct replay_worker {
     void *plugin_state;
     char work_dir[4096]; /* --exec */
     replay_stats stats;
-    mcz_mc *batch;       /* --exec: the unit's contexts */
+    mcz_mc *batch;       /* --exec: the unit's contexts (their bytes are in the unit file) */
     size_t batch_cap;
-    uint8_t *batch_bytes; /* their bytes, copied (a unit of several chunks outlives the views) */
-    size_t batch_len, batch_bytes_cap;
     uint64_t commands;   /* --exec: commands run */
 };
 
@@ -105,12 +103,15 @@ void replay_worker_close(replay_worker *w, replay_stats *stats)
         *stats = w->stats;
     if (w->plugin_state && w->cfg->plugin->finish)
         w->cfg->plugin->finish(w->plugin_state);
-    if (w->work_dir[0])
+    if (w->work_dir[0]) {
+        char path[4200];
+        snprintf(path, sizeof path, "%s/unit.mch", w->work_dir);
+        unlink(path);
         rmdir(w->work_dir);
+    }
     mcz_cursor_free(w->cursor);
     mcz_reader_close(w->reader);
     free(w->batch);
-    free(w->batch_bytes);
     free(w);
 }
 
@@ -268,35 +269,15 @@ static int context_each(replay_worker *w, const mcz_mc *mc, replay_chan *ch)
     return replay_chan_result(ch, mc->number, kind, size, msg[0] ? msg : NULL);
 }
 
-/* Keeps a copy of the context: its bytes at an offset of batch_bytes until batch_fix. */
-static int batch_add(replay_worker *w, size_t n, const mcz_mc *mc)
+/* Keeps the context's number, size and offset; its bytes go to the unit file. */
+static int batch_add(replay_worker *w, size_t n, const mcz_mc *mc, replay_exec_file *uf)
 {
     if (replay_grow(&w->batch, &w->batch_cap, n, sizeof *w->batch) != MCZ_OK)
         return MCZ_ENOMEM;
-    size_t need = w->batch_len + mc->size;
-    if (need > w->batch_bytes_cap) {
-        size_t cap = w->batch_bytes_cap ? w->batch_bytes_cap : 1u << 20;
-        while (cap < need)
-            cap *= 2;
-        uint8_t *grown = realloc(w->batch_bytes, cap);
-        if (!grown)
-            return MCZ_ENOMEM;
-        w->batch_bytes = grown;
-        w->batch_bytes_cap = cap;
-    }
-    memcpy(w->batch_bytes + w->batch_len, mc->bytes, mc->size);
+    replay_exec_file_add(uf, mc);
     w->batch[n] = *mc;
-    w->batch[n].bytes = (const uint8_t *)(uintptr_t)w->batch_len;
-    w->batch_len = need;
+    w->batch[n].bytes = NULL;
     return MCZ_OK;
-}
-
-/* Points the batch's contexts at their copied bytes; empties the copy for the next unit. */
-static void batch_fix(replay_worker *w, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        w->batch[i].bytes = w->batch_bytes + (uintptr_t)w->batch[i].bytes;
-    w->batch_len = 0;
 }
 
 int replay_worker_unit(replay_worker *w, const replay_unit *u, uint32_t resume, replay_filter f,
@@ -309,14 +290,18 @@ int replay_worker_unit(replay_worker *w, const replay_unit *u, uint32_t resume, 
         return report_unreadable(w, u, resume, f, &d, ch);
     bool exec = w->cfg->mode == REPLAY_MODE_EXEC;
     size_t batched = 0;
-    w->batch_len = 0;
+    replay_exec_file uf = {.f = NULL};
+    if (exec)
+        replay_exec_file_begin(w->cfg, w->work_dir, &uf);
     while (walk.number + 1 - u->first < u->count) {
         mcz_mc mc;
         uint32_t next = walk.number + 1;
         if (unit_next(&walk, &mc, &d) != MCZ_OK) {
             int rc = report_unreadable(w, u, next > resume ? next : resume, f, &d, ch);
-            if (rc != MCZ_OK || !exec)
+            if (rc != MCZ_OK || !exec) {
+                replay_exec_file_end_unused(&uf);
                 return rc;
+            }
             break;
         }
         if (mc.number < resume || !replay_plan_wants(w->plan, f, mc.number))
@@ -327,13 +312,16 @@ int replay_worker_unit(replay_worker *w, const replay_unit *u, uint32_t resume, 
         else if (excluded(w, &mc))
             rc = replay_chan_result(ch, mc.number, REPLAY_EXCLUDED, (uint32_t)mc.size, NULL);
         else
-            rc = batch_add(w, batched++, &mc);
-        if (rc != MCZ_OK)
+            rc = batch_add(w, batched++, &mc, &uf);
+        if (rc != MCZ_OK) {
+            replay_exec_file_end_unused(&uf);
             return rc;
+        }
     }
-    if (!exec || batched == 0)
+    if (!exec || batched == 0) {
+        replay_exec_file_end_unused(&uf);
         return MCZ_OK;
+    }
     w->stats.contexts += batched;
-    batch_fix(w, batched);
-    return replay_exec_unit(w->cfg, w->work_dir, w->commands++ == 0, w->batch, batched, ch);
+    return replay_exec_unit(w->cfg, w->work_dir, w->commands++ == 0, &uf, w->batch, batched, ch);
 }

@@ -95,8 +95,8 @@
  * Test hooks (environment): STANDIN_METRICS=16|70|106 picks the metric list; STANDIN_CRASH=1
  * aborts on a context with h % 29 == 3 after the rows before it are written;
  * STANDIN_SLEEP_MS=N sleeps N ms before each context; STANDIN_SPIN_US=N spends N microseconds
- * of CPU on each (benchmarks: what a JIT's compile costs); STANDIN_TOC=reject refuses .mct
- * tables.
+ * of CPU on each (benchmarks: what a JIT's compile costs); STANDIN_START_MS=N waits N ms when
+ * it loads the JIT (what a start costs); STANDIN_TOC=reject refuses .mct tables.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -932,6 +932,17 @@ typedef struct jit {
 } jit;
 
 /* JitInstance::InitJit: false (messages printed) when the JIT cannot be loaded. */
+/* STANDIN_START_MS=N: loading a JIT takes N ms more (a process start and a JIT load cost tens
+ * of milliseconds; benchmarks of how often a replay starts superpmi). */
+static void start_hook(void)
+{
+    const char *ms = getenv("STANDIN_START_MS");
+    if (ms && atoi(ms) > 0) {
+        struct timespec t = {atoi(ms) / 1000, (long)(atoi(ms) % 1000) * 1000000L};
+        nanosleep(&t, NULL);
+    }
+}
+
 static bool jit_load(jit *j, const char *path)
 {
     j->path = path;
@@ -958,6 +969,7 @@ static bool jit_load(jit *j, const char *path)
     const char *out = getenv("DOTNET_JitStdOutFile");
     if (out && *out && !(j->stdout_file = fopen(out, "a")))
         say(LOG_WARNING, "cannot open JitStdOutFile '%s'", out);
+    start_hook();
     say(LOG_VERBOSE, "Jit startup took %fms", 0.0);
     return true;
 }
