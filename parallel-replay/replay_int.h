@@ -247,6 +247,8 @@ int replay_worker_open(const replay_config *cfg, replay_worker **out, char *msg,
 int replay_worker_unit(replay_worker *w, const replay_unit *u, uint32_t resume, replay_filter f,
                        replay_chan *ch);
 void replay_worker_close(replay_worker *w, replay_stats *stats);
+/* Its figures so far. */
+void replay_worker_stats(const replay_worker *w, replay_stats *stats);
 
 /* --exec: the unit's file, written while the worker walks the unit (replay_exec_file_add each
  * context, straight from the decoded chunk), then handed to replay_exec_unit. A write that
@@ -356,6 +358,9 @@ typedef struct replay_run_options {
     bool progress;      /* a progress line on stderr */
     bool stats;         /* per-worker I/O figures on stderr */
     uint64_t failure_limit; /* no unit is handed out once this many contexts failed; 0: none */
+    uint64_t exec_bound;    /* --exec: bytes of contexts one command may get, its units
+                             * sized from what the first commands took (replay_span.c);
+                             * 0: a unit each */
 } replay_run_options;
 
 /* How a run ended, beyond the table. */

@@ -19,9 +19,10 @@
 #include "tool.h"
 
 /* --exec: bytes of contexts handed to one command start (bench/replay.sh, parallel-replay/README.md). */
-#define EXEC_BATCH_DEFAULT (16u << 20)
-#define EXEC_BATCH_TEXT "16M"
+#define EXEC_BATCH_DEFAULT (64u << 20)
+#define EXEC_BATCH_TEXT "64M"
 #define EXEC_UNITS_PER_WORKER 4
+#define EXEC_PIECES 16 /* units per --exec-batch: the grain commands are sized in */
 #define REPORT_LIMIT 20 /* failing contexts listed on stderr; the rest are in --details */
 
 static const char usage_text[] =
@@ -66,9 +67,12 @@ static const char usage_text[] =
     "                     details and exit code as one run over the whole collection\n"
     "  --unit-size SIZE   .mch input: bytes of contexts per work unit, e.g. 4M (default 1M;\n"
     "                     with --exec, --exec-batch's when larger)\n"
-    "  --exec-batch SIZE  --exec: whole archive chunks per command until they hold SIZE bytes\n"
-    "                     (0: a chunk each; default " EXEC_BATCH_TEXT "), less when every worker\n"
-    "                     would get fewer than 4 commands\n"
+    "  --exec-batch SIZE  --exec: the bound: no command gets more than SIZE bytes of\n"
+    "                     contexts, so the run's unit files in TMPDIR hold at most\n"
+    "                     -j x SIZE (default " EXEC_BATCH_TEXT "; 0: a chunk each). Within it the\n"
+    "                     batch is sized from what the first commands took: a start that\n"
+    "                     costs much against its contexts gets more of them per command\n"
+    "                     (see parallel-replay/README.md)\n"
     "  --jit-ee VERSION   read the collection as this JIT-EE version (name or GUID) instead\n"
     "                     of the one it records or its packets show\n"
     "  --strict           verify: a packet id the packet table does not know fails the\n"
@@ -778,10 +782,11 @@ static int replay_main(const options *o, const char *path)
         tool_set_levels(true, false, false);
     replay_plan plan;
     mcz_diag d;
-    /* --exec: a command start costs a JIT load, so each command gets up to exec_batch bytes,
-     * as long as every worker still gets EXEC_UNITS_PER_WORKER units (balance) */
+    /* --exec: units of exec_batch / EXEC_PIECES bytes (as long as every worker gets
+     * EXEC_UNITS_PER_WORKER of them: balance), which the run gives its commands in spans of up
+     * to exec_batch bytes, sized from what its first commands took (replay_span.c) */
     uint32_t min_units = (uint32_t)(EXEC_UNITS_PER_WORKER * workers_wanted(o));
-    uint64_t group = o->exec ? o->exec_batch : 0;
+    uint64_t group = o->exec ? o->exec_batch / EXEC_PIECES : 0;
     int rc = replay_plan_open(&plan, path, &d);
     uint64_t mch_group = group, size = mcz_input_size(plan.input);
     if (mch_group > size / min_units)
@@ -810,7 +815,8 @@ static int replay_main(const options *o, const char *path)
         replay_run_options ro = {.workers = workers_wanted(o),
                                  .timeout = o->timeout, .stride = o->stride,
                                  .progress = !o->quiet && isatty(2), .stats = o->stats,
-                                 .failure_limit = o->failure_limit};
+                                 .failure_limit = o->failure_limit,
+                                 .exec_bound = o->exec ? o->exec_batch : 0};
         replay_table t = {.style = cfg.style, .interleave = o->interleave};
         replay_outcome out;
         replay_exec_view view = {&plan, cfg.style, o->fail_list, o->select != NULL,

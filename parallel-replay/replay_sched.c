@@ -6,8 +6,10 @@
  * Each worker has its current unit and one queued behind it (so it never waits for the parent);
  * the rest stay with the parent for whichever worker frees up first, so a slow unit never holds
  * others back. Each worker opens its reader after the fork, over the input the parent opened
- * once (no zstd context, FILE or reader crosses a fork; the input's mapping does). Requests are 16 bytes on the worker's request pipe (u32 unit, u32
- * resume, u32 stride, u32 slot); closing it means "no more work".
+ * once (no zstd context, FILE or reader crosses a fork; the input's mapping does). Requests are
+ * 20 bytes on the worker's request pipe (u32 unit, u32 resume, u32 stride, u32 slot, u32 span:
+ * --exec gives a command `span` consecutive units, as one unit, replay_span.c); closing it
+ * means "no more work".
  *
  * Because a worker announces each context before replaying it, the parent knows which context
  * was in flight when the worker died or overran --timeout: that context is accounted as crashed
@@ -21,7 +23,7 @@
 
 #include "replay_proc.h"
 
-#define REQUEST_SIZE 16u
+#define REQUEST_SIZE 20u
 #define KILL_SIGNAL 9 /* SIGKILL's number on every POSIX system (Windows has none) */
 #define PROGRESS_TICK_MS 250
 #define SCAN_S 0.010 /* how often the rings are looked at while --timeout runs */
@@ -38,7 +40,11 @@ typedef struct victim {
 typedef struct slot {
     bool ready;        /* READY seen from the current worker */
     long unit;         /* unit being worked on, -1: none */
+    uint32_t span;     /* units from it on that the worker works on as one (--exec) */
+    replay_unit merged; /* those units as one */
     long queued;       /* unit requested after it (so the worker never waits), -1: none */
+    uint32_t queued_span;
+    uint32_t last_span; /* of the worker's last command (replay_span_next) */
     uint32_t resume;   /* where the current worker started in the unit */
     uint8_t *reported; /* per context of the unit: accounted */
     uint32_t high;     /* highest number of the unit accounted so far, 0: none */
@@ -68,6 +74,7 @@ typedef struct run {
     bool columns_warned;
     uint64_t failures;
     int error;
+    replay_span_model spans; /* --exec: what the commands took */
 } run;
 
 static size_t slot_index(const run *r, const slot *s) { return (size_t)(s - r->slots); }
@@ -90,6 +97,21 @@ static void plan_identity(const replay_plan *p, char *buf, size_t cap)
 }
 
 /* ---- Worker side ------------------------------------------------------------------------------ */
+
+/* Units first .. first + span - 1 of the plan as one: consecutive contexts (the scheduler spans
+ * adjacent units only), their chunks or file bytes one run. */
+static void units_merge(const replay_plan *p, uint32_t first, uint32_t span, replay_unit *out)
+{
+    const replay_unit *a = &p->units[first], *z = &p->units[first + span - 1];
+    *out = *a;
+    out->count = z->first + z->count - a->first;
+    out->chunks = z->chunk + z->chunks - a->chunk;
+    for (uint32_t i = 1; i < span; i++) {
+        out->selected += p->units[first + i].selected;
+        out->raw_bytes += p->units[first + i].raw_bytes;
+        out->stored_bytes += p->units[first + i].stored_bytes;
+    }
+}
 
 /* A unit the worker could not account for (its rows file cannot be written, memory): the run
  * stops with the errno and the file that failed, the unit's contexts not replayed. */
@@ -125,13 +147,25 @@ static _Noreturn void worker_main(void *arg, size_t index, int req_fd, replay_ch
     int rc;
     while ((rc = replay_read_full(req_fd, req, sizeof req)) == 1) {
         replay_filter f = {req[2], req[3]};
-        if (req[0] >= cfg->plan->unit_count)
+        replay_unit u;
+        if (req[4] == 0 || req[0] >= cfg->plan->unit_count ||
+            req[4] > cfg->plan->unit_count - req[0])
             _exit(REPLAY_EXIT_GENERAL);
+        units_merge(cfg->plan, req[0], req[4], &u);
         errno = 0;
-        if (replay_worker_unit(w, &cfg->plan->units[req[0]], req[1], f, ch) != MCZ_OK)
-            worker_broken(cfg, index, &cfg->plan->units[req[0]], ch);
+        replay_stats before;
+        replay_worker_stats(w, &before);
+        double t0 = tool_now();
+        if (replay_worker_unit(w, &u, req[1], f, ch) != MCZ_OK)
+            worker_broken(cfg, index, &u, ch);
         fflush(NULL);
-        replay_chan_send(ch, REPLAY_REC_UNIT_DONE, 0, req[0], 0, NULL, 0);
+        /* what the unit took, and how many contexts it replayed: the run sizes commands by it */
+        replay_stats after;
+        replay_worker_stats(w, &after);
+        char took[64];
+        int len = snprintf(took, sizeof took, "%.6f %llu", tool_now() - t0,
+                           (unsigned long long)(after.contexts - before.contexts));
+        replay_chan_send(ch, REPLAY_REC_UNIT_DONE, 0, req[0], 0, took, (size_t)len);
     }
     replay_stats st;
     replay_worker_close(w, &st);
@@ -145,20 +179,23 @@ static _Noreturn void worker_main(void *arg, size_t index, int req_fd, replay_ch
 
 static const replay_unit *slot_unit(const run *r, const slot *s)
 {
-    return s->unit >= 0 ? &r->plan->units[s->unit] : NULL;
+    (void)r;
+    return s->unit >= 0 ? &s->merged : NULL;
 }
 
-static void request(const run *r, slot *s, long unit, uint32_t resume)
+static void request(const run *r, slot *s, long unit, uint32_t resume, uint32_t span)
 {
-    uint32_t req[REQUEST_SIZE / 4] = {(uint32_t)unit, resume, s->filter.stride, s->filter.slot};
+    uint32_t req[REQUEST_SIZE / 4] = {(uint32_t)unit, resume, s->filter.stride, s->filter.slot,
+                                      span};
     replay_pool_send(slot_index(r, s), req, sizeof req);
 }
 
 /* Makes unit the current one; send: request it (false when it was requested as the queued
  * one already). */
-static void begin_unit(run *r, slot *s, long unit, bool send)
+static void begin_unit(run *r, slot *s, long unit, uint32_t span, bool send)
 {
-    const replay_unit *u = &r->plan->units[unit];
+    units_merge(r->plan, (uint32_t)unit, span, &s->merged);
+    const replay_unit *u = &s->merged;
     free(s->reported);
     s->reported = calloc(u->count, 1);
     if (!s->reported) {
@@ -166,18 +203,29 @@ static void begin_unit(run *r, slot *s, long unit, bool send)
         return;
     }
     s->unit = unit;
+    s->span = span;
     s->resume = u->first;
     s->high = 0;
     if (send)
-        request(r, s, unit, u->first);
+        request(r, s, unit, u->first, span);
 }
 
-static long take_unit(run *r, slot *s)
+/* The next unit for the slot, and how many from it on its command gets (*span). */
+static long take_unit(run *r, slot *s, uint32_t *span)
 {
+    *span = 1;
     if (r->outcome->limit_reached)
         return -1;
     size_t *next = r->o->stride ? &s->stride_next : &r->next_unit;
-    return *next < r->plan->unit_count ? (long)(*next)++ : -1;
+    if (*next >= r->plan->unit_count)
+        return -1;
+    if (!r->o->stride)
+        *span = replay_span_next(&r->spans, r->plan, *next, s->last_span, r->o->exec_bound,
+                                 r->nslots);
+    s->last_span = *span;
+    long unit = (long)*next;
+    *next += *span;
+    return unit;
 }
 
 static bool work_left(const run *r, const slot *s)
@@ -192,27 +240,30 @@ static void queue_next(run *r, slot *s)
 {
     if (s->queued >= 0 || r->stopping)
         return;
-    long unit = take_unit(r, s);
+    uint32_t span;
+    long unit = take_unit(r, s, &span);
     if (unit < 0) {
         replay_pool_close_input(slot_index(r, s));
         return;
     }
     s->queued = unit;
-    request(r, s, unit, r->plan->units[unit].first);
+    s->queued_span = span;
+    request(r, s, unit, r->plan->units[unit].first, span);
 }
 
 /* A worker without a current unit: the queued one becomes current, or a new one is taken. */
 static void assign(run *r, slot *s)
 {
     bool requested = s->queued >= 0;
-    long unit = requested ? s->queued : r->stopping ? -1 : take_unit(r, s);
+    uint32_t span = s->queued_span;
+    long unit = requested ? s->queued : r->stopping ? -1 : take_unit(r, s, &span);
     s->queued = -1;
     if (unit < 0) {
         s->unit = -1;
         replay_pool_close_input(slot_index(r, s));
         return;
     }
-    begin_unit(r, s, unit, !requested);
+    begin_unit(r, s, unit, span, !requested);
     queue_next(r, s);
 }
 
@@ -224,14 +275,14 @@ static void on_ready(run *r, slot *s)
     long queued = s->queued; /* requested from a predecessor, if any */
     s->queued = -1;
     if (s->unit >= 0) {
-        request(r, s, s->unit, s->resume);
+        request(r, s, s->unit, s->resume, s->span);
         if (queued >= 0) {
             s->queued = queued;
-            request(r, s, queued, r->plan->units[queued].first);
+            request(r, s, queued, r->plan->units[queued].first, s->queued_span);
         }
         queue_next(r, s);
     } else if (queued >= 0) {
-        begin_unit(r, s, queued, true);
+        begin_unit(r, s, queued, s->queued_span, true);
         queue_next(r, s);
     } else {
         assign(r, s);
@@ -346,12 +397,16 @@ static uint32_t first_open(const run *r, const slot *s, uint32_t from)
     return 0;
 }
 
-static void unit_done(run *r, slot *s, uint32_t unit)
+static void unit_done(run *r, slot *s, uint32_t unit, const char *took)
 {
     if (s->unit < 0 || (uint32_t)s->unit != unit) {
         fatal(r, MCZ_ECORRUPT, "a worker finished a unit it was not given");
         return;
     }
+    double seconds;
+    unsigned long long contexts;
+    if (s->resume == s->merged.first && sscanf(took, "%lf %llu", &seconds, &contexts) == 2)
+        replay_span_sample(&r->spans, contexts, seconds);
     for (uint32_t n = first_open(r, s, slot_unit(r, s)->first); n; n = first_open(r, s, n + 1))
         account(r, s, n, REPLAY_ERROR, 0, "not reported by its worker", false);
     free(s->reported);
@@ -402,7 +457,7 @@ static void on_record(void *arg, const replay_record *rec)
         }
         break;
     case REPLAY_REC_UNIT_DONE:
-        unit_done(r, s, rec->number);
+        unit_done(r, s, rec->number, rec->text_len ? rec->text : "");
         break;
     case REPLAY_REC_FATAL:
         if (rec->kind == REPLAY_FATAL_BROKEN)

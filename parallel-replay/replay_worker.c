@@ -95,6 +95,11 @@ int replay_worker_open(const replay_config *cfg, replay_worker **out, char *msg,
     return MCZ_OK;
 }
 
+void replay_worker_stats(const replay_worker *w, replay_stats *stats)
+{
+    *stats = w->stats;
+}
+
 void replay_worker_close(replay_worker *w, replay_stats *stats)
 {
     if (!w)
