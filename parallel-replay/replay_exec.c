@@ -81,6 +81,12 @@ static int file_end(replay_exec_file *uf)
     return uf->err;
 }
 
+void replay_exec_file_flush(replay_exec_file *uf)
+{
+    if (uf->f && !uf->err && fflush(uf->f) != 0)
+        uf->err = errno ? errno : EIO;
+}
+
 void replay_exec_file_end_unused(replay_exec_file *uf)
 {
     if (uf->f)
@@ -533,20 +539,24 @@ static bool toc_honoured(int code, const unit_details *d, size_t n)
     return false;
 }
 
-/* Runs the command once over the unit; its exit status (as replay_proc_command), the errno
- * of a start that failed in *start_errno. */
-static int run_once(const replay_config *cfg, exec_files *ef, int *exec_errno, int *start_errno,
-                    char ***argv)
+/* Starts the command over the unit: MCZ_OK and *proc, or (the run stopped) why it could not
+ * start. */
+static int start_once(const replay_config *cfg, exec_files *ef, char ***argv, int64_t *proc,
+                      char *why, size_t cap)
 {
+    why[0] = '\0';
     unlink(ef->list);
     unlink(ef->details);
     free(*argv);
     *argv = build_argv(cfg, ef);
     if (!*argv)
         return MCZ_ENOMEM;
-    int code = replay_proc_command(*argv, ef->out, ef->err, exec_errno);
-    *start_errno = code < 0 ? errno : *exec_errno;
-    return code;
+    int exec_errno;
+    int rc = replay_proc_command_start(*argv, ef->out, ef->err, proc, &exec_errno);
+    if (rc != MCZ_OK)
+        snprintf(why, cap, "cannot %s %s: %s", exec_errno ? "run" : "start", (*argv)[0],
+                 strerror(exec_errno ? exec_errno : errno));
+    return rc;
 }
 
 /* The unit's files removed; the unit file too when `all` (it is otherwise written over by the
@@ -585,102 +595,164 @@ static void unit_write(const exec_files *ef, replay_exec_file *uf, const mcz_mc 
     unit_broken(ef, ctx, n, why, ch);
 }
 
-/* Runs the command, and again without the table when its superpmi read none: its exit status
- * in *code, its details in d. */
-static int unit_run(const replay_config *cfg, exec_files *ef, uint64_t size, const mcz_mc *ctx,
-                    size_t n, char ***argv, unit_details *d, int *code_out, replay_chan *ch)
+/* A command started over a unit (replay_exec_launch), to be waited for and accounted
+ * (replay_exec_finish). */
+struct replay_exec_job {
+    const replay_config *cfg;
+    exec_files ef;
+    char **argv;
+    int64_t proc;
+    uint64_t size; /* of the unit file */
+    const mcz_mc *ctx;
+    size_t n;
+};
+
+static void job_free(replay_exec_job *job)
 {
-    int exec_errno, start_errno;
-    int code = run_once(cfg, ef, &exec_errno, &start_errno, argv);
-    int rc = *argv ? details_load(cfg, ef, ctx, n, d) : MCZ_ENOMEM;
+    free(job->argv);
+    free(job->ef.ranges);
+    free(job);
+}
+
+/* Stops the run, the job's files removed first. */
+static _Noreturn void job_broken(replay_exec_job *job, const char *why, replay_chan *ch)
+{
+    unit_broken(&job->ef, job->ctx, job->n, why, ch);
+}
+
+replay_exec_job *replay_exec_launch(const replay_config *cfg, const char *work_dir,
+                                    replay_exec_file *uf, const mcz_mc *ctx, size_t n,
+                                    replay_chan *ch)
+{
+    replay_exec_job *job = calloc(1, sizeof *job);
+    if (!job)
+        return NULL;
+    *job = (replay_exec_job){.cfg = cfg, .ctx = ctx, .n = n, .size = uf->size};
+    exec_files *ef = &job->ef;
+    snprintf(ef->unit, sizeof ef->unit, "%s/unit.mch", work_dir);
+    snprintf(ef->toc, sizeof ef->toc, "%s/unit.mch.mct", work_dir);
+    snprintf(ef->list, sizeof ef->list, "%s/failing.mcl", work_dir);
+    snprintf(ef->details, sizeof ef->details, "%s/details.csv", work_dir);
+    snprintf(ef->out, sizeof ef->out, "%s/stdout", work_dir);
+    snprintf(ef->err, sizeof ef->err, "%s/stderr", work_dir);
+    snprintf(ef->original, sizeof ef->original, "%s", cfg->plan->path);
+    if (cfg->exec_original && !(ef->ranges = global_ranges(ctx, n))) {
+        job_free(job);
+        return NULL;
+    }
+    ef->lead = uf->lead;
+    if (!cfg->exec_original)
+        unit_write(ef, uf, ctx, n, ch);
+    char why[EXEC_WHY_MAX];
+    if (ef->lead && toc_refused) { /* written ahead, before the table was refused */
+        int err = file_drop_lead(ef->unit, job->size);
+        job->size -= sizeof toc_lead;
+        ef->lead = false;
+        if (err) {
+            snprintf(why, sizeof why, "cannot write the unit's temporary .mch %s: %s",
+                     ef->unit, strerror(err));
+            job_broken(job, why, ch);
+        }
+    }
+    if (ef->lead) {
+        int err = write_toc(ef->toc, ctx, n);
+        if (err == MCZ_ENOMEM || !(ef->ranges = global_ranges(ctx, n))) {
+            job_free(job);
+            return NULL;
+        }
+        if (err != MCZ_OK) {
+            snprintf(why, sizeof why, "cannot write the unit's temporary table %s: %s", ef->toc,
+                     strerror(errno ? errno : EIO));
+            job_broken(job, why, ch);
+        }
+        snprintf(ef->original, sizeof ef->original, "%s", ef->unit);
+    }
+    int rc = replay_chan_start(ch, ctx[0].number, 0, true);
+    if (rc == MCZ_OK)
+        rc = start_once(cfg, ef, &job->argv, &job->proc, why, sizeof why);
+    if (rc == MCZ_ENOMEM || (rc != MCZ_OK && !why[0])) {
+        job_free(job);
+        return NULL;
+    }
+    if (rc != MCZ_OK)
+        job_broken(job, why, ch);
+    return job;
+}
+
+/* Waits for the job's command; again without the table when its superpmi read none. Its exit
+ * status, its details in d. */
+static int job_wait(replay_exec_job *job, unit_details *d, int *code_out, replay_chan *ch)
+{
+    const replay_config *cfg = job->cfg;
+    exec_files *ef = &job->ef;
+    int code = replay_proc_command_wait(job->proc);
+    int rc = details_load(cfg, ef, job->ctx, job->n, d);
     /* checked on every unit: a superpmi that read no table must never pass for one that
      * compiled nothing and succeeded */
-    if (rc == MCZ_OK && ef->lead && !exec_errno && code >= 0 && !toc_honoured(code, d, n)) {
+    if (rc == MCZ_OK && ef->lead && code >= 0 && !toc_honoured(code, d, job->n)) {
         toc_refused = true;
         free(ef->ranges);
         ef->ranges = NULL;
         ef->lead = false;
         unlink(ef->toc);
-        details_free(d, n);
-        int err = file_drop_lead(ef->unit, size);
+        details_free(d, job->n);
+        char why[EXEC_WHY_MAX];
+        int err = file_drop_lead(ef->unit, job->size);
         if (err) {
-            char why[EXEC_WHY_MAX];
             snprintf(why, sizeof why, "cannot write the unit's temporary .mch %s: %s",
                      ef->unit, strerror(err));
-            unit_broken(ef, ctx, n, why, ch);
+            job_broken(job, why, ch);
         }
-        code = run_once(cfg, ef, &exec_errno, &start_errno, argv);
-        rc = *argv ? details_load(cfg, ef, ctx, n, d) : MCZ_ENOMEM;
+        rc = start_once(cfg, ef, &job->argv, &job->proc, why, sizeof why);
+        if (rc != MCZ_OK && why[0])
+            job_broken(job, why, ch);
+        code = rc == MCZ_OK ? replay_proc_command_wait(job->proc) : rc;
+        rc = rc == MCZ_OK ? details_load(cfg, ef, job->ctx, job->n, d) : rc;
     }
-    if (rc != MCZ_OK)
-        return rc;
-    if (code < 0 || exec_errno) {
+    if (rc == MCZ_OK && code < 0) {
         char why[EXEC_WHY_MAX];
-        snprintf(why, sizeof why, "cannot %s %s: %s", exec_errno ? "run" : "start",
-                 (*argv)[0], strerror(start_errno));
-        unit_broken(ef, ctx, n, why, ch);
+        snprintf(why, sizeof why, "lost track of %s: %s", job->argv[0], strerror(errno));
+        job_broken(job, why, ch);
     }
     *code_out = code;
-    return MCZ_OK;
+    return rc;
+}
+
+int replay_exec_finish(replay_exec_job *job, bool first, replay_chan *ch)
+{
+    const replay_config *cfg = job->cfg;
+    exec_files *ef = &job->ef;
+    const mcz_mc *ctx = job->ctx;
+    size_t n = job->n;
+    char why[REPLAY_MESSAGE_MAX] = "", broken[EXEC_WHY_MAX] = "";
+    unit_details d = {0};
+    int code = 0;
+    int rc = job_wait(job, &d, &code, ch);
+    if (rc == MCZ_OK) {
+        pass_outputs(cfg, ef, ctx, n);
+        fatal_reason(job->argv, code, first, why, sizeof why);
+        if (!why[0])
+            unit_accounted(job->argv, ef, code, &d, ctx, n, broken, sizeof broken);
+    }
+    exec_tally *tally = calloc(n, sizeof *tally);
+    if (rc == MCZ_OK && !why[0] && !broken[0])
+        rc = tally ? report_outcome(cfg, ef, code, &d, ctx, n, ch, tally) : MCZ_ENOMEM;
+    if (rc == MCZ_OK && !why[0] && !broken[0])
+        exec_tally_write(cfg->temp_dir, tally, n);
+    free(tally);
+    details_free(&d, n);
+    if (broken[0])
+        job_broken(job, broken, ch);
+    unit_files_remove(ef, false);
+    job_free(job);
+    if (why[0])
+        replay_chan_fatal(ch, why);
+    return rc;
 }
 
 int replay_exec_unit(const replay_config *cfg, const char *work_dir, bool first,
                      replay_exec_file *uf, const mcz_mc *ctx, size_t n, replay_chan *ch)
 {
-    exec_files ef = {.ranges = NULL};
-    snprintf(ef.unit, sizeof ef.unit, "%s/unit.mch", work_dir);
-    snprintf(ef.toc, sizeof ef.toc, "%s/unit.mch.mct", work_dir);
-    snprintf(ef.list, sizeof ef.list, "%s/failing.mcl", work_dir);
-    snprintf(ef.details, sizeof ef.details, "%s/details.csv", work_dir);
-    snprintf(ef.out, sizeof ef.out, "%s/stdout", work_dir);
-    snprintf(ef.err, sizeof ef.err, "%s/stderr", work_dir);
-    snprintf(ef.original, sizeof ef.original, "%s", cfg->plan->path);
-    unlink(ef.list);
-    unlink(ef.details);
-    if (cfg->exec_original && !(ef.ranges = global_ranges(ctx, n)))
-        return MCZ_ENOMEM;
-    ef.lead = uf->lead;
-    if (!cfg->exec_original)
-        unit_write(&ef, uf, ctx, n, ch);
-    if (ef.lead) {
-        int err = write_toc(ef.toc, ctx, n);
-        if (err == MCZ_ENOMEM || !(ef.ranges = global_ranges(ctx, n)))
-            return MCZ_ENOMEM;
-        if (err != MCZ_OK) {
-            char why[EXEC_WHY_MAX];
-            snprintf(why, sizeof why, "cannot write the unit's temporary table %s: %s", ef.toc,
-                     strerror(errno ? errno : EIO));
-            unit_broken(&ef, ctx, n, why, ch);
-        }
-        snprintf(ef.original, sizeof ef.original, "%s", ef.unit);
-    }
-    char **argv = NULL;
-    char why[REPLAY_MESSAGE_MAX] = "", broken[EXEC_WHY_MAX] = "";
-    unit_details d = {0};
-    int rc = replay_chan_start(ch, ctx[0].number, 0, true);
-    if (rc == MCZ_OK) {
-        int code = 0;
-        rc = unit_run(cfg, &ef, uf->size, ctx, n, &argv, &d, &code, ch);
-        if (rc == MCZ_OK) {
-            pass_outputs(cfg, &ef, ctx, n);
-            fatal_reason(argv, code, first, why, sizeof why);
-            if (!why[0])
-                unit_accounted(argv, &ef, code, &d, ctx, n, broken, sizeof broken);
-        }
-        exec_tally *tally = calloc(n, sizeof *tally);
-        if (rc == MCZ_OK && !why[0] && !broken[0])
-            rc = tally ? report_outcome(cfg, &ef, code, &d, ctx, n, ch, tally) : MCZ_ENOMEM;
-        if (rc == MCZ_OK && !why[0] && !broken[0])
-            exec_tally_write(cfg->temp_dir, tally, n);
-        free(tally);
-    }
-    details_free(&d, n);
-    free(argv);
-    free(ef.ranges);
-    if (broken[0])
-        unit_broken(&ef, ctx, n, broken, ch);
-    unit_files_remove(&ef, false);
-    if (why[0])
-        replay_chan_fatal(ch, why);
-    return rc;
+    replay_exec_job *job = replay_exec_launch(cfg, work_dir, uf, ctx, n, ch);
+    return job ? replay_exec_finish(job, first, ch) : MCZ_ENOMEM;
 }

@@ -243,6 +243,11 @@ typedef struct replay_worker replay_worker;
 
 /* In a freshly forked worker: opens the collection and initializes the replayer. */
 int replay_worker_open(const replay_config *cfg, replay_worker **out, char *msg, size_t cap);
+/* --exec: tells the next request when it has come already (1: *u, *resume, *f filled, and the
+ * request is the caller's next; 0: not yet). The worker then reads and writes that unit
+ * while the command of the current one runs. */
+typedef int (*replay_worker_peek)(void *arg, replay_unit *u, uint32_t *resume, replay_filter *f);
+void replay_worker_set_peek(replay_worker *w, replay_worker_peek peek, void *arg);
 /* Replays the wanted contexts of unit u numbered >= resume, reporting each through ch. */
 int replay_worker_unit(replay_worker *w, const replay_unit *u, uint32_t resume, replay_filter f,
                        replay_chan *ch);
@@ -263,6 +268,8 @@ typedef struct replay_exec_file {
 
 int replay_exec_file_begin(const replay_config *cfg, const char *work_dir, replay_exec_file *uf);
 void replay_exec_file_add(replay_exec_file *uf, const mcz_mc *mc);
+/* Its bytes written out of the buffer (a failure kept in err). */
+void replay_exec_file_flush(replay_exec_file *uf);
 /* Closes the file of a unit that runs no command (nothing to replay, or unreadable). */
 void replay_exec_file_end_unused(replay_exec_file *uf);
 
@@ -271,6 +278,14 @@ void replay_exec_file_end_unused(replay_exec_file *uf);
  * whose exit status 254 (superpmi: the JIT failed to initialize) stops the run. */
 int replay_exec_unit(const replay_config *cfg, const char *work_dir, bool first,
                      replay_exec_file *uf, const mcz_mc *contexts, size_t n, replay_chan *ch);
+/* The same in two steps, so that the worker reads and writes its next unit while the command
+ * runs: the command started over the unit (NULL: out of memory; a command that cannot start
+ * stops the run), then waited for and its unit accounted. contexts must live until then. */
+typedef struct replay_exec_job replay_exec_job;
+replay_exec_job *replay_exec_launch(const replay_config *cfg, const char *work_dir,
+                                    replay_exec_file *uf, const mcz_mc *contexts, size_t n,
+                                    replay_chan *ch);
+int replay_exec_finish(replay_exec_job *job, bool first, replay_chan *ch);
 struct replay_counts; /* below, with the results */
 
 /* What the run's stdout must say as one superpmi over the collection would (replay_exec_output.c). */
@@ -304,6 +319,11 @@ void replay_exec_trailer(const replay_exec_view *v, FILE *to);
  * and stderr go to new files out_path and err_path (NULL: this process's). */
 int replay_proc_command(char *const argv[], const char *out_path, const char *err_path,
                         int *exec_errno);
+/* The same in two steps: the command started (MCZ_OK, *handle to wait for; 127 with
+ * *exec_errno when it could not start; MCZ_EIO), then waited for (its status as above). */
+int replay_proc_command_start(char *const argv[], const char *out_path, const char *err_path,
+                              int64_t *handle, int *exec_errno);
+int replay_proc_command_wait(int64_t handle);
 
 /* ---- The system beside processes (replay_proc_posix.c, replay_proc_win32.c) ---------------- */
 

@@ -115,6 +115,10 @@ void replay_span_sample(replay_span_model *m, uint64_t contexts, double seconds)
 uint32_t replay_span_next(const replay_span_model *m, const replay_plan *p, size_t next,
                           uint32_t last, uint64_t bound, size_t workers);
 
+/* True when a read of fd (a pipe) would not wait, waiting up to wait_ms for it (false at its
+ * end too). */
+bool replay_proc_readable(int fd, int wait_ms);
+
 typedef struct replay_pool replay_pool;
 
 typedef struct replay_pool_ops {

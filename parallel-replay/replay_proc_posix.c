@@ -355,8 +355,8 @@ static int redirect(posix_spawn_file_actions_t *fa, int fd, const char *path)
  * mapping, which a fork would have the kernel copy the page tables of, once per command. An
  * exec that fails (no such file, not executable, a file that cannot be opened for the output)
  * is posix_spawnp's error. */
-int replay_proc_command(char *const argv[], const char *out_path, const char *err_path,
-                        int *exec_errno)
+int replay_proc_command_start(char *const argv[], const char *out_path, const char *err_path,
+                              int64_t *handle, int *exec_errno)
 {
     *exec_errno = 0;
     posix_spawn_file_actions_t fa;
@@ -374,10 +374,33 @@ int replay_proc_command(char *const argv[], const char *out_path, const char *er
         *exec_errno = err;
         return 127;
     }
+    *handle = pid;
+    return MCZ_OK;
+}
+
+int replay_proc_command_wait(int64_t handle)
+{
     int status;
-    if (wait_pid(pid, &status) != MCZ_OK)
+    if (wait_pid((pid_t)handle, &status) != MCZ_OK)
         return MCZ_EIO;
     return exit_code(status);
+}
+
+int replay_proc_command(char *const argv[], const char *out_path, const char *err_path,
+                        int *exec_errno)
+{
+    int64_t handle;
+    int rc = replay_proc_command_start(argv, out_path, err_path, &handle, exec_errno);
+    return rc == MCZ_OK ? replay_proc_command_wait(handle) : rc;
+}
+
+bool replay_proc_readable(int fd, int wait_ms)
+{
+    struct pollfd p = {fd, POLLIN, 0};
+    int rc;
+    while ((rc = poll(&p, 1, wait_ms)) < 0 && errno == EINTR)
+        ;
+    return rc == 1 && (p.revents & POLLIN);
 }
 
 /* ---- The system beside processes ---- */

@@ -128,6 +128,47 @@ static _Noreturn void worker_broken(const replay_config *cfg, size_t index, cons
     replay_chan_broken(ch, msg);
 }
 
+/* The worker's requests: read one by one, one of them possibly read ahead (peek_request). */
+typedef struct requests {
+    int fd;
+    const replay_plan *plan;
+    bool stashed;
+    uint32_t req[REQUEST_SIZE / 4];
+} requests;
+
+static bool request_valid(const replay_plan *p, const uint32_t *req)
+{
+    return req[4] != 0 && req[0] < p->unit_count && req[4] <= p->unit_count - req[0];
+}
+
+/* The next request: the one read ahead, else one read now (1), 0 at the end, -1 on error. */
+static int next_request(requests *q, uint32_t *req)
+{
+    if (q->stashed) {
+        q->stashed = false;
+        memcpy(req, q->req, sizeof q->req);
+        return 1;
+    }
+    return replay_read_full(q->fd, req, REQUEST_SIZE);
+}
+
+/* replay_worker_peek: the next request, when it comes within PEEK_WAIT_MS (the parent sends it
+ * when the unit before ends, so it may be on its way as the command starts; a request is
+ * written whole, far below a pipe's atomic write size). */
+#define PEEK_WAIT_MS 200
+static int peek_request(void *arg, replay_unit *u, uint32_t *resume, replay_filter *f)
+{
+    requests *q = arg;
+    if (q->stashed || !replay_proc_readable(q->fd, PEEK_WAIT_MS) ||
+        replay_read_full(q->fd, q->req, REQUEST_SIZE) != 1 || !request_valid(q->plan, q->req))
+        return 0;
+    q->stashed = true;
+    units_merge(q->plan, q->req[0], q->req[4], u);
+    *resume = q->req[1];
+    *f = (replay_filter){q->req[2], q->req[3]};
+    return 1;
+}
+
 static _Noreturn void worker_main(void *arg, size_t index, int req_fd, replay_chan *ch)
 {
     const replay_config *cfg = ((run *)arg)->cfg;
@@ -145,11 +186,12 @@ static _Noreturn void worker_main(void *arg, size_t index, int req_fd, replay_ch
     replay_chan_send(ch, REPLAY_REC_READY, 0, 0, 0, planned, strlen(planned));
     uint32_t req[REQUEST_SIZE / 4];
     int rc;
-    while ((rc = replay_read_full(req_fd, req, sizeof req)) == 1) {
+    requests q = {req_fd, cfg->plan, false, {0}};
+    replay_worker_set_peek(w, peek_request, &q);
+    while ((rc = next_request(&q, req)) == 1) {
         replay_filter f = {req[2], req[3]};
         replay_unit u;
-        if (req[4] == 0 || req[0] >= cfg->plan->unit_count ||
-            req[4] > cfg->plan->unit_count - req[0])
+        if (!request_valid(cfg->plan, req))
             _exit(REPLAY_EXIT_GENERAL);
         units_merge(cfg->plan, req[0], req[4], &u);
         errno = 0;
