@@ -313,14 +313,11 @@ void replay_exec_trailer(const replay_exec_view *v, FILE *to);
 
 /* ---- Process module (replay_sched.c, replay_pool.c, replay_proc_*.c) ------------------------- */
 
-/* Runs a command (argv[0] looked up in PATH) and waits; returns its exit status, 128+signal when
- * a signal killed it, or MCZ_EIO when no process could be made (errno says why). *exec_errno is
- * 0, or the errno of an exec that failed (the status is then 127, as a shell's). Its stdout
- * and stderr go to new files out_path and err_path (NULL: this process's). */
-int replay_proc_command(char *const argv[], const char *out_path, const char *err_path,
-                        int *exec_errno);
-/* The same in two steps: the command started (MCZ_OK, *handle to wait for; 127 with
- * *exec_errno when it could not start; MCZ_EIO), then waited for (its status as above). */
+/* Starts a command (argv[0] looked up in PATH): MCZ_OK and *handle to wait for; 127 with
+ * *exec_errno, the errno of an exec that failed (as a shell's status); MCZ_EIO when no process
+ * could be made (errno says why). Its stdout and stderr go to new files out_path and err_path
+ * (NULL: this process's). Waiting returns its exit status, 128+signal when a signal killed
+ * it, or MCZ_EIO. */
 int replay_proc_command_start(char *const argv[], const char *out_path, const char *err_path,
                               int64_t *handle, int *exec_errno);
 int replay_proc_command_wait(int64_t handle);

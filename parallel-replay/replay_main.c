@@ -66,7 +66,7 @@ static const char usage_text[] =
     "  --merge-results    merge the RESULTS files of all N shards: the same summary, -f list,\n"
     "                     details and exit code as one run over the whole collection\n"
     "  --unit-size SIZE   .mch input: bytes of contexts per work unit, e.g. 4M (default 1M;\n"
-    "                     with --exec, --exec-batch's when larger)\n"
+    "                     with --exec, a 16th of --exec-batch when larger)\n"
     "  --exec-batch SIZE  --exec: the bound: no command gets more than SIZE bytes of\n"
     "                     contexts, so the run's unit files in TMPDIR (the next one written\n"
     "                     while a command runs) hold at most 2 x -j x SIZE (default\n"

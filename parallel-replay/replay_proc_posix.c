@@ -386,14 +386,6 @@ int replay_proc_command_wait(int64_t handle)
     return exit_code(status);
 }
 
-int replay_proc_command(char *const argv[], const char *out_path, const char *err_path,
-                        int *exec_errno)
-{
-    int64_t handle;
-    int rc = replay_proc_command_start(argv, out_path, err_path, &handle, exec_errno);
-    return rc == MCZ_OK ? replay_proc_command_wait(handle) : rc;
-}
-
 bool replay_proc_readable(int fd, int wait_ms)
 {
     struct pollfd p = {fd, POLLIN, 0};

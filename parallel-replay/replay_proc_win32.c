@@ -537,14 +537,6 @@ int replay_proc_command_wait(int64_t handle)
     return shell_status(code);
 }
 
-int replay_proc_command(char *const argv[], const char *out_path, const char *err_path,
-                        int *exec_errno)
-{
-    int64_t handle;
-    int rc = replay_proc_command_start(argv, out_path, err_path, &handle, exec_errno);
-    return rc == MCZ_OK ? replay_proc_command_wait(handle) : rc;
-}
-
 /* ---- The system beside processes ---- */
 
 void *replay_os_library_open(const char *path, char *msg, size_t cap)

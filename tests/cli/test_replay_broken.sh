@@ -17,14 +17,6 @@ SP=$(cd "${BUILD:-build}" && pwd)/tests/spmi_today
 cp "$T/c.mcz" "$T/x.mch" # an archive under an .mch name, for the drop-in
 : > "$T/jit.so"
 
-# code_run NAME CODE CMD...: the command exits with exactly CODE; out and err in $T.
-code_run() {
-    local name=$1 want=$2; shift 2
-    "$@" >"$T/out" 2>"$T/err"
-    local rc=$?
-    if [ "$rc" -eq "$want" ]; then pass "$name"; else
-        fail "$name (exit $rc, expected $want)"; sed 's/^/    /' "$T/err" | head -10; fi
-}
 absent() {
     if grep -qF -- "$3" "$2"; then fail "$1 ('$3' in $2)"; else pass "$1"; fi
 }
@@ -62,13 +54,13 @@ check() {
 run_both() {
     local name=$1 cmd=$2; shift 2
     rm -f "$T/f.mcl"
-    code_run "$name: --exec exits 255" 255 "$R" -q -j 2 -f "$T/f.mcl" --details "$T/d.csv" \
+    exit_is "$name: --exec exits 255" 255 "$R" -q -j 2 -f "$T/f.mcl" --details "$T/d.csv" \
         --exec "$cmd $T/jit.so" "$T/c.mcz"
     check "$name (--exec)" "$@"
     contains "$name (--exec): the contexts not judged are said to be not replayed" "$T/err" \
         "selected contexts were not replayed"
     rm -f "$T/f.mcl"
-    code_run "$name: mcz-superpmi exits 255" 255 env MCZ_SUPERPMI="$cmd" MCZ_REPLAY="$R" \
+    exit_is "$name: mcz-superpmi exits 255" 255 env MCZ_SUPERPMI="$cmd" MCZ_REPLAY="$R" \
         "$D" -p 2 -f "$T/f.mcl" -details "$T/d.csv" "$T/jit.so" "$T/x.mch"
     check "$name (drop-in)" "$@"
 }
@@ -97,11 +89,11 @@ full_tmp() { # CMD...: runs CMD with TMPDIR on the small tmpfs
 if mount -t tmpfs -o size=64k tmpfs "$T/small" 2>/dev/null && umount "$T/small" ||
    unshare -rm sh -c 'mount -t tmpfs tmpfs "$0"' "$T/small" 2>/dev/null; then
     rm -f "$T/f.mcl"
-    code_run "full TMPDIR: --exec exits 255" 255 full_tmp "$R" -q -j 2 -f "$T/f.mcl" \
+    exit_is "full TMPDIR: --exec exits 255" 255 full_tmp "$R" -q -j 2 -f "$T/f.mcl" \
         --details "$T/d.csv" --exec "$SP $T/jit.so" "$T/c.mcz"
     check "full TMPDIR (--exec)" "No space left on device" "cannot write the unit's temporary .mch $T/small/"
     rm -f "$T/f.mcl"
-    code_run "full TMPDIR: mcz-superpmi exits 255" 255 full_tmp env MCZ_SUPERPMI="$SP" \
+    exit_is "full TMPDIR: mcz-superpmi exits 255" 255 full_tmp env MCZ_SUPERPMI="$SP" \
         MCZ_REPLAY="$R" "$D" -p 2 -f "$T/f.mcl" -details "$T/d.csv" "$T/jit.so" "$T/x.mch"
     check "full TMPDIR (drop-in)" "No space left on device" "cannot write the unit's temporary .mch $T/small/"
 else
@@ -109,7 +101,7 @@ else
 fi
 
 # --- The same replayer, working: the failures are the JIT's, exit 1 (the checks above can fail)
-code_run "a working replayer: exit 1 (the JIT's failures)" 1 "$R" -q -j 2 -f "$T/f.mcl" \
+exit_is "a working replayer: exit 1 (the JIT's failures)" 1 "$R" -q -j 2 -f "$T/f.mcl" \
     --exec "$SP $T/jit.so" "$T/c.mcz"
 [ -s "$T/f.mcl" ] && pass "a working replayer: its failures in -f" || fail "a working replayer: its failures in -f"
 cli_done
