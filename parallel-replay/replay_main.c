@@ -19,8 +19,8 @@
 #include "tool.h"
 
 /* --exec: bytes of contexts handed to one command start (bench/replay.sh, parallel-replay/README.md). */
-#define EXEC_BATCH_DEFAULT (64u << 20)
-#define EXEC_BATCH_TEXT "64M"
+#define EXEC_BATCH_DEFAULT (16u << 20)
+#define EXEC_BATCH_TEXT "16M"
 #define EXEC_UNITS_PER_WORKER 4
 #define EXEC_PIECES 16 /* units per --exec-batch: the grain commands are sized in */
 #define REPORT_LIMIT 20 /* failing contexts listed on stderr; the rest are in --details */
