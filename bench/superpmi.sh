@@ -51,7 +51,7 @@ measure() {
         base.so "$input" >/dev/null 2>&1) &
     pid=$!
     while kill -0 "$pid" 2>/dev/null; do
-        kb=$(du -sk "$D/tmp" 2>/dev/null | cut -f1)
+        kb=$(du -sk "$D/tmp" 2>/dev/null | cut -f1) || true # (a directory may go mid-walk)
         [ "${kb:-0}" -gt "$peak" ] && peak=$kb
         sleep 0.05
     done

@@ -242,7 +242,7 @@ static void print_indexes(const run_state *s)
 static void print_banner_line(const run_state *s, line_role role, const char *line, size_t len)
 {
     const char *mark = " with input (";
-    const char *with = role == LINE_USING ? memmem(line, len, mark, strlen(mark)) : NULL;
+    const char *with = role == LINE_USING ? strstr(line, mark) : NULL; /* line: NUL-ended */
     if (with)
         fprintf(s->to, "%.*s%s)\n", (int)(with - line + strlen(mark)), line, s->v->plan->shown);
     else if (role == LINE_INDEXES)
