@@ -5,7 +5,7 @@
  * A command costs a start S (a process, a JIT loaded: tens of milliseconds for superpmi) and c
  * per context. Starts are measured, not guessed: every command's wall time and contexts are a
  * sample (the worker reports them with the unit's end), and while the samples cannot tell S from
- * c (all of one size) each worker's next command gets twice the units of its last; then S and
+ * c (all of about one size) each worker's next command gets twice the units of its last; then S and
  * c come from a least-squares line through the samples, and a command gets the contexts that
  * make its start at most 1/SPAN_START_SHARE of its time (n = SHARE * S / c). Always within the
  * bound (--exec-batch: bytes of contexts, so of unit file in TMPDIR, per command) and leaving
@@ -33,7 +33,9 @@ static double contexts_wanted(const replay_span_model *m)
 {
     double k = (double)m->samples;
     double var = m->sum_nn - m->sum_n * m->sum_n / k;
-    if (m->samples < 2 || var <= 1e-9 * m->sum_nn)
+    double mean = m->sum_n / (k > 0 ? k : 1);
+    /* sizes too alike (a spread under a quarter of the mean) give a line of noise */
+    if (m->samples < 2 || var < k * (mean / 4) * (mean / 4))
         return 0;
     double c = (m->sum_nt - m->sum_n * m->sum_t / k) / var;
     double s = (m->sum_t - c * m->sum_n) / k;

@@ -43,6 +43,9 @@ static void test_doubles_while_unknown(void **state)
     replay_span_sample(&m, UNIT_CONTEXTS, 0.1);
     replay_span_sample(&m, UNIT_CONTEXTS, 0.1);
     assert_int_equal(replay_span_next(&m, &p, 7, 4, 64u << 20, 2), 8);
+    /* nor of nearly one size (two units of a few contexts more or less): no line of noise */
+    replay_span_sample(&m, UNIT_CONTEXTS + 4, 0.3);
+    assert_int_equal(replay_span_next(&m, &p, 7, 4, 64u << 20, 2), 8);
 }
 
 static void test_dear_start_fills_the_bound(void **state)
