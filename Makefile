@@ -132,6 +132,10 @@ $(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(TOOL_OBJ) $(LIB_A)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lcmocka
 
+# A unit test of program code links the program objects it tests.
+$(BUILD)/tests/test_replay_span: $(BUILD)/obj/parallel-replay/replay_span.o
+$(BUILD)/obj/tests/unit/test_replay_span.o: CPPFLAGS += -Itools -Iparallel-replay
+
 # Fuzz targets replay their corpus through a plain main() under gcc and the sanitizers.
 # A target of program code names the program sources it links besides the library:
 # FUZZ_WITH_<name> for tests/fuzz/fuzz_<name>.c.

@@ -6,7 +6,9 @@
 # TMPDIR (du, sampled every 50 ms), and the input's size on disk.
 # Not a test: it prints figures. Usage: bash bench/superpmi.sh [BIN] [BUILD] [CONTEXTS]
 # The stand-in's cost per context: STANDIN_SPIN_US microseconds of CPU (default 1000: a JIT
-# compiles a method in about a millisecond); STANDIN_SLEEP_MS adds a wait.
+# compiles a method in about a millisecond); STANDIN_SLEEP_MS adds a wait; STANDIN_START_MS
+# what each start costs (a process and a JIT load: tens of ms). MCH=FILE.mch MCZ=FILE.mcz
+# replay those (linked, not copied: a large generated collection, say) instead of a corpus made here.
 set -euo pipefail
 BIN=$(cd "${1:-bin}" && pwd)
 BUILD=$(cd "${2:-build}" && pwd)
@@ -18,21 +20,27 @@ SP=$BUILD/tests/spmi_today
 D=$(mktemp -d)
 trap 'rm -rf "$D"' EXIT
 
-echo "== corpus: mchgen --seed 1 --contexts $CONTEXTS, mcs -convert (default options)"
-"$BIN/mchgen" --seed 1 --contexts "$CONTEXTS" --out "$D/corpus.mch" >/dev/null
-"$BIN/mcs" -convert "$D/corpus.mch" "$D/corpus.mcz" >/dev/null
 mkdir "$D/core" "$D/tmp"
 cp "$SP" "$D/core/superpmi"
 "$BIN/mcz-superpmi" --install "$D/core" >/dev/null
-cp "$D/corpus.mcz" "$D/core/x.mch"
-mv "$D/corpus.mch" "$D/core/ref.mch"
-rm "$D/corpus.mcz"
+if [ -n "${MCH:-}" ] && [ -n "${MCZ:-}" ]; then
+    echo "== corpus: $MCH and $MCZ"
+    ln -s "$(realpath "$MCZ")" "$D/core/x.mch"
+    ln -s "$(realpath "$MCH")" "$D/core/ref.mch"
+else
+    echo "== corpus: mchgen --seed 1 --contexts $CONTEXTS, mcs -convert (default options)"
+    "$BIN/mchgen" --seed 1 --contexts "$CONTEXTS" --out "$D/corpus.mch" >/dev/null
+    "$BIN/mcs" -convert "$D/corpus.mch" "$D/corpus.mcz" >/dev/null
+    cp "$D/corpus.mcz" "$D/core/x.mch"
+    mv "$D/corpus.mch" "$D/core/ref.mch"
+    rm "$D/corpus.mcz"
+fi
 : >"$D/core/base.so"
 export MCZ_REPLAY=${MCZ_REPLAY:-$BIN/mcz-replay}
 printf 'ref.mch (the .mch): %d bytes; x.mch (the archive): %d bytes; %d cores online; load average %s\n' \
-    "$(stat -c %s "$D/core/ref.mch")" "$(stat -c %s "$D/core/x.mch")" \
+    "$(stat -L -c %s "$D/core/ref.mch")" "$(stat -L -c %s "$D/core/x.mch")" \
     "$(getconf _NPROCESSORS_ONLN)" "$(cut -d' ' -f1-3 /proc/loadavg)"
-echo "stand-in: STANDIN_SPIN_US=$STANDIN_SPIN_US of CPU per context, STANDIN_SLEEP_MS=${STANDIN_SLEEP_MS:-0}"
+echo "stand-in: STANDIN_SPIN_US=$STANDIN_SPIN_US of CPU per context, STANDIN_SLEEP_MS=${STANDIN_SLEEP_MS:-0}, STANDIN_START_MS=${STANDIN_START_MS:-0} per start"
 
 # measure PROGRAM INPUT: one run from Core_Root; prints "MS PEAK_KB RC".
 measure() {
@@ -43,7 +51,7 @@ measure() {
         base.so "$input" >/dev/null 2>&1) &
     pid=$!
     while kill -0 "$pid" 2>/dev/null; do
-        kb=$(du -sk "$D/tmp" 2>/dev/null | cut -f1)
+        kb=$(du -sk "$D/tmp" 2>/dev/null | cut -f1) || true # (a directory may go mid-walk)
         [ "${kb:-0}" -gt "$peak" ] && peak=$kb
         sleep 0.05
     done

@@ -15,6 +15,7 @@
  * 254 (superpmi: the JIT failed to initialize) on a worker's first unit, stops the whole run.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -26,17 +27,95 @@
  * integrity", no context compiled) and is told apart. */
 static const char toc_lead[8] = {'M', 'C', 'Z', '-', 'T', 'O', 'C', '\n'};
 
-static int write_unit(const char *path, const mcz_mc *ctx, size_t n, bool lead)
+/* ---- The unit file, written while the worker walks its unit ---------------------------- */
+
+static bool toc_refused; /* this worker's superpmi reads no table (below): no more tries */
+
+/* The file is this worker's one unit file, written over in place from one unit to the next
+ * (then cut to its length): the file system reuses its pages instead of allocating, and
+ * freeing, a unit's worth of blocks per command. Every context is written as the worker reads
+ * it, straight from the decoded chunk: no copy of the unit is held. */
+int replay_exec_file_begin(const replay_config *cfg, const char *work_dir, replay_exec_file *uf)
 {
-    FILE *f = fopen(path, "wbe");
+    memset(uf, 0, sizeof *uf);
+    if (cfg->exec_original)
+        return MCZ_OK;
+    uf->lead = cfg->exec_toc && !toc_refused;
+    snprintf(uf->path, sizeof uf->path, "%s/unit.mch", work_dir);
+    int fd = open(uf->path, O_WRONLY | O_CREAT | TOOL_O_CLOEXEC, 0600);
+    uf->f = fd >= 0 ? fdopen(fd, "wb") : NULL;
+    if (!uf->f) {
+        uf->err = errno ? errno : EIO;
+        if (fd >= 0)
+            close(fd);
+        return MCZ_OK;
+    }
+    static char buf[1 << 20]; /* one unit file open at a time per worker */
+    setvbuf(uf->f, buf, _IOFBF, sizeof buf);
+    if (uf->lead && fwrite(toc_lead, 1, sizeof toc_lead, uf->f) != sizeof toc_lead)
+        uf->err = errno ? errno : EIO;
+    uf->size = uf->lead ? sizeof toc_lead : 0;
+    return MCZ_OK;
+}
+
+void replay_exec_file_add(replay_exec_file *uf, const mcz_mc *mc)
+{
+    if (!uf->f || uf->err)
+        return;
+    if (fwrite(mc->bytes, 1, mc->size, uf->f) != mc->size)
+        uf->err = errno ? errno : EIO;
+    uf->size += mc->size;
+}
+
+/* The file complete (flushed, cut to what was written, closed): 0, or the errno of the write
+ * that failed (a full TMPDIR: ENOSPC). */
+static int file_end(replay_exec_file *uf)
+{
+    if (!uf->f)
+        return uf->err;
+    if (!uf->err && (fflush(uf->f) != 0 || ftruncate(fileno(uf->f), (off_t)uf->size) != 0))
+        uf->err = errno ? errno : EIO;
+    if (fclose(uf->f) != 0 && !uf->err)
+        uf->err = errno ? errno : EIO;
+    uf->f = NULL;
+    return uf->err;
+}
+
+void replay_exec_file_flush(replay_exec_file *uf)
+{
+    if (uf->f && !uf->err && fflush(uf->f) != 0)
+        uf->err = errno ? errno : EIO;
+}
+
+void replay_exec_file_end_unused(replay_exec_file *uf)
+{
+    if (uf->f)
+        fclose(uf->f);
+    uf->f = NULL;
+}
+
+/* The unit file without its table's lead (a superpmi that read no table): its bytes moved
+ * down over the lead, in place. 0, or an errno. */
+static int file_drop_lead(const char *path, uint64_t size)
+{
+    FILE *f = fopen(path, "r+be");
     if (!f)
-        return MCZ_EIO;
-    if (lead)
-        fwrite(toc_lead, 1, sizeof toc_lead, f);
-    for (size_t i = 0; i < n; i++)
-        fwrite(ctx[i].bytes, 1, ctx[i].size, f);
-    bool ok = !ferror(f);
-    return fclose(f) == 0 && ok ? MCZ_OK : MCZ_EIO;
+        return errno ? errno : EIO;
+    static char buf[1 << 16];
+    int err = 0;
+    for (uint64_t at = sizeof toc_lead; at < size && !err;) {
+        size_t len = size - at < sizeof buf ? (size_t)(size - at) : sizeof buf;
+        if (fseeko(f, (off_t)at, SEEK_SET) != 0 || fread(buf, 1, len, f) != len ||
+            fseeko(f, (off_t)(at - sizeof toc_lead), SEEK_SET) != 0 ||
+            fwrite(buf, 1, len, f) != len)
+            err = errno ? errno : EIO;
+        at += len;
+    }
+    if (!err && (fflush(f) != 0 || ftruncate(fileno(f), (off_t)(size - sizeof toc_lead)) != 0))
+        err = errno ? errno : EIO;
+    if (fclose(f) != 0 && !err)
+        err = errno ? errno : EIO;
+    return err;
 }
 
 /* "a-b,c,..." of the contexts' global numbers (SuperPMI's -c syntax); malloc'ed. */
@@ -67,6 +146,7 @@ typedef struct exec_files {
     char err[4200];
     char original[4200]; /* --exec-original: the collection's path */
     char *ranges;        /* --exec-original: the unit's numbers */
+    bool lead;           /* the unit file starts with the table's lead (--exec-toc) */
 } exec_files;
 
 static char **build_argv(const replay_config *cfg, exec_files *ef)
@@ -121,53 +201,11 @@ static bool list_fits(const exec_files *ef, const mcz_list *l, const mcz_mc *ctx
     return found == mcz_list_size(l);
 }
 
-static int report_all(replay_chan *ch, const mcz_mc *ctx, size_t n, int kind, const char *msg)
-{
-    for (size_t i = 0; i < n; i++)
-        if (replay_chan_result(ch, ctx[i].number, kind, (uint32_t)ctx[i].size, msg) != MCZ_OK)
-            return MCZ_EIO;
-    return MCZ_OK;
-}
-
-/* superpmi's lines that name a context by the number it was given (superpmi.cpp, and the
- * JIT's assert line): the text before the number. */
-static const char *const numbered_lines[] = {
-    "ISSUE: <ASSERT> #",
-    "ISSUE: <ASM_DIFF> main method ",
-    "MISSING: Method context ",
-    "ERROR: Method ",
-    "ERROR: main method ",
-    "ERROR: method ",
-    "INFO: main method ",
-    "INFO: HINT: to repro add '-c ",
-};
-
-/* The context number a line of superpmi's names (the digits after one of numbered_lines), with
- * where its digits start and how many there are; 0 when it names none. */
-static uint64_t line_number(const char *line, size_t len, size_t *at, size_t *digits)
-{
-    for (size_t k = 0; k < sizeof numbered_lines / sizeof *numbered_lines; k++) {
-        size_t plen = strlen(numbered_lines[k]);
-        if (len <= plen || memcmp(line, numbered_lines[k], plen) != 0)
-            continue;
-        uint64_t number = 0;
-        size_t d = 0;
-        while (plen + d < len && d < 10 && line[plen + d] >= '0' && line[plen + d] <= '9')
-            number = number * 10 + (uint64_t)(line[plen + d++] - '0');
-        if (d) {
-            *at = plen;
-            *digits = d;
-            return number;
-        }
-    }
-    return 0;
-}
-
 /* Writes one line of the command's output to f, the unit's number in it made global. */
 static void write_line(FILE *f, const char *line, size_t len, const mcz_mc *ctx, size_t n)
 {
     size_t at, digits;
-    uint64_t local = line_number(line, len, &at, &digits);
+    uint64_t local = exec_line_number(line, len, &at, &digits);
     if (local >= 1 && local <= n)
         fprintf(f, "%.*s%u%.*s", (int)at, line, ctx[local - 1].number,
                 (int)(len - at - digits), line + at + digits);
@@ -205,7 +243,7 @@ static void pass_outputs(const replay_config *cfg, const exec_files *ef, const m
                          size_t n)
 {
     char path[4200];
-    snprintf(path, sizeof path, "%s/out.%010u", cfg->temp_dir, ctx[0].number);
+    exec_out_path(cfg->temp_dir, "out", ctx[0].number, path, sizeof path);
     FILE *out = fopen(path, "wbe");
     if (out) {
         pass_output(ef->out, out, !ef->ranges, ctx, n);
@@ -215,112 +253,44 @@ static void pass_outputs(const replay_config *cfg, const exec_files *ef, const m
     fflush(stderr);
 }
 
+/* The bytes of ctx[i] read back: from the unit file (after the lead, the contexts before it),
+ * or from the collection itself (--exec-original, at its offset). malloc'ed; NULL. */
+static uint8_t *context_bytes(const exec_files *ef, const mcz_mc *ctx, size_t i)
+{
+    uint64_t at = ef->ranges && !ef->lead ? ctx[i].offset : ef->lead ? sizeof toc_lead : 0;
+    for (size_t k = 0; k < i && (!ef->ranges || ef->lead); k++)
+        at += ctx[k].size;
+    FILE *f = fopen(ef->ranges && !ef->lead ? ef->original : ef->unit, "rbe");
+    uint8_t *bytes = f ? malloc(ctx[i].size ? ctx[i].size : 1) : NULL;
+    bool ok = bytes && fseeko(f, (off_t)at, SEEK_SET) == 0 &&
+              fread(bytes, 1, ctx[i].size, f) == ctx[i].size;
+    if (f)
+        fclose(f);
+    if (!ok) {
+        free(bytes);
+        return NULL;
+    }
+    return bytes;
+}
+
 /* -r PREFIX: each context that failed is written alone as PREFIX-N.mc, as superpmi does for its
  * errors (with its global number). */
-static void write_repros(const replay_config *cfg, const mcz_mc *ctx, const bool *first_error,
-                         size_t n)
+static void write_repros(const replay_config *cfg, const exec_files *ef, const mcz_mc *ctx,
+                         const bool *first_error, size_t n)
 {
     for (size_t i = 0; cfg->repro && i < n; i++) {
         if (!first_error[i])
             continue;
         char path[4200];
         snprintf(path, sizeof path, "%s-%u.mc", cfg->repro, ctx[i].number);
-        FILE *f = fopen(path, "wbe");
-        bool ok = f && fwrite(ctx[i].bytes, 1, ctx[i].size, f) == ctx[i].size;
+        uint8_t *bytes = context_bytes(ef, ctx, i);
+        FILE *f = bytes ? fopen(path, "wbe") : NULL;
+        bool ok = f && fwrite(bytes, 1, ctx[i].size, f) == ctx[i].size;
         if ((f && fclose(f) != 0) || !ok)
-            tool_warn("%s: cannot write the repro: %s", path, strerror(errno));
+            tool_warn("%s: cannot write the repro: %s", path, bytes ? strerror(errno)
+                                                                     : "cannot read it back");
+        free(bytes);
     }
-}
-
-/* A run of output lines about one context: from a line naming it to the next line naming
- * another (lines before the first named one go with the unit's first context). */
-typedef struct segment {
-    uint32_t number;
-    uint32_t group; /* superpmi -p N's worker: (number - 1) % N */
-    size_t seq;     /* order of appearance, to keep it among equals */
-    size_t from, len;
-} segment;
-
-static int segment_compare(const void *a, const void *b)
-{
-    const segment *x = a, *y = b;
-    if (x->group != y->group)
-        return x->group < y->group ? -1 : 1;
-    if (x->number != y->number)
-        return x->number < y->number ? -1 : 1;
-    return (x->seq > y->seq) - (x->seq < y->seq);
-}
-
-/* Cuts the text (the units' stdout in unit order) into segments by context. */
-static int segments_cut(const char *text, size_t len, uint32_t interleave, segment **out,
-                        size_t *count)
-{
-    size_t cap = 0, n = 0;
-    segment *seg = NULL;
-    uint32_t current = 1;
-    for (size_t at = 0; at < len;) {
-        const char *nl = memchr(text + at, '\n', len - at);
-        size_t line_len = nl ? (size_t)(nl - (text + at)) + 1 : len - at;
-        size_t pos, digits;
-        uint64_t number = line_number(text + at, line_len, &pos, &digits);
-        bool starts = number >= 1 && number <= UINT32_MAX && (number != current || n == 0);
-        if (starts || n == 0) {
-            if (replay_grow(&seg, &cap, n, sizeof *seg) != MCZ_OK) {
-                free(seg);
-                return MCZ_ENOMEM;
-            }
-            current = number >= 1 && number <= UINT32_MAX ? (uint32_t)number : current;
-            seg[n] = (segment){current, (current - 1) % interleave, n, at, 0};
-            n++;
-        }
-        seg[n - 1].len += line_len;
-        at += line_len;
-    }
-    *out = seg;
-    *count = n;
-    return MCZ_OK;
-}
-
-/* The text reordered as superpmi -p N prints its workers' output, one worker after the other. */
-static int write_interleaved(const char *text, size_t len, uint32_t interleave, FILE *to)
-{
-    segment *seg;
-    size_t n;
-    int rc = segments_cut(text, len, interleave, &seg, &n);
-    if (rc != MCZ_OK)
-        return rc;
-    qsort(seg, n, sizeof *seg, segment_compare);
-    for (size_t i = 0; i < n; i++)
-        fwrite(text + seg[i].from, 1, seg[i].len, to);
-    free(seg);
-    return MCZ_OK;
-}
-
-int replay_exec_output(const char *temp_dir, FILE *to, uint32_t interleave)
-{
-    char **names;
-    size_t n;
-    if (tool_dir_list(temp_dir, "out.*", &names, &n) != 0)
-        return MCZ_EIO;
-    char *text = NULL;
-    size_t len = 0;
-    FILE *all = interleave > 1 ? tool_memstream_open(&text, &len) : to;
-    int rc = all ? MCZ_OK : MCZ_ENOMEM;
-    for (size_t i = 0; i < n && rc == MCZ_OK; i++) {
-        char path[4200];
-        snprintf(path, sizeof path, "%s/%s", temp_dir, names[i]);
-        pass_output(path, all, false, NULL, 0);
-        rc = ferror(all) ? MCZ_EIO : MCZ_OK;
-    }
-    tool_dir_list_free(names, n);
-    if (all && all != to) {
-        if (tool_stream_close(all) != 0 && rc == MCZ_OK)
-            rc = MCZ_ENOMEM;
-        if (rc == MCZ_OK)
-            rc = write_interleaved(text ? text : "", len, interleave, to);
-        free(text);
-    }
-    return rc == MCZ_OK && ferror(to) ? MCZ_EIO : rc;
 }
 
 /* What the exit status alone says of each context (kinds[]), and the message of the failed. */
@@ -328,10 +298,7 @@ static void judge_by_status(const exec_files *ef, int code, const mcz_mc *ctx, s
                             int *kinds, char *msg, size_t cap)
 {
     int all = -1;
-    if (code < 0) {
-        snprintf(msg, cap, "cannot start the command: %s", strerror(errno));
-        all = REPLAY_CRASH;
-    } else if ((code > 3 && code < 128) || code > 128 + 64) {
+    if ((code > 3 && code < 128) || code > 128 + 64) {
         snprintf(msg, cap, "command exited with status %d", code);
         all = REPLAY_CRASH;
     } else if (code >= 128) {
@@ -397,29 +364,46 @@ static int details_load(const replay_config *cfg, const exec_files *ef, const mc
     return MCZ_OK;
 }
 
-/* A warning naming the unit when its details file is unusable, or lacks contexts though the
- * command ended normally: those contexts go by the exit status. */
+/* A warning naming the unit when the command crashed and left a details file that cannot be
+ * read: its contexts go by the exit status. (A command that ended normally was checked by
+ * unit_accounted.) */
 static void details_warn(const unit_details *d, int code, const mcz_mc *ctx, size_t n)
 {
-    uint32_t a = ctx[0].number, b = ctx[n - 1].number;
-    if (d->have < 0) {
+    if (d->have < 0)
         tool_warn("the unit of contexts %u-%u: its details file: %s; its contexts go by the "
-                  "exit status (%d)", a, b, d->why, code);
-        return;
-    }
-    size_t lacking = 0, first = 0;
-    for (size_t i = 0; i < n && d->have > 0; i++)
-        if (!d->rows[i] && !lacking++)
-            first = i;
-    if (lacking && code >= 0 && code <= 3)
-        tool_warn("the unit of contexts %u-%u: its details file has no row for context %u%s; "
-                  "%s by the exit status (%d)", a, b, ctx[first].number,
-                  lacking > 1 ? " and others" : "", lacking > 1 ? "they go" : "it goes", code);
+                  "exit status (%d)", ctx[0].number, ctx[n - 1].number, d->why, code);
 }
 
-/* Each context's result: its details row, else what the exit status says. */
+/* What a context's rows count as superpmi counts (one row per compile under -repeatCount). */
+static void tally_rows(const unit_details *d, replay_style style, const char *rows,
+                       const replay_rows_info *all, exec_tally *t)
+{
+    const char *end = rows + strlen(rows), *lf = memchr(rows, '\n', (size_t)(end - rows));
+    if (lf && lf + 1 == end) { /* one row (one compile): what the rows say */
+        *t = (exec_tally){t->number, 1, all->failed > 0, all->miss, all->kind == REPLAY_DIFF,
+                          t->offset};
+        return;
+    }
+    tool_csv_span *f = malloc(d->cols.count * sizeof *f);
+    const char *p = rows;
+    size_t n;
+    t->compiles = t->failed = t->missed = t->diffs = 0;
+    for (const char *at = p; f && tool_csv_next(&p, end, f, d->cols.count, &n) == 1; at = p) {
+        replay_rows_info one;
+        int kind = replay_rows_scan(&d->cols, style, at, (size_t)(p - at), &one);
+        t->compiles++;
+        t->failed += one.failed > 0;
+        t->missed += one.miss;
+        t->diffs += kind == REPLAY_DIFF;
+    }
+    free(f);
+}
+
+/* Each context's result: its details row, else what the exit status says; what each counts
+ * in tally[]. */
 static int report_outcome(const replay_config *cfg, const exec_files *ef, int code,
-                          const unit_details *d, const mcz_mc *ctx, size_t n, replay_chan *ch)
+                          const unit_details *d, const mcz_mc *ctx, size_t n, replay_chan *ch,
+                          exec_tally *tally)
 {
     int *kinds = calloc(n, sizeof *kinds);
     bool *first_error = calloc(n, sizeof *first_error);
@@ -437,6 +421,10 @@ static int report_outcome(const replay_config *cfg, const exec_files *ef, int co
             replay_rows_scan(&d->cols, cfg->style, d->rows[i], strlen(d->rows[i]), &info);
         int kind = info.kind;
         miss = kind >= 0 ? info.miss : miss;
+        tally[i] = (exec_tally){ctx[i].number, 1, kinds[i] != REPLAY_SUCCESS, miss, 0,
+                                ctx[i].offset};
+        if (kind >= 0)
+            tally_rows(d, cfg->style, d->rows[i], &info, &tally[i]);
         first_error[i] = info.first_error; /* no row: superpmi wrote no repro either */
         if (kind >= 0)
             rc = replay_chan_rows(ch, ctx[i].number, kind, miss, size, d->cols.header,
@@ -446,23 +434,64 @@ static int report_outcome(const replay_config *cfg, const exec_files *ef, int co
                                     kinds[i] == REPLAY_SUCCESS ? NULL : msg);
     }
     if (rc == MCZ_OK)
-        write_repros(cfg, ctx, first_error, n);
+        write_repros(cfg, ef, ctx, first_error, n);
     free(kinds);
     free(first_error);
     return rc;
 }
 
-/* Why the run must stop after the command ended with code: it could not start, or it is the
- * worker's first and exited as superpmi does when the JIT fails to initialize. Empty: go on. */
-static void fatal_reason(char *const argv[], int code, int exec_errno, bool first, char *why,
-                         size_t cap)
+/* Why the run must stop as superpmi's "JIT failed to initialize" after the command ended with
+ * code: it is the worker's first and exited as superpmi does then. Empty: go on. */
+static void fatal_reason(char *const argv[], int code, bool first, char *why, size_t cap)
 {
     why[0] = '\0';
-    if (exec_errno)
-        snprintf(why, cap, "cannot run %s: %s", argv[0], strerror(exec_errno));
-    else if (first && code == REPLAY_EXIT_INIT_FAILED)
+    if (first && code == REPLAY_EXIT_INIT_FAILED)
         snprintf(why, cap, "%s exited with status %d on its first unit (superpmi: JIT failed "
                  "to initialize)", argv[0], code);
+}
+
+#define KILL_SIGNAL 9 /* SIGKILL's number on every POSIX system */
+/* Room for a reason naming a few paths whole (the record that carries it keeps its first
+ * REPLAY_MESSAGE_MAX bytes) */
+#define EXEC_WHY_MAX 16384
+
+/* Why the unit's run tells nothing of its contexts, a failure of the run and not of the JIT
+ * (replay_chan_broken); empty when it does. A command that ended as superpmi ends (0-3) has
+ * written a details row for each compile, so a missing file, one that cannot be read, or a
+ * context without a row (superpmi's "Loaded 0": it read none of them) is not a result. Killed
+ * by SIGKILL: from outside (the OOM killer, a user), not by a crash of the JIT. */
+static void unit_accounted(char *const argv[], const exec_files *ef, int code,
+                           const unit_details *d, const mcz_mc *ctx, size_t n, char *why,
+                           size_t cap)
+{
+    why[0] = '\0';
+    if (code == 128 + KILL_SIGNAL) {
+        snprintf(why, cap, "%s was killed by signal %d (SIGKILL) from outside", argv[0],
+                 KILL_SIGNAL);
+        return;
+    }
+    if (code < 0 || code > 3)
+        return;
+    if (d->have == 0) {
+        snprintf(why, cap, "%s exited with status %d without writing the details file it was "
+                 "asked for: %s: %s", argv[0], code, ef->details, strerror(ENOENT));
+        return;
+    }
+    if (d->have < 0) {
+        snprintf(why, cap, "%s exited with status %d; its details file %s: %s", argv[0], code,
+                 ef->details, d->why);
+        return;
+    }
+    size_t rowed = 0, first = n;
+    for (size_t i = 0; i < n; i++) {
+        rowed += d->rows[i] != NULL;
+        if (!d->rows[i] && first == n)
+            first = i;
+    }
+    if (rowed < n)
+        snprintf(why, cap, "%s exited with status %d having accounted for %zu of the %zu "
+                 "contexts it was given (%s has no row for context %u)", argv[0], code, rowed,
+                 n, ef->details, ctx[first].number);
 }
 
 /* Global numbers through superpmi itself: the unit file gets an .mct whose entries carry the
@@ -472,7 +501,6 @@ static void fatal_reason(char *const argv[], int code, int exec_errno, bool firs
  * loader refuses the file (tocfile.cpp at dotnet/runtime@4d0fd37a refuses every table) finds no
  * context: the unit is run again numbered 1..k, mapped back by mcz-replay, and this worker does
  * so from then on. Not with -m (superpmi ignores it under -c) or --exec-original. */
-static bool toc_refused; /* this worker's superpmi reads no table: no more tries */
 
 static int write_toc(const char *path, const mcz_mc *ctx, size_t n)
 {
@@ -511,81 +539,220 @@ static bool toc_honoured(int code, const unit_details *d, size_t n)
     return false;
 }
 
-/* Runs the command once over the unit; its exit status (as replay_proc_command). */
-static int run_once(const replay_config *cfg, exec_files *ef, int *exec_errno, char ***argv)
+/* Starts the command over the unit: MCZ_OK and *proc, or (the run stopped) why it could not
+ * start. */
+static int start_once(const replay_config *cfg, exec_files *ef, char ***argv, int64_t *proc,
+                      char *why, size_t cap)
 {
+    why[0] = '\0';
     unlink(ef->list);
     unlink(ef->details);
     free(*argv);
     *argv = build_argv(cfg, ef);
     if (!*argv)
         return MCZ_ENOMEM;
-    return replay_proc_command(*argv, ef->out, ef->err, exec_errno);
+    int exec_errno;
+    int rc = replay_proc_command_start(*argv, ef->out, ef->err, proc, &exec_errno);
+    if (rc != MCZ_OK)
+        snprintf(why, cap, "cannot %s %s: %s", exec_errno ? "run" : "start", (*argv)[0],
+                 strerror(exec_errno ? exec_errno : errno));
+    return rc;
 }
 
-int replay_exec_unit(const replay_config *cfg, const char *work_dir, bool first,
-                     const mcz_mc *ctx, size_t n, replay_chan *ch)
+/* The unit's files removed; the unit file too when `all` (it is otherwise written over by the
+ * next unit, then removed with the worker's directory). */
+static void unit_files_remove(const exec_files *ef, bool all)
 {
-    exec_files ef = {.ranges = NULL};
-    snprintf(ef.unit, sizeof ef.unit, "%s/unit.mch", work_dir);
-    snprintf(ef.toc, sizeof ef.toc, "%s/unit.mch.mct", work_dir);
-    snprintf(ef.list, sizeof ef.list, "%s/failing.mcl", work_dir);
-    snprintf(ef.details, sizeof ef.details, "%s/details.csv", work_dir);
-    snprintf(ef.out, sizeof ef.out, "%s/stdout", work_dir);
-    snprintf(ef.err, sizeof ef.err, "%s/stderr", work_dir);
-    snprintf(ef.original, sizeof ef.original, "%s", cfg->plan->path);
-    unlink(ef.list);
-    unlink(ef.details);
-    if (cfg->exec_original && !(ef.ranges = global_ranges(ctx, n)))
-        return MCZ_ENOMEM;
-    bool tried_toc = !cfg->exec_original && cfg->exec_toc && !toc_refused &&
-                     write_toc(ef.toc, ctx, n) == MCZ_OK && (ef.ranges = global_ranges(ctx, n));
-    if (!cfg->exec_original && write_unit(ef.unit, ctx, n, tried_toc) != MCZ_OK) {
-        unlink(ef.unit);
-        unlink(ef.toc);
-        free(ef.ranges);
-        return report_all(ch, ctx, n, REPLAY_ERROR, "cannot write the unit's temporary .mch");
+    if (all)
+        unlink(ef->unit);
+    const char *const paths[] = {ef->toc, ef->list, ef->details, ef->out, ef->err};
+    for (size_t i = 0; i < sizeof paths / sizeof *paths; i++)
+        unlink(paths[i]);
+}
+
+/* Stops the run over a failure of mcz-replay's own on this unit: why, behind the unit's
+ * contexts. Its files go first; the worker ends. */
+static _Noreturn void unit_broken(const exec_files *ef, const mcz_mc *ctx, size_t n,
+                                  const char *why, replay_chan *ch)
+{
+    char msg[EXEC_WHY_MAX + 64];
+    snprintf(msg, sizeof msg, "contexts %u-%u: %s; they were not replayed", ctx[0].number,
+             ctx[n - 1].number, why);
+    unit_files_remove(ef, true);
+    replay_chan_broken(ch, msg);
+}
+
+/* The unit file finished (uf), or the run stopped naming the file and the errno. */
+static void unit_write(const exec_files *ef, replay_exec_file *uf, const mcz_mc *ctx, size_t n,
+                       replay_chan *ch)
+{
+    int err = file_end(uf);
+    if (!err)
+        return;
+    char why[EXEC_WHY_MAX];
+    snprintf(why, sizeof why, "cannot write the unit's temporary .mch %s: %s", ef->unit,
+             strerror(err));
+    unit_broken(ef, ctx, n, why, ch);
+}
+
+/* A command started over a unit (replay_exec_launch), to be waited for and accounted
+ * (replay_exec_finish). */
+struct replay_exec_job {
+    const replay_config *cfg;
+    exec_files ef;
+    char **argv;
+    int64_t proc;
+    uint64_t size; /* of the unit file */
+    const mcz_mc *ctx;
+    size_t n;
+};
+
+static void job_free(replay_exec_job *job)
+{
+    free(job->argv);
+    free(job->ef.ranges);
+    free(job);
+}
+
+/* Stops the run, the job's files removed first. */
+static _Noreturn void job_broken(replay_exec_job *job, const char *why, replay_chan *ch)
+{
+    unit_broken(&job->ef, job->ctx, job->n, why, ch);
+}
+
+replay_exec_job *replay_exec_launch(const replay_config *cfg, const char *work_dir,
+                                    replay_exec_file *uf, const mcz_mc *ctx, size_t n,
+                                    replay_chan *ch)
+{
+    replay_exec_job *job = calloc(1, sizeof *job);
+    if (!job)
+        return NULL;
+    *job = (replay_exec_job){.cfg = cfg, .ctx = ctx, .n = n, .size = uf->size};
+    exec_files *ef = &job->ef;
+    snprintf(ef->unit, sizeof ef->unit, "%s/unit.mch", work_dir);
+    snprintf(ef->toc, sizeof ef->toc, "%s/unit.mch.mct", work_dir);
+    snprintf(ef->list, sizeof ef->list, "%s/failing.mcl", work_dir);
+    snprintf(ef->details, sizeof ef->details, "%s/details.csv", work_dir);
+    snprintf(ef->out, sizeof ef->out, "%s/stdout", work_dir);
+    snprintf(ef->err, sizeof ef->err, "%s/stderr", work_dir);
+    snprintf(ef->original, sizeof ef->original, "%s", cfg->plan->path);
+    if (cfg->exec_original && !(ef->ranges = global_ranges(ctx, n))) {
+        job_free(job);
+        return NULL;
     }
-    if (tried_toc)
-        snprintf(ef.original, sizeof ef.original, "%s", ef.unit);
-    char **argv = NULL;
-    char why[REPLAY_MESSAGE_MAX] = "";
-    unit_details d = {0};
+    ef->lead = uf->lead;
+    if (!cfg->exec_original)
+        unit_write(ef, uf, ctx, n, ch);
+    char why[EXEC_WHY_MAX];
+    if (ef->lead && toc_refused) { /* written ahead, before the table was refused */
+        int err = file_drop_lead(ef->unit, job->size);
+        job->size -= sizeof toc_lead;
+        ef->lead = false;
+        if (err) {
+            snprintf(why, sizeof why, "cannot write the unit's temporary .mch %s: %s",
+                     ef->unit, strerror(err));
+            job_broken(job, why, ch);
+        }
+    }
+    if (ef->lead) {
+        int err = write_toc(ef->toc, ctx, n);
+        if (err == MCZ_ENOMEM || !(ef->ranges = global_ranges(ctx, n))) {
+            job_free(job);
+            return NULL;
+        }
+        if (err != MCZ_OK) {
+            snprintf(why, sizeof why, "cannot write the unit's temporary table %s: %s", ef->toc,
+                     strerror(errno ? errno : EIO));
+            job_broken(job, why, ch);
+        }
+        snprintf(ef->original, sizeof ef->original, "%s", ef->unit);
+    }
     int rc = replay_chan_start(ch, ctx[0].number, 0, true);
-    if (rc == MCZ_OK) {
-        int exec_errno;
-        int code = run_once(cfg, &ef, &exec_errno, &argv);
-        rc = argv ? details_load(cfg, &ef, ctx, n, &d) : MCZ_ENOMEM;
-        /* checked on every unit: a superpmi that read no table must never pass for one that
-         * compiled nothing and succeeded */
-        if (rc == MCZ_OK && tried_toc && !exec_errno && code >= 0 && !toc_honoured(code, &d, n)) {
-            toc_refused = true;
-            free(ef.ranges);
-            ef.ranges = NULL;
-            unlink(ef.toc);
-            details_free(&d, n);
-            code = write_unit(ef.unit, ctx, n, false) == MCZ_OK
-                       ? run_once(cfg, &ef, &exec_errno, &argv)
-                       : 255;
-            rc = argv ? details_load(cfg, &ef, ctx, n, &d) : MCZ_ENOMEM;
-        }
-        if (rc == MCZ_OK) {
-            pass_outputs(cfg, &ef, ctx, n);
-            fatal_reason(argv, code, exec_errno, first, why, sizeof why);
-        }
-        if (rc == MCZ_OK && !why[0])
-            rc = report_outcome(cfg, &ef, code, &d, ctx, n, ch);
+    if (rc == MCZ_OK)
+        rc = start_once(cfg, ef, &job->argv, &job->proc, why, sizeof why);
+    if (rc == MCZ_ENOMEM || (rc != MCZ_OK && !why[0])) {
+        job_free(job);
+        return NULL;
     }
+    if (rc != MCZ_OK)
+        job_broken(job, why, ch);
+    return job;
+}
+
+/* Waits for the job's command; again without the table when its superpmi read none. Its exit
+ * status, its details in d. */
+static int job_wait(replay_exec_job *job, unit_details *d, int *code_out, replay_chan *ch)
+{
+    const replay_config *cfg = job->cfg;
+    exec_files *ef = &job->ef;
+    int code = replay_proc_command_wait(job->proc);
+    int rc = details_load(cfg, ef, job->ctx, job->n, d);
+    /* checked on every unit: a superpmi that read no table must never pass for one that
+     * compiled nothing and succeeded */
+    if (rc == MCZ_OK && ef->lead && code >= 0 && !toc_honoured(code, d, job->n)) {
+        toc_refused = true;
+        free(ef->ranges);
+        ef->ranges = NULL;
+        ef->lead = false;
+        unlink(ef->toc);
+        details_free(d, job->n);
+        char why[EXEC_WHY_MAX];
+        int err = file_drop_lead(ef->unit, job->size);
+        if (err) {
+            snprintf(why, sizeof why, "cannot write the unit's temporary .mch %s: %s",
+                     ef->unit, strerror(err));
+            job_broken(job, why, ch);
+        }
+        rc = start_once(cfg, ef, &job->argv, &job->proc, why, sizeof why);
+        if (rc != MCZ_OK && why[0])
+            job_broken(job, why, ch);
+        code = rc == MCZ_OK ? replay_proc_command_wait(job->proc) : rc;
+        rc = rc == MCZ_OK ? details_load(cfg, ef, job->ctx, job->n, d) : rc;
+    }
+    if (rc == MCZ_OK && code < 0) {
+        char why[EXEC_WHY_MAX];
+        snprintf(why, sizeof why, "lost track of %s: %s", job->argv[0], strerror(errno));
+        job_broken(job, why, ch);
+    }
+    *code_out = code;
+    return rc;
+}
+
+int replay_exec_finish(replay_exec_job *job, bool first, replay_chan *ch)
+{
+    const replay_config *cfg = job->cfg;
+    exec_files *ef = &job->ef;
+    const mcz_mc *ctx = job->ctx;
+    size_t n = job->n;
+    char why[REPLAY_MESSAGE_MAX] = "", broken[EXEC_WHY_MAX] = "";
+    unit_details d = {0};
+    int code = 0;
+    int rc = job_wait(job, &d, &code, ch);
+    if (rc == MCZ_OK) {
+        pass_outputs(cfg, ef, ctx, n);
+        fatal_reason(job->argv, code, first, why, sizeof why);
+        if (!why[0])
+            unit_accounted(job->argv, ef, code, &d, ctx, n, broken, sizeof broken);
+    }
+    exec_tally *tally = calloc(n, sizeof *tally);
+    if (rc == MCZ_OK && !why[0] && !broken[0])
+        rc = tally ? report_outcome(cfg, ef, code, &d, ctx, n, ch, tally) : MCZ_ENOMEM;
+    if (rc == MCZ_OK && !why[0] && !broken[0])
+        exec_tally_write(cfg->temp_dir, tally, n);
+    free(tally);
     details_free(&d, n);
-    free(argv);
-    free(ef.ranges);
-    unlink(ef.unit);
-    unlink(ef.toc);
-    unlink(ef.list);
-    unlink(ef.details);
-    unlink(ef.out);
-    unlink(ef.err);
+    if (broken[0])
+        job_broken(job, broken, ch);
+    unit_files_remove(ef, false);
+    job_free(job);
     if (why[0])
         replay_chan_fatal(ch, why);
     return rc;
+}
+
+int replay_exec_unit(const replay_config *cfg, const char *work_dir, bool first,
+                     replay_exec_file *uf, const mcz_mc *ctx, size_t n, replay_chan *ch)
+{
+    replay_exec_job *job = replay_exec_launch(cfg, work_dir, uf, ctx, n, ch);
+    return job ? replay_exec_finish(job, first, ch) : MCZ_ENOMEM;
 }

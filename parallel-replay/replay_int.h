@@ -225,6 +225,13 @@ int replay_chan_rows(replay_chan *ch, uint32_t number, int kind, bool miss, uint
  * parent, which stops the run with superpmi's "JIT failed to initialize" code, and ends this
  * worker. */
 _Noreturn void replay_chan_fatal(replay_chan *ch, const char *msg);
+/* A failure of mcz-replay's own while replaying a unit (a temporary file that cannot be
+ * written, a replayer that cannot start, is killed from outside or accounts for fewer
+ * contexts than it was given): msg names the errno and the path. The parent stops the run
+ * with superpmi's general error (255); the unit's contexts are counted as not replayed, never
+ * as failures. Ends this worker. */
+#define REPLAY_FATAL_BROKEN 1 /* the FATAL record's kind for it (0: init failed) */
+_Noreturn void replay_chan_broken(replay_chan *ch, const char *msg);
 
 typedef struct replay_stats {
     uint64_t units;         /* units worked on */
@@ -237,30 +244,84 @@ typedef struct replay_worker replay_worker;
 
 /* In a freshly forked worker: opens the collection and initializes the replayer. */
 int replay_worker_open(const replay_config *cfg, replay_worker **out, char *msg, size_t cap);
+/* --exec: tells the next request when it has come already (1: *u, *resume, *f filled, and the
+ * request is the caller's next; 0: not yet). The worker then reads and writes that unit
+ * while the command of the current one runs. */
+typedef int (*replay_worker_peek)(void *arg, replay_unit *u, uint32_t *resume, replay_filter *f);
+void replay_worker_set_peek(replay_worker *w, replay_worker_peek peek, void *arg);
 /* Replays the wanted contexts of unit u numbered >= resume, reporting each through ch. */
 int replay_worker_unit(replay_worker *w, const replay_unit *u, uint32_t resume, replay_filter f,
                        replay_chan *ch);
 void replay_worker_close(replay_worker *w, replay_stats *stats);
+/* Its figures so far. */
+void replay_worker_stats(const replay_worker *w, replay_stats *stats);
 
-/* --exec: runs the command over the contexts (views) of one unit; reports each through ch.
- * first: the worker's first command, whose exit status 254 (superpmi: the JIT failed to
- * initialize) stops the run, as a command that cannot start always does. */
+/* --exec: the unit's file, written while the worker walks the unit (replay_exec_file_add each
+ * context, straight from the decoded chunk), then handed to replay_exec_unit. A write that
+ * fails is remembered and stops the run there, naming the file and the errno. */
+typedef struct replay_exec_file {
+    FILE *f;          /* NULL: none (--exec-original), or it could not be opened (err) */
+    int err;          /* errno of the first failure; 0 */
+    bool lead;        /* it starts with the lead of a file read through its table */
+    uint64_t size;    /* bytes written */
+    char path[4200];
+} replay_exec_file;
+
+int replay_exec_file_begin(const replay_config *cfg, const char *work_dir, replay_exec_file *uf);
+void replay_exec_file_add(replay_exec_file *uf, const mcz_mc *mc);
+/* Its bytes written out of the buffer (a failure kept in err). */
+void replay_exec_file_flush(replay_exec_file *uf);
+/* Closes the file of a unit that runs no command (nothing to replay, or unreadable). */
+void replay_exec_file_end_unused(replay_exec_file *uf);
+
+/* --exec: runs the command over one unit, whose contexts (their numbers, sizes and offsets;
+ * bytes not needed) uf holds; reports each through ch. first: the worker's first command,
+ * whose exit status 254 (superpmi: the JIT failed to initialize) stops the run. */
 int replay_exec_unit(const replay_config *cfg, const char *work_dir, bool first,
-                     const mcz_mc *contexts, size_t n, replay_chan *ch);
+                     replay_exec_file *uf, const mcz_mc *contexts, size_t n, replay_chan *ch);
+/* The same in two steps, so that the worker reads and writes its next unit while the command
+ * runs: the command started over the unit (NULL: out of memory; a command that cannot start
+ * stops the run), then waited for and its unit accounted. contexts must live until then. */
+typedef struct replay_exec_job replay_exec_job;
+replay_exec_job *replay_exec_launch(const replay_config *cfg, const char *work_dir,
+                                    replay_exec_file *uf, const mcz_mc *contexts, size_t n,
+                                    replay_chan *ch);
+int replay_exec_finish(replay_exec_job *job, bool first, replay_chan *ch);
+struct replay_counts; /* below, with the results */
+
+/* What the run's stdout must say as one superpmi over the collection would (replay_exec_output.c). */
+typedef struct replay_exec_view {
+    const replay_plan *plan;
+    replay_style style;
+    const char *fail_list; /* the run's -f, as superpmi's banner names it; NULL: none */
+    bool selected;         /* -c given: superpmi's progress goes over the list */
+    uint32_t repeat;       /* the command's -repeatCount (0: none) */
+    uint32_t interleave;   /* --order-as-parallel N; 0 or 1: none */
+    double started;        /* tool_now() when the run started */
+} replay_exec_view;
+
 /* After the run: the commands' stdout, in the order of their units' numbers (so the lines read
- * as one superpmi run's, whatever -j), copied to `to`; interleave N > 1: in the order superpmi
- * -p N prints them (worker i's contexts i+1, i+1+N, ... one worker after the other), each
- * context's lines those from the line naming it to the next naming another. */
-int replay_exec_output(const char *temp_dir, FILE *to, uint32_t interleave);
+ * as one superpmi run's, whatever -j), copied to `to`, each unit's banner, progress lines,
+ * summary and total time replaced by the run's (the first unit's banner naming the collection,
+ * progress lines over the whole run; replay_exec_output.c says how); interleave N > 1: in the
+ * order superpmi -p N prints them (worker i's contexts i+1, i+1+N, ... one worker after the
+ * other), each context's lines those from the line naming it to the next naming another.
+ * *extra: what the commands' -repeatCount adds to the summary's counts of one per context. */
+int replay_exec_output(const char *temp_dir, const replay_exec_view *v, FILE *to,
+                       struct replay_counts *extra);
+/* After the summary: superpmi's "Total time: Tms" when the commands printed their banner. */
+void replay_exec_trailer(const replay_exec_view *v, FILE *to);
 
 /* ---- Process module (replay_sched.c, replay_pool.c, replay_proc_*.c) ------------------------- */
 
-/* Runs a command (argv[0] looked up in PATH) and waits; returns its exit status, 128+signal when
- * a signal killed it, or MCZ_EIO when no process could be made (errno says why). *exec_errno is
- * 0, or the errno of an exec that failed (the status is then 127, as a shell's). Its stdout
- * and stderr go to new files out_path and err_path (NULL: this process's). */
-int replay_proc_command(char *const argv[], const char *out_path, const char *err_path,
-                        int *exec_errno);
+/* Starts a command (argv[0] looked up in PATH): MCZ_OK and *handle to wait for; 127 with
+ * *exec_errno, the errno of an exec that failed (as a shell's status); MCZ_EIO when no process
+ * could be made (errno says why). Its stdout and stderr go to new files out_path and err_path
+ * (NULL: this process's). Waiting returns its exit status, 128+signal when a signal killed
+ * it, or MCZ_EIO. */
+int replay_proc_command_start(char *const argv[], const char *out_path, const char *err_path,
+                              int64_t *handle, int *exec_errno);
+int replay_proc_command_wait(int64_t handle);
 
 /* ---- The system beside processes (replay_proc_posix.c, replay_proc_win32.c) ---------------- */
 
@@ -350,6 +411,9 @@ typedef struct replay_run_options {
     bool progress;      /* a progress line on stderr */
     bool stats;         /* per-worker I/O figures on stderr */
     uint64_t failure_limit; /* no unit is handed out once this many contexts failed; 0: none */
+    uint64_t exec_bound;    /* --exec: bytes of contexts one command may get, its units
+                             * sized from what the first commands took (replay_span.c);
+                             * 0: a unit each */
 } replay_run_options;
 
 /* How a run ended, beyond the table. */
@@ -357,6 +421,8 @@ typedef struct replay_outcome {
     int stop_signal;      /* SIGINT/SIGTERM/SIGHUP that interrupted the run; 0 */
     bool limit_reached;   /* the failure limit stopped handing out units */
     bool init_failed;     /* a worker could not start its replayer */
+    bool broken;          /* a failure of mcz-replay's own stopped the run (replay_chan_broken;
+                           * a worker killed from outside or ending on its own error) */
     char message[REPLAY_MESSAGE_MAX];
 } replay_outcome;
 
@@ -408,11 +474,12 @@ void replay_table_count(const replay_table *t, replay_counts *c);
 void replay_counts_print(const replay_counts *c, FILE *out);
 int replay_counts_exit_code(const replay_counts *c);
 /* Lists non-success contexts on err (at most `limit` lines); lost_only: only those no replayer
- * judged (crashes, timeouts, unreadable), whose failures the replayer's own lines do not say.
- * Then the warning mcs -integ gives about unknown packet ids, counted from the messages of the
- * contexts that passed with some (REPLAY_UNKNOWN_NOTE). One walk. */
+ * judged (crashes, timeouts, unreadable), whose failures the replayer's own lines do not say;
+ * details: --details holds the rest (said when some are left out). Then the warning mcs -integ
+ * gives about unknown packet ids, counted from the messages of the contexts that passed with
+ * some (REPLAY_UNKNOWN_NOTE). One walk. */
 int replay_table_report(const replay_table *t, FILE *err, size_t limit, bool lost_only,
-                        mcz_diag *diag);
+                        bool details, mcz_diag *diag);
 
 /* superpmi's -f: every context that did not replay; in asm diffs also those with diffs, unless
  * the details are written (with_details), as superpmi does. */

@@ -23,6 +23,7 @@
 #define EXEC_BATCH_DEFAULT (16u << 20)
 #define EXEC_BATCH_TEXT "16M"
 #define EXEC_UNITS_PER_WORKER 4
+#define EXEC_PIECES 16 /* units per --exec-batch: the grain commands are sized in */
 #define REPORT_LIMIT 20 /* failing contexts listed on stderr; the rest are in --details */
 
 static const char usage_text[] =
@@ -66,10 +67,14 @@ static const char usage_text[] =
     "  --merge-results    merge the RESULTS files of all N shards: the same summary, -f list,\n"
     "                     details and exit code as one run over the whole collection\n"
     "  --unit-size SIZE   .mch input: bytes of contexts per work unit, e.g. 4M (default 1M;\n"
-    "                     with --exec, --exec-batch's when larger)\n"
-    "  --exec-batch SIZE  --exec: whole archive chunks per command until they hold SIZE bytes\n"
-    "                     (0: a chunk each; default " EXEC_BATCH_TEXT "), less when every worker\n"
-    "                     would get fewer than 4 commands\n"
+    "                     with --exec, a 16th of --exec-batch when larger)\n"
+    "  --exec-batch SIZE  --exec: the bound: no command gets more than SIZE bytes of\n"
+    "                     contexts, so the run's unit files in TMPDIR (the next one written\n"
+    "                     while a command runs) hold at most 2 x -j x SIZE (default\n"
+    "                     " EXEC_BATCH_TEXT "; 0: a chunk each). Within it the\n"
+    "                     batch is sized from what the first commands took: a start that\n"
+    "                     costs much against its contexts gets more of them per command\n"
+    "                     (see parallel-replay/README.md)\n"
     "  --jit-ee VERSION   read the collection as this JIT-EE version (name or GUID) instead\n"
     "                     of the one it records or its packets show\n"
     "  --strict           verify: a packet id the packet table does not know fails the\n"
@@ -87,21 +92,30 @@ static const char usage_text[] =
     "                                            -details CSV FILE)\n"
     "UNIT.mch holds the unit's selected contexts, numbered 1..k in global order. A context's\n"
     "row in CSV (superpmi's columns, by name) gives its result; -a or -applyDiff in CMD makes\n"
-    "an asm-diffs run (summary with Diffs N, exit 2 on diffs). For a context without a row,\n"
-    "the exit status: 0 passed; 1 or 2: the contexts listed in LIST (one number per line)\n"
-    "failed, the others passed, no LIST: all failed; 3: the same, as missing data; any other\n"
-    "status or a signal: crashed. Numbers are mapped to global ones. Options of CMD that write\n"
+    "an asm-diffs run (summary with Diffs N, exit 2 on diffs). A command that ends 0-3 must\n"
+    "write a row for each context it was given; for one that crashed (another status, a\n"
+    "signal) its contexts without a row crashed. Numbers are mapped to global ones. Options\n"
+    "of CMD that write\n"
     "files (-f, -details, -r, -w, -e), -c, -stride, and those that shape the whole run (-p:\n"
     "use -j; -failureLimit: use --failure-limit; -streaming) are refused.\n"
-    "A command that cannot start, or exits 254 (the JIT failed to initialize) on a worker's\n"
-    "first unit, stops the run: exit 254.\n"
+    "A command that exits 254 (the JIT failed to initialize) on a worker's first unit stops\n"
+    "the run: exit 254. A failure of mcz-replay's own (a temporary file that cannot be\n"
+    "written, a command that cannot start, ends 0-3 without the details rows of its unit, or\n"
+    "is killed by SIGKILL, a worker killed by SIGKILL) stops it with exit 255, the errno and\n"
+    "the path; the contexts not judged are not replayed, and not in -f.\n"
     "\n"
     "output: superpmi's summary line on stdout,\n"
     "    Loaded N  Jitted N  FailedCompile N Excluded N Missing N[ Diffs N]\n"
     "(FailedCompile counts failures, missing data, crashes, timeouts and unreadable contexts).\n"
+    "With --exec, stdout is what one superpmi over the whole collection prints with CMD's\n"
+    "options: the first unit's banner naming COLLECTION, -c and -f (no temporary path), the\n"
+    "units' ISSUE/MISSING lines with global numbers, progress lines over the whole run, one\n"
+    "summary counting each compile of -repeatCount N, the run's total time. On stderr\n"
+    "mcz-replay lists only contexts no command judged (crashes, timeouts).\n"
     "exit codes (superpmi's): 0 all passed; 1 failures, crashes or timeouts; 2 asm diffs\n"
-    "(no failures); 3 missing data only; 254 the replayer failed to initialize; 255 bad arguments, an output that cannot be\n"
-    "created (checked before any work), an empty, unreadable or damaged collection; 128+S\n"
+    "(no failures); 3 missing data only; 254 the replayer failed to initialize; 255 bad\n"
+    "arguments, an output that cannot be created (checked before any work), an empty,\n"
+    "unreadable or damaged collection, a failure of mcz-replay's own; 128+S\n"
     "interrupted by signal S (what finished is still reported).\n";
 
 typedef struct options {
@@ -487,16 +501,27 @@ static int fail_output(const char *path, const mcz_diag *d)
     return fail("%s", tool_where_text(&at, d, text, sizeof text));
 }
 
+/* --exec: what the commands' -repeatCount adds to the table's one count per context
+ * (replay_exec_output). */
+static replay_counts exec_extra;
+
 /* Writes what the table holds: stderr report, -f, --details, --results (when id), summary. */
 static int conclude(const options *o, replay_table *t, const replay_shard_id *id)
 {
     mcz_diag d;
     mcz_diag_clear(&d);
+    /* --exec: superpmi's own lines say what its contexts did (ISSUE, ERROR, MISSING); only
+     * what no command judged is told here */
     if (replay_table_finish(t, &d) != MCZ_OK ||
-        replay_table_report(t, stderr, REPORT_LIMIT, !tool_info_shown(), &d) != MCZ_OK)
+        replay_table_report(t, stderr, REPORT_LIMIT, !tool_info_shown() || o->exec != NULL,
+                            o->details != NULL, &d) != MCZ_OK)
         return fail_diag(&d);
     replay_counts c;
     replay_table_count(t, &c);
+    c.jitted += exec_extra.jitted;
+    c.failed += exec_extra.failed;
+    c.missing += exec_extra.missing;
+    c.diffs += exec_extra.diffs;
     /* An output that cannot be written fails the run, but the summary of the work done is
      * still printed (a full disk must not hide what the replay found). */
     int failed = -1;
@@ -697,6 +722,17 @@ static int outcome_code(const options *o, replay_table *t, const replay_plan *pl
             fail_output(o->details, &d);
         return REPLAY_EXIT_INIT_FAILED;
     }
+    if (out->broken) {
+        /* what was judged is reported; the rest is not replayed, and listed nowhere */
+        options partial = *o;
+        partial.results = NULL;
+        conclude(&partial, t, NULL);
+        fail("%s", out->message);
+        fail("%llu of %llu selected contexts were not replayed",
+             (unsigned long long)(plan->selected - t->count),
+             (unsigned long long)plan->selected);
+        return REPLAY_EXIT_GENERAL;
+    }
     if (out->stop_signal) {
         options partial = *o;
         partial.results = NULL; /* a partial run must not pass for a shard's results */
@@ -709,6 +745,14 @@ static int outcome_code(const options *o, replay_table *t, const replay_plan *pl
     replay_shard_id id = {plan->shard_k, plan->shard_n, "", plan->plan_selected, t->style};
     snprintf(id.fingerprint, sizeof id.fingerprint, "%s", plan->fingerprint);
     return conclude(o, t, &id);
+}
+
+/* The --exec command's -repeatCount N (superpmi's progress counts N compiles a context); 0. */
+static uint32_t exec_repeat(char **argv)
+{
+    size_t i = argv ? tool_spmi_find(argv, TOOL_SPMI_REPEAT_COUNT) : 0;
+    uint64_t n;
+    return i && argv[i + 1] && replay_parse_count(argv[i + 1], 1, INT32_MAX, &n) ? (uint32_t)n : 0;
 }
 
 static unsigned workers_wanted(const options *o)
@@ -758,10 +802,11 @@ static int replay_main(const options *o, const char *path)
         tool_set_levels(true, false, false);
     replay_plan plan;
     mcz_diag d;
-    /* --exec: a command start costs a JIT load, so each command gets up to exec_batch bytes,
-     * as long as every worker still gets EXEC_UNITS_PER_WORKER units (balance) */
+    /* --exec: units of exec_batch / EXEC_PIECES bytes (as long as every worker gets
+     * EXEC_UNITS_PER_WORKER of them: balance), which the run gives its commands in spans of up
+     * to exec_batch bytes, sized from what its first commands took (replay_span.c) */
     uint32_t min_units = (uint32_t)(EXEC_UNITS_PER_WORKER * workers_wanted(o));
-    uint64_t group = o->exec ? o->exec_batch : 0;
+    uint64_t group = o->exec ? o->exec_batch / EXEC_PIECES : 0;
     int rc = replay_plan_open(&plan, path, &d);
     uint64_t mch_group = group, size = mcz_input_size(plan.input);
     if (mch_group > size / min_units)
@@ -790,18 +835,23 @@ static int replay_main(const options *o, const char *path)
         replay_run_options ro = {.workers = workers_wanted(o),
                                  .timeout = o->timeout, .stride = o->stride,
                                  .progress = !o->quiet && isatty(2), .stats = o->stats,
-                                 .failure_limit = o->failure_limit};
+                                 .failure_limit = o->failure_limit,
+                                 .exec_bound = o->exec ? o->exec_batch : 0};
         replay_table t = {.style = cfg.style, .interleave = o->interleave};
         replay_outcome out;
+        replay_exec_view view = {&plan, cfg.style, o->fail_list, o->select != NULL,
+                                 exec_repeat(cfg.exec_argv), o->interleave, tool_now()};
         rc = replay_proc_run(&cfg, &ro, &t, &out);
         if (o->stats)
             replay_table_print_stats(&t, stderr);
         if (cfg.mode == REPLAY_MODE_EXEC)
-            replay_exec_output(cfg.temp_dir, stdout, o->interleave);
-        if (rc != MCZ_OK && !out.init_failed)
+            replay_exec_output(cfg.temp_dir, &view, stdout, &exec_extra);
+        if (rc != MCZ_OK && !out.init_failed && !out.broken)
             code = fail("%s", out.message[0] ? out.message : mcz_error_name(rc));
         else
             code = outcome_code(o, &t, &plan, &out);
+        if (cfg.mode == REPLAY_MODE_EXEC && !out.init_failed && tool_info_shown())
+            replay_exec_trailer(&view, stdout);
         replay_table_free(&t);
     }
     exec_cleanup(&es);

@@ -99,6 +99,26 @@ int replay_records_take(replay_record_reader *rd, replay_ring *g,
 
 /* ---- Process pool (replay_pool.c) ------------------------------------------------------------ */
 
+/* ---- How many units an --exec command gets (replay_span.c) ---- */
+
+/* The run's commands so far: sums over (contexts, wall seconds) of each. */
+typedef struct replay_span_model {
+    double sum_n, sum_t, sum_nn, sum_nt;
+    size_t samples;
+} replay_span_model;
+
+void replay_span_sample(replay_span_model *m, uint64_t contexts, double seconds);
+/* The units, from plan unit `next` on, for a worker's next command: consecutive ones holding at
+ * most `bound` bytes (at least one), no more than a worker's share of what remains; as many as
+ * make a start a small part of the command by the samples, or while they cannot tell, twice
+ * the worker's `last` span (0: none yet). bound 0: one. */
+uint32_t replay_span_next(const replay_span_model *m, const replay_plan *p, size_t next,
+                          uint32_t last, uint64_t bound, size_t workers);
+
+/* True when a read of fd (a pipe) would not wait, waiting up to wait_ms for it (false at its
+ * end too). */
+bool replay_proc_readable(int fd, int wait_ms);
+
 typedef struct replay_pool replay_pool;
 
 typedef struct replay_pool_ops {

@@ -14,6 +14,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -23,6 +24,8 @@
 #include <unistd.h>
 
 #include "replay_proc.h"
+
+extern char **environ;
 
 struct replay_proc {
     pid_t pid;
@@ -340,56 +343,56 @@ double replay_proc_cpu_seconds(bool workers)
 }
 
 /* Points descriptor fd at a new file path (NULL: leaves it); false when it cannot. */
-static bool redirect(int fd, const char *path)
+/* The command's stdout or stderr to a new file at path (NULL: this process's). */
+static int redirect(posix_spawn_file_actions_t *fa, int fd, const char *path)
 {
-    if (!path)
-        return true;
-    int to = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-    bool ok = to >= 0 && dup2(to, fd) == fd;
-    if (to >= 0)
-        close(to);
-    return ok;
+    return path ? posix_spawn_file_actions_addopen(fa, fd, path, O_WRONLY | O_CREAT | O_TRUNC,
+                                                   0600)
+                : 0;
 }
 
-/* The child's side of replay_proc_command: the exec, or its errno on the status pipe. */
-static _Noreturn void command_child(char *const argv[], const char *out_path,
-                                    const char *err_path, int status_fd)
-{
-    if (redirect(1, out_path) && redirect(2, err_path))
-        execvp(argv[0], argv);
-    int err = errno;
-    (void)tool_write_all(status_fd, &err, sizeof err);
-    _exit(127);
-}
-
-int replay_proc_command(char *const argv[], const char *out_path, const char *err_path,
-                        int *exec_errno)
+/* posix_spawnp rather than fork: a worker holds its decoded unit and the collection's
+ * mapping, which a fork would have the kernel copy the page tables of, once per command. An
+ * exec that fails (no such file, not executable, a file that cannot be opened for the output)
+ * is posix_spawnp's error. */
+int replay_proc_command_start(char *const argv[], const char *out_path, const char *err_path,
+                              int64_t *handle, int *exec_errno)
 {
     *exec_errno = 0;
-    int fds[2];
-    if (pipe2(fds, O_CLOEXEC) != 0)
+    posix_spawn_file_actions_t fa;
+    if (posix_spawn_file_actions_init(&fa) != 0)
         return MCZ_EIO;
+    int err = redirect(&fa, 1, out_path);
+    if (!err)
+        err = redirect(&fa, 2, err_path);
     fflush(NULL);
-    pid_t pid = fork();
-    if (pid == 0) {
-        close(fds[0]);
-        command_child(argv, out_path, err_path, fds[1]);
+    pid_t pid = -1;
+    if (!err)
+        err = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    if (err) {
+        *exec_errno = err;
+        return 127;
     }
-    if (pid < 0) {
-        close_pipes(&fds, 1);
-        return MCZ_EIO;
-    }
-    close(fds[1]);
-    /* The exec closes the pipe (CLOEXEC): end of file means the command started. */
-    int err = 0;
-    bool failed = replay_read_full(fds[0], &err, sizeof err) == 1;
-    close(fds[0]);
+    *handle = pid;
+    return MCZ_OK;
+}
+
+int replay_proc_command_wait(int64_t handle)
+{
     int status;
-    if (wait_pid(pid, &status) != MCZ_OK)
+    if (wait_pid((pid_t)handle, &status) != MCZ_OK)
         return MCZ_EIO;
-    if (failed)
-        *exec_errno = err > 0 ? err : ENOEXEC;
     return exit_code(status);
+}
+
+bool replay_proc_readable(int fd, int wait_ms)
+{
+    struct pollfd p = {fd, POLLIN, 0};
+    int rc;
+    while ((rc = poll(&p, 1, wait_ms)) < 0 && errno == EINTR)
+        ;
+    return rc == 1 && (p.revents & POLLIN);
 }
 
 /* ---- The system beside processes ---- */

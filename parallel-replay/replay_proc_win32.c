@@ -463,6 +463,21 @@ double replay_proc_cpu_seconds(bool workers)
     return workers ? workers_cpu : cpu_seconds_of(GetCurrentProcess());
 }
 
+bool replay_proc_readable(int fd, int wait_ms)
+{
+    HANDLE h = (HANDLE)_get_osfhandle(fd);
+    for (int waited = 0;; waited++) {
+        DWORD avail = 0;
+        if (h == INVALID_HANDLE_VALUE || !PeekNamedPipe(h, NULL, 0, NULL, &avail, NULL))
+            return false;
+        if (avail > 0)
+            return true;
+        if (waited >= wait_ms)
+            return false;
+        Sleep(1);
+    }
+}
+
 /* ---- --exec commands ---- */
 
 /* A new file at path for a child's output (NULL: this process's handle std). */
@@ -475,8 +490,8 @@ static HANDLE output_for_child(const char *path, DWORD std)
                        CREATE_ALWAYS, FILE_ATTRIBUTE_NORMAL, NULL);
 }
 
-int replay_proc_command(char *const argv[], const char *out_path, const char *err_path,
-                        int *exec_errno)
+int replay_proc_command_start(char *const argv[], const char *out_path, const char *err_path,
+                              int64_t *handle, int *exec_errno)
 {
     *exec_errno = 0;
     char *line = tool_command_line(argv);
@@ -496,12 +511,9 @@ int replay_proc_command(char *const argv[], const char *out_path, const char *er
         /* the command is found as CreateProcess finds it (the program's directory, the
          * current one, the system's, PATH), and joins this worker's job */
         if (CreateProcessA(NULL, line, NULL, NULL, TRUE, 0, NULL, NULL, &si, &pi)) {
-            DWORD code = 255;
-            WaitForSingleObject(pi.hProcess, INFINITE);
-            GetExitCodeProcess(pi.hProcess, &code);
-            CloseHandle(pi.hProcess);
             CloseHandle(pi.hThread);
-            rc = shell_status(code);
+            *handle = (int64_t)(intptr_t)pi.hProcess;
+            rc = MCZ_OK;
         } else {
             *exec_errno = tool_errno_of_win32(GetLastError());
             rc = 127;
@@ -513,6 +525,16 @@ int replay_proc_command(char *const argv[], const char *out_path, const char *er
     if (err_path && err != INVALID_HANDLE_VALUE)
         CloseHandle(err);
     return rc;
+}
+
+int replay_proc_command_wait(int64_t handle)
+{
+    HANDLE process = (HANDLE)(intptr_t)handle;
+    DWORD code = 255;
+    WaitForSingleObject(process, INFINITE);
+    GetExitCodeProcess(process, &code);
+    CloseHandle(process);
+    return shell_status(code);
 }
 
 /* ---- The system beside processes ---- */

@@ -137,6 +137,13 @@ _Noreturn void replay_chan_fatal(replay_chan *ch, const char *msg)
     _exit(REPLAY_EXIT_INIT_FAILED);
 }
 
+_Noreturn void replay_chan_broken(replay_chan *ch, const char *msg)
+{
+    fflush(NULL);
+    replay_chan_send(ch, REPLAY_REC_FATAL, REPLAY_FATAL_BROKEN, 0, 0, msg, strlen(msg));
+    _exit(REPLAY_EXIT_GENERAL);
+}
+
 /* Parses the complete records buffered; leaves at most a partial one. */
 static int parse_records(replay_record_reader *rd,
                          void (*on_record)(void *arg, const replay_record *rec), void *arg,

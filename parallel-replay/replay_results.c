@@ -70,7 +70,7 @@ int replay_counts_exit_code(const replay_counts *c)
 typedef struct report {
     FILE *err;
     size_t limit, shown, more;
-    bool lost_only;
+    bool lost_only, details;
     tool_check *check;
 } report;
 
@@ -111,14 +111,15 @@ static int report_visit(void *arg, const replay_entry *e)
 }
 
 int replay_table_report(const replay_table *t, FILE *err, size_t limit, bool lost_only,
-                        mcz_diag *diag)
+                        bool details, mcz_diag *diag)
 {
     static tool_check check; /* large; one use per run */
     memset(&check, 0, sizeof check);
-    report r = {err, limit, 0, 0, lost_only, &check};
+    report r = {err, limit, 0, 0, lost_only, details, &check};
     int rc = replay_table_walk(t, report_visit, &r, diag);
     if (r.more)
-        fprintf(err, "mcz-replay: ... and %zu more (see --details)\n", r.more);
+        fprintf(err, "mcz-replay: ... and %zu more%s\n", r.more,
+                details ? " (see --details)" : "");
     tool_check_warn(&check);
     return rc;
 }

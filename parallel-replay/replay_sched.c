@@ -6,8 +6,10 @@
  * Each worker has its current unit and one queued behind it (so it never waits for the parent);
  * the rest stay with the parent for whichever worker frees up first, so a slow unit never holds
  * others back. Each worker opens its reader after the fork, over the input the parent opened
- * once (no zstd context, FILE or reader crosses a fork; the input's mapping does). Requests are 16 bytes on the worker's request pipe (u32 unit, u32
- * resume, u32 stride, u32 slot); closing it means "no more work".
+ * once (no zstd context, FILE or reader crosses a fork; the input's mapping does). Requests are
+ * 20 bytes on the worker's request pipe (u32 unit, u32 resume, u32 stride, u32 slot, u32 span:
+ * --exec gives a command `span` consecutive units, as one unit, replay_span.c); closing it
+ * means "no more work".
  *
  * Because a worker announces each context before replaying it, the parent knows which context
  * was in flight when the worker died or overran --timeout: that context is accounted as crashed
@@ -21,7 +23,8 @@
 
 #include "replay_proc.h"
 
-#define REQUEST_SIZE 16u
+#define REQUEST_SIZE 20u
+#define KILL_SIGNAL 9 /* SIGKILL's number on every POSIX system (Windows has none) */
 #define PROGRESS_TICK_MS 250
 #define SCAN_S 0.010 /* how often the rings are looked at while --timeout runs */
 
@@ -37,7 +40,11 @@ typedef struct victim {
 typedef struct slot {
     bool ready;        /* READY seen from the current worker */
     long unit;         /* unit being worked on, -1: none */
+    uint32_t span;     /* units from it on that the worker works on as one (--exec) */
+    replay_unit merged; /* those units as one */
     long queued;       /* unit requested after it (so the worker never waits), -1: none */
+    uint32_t queued_span;
+    uint32_t last_span; /* of the worker's last command (replay_span_next) */
     uint32_t resume;   /* where the current worker started in the unit */
     uint8_t *reported; /* per context of the unit: accounted */
     uint32_t high;     /* highest number of the unit accounted so far, 0: none */
@@ -67,6 +74,7 @@ typedef struct run {
     bool columns_warned;
     uint64_t failures;
     int error;
+    replay_span_model spans; /* --exec: what the commands took */
 } run;
 
 static size_t slot_index(const run *r, const slot *s) { return (size_t)(s - r->slots); }
@@ -90,6 +98,77 @@ static void plan_identity(const replay_plan *p, char *buf, size_t cap)
 
 /* ---- Worker side ------------------------------------------------------------------------------ */
 
+/* Units first .. first + span - 1 of the plan as one: consecutive contexts (the scheduler spans
+ * adjacent units only), their chunks or file bytes one run. */
+static void units_merge(const replay_plan *p, uint32_t first, uint32_t span, replay_unit *out)
+{
+    const replay_unit *a = &p->units[first], *z = &p->units[first + span - 1];
+    *out = *a;
+    out->count = z->first + z->count - a->first;
+    out->chunks = z->chunk + z->chunks - a->chunk;
+    for (uint32_t i = 1; i < span; i++) {
+        out->selected += p->units[first + i].selected;
+        out->raw_bytes += p->units[first + i].raw_bytes;
+        out->stored_bytes += p->units[first + i].stored_bytes;
+    }
+}
+
+/* A unit the worker could not account for (its rows file cannot be written, memory): the run
+ * stops with the errno and the file that failed, the unit's contexts not replayed. */
+static _Noreturn void worker_broken(const replay_config *cfg, size_t index, const replay_unit *u,
+                                    replay_chan *ch)
+{
+    int err = errno;
+    char path[4200] = "", msg[REPLAY_MESSAGE_MAX];
+    if (cfg->temp_dir)
+        replay_rows_path(cfg->temp_dir, index, path, sizeof path);
+    snprintf(msg, sizeof msg, "contexts %u-%u: cannot account for them%s%s: %s", u->first,
+             u->first + u->count - 1, path[0] ? " in " : "", path,
+             err ? strerror(err) : "out of memory");
+    replay_chan_broken(ch, msg);
+}
+
+/* The worker's requests: read one by one, one of them possibly read ahead (peek_request). */
+typedef struct requests {
+    int fd;
+    const replay_plan *plan;
+    bool stashed;
+    uint32_t req[REQUEST_SIZE / 4];
+} requests;
+
+static bool request_valid(const replay_plan *p, const uint32_t *req)
+{
+    return req[4] != 0 && req[0] < p->unit_count && req[4] <= p->unit_count - req[0];
+}
+
+/* The next request: the one read ahead, else one read now (1), 0 at the end, -1 on error. */
+static int next_request(requests *q, uint32_t *req)
+{
+    if (q->stashed) {
+        q->stashed = false;
+        memcpy(req, q->req, sizeof q->req);
+        return 1;
+    }
+    return replay_read_full(q->fd, req, REQUEST_SIZE);
+}
+
+/* replay_worker_peek: the next request, when it comes within PEEK_WAIT_MS (the parent sends it
+ * when the unit before ends, so it may be on its way as the command starts; a request is
+ * written whole, far below a pipe's atomic write size). */
+#define PEEK_WAIT_MS 200
+static int peek_request(void *arg, replay_unit *u, uint32_t *resume, replay_filter *f)
+{
+    requests *q = arg;
+    if (q->stashed || !replay_proc_readable(q->fd, PEEK_WAIT_MS) ||
+        replay_read_full(q->fd, q->req, REQUEST_SIZE) != 1 || !request_valid(q->plan, q->req))
+        return 0;
+    q->stashed = true;
+    units_merge(q->plan, q->req[0], q->req[4], u);
+    *resume = q->req[1];
+    *f = (replay_filter){q->req[2], q->req[3]};
+    return 1;
+}
+
 static _Noreturn void worker_main(void *arg, size_t index, int req_fd, replay_chan *ch)
 {
     const replay_config *cfg = ((run *)arg)->cfg;
@@ -107,13 +186,28 @@ static _Noreturn void worker_main(void *arg, size_t index, int req_fd, replay_ch
     replay_chan_send(ch, REPLAY_REC_READY, 0, 0, 0, planned, strlen(planned));
     uint32_t req[REQUEST_SIZE / 4];
     int rc;
-    while ((rc = replay_read_full(req_fd, req, sizeof req)) == 1) {
+    requests q = {req_fd, cfg->plan, false, {0}};
+    replay_worker_set_peek(w, peek_request, &q);
+    while ((rc = next_request(&q, req)) == 1) {
         replay_filter f = {req[2], req[3]};
-        if (req[0] >= cfg->plan->unit_count ||
-            replay_worker_unit(w, &cfg->plan->units[req[0]], req[1], f, ch) != MCZ_OK)
+        replay_unit u;
+        if (!request_valid(cfg->plan, req))
             _exit(REPLAY_EXIT_GENERAL);
+        units_merge(cfg->plan, req[0], req[4], &u);
+        errno = 0;
+        replay_stats before;
+        replay_worker_stats(w, &before);
+        double t0 = tool_now();
+        if (replay_worker_unit(w, &u, req[1], f, ch) != MCZ_OK)
+            worker_broken(cfg, index, &u, ch);
         fflush(NULL);
-        replay_chan_send(ch, REPLAY_REC_UNIT_DONE, 0, req[0], 0, NULL, 0);
+        /* what the unit took, and how many contexts it replayed: the run sizes commands by it */
+        replay_stats after;
+        replay_worker_stats(w, &after);
+        char took[64];
+        int len = snprintf(took, sizeof took, "%.6f %llu", tool_now() - t0,
+                           (unsigned long long)(after.contexts - before.contexts));
+        replay_chan_send(ch, REPLAY_REC_UNIT_DONE, 0, req[0], 0, took, (size_t)len);
     }
     replay_stats st;
     replay_worker_close(w, &st);
@@ -127,20 +221,23 @@ static _Noreturn void worker_main(void *arg, size_t index, int req_fd, replay_ch
 
 static const replay_unit *slot_unit(const run *r, const slot *s)
 {
-    return s->unit >= 0 ? &r->plan->units[s->unit] : NULL;
+    (void)r;
+    return s->unit >= 0 ? &s->merged : NULL;
 }
 
-static void request(const run *r, slot *s, long unit, uint32_t resume)
+static void request(const run *r, slot *s, long unit, uint32_t resume, uint32_t span)
 {
-    uint32_t req[REQUEST_SIZE / 4] = {(uint32_t)unit, resume, s->filter.stride, s->filter.slot};
+    uint32_t req[REQUEST_SIZE / 4] = {(uint32_t)unit, resume, s->filter.stride, s->filter.slot,
+                                      span};
     replay_pool_send(slot_index(r, s), req, sizeof req);
 }
 
 /* Makes unit the current one; send: request it (false when it was requested as the queued
  * one already). */
-static void begin_unit(run *r, slot *s, long unit, bool send)
+static void begin_unit(run *r, slot *s, long unit, uint32_t span, bool send)
 {
-    const replay_unit *u = &r->plan->units[unit];
+    units_merge(r->plan, (uint32_t)unit, span, &s->merged);
+    const replay_unit *u = &s->merged;
     free(s->reported);
     s->reported = calloc(u->count, 1);
     if (!s->reported) {
@@ -148,18 +245,29 @@ static void begin_unit(run *r, slot *s, long unit, bool send)
         return;
     }
     s->unit = unit;
+    s->span = span;
     s->resume = u->first;
     s->high = 0;
     if (send)
-        request(r, s, unit, u->first);
+        request(r, s, unit, u->first, span);
 }
 
-static long take_unit(run *r, slot *s)
+/* The next unit for the slot, and how many from it on its command gets (*span). */
+static long take_unit(run *r, slot *s, uint32_t *span)
 {
+    *span = 1;
     if (r->outcome->limit_reached)
         return -1;
     size_t *next = r->o->stride ? &s->stride_next : &r->next_unit;
-    return *next < r->plan->unit_count ? (long)(*next)++ : -1;
+    if (*next >= r->plan->unit_count)
+        return -1;
+    if (!r->o->stride)
+        *span = replay_span_next(&r->spans, r->plan, *next, s->last_span, r->o->exec_bound,
+                                 r->nslots);
+    s->last_span = *span;
+    long unit = (long)*next;
+    *next += *span;
+    return unit;
 }
 
 static bool work_left(const run *r, const slot *s)
@@ -174,27 +282,30 @@ static void queue_next(run *r, slot *s)
 {
     if (s->queued >= 0 || r->stopping)
         return;
-    long unit = take_unit(r, s);
+    uint32_t span;
+    long unit = take_unit(r, s, &span);
     if (unit < 0) {
         replay_pool_close_input(slot_index(r, s));
         return;
     }
     s->queued = unit;
-    request(r, s, unit, r->plan->units[unit].first);
+    s->queued_span = span;
+    request(r, s, unit, r->plan->units[unit].first, span);
 }
 
 /* A worker without a current unit: the queued one becomes current, or a new one is taken. */
 static void assign(run *r, slot *s)
 {
     bool requested = s->queued >= 0;
-    long unit = requested ? s->queued : r->stopping ? -1 : take_unit(r, s);
+    uint32_t span = s->queued_span;
+    long unit = requested ? s->queued : r->stopping ? -1 : take_unit(r, s, &span);
     s->queued = -1;
     if (unit < 0) {
         s->unit = -1;
         replay_pool_close_input(slot_index(r, s));
         return;
     }
-    begin_unit(r, s, unit, !requested);
+    begin_unit(r, s, unit, span, !requested);
     queue_next(r, s);
 }
 
@@ -206,14 +317,14 @@ static void on_ready(run *r, slot *s)
     long queued = s->queued; /* requested from a predecessor, if any */
     s->queued = -1;
     if (s->unit >= 0) {
-        request(r, s, s->unit, s->resume);
+        request(r, s, s->unit, s->resume, s->span);
         if (queued >= 0) {
             s->queued = queued;
-            request(r, s, queued, r->plan->units[queued].first);
+            request(r, s, queued, r->plan->units[queued].first, s->queued_span);
         }
         queue_next(r, s);
     } else if (queued >= 0) {
-        begin_unit(r, s, queued, true);
+        begin_unit(r, s, queued, s->queued_span, true);
         queue_next(r, s);
     } else {
         assign(r, s);
@@ -328,12 +439,16 @@ static uint32_t first_open(const run *r, const slot *s, uint32_t from)
     return 0;
 }
 
-static void unit_done(run *r, slot *s, uint32_t unit)
+static void unit_done(run *r, slot *s, uint32_t unit, const char *took)
 {
     if (s->unit < 0 || (uint32_t)s->unit != unit) {
         fatal(r, MCZ_ECORRUPT, "a worker finished a unit it was not given");
         return;
     }
+    double seconds;
+    unsigned long long contexts;
+    if (s->resume == s->merged.first && sscanf(took, "%lf %llu", &seconds, &contexts) == 2)
+        replay_span_sample(&r->spans, contexts, seconds);
     for (uint32_t n = first_open(r, s, slot_unit(r, s)->first); n; n = first_open(r, s, n + 1))
         account(r, s, n, REPLAY_ERROR, 0, "not reported by its worker", false);
     free(s->reported);
@@ -384,11 +499,14 @@ static void on_record(void *arg, const replay_record *rec)
         }
         break;
     case REPLAY_REC_UNIT_DONE:
-        unit_done(r, s, rec->number);
+        unit_done(r, s, rec->number, rec->text_len ? rec->text : "");
         break;
     case REPLAY_REC_FATAL:
-        r->outcome->init_failed = true;
-        fatal(r, MCZ_EINVAL, rec->text);
+        if (rec->kind == REPLAY_FATAL_BROKEN)
+            r->outcome->broken = true;
+        else
+            r->outcome->init_failed = true;
+        fatal(r, r->outcome->broken ? MCZ_EIO : MCZ_EINVAL, rec->text);
         break;
     case REPLAY_REC_STATS:
         if (rec->text_len == 4 * sizeof(uint64_t)) {
@@ -457,6 +575,14 @@ static void restart(run *r, slot *s)
     }
 }
 
+/* A worker's death that says nothing of the context it held: SIGKILL that this run did not
+ * send (the OOM killer, a user), or its own exit on an error of mcz-replay's (it cannot write
+ * its rows file, say). Crashes by other signals are the replayer's (a plugin's fault). */
+static bool outside_death(int status, bool killed)
+{
+    return !killed && (status == 128 + KILL_SIGNAL || status == REPLAY_EXIT_GENERAL);
+}
+
 /* After a worker ended: account the context it died on, and start a replacement when work
  * remains. A timed-out worker's victim was taken before the kill; a crashed one's is whatever
  * it announced last. */
@@ -482,6 +608,17 @@ static void on_ended(void *arg, size_t index, int status, const char *how, bool 
             replay_progress_clear();
             tool_warn("after its last unit, %s", how);
         }
+        return;
+    }
+    if (outside_death(status, killed)) {
+        char why[REPLAY_MESSAGE_MAX];
+        const replay_unit *u = slot_unit(r, s);
+        snprintf(why, sizeof why, "%s while replaying contexts %u-%u: %s", how, u->first,
+                 u->first + u->count - 1, status == REPLAY_EXIT_GENERAL
+                     ? "it could not go on (its error is above)"
+                     : "killed from outside, not by its replayer");
+        r->outcome->broken = true;
+        fatal(r, MCZ_EIO, why);
         return;
     }
     victim v = {REPLAY_CRASH, s->inflight, s->inflight_size, s->inflight && s->inflight_unit};

@@ -14,6 +14,21 @@
 
 #include "replay_int.h"
 
+/* --exec: a unit read and written to its file in a directory of its own, its command not yet
+ * started. */
+typedef struct exec_slot {
+    char dir[4096];
+    mcz_mc *batch;       /* the unit's contexts (their bytes are in the unit file) */
+    size_t batch_cap, n;
+    replay_exec_file uf;
+    bool ahead;          /* written ahead: the unit below, its excluded contexts kept */
+    replay_unit unit;
+    uint32_t resume;
+    replay_filter filter;
+    uint32_t *excluded;  /* number and size of each excluded context, to send on its turn */
+    size_t excluded_n, excluded_cap;
+} exec_slot;
+
 struct replay_worker {
     const replay_config *cfg;
     const replay_plan *plan;
@@ -24,12 +39,11 @@ struct replay_worker {
     bool mapped;
     uint64_t dropped;   /* what of it left memory (mcz_input_drop_behind) */
     void *plugin_state;
-    char work_dir[4096]; /* --exec */
     replay_stats stats;
-    mcz_mc *batch;       /* --exec: the unit's contexts */
-    size_t batch_cap;
-    uint8_t *batch_bytes; /* their bytes, copied (a unit of several chunks outlives the views) */
-    size_t batch_len, batch_bytes_cap;
+    exec_slot slots[2];  /* --exec: the unit being run, and the next one written ahead */
+    int current;         /* which slot the unit being run uses */
+    replay_worker_peek peek; /* the next request, when it has come already */
+    void *peek_arg;
     uint64_t commands;   /* --exec: commands run */
 };
 
@@ -66,10 +80,11 @@ static int open_replayer(replay_worker *w, char *msg, size_t cap)
             return MCZ_EINVAL;
         }
     }
-    if (cfg->mode == REPLAY_MODE_EXEC) {
-        snprintf(w->work_dir, sizeof w->work_dir, "%s/w%ld", cfg->temp_dir, (long)getpid());
-        if (tool_mkdir_private(w->work_dir) != 0) {
-            snprintf(msg, cap, "%s: cannot create it: %s", w->work_dir, strerror(errno));
+    for (int i = 0; i < 2 && cfg->mode == REPLAY_MODE_EXEC; i++) {
+        snprintf(w->slots[i].dir, sizeof w->slots[i].dir, "%s/w%ld%s", cfg->temp_dir,
+                 (long)getpid(), i ? ".next" : "");
+        if (tool_mkdir_private(w->slots[i].dir) != 0) {
+            snprintf(msg, cap, "%s: cannot create it: %s", w->slots[i].dir, strerror(errno));
             return MCZ_EIO;
         }
     }
@@ -97,6 +112,11 @@ int replay_worker_open(const replay_config *cfg, replay_worker **out, char *msg,
     return MCZ_OK;
 }
 
+void replay_worker_stats(const replay_worker *w, replay_stats *stats)
+{
+    *stats = w->stats;
+}
+
 void replay_worker_close(replay_worker *w, replay_stats *stats)
 {
     if (!w)
@@ -105,12 +125,20 @@ void replay_worker_close(replay_worker *w, replay_stats *stats)
         *stats = w->stats;
     if (w->plugin_state && w->cfg->plugin->finish)
         w->cfg->plugin->finish(w->plugin_state);
-    if (w->work_dir[0])
-        rmdir(w->work_dir);
+    for (int i = 0; i < 2; i++) {
+        exec_slot *sl = &w->slots[i];
+        replay_exec_file_end_unused(&sl->uf);
+        if (sl->dir[0]) {
+            char path[4200];
+            snprintf(path, sizeof path, "%s/unit.mch", sl->dir);
+            unlink(path);
+            rmdir(sl->dir);
+        }
+        free(sl->batch);
+        free(sl->excluded);
+    }
     mcz_cursor_free(w->cursor);
     mcz_reader_close(w->reader);
-    free(w->batch);
-    free(w->batch_bytes);
     free(w);
 }
 
@@ -268,72 +296,151 @@ static int context_each(replay_worker *w, const mcz_mc *mc, replay_chan *ch)
     return replay_chan_result(ch, mc->number, kind, size, msg[0] ? msg : NULL);
 }
 
-/* Keeps a copy of the context: its bytes at an offset of batch_bytes until batch_fix. */
-static int batch_add(replay_worker *w, size_t n, const mcz_mc *mc)
+void replay_worker_set_peek(replay_worker *w, replay_worker_peek peek, void *arg)
 {
-    if (replay_grow(&w->batch, &w->batch_cap, n, sizeof *w->batch) != MCZ_OK)
+    w->peek = peek;
+    w->peek_arg = arg;
+}
+
+/* Keeps the context's number, size and offset; its bytes go to the unit file. */
+static int batch_add(exec_slot *sl, const mcz_mc *mc)
+{
+    if (replay_grow(&sl->batch, &sl->batch_cap, sl->n, sizeof *sl->batch) != MCZ_OK)
         return MCZ_ENOMEM;
-    size_t need = w->batch_len + mc->size;
-    if (need > w->batch_bytes_cap) {
-        size_t cap = w->batch_bytes_cap ? w->batch_bytes_cap : 1u << 20;
-        while (cap < need)
-            cap *= 2;
-        uint8_t *grown = realloc(w->batch_bytes, cap);
-        if (!grown)
-            return MCZ_ENOMEM;
-        w->batch_bytes = grown;
-        w->batch_bytes_cap = cap;
-    }
-    memcpy(w->batch_bytes + w->batch_len, mc->bytes, mc->size);
-    w->batch[n] = *mc;
-    w->batch[n].bytes = (const uint8_t *)(uintptr_t)w->batch_len;
-    w->batch_len = need;
+    replay_exec_file_add(&sl->uf, mc);
+    sl->batch[sl->n] = *mc;
+    sl->batch[sl->n++].bytes = NULL;
     return MCZ_OK;
 }
 
-/* Points the batch's contexts at their copied bytes; empties the copy for the next unit. */
-static void batch_fix(replay_worker *w, size_t n)
+/* An excluded context: sent now, or (written ahead) kept until its unit's turn. */
+static int exclude(exec_slot *sl, const mcz_mc *mc, replay_chan *ch)
 {
-    for (size_t i = 0; i < n; i++)
-        w->batch[i].bytes = w->batch_bytes + (uintptr_t)w->batch[i].bytes;
-    w->batch_len = 0;
+    if (!sl->ahead)
+        return replay_chan_result(ch, mc->number, REPLAY_EXCLUDED, (uint32_t)mc->size, NULL);
+    if (replay_grow(&sl->excluded, &sl->excluded_cap, sl->excluded_n + 1, 2 * sizeof(uint32_t)) !=
+        MCZ_OK)
+        return MCZ_ENOMEM;
+    sl->excluded[2 * sl->excluded_n] = mc->number;
+    sl->excluded[2 * sl->excluded_n++ + 1] = (uint32_t)mc->size;
+    return MCZ_OK;
 }
 
-int replay_worker_unit(replay_worker *w, const replay_unit *u, uint32_t resume, replay_filter f,
-                       replay_chan *ch)
+/* Reads the unit's wanted contexts into the slot: their bytes into its unit file, the excluded
+ * ones sent (or kept, ahead). A unit that cannot be read is reported (not ahead: then
+ * MCZ_EIO, and it is read again on its turn). */
+static int exec_walk(replay_worker *w, exec_slot *sl, const replay_unit *u, uint32_t resume,
+                     replay_filter f, replay_chan *ch)
 {
     mcz_diag d;
     mcz_diag_clear(&d);
     unit_walk walk;
+    sl->n = sl->excluded_n = 0;
+    sl->unit = *u;
+    sl->resume = resume;
+    sl->filter = f;
     if (unit_load(w, u, &walk, &d) != MCZ_OK)
-        return report_unreadable(w, u, resume, f, &d, ch);
-    bool exec = w->cfg->mode == REPLAY_MODE_EXEC;
-    size_t batched = 0;
-    w->batch_len = 0;
+        return sl->ahead ? MCZ_EIO : report_unreadable(w, u, resume, f, &d, ch);
+    replay_exec_file_begin(w->cfg, sl->dir, &sl->uf);
     while (walk.number + 1 - u->first < u->count) {
         mcz_mc mc;
         uint32_t next = walk.number + 1;
         if (unit_next(&walk, &mc, &d) != MCZ_OK) {
+            if (sl->ahead)
+                return MCZ_EIO;
             int rc = report_unreadable(w, u, next > resume ? next : resume, f, &d, ch);
-            if (rc != MCZ_OK || !exec)
+            if (rc != MCZ_OK)
                 return rc;
             break;
         }
         if (mc.number < resume || !replay_plan_wants(w->plan, f, mc.number))
             continue;
-        int rc;
-        if (!exec)
-            rc = context_each(w, &mc, ch);
-        else if (excluded(w, &mc))
-            rc = replay_chan_result(ch, mc.number, REPLAY_EXCLUDED, (uint32_t)mc.size, NULL);
-        else
-            rc = batch_add(w, batched++, &mc);
+        int rc = excluded(w, &mc) ? exclude(sl, &mc, ch) : batch_add(sl, &mc);
         if (rc != MCZ_OK)
             return rc;
     }
-    if (!exec || batched == 0)
-        return MCZ_OK;
-    w->stats.contexts += batched;
-    batch_fix(w, batched);
-    return replay_exec_unit(w->cfg, w->work_dir, w->commands++ == 0, w->batch, batched, ch);
+    replay_exec_file_flush(&sl->uf); /* written now, while a command runs, not at its turn */
+    return MCZ_OK;
+}
+
+/* The slot written ahead for this very request, or none. */
+static exec_slot *ahead_for(replay_worker *w, const replay_unit *u, uint32_t resume,
+                            replay_filter f)
+{
+    exec_slot *sl = &w->slots[1 - w->current];
+    bool same = sl->ahead && sl->unit.first == u->first && sl->unit.count == u->count &&
+                sl->resume == resume && sl->filter.stride == f.stride && sl->filter.slot == f.slot;
+    return same ? sl : NULL;
+}
+
+/* The next request, when it has come, read and written ahead in the other slot while the
+ * command runs (nothing is sent for it until its turn). */
+static void write_ahead(replay_worker *w)
+{
+    replay_unit next;
+    uint32_t resume;
+    replay_filter f;
+    exec_slot *sl = &w->slots[1 - w->current];
+    sl->ahead = false;
+    if (!w->peek || !w->peek(w->peek_arg, &next, &resume, &f))
+        return;
+    sl->ahead = true;
+    if (exec_walk(w, sl, &next, resume, f, NULL) != MCZ_OK) {
+        replay_exec_file_end_unused(&sl->uf);
+        sl->ahead = false;
+    }
+}
+
+/* --exec: the unit's command runs while the next unit is read and written. */
+static int exec_unit(replay_worker *w, const replay_unit *u, uint32_t resume, replay_filter f,
+                     replay_chan *ch)
+{
+    exec_slot *sl = ahead_for(w, u, resume, f);
+    int rc = MCZ_OK;
+    if (sl) {
+        w->current = 1 - w->current;
+        for (size_t i = 0; i < sl->excluded_n && rc == MCZ_OK; i++)
+            rc = replay_chan_result(ch, sl->excluded[2 * i], REPLAY_EXCLUDED,
+                                    sl->excluded[2 * i + 1], NULL);
+    } else {
+        sl = &w->slots[w->current];
+        w->slots[1 - w->current].ahead = false;
+        replay_exec_file_end_unused(&w->slots[1 - w->current].uf);
+        rc = exec_walk(w, sl, u, resume, f, ch);
+    }
+    sl->ahead = false;
+    if (rc != MCZ_OK || sl->n == 0) {
+        replay_exec_file_end_unused(&sl->uf);
+        return rc;
+    }
+    w->stats.contexts += sl->n;
+    replay_exec_job *job = replay_exec_launch(w->cfg, sl->dir, &sl->uf, sl->batch, sl->n, ch);
+    if (!job)
+        return MCZ_ENOMEM;
+    write_ahead(w);
+    return replay_exec_finish(job, w->commands++ == 0, ch);
+}
+
+int replay_worker_unit(replay_worker *w, const replay_unit *u, uint32_t resume, replay_filter f,
+                       replay_chan *ch)
+{
+    if (w->cfg->mode == REPLAY_MODE_EXEC)
+        return exec_unit(w, u, resume, f, ch);
+    mcz_diag d;
+    mcz_diag_clear(&d);
+    unit_walk walk;
+    if (unit_load(w, u, &walk, &d) != MCZ_OK)
+        return report_unreadable(w, u, resume, f, &d, ch);
+    while (walk.number + 1 - u->first < u->count) {
+        mcz_mc mc;
+        uint32_t next = walk.number + 1;
+        if (unit_next(&walk, &mc, &d) != MCZ_OK)
+            return report_unreadable(w, u, next > resume ? next : resume, f, &d, ch);
+        if (mc.number < resume || !replay_plan_wants(w->plan, f, mc.number))
+            continue;
+        int rc = context_each(w, &mc, ch);
+        if (rc != MCZ_OK)
+            return rc;
+    }
+    return MCZ_OK;
 }

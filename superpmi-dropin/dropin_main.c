@@ -56,7 +56,9 @@ static const char usage_text[] =
     "\n"
     "exit codes: superpmi's (0 passed, 1 failures, 2 asm diffs, 3 missing data, 254 the JIT\n"
     "failed to initialize); 255 (superpmi's -1) a real superpmi or mcz-replay not found, a\n"
-    "switch not served over archives, --install or --uninstall refused (nothing changed).\n";
+    "switch not served over archives, --install or --uninstall refused (nothing changed), a\n"
+    "failure of the run's own (a full TMPDIR, a real superpmi that cannot start, replays none\n"
+    "of its unit, writes no -details, or is killed by SIGKILL): never a JIT's result.\n";
 
 /* MCZ_SUPERPMI_TRACE: the words about to run. 0, or -1 after saying why. */
 static int trace(char *const words[])

@@ -216,49 +216,58 @@ exit_is "plugin diffs: diffs without errors exit 2" 2 "$R" -q -j 2 --plugin "$T/
     --plugin-arg diff -c "$(cat "$T/pdok")" "$T/c.mcz"
 
 # --- --exec: a fake superpmi that fails the contexts of odd size (read from an inner run's
-# details: local numbers, or global ones with -c), mapped back to global numbers.
+# details: local numbers, or global ones with -c), mapped back to global numbers; it writes
+# -f and a details row per context (Result). FAKE_PASS=1: every context passes.
 cat > "$T/fake-spmi.sh" <<EOF
 #!/bin/sh
 sel=
 while [ \$# -gt 1 ]; do
-    case \$1 in -f) list=\$2; shift 2;; -c) sel="-c \$2"; shift 2;; *) shift;; esac
+    case \$1 in -f) list=\$2; shift 2;; -details) det=\$2; shift 2;; -c) sel="-c \$2"; shift 2;; *) shift;; esac
 done
 "$R" -q -j 1 \$sel --details "\$list.csv" "\$1" >/dev/null || exit 255
-awk -F, 'NR > 1 && \$2 % 2 == 1 { printf "%d\r\n", \$1 }' "\$list.csv" > "\$list"
+odd=1; [ -n "\${FAKE_PASS:-}" ] && odd=2
+awk -F, -v odd=\$odd 'NR > 1 && \$2 % 2 == odd { printf "%d\r\n", \$1 }' "\$list.csv" > "\$list"
+awk -F, -v odd=\$odd 'NR == 1 { print "Context,Context size,Result" }
+    NR > 1 { print \$1 "," \$2 "," (\$2 % 2 == odd ? "Error" : "Success") }' "\$list.csv" > "\$det"
 rm -f "\$list.csv"
 [ -s "\$list" ] && exit 1
 exit 0
 EOF
 chmod +x "$T/fake-spmi.sh"
 awk -F, 'NR > 1 && $2 % 2 == 1 { printf "%d\r\n", $1 }' "$T/v1.csv" > "$T/odd.want"
-# (bigger .mch units keep the number of command runs small)
-code_run "exec -j 2 on .mcz" 1 "$R" -q -j 2 --exec "$T/fake-spmi.sh" -f "$T/e2.mcl" --details "$T/e2.csv" "$T/c.mcz"
-code_run "exec -j 1 on .mch" 1 "$R" -q -j 1 --unit-size 600000 --exec "$T/fake-spmi.sh" -f "$T/e1.mcl" --details "$T/e1.csv" "$T/c.mch"
+# (bigger .mch units keep the number of command runs small; the failures are the command's to
+# tell: mcz-replay lists on stderr only contexts no command judged)
+exit_is "exec -j 2 on .mcz" 1 "$R" -q -j 2 --exec "$T/fake-spmi.sh" -f "$T/e2.mcl" --details "$T/e2.csv" "$T/c.mcz"
+exit_is "exec -j 1 on .mch" 1 "$R" -q -j 1 --unit-size 600000 --exec "$T/fake-spmi.sh" -f "$T/e1.mcl" --details "$T/e1.csv" "$T/c.mch"
 same "exec: failing lists mapped to global numbers" "$T/odd.want" "$T/e2.mcl"
 same "exec: same details with -j 1 and -j 2, .mch and .mcz" "$T/e1.csv" "$T/e2.csv"
-code_run "exec --exec-original on .mch" 1 "$R" -q -j 2 --unit-size 600000 --exec "$T/fake-spmi.sh" --exec-original -f "$T/eo.mcl" "$T/c.mch"
+exit_is "exec --exec-original on .mch" 1 "$R" -q -j 2 --unit-size 600000 --exec "$T/fake-spmi.sh" --exec-original -f "$T/eo.mcl" "$T/c.mch"
 same "exec --exec-original: the same failing list" "$T/odd.want" "$T/eo.mcl"
 printf '#!/bin/sh\nexit 5\n' > "$T/broken.sh"; chmod +x "$T/broken.sh"
 code_run "exec: a command exiting 5 fails every context" 1 "$R" -q -j 2 --exec "$T/broken.sh" -f "$T/b.mcl" "$T/c.mcz"
 if [ "$(wc -l < "$T/b.mcl")" -eq $N ]; then pass "exec: all contexts listed"; else fail "exec: all contexts listed"; fi
-ok_run "exec: a command exiting 0 passes" "$R" -q -j 2 --exec true "$T/c.mcz"
+code_run "exec: a command exiting 0 without its details replays nothing (exit 255)" 255 \
+    "$R" -q -j 2 --exec true "$T/c.mcz"
+contains "exec: a command without details: said" "$T/err" "without writing the details file it was asked for"
 printf '#!/bin/sh\nsleep 1000\n' > "$T/slow.sh"; chmod +x "$T/slow.sh"
 code_run "exec: a command past --timeout times out its unit" 1 "$R" -q -j 2 -c 1-40 --timeout 1 \
     --exec "$T/slow.sh" --details "$T/sl.csv" "$T/c.mcz"
 if [ "$(grep -c ',Error,' "$T/sl.csv")" -eq 40 ] && [ "$(grep -c ': timeout: timed out' "$T/err")" -eq 20 ]; then
     pass "exec: every context of the timed-out units reported once"; else fail "exec: every context of the timed-out units reported once"; fi
 
-# A command that cannot start, or exits 254 (superpmi: the JIT failed to initialize) on its
-# first unit, stops the run as a plugin whose init fails does: exit 254, no summary, no crashes.
-code_run "exec: a command that does not exist stops the run (exit 254)" 254 \
+# A command that cannot start stops the run with superpmi's general error: exit 255, nothing in
+# -f, no crashes. One that exits 254 (superpmi: the JIT failed to initialize) on its first unit
+# stops it as a plugin whose init fails does: exit 254, no summary, no crashes.
+code_run "exec: a command that does not exist stops the run (exit 255)" 255 \
     "$R" -q -j 2 --exec "$T/no-such-command" -f "$T/nx.mcl" "$T/c.mcz"
 contains "exec: a missing command: the reason and the errno" "$T/err" "cannot run $T/no-such-command: No such file or directory"
 once "exec: a missing command: said once, not per context" "$T/err" "cannot run"
 absent "exec: a missing command: no context reported as a crash" "$T/err" "crash"
-if [ -s "$T/out" ] || [ -e "$T/nx.mcl" ]; then fail "exec: a missing command: no summary, no -f list"
-else pass "exec: a missing command: no summary, no -f list"; fi
+if [ -s "$T/nx.mcl" ] || ! grep -q "^Loaded 0  Jitted 0  FailedCompile 0 " "$T/out"; then
+    fail "exec: a missing command: nothing replayed, nothing in -f"
+else pass "exec: a missing command: nothing replayed, nothing in -f"; fi
 printf '#!/bin/sh\nexit 0\n' > "$T/noexec.sh"; chmod -x "$T/noexec.sh"
-code_run "exec: a command that is not executable stops the run (exit 254)" 254 \
+code_run "exec: a command that is not executable stops the run (exit 255)" 255 \
     "$R" -q -j 2 --exec "$T/noexec.sh" "$T/c.mcz"
 contains "exec: a command that is not executable: the errno" "$T/err" "cannot run $T/noexec.sh: Permission denied"
 printf '#!/bin/sh\necho "no JIT here" >&2\nexit 254\n' > "$T/noinit.sh"; chmod +x "$T/noinit.sh"
@@ -269,12 +278,12 @@ contains "exec: a 254 on the first unit: the command's own words come through" "
 absent "exec: a 254 on the first unit: no context reported as a crash" "$T/err" "crash"
 # Only a worker's first unit counts: the same status later is a crash like any other (one
 # worker, so its first command is the run's first).
-printf '#!/bin/sh\n[ -e "%s" ] && exit 254\n: > "%s"\nexit 0\n' "$T/late.seen" "$T/late.seen" > "$T/late254.sh"
+printf '#!/bin/sh\n[ -e "%s" ] && exit 254\n: > "%s"\nFAKE_PASS=1 exec "%s" "$@"\n' "$T/late.seen" "$T/late.seen" "$T/fake-spmi.sh" > "$T/late254.sh"
 chmod +x "$T/late254.sh"
 code_run "exec: a 254 after the first unit is a crash (exit 1)" 1 \
     "$R" -q -j 1 -c 1-200 --exec-batch 0 --exec "$T/late254.sh" --details "$T/l254.csv" "$T/c.mcz"
 contains "exec: a 254 after the first unit: a crash ... with its status" "$T/err" ": crash: command exited with status 254"
-contains "exec: a 254 after the first unit: the first unit passed" "$T/l254.csv" '1,2501,"",,Success,'
+contains "exec: a 254 after the first unit: the first unit passed" "$T/l254.csv" '1,2501,Success'
 
 # --- --shard K/N through GNU parallel, merged: identical to one whole run
 ARGS=(-q -j 1 --plugin "$T/tp.so" --plugin-arg "fail:3,missing:5,segv:9,fail:150,missing:201,segv:300")
@@ -361,7 +370,7 @@ contains "--help documents the exec contract" "$T/out" "CMD ... -f LIST -details
 
 # --- outputs are checked before any work: a replay that cannot write its results never starts
 # (the --exec command leaves a mark when it runs)
-printf '#!/bin/sh\n: > "%s"\nexit 0\n' "$T/ran" > "$T/mark.sh"; chmod +x "$T/mark.sh"
+printf '#!/bin/sh\n: > "%s"\nFAKE_PASS=1 exec "%s" "$@"\n' "$T/ran" "$T/fake-spmi.sh" > "$T/mark.sh"; chmod +x "$T/mark.sh"
 : > "$T/plain"; mkdir -p "$T/outdir"
 bad_output() { # NAME OPTION PATH TEXT [COLLECTION]
     rm -f "$T/ran"

@@ -155,7 +155,8 @@ for input in c.mcz c.mch; do
     agree "a superpmi that refuses every .mct, $input" wreplay g
 done
 
-# a unit whose details are not CSV: said once, naming the unit; contexts go by the exit status
+# a unit whose details are not CSV: its contexts were not judged (the command ended as superpmi
+# ends, so the rows should be there): the run stops, exit 255, naming the unit and the file
 cat > notcsv.sh <<SH
 #!/bin/sh
 "$SP" "\$@"; rc=\$?
@@ -164,8 +165,10 @@ exit \$rc
 SH
 chmod +x notcsv.sh
 "$R" -q -j 1 --exec-batch 0 -c 1-20 --details n.csv --exec "$T/notcsv.sh base.so" c.mcz > n.out 2> n.err
-contains "details not CSV: the unit named" n.err "the unit of contexts 1-"
-contains "details not CSV: what is wrong" n.err "not CSV"
+echo $? > n.rc
+[ "$(cat n.rc)" = 255 ] && pass "details not CSV: exit 255" || fail "details not CSV: exit 255 (got $(cat n.rc))"
+contains "details not CSV: the unit named" n.err "contexts 1-"
+contains "details not CSV: what is wrong" n.err "details.csv: line 2: not CSV"
 
 # the failure limit counts over the whole run: no unit is handed out once it is reached
 "$R" -q -j 1 --exec-batch 0 --failure-limit 3 -f fl.mcl --exec-word "$SP" --exec-word base.so \

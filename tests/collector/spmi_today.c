@@ -89,13 +89,14 @@
  *
  * Not done: -emitMethodStats and -writeLogFile (accepted, no
  * file written), -m compares against this program's own hash of the context ("%016llx%016llx"
- * of h and the FNV-1a hash of the reversed bytes), excluded contexts (none), the progress line.
+ * of h and the FNV-1a hash of the reversed bytes), excluded contexts (none). Times ("Total
+ * time", the progress line's "at N per second") are the only output that varies by run.
  *
  * Test hooks (environment): STANDIN_METRICS=16|70|106 picks the metric list; STANDIN_CRASH=1
  * aborts on a context with h % 29 == 3 after the rows before it are written;
  * STANDIN_SLEEP_MS=N sleeps N ms before each context; STANDIN_SPIN_US=N spends N microseconds
- * of CPU on each (benchmarks: what a JIT's compile costs); STANDIN_TOC=reject refuses .mct
- * tables.
+ * of CPU on each (benchmarks: what a JIT's compile costs); STANDIN_START_MS=N waits N ms when
+ * it loads the JIT (what a start costs); STANDIN_TOC=reject refuses .mct tables.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -931,6 +932,17 @@ typedef struct jit {
 } jit;
 
 /* JitInstance::InitJit: false (messages printed) when the JIT cannot be loaded. */
+/* STANDIN_START_MS=N: loading a JIT takes N ms more (a process start and a JIT load cost tens
+ * of milliseconds; benchmarks of how often a replay starts superpmi). */
+static void start_hook(void)
+{
+    const char *ms = getenv("STANDIN_START_MS");
+    if (ms && atoi(ms) > 0) {
+        struct timespec t = {atoi(ms) / 1000, (long)(atoi(ms) % 1000) * 1000000L};
+        nanosleep(&t, NULL);
+    }
+}
+
 static bool jit_load(jit *j, const char *path)
 {
     j->path = path;
@@ -957,6 +969,7 @@ static bool jit_load(jit *j, const char *path)
     const char *out = getenv("DOTNET_JitStdOutFile");
     if (out && *out && !(j->stdout_file = fopen(out, "a")))
         say(LOG_WARNING, "cannot open JitStdOutFile '%s'", out);
+    start_hook();
     say(LOG_VERBOSE, "Jit startup took %fms", 0.0);
     return true;
 }
@@ -1264,15 +1277,54 @@ static void sleep_hook(void)
     }
 }
 
+/* superpmi.cpp's progress line, every 500 compiles at the verbose level: how far the reader
+ * is (methodcontextreader.cpp at jakobbotsch/runtime@7da2080b: Progress() / TotalWork(), the
+ * position in the -c list over its length, else with a table the number of the context read
+ * last over the table's count, else the file offset over the file's size), the counts, and
+ * the compiles per second since the line before (wall time: the one figure a comparison must
+ * leave out, as Total time's). */
+typedef struct progress {
+    double total;  /* TotalWork() * repeatCount */
+    double before; /* Progress() * repeatCount before the context being compiled */
+    double since;  /* when the last line was printed */
+} progress;
+
+static double seconds_now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+static void progress_line(const run *s, progress *p, int iter)
+{
+    const int interval = 500;
+    if (!(log_mask & LOG_VERBOSE) || s->jitted == 0 || s->jitted % interval != 0)
+        return;
+    double percent = 100.0 * (p->before + iter) / p->total;
+    double now = seconds_now(), elapsed = now - p->since;
+    int rate = elapsed > (double)interval / INT_MAX ? (int)((double)interval / elapsed) : INT_MAX;
+    p->since = now;
+    if (s->o->apply_diff)
+        say(LOG_VERBOSE, " %2.1f%% - Loaded %d  Jitted %d  Diffs %d  FailedCompile %d at %d per "
+            "second", percent, s->loaded, s->jitted, s->diffs, s->fail_to_replay, rate);
+    else
+        say(LOG_VERBOSE, " %2.1f%% - Loaded %d  Jitted %d  FailedCompile %d at %d per second",
+            percent, s->loaded, s->jitted, s->fail_to_replay, rate);
+}
+
 static int replay_loop(run *s, reader *r, const toc *t)
 {
     const options *o = s->o;
-    int next_index = 0;
+    int next_index = 0, taken = 0;
+    double work = o->index_count > 0 ? o->index_count : t->count ? t->count : (double)r->file_size;
+    progress p = {work * o->repeat, 0, seconds_now()};
     for (;;) {
         if (o->index_count >= 0 && next_index >= o->index_count)
             return SUCCESS;
         context c;
         bool take;
+        double before = o->index_count > 0 ? taken : t->count ? r->number : (double)ftello(r->f);
         if (o->index_count > 0 && t->count) {
             /* GetSpecificMethodContext: seek to the TOC's offset; the number is the TOC's */
             int want = o->indexes[next_index++];
@@ -1291,6 +1343,8 @@ static int replay_loop(run *s, reader *r, const toc *t)
             return SUCCESS;
         if (!take || (o->hash && !stand_in_hash_matches(&c, o->hash)))
             continue;
+        p.before = before * o->repeat;
+        taken++;
         sleep_hook();
         if (getenv("STANDIN_CRASH") && c.h % 29 == 3) {
             fflush(NULL);
@@ -1303,6 +1357,7 @@ static int replay_loop(run *s, reader *r, const toc *t)
                 return SUCCESS;
             if (rc != GO_ON)
                 return rc;
+            progress_line(s, &p, iter);
         }
     }
 }

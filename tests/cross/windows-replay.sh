@@ -5,8 +5,9 @@
 #     code, --details and -f as on Linux
 #   - the test plugin as a DLL (failures, missing data, a hang past --timeout, an exit, a
 #     real fault): the same summary and exit code; the fault named as the exception it is
-#   - --exec running a Windows command (cmd /c exit 3): the same results as a Linux command
-#     exiting 3; a command that cannot start stops the run (254)
+#   - --exec running a Windows command (cmd /c exit 3, which writes no details file): the run
+#     stops as a Linux command's does, with superpmi's general error (255) and nothing judged;
+#     a command that cannot start stops the run (255)
 #   - a console Ctrl-C (Wine turns SIGINT into one) stops the run: exit 130, what finished is
 #     reported, no worker left; a parent killed outright leaves no worker either (job objects)
 #   - a URL (nginx): each worker opens it again; the same summary and --details as on Linux
@@ -148,7 +149,7 @@ else
         grep -E '^(9|11|200|250),' "$RT/pw.csv" | sed 's/^/    /'
     fi
 
-    win_replay_both "--exec: a command exiting 3 (cmd /c exit 3; Linux: a script)" 3 \
+    win_replay_both "--exec: a command exiting 3 without details (cmd /c exit 3; Linux: a script)" 255 \
         -q -j 2 -c 1-40 --exec "$RT/exit3.sh" --details "$RT/el.csv" -f "$RT/el.mcl" \
         "$RT/c.mcz" -- -q -j 2 -c 1-40 --exec "cmd /c exit 3" --details ew.csv -f ew.mcl c.mcz
     win_replay_same "--exec: --details as on Linux" "$RT/el.csv" "$RT/ew.csv"
@@ -156,10 +157,10 @@ else
     (cd "$RT" && "$wine" "$replay_exe" -q -j 2 --exec no-such-command-here c.mcz) \
         >/dev/null 2>"$RT/err"
     rc=$?
-    if [ $rc -eq 254 ] && grep -q "cannot run no-such-command-here" "$RT/err"; then
-        pass "--exec: a command that cannot start stops the run (254)"
+    if [ $rc -eq 255 ] && grep -q "cannot run no-such-command-here" "$RT/err"; then
+        pass "--exec: a command that cannot start stops the run (255)"
     else
-        fail "--exec: a command that cannot start stops the run (exit $rc, want 254)"
+        fail "--exec: a command that cannot start stops the run (exit $rc, want 255)"
     fi
 
     win_replay_interrupt "Ctrl-C (SIGINT through Wine) during a run" INT 130
