@@ -536,7 +536,7 @@ static int check_index_frame(const uint8_t *frame, uint64_t avail, const mcz_arc
 
 /* The index frame at frame (avail bytes of the file from there), at footer->index_offset. */
 static int decode_index(const uint8_t *frame, uint64_t avail, const mcz_arc_footer *footer,
-                        uint64_t data_start, mcz_arc_index *out, mcz_diag *diag)
+                        uint64_t data_start, bool lean, mcz_arc_index *out, mcz_diag *diag)
 {
     uint64_t off = footer->index_offset;
     uint32_t flags = 0;
@@ -550,7 +550,7 @@ static int decode_index(const uint8_t *frame, uint64_t avail, const mcz_arc_foot
     uint64_t table = off + MCZ_ARC_INDEX_HEAD;
     index_where where = {table, table + (uint64_t)MCZ_ARC_CHUNK_ENTRY * out->chunk_count, 1};
     if (rc == MCZ_OK && packed) {
-        rc = mcz_arc_index_unpack(frame, off, footer->index_size, data_start, out, diag);
+        rc = mcz_arc_index_unpack(frame, off, footer->index_size, data_start, lean, out, diag);
         where = (index_where){off + MCZ_ARC_INDEX_PACKED_HEAD, off + MCZ_ARC_INDEX_PACKED_HEAD, 0};
     } else if (rc == MCZ_OK) {
         raw_views(frame, out);
@@ -562,8 +562,8 @@ static int decode_index(const uint8_t *frame, uint64_t avail, const mcz_arc_foot
     return rc;
 }
 
-int mcz_arc_index_decode(const uint8_t *file, size_t size, const mcz_arc_footer *footer,
-                         uint64_t data_start, mcz_arc_index *out, mcz_diag *diag)
+static int decode_at(const uint8_t *file, size_t size, const mcz_arc_footer *footer,
+                     uint64_t data_start, bool lean, mcz_arc_index *out, mcz_diag *diag)
 {
     uint64_t off = footer->index_offset;
     if (off > size) {
@@ -572,13 +572,25 @@ int mcz_arc_index_decode(const uint8_t *file, size_t size, const mcz_arc_footer 
                             "index: its %u-byte head runs past the end of the file",
                             MCZ_ARC_INDEX_HEAD);
     }
-    return decode_index(file + off, size - off, footer, data_start, out, diag);
+    return decode_index(file + off, size - off, footer, data_start, lean, out, diag);
+} 
+
+int mcz_arc_index_decode(const uint8_t *file, size_t size, const mcz_arc_footer *footer,
+                         uint64_t data_start, mcz_arc_index *out, mcz_diag *diag)
+{
+    return decode_at(file, size, footer, data_start, false, out, diag);
+}
+
+int mcz_arc_index_decode_lean(const uint8_t *file, size_t size, const mcz_arc_footer *footer,
+                              uint64_t data_start, mcz_arc_index *out, mcz_diag *diag)
+{
+    return decode_at(file, size, footer, data_start, true, out, diag);
 }
 
 int mcz_arc_index_decode_frame(const uint8_t *frame, const mcz_arc_footer *footer,
                                uint64_t data_start, mcz_arc_index *out, mcz_diag *diag)
 {
-    return decode_index(frame, footer->index_size, footer, data_start, out, diag);
+    return decode_index(frame, footer->index_size, footer, data_start, false, out, diag);
 }
 
 void mcz_arc_index_free(mcz_arc_index *idx)

@@ -209,9 +209,12 @@ typedef struct mcz_arc_index {
     const uint8_t *chunks;   /* chunk_count entries of MCZ_ARC_CHUNK_ENTRY bytes */
     const uint8_t *offsets;  /* context_count u32 */
     const uint8_t *lengths;  /* context_count u32 */
-    const uint8_t *identity; /* context_count × 16; NULL without hashes */
-    const uint8_t *dedup;    /* context_count × 16; NULL without hashes */
+    const uint8_t *identity; /* context_count × 16; NULL without hashes, or when streamed */
+    const uint8_t *dedup;    /* context_count × 16; NULL without hashes, or when streamed */
     uint8_t *owned;          /* the decoded columns of a compressed index; NULL for a raw one */
+    const uint8_t *packed;   /* a lean compressed index's zstd frame (a view), its hash columns
+                              * read from it by mcz_arc_hash_stream_get; NULL otherwise */
+    size_t packed_size;
 } mcz_arc_index;
 
 /* Bytes of an index frame with these counts, with or without the hash columns (fits in 64 bits
@@ -231,6 +234,14 @@ int mcz_arc_index_decode(const uint8_t *file, size_t size, const mcz_arc_footer 
  * offset footer->index_offset (a stream's frame, kept apart from the bytes before it). */
 int mcz_arc_index_decode_frame(const uint8_t *frame, const mcz_arc_footer *footer,
                                uint64_t data_start, mcz_arc_index *out, mcz_diag *diag);
+/*
+ * As mcz_arc_index_decode, but a compressed index (version 4) keeps only its chunk table,
+ * lengths and offsets decoded (8 bytes per context): its hash columns (32 bytes per context)
+ * stay in the zstd frame, a view of the file that must outlive the index, and are read from it
+ * forward by mcz_arc_hash_stream_get. A raw index is viewed in the file as ever.
+ */
+int mcz_arc_index_decode_lean(const uint8_t *file, size_t size, const mcz_arc_footer *footer,
+                              uint64_t data_start, mcz_arc_index *out, mcz_diag *diag);
 /* Releases what a decoded index owns (idx may be NULL or zeroed); its views become invalid. */
 void mcz_arc_index_free(mcz_arc_index *idx);
 /* Encodes c as the index's chunk entry (FORMAT.md §5). */
@@ -324,7 +335,29 @@ int mcz_arc_index_write(uint32_t chunk_count, uint32_t first_number, bool hashes
  * offsets rebuilt from the lengths but not yet checked. data_start bounds the counts.
  */
 int mcz_arc_index_unpack(const uint8_t *frame, uint64_t off, uint64_t frame_size,
-                         uint64_t data_start, mcz_arc_index *out, mcz_diag *diag);
+                         uint64_t data_start, bool lean, mcz_arc_index *out, mcz_diag *diag);
+
+/*
+ * One hash column of a lean compressed index read forward: a zstd stream over its frame and a
+ * window of MCZ_ARC_HASH_WINDOW decoded entries. Reading in context order decodes the frame
+ * once; a read behind the window starts the stream again from the frame's start. Memory: the
+ * window (8 KiB) and the zstd context (at most the frame's window: 4 MiB at level 9), whatever
+ * the number of contexts. Zeroed: nothing read yet. Not thread-safe: one user at a time.
+ */
+#define MCZ_ARC_HASH_WINDOW 512u
+typedef struct mcz_arc_hash_stream {
+    void *dctx;           /* ZSTD_DCtx, made at the first read */
+    size_t in_pos;        /* bytes of the frame consumed */
+    uint64_t out_pos;     /* decoded bytes produced */
+    uint32_t first, count; /* the entries the window holds */
+    uint8_t window[16 * MCZ_ARC_HASH_WINDOW];
+} mcz_arc_hash_stream;
+/* Entry pos (< context_count) of the identity column (dedup false) or the dedup column of idx,
+ * a lean compressed index with hashes, into out: MCZ_OK, or MCZ_ENOMEM / MCZ_ECORRUPT (the
+ * frame was decoded whole at open, so only memory should fail). */
+int mcz_arc_hash_stream_get(const mcz_arc_index *idx, mcz_arc_hash_stream *s, bool dedup,
+                            uint32_t pos, uint8_t out[16]);
+void mcz_arc_hash_stream_free(mcz_arc_hash_stream *s); /* back to zeroed */
 
 /* ---- Hashes and frames ---- */
 

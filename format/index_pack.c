@@ -195,8 +195,48 @@ static int decompress_columns(const uint8_t *src, size_t len, uint64_t at, uint8
     return MCZ_OK;
 }
 
+/*
+ * A lean decode: the frame decoded whole as a stream (so every check of decompress_columns is
+ * made: one frame, its content size, nothing after it), keeping its first `keep` bytes (the
+ * chunk table and the lengths) in out and dropping the hash columns as they come.
+ */
+static int stream_columns(const uint8_t *src, size_t len, uint64_t at, uint64_t decoded,
+                          uint8_t *out, size_t keep, mcz_diag *diag)
+{
+    if (ZSTD_findFrameCompressedSize(src, len) != len ||
+        ZSTD_getFrameContentSize(src, len) != decoded || ZSTD_getDictID_fromFrame(src, len) != 0)
+        return mcz_diag_set(diag, MCZ_ECORRUPT, mcz_at_offset((int64_t)at), MCZ_NO_CONTEXT,
+                            "index: not one zstd frame of %zu bytes with content size %llu", len,
+                            (unsigned long long)decoded);
+    ZSTD_DCtx *dctx = ZSTD_createDCtx();
+    uint8_t *scratch = malloc(ZSTD_DStreamOutSize());
+    ZSTD_inBuffer in = {src, len, 0};
+    uint64_t produced = 0;
+    size_t rc = dctx && scratch ? 1 : (size_t)-1;
+    while (!ZSTD_isError(rc) && rc != 0 && produced <= decoded) {
+        bool kept = produced < keep;
+        ZSTD_outBuffer o = {kept ? out + produced : scratch,
+                            kept ? keep - (size_t)produced : ZSTD_DStreamOutSize(), 0};
+        size_t before = in.pos;
+        rc = ZSTD_decompressStream(dctx, &o, &in);
+        produced += o.pos;
+        if (!ZSTD_isError(rc) && rc != 0 && o.pos == 0 && in.pos == before)
+            rc = (size_t)-1; /* no progress: the input ended inside the frame */
+    }
+    ZSTD_freeDCtx(dctx);
+    free(scratch);
+    if (!dctx || !scratch)
+        return mcz_diag_set(diag, MCZ_ENOMEM, mcz_at_offset((int64_t)at), MCZ_NO_CONTEXT,
+                            "index: out of memory");
+    if (ZSTD_isError(rc) || rc != 0 || produced != decoded || in.pos != len)
+        return mcz_diag_set(diag, MCZ_ECORRUPT, mcz_at_offset((int64_t)at), MCZ_NO_CONTEXT,
+                            "index: its zstd frame: %s",
+                            ZSTD_isError(rc) ? ZSTD_getErrorName(rc) : "short");
+    return MCZ_OK;
+}
+
 int mcz_arc_index_unpack(const uint8_t *frame, uint64_t off, uint64_t frame_size,
-                         uint64_t data_start, mcz_arc_index *out, mcz_diag *diag)
+                         uint64_t data_start, bool lean, mcz_arc_index *out, mcz_diag *diag)
 {
     if (frame_size < MCZ_ARC_INDEX_PACKED_HEAD)
         return mcz_diag_set(diag, MCZ_ECORRUPT, mcz_at_offset((int64_t)off), MCZ_NO_CONTEXT,
@@ -206,21 +246,97 @@ int mcz_arc_index_unpack(const uint8_t *frame, uint64_t off, uint64_t frame_size
     int rc = check_packed_size(out, off, frame_size, data_start, decoded, diag);
     if (rc != MCZ_OK)
         return rc;
-    size_t n = out->context_count, columns = (size_t)decoded;
+    size_t n = out->context_count;
+    lean = lean && out->has_hashes;
+    size_t columns = lean ? (size_t)MCZ_ARC_CHUNK_ENTRY * out->chunk_count + 4 * n
+                          : (size_t)decoded; /* lean: the hash columns are not kept */
     out->owned = malloc(columns + 4 * n + 1); /* + the offset column, rebuilt by the caller */
     if (!out->owned)
         return mcz_diag_set(diag, MCZ_ENOMEM, mcz_at_offset((int64_t)off), MCZ_NO_CONTEXT,
                             "index: out of memory");
     uint64_t at = off + MCZ_ARC_INDEX_PACKED_HEAD;
-    rc = decompress_columns(frame + MCZ_ARC_INDEX_PACKED_HEAD,
-                            (size_t)(frame_size - MCZ_ARC_INDEX_PACKED_HEAD), at,
-                            out->owned, columns, diag);
+    const uint8_t *src = frame + MCZ_ARC_INDEX_PACKED_HEAD;
+    size_t src_len = (size_t)(frame_size - MCZ_ARC_INDEX_PACKED_HEAD);
+    rc = lean ? stream_columns(src, src_len, at, decoded, out->owned, columns, diag)
+              : decompress_columns(src, src_len, at, out->owned, columns, diag);
     out->chunks = out->owned;
     out->lengths = out->chunks + (size_t)MCZ_ARC_CHUNK_ENTRY * out->chunk_count;
-    out->identity = out->has_hashes ? out->lengths + 4 * n : NULL;
-    out->dedup = out->has_hashes ? out->identity + 16 * n : NULL;
+    out->identity = out->has_hashes && !lean ? out->lengths + 4 * n : NULL;
+    out->dedup = out->has_hashes && !lean ? out->identity + 16 * n : NULL;
+    out->packed = lean ? src : NULL;
+    out->packed_size = lean ? src_len : 0;
     out->offsets = out->owned + columns;
     if (rc == MCZ_OK)
         rebuild_offsets(out, out->owned + columns);
     return rc;
+}
+
+/* ---- The hash columns of a lean index, read forward ---- */
+
+/* Starts s again at the frame's first byte. */
+static int hash_stream_restart(mcz_arc_hash_stream *s)
+{
+    if (!s->dctx && !(s->dctx = ZSTD_createDCtx()))
+        return MCZ_ENOMEM;
+    ZSTD_DCtx_reset(s->dctx, ZSTD_reset_session_only);
+    s->in_pos = 0;
+    s->out_pos = 0;
+    s->first = s->count = 0;
+    return MCZ_OK;
+}
+
+/* Decodes the next len bytes of the frame into out (NULL: dropped, through the window). */
+static int hash_stream_read(const mcz_arc_index *idx, mcz_arc_hash_stream *s, uint8_t *out,
+                            uint64_t len)
+{
+    ZSTD_inBuffer in = {idx->packed, idx->packed_size, s->in_pos};
+    while (len > 0) {
+        size_t step = len < sizeof s->window ? (size_t)len : sizeof s->window;
+        ZSTD_outBuffer o = {out ? out : s->window, step, 0};
+        size_t before = in.pos;
+        size_t rc = ZSTD_decompressStream(s->dctx, &o, &in);
+        s->in_pos = in.pos;
+        s->out_pos += o.pos;
+        if (ZSTD_isError(rc) || (o.pos == 0 && in.pos == before))
+            return MCZ_ECORRUPT; /* checked whole at open: not expected */
+        len -= o.pos;
+        if (out)
+            out += o.pos;
+    }
+    return MCZ_OK;
+}
+
+int mcz_arc_hash_stream_get(const mcz_arc_index *idx, mcz_arc_hash_stream *s, bool dedup,
+                            uint32_t pos, uint8_t out[16])
+{
+    assert(idx->packed && idx->has_hashes && pos < idx->context_count);
+    if (pos - s->first < s->count) {
+        memcpy(out, s->window + 16 * (size_t)(pos - s->first), 16);
+        return MCZ_OK;
+    }
+    uint64_t n = idx->context_count;
+    uint64_t column = (uint64_t)MCZ_ARC_CHUNK_ENTRY * idx->chunk_count + 4 * n + (dedup ? 16 * n : 0);
+    uint64_t want = column + 16 * (uint64_t)pos;
+    int rc = MCZ_OK;
+    if (!s->dctx || want < s->out_pos)
+        rc = hash_stream_restart(s);
+    s->count = 0; /* the window is the skip's scratch */
+    if (rc == MCZ_OK)
+        rc = hash_stream_read(idx, s, NULL, want - s->out_pos);
+    uint64_t left = n - pos;
+    uint32_t count = left < MCZ_ARC_HASH_WINDOW ? (uint32_t)left : MCZ_ARC_HASH_WINDOW;
+    if (rc == MCZ_OK)
+        rc = hash_stream_read(idx, s, s->window, 16 * (uint64_t)count);
+    if (rc != MCZ_OK)
+        return rc;
+    s->first = pos;
+    s->count = count;
+    memcpy(out, s->window, 16);
+    return MCZ_OK;
+}
+
+void mcz_arc_hash_stream_free(mcz_arc_hash_stream *s)
+{
+    ZSTD_freeDCtx(s->dctx);
+    memset(s, 0, sizeof *s);
 }

@@ -3,7 +3,8 @@
 # they write: -removeDup and -merge -dedup spill their keys to sorted runs past MCZ_DEDUP_RUN
 # entries, and write the same bytes and the same counts with a bound of 1, of 7 and with none
 # reached; their temporary file is gone afterwards; a TMPDIR where no run can go is an error
-# naming it, with nothing left at OUT.
+# naming it, with nothing left at OUT. An archive's index is read in pieces: its hash columns
+# stream from the index's zstd frame in windows of 512 contexts, and give what the .mch gives.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 M=$BIN/mcs
 
@@ -63,5 +64,18 @@ MCZ_DEDUP_RUN=5 TMPDIR=$T/missing fail_run "runs need a TMPDIR" \
     "$M" -removeDup "$T/aa.mch" "$T/no.mch"
 contains "the error names TMPDIR" "$T/err" "$T/missing"
 if [ ! -e "$T/no.mch" ]; then pass "nothing at OUT"; else fail "nothing at OUT"; fi
+
+# The hash columns, streamed across windows (900 contexts: two of them), read whole in order
+# (-toc: identities; -removeDup: dedup keys) and out of order (-copy of a list, -verify).
+cp "$T/a.mch" "$T/t.mch"
+cp "$T/a.mcz" "$T/t.mcz"
+ok_run "-toc of the .mch" "$M" -toc "$T/t.mch"
+ok_run "-toc of the archive" "$M" -toc "$T/t.mcz"
+same "-toc: the archive's streamed identities are the .mch's" "$T/t.mch.mct" "$T/t.mcz.mct"
+"$M" -removeDup "$T/a.mch" "$T/rd1.mch" >/dev/null 2>&1
+"$M" -removeDup "$T/a.mcz" "$T/rd2.mcz" >/dev/null 2>&1
+"$M" -export "$T/rd2.mcz" "$T/rd2.mch" >/dev/null 2>&1
+same "-removeDup: the archive's streamed dedup keys are the .mch's" "$T/rd1.mch" "$T/rd2.mch"
+ok_run "-verify compares every stored hash" "$M" -verify "$T/a.mcz"
 
 cli_done
