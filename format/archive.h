@@ -240,8 +240,15 @@ int mcz_arc_index_decode_frame(const uint8_t *frame, const mcz_arc_footer *foote
  * stay in the zstd frame, a view of the file that must outlive the index, and are read from it
  * forward by mcz_arc_hash_stream_get. A raw index is viewed in the file as ever.
  */
+typedef struct mcz_arc_lean {
+    /* Called as the checksum and the decode move through the frame: the file's bytes before
+     * offset will not be read again at open (a mapped file lets their pages go); may be NULL. */
+    void (*release)(void *arg, uint64_t offset);
+    void *arg;
+} mcz_arc_lean;
 int mcz_arc_index_decode_lean(const uint8_t *file, size_t size, const mcz_arc_footer *footer,
-                              uint64_t data_start, mcz_arc_index *out, mcz_diag *diag);
+                              uint64_t data_start, const mcz_arc_lean *lean, mcz_arc_index *out,
+                              mcz_diag *diag);
 /* Releases what a decoded index owns (idx may be NULL or zeroed); its views become invalid. */
 void mcz_arc_index_free(mcz_arc_index *idx);
 /* Encodes c as the index's chunk entry (FORMAT.md §5). */
@@ -332,10 +339,12 @@ int mcz_arc_index_write(uint32_t chunk_count, uint32_t first_number, bool hashes
  * The compressed-index half of mcz_arc_index_decode: decodes the frame frame[0, frame_size),
  * which lies at file offset off, whose fixed head is read into out (counts, first number, raw
  * bytes, hashes), checksum and flags already checked; fills out's views into out->owned, the
- * offsets rebuilt from the lengths but not yet checked. data_start bounds the counts.
+ * offsets rebuilt from the lengths but not yet checked. data_start bounds the counts. lean:
+ * NULL decodes every column, else as mcz_arc_index_decode_lean.
  */
 int mcz_arc_index_unpack(const uint8_t *frame, uint64_t off, uint64_t frame_size,
-                         uint64_t data_start, bool lean, mcz_arc_index *out, mcz_diag *diag);
+                         uint64_t data_start, const mcz_arc_lean *lean, mcz_arc_index *out,
+                         mcz_diag *diag);
 
 /*
  * One hash column of a lean compressed index read forward: a zstd stream over its frame and a

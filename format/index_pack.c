@@ -201,7 +201,7 @@ static int decompress_columns(const uint8_t *src, size_t len, uint64_t at, uint8
  * chunk table and the lengths) in out and dropping the hash columns as they come.
  */
 static int stream_columns(const uint8_t *src, size_t len, uint64_t at, uint64_t decoded,
-                          uint8_t *out, size_t keep, mcz_diag *diag)
+                          uint8_t *out, size_t keep, const mcz_arc_lean *lean, mcz_diag *diag)
 {
     if (ZSTD_findFrameCompressedSize(src, len) != len ||
         ZSTD_getFrameContentSize(src, len) != decoded || ZSTD_getDictID_fromFrame(src, len) != 0)
@@ -220,6 +220,8 @@ static int stream_columns(const uint8_t *src, size_t len, uint64_t at, uint64_t 
         size_t before = in.pos;
         rc = ZSTD_decompressStream(dctx, &o, &in);
         produced += o.pos;
+        if (lean->release && in.pos > before)
+            lean->release(lean->arg, at + in.pos);
         if (!ZSTD_isError(rc) && rc != 0 && o.pos == 0 && in.pos == before)
             rc = (size_t)-1; /* no progress: the input ended inside the frame */
     }
@@ -236,7 +238,8 @@ static int stream_columns(const uint8_t *src, size_t len, uint64_t at, uint64_t 
 }
 
 int mcz_arc_index_unpack(const uint8_t *frame, uint64_t off, uint64_t frame_size,
-                         uint64_t data_start, bool lean, mcz_arc_index *out, mcz_diag *diag)
+                         uint64_t data_start, const mcz_arc_lean *lean, mcz_arc_index *out,
+                         mcz_diag *diag)
 {
     if (frame_size < MCZ_ARC_INDEX_PACKED_HEAD)
         return mcz_diag_set(diag, MCZ_ECORRUPT, mcz_at_offset((int64_t)off), MCZ_NO_CONTEXT,
@@ -247,7 +250,8 @@ int mcz_arc_index_unpack(const uint8_t *frame, uint64_t off, uint64_t frame_size
     if (rc != MCZ_OK)
         return rc;
     size_t n = out->context_count;
-    lean = lean && out->has_hashes;
+    if (!out->has_hashes)
+        lean = NULL; /* nothing to leave in the frame */
     size_t columns = lean ? (size_t)MCZ_ARC_CHUNK_ENTRY * out->chunk_count + 4 * n
                           : (size_t)decoded; /* lean: the hash columns are not kept */
     out->owned = malloc(columns + 4 * n + 1); /* + the offset column, rebuilt by the caller */
@@ -257,7 +261,7 @@ int mcz_arc_index_unpack(const uint8_t *frame, uint64_t off, uint64_t frame_size
     uint64_t at = off + MCZ_ARC_INDEX_PACKED_HEAD;
     const uint8_t *src = frame + MCZ_ARC_INDEX_PACKED_HEAD;
     size_t src_len = (size_t)(frame_size - MCZ_ARC_INDEX_PACKED_HEAD);
-    rc = lean ? stream_columns(src, src_len, at, decoded, out->owned, columns, diag)
+    rc = lean ? stream_columns(src, src_len, at, decoded, out->owned, columns, lean, diag)
               : decompress_columns(src, src_len, at, out->owned, columns, diag);
     out->chunks = out->owned;
     out->lengths = out->chunks + (size_t)MCZ_ARC_CHUNK_ENTRY * out->chunk_count;

@@ -172,6 +172,18 @@ int mcz_rd_hashes_at(const mcz_reader *r, uint64_t pos, mcz_hash128 *identity,
     return rc;
 }
 
+/* The index's pages, let go behind its checksum and decode at open. */
+typedef struct open_release {
+    const mcz_reader *r;
+    uint64_t *dropped;
+} open_release;
+
+static void release_behind(void *arg, uint64_t offset)
+{
+    open_release *o = arg;
+    mcz_src_drop_behind(o->r->src, o->dropped, offset);
+}
+
 /* Footer, index, head: each decoded from a view of its bytes (img, the image origin the views
  * share). A remote archive keeps them for its next open (mcz_src_keep). */
 static int open_checked(mcz_reader *r, mcz_diag *diag)
@@ -203,7 +215,10 @@ static int open_checked(mcz_reader *r, mcz_diag *diag)
         return mcz_diag_set(diag, MCZ_ECORRUPT, mcz_at_offset((int64_t)footer.index_offset),
                             MCZ_NO_CONTEXT, "index at %llu overlaps the header",
                             (unsigned long long)footer.index_offset);
-    rc = mcz_arc_index_decode_lean(img, r->size, &footer, r->data_start, &r->index, diag);
+    uint64_t dropped = footer.index_offset;
+    open_release release_arg = {r, &dropped};
+    const mcz_arc_lean lean = {release_behind, &release_arg};
+    rc = mcz_arc_index_decode_lean(img, r->size, &footer, r->data_start, &lean, &r->index, diag);
     if (rc == MCZ_OK)
         rc = check_head_gap(r, img, head_end, footer.index_offset, diag);
     if (rc == MCZ_OK && r->index.packed)
