@@ -359,6 +359,7 @@ typedef struct mcz_arc_hash_stream {
     size_t in_pos;        /* bytes of the frame consumed */
     uint64_t out_pos;     /* decoded bytes produced */
     uint32_t first, count; /* the entries the window holds */
+    uint32_t restarts;     /* reads behind the window so far */
     uint8_t window[16 * MCZ_ARC_HASH_WINDOW];
 } mcz_arc_hash_stream;
 /* Entry pos (< context_count) of the identity column (dedup false) or the dedup column of idx,
@@ -367,6 +368,9 @@ typedef struct mcz_arc_hash_stream {
 int mcz_arc_hash_stream_get(const mcz_arc_index *idx, mcz_arc_hash_stream *s, bool dedup,
                             uint32_t pos, uint8_t out[16]);
 void mcz_arc_hash_stream_free(mcz_arc_hash_stream *s); /* back to zeroed */
+/* The hash columns of a lean index decoded whole, for a user that reads them out of order:
+ * malloc'ed, identity column then dedup column (32 bytes per context); NULL out of memory. */
+uint8_t *mcz_arc_index_hash_columns(const mcz_arc_index *idx);
 
 /* ---- Hashes and frames ---- */
 

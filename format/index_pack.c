@@ -322,8 +322,10 @@ int mcz_arc_hash_stream_get(const mcz_arc_index *idx, mcz_arc_hash_stream *s, bo
     uint64_t column = (uint64_t)MCZ_ARC_CHUNK_ENTRY * idx->chunk_count + 4 * n + (dedup ? 16 * n : 0);
     uint64_t want = column + 16 * (uint64_t)pos;
     int rc = MCZ_OK;
-    if (!s->dctx || want < s->out_pos)
+    if (!s->dctx || want < s->out_pos) {
+        s->restarts += s->dctx != NULL;
         rc = hash_stream_restart(s);
+    }
     s->count = 0; /* the window is the skip's scratch */
     if (rc == MCZ_OK)
         rc = hash_stream_read(idx, s, NULL, want - s->out_pos);
@@ -343,4 +345,23 @@ void mcz_arc_hash_stream_free(mcz_arc_hash_stream *s)
 {
     ZSTD_freeDCtx(s->dctx);
     memset(s, 0, sizeof *s);
+}
+
+uint8_t *mcz_arc_index_hash_columns(const mcz_arc_index *idx)
+{
+    assert(idx->packed && idx->has_hashes);
+    uint64_t n = idx->context_count;
+    uint64_t skip = (uint64_t)MCZ_ARC_CHUNK_ENTRY * idx->chunk_count + 4 * n;
+    uint8_t *columns = malloc(32 * (size_t)n + 1);
+    mcz_arc_hash_stream s = {0};
+    int rc = columns ? hash_stream_restart(&s) : MCZ_ENOMEM;
+    if (rc == MCZ_OK)
+        rc = hash_stream_read(idx, &s, NULL, skip);
+    if (rc == MCZ_OK)
+        rc = hash_stream_read(idx, &s, columns, 32 * n);
+    mcz_arc_hash_stream_free(&s);
+    if (rc == MCZ_OK)
+        return columns;
+    free(columns);
+    return NULL;
 }

@@ -122,8 +122,14 @@ struct rd_hashes {
     pthread_mutex_t lock;
     mcz_arc_hash_stream column[2]; /* identity, dedup */
     uint64_t frame_offset;         /* of the zstd frame in the file */
+    uint8_t *whole;                /* both columns decoded, once reads out of order made the
+                                    * streams start again HASH_RESTARTS_MAX times; NULL before */
     uint64_t dropped;              /* mcz_src_drop_behind's mark */
 };
+
+/* Reads behind a stream's window after which the columns are decoded whole instead (today's
+ * 32 bytes per context): a user reading hashes out of order, not a walk. */
+#define HASH_RESTARTS_MAX 16
 
 static int hashes_open(mcz_reader *r, uint64_t index_offset, mcz_diag *diag)
 {
@@ -143,8 +149,31 @@ static void hashes_close(struct rd_hashes *h)
         return;
     mcz_arc_hash_stream_free(&h->column[0]);
     mcz_arc_hash_stream_free(&h->column[1]);
+    free(h->whole);
     pthread_mutex_destroy(&h->lock);
     free(h);
+}
+
+/* Copies entry pos of the identity and dedup columns held whole (either NULL when not wanted). */
+static void hashes_copy(const uint8_t *identities, const uint8_t *dedups, uint64_t pos,
+                        mcz_hash128 *identity, mcz_hash128 *dedup)
+{
+    if (identity)
+        memcpy(identity->bytes, identities + 16 * pos, 16);
+    if (dedup)
+        memcpy(dedup->bytes, dedups + 16 * pos, 16);
+}
+
+/* Decodes both columns whole when the streams have started again too often (lock held). */
+static void hashes_settle(const mcz_reader *r, struct rd_hashes *h)
+{
+    if (h->whole || h->column[0].restarts + h->column[1].restarts < HASH_RESTARTS_MAX)
+        return;
+    h->whole = mcz_arc_index_hash_columns(&r->index); /* NULL: the streams go on */
+    if (!h->whole)
+        return;
+    mcz_arc_hash_stream_free(&h->column[0]);
+    mcz_arc_hash_stream_free(&h->column[1]);
 }
 
 int mcz_rd_hashes_at(const mcz_reader *r, uint64_t pos, mcz_hash128 *identity,
@@ -152,14 +181,18 @@ int mcz_rd_hashes_at(const mcz_reader *r, uint64_t pos, mcz_hash128 *identity,
 {
     assert(r->index.has_hashes && pos < r->index.context_count);
     if (!r->hashes) {
-        if (identity)
-            memcpy(identity->bytes, r->index.identity + 16 * pos, 16);
-        if (dedup)
-            memcpy(dedup->bytes, r->index.dedup + 16 * pos, 16);
+        hashes_copy(r->index.identity, r->index.dedup, pos, identity, dedup);
         return MCZ_OK;
     }
     struct rd_hashes *h = r->hashes;
     pthread_mutex_lock(&h->lock);
+    hashes_settle(r, h);
+    if (h->whole) {
+        hashes_copy(h->whole, h->whole + 16 * (size_t)r->index.context_count, pos, identity,
+                    dedup);
+        pthread_mutex_unlock(&h->lock);
+        return MCZ_OK;
+    }
     int rc = identity ? mcz_arc_hash_stream_get(&r->index, &h->column[0], false, (uint32_t)pos,
                                                 identity->bytes)
                       : MCZ_OK;
