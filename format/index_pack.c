@@ -86,42 +86,147 @@ typedef struct heap_sink {
     size_t used, cap;
 } heap_sink;
 
-static int heap_append(void *arg, const void *data, size_t len)
+/*
+ * A sink that compresses the raw index frame as mcz_arc_index_stream streams it: the bytes of
+ * the chunk table and of the columns after the offsets go to one zstd frame (as
+ * compress_columns makes it), the head, the offset column and the footer are skipped. So the
+ * raw frame is never held: memory is the compressed frame and zstd's context.
+ */
+typedef struct packing_sink {
+    ZSTD_CCtx *cctx;
+    heap_sink out;         /* MCZ_ARC_INDEX_PACKED_HEAD bytes left for the head, then the frame */
+    uint64_t at;           /* bytes of the raw stream seen */
+    uint64_t table_end;    /* where the offset column begins in the raw frame */
+    uint64_t offsets_end;  /* and ends */
+    uint64_t frame_end;    /* where the footer begins */
+    uint8_t head[MCZ_ARC_INDEX_HEAD];
+    uint8_t footer[MCZ_ARC_FOOTER_SIZE]; /* the raw form's */
+} packing_sink;
+
+/* Room for at least `room` more bytes in h. */
+static int heap_reserve(heap_sink *h, size_t room)
 {
-    heap_sink *h = arg;
-    if (len > h->cap - h->used) {
-        size_t cap = h->cap ? h->cap : 65536;
-        while (cap - h->used < len)
-            cap *= 2;
-        uint8_t *bigger = realloc(h->bytes, cap);
-        if (!bigger)
-            return MCZ_ENOMEM;
-        h->bytes = bigger;
-        h->cap = cap;
-    }
-    memcpy(h->bytes + h->used, data, len);
-    h->used += len;
+    if (h->cap - h->used >= room)
+        return MCZ_OK;
+    size_t cap = h->cap ? h->cap : 65536;
+    while (cap - h->used < room)
+        cap *= 2;
+    uint8_t *bigger = realloc(h->bytes, cap);
+    if (!bigger)
+        return MCZ_ENOMEM;
+    h->bytes = bigger;
+    h->cap = cap;
     return MCZ_OK;
+}
+
+/* Compresses bytes[0, len) into p->out; end: the last input, the frame is ended. */
+static int pack_bytes(packing_sink *p, const uint8_t *bytes, size_t len, bool end)
+{
+    ZSTD_inBuffer in = {bytes, len, 0};
+    for (;;) {
+        if (heap_reserve(&p->out, ZSTD_CStreamOutSize()) != MCZ_OK)
+            return MCZ_ENOMEM;
+        ZSTD_outBuffer o = {p->out.bytes, p->out.cap, p->out.used};
+        size_t left = ZSTD_compressStream2(p->cctx, &o, &in, end ? ZSTD_e_end : ZSTD_e_continue);
+        p->out.used = o.pos;
+        if (ZSTD_isError(left))
+            return MCZ_ENOMEM;
+        if (end ? left == 0 : in.pos == len)
+            return MCZ_OK;
+    }
+}
+
+static int packing_append(void *arg, const void *data, size_t len)
+{
+    packing_sink *p = arg;
+    const uint8_t *b = data;
+    int rc = MCZ_OK;
+    for (size_t done = 0; done < len && rc == MCZ_OK;) {
+        uint64_t at = p->at + done;
+        uint64_t until = at < MCZ_ARC_INDEX_HEAD ? MCZ_ARC_INDEX_HEAD
+                         : at < p->table_end     ? p->table_end
+                         : at < p->offsets_end   ? p->offsets_end
+                         : at < p->frame_end     ? p->frame_end
+                                                 : UINT64_MAX;
+        size_t step = until - at < len - done ? (size_t)(until - at) : len - done;
+        if (at < MCZ_ARC_INDEX_HEAD)
+            memcpy(p->head + at, b + done, step);
+        else if (at < p->table_end || (at >= p->offsets_end && at < p->frame_end))
+            rc = pack_bytes(p, b + done, step, false);
+        else if (at >= p->frame_end && at - p->frame_end < MCZ_ARC_FOOTER_SIZE)
+            memcpy(p->footer + (at - p->frame_end), b + done,
+                   step < MCZ_ARC_FOOTER_SIZE - (at - p->frame_end)
+                       ? step
+                       : (size_t)(MCZ_ARC_FOOTER_SIZE - (at - p->frame_end)));
+        done += step;
+    }
+    p->at += len;
+    return rc;
+}
+
+/* The compressed index frame of the stream rows give, into p->out; its length, or 0 when it
+ * is not smaller than the raw frame (raw_len bytes) or memory runs out. */
+static size_t pack_stream(packing_sink *p, uint32_t chunk_count, uint32_t contexts,
+                          uint32_t first_number, bool hashes, mcz_arc_rows_fn rows,
+                          void *rows_arg, uint64_t index_offset, uint64_t raw_len)
+{
+    p->table_end = MCZ_ARC_INDEX_HEAD + (uint64_t)MCZ_ARC_CHUNK_ENTRY * chunk_count;
+    p->offsets_end = p->table_end + 4 * (uint64_t)contexts;
+    p->frame_end = raw_len;
+    uint64_t columns = packed_columns(chunk_count, contexts, hashes);
+    p->cctx = ZSTD_createCCtx();
+    size_t rc = p->cctx ? ZSTD_CCtx_setParameter(p->cctx, ZSTD_c_compressionLevel,
+                                                 MCZ_ARC_INDEX_LEVEL)
+                        : (size_t)-1;
+    if (!ZSTD_isError(rc))
+        rc = ZSTD_CCtx_setPledgedSrcSize(p->cctx, columns);
+    int done = ZSTD_isError(rc) ? MCZ_ENOMEM : heap_reserve(&p->out, MCZ_ARC_INDEX_PACKED_HEAD);
+    p->out.used = MCZ_ARC_INDEX_PACKED_HEAD; /* the head, written last */
+    done = done != MCZ_OK ? done
+                                : mcz_arc_index_stream(chunk_count, first_number, hashes, rows,
+                                                       rows_arg, index_offset, packing_append, p);
+    if (done == MCZ_OK)
+        done = pack_bytes(p, NULL, 0, true);
+    ZSTD_freeCCtx(p->cctx);
+    if (done != MCZ_OK || p->out.used >= raw_len)
+        return 0;
+    uint8_t *h = p->out.bytes;
+    memcpy(h, p->head, MCZ_ARC_INDEX_HEAD);
+    mcz_put_le32(h + 4, (uint32_t)(p->out.used - MCZ_ARC_FRAME_HEAD));
+    mcz_put_le32(h + 32, mcz_get_le32(p->head + 32) | MCZ_ARC_INDEX_COMPRESSED);
+    mcz_put_le64(h + 36, columns);
+    return p->out.used;
 }
 
 int mcz_arc_index_write(uint32_t chunk_count, uint32_t first_number, bool hashes,
                         mcz_arc_rows_fn rows, void *rows_arg, uint64_t index_offset,
                         mcz_arc_sink_fn sink, void *sink_arg)
 {
-    heap_sink h = {NULL, 0, 0};
-    int rc = mcz_arc_index_stream(chunk_count, first_number, hashes, rows, rows_arg,
-                                  index_offset, heap_append, &h);
-    if (rc != MCZ_OK) {
-        free(h.bytes);
-        return rc;
+    uint32_t contexts = 0; /* a pass of its own: rows are walked in order */
+    for (uint32_t i = 0; i < chunk_count; i++) {
+        mcz_arc_rows r;
+        rows(rows_arg, i, &r);
+        contexts += r.info.count;
     }
-    assert(h.used >= MCZ_ARC_INDEX_HEAD + MCZ_ARC_FOOTER_SIZE);
-    uint8_t footer[MCZ_ARC_FOOTER_SIZE];
-    size_t len = h.used - MCZ_ARC_FOOTER_SIZE;
-    memcpy(footer, h.bytes + len, MCZ_ARC_FOOTER_SIZE);
-    mcz_arc_index_pack(&h.bytes, &len, index_offset, footer);
-    rc = sink(sink_arg, h.bytes, len);
-    free(h.bytes);
+    uint64_t raw_len = mcz_arc_index_size(chunk_count, contexts, hashes);
+    packing_sink p;
+    memset(&p, 0, sizeof p);
+    size_t len = raw_len > MCZ_ARC_INDEX_PACKED_HEAD
+                     ? pack_stream(&p, chunk_count, contexts, first_number, hashes, rows,
+                                   rows_arg, index_offset, raw_len)
+                     : 0;
+    if (len == 0) { /* the raw form, streamed as it is */
+        free(p.out.bytes);
+        return mcz_arc_index_stream(chunk_count, first_number, hashes, rows, rows_arg,
+                                    index_offset, sink, sink_arg);
+    }
+    uint8_t footer[MCZ_ARC_FOOTER_SIZE]; /* the raw form's, but for the index's size and XXH3 */
+    mcz_arc_footer f = {mcz_get_le32(p.footer + 12), index_offset, len,
+                        mcz_arc_xxh3(p.out.bytes, len), mcz_get_le32(p.footer + 40),
+                        mcz_get_le32(p.footer + 44)};
+    mcz_arc_footer_encode(&f, footer);
+    int rc = sink(sink_arg, p.out.bytes, len);
+    free(p.out.bytes);
     return rc == MCZ_OK ? sink(sink_arg, footer, sizeof footer) : rc;
 }
 
