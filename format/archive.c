@@ -610,7 +610,7 @@ int mcz_arc_index_decode_lean(const uint8_t *file, size_t size, const mcz_arc_fo
                               uint64_t data_start, const mcz_arc_lean *lean, mcz_arc_index *out,
                               mcz_diag *diag)
 {
-    static const mcz_arc_lean nothing = {NULL, NULL};
+    static const mcz_arc_lean nothing = {NULL, NULL, 0};
     return decode_at(file, size, footer, data_start, lean ? lean : &nothing, out, diag);
 }
 

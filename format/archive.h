@@ -245,6 +245,7 @@ typedef struct mcz_arc_lean {
      * offset will not be read again at open (a mapped file lets their pages go); may be NULL. */
     void (*release)(void *arg, uint64_t offset);
     void *arg;
+    uint64_t min_hashes; /* hash columns of fewer bytes (32 per context) are kept whole */
 } mcz_arc_lean;
 int mcz_arc_index_decode_lean(const uint8_t *file, size_t size, const mcz_arc_footer *footer,
                               uint64_t data_start, const mcz_arc_lean *lean, mcz_arc_index *out,

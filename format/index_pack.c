@@ -355,8 +355,8 @@ int mcz_arc_index_unpack(const uint8_t *frame, uint64_t off, uint64_t frame_size
     if (rc != MCZ_OK)
         return rc;
     size_t n = out->context_count;
-    if (!out->has_hashes)
-        lean = NULL; /* nothing to leave in the frame */
+    if (!out->has_hashes || (lean && 32 * (uint64_t)n < lean->min_hashes))
+        lean = NULL; /* nothing to leave in the frame, or too little to be worth it */
     size_t columns = lean ? (size_t)MCZ_ARC_CHUNK_ENTRY * out->chunk_count + 4 * n
                           : (size_t)decoded; /* lean: the hash columns are not kept */
     out->owned = malloc(columns + 4 * n + 1); /* + the offset column, rebuilt by the caller */
