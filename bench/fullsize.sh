@@ -8,7 +8,8 @@
 # (nothing is written beside them: the verbs that write next to their input get a symbolic
 # link in WORK). WORK (default: a new directory under TMPDIR) needs room for one export of
 # LARGE. Each run is measured once with /usr/bin/time; a verb's output is deleted before the
-# next one runs.
+# next one runs. STREAMED=1 adds the reading verbs with the index's hash columns streamed
+# whatever their size (MCZ_INDEX_STREAM_MIN=0; format/FORMAT.md §5 "What a reader holds").
 set -eu
 BIN=$(cd "${BIN:-bin}" && pwd)
 SMALL=${SMALL:-25000}
@@ -57,6 +58,14 @@ verbs() {
     measure "$s" "toc .mch" "$BIN/mcs" -toc "$m"
     measure "$s" "toc .mcz" "$BIN/mcs" -toc "$z"
     measure "$s" "mcz-replay -j 2 (verify)" "$BIN/mcz-replay" -q -j 2 "$z"
+    if [ -n "${STREAMED:-}" ]; then
+        local streamed=(env MCZ_INDEX_STREAM_MIN=0)
+        measure "$s" "info (streamed)" "${streamed[@]}" "$BIN/mcs" -info "$z"
+        measure "$s" "verify (streamed)" "${streamed[@]}" "$BIN/mcs" -verify "$z"
+        measure "$s" "dumpMap (streamed)" "${streamed[@]}" "$BIN/mcs" -dumpMap "$z"
+        measure "$s" "toc .mcz (streamed)" "${streamed[@]}" "$BIN/mcs" -toc "$z"
+        measure "$s" "mcz-replay (streamed)" "${streamed[@]}" "$BIN/mcz-replay" -q -j 2 "$z"
+    fi
     echo "$n" >"$W/$s.n"
 }
 
