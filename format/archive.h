@@ -328,8 +328,11 @@ void mcz_arc_index_pack(uint8_t **frame, size_t *len, uint64_t index_offset,
                         uint8_t footer[MCZ_ARC_FOOTER_SIZE]);
 
 /*
- * As mcz_arc_index_stream, but the index frame is compressed when that makes it smaller
- * (mcz_arc_index_pack). Allocates the whole raw frame: never from a signal handler.
+ * As mcz_arc_index_stream, but the index frame is compressed when that makes it smaller, into
+ * the bytes mcz_arc_index_pack makes: the raw frame is compressed as it is streamed, never
+ * held; the compressed frame and zstd's context are allocated: never from a signal handler.
+ * The rows are walked once more than mcz_arc_index_stream walks them (and once again for the
+ * raw form when compressing does not pay).
  * MCZ_ENOMEM, MCZ_ELIMIT, or the sink's first error.
  */
 int mcz_arc_index_write(uint32_t chunk_count, uint32_t first_number, bool hashes,

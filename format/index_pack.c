@@ -1,8 +1,10 @@
 /*
  * index_pack.c - the compressed index (FORMAT.md §5, version 4): the tables of a raw index frame
- * less its offset column, which follows from the lengths, as one zstd frame. Compressing needs
- * the whole raw frame in memory, so a fatal-signal dump, which may not allocate, writes the raw
- * form (mcz_arc_index_stream); readers take both.
+ * less its offset column, which follows from the lengths, as one zstd frame. A writer compresses
+ * the raw frame as it streams (never holding it), but compressing allocates (zstd's context, the
+ * compressed frame), so a fatal-signal dump, which may not, writes the raw form
+ * (mcz_arc_index_stream); readers take both, and keep a large one's hash columns in the frame
+ * (FORMAT.md §5 "What a reader holds").
  */
 #include <assert.h>
 #include <stdlib.h>
