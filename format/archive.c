@@ -495,11 +495,34 @@ static void raw_views(const uint8_t *p, mcz_arc_index *out)
     out->dedup = out->has_hashes ? out->identity + 16 * n : NULL;
 }
 
+#define RELEASE_STEP (1u << 20) /* a lean decode hashes and decodes its frame 1 MiB at a time */
+
+/* The XXH3 of p[0, len), which lies at file offset off; with a lean decode's release, hashed in
+ * steps, each step's bytes released once hashed. */
+static uint64_t checksum_releasing(const uint8_t *p, uint64_t len, uint64_t off,
+                                   const mcz_arc_lean *lean)
+{
+    XXH3_state_t *st = lean && lean->release ? XXH3_createState() : NULL;
+    if (!st)
+        return mcz_arc_xxh3(p, (size_t)len);
+    XXH3_64bits_reset(st);
+    for (uint64_t done = 0; done < len;) {
+        size_t step = len - done < RELEASE_STEP ? (size_t)(len - done) : RELEASE_STEP;
+        XXH3_64bits_update(st, p + done, step);
+        done += step;
+        lean->release(lean->arg, off + done);
+    }
+    uint64_t h = XXH3_64bits_digest(st);
+    XXH3_freeState(st);
+    return h;
+}
+
 /* The frame's size, checksum and fixed head against the footer; fills out's counts. A raw
  * index's size follows from the counts (which it so bounds by the file size); a compressed
  * one's is bounded by mcz_arc_index_unpack. frame: avail bytes of the file from the index. */
 static int check_index_frame(const uint8_t *frame, uint64_t avail, const mcz_arc_footer *footer,
-                             bool packed, mcz_arc_index *out, mcz_diag *diag)
+                             bool packed, const mcz_arc_lean *lean, mcz_arc_index *out,
+                             mcz_diag *diag)
 {
     uint64_t off = footer->index_offset;
     uint64_t expect = packed ? footer->index_size
@@ -511,7 +534,7 @@ static int check_index_frame(const uint8_t *frame, uint64_t avail, const mcz_arc
                         (unsigned long long)footer->index_size, footer->chunk_count,
                         footer->context_count, (unsigned long long)expect);
     const uint8_t *p = frame;
-    if (mcz_arc_xxh3(p, expect) != footer->index_checksum)
+    if (checksum_releasing(p, expect, off, lean) != footer->index_checksum)
         return mcz_diag_set(diag, MCZ_ECHECKSUM, mcz_at_offset((int64_t)off), MCZ_NO_CONTEXT,
                             "index: checksum mismatch");
     uint32_t payload;
@@ -536,7 +559,8 @@ static int check_index_frame(const uint8_t *frame, uint64_t avail, const mcz_arc
 
 /* The index frame at frame (avail bytes of the file from there), at footer->index_offset. */
 static int decode_index(const uint8_t *frame, uint64_t avail, const mcz_arc_footer *footer,
-                        uint64_t data_start, mcz_arc_index *out, mcz_diag *diag)
+                        uint64_t data_start, const mcz_arc_lean *lean, mcz_arc_index *out,
+                        mcz_diag *diag)
 {
     uint64_t off = footer->index_offset;
     uint32_t flags = 0;
@@ -546,11 +570,11 @@ static int decode_index(const uint8_t *frame, uint64_t avail, const mcz_arc_foot
         return rc;
     out->has_hashes = (flags & MCZ_ARC_INDEX_NO_HASHES) == 0;
     bool packed = (flags & MCZ_ARC_INDEX_COMPRESSED) != 0;
-    rc = check_index_frame(frame, avail, footer, packed, out, diag);
+    rc = check_index_frame(frame, avail, footer, packed, lean, out, diag);
     uint64_t table = off + MCZ_ARC_INDEX_HEAD;
     index_where where = {table, table + (uint64_t)MCZ_ARC_CHUNK_ENTRY * out->chunk_count, 1};
     if (rc == MCZ_OK && packed) {
-        rc = mcz_arc_index_unpack(frame, off, footer->index_size, data_start, out, diag);
+        rc = mcz_arc_index_unpack(frame, off, footer->index_size, data_start, lean, out, diag);
         where = (index_where){off + MCZ_ARC_INDEX_PACKED_HEAD, off + MCZ_ARC_INDEX_PACKED_HEAD, 0};
     } else if (rc == MCZ_OK) {
         raw_views(frame, out);
@@ -562,8 +586,9 @@ static int decode_index(const uint8_t *frame, uint64_t avail, const mcz_arc_foot
     return rc;
 }
 
-int mcz_arc_index_decode(const uint8_t *file, size_t size, const mcz_arc_footer *footer,
-                         uint64_t data_start, mcz_arc_index *out, mcz_diag *diag)
+static int decode_at(const uint8_t *file, size_t size, const mcz_arc_footer *footer,
+                     uint64_t data_start, const mcz_arc_lean *lean, mcz_arc_index *out,
+                     mcz_diag *diag)
 {
     uint64_t off = footer->index_offset;
     if (off > size) {
@@ -572,13 +597,27 @@ int mcz_arc_index_decode(const uint8_t *file, size_t size, const mcz_arc_footer 
                             "index: its %u-byte head runs past the end of the file",
                             MCZ_ARC_INDEX_HEAD);
     }
-    return decode_index(file + off, size - off, footer, data_start, out, diag);
+    return decode_index(file + off, size - off, footer, data_start, lean, out, diag);
+} 
+
+int mcz_arc_index_decode(const uint8_t *file, size_t size, const mcz_arc_footer *footer,
+                         uint64_t data_start, mcz_arc_index *out, mcz_diag *diag)
+{
+    return decode_at(file, size, footer, data_start, NULL, out, diag);
+}
+
+int mcz_arc_index_decode_lean(const uint8_t *file, size_t size, const mcz_arc_footer *footer,
+                              uint64_t data_start, const mcz_arc_lean *lean, mcz_arc_index *out,
+                              mcz_diag *diag)
+{
+    static const mcz_arc_lean nothing = {NULL, NULL, 0};
+    return decode_at(file, size, footer, data_start, lean ? lean : &nothing, out, diag);
 }
 
 int mcz_arc_index_decode_frame(const uint8_t *frame, const mcz_arc_footer *footer,
                                uint64_t data_start, mcz_arc_index *out, mcz_diag *diag)
 {
-    return decode_index(frame, footer->index_size, footer, data_start, out, diag);
+    return decode_index(frame, footer->index_size, footer, data_start, NULL, out, diag);
 }
 
 void mcz_arc_index_free(mcz_arc_index *idx)

@@ -209,9 +209,12 @@ typedef struct mcz_arc_index {
     const uint8_t *chunks;   /* chunk_count entries of MCZ_ARC_CHUNK_ENTRY bytes */
     const uint8_t *offsets;  /* context_count u32 */
     const uint8_t *lengths;  /* context_count u32 */
-    const uint8_t *identity; /* context_count × 16; NULL without hashes */
-    const uint8_t *dedup;    /* context_count × 16; NULL without hashes */
+    const uint8_t *identity; /* context_count × 16; NULL without hashes, or when streamed */
+    const uint8_t *dedup;    /* context_count × 16; NULL without hashes, or when streamed */
     uint8_t *owned;          /* the decoded columns of a compressed index; NULL for a raw one */
+    const uint8_t *packed;   /* a lean compressed index's zstd frame (a view), its hash columns
+                              * read from it by mcz_arc_hash_stream_get; NULL otherwise */
+    size_t packed_size;
 } mcz_arc_index;
 
 /* Bytes of an index frame with these counts, with or without the hash columns (fits in 64 bits
@@ -231,6 +234,22 @@ int mcz_arc_index_decode(const uint8_t *file, size_t size, const mcz_arc_footer 
  * offset footer->index_offset (a stream's frame, kept apart from the bytes before it). */
 int mcz_arc_index_decode_frame(const uint8_t *frame, const mcz_arc_footer *footer,
                                uint64_t data_start, mcz_arc_index *out, mcz_diag *diag);
+/*
+ * As mcz_arc_index_decode, but a compressed index (version 4) keeps only its chunk table,
+ * lengths and offsets decoded (8 bytes per context): its hash columns (32 bytes per context)
+ * stay in the zstd frame, a view of the file that must outlive the index, and are read from it
+ * forward by mcz_arc_hash_stream_get. A raw index is viewed in the file as ever.
+ */
+typedef struct mcz_arc_lean {
+    /* Called as the checksum and the decode move through the frame: the file's bytes before
+     * offset will not be read again at open (a mapped file lets their pages go); may be NULL. */
+    void (*release)(void *arg, uint64_t offset);
+    void *arg;
+    uint64_t min_hashes; /* hash columns of fewer bytes (32 per context) are kept whole */
+} mcz_arc_lean;
+int mcz_arc_index_decode_lean(const uint8_t *file, size_t size, const mcz_arc_footer *footer,
+                              uint64_t data_start, const mcz_arc_lean *lean, mcz_arc_index *out,
+                              mcz_diag *diag);
 /* Releases what a decoded index owns (idx may be NULL or zeroed); its views become invalid. */
 void mcz_arc_index_free(mcz_arc_index *idx);
 /* Encodes c as the index's chunk entry (FORMAT.md §5). */
@@ -309,8 +328,11 @@ void mcz_arc_index_pack(uint8_t **frame, size_t *len, uint64_t index_offset,
                         uint8_t footer[MCZ_ARC_FOOTER_SIZE]);
 
 /*
- * As mcz_arc_index_stream, but the index frame is compressed when that makes it smaller
- * (mcz_arc_index_pack). Allocates the whole raw frame: never from a signal handler.
+ * As mcz_arc_index_stream, but the index frame is compressed when that makes it smaller, into
+ * the bytes mcz_arc_index_pack makes: the raw frame is compressed as it is streamed, never
+ * held; the compressed frame and zstd's context are allocated: never from a signal handler.
+ * The rows are walked once more than mcz_arc_index_stream walks them (and once again for the
+ * raw form when compressing does not pay).
  * MCZ_ENOMEM, MCZ_ELIMIT, or the sink's first error.
  */
 int mcz_arc_index_write(uint32_t chunk_count, uint32_t first_number, bool hashes,
@@ -321,10 +343,38 @@ int mcz_arc_index_write(uint32_t chunk_count, uint32_t first_number, bool hashes
  * The compressed-index half of mcz_arc_index_decode: decodes the frame frame[0, frame_size),
  * which lies at file offset off, whose fixed head is read into out (counts, first number, raw
  * bytes, hashes), checksum and flags already checked; fills out's views into out->owned, the
- * offsets rebuilt from the lengths but not yet checked. data_start bounds the counts.
+ * offsets rebuilt from the lengths but not yet checked. data_start bounds the counts. lean:
+ * NULL decodes every column, else as mcz_arc_index_decode_lean.
  */
 int mcz_arc_index_unpack(const uint8_t *frame, uint64_t off, uint64_t frame_size,
-                         uint64_t data_start, mcz_arc_index *out, mcz_diag *diag);
+                         uint64_t data_start, const mcz_arc_lean *lean, mcz_arc_index *out,
+                         mcz_diag *diag);
+
+/*
+ * One hash column of a lean compressed index read forward: a zstd stream over its frame and a
+ * window of MCZ_ARC_HASH_WINDOW decoded entries. Reading in context order decodes the frame
+ * once; a read behind the window starts the stream again from the frame's start. Memory: the
+ * window (8 KiB) and the zstd context (at most the frame's window: 4 MiB at level 9), whatever
+ * the number of contexts. Zeroed: nothing read yet. Not thread-safe: one user at a time.
+ */
+#define MCZ_ARC_HASH_WINDOW 512u
+typedef struct mcz_arc_hash_stream {
+    void *dctx;           /* ZSTD_DCtx, made at the first read */
+    size_t in_pos;        /* bytes of the frame consumed */
+    uint64_t out_pos;     /* decoded bytes produced */
+    uint32_t first, count; /* the entries the window holds */
+    uint32_t restarts;     /* reads behind the window so far */
+    uint8_t window[16 * MCZ_ARC_HASH_WINDOW];
+} mcz_arc_hash_stream;
+/* Entry pos (< context_count) of the identity column (dedup false) or the dedup column of idx,
+ * a lean compressed index with hashes, into out: MCZ_OK, or MCZ_ENOMEM / MCZ_ECORRUPT (the
+ * frame was decoded whole at open, so only memory should fail). */
+int mcz_arc_hash_stream_get(const mcz_arc_index *idx, mcz_arc_hash_stream *s, bool dedup,
+                            uint32_t pos, uint8_t out[16]);
+void mcz_arc_hash_stream_free(mcz_arc_hash_stream *s); /* back to zeroed */
+/* The hash columns of a lean index decoded whole, for a user that reads them out of order:
+ * malloc'ed, identity column then dedup column (32 bytes per context); NULL out of memory. */
+uint8_t *mcz_arc_index_hash_columns(const mcz_arc_index *idx);
 
 /* ---- Hashes and frames ---- */
 

@@ -1,8 +1,10 @@
 /*
  * index_pack.c - the compressed index (FORMAT.md §5, version 4): the tables of a raw index frame
- * less its offset column, which follows from the lengths, as one zstd frame. Compressing needs
- * the whole raw frame in memory, so a fatal-signal dump, which may not allocate, writes the raw
- * form (mcz_arc_index_stream); readers take both.
+ * less its offset column, which follows from the lengths, as one zstd frame. A writer compresses
+ * the raw frame as it streams (never holding it), but compressing allocates (zstd's context, the
+ * compressed frame), so a fatal-signal dump, which may not, writes the raw form
+ * (mcz_arc_index_stream); readers take both, and keep a large one's hash columns in the frame
+ * (FORMAT.md §5 "What a reader holds").
  */
 #include <assert.h>
 #include <stdlib.h>
@@ -86,42 +88,147 @@ typedef struct heap_sink {
     size_t used, cap;
 } heap_sink;
 
-static int heap_append(void *arg, const void *data, size_t len)
+/*
+ * A sink that compresses the raw index frame as mcz_arc_index_stream streams it: the bytes of
+ * the chunk table and of the columns after the offsets go to one zstd frame (as
+ * compress_columns makes it), the head, the offset column and the footer are skipped. So the
+ * raw frame is never held: memory is the compressed frame and zstd's context.
+ */
+typedef struct packing_sink {
+    ZSTD_CCtx *cctx;
+    heap_sink out;         /* MCZ_ARC_INDEX_PACKED_HEAD bytes left for the head, then the frame */
+    uint64_t at;           /* bytes of the raw stream seen */
+    uint64_t table_end;    /* where the offset column begins in the raw frame */
+    uint64_t offsets_end;  /* and ends */
+    uint64_t frame_end;    /* where the footer begins */
+    uint8_t head[MCZ_ARC_INDEX_HEAD];
+    uint8_t footer[MCZ_ARC_FOOTER_SIZE]; /* the raw form's */
+} packing_sink;
+
+/* Room for at least `room` more bytes in h. */
+static int heap_reserve(heap_sink *h, size_t room)
 {
-    heap_sink *h = arg;
-    if (len > h->cap - h->used) {
-        size_t cap = h->cap ? h->cap : 65536;
-        while (cap - h->used < len)
-            cap *= 2;
-        uint8_t *bigger = realloc(h->bytes, cap);
-        if (!bigger)
-            return MCZ_ENOMEM;
-        h->bytes = bigger;
-        h->cap = cap;
-    }
-    memcpy(h->bytes + h->used, data, len);
-    h->used += len;
+    if (h->cap - h->used >= room)
+        return MCZ_OK;
+    size_t cap = h->cap ? h->cap : 65536;
+    while (cap - h->used < room)
+        cap *= 2;
+    uint8_t *bigger = realloc(h->bytes, cap);
+    if (!bigger)
+        return MCZ_ENOMEM;
+    h->bytes = bigger;
+    h->cap = cap;
     return MCZ_OK;
+}
+
+/* Compresses bytes[0, len) into p->out; end: the last input, the frame is ended. */
+static int pack_bytes(packing_sink *p, const uint8_t *bytes, size_t len, bool end)
+{
+    ZSTD_inBuffer in = {bytes, len, 0};
+    for (;;) {
+        if (heap_reserve(&p->out, ZSTD_CStreamOutSize()) != MCZ_OK)
+            return MCZ_ENOMEM;
+        ZSTD_outBuffer o = {p->out.bytes, p->out.cap, p->out.used};
+        size_t left = ZSTD_compressStream2(p->cctx, &o, &in, end ? ZSTD_e_end : ZSTD_e_continue);
+        p->out.used = o.pos;
+        if (ZSTD_isError(left))
+            return MCZ_ENOMEM;
+        if (end ? left == 0 : in.pos == len)
+            return MCZ_OK;
+    }
+}
+
+static int packing_append(void *arg, const void *data, size_t len)
+{
+    packing_sink *p = arg;
+    const uint8_t *b = data;
+    int rc = MCZ_OK;
+    for (size_t done = 0; done < len && rc == MCZ_OK;) {
+        uint64_t at = p->at + done;
+        uint64_t until = at < MCZ_ARC_INDEX_HEAD ? MCZ_ARC_INDEX_HEAD
+                         : at < p->table_end     ? p->table_end
+                         : at < p->offsets_end   ? p->offsets_end
+                         : at < p->frame_end     ? p->frame_end
+                                                 : UINT64_MAX;
+        size_t step = until - at < len - done ? (size_t)(until - at) : len - done;
+        if (at < MCZ_ARC_INDEX_HEAD)
+            memcpy(p->head + at, b + done, step);
+        else if (at < p->table_end || (at >= p->offsets_end && at < p->frame_end))
+            rc = pack_bytes(p, b + done, step, false);
+        else if (at >= p->frame_end && at - p->frame_end < MCZ_ARC_FOOTER_SIZE)
+            memcpy(p->footer + (at - p->frame_end), b + done,
+                   step < MCZ_ARC_FOOTER_SIZE - (at - p->frame_end)
+                       ? step
+                       : (size_t)(MCZ_ARC_FOOTER_SIZE - (at - p->frame_end)));
+        done += step;
+    }
+    p->at += len;
+    return rc;
+}
+
+/* The compressed index frame of the stream rows give, into p->out; its length, or 0 when it
+ * is not smaller than the raw frame (raw_len bytes) or memory runs out. */
+static size_t pack_stream(packing_sink *p, uint32_t chunk_count, uint32_t contexts,
+                          uint32_t first_number, bool hashes, mcz_arc_rows_fn rows,
+                          void *rows_arg, uint64_t index_offset, uint64_t raw_len)
+{
+    p->table_end = MCZ_ARC_INDEX_HEAD + (uint64_t)MCZ_ARC_CHUNK_ENTRY * chunk_count;
+    p->offsets_end = p->table_end + 4 * (uint64_t)contexts;
+    p->frame_end = raw_len;
+    uint64_t columns = packed_columns(chunk_count, contexts, hashes);
+    p->cctx = ZSTD_createCCtx();
+    size_t rc = p->cctx ? ZSTD_CCtx_setParameter(p->cctx, ZSTD_c_compressionLevel,
+                                                 MCZ_ARC_INDEX_LEVEL)
+                        : (size_t)-1;
+    if (!ZSTD_isError(rc))
+        rc = ZSTD_CCtx_setPledgedSrcSize(p->cctx, columns);
+    int done = ZSTD_isError(rc) ? MCZ_ENOMEM : heap_reserve(&p->out, MCZ_ARC_INDEX_PACKED_HEAD);
+    p->out.used = MCZ_ARC_INDEX_PACKED_HEAD; /* the head, written last */
+    done = done != MCZ_OK ? done
+                                : mcz_arc_index_stream(chunk_count, first_number, hashes, rows,
+                                                       rows_arg, index_offset, packing_append, p);
+    if (done == MCZ_OK)
+        done = pack_bytes(p, NULL, 0, true);
+    ZSTD_freeCCtx(p->cctx);
+    if (done != MCZ_OK || p->out.used >= raw_len)
+        return 0;
+    uint8_t *h = p->out.bytes;
+    memcpy(h, p->head, MCZ_ARC_INDEX_HEAD);
+    mcz_put_le32(h + 4, (uint32_t)(p->out.used - MCZ_ARC_FRAME_HEAD));
+    mcz_put_le32(h + 32, mcz_get_le32(p->head + 32) | MCZ_ARC_INDEX_COMPRESSED);
+    mcz_put_le64(h + 36, columns);
+    return p->out.used;
 }
 
 int mcz_arc_index_write(uint32_t chunk_count, uint32_t first_number, bool hashes,
                         mcz_arc_rows_fn rows, void *rows_arg, uint64_t index_offset,
                         mcz_arc_sink_fn sink, void *sink_arg)
 {
-    heap_sink h = {NULL, 0, 0};
-    int rc = mcz_arc_index_stream(chunk_count, first_number, hashes, rows, rows_arg,
-                                  index_offset, heap_append, &h);
-    if (rc != MCZ_OK) {
-        free(h.bytes);
-        return rc;
+    uint32_t contexts = 0; /* a pass of its own: rows are walked in order */
+    for (uint32_t i = 0; i < chunk_count; i++) {
+        mcz_arc_rows r;
+        rows(rows_arg, i, &r);
+        contexts += r.info.count;
     }
-    assert(h.used >= MCZ_ARC_INDEX_HEAD + MCZ_ARC_FOOTER_SIZE);
-    uint8_t footer[MCZ_ARC_FOOTER_SIZE];
-    size_t len = h.used - MCZ_ARC_FOOTER_SIZE;
-    memcpy(footer, h.bytes + len, MCZ_ARC_FOOTER_SIZE);
-    mcz_arc_index_pack(&h.bytes, &len, index_offset, footer);
-    rc = sink(sink_arg, h.bytes, len);
-    free(h.bytes);
+    uint64_t raw_len = mcz_arc_index_size(chunk_count, contexts, hashes);
+    packing_sink p;
+    memset(&p, 0, sizeof p);
+    size_t len = raw_len > MCZ_ARC_INDEX_PACKED_HEAD
+                     ? pack_stream(&p, chunk_count, contexts, first_number, hashes, rows,
+                                   rows_arg, index_offset, raw_len)
+                     : 0;
+    if (len == 0) { /* the raw form, streamed as it is */
+        free(p.out.bytes);
+        return mcz_arc_index_stream(chunk_count, first_number, hashes, rows, rows_arg,
+                                    index_offset, sink, sink_arg);
+    }
+    uint8_t footer[MCZ_ARC_FOOTER_SIZE]; /* the raw form's, but for the index's size and XXH3 */
+    mcz_arc_footer f = {mcz_get_le32(p.footer + 12), index_offset, len,
+                        mcz_arc_xxh3(p.out.bytes, len), mcz_get_le32(p.footer + 40),
+                        mcz_get_le32(p.footer + 44)};
+    mcz_arc_footer_encode(&f, footer);
+    int rc = sink(sink_arg, p.out.bytes, len);
+    free(p.out.bytes);
     return rc == MCZ_OK ? sink(sink_arg, footer, sizeof footer) : rc;
 }
 
@@ -195,8 +302,51 @@ static int decompress_columns(const uint8_t *src, size_t len, uint64_t at, uint8
     return MCZ_OK;
 }
 
+/*
+ * A lean decode: the frame decoded whole as a stream (so every check of decompress_columns is
+ * made: one frame, its content size, nothing after it), keeping its first `keep` bytes (the
+ * chunk table and the lengths) in out and dropping the hash columns as they come.
+ */
+static int stream_columns(const uint8_t *src, size_t len, uint64_t at, uint64_t decoded,
+                          uint8_t *out, size_t keep, const mcz_arc_lean *lean, mcz_diag *diag)
+{
+    if (ZSTD_findFrameCompressedSize(src, len) != len ||
+        ZSTD_getFrameContentSize(src, len) != decoded || ZSTD_getDictID_fromFrame(src, len) != 0)
+        return mcz_diag_set(diag, MCZ_ECORRUPT, mcz_at_offset((int64_t)at), MCZ_NO_CONTEXT,
+                            "index: not one zstd frame of %zu bytes with content size %llu", len,
+                            (unsigned long long)decoded);
+    ZSTD_DCtx *dctx = ZSTD_createDCtx();
+    uint8_t *scratch = malloc(ZSTD_DStreamOutSize());
+    ZSTD_inBuffer in = {src, len, 0};
+    uint64_t produced = 0;
+    size_t rc = dctx && scratch ? 1 : (size_t)-1;
+    while (!ZSTD_isError(rc) && rc != 0 && produced <= decoded) {
+        bool kept = produced < keep;
+        ZSTD_outBuffer o = {kept ? out + produced : scratch,
+                            kept ? keep - (size_t)produced : ZSTD_DStreamOutSize(), 0};
+        size_t before = in.pos;
+        rc = ZSTD_decompressStream(dctx, &o, &in);
+        produced += o.pos;
+        if (lean->release && in.pos > before)
+            lean->release(lean->arg, at + in.pos);
+        if (!ZSTD_isError(rc) && rc != 0 && o.pos == 0 && in.pos == before)
+            rc = (size_t)-1; /* no progress: the input ended inside the frame */
+    }
+    ZSTD_freeDCtx(dctx);
+    free(scratch);
+    if (!dctx || !scratch)
+        return mcz_diag_set(diag, MCZ_ENOMEM, mcz_at_offset((int64_t)at), MCZ_NO_CONTEXT,
+                            "index: out of memory");
+    if (ZSTD_isError(rc) || rc != 0 || produced != decoded || in.pos != len)
+        return mcz_diag_set(diag, MCZ_ECORRUPT, mcz_at_offset((int64_t)at), MCZ_NO_CONTEXT,
+                            "index: its zstd frame: %s",
+                            ZSTD_isError(rc) ? ZSTD_getErrorName(rc) : "short");
+    return MCZ_OK;
+}
+
 int mcz_arc_index_unpack(const uint8_t *frame, uint64_t off, uint64_t frame_size,
-                         uint64_t data_start, mcz_arc_index *out, mcz_diag *diag)
+                         uint64_t data_start, const mcz_arc_lean *lean, mcz_arc_index *out,
+                         mcz_diag *diag)
 {
     if (frame_size < MCZ_ARC_INDEX_PACKED_HEAD)
         return mcz_diag_set(diag, MCZ_ECORRUPT, mcz_at_offset((int64_t)off), MCZ_NO_CONTEXT,
@@ -206,21 +356,119 @@ int mcz_arc_index_unpack(const uint8_t *frame, uint64_t off, uint64_t frame_size
     int rc = check_packed_size(out, off, frame_size, data_start, decoded, diag);
     if (rc != MCZ_OK)
         return rc;
-    size_t n = out->context_count, columns = (size_t)decoded;
+    size_t n = out->context_count;
+    if (!out->has_hashes || (lean && 32 * (uint64_t)n < lean->min_hashes))
+        lean = NULL; /* nothing to leave in the frame, or too little to be worth it */
+    size_t columns = lean ? (size_t)MCZ_ARC_CHUNK_ENTRY * out->chunk_count + 4 * n
+                          : (size_t)decoded; /* lean: the hash columns are not kept */
     out->owned = malloc(columns + 4 * n + 1); /* + the offset column, rebuilt by the caller */
     if (!out->owned)
         return mcz_diag_set(diag, MCZ_ENOMEM, mcz_at_offset((int64_t)off), MCZ_NO_CONTEXT,
                             "index: out of memory");
     uint64_t at = off + MCZ_ARC_INDEX_PACKED_HEAD;
-    rc = decompress_columns(frame + MCZ_ARC_INDEX_PACKED_HEAD,
-                            (size_t)(frame_size - MCZ_ARC_INDEX_PACKED_HEAD), at,
-                            out->owned, columns, diag);
+    const uint8_t *src = frame + MCZ_ARC_INDEX_PACKED_HEAD;
+    size_t src_len = (size_t)(frame_size - MCZ_ARC_INDEX_PACKED_HEAD);
+    rc = lean ? stream_columns(src, src_len, at, decoded, out->owned, columns, lean, diag)
+              : decompress_columns(src, src_len, at, out->owned, columns, diag);
     out->chunks = out->owned;
     out->lengths = out->chunks + (size_t)MCZ_ARC_CHUNK_ENTRY * out->chunk_count;
-    out->identity = out->has_hashes ? out->lengths + 4 * n : NULL;
-    out->dedup = out->has_hashes ? out->identity + 16 * n : NULL;
+    out->identity = out->has_hashes && !lean ? out->lengths + 4 * n : NULL;
+    out->dedup = out->has_hashes && !lean ? out->identity + 16 * n : NULL;
+    out->packed = lean ? src : NULL;
+    out->packed_size = lean ? src_len : 0;
     out->offsets = out->owned + columns;
     if (rc == MCZ_OK)
         rebuild_offsets(out, out->owned + columns);
     return rc;
+}
+
+/* ---- The hash columns of a lean index, read forward ---- */
+
+/* Starts s again at the frame's first byte. */
+static int hash_stream_restart(mcz_arc_hash_stream *s)
+{
+    if (!s->dctx && !(s->dctx = ZSTD_createDCtx()))
+        return MCZ_ENOMEM;
+    ZSTD_DCtx_reset(s->dctx, ZSTD_reset_session_only);
+    s->in_pos = 0;
+    s->out_pos = 0;
+    s->first = s->count = 0;
+    return MCZ_OK;
+}
+
+/* Decodes the next len bytes of the frame into out (NULL: dropped, through the window). */
+static int hash_stream_read(const mcz_arc_index *idx, mcz_arc_hash_stream *s, uint8_t *out,
+                            uint64_t len)
+{
+    ZSTD_inBuffer in = {idx->packed, idx->packed_size, s->in_pos};
+    while (len > 0) {
+        size_t step = len < sizeof s->window ? (size_t)len : sizeof s->window;
+        ZSTD_outBuffer o = {out ? out : s->window, step, 0};
+        size_t before = in.pos;
+        size_t rc = ZSTD_decompressStream(s->dctx, &o, &in);
+        s->in_pos = in.pos;
+        s->out_pos += o.pos;
+        if (ZSTD_isError(rc) || (o.pos == 0 && in.pos == before))
+            return MCZ_ECORRUPT; /* checked whole at open: not expected */
+        len -= o.pos;
+        if (out)
+            out += o.pos;
+    }
+    return MCZ_OK;
+}
+
+int mcz_arc_hash_stream_get(const mcz_arc_index *idx, mcz_arc_hash_stream *s, bool dedup,
+                            uint32_t pos, uint8_t out[16])
+{
+    assert(idx->packed && idx->has_hashes && pos < idx->context_count);
+    if (pos - s->first < s->count) {
+        memcpy(out, s->window + 16 * (size_t)(pos - s->first), 16);
+        return MCZ_OK;
+    }
+    uint64_t n = idx->context_count;
+    uint64_t column = (uint64_t)MCZ_ARC_CHUNK_ENTRY * idx->chunk_count + 4 * n + (dedup ? 16 * n : 0);
+    uint64_t want = column + 16 * (uint64_t)pos;
+    int rc = MCZ_OK;
+    if (!s->dctx || want < s->out_pos) {
+        s->restarts += s->dctx != NULL;
+        rc = hash_stream_restart(s);
+    }
+    s->count = 0; /* the window is the skip's scratch */
+    if (rc == MCZ_OK)
+        rc = hash_stream_read(idx, s, NULL, want - s->out_pos);
+    uint64_t left = n - pos;
+    uint32_t count = left < MCZ_ARC_HASH_WINDOW ? (uint32_t)left : MCZ_ARC_HASH_WINDOW;
+    if (rc == MCZ_OK)
+        rc = hash_stream_read(idx, s, s->window, 16 * (uint64_t)count);
+    if (rc != MCZ_OK)
+        return rc;
+    s->first = pos;
+    s->count = count;
+    memcpy(out, s->window, 16);
+    return MCZ_OK;
+}
+
+void mcz_arc_hash_stream_free(mcz_arc_hash_stream *s)
+{
+    ZSTD_freeDCtx(s->dctx);
+    memset(s, 0, sizeof *s);
+}
+
+uint8_t *mcz_arc_index_hash_columns(const mcz_arc_index *idx)
+{
+    assert(idx->packed && idx->has_hashes);
+    uint64_t n = idx->context_count;
+    uint64_t skip = (uint64_t)MCZ_ARC_CHUNK_ENTRY * idx->chunk_count + 4 * n;
+    uint8_t *columns = malloc(32 * (size_t)n + 1);
+    mcz_arc_hash_stream s = {0};
+    int rc = columns ? hash_stream_restart(&s) : MCZ_ENOMEM;
+    if (rc == MCZ_OK)
+        rc = hash_stream_read(idx, &s, NULL, skip);
+    if (rc == MCZ_OK)
+        rc = hash_stream_read(idx, &s, columns, 32 * n);
+    mcz_arc_hash_stream_free(&s);
+    if (rc == MCZ_OK)
+        return columns;
+    free(columns);
+    return NULL;
 }

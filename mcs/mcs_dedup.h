@@ -1,7 +1,11 @@
 /*
- * mcs_dedup.h - the deduplicator of -removeDup and -merge -dedup (mcs_dedup.c): one set of
- * 128-bit keys, shared across every input, so memory grows with the unique contexts' keys
- * (16 bytes each), never with the contexts themselves.
+ * mcs_dedup.h - the deduplicator of -removeDup and -merge -dedup (mcs_dedup.c), in two passes
+ * over the inputs: the first records every context's 128-bit key with its place, the second
+ * copies the first occurrence of each key, in input order. The keys gather in a bounded buffer
+ * (128 Ki entries of 24 bytes, 3 MiB; MCZ_DEDUP_RUN=N sets N entries) that is sorted and
+ * written to a temporary file under TMPDIR as a run when full; deciding merges the runs. What
+ * stays in memory per context is one bit (first occurrence or not): 0.3 MiB at 2.5 M contexts.
+ * The output is the same, bytes and order, whatever the bound.
  *
  * Keys (as mcs -removeDup --help tells):
  * - default: the identity hash without names (what SuperPMI compares), or, for a context whose
@@ -25,9 +29,17 @@ typedef struct mcs_dedup mcs_dedup;
 mcs_dedup *mcs_dedup_create(bool legacy, bool thin);
 void mcs_dedup_free(mcs_dedup *dd);
 
-/* Copies the contexts of in not seen before (in this input or an earlier one) to out, in
- * input order. Returns 0, or -1 after printing the error. */
+/* The first pass: records the key of each of in's contexts (after the earlier inputs'), and
+ * leaves an MCH input rewound for the second. Returns 0, or -1 after printing the error. */
+int mcs_dedup_record(mcs_dedup *dd, mcs_input *in);
+/* The second pass, once every input is recorded, over the same inputs in the same order:
+ * copies the contexts of in not seen before (in this input or an earlier one) to out, in
+ * input order. Returns 0, or -1 after printing the error (an input holding more contexts than
+ * it did when recorded). */
 int mcs_dedup_copy(mcs_dedup *dd, mcs_input *in, mcs_output *out);
+/* After the last mcs_dedup_copy: 0, or -1 after printing the error when the inputs held fewer
+ * contexts than were recorded (a file changed between the passes). */
+int mcs_dedup_finish(const mcs_dedup *dd);
 
 /* Contexts read and written so far. */
 uint64_t mcs_dedup_loaded(const mcs_dedup *dd);

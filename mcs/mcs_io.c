@@ -82,7 +82,9 @@ static int source_open(mcs_input *in, const char *path, mcz_input *given)
     in->raw_bytes = mcz_input_size(input); /* an archive's is replaced by its index's figure */
     if (input)
         mcs_note_input(in->path, mcz_input_size(input)); /* its offsets in messages */
-    if (!given)
+    if (!given && in->source)
+        in->held = input; /* kept for mcs_input_rewind (the source holds it anyway) */
+    else if (!given)
         mcz_input_close(input);
     if (!input || (!in->source && d.code != MCZ_OK)) {
         tool_diag_rename(&d, path, in->path);
@@ -179,8 +181,26 @@ int mcs_input_from_args(int argc, char **argv, const mcs_usage *u, mcs_input *in
 void mcs_input_close(mcs_input *in)
 {
     mcz_source_close(in->source);
+    mcz_input_close(in->held);
     in->source = NULL;
     in->archive = NULL;
+    in->held = NULL;
+}
+
+int mcs_input_rewind(mcs_input *in)
+{
+    if (in->archive)
+        return 0;
+    assert(in->held);
+    mcz_diag d;
+    mcz_diag_clear(&d);
+    mcz_source_close(in->source);
+    in->source = mcz_source_open_input(in->held, &d);
+    in->read_bytes = 0;
+    if (in->source)
+        return 0;
+    input_error(in->path, &d);
+    return -1;
 }
 
 int mcs_input_next(mcs_input *in, mcz_mc *mc)

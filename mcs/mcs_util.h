@@ -200,6 +200,7 @@ typedef struct mcs_input {
     uint64_t read_bytes;       /* sum of the sizes of the contexts returned so far */
     const mcz_jit_ee *jit_ee;  /* the version its packets are read as (never NULL once open) */
     const char *jit_ee_how;    /* how it was chosen: "given", "recorded", "detected", "newest" */
+    mcz_input *held;           /* the bytes, when mcs_input_open opened them (mcs_input_rewind) */
 } mcs_input;
 
 /* --jit-ee VERSION|GUID (taken from any verb's arguments by mcs.c): the version every input is
@@ -239,6 +240,10 @@ int mcs_input_open(mcs_input *in, const char *path);
 /* mcs_input_open of path's input, opened already (a stream read once; NULL: open path). */
 int mcs_input_open_input(mcs_input *in, const char *path, mcz_input *input);
 void mcs_input_close(mcs_input *in);
+/* Makes mcs_input_next start again at the first context (a stream is read from its spool, not
+ * again), keeping the version chosen at open; an archive, read by position, is left as it is.
+ * Returns 0, or -1 after printing the error. */
+int mcs_input_rewind(mcs_input *in);
 /* Reports a problem found inside context mc of in (a deep check, an identity): names the
  * context, and the offset only when it is one in the file (an archive's contexts have
  * offsets in the equivalent MCH file, not in the archive). */

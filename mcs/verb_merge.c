@@ -18,7 +18,8 @@ const mcs_usage usage_merge = {
     "or one file. Files are taken in name order (strcmp); -recursive then descends into the\n"
     "subdirectories, in name order, with the same wildcard. Names beginning with '.' and\n"
     "symbolic links to directories are skipped; empty files are skipped with a line saying so.\n"
-    "  -dedup   drop duplicate methods across all files, as -removeDup does\n"
+    "  -dedup   drop duplicate methods across all files, as -removeDup does (the files are\n"
+    "           read twice: keys first, then the copy)\n"
     "  -thin    with -dedup: drop the compile results of the contexts written\n"
     "Every context is deep-checked. OUT is an archive when it ends in .mcz; it appears only\n"
     "once complete, and not at all on an error or when no file matched. Chunks are copied\n"
@@ -31,6 +32,7 @@ typedef struct merge_run {
     const char *glob;
     bool recursive;
     mcs_dedup *dedup; /* NULL: plain concatenation */
+    bool recording;   /* -dedup's first pass over the files: their keys (mcs_dedup.h) */
     mcs_output *out;
     tool_file_id out_id; /* OUT as it was before the run, so it is not merged into itself */
     bool out_existed;
@@ -50,15 +52,18 @@ static int merge_file(merge_run *m, const char *path, const struct stat *st)
     if (m->out_existed && tool_file_id_of(path, &id) == 0 && tool_file_id_equal(&id, &m->out_id))
         return 0;
     if (st->st_size == 0) {
-        tool_info("Skipping zero-length file %s", path);
+        if (!m->recording)
+            tool_info("Skipping zero-length file %s", path);
         return 0;
     }
     mcs_input in;
     if (mcs_input_open(&in, path) != 0)
         return -1;
-    int rc = m->dedup ? mcs_dedup_copy(m->dedup, &in, m->out) : append_plain(m, &in);
+    int rc = m->recording ? mcs_dedup_record(m->dedup, &in)
+             : m->dedup   ? mcs_dedup_copy(m->dedup, &in, m->out)
+                          : append_plain(m, &in);
     mcs_input_close(&in);
-    m->files += rc == 0;
+    m->files += rc == 0 && !m->recording;
     return rc < 0 ? -1 : 0;
 }
 
@@ -173,7 +178,13 @@ int cmd_merge(int argc, char **argv)
     if (dedup && !(m.dedup = mcs_dedup_create(false, thin)))
         return MCS_EXIT_FAIL;
     m.out = mcs_output_open(pos[0], MCS_OUTPUT_BY_EXTENSION, &opt, true);
-    int rc = m.out ? merge_pattern(&m, pos[1]) : -1;
+    m.recording = m.dedup != NULL;
+    int rc = m.out && m.recording ? merge_pattern(&m, pos[1]) : 0;
+    m.recording = false;
+    if (rc == 0)
+        rc = m.out ? merge_pattern(&m, pos[1]) : -1;
+    if (rc == 0 && m.dedup)
+        rc = mcs_dedup_finish(m.dedup);
     if (rc == 0 && m.files == 0) {
         tool_error("ERROR: No files found to merge.");
         rc = -1;

@@ -11,8 +11,10 @@ const mcs_usage usage_removedup = {
     "same (SuperPMI's -removeDup). A context whose identity cannot be built is a duplicate of\n"
     "another only when their bytes are identical. For an archive IN the keys come from its\n"
     "index: a chunk holding only duplicates is never decompressed, and into an archive OUT a\n"
-    "chunk without duplicates is copied without recompressing it. Only the keys are kept in\n"
-    "memory (16 bytes per unique context, in a table at most half full).\n"
+    "chunk without duplicates is copied without recompressing it. IN is read twice: once for\n"
+    "the keys, which go to sorted runs in a temporary file under TMPDIR past 128 Ki of them\n"
+    "(24 bytes each; MCZ_DEDUP_RUN=N sets the bound), once to copy; what stays in memory\n"
+    "per context is one bit.\n"
     "  -legacy   compare as SuperPMI's old Equal(): CompileMethod's fields, the IL bytes, and\n"
     "            which maps are present with how many items\n"
     "  -thin     drop the compile results (CR_* packets) of the contexts written\n"
@@ -32,7 +34,9 @@ int cmd_removedup(int argc, char **argv)
         return MCS_EXIT_FAIL;
     mcs_dedup *dd = mcs_dedup_create(legacy, thin);
     mcs_output *out = dd ? mcs_output_open(pos[1], MCS_OUTPUT_BY_EXTENSION, NULL, true) : NULL;
-    int rc = out ? mcs_dedup_copy(dd, &in, out) : -1;
+    int rc = out ? mcs_dedup_record(dd, &in) : -1;
+    if (rc == 0)
+        rc = mcs_dedup_copy(dd, &in, out) == 0 ? mcs_dedup_finish(dd) : -1;
     if (rc == 0)
         rc = mcs_output_commit(out);
     else

@@ -33,9 +33,5 @@ int mcz_reader_context(const mcz_reader *r, uint64_t position, mcz_context_info 
     out->hashes = r->index.has_hashes;
     memset(out->identity.bytes, 0, sizeof out->identity.bytes);
     memset(out->dedup.bytes, 0, sizeof out->dedup.bytes);
-    if (out->hashes) {
-        memcpy(out->identity.bytes, r->index.identity + 16 * position, 16);
-        memcpy(out->dedup.bytes, r->index.dedup + 16 * position, 16);
-    }
-    return MCZ_OK;
+    return out->hashes ? mcz_rd_hashes_at(r, position, &out->identity, &out->dedup) : MCZ_OK;
 }

@@ -3,6 +3,7 @@
  * header, every field validated before use (FORMAT.md §8). The reader is immutable afterwards and
  * shared by any number of threads; per-thread state lives in mcz_cursor.
  */
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zdict.h>
@@ -111,6 +112,126 @@ static int head_end_of(const mcz_reader *r, const uint8_t *img, const mcz_arc_fo
     return MCZ_OK;
 }
 
+/*
+ * The hash columns of a lean index (FORMAT.md §5, "What a reader holds"): two forward streams
+ * over the index's zstd frame, one per column, behind one lock (a reader serves any number of
+ * threads). The frame's pages in the file's mapping are let go behind the slower stream, as a
+ * walk over chunks lets its chunks go.
+ */
+struct rd_hashes {
+    pthread_mutex_t lock;
+    mcz_arc_hash_stream column[2]; /* identity, dedup */
+    uint64_t frame_offset;         /* of the zstd frame in the file */
+    uint8_t *whole;                /* both columns decoded, once reads out of order made the
+                                    * streams start again HASH_RESTARTS_MAX times; NULL before */
+    uint64_t dropped;              /* mcz_src_drop_behind's mark */
+};
+
+/* Reads behind a stream's window after which the columns are decoded whole instead (today's
+ * 32 bytes per context): a user reading hashes out of order, not a walk. */
+#define HASH_RESTARTS_MAX 16
+
+static int hashes_open(mcz_reader *r, uint64_t index_offset, mcz_diag *diag)
+{
+    r->hashes = calloc(1, sizeof *r->hashes);
+    if (!r->hashes)
+        return mcz_diag_set(diag, MCZ_ENOMEM, MCZ_NO_OFFSET, MCZ_NO_CONTEXT, "out of memory");
+    pthread_mutex_init(&r->hashes->lock, NULL);
+    r->hashes->frame_offset = index_offset + MCZ_ARC_INDEX_PACKED_HEAD;
+    r->hashes->dropped = index_offset;
+    mcz_src_drop_behind(r->src, &r->hashes->dropped, r->size); /* what the open decoded */
+    return MCZ_OK;
+}
+
+static void hashes_close(struct rd_hashes *h)
+{
+    if (!h)
+        return;
+    mcz_arc_hash_stream_free(&h->column[0]);
+    mcz_arc_hash_stream_free(&h->column[1]);
+    free(h->whole);
+    pthread_mutex_destroy(&h->lock);
+    free(h);
+}
+
+/* Copies entry pos of the identity and dedup columns held whole (either NULL when not wanted). */
+static void hashes_copy(const uint8_t *identities, const uint8_t *dedups, uint64_t pos,
+                        mcz_hash128 *identity, mcz_hash128 *dedup)
+{
+    if (identity)
+        memcpy(identity->bytes, identities + 16 * pos, 16);
+    if (dedup)
+        memcpy(dedup->bytes, dedups + 16 * pos, 16);
+}
+
+/* Decodes both columns whole when the streams have started again too often (lock held). */
+static void hashes_settle(const mcz_reader *r, struct rd_hashes *h)
+{
+    if (h->whole || h->column[0].restarts + h->column[1].restarts < HASH_RESTARTS_MAX)
+        return;
+    h->whole = mcz_arc_index_hash_columns(&r->index); /* NULL: the streams go on */
+    if (!h->whole)
+        return;
+    mcz_arc_hash_stream_free(&h->column[0]);
+    mcz_arc_hash_stream_free(&h->column[1]);
+}
+
+int mcz_rd_hashes_at(const mcz_reader *r, uint64_t pos, mcz_hash128 *identity,
+                     mcz_hash128 *dedup)
+{
+    assert(r->index.has_hashes && pos < r->index.context_count);
+    if (!r->hashes) {
+        hashes_copy(r->index.identity, r->index.dedup, pos, identity, dedup);
+        return MCZ_OK;
+    }
+    struct rd_hashes *h = r->hashes;
+    pthread_mutex_lock(&h->lock);
+    hashes_settle(r, h);
+    if (h->whole) {
+        hashes_copy(h->whole, h->whole + 16 * (size_t)r->index.context_count, pos, identity,
+                    dedup);
+        pthread_mutex_unlock(&h->lock);
+        return MCZ_OK;
+    }
+    int rc = identity ? mcz_arc_hash_stream_get(&r->index, &h->column[0], false, (uint32_t)pos,
+                                                identity->bytes)
+                      : MCZ_OK;
+    if (rc == MCZ_OK && dedup)
+        rc = mcz_arc_hash_stream_get(&r->index, &h->column[1], true, (uint32_t)pos, dedup->bytes);
+    size_t slower = h->column[0].in_pos < h->column[1].in_pos ? h->column[0].in_pos
+                                                               : h->column[1].in_pos;
+    mcz_src_drop_behind(r->src, &h->dropped, h->frame_offset + slower);
+    pthread_mutex_unlock(&h->lock);
+    return rc;
+}
+
+/*
+ * Hash columns below this many bytes are held whole: streaming them costs two zstd windows (up
+ * to 4 MiB each at the index's level 9), as much as 16 MiB of columns (524,288 contexts).
+ * MCZ_INDEX_STREAM_MIN=BYTES sets another bound (the tests stream every index with 0).
+ */
+#define LEAN_MIN_HASHES (16u << 20)
+
+static uint64_t lean_min_hashes(void)
+{
+    const char *text = getenv("MCZ_INDEX_STREAM_MIN");
+    char *end;
+    unsigned long long v = text && *text ? strtoull(text, &end, 10) : 0;
+    return text && *text && *end == '\0' ? (uint64_t)v : LEAN_MIN_HASHES;
+}
+
+/* The index's pages, let go behind its checksum and decode at open. */
+typedef struct open_release {
+    const mcz_reader *r;
+    uint64_t *dropped;
+} open_release;
+
+static void release_behind(void *arg, uint64_t offset)
+{
+    open_release *o = arg;
+    mcz_src_drop_behind(o->r->src, o->dropped, offset);
+}
+
 /* Footer, index, head: each decoded from a view of its bytes (img, the image origin the views
  * share). A remote archive keeps them for its next open (mcz_src_keep). */
 static int open_checked(mcz_reader *r, mcz_diag *diag)
@@ -142,9 +263,14 @@ static int open_checked(mcz_reader *r, mcz_diag *diag)
         return mcz_diag_set(diag, MCZ_ECORRUPT, mcz_at_offset((int64_t)footer.index_offset),
                             MCZ_NO_CONTEXT, "index at %llu overlaps the header",
                             (unsigned long long)footer.index_offset);
-    rc = mcz_arc_index_decode(img, r->size, &footer, r->data_start, &r->index, diag);
+    uint64_t dropped = footer.index_offset;
+    open_release release_arg = {r, &dropped};
+    const mcz_arc_lean lean = {release_behind, &release_arg, lean_min_hashes()};
+    rc = mcz_arc_index_decode_lean(img, r->size, &footer, r->data_start, &lean, &r->index, diag);
     if (rc == MCZ_OK)
         rc = check_head_gap(r, img, head_end, footer.index_offset, diag);
+    if (rc == MCZ_OK && r->index.packed)
+        rc = hashes_open(r, footer.index_offset, diag);
     if (rc == MCZ_OK) {
         mcz_src_range keep[2] = {{0, head_end}, {footer.index_offset, index_len}};
         mcz_src_keep(r->src, keep, 2);
@@ -202,6 +328,7 @@ void mcz_reader_close(mcz_reader *r)
     if (!r)
         return;
     ZSTD_freeDDict(r->ddict);
+    hashes_close(r->hashes);
     mcz_arc_index_free(&r->index);
     free(r->context_base);
     free(r->raw_base);
@@ -301,12 +428,7 @@ int mcz_reader_hashes(const mcz_reader *r, uint32_t number, mcz_hash128 *identit
     if (!r->index.has_hashes)
         return MCZ_EMISSING;
     uint32_t first = mcz_get_le32(r->index.chunks + (size_t)MCZ_ARC_CHUNK_ENTRY * chunk + 16);
-    size_t pos = r->context_base[chunk] + (number - first);
-    if (identity)
-        memcpy(identity->bytes, r->index.identity + 16 * pos, 16);
-    if (dedup)
-        memcpy(dedup->bytes, r->index.dedup + 16 * pos, 16);
-    return MCZ_OK;
+    return mcz_rd_hashes_at(r, r->context_base[chunk] + (number - first), identity, dedup);
 }
 
 void mcz_reader_dict(const mcz_reader *r, const void **dict, size_t *len)

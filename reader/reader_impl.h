@@ -5,6 +5,7 @@
 #ifndef MCZ_READER_IMPL_H
 #define MCZ_READER_IMPL_H
 
+#include <pthread.h>
 #include <zstd.h>
 
 #include "../format/archive.h"
@@ -22,7 +23,14 @@ struct mcz_reader {
     mcz_arc_index index;
     uint32_t *context_base;  /* per chunk: position of its first context in the index */
     uint64_t *raw_base;      /* per chunk: its offset in the equivalent MCH */
+    struct rd_hashes *hashes; /* the hash columns of a lean index, read forward (reader.c);
+                               * NULL when the index holds them (raw, or no hashes) */
 };
+
+/* The stored identity and dedup key of the context at position pos (< contexts) of an archive
+ * with hashes, either NULL when not wanted: MCZ_OK, or MCZ_ENOMEM. Thread-safe. */
+int mcz_rd_hashes_at(const mcz_reader *r, uint64_t pos, mcz_hash128 *identity,
+                     mcz_hash128 *dedup);
 
 /*
  * Opens an archive held in memory (not copied: data must outlive the reader). Validates exactly

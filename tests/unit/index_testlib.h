@@ -11,6 +11,19 @@
 
 #include "../../format/archive.h"
 
+/* Entry pos of idx's identity or dedup column, held whole or read from a lean index's frame. */
+static inline void tl_index_hash(const mcz_arc_index *idx, bool dedup, uint32_t pos, uint8_t *out)
+{
+    if (idx->packed) {
+        mcz_arc_hash_stream s = {0};
+        if (mcz_arc_hash_stream_get(idx, &s, dedup, pos, out) != MCZ_OK)
+            abort();
+        mcz_arc_hash_stream_free(&s);
+    } else {
+        memcpy(out, (dedup ? idx->dedup : idx->identity) + 16 * (size_t)pos, 16);
+    }
+}
+
 /* t (zeroed by the caller, raw_index set as wanted) gets idx's chunks, lengths and hashes. */
 static inline int tl_table_of_index(const mcz_arc_index *idx, mcz_arc_table *t)
 {
@@ -28,8 +41,8 @@ static inline int tl_table_of_index(const mcz_arc_index *idx, mcz_arc_table *t)
         for (uint32_t k = 0; k < c.count; k++) {
             lengths[k] = mcz_arc_index_length(idx, base + k);
             if (idx->has_hashes) {
-                memcpy(identity[k].bytes, idx->identity + 16 * (size_t)(base + k), 16);
-                memcpy(dedup[k].bytes, idx->dedup + 16 * (size_t)(base + k), 16);
+                tl_index_hash(idx, false, base + k, identity[k].bytes);
+                tl_index_hash(idx, true, base + k, dedup[k].bytes);
             }
         }
         rc = mcz_arc_table_add(t, &c, lengths, t->no_hashes ? NULL : identity,
