@@ -25,14 +25,15 @@ static int dump_mct(const char *path)
 {
     mcz_diag d;
     mcz_diag_clear(&d);
-    mcz_file f;
     mcz_toc_entry *entries = NULL;
     uint32_t count = 0;
-    int rc = mcz_file_map(path, &f, &d);
-    if (rc == MCZ_OK) {
-        rc = mcz_toc_parse(f.data, f.size, false, &entries, &count, &d);
-        mcz_file_unmap(&f);
-    }
+    mcz_input *input = mcz_input_open(path, &d);
+    const uint8_t *bytes = NULL;
+    uint64_t size = mcz_input_size(input);
+    int rc = input ? mcz_input_view(input, 0, size, &bytes, &d) : d.code;
+    if (rc == MCZ_OK)
+        rc = mcz_toc_parse(bytes, (size_t)size, false, &entries, &count, &d);
+    mcz_input_close(input);
     if (rc != MCZ_OK) {
         mcs_error_diag(path, &d);
         return -1;
