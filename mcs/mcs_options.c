@@ -14,15 +14,12 @@
 #include <string.h>
 #include <strings.h>
 
+#include "mcs_switches.h"
 #include "mcs_util.h"
 
 /* ============================================================================================ */
 /* The options every verb takes                                                                 */
 /* ============================================================================================ */
-
-static bool output_forced;
-
-bool mcs_output_forced(void) { return output_forced; }
 
 /* The versions --jit-ee takes, for its error message: "B, C". */
 static void jit_ee_names(char *buf, size_t cap)
@@ -44,7 +41,7 @@ static int apply_jit_ee(const mcs_usage *u, const char *value)
                            "-printJITEEVersion --list lists them)", value, names);
         return -1;
     }
-    mcs_force_jit_ee(v);
+    mcs_run_context()->forced_jit_ee = v;
     return 0;
 }
 
@@ -66,7 +63,7 @@ static int apply_log(const mcs_usage *u, const char *value)
 static int apply_force(const mcs_usage *u, const char *value)
 {
     (void)u, (void)value;
-    output_forced = true;
+    mcs_run_context()->output_forced = true;
     return 0;
 }
 
@@ -130,14 +127,34 @@ static bool is_whole(const char *name, const typed_option *t)
     return strlen(n) == t->len && strncasecmp(n, t->name, t->len) == 0;
 }
 
-/* The SuperPMI switch a single-dash t abbreviates (mcs.c's table), or NULL. */
+/* mcs_switches.h: the first switch in SuperPMI's order that arg names. */
+const mcs_switch *mcs_switch_find(const char *arg)
+{
+    if (arg[0] != '-')
+        return NULL;
+    bool two_dashes = arg[1] == '-';
+    const char *text = arg + 1 + two_dashes;
+    size_t len = strcspn(text, "=");
+    const mcs_run *run = mcs_run_context();
+    for (size_t i = 0; i < run->switch_count; i++) {
+        const mcs_switch *s = &run->switches[i];
+        size_t name_len = strlen(s->name);
+        if ((two_dashes ? len == name_len : len <= name_len) &&
+            strncasecmp(text, s->name, len) == 0)
+            return s;
+    }
+    return NULL;
+}
+
+/* The SuperPMI switch a single-dash t abbreviates (the run's switch table), or NULL. */
 static const char *superpmi_name(const typed_option *t)
 {
     char buf[64];
     if (t->two_dashes || t->len == 0 || t->len + 2 > sizeof buf)
         return NULL;
     snprintf(buf, sizeof buf, "-%.*s", (int)t->len, t->name);
-    return mcs_switch_resolve(buf);
+    const mcs_switch *s = mcs_switch_find(buf);
+    return s ? s->name : NULL;
 }
 
 /* What an argument matched: one of the verb's options, or one every verb takes. */

@@ -1,7 +1,8 @@
 /*
- * mcs_util.h - what every mcs verb needs: messages in one shape, argument parsing, a progress
- * line for long work and the stdout check (mcs_util.c); opening inputs (.mch or .mcz through
- * mcz_source) and creating outputs that appear atomically (mcs_io.c). Uses mcz.h only.
+ * mcs_util.h - what every mcs verb needs: messages in one shape (mcs_message.c), option parsing
+ * (mcs_options.c), numbers, ranges, compression options and the stdout check (mcs_util.c);
+ * opening inputs (.mch or .mcz through mcz_source) and creating outputs that appear atomically
+ * (mcs_io.c); the run's state (mcs_run.h). Uses the public headers only.
  */
 #ifndef MCS_UTIL_H
 #define MCS_UTIL_H
@@ -10,6 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "mcs_run.h"
 #include "tool.h"
 
 #if defined(__GNUC__)
@@ -28,13 +30,7 @@ typedef struct mcs_usage {
     const char *details; /* NULL or text ending in a newline */
 } mcs_usage;
 
-/* ---- Switches (mcs.c) ---- */
-
-/* The canonical name of a switch ("-D" -> "dump") resolved by prefix in SuperPMI's order, or
- * NULL when arg is not a known switch. arg includes its leading '-'. */
-const char *mcs_switch_resolve(const char *arg);
-
-/* ---- Messages ---- */
+/* ---- Messages (mcs_message.c: at the bottom, calls nothing of mcs above it) ---- */
 
 /* Applies a SuperPMI verbosity string (e w n v d a q ...); false when it holds an unknown
  * letter. Without it everything but debug is shown. */
@@ -50,7 +46,6 @@ void mcs_error_diag(const char *file, const mcz_diag *d);
 /* The length of the input messages name `name` (read whole: a stream's is what was read), for
  * mcs_diag_text to tell offsets in it from offsets taken from damaged bytes (a regular file's
  * is taken from the file). The last MCS_NOTED_INPUTS names are kept (copied). */
-#define MCS_NOTED_INPUTS 8
 void mcs_note_input(const char *name, uint64_t size);
 
 /* ---- Arguments ---- */
@@ -74,7 +69,8 @@ typedef struct mcs_option {
  * --jit-ee, --force), applied as they are met; everything else positional into pos. Returns the
  * number of positionals, or -1 after printing a usage error (an unknown option is answered with
  * the nearest known one) when an option is unknown or the count is not within
- * [min_pos, max_pos].
+ * [min_pos, max_pos]. A single-dash abbreviation is resolved against the switch table the run
+ * holds (mcs_run.h).
  */
 int mcs_parse_args(int argc, char **argv, const mcs_usage *u, const mcs_option *opts,
                    const char **pos, int min_pos, int max_pos);
@@ -82,8 +78,6 @@ int mcs_parse_args(int argc, char **argv, const mcs_usage *u, const mcs_option *
 /* Applies an option every verb takes, by its table name ("verbosity"), as mcs.c does for those
  * given before the verb. Returns 0, or -1 after a usage error (u may be NULL there). */
 int mcs_apply_global(const mcs_usage *u, const char *canonical, const char *value);
-/* True once --force (-f after a verb) was given: binary output may go to a terminal. */
-bool mcs_output_forced(void);
 
 /* The nearest of the names offered to a mistyped one (the name of "--chunkz=3" is "chunkz"),
  * when it is near enough to be meant: a few letters apart, or the beginning of a longer name. */
@@ -202,10 +196,6 @@ typedef struct mcs_input {
     const char *jit_ee_how;    /* how it was chosen: "given", "recorded", "detected", "newest" */
 } mcs_input;
 
-/* --jit-ee VERSION|GUID (taken from any verb's arguments by mcs.c): the version every input is
- * then read as, instead of the one it records or its packets show. NULL: none given. */
-void mcs_force_jit_ee(const mcz_jit_ee *v);
-const mcz_jit_ee *mcs_forced_jit_ee(void);
 /* The version in's packets are read as: --jit-ee's, else the one its archive records, else
  * the one its first contexts (at most MCZ_JIT_EE_DETECT_CONTEXTS of them, or
  * MCZ_JIT_EE_DETECT_BYTES) fit, else (warned when the input is opened) the newest. */
@@ -283,9 +273,8 @@ int mcs_output_check(const char *path);
 /* mcs_output_check, and standard output on a terminal refused unless --force was given: for
  * the outputs that are collections (binary). */
 int mcs_output_check_binary(const char *path);
-/* True once an output to standard output stopped because its reader was gone (| head): that
- * was said nowhere, and mcs exits 0, as for text output. */
-bool mcs_stdout_reader_gone(void);
+/* (mcs_stdout_reader_gone, mcs_run.h: true once an output to standard output stopped because
+ * its reader was gone (| head): that was said nowhere, and mcs exits 0, as for text output.) */
 /* Reports d about output file_name (as given; display: its name in messages), quietly when it
  * is standard output and its reader is gone (see mcs_stdout_reader_gone). */
 void mcs_output_error(const char *file_name, const char *display, mcz_diag *d);
