@@ -51,8 +51,9 @@ static void print_help(FILE *f)
             continue;
         fprintf(f, "  %c -%-18s %s\n", s->run ? ' ' : '*', s->name, s->usage->summary);
     }
-    fprintf(f, "\nOptions of every verb:\n" MCS_COMMON_HELP
-               "\nExit status: 0 success, 1 failure (bad input, I/O error), 2 usage error.\n"
+    fprintf(f, "\nOptions of every verb:\n");
+    mcs_print_common_help(f);
+    fprintf(f, "\nExit status: 0 success, 1 failure (bad input, I/O error), 2 usage error.\n"
                "(SuperPMI's mcs returns 255 for every failure.)\n");
 }
 

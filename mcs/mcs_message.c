@@ -1,6 +1,6 @@
 /*
  * mcs_message.c - messages in one shape, at the bottom of mcs: verbosity, a diag as
- * "FILE: context N at offset X: message", usage errors and a verb's help. It calls nothing of
+ * "FILE: context N at offset X: message", and usage errors. It calls nothing of
  * mcs's above it (only mcs_run.c's state, the tools and the library).
  */
 #include <stdarg.h>
@@ -73,15 +73,6 @@ void mcs_error_diag(const char *file, const mcz_diag *d)
 {
     char text[MCS_DIAG_TEXT_SIZE];
     tool_error("%s", mcs_diag_text(file, d, text, sizeof text));
-}
-
-void mcs_print_usage(FILE *f, const mcs_usage *u)
-{
-    fprintf(f, "usage: mcs %s\n  %s\n", u->synopsis, u->summary);
-    if (u->details)
-        fprintf(f, "\n%s", u->details);
-    fprintf(f, "\nOptions of every verb (one dash or two, the value after '=' or next):\n"
-               MCS_COMMON_HELP);
 }
 
 /* Length of the verb at the start of a synopsis ("-copy RANGE IN OUT" -> 5). */

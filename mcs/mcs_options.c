@@ -67,22 +67,76 @@ static int apply_force(const mcs_usage *u, const char *value)
     return 0;
 }
 
+/* An option every verb takes: its parsing, its help and the names did-you-mean offers come from
+ * this one entry. */
 typedef struct global_option {
     const char *name; /* as mcs_option's */
-    bool takes_value;
+    const char *arg;  /* its value as the help names it ("CHARS"); NULL: it takes none */
     int (*apply)(const mcs_usage *u, const char *value); /* 0, or -1 after a usage error */
+    const char *shown; /* the help's left column when not "NAME ARG" */
+    const char *help;  /* its lines; NULL: not listed (said with another, or not implemented) */
 } global_option;
 
 /* -f is --force after a verb (a whole name wins); before one it is SuperPMI's -fracture. */
 static const global_option globals[] = {
-    {"verbosity", true, apply_verbosity},
-    {"writeLogFile", true, apply_log},
-    {"--jit-ee", true, apply_jit_ee},
-    {"--force", false, apply_force},
-    {"-f", false, apply_force},
+    {"verbosity", "CHARS", apply_verbosity, NULL,
+     "messages to show: e errors, w warnings, n info, a all,\n"
+     "q quiet (default: all)"},
+    {"writeLogFile", "FILE", apply_log, NULL, NULL},
+    {"--jit-ee", "VERSION|GUID", apply_jit_ee, NULL,
+     "read every input as that JIT-EE version instead of the\n"
+     "one it records or its packets show (mcs -printJITEEVersion\n"
+     "--list lists them)"},
+    {"--force", NULL, apply_force, "--force, -f",
+     "write binary output (an MCH file, an archive) to standard\n"
+     "output even when it is a terminal; write an archive under an\n"
+     ".mch name (for superpmi.py and mcz-superpmi)"},
+    {"-f", NULL, apply_force, NULL, NULL},
 };
 
 #define GLOBAL_COUNT (sizeof globals / sizeof globals[0])
+
+/* The help's columns: options from the third, their text from the twenty-third. */
+#define HELP_INDENT 2
+#define HELP_TEXT_COLUMN 22
+
+/* One option's help: its left column, then its lines, the text aligned. */
+static void print_option_help(FILE *f, const char *left, const char *help)
+{
+    int width = HELP_TEXT_COLUMN - HELP_INDENT - 2;
+    fprintf(f, "%*s%-*s  ", HELP_INDENT, "", width, left);
+    for (const char *line = help; *line;) {
+        size_t len = strcspn(line, "\n");
+        fprintf(f, "%.*s\n", (int)len, line);
+        line += len;
+        if (*line == '\n' && *++line)
+            fprintf(f, "%*s", HELP_TEXT_COLUMN, "");
+    }
+}
+
+void mcs_print_common_help(FILE *f)
+{
+    for (size_t i = 0; i < GLOBAL_COUNT; i++) {
+        const global_option *g = &globals[i];
+        if (!g->help)
+            continue;
+        char left[64];
+        if (g->shown)
+            snprintf(left, sizeof left, "%s", g->shown);
+        else
+            snprintf(left, sizeof left, "%s%s %s", g->name[0] == '-' ? "" : "-", g->name, g->arg);
+        print_option_help(f, left, g->help);
+    }
+}
+
+void mcs_print_usage(FILE *f, const mcs_usage *u)
+{
+    fprintf(f, "usage: mcs %s\n  %s\n", u->synopsis, u->summary);
+    if (u->details)
+        fprintf(f, "\n%s", u->details);
+    fprintf(f, "\nOptions of every verb (one dash or two, the value after '=' or next):\n");
+    mcs_print_common_help(f);
+}
 
 int mcs_apply_global(const mcs_usage *u, const char *canonical, const char *value)
 {
@@ -271,7 +325,7 @@ static int take_option(int argc, char **argv, int *i, const mcs_usage *u, const 
     option_match m;
     if (!option_find(opts, &t, &m))
         return unknown_option(u, opts, argv[*i]), -1;
-    bool takes_value = m.own ? m.own->value != NULL : m.global->takes_value;
+    bool takes_value = m.own ? m.own->value != NULL : m.global->arg != NULL;
     const char *value = t.value;
     if (!takes_value && value)
         return mcs_usage_error(u, "%.*s takes no value", (int)(value - 1 - t.text), t.text), -1;

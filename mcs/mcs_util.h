@@ -96,18 +96,10 @@ void mcs_option_display(const char *name, char *buf, size_t cap);
  * before any verb, mcs --help); returns MCS_EXIT_USAGE. */
 int mcs_usage_error(const mcs_usage *u, const char *fmt, ...) MCS_PRINTF(2, 3);
 
-/* The options every verb takes, for the help. */
-#define MCS_COMMON_HELP                                                                    \
-    "  -verbosity CHARS    messages to show: e errors, w warnings, n info, a all,\n"       \
-    "                      q quiet (default: all)\n"                                       \
-    "  --jit-ee VERSION|GUID  read every input as that JIT-EE version instead of the\n"    \
-    "                      one it records or its packets show (mcs -printJITEEVersion\n"  \
-    "                      --list lists them)\n"                                           \
-    "  --force, -f         write binary output (an MCH file, an archive) to standard\n"   \
-    "                      output even when it is a terminal; write an archive under an\n" \
-    "                      .mch name (for superpmi.py and mcz-superpmi)\n"
+/* The help of the options every verb takes, from their table (mcs_options.c), on f. */
+void mcs_print_common_help(FILE *f);
 
-/* Prints a verb's full help on f. */
+/* Prints a verb's full help on f: its usage, then the options every verb takes. */
 void mcs_print_usage(FILE *f, const mcs_usage *u);
 
 /*
