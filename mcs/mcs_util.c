@@ -133,8 +133,11 @@ int mcs_compress_parse(const mcs_usage *u, const mcs_compress_args *a, const cha
     if (a->chunk_size && mcs_parse_number(u, "--chunk-size", a->chunk_size, true, 1,
                                           MCS_CHUNK_SIZE_MAX, &chunk_size) != 0)
         return -1;
-    bool given = a->level || a->chunk_size || a->codec || a->preset || a->no_dict ||
-                 a->no_hashes || a->layout || a->jit_ee_guid || a->target_os || a->target_arch;
+#define GIVEN(a_, type, name, field, help) (a_)->field
+#define OR() ||
+    bool given = MCS_COMPRESS_LIST(GIVEN, OR, a);
+#undef GIVEN
+#undef OR
     if (given && out && !mcs_has_extension(out, ".mcz")) {
         mcs_usage_error(u, "--preset, --codec, --layout, --level, --chunk-size, --no-dict, "
                            "--no-hashes, --jit-ee-guid and --target-* need an archive output (a "

@@ -126,34 +126,48 @@ typedef struct mcs_compress_args {
 #define MCS_XZ_LEVEL_MAX 9
 #define MCS_CHUNK_SIZE_MAX (1u << 30) /* the writer's limit */
 
-#define MCS_COMPRESS_OPTIONS(a)                                                        \
-    {"--level", &(a)->level, NULL}, {"--chunk-size", &(a)->chunk_size, NULL},          \
-        {"--codec", &(a)->codec, NULL}, {"--preset", &(a)->preset, NULL},               \
-        {"--layout", &(a)->layout, NULL},                                              \
-        {"--no-dict", NULL, &(a)->no_dict},                                            \
-        {"--no-hashes", NULL, &(a)->no_hashes},                                        \
-        {"--jit-ee-guid", &(a)->jit_ee_guid, NULL},                                    \
-        {"--target-os", &(a)->target_os, NULL}, {"--target-arch", &(a)->target_arch, NULL}
+/* The compression options, one entry each: X(A, TYPE, NAME, FIELD, HELP), TYPE VALUE (a string
+ * into A's field) or FLAG (a bool), HELP its lines in the help as printed (the next entry's
+ * empty when one line tells both); S() between entries. In the help's order. */
+#define MCS_COMPRESS_LIST(X, S, A)                                                               \
+    X(A, VALUE, "--preset", preset,                                                           \
+      "  --preset NAME       fast, default or cold (README.md \"Presets\"): the codec, level,\n" \
+      "                      chunk size and hashes chosen from the bench figures; options\n"  \
+      "                      given beside it win\n")                                          \
+    S() X(A, VALUE, "--codec", codec,                                                             \
+      "  --codec zstd|xz     chunk codec: zstd (default; fast to read) or xz (cold storage:\n" \
+      "                      smaller, slower; no dictionary)\n")                             \
+    S() X(A, VALUE, "--level", level,                                                             \
+      "  --level N           zstd level (1-22), or xz level (1-9, default 9)\n")             \
+    S() X(A, VALUE, "--chunk-size", chunk_size,                                                   \
+      "  --chunk-size SIZE   uncompressed bytes per chunk, e.g. 1M (K, M or G: powers of 1024)\n") \
+    S() X(A, FLAG, "--no-dict", no_dict,                                                          \
+      "  --no-dict           compress without a dictionary\n")                               \
+    S() X(A, VALUE, "--layout", layout,                                                           \
+      "  --layout L          packets (default: each packet id's keys, values and pools\n"   \
+      "                      grouped before compression, ~9% smaller) or plain (the contexts'\n" \
+      "                      bytes as they are: chunks the zstd tool alone turns into an MCH)\n") \
+    S() X(A, FLAG, "--no-hashes", no_hashes,                                                      \
+      "  --no-hashes         store no identity hashes or dedup keys in the index: the smallest\n" \
+      "                      archive (32 bytes less per context); -toc, -removeDup and -merge\n" \
+      "                      -dedup then decode the chunks to compute them\n")              \
+    S() X(A, VALUE, "--jit-ee-guid", jit_ee_guid,                                                 \
+      "  --jit-ee-guid GUID  record the JIT-EE version GUID the collection is for (its\n"    \
+      "                      runtime's JITEEVersionIdentifier; -printJITEEVersion prints\n"  \
+      "                      it); default: the one the archive inputs record\n")            \
+    S() X(A, VALUE, "--target-os", target_os,                                                     \
+      "  --target-os OS, --target-arch ARCH  record the target (e.g. linux, x64) likewise\n") \
+    S() X(A, VALUE, "--target-arch", target_arch, "")
 
-#define MCS_COMPRESS_HELP                                                                  \
-    "  --preset NAME       fast, default or cold (README.md \"Presets\"): the codec, level,\n" \
-    "                      chunk size and hashes chosen from the bench figures; options\n"  \
-    "                      given beside it win\n"                                          \
-    "  --codec zstd|xz     chunk codec: zstd (default; fast to read) or xz (cold storage:\n" \
-    "                      smaller, slower; no dictionary)\n"                             \
-    "  --level N           zstd level (1-22), or xz level (1-9, default 9)\n"             \
-    "  --chunk-size SIZE   uncompressed bytes per chunk, e.g. 1M (K, M or G: powers of 1024)\n" \
-    "  --no-dict           compress without a dictionary\n"                               \
-    "  --layout L          packets (default: each packet id's keys, values and pools\n"   \
-    "                      grouped before compression, ~9% smaller) or plain (the contexts'\n" \
-    "                      bytes as they are: chunks the zstd tool alone turns into an MCH)\n" \
-    "  --no-hashes         store no identity hashes or dedup keys in the index: the smallest\n" \
-    "                      archive (32 bytes less per context); -toc, -removeDup and -merge\n" \
-    "                      -dedup then decode the chunks to compute them\n"              \
-    "  --jit-ee-guid GUID  record the JIT-EE version GUID the collection is for (its\n"    \
-    "                      runtime's JITEEVersionIdentifier; -printJITEEVersion prints\n"  \
-    "                      it); default: the one the archive inputs record\n"            \
-    "  --target-os OS, --target-arch ARCH  record the target (e.g. linux, x64) likewise\n"
+/* The list as entries of a verb's option table (a: its mcs_compress_args), and as its help. */
+#define MCS_COMPRESS_VALUE(name, target) {name, target, NULL}
+#define MCS_COMPRESS_FLAG(name, target) {name, NULL, target}
+#define MCS_COMPRESS_ENTRY(a, type, name, field, help) MCS_COMPRESS_##type(name, &(a)->field)
+#define MCS_COMPRESS_HELP_LINE(a, type, name, field, help) help
+#define MCS_COMPRESS_COMMA() ,
+#define MCS_COMPRESS_NOTHING()
+#define MCS_COMPRESS_OPTIONS(a) MCS_COMPRESS_LIST(MCS_COMPRESS_ENTRY, MCS_COMPRESS_COMMA, a)
+#define MCS_COMPRESS_HELP MCS_COMPRESS_LIST(MCS_COMPRESS_HELP_LINE, MCS_COMPRESS_NOTHING, -)
 
 /* What an archive OUT of a copying verb is, for its help. */
 #define MCS_COMPRESS_INHERIT_HELP                                                          \
