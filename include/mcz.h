@@ -746,6 +746,9 @@ MCZ_API size_t mcz_input_file_name(const char *name, char *buf, size_t cap);
  * so a reader should ask for runs of them together (mcz_reader_prefetch); false for a file, a
  * spooled stream and NULL. Since 3.0. */
 MCZ_API bool mcz_input_remote(const mcz_input *in);
+/* True when the input is standard input ("-", whatever it is) or a stream read once and copied
+ * (mcz_file_spooled): it has no file of its own for anything to be written beside. Since 3.0. */
+MCZ_API bool mcz_input_stream(const mcz_input *in);
 /* mcz_file_drop_behind on the input's mapping, for walks over its bytes in order through
  * mcz_input_view (the views stay valid); no effect where it has none (a URL). Since 3.0. */
 MCZ_API void mcz_input_drop_behind(const mcz_input *in, uint64_t *dropped, uint64_t pos);
@@ -776,6 +779,11 @@ MCZ_API int mcz_source_next(mcz_source *s, mcz_mc *out, mcz_diag *diag);
  * says (each walked once per source), and it has the identity the table records, if any.
  * Otherwise the source stops using the .mct and finds contexts by scanning the file. */
 MCZ_API int mcz_source_get(mcz_source *s, uint32_t number, mcz_mc *out, mcz_diag *diag);
+/* The .mct an MCH source finds contexts by number through: the file beside it (SuperPMI's
+ * paired-file names: X.mch.mct, X.mct), or for a URL the first of those names the server has
+ * (asked now, if no context was asked for by number yet). NULL when there is none, and for an
+ * archive. The string belongs to s. Since 3.0. */
+MCZ_API const char *mcz_source_toc(mcz_source *s);
 /* The path of the .mct that an MCH source found unusable, with why in *why (context, if any,
  * is the number whose entry was wrong), the first time it is asked after that happened (at the
  * first mcz_source_get); NULL otherwise: no .mct, one in use, or one already reported. */
@@ -816,6 +824,9 @@ typedef struct mcz_file {
 MCZ_API int mcz_file_map(const char *path, mcz_file *out, mcz_diag *diag);
 /* Releases the image; f becomes empty. Accepts NULL and images that failed to map. */
 MCZ_API void mcz_file_unmap(mcz_file *f);
+/* True when f's image is a stream's bytes, copied as above ("-", a FIFO, a device, a socket);
+ * false for a regular file, an empty stream and NULL. Since 3.0. */
+MCZ_API bool mcz_file_spooled(const mcz_file *f);
 /*
  * For walks in file order: once [*dropped, pos) spans 8 MiB, its whole pages leave the
  * process's resident set (MADV_DONTNEED), and *dropped (start it at 0) moves up to pos; a pos

@@ -22,6 +22,7 @@ typedef struct file_image {
     void *base;
     size_t size;
     bool mapped;        /* munmap, else free */
+    bool spooled;       /* a stream's bytes, copied (mcz_file_spooled) */
     uint64_t *extents;  /* a sparse file's data extents, [start, end) pairs; NULL: all data */
     size_t extent_count;
 } file_image;
@@ -203,13 +204,22 @@ static int copy_stream(int in, int out)
 static int map_regular(int fd, const struct stat *st, const char *path, mcz_file *out,
                        mcz_diag *diag);
 
+/* Notes that out's image holds a stream's bytes, when rc says it was made. Returns rc. */
+static int mark_spooled(mcz_file *out, int rc)
+{
+    file_image *img = out->impl_;
+    if (rc == MCZ_OK && img)
+        img->spooled = true;
+    return rc;
+}
+
 /* A stream: spooled to a temporary file and mapped, or read into memory when no temporary file
  * can be made. */
 static int map_stream(int fd, const char *path, mcz_file *out, mcz_diag *diag)
 {
     int tmp = temp_file();
     if (tmp < 0)
-        return read_all(fd, path, out, diag);
+        return mark_spooled(out, read_all(fd, path, out, diag));
     int err = copy_stream(fd, tmp);
     struct stat st;
     if (!err && (fstat(tmp, &st) != 0 || lseek(tmp, 0, SEEK_SET) != 0)) /* read from its start,
@@ -219,6 +229,7 @@ static int map_stream(int fd, const char *path, mcz_file *out, mcz_diag *diag)
                                "cannot copy it to a temporary file: %s", strerror(err))
                  : map_regular(tmp, &st, path, out, diag);
     close(tmp);
+    mark_spooled(out, rc);
     return rc;
 }
 
@@ -277,6 +288,12 @@ int mcz_file_map(const char *path, mcz_file *out, mcz_diag *diag)
     if (!std_in)
         close(fd);
     return rc;
+}
+
+bool mcz_file_spooled(const mcz_file *f)
+{
+    const file_image *img = f ? f->impl_ : NULL;
+    return img && img->spooled;
 }
 
 void mcz_file_unmap(mcz_file *f)

@@ -135,6 +135,7 @@ static mcz_src *open_file(const char *name, mcz_diag *diag)
     }
     s->image = f->data;
     s->size = f->size;
+    s->stream = strcmp(name, "-") == 0 || mcz_file_spooled(f); /* "-": even a file redirected */
     return s;
 }
 

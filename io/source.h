@@ -54,6 +54,7 @@ struct mcz_src {
     uint64_t size;
     char *name;           /* as opened: a path, "-", a URL */
     bool remote;          /* bytes cost a request: readers should prefetch */
+    bool stream;          /* "-", or a stream's bytes spooled (mcz_file_spooled) */
     int refs;             /* atomic */
     void *impl;           /* the backend's */
 };
@@ -77,6 +78,7 @@ bool mcz_src_is_url(const char *name);
 static inline uint64_t mcz_src_size(const mcz_src *s) { return s->size; }
 static inline const char *mcz_src_name(const mcz_src *s) { return s->name; }
 static inline bool mcz_src_remote(const mcz_src *s) { return s->remote; }
+static inline bool mcz_src_stream(const mcz_src *s) { return s->stream; }
 
 /* Bytes [off, off+len) present, *view pointing at them: MCZ_OK; MCZ_ECORRUPT (nothing fetched)
  * when the range is not inside the source, MCZ_EIO when they cannot be fetched (diag names the

@@ -1,12 +1,10 @@
 /*
- * mcs.c - bin/mcs: the switch table and the dispatch.
+ * mcs.c - bin/mcs: the dispatch over the switch table (mcs_switches.c).
  *
  * Command line as SuperPMI's mcs reads it: `mcs [options] -verb [verb options] files...`.
- * Switches are case-insensitive and matched by prefix against one list in SuperPMI's fixed
- * order, so an abbreviation means what it means there (-d is -dump, -c is -concat, -cop is
- * -copy). The verbs mcz adds come after SuperPMI's list, so they never change what an existing
- * abbreviation resolves to. Options before the verb are global; everything after it belongs to
- * the verb, which parses it with mcs_parse_args (mcs_options.c: one syntax for every option).
+ * Options before the verb are global; everything after it belongs to the verb, which parses it
+ * with mcs_parse_args (mcs_options.c: one syntax for every option). The run's state
+ * (mcs_run.h) receives the table first, for the option parser's abbreviations.
  */
 #include <signal.h>
 #include <stdarg.h>
@@ -14,98 +12,15 @@
 #include <string.h>
 #include <strings.h>
 
+#include "mcs_switches.h"
 #include "mcs_util.h"
-#include "mcs_verbs.h"
-
-typedef enum switch_kind {
-    SWITCH_HELP,   /* -help, -? */
-    SWITCH_VERB,   /* run != NULL, else "not implemented yet" */
-    SWITCH_GLOBAL, /* an option before the verb */
-    SWITCH_OPTION  /* an option of some verb */
-} switch_kind;
-
-typedef struct mcs_switch {
-    const char *name;
-    switch_kind kind;
-    int (*run)(int argc, char **argv);
-    const mcs_usage *usage;
-} mcs_switch;
-
-/* The SuperPMI verb mcs does not implement: listed in the help and resolved like the others. */
-static const mcs_usage usage_asmdump = {"-ASMDump [RANGE] IN OUTPREFIX",
-                                        "write a disassembly of each context's compiled code",
-                                        NULL};
-
-static const mcs_switch switches[] = {
-    {"help", SWITCH_HELP, NULL, NULL},
-    {"?", SWITCH_HELP, NULL, NULL},
-    {"ASMDump", SWITCH_VERB, NULL, &usage_asmdump},
-    {"concat", SWITCH_VERB, cmd_concat, &usage_concat},
-    {"copy", SWITCH_VERB, cmd_copy, &usage_copy},
-    {"dump", SWITCH_VERB, cmd_dump, &usage_dump},
-    {"fracture", SWITCH_VERB, cmd_fracture, &usage_fracture},
-    {"dumpMap", SWITCH_VERB, cmd_dumpmap, &usage_dumpmap},
-    {"dumpToc", SWITCH_VERB, cmd_dumptoc, &usage_dumptoc},
-    {"jitflags", SWITCH_VERB, cmd_jitflags, &usage_jitflags},
-    {"ildump", SWITCH_VERB, cmd_ildump, &usage_ildump},
-    {"merge", SWITCH_VERB, cmd_merge, &usage_merge},
-    {"printJITEEVersion", SWITCH_VERB, cmd_jiteeversion, &usage_jiteeversion},
-    {"recursive", SWITCH_OPTION, NULL, NULL},
-    {"dedup", SWITCH_OPTION, NULL, NULL},
-    {"toc", SWITCH_VERB, cmd_toc, &usage_toc},
-    {"input", SWITCH_OPTION, NULL, NULL},
-    {"integ", SWITCH_VERB, cmd_integ, &usage_integ},
-    {"mcl", SWITCH_OPTION, NULL, NULL},
-    {"removeDup", SWITCH_VERB, cmd_removedup, &usage_removedup},
-    {"stat", SWITCH_VERB, cmd_stat, &usage_stat},
-    {"strip", SWITCH_VERB, cmd_strip, &usage_strip},
-    {"thin", SWITCH_OPTION, NULL, NULL},
-    {"legacy", SWITCH_OPTION, NULL, NULL},
-    {"verbosity", SWITCH_GLOBAL, NULL, NULL},
-    {"writeLogFile", SWITCH_GLOBAL, NULL, NULL},
-    {"simple", SWITCH_OPTION, NULL, NULL},
-    /* mcz's own verbs, after SuperPMI's list. */
-    {"convert", SWITCH_VERB, cmd_convert, &usage_convert},
-    {"export", SWITCH_VERB, cmd_export, &usage_export},
-    {"info", SWITCH_VERB, cmd_info, &usage_info},
-    {"verify", SWITCH_VERB, cmd_verify, &usage_verify},
-    {"recover", SWITCH_VERB, cmd_recover, &usage_recover},
-    {"receive", SWITCH_VERB, cmd_receive, &usage_receive},
-};
-
-#define SWITCH_COUNT (sizeof switches / sizeof switches[0])
-
-/* The switch arg names: with two dashes its whole name, with one SuperPMI's rule, the first
- * switch (in table order) that the text after '-' begins. A value after '=' is not part of the
- * name. "-" alone resolves to help, as in SuperPMI. */
-static const mcs_switch *switch_find(const char *arg)
-{
-    if (arg[0] != '-')
-        return NULL;
-    bool two_dashes = arg[1] == '-';
-    const char *text = arg + 1 + two_dashes;
-    size_t len = strcspn(text, "=");
-    for (size_t i = 0; i < SWITCH_COUNT; i++) {
-        size_t name_len = strlen(switches[i].name);
-        if ((two_dashes ? len == name_len : len <= name_len) &&
-            strncasecmp(text, switches[i].name, len) == 0)
-            return &switches[i];
-    }
-    return NULL;
-}
-
-const char *mcs_switch_resolve(const char *arg)
-{
-    const mcs_switch *s = switch_find(arg);
-    return s ? s->name : NULL;
-}
 
 static bool is_help_arg(const char *arg)
 {
     if (strcmp(arg, "--help") == 0)
         return true;
-    const mcs_switch *s = switch_find(arg);
-    return s && s->kind == SWITCH_HELP;
+    const mcs_switch *s = mcs_switch_find(arg);
+    return s && s->kind == MCS_SWITCH_HELP;
 }
 
 static void print_help(FILE *f)
@@ -130,14 +45,15 @@ static void print_help(FILE *f)
                "  with the nearest known one. After '--', every argument is a file or a\n"
                "  range, even one that begins with '-'.\n\n"
                "Verbs (* not implemented yet):\n");
-    for (size_t i = 0; i < SWITCH_COUNT; i++) {
-        const mcs_switch *s = &switches[i];
-        if (s->kind != SWITCH_VERB)
+    for (size_t i = 0; i < mcs_switch_count; i++) {
+        const mcs_switch *s = &mcs_switches[i];
+        if (s->kind != MCS_SWITCH_VERB)
             continue;
         fprintf(f, "  %c -%-18s %s\n", s->run ? ' ' : '*', s->name, s->usage->summary);
     }
-    fprintf(f, "\nOptions of every verb:\n" MCS_COMMON_HELP
-               "\nExit status: 0 success, 1 failure (bad input, I/O error), 2 usage error.\n"
+    fprintf(f, "\nOptions of every verb:\n");
+    mcs_print_common_help(f);
+    fprintf(f, "\nExit status: 0 success, 1 failure (bad input, I/O error), 2 usage error.\n"
                "(SuperPMI's mcs returns 255 for every failure.)\n");
 }
 
@@ -158,9 +74,9 @@ static int unknown_switch(const char *arg)
 {
     mcs_nearest n;
     mcs_nearest_init(&n, arg);
-    for (size_t i = 0; i < SWITCH_COUNT; i++)
-        if (switches[i].kind != SWITCH_OPTION)
-            mcs_nearest_offer(&n, switches[i].name);
+    for (size_t i = 0; i < mcs_switch_count; i++)
+        if (mcs_switches[i].kind != MCS_SWITCH_OPTION)
+            mcs_nearest_offer(&n, mcs_switches[i].name);
     mcs_nearest_offer(&n, "--version");
     if (!n.best)
         return usage_failure("unknown switch '%s'", arg);
@@ -211,8 +127,8 @@ static int help(int argc, char **argv, int i)
     }
     char arg[128];
     snprintf(arg, sizeof arg, "%s%s", argv[i + 1][0] == '-' ? "" : "-", argv[i + 1]);
-    const mcs_switch *s = switch_find(arg);
-    if (!s || s->kind != SWITCH_VERB)
+    const mcs_switch *s = mcs_switch_find(arg);
+    if (!s || s->kind != MCS_SWITCH_VERB)
         return usage_failure("--help: '%s' is not a verb", argv[i + 1]);
     mcs_print_usage(stdout, s->usage);
     return MCS_EXIT_OK;
@@ -227,21 +143,21 @@ static int dispatch(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--help") == 0)
             return help(argc, argv, i);
-        const mcs_switch *s = switch_find(argv[i]);
+        const mcs_switch *s = mcs_switch_find(argv[i]);
         if (!s && argv[i][0] == '-')
             return unknown_switch(argv[i]);
         if (!s)
             return usage_failure("%s: expected a verb first", argv[i]);
         int rc = MCS_EXIT_OK;
         switch (s->kind) {
-        case SWITCH_HELP:
+        case MCS_SWITCH_HELP:
             return help(argc, argv, i);
-        case SWITCH_VERB:
+        case MCS_SWITCH_VERB:
             return run_verb(s, argc - i, argv + i);
-        case SWITCH_GLOBAL:
+        case MCS_SWITCH_GLOBAL:
             rc = global_option(s, argc, argv, &i);
             break;
-        case SWITCH_OPTION:
+        case MCS_SWITCH_OPTION:
             return usage_failure("%s is an option of a verb: put it after the verb", argv[i]);
         }
         if (rc != MCS_EXIT_OK)
@@ -253,6 +169,9 @@ static int dispatch(int argc, char **argv)
 int main(int argc, char **argv)
 {
     tool_set_program("mcs");
+    mcs_run *run = mcs_run_context();
+    run->switches = mcs_switches;
+    run->switch_count = mcs_switch_count;
     tool_stdio_binary();
     /* Ctrl-C and friends remove half-written outputs; a reader that closes the pipe early ends
      * text output quietly instead of killing mcs (tool.h). */

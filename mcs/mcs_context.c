@@ -9,28 +9,6 @@
 #define PRIM_DEPTH_MAX 8 /* array element types nested deeper than this print as unknown */
 #define INST_SEARCH_BUDGET (1u << 26) /* handles compared while looking for a run */
 
-uint32_t mcs_le32(const uint8_t *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-uint64_t mcs_le64(const uint8_t *p)
-{
-    return (uint64_t)mcs_le32(p) | (uint64_t)mcs_le32(p + 4) << 32;
-}
-
-static void put_le32(uint8_t *p, uint32_t v)
-{
-    for (int i = 0; i < 4; i++)
-        p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static void put_le64(uint8_t *p, uint64_t v)
-{
-    put_le32(p, (uint32_t)v);
-    put_le32(p + 4, (uint32_t)(v >> 32));
-}
-
 /* ============================================================================================ */
 /* Maps                                                                                         */
 /* ============================================================================================ */
@@ -59,14 +37,14 @@ int mcs_map_of(const mcz_mc *mc, uint8_t id, mcz_map *out, mcz_diag *d)
 const uint8_t *mcs_find_u32(const mcz_map *m, uint32_t key)
 {
     uint8_t k[4];
-    put_le32(k, key);
+    mcz_put_le32(k, key);
     return mcz_map_find(m, k, sizeof k);
 }
 
 const uint8_t *mcs_find_u64(const mcz_map *m, uint64_t key)
 {
     uint8_t k[8];
-    put_le64(k, key);
+    mcz_put_le64(k, key);
     return mcz_map_find(m, k, sizeof k);
 }
 
@@ -101,11 +79,11 @@ int mcs_method_load(const mcz_mc *mc, mcs_method *m, mcz_diag *d)
 bool mcs_method_il(const mcs_method *m, const uint8_t **il, uint32_t *size)
 {
     uint32_t len = 0;
-    *size = mcs_le32(m->info + MCZ_MI_IL_SIZE);
+    *size = mcz_get_le32(m->info + MCZ_MI_IL_SIZE);
     *il = NULL;
     if (*size == 0)
         return true;
-    return mcz_map_buffer(&m->map, mcs_le32(m->info + MCZ_MI_IL_OFFSET), il, &len) == MCZ_OK &&
+    return mcz_map_buffer(&m->map, mcz_get_le32(m->info + MCZ_MI_IL_OFFSET), il, &len) == MCZ_OK &&
            len >= *size;
 }
 
@@ -149,17 +127,18 @@ static uint64_t pgo_flags(const mcz_mc *mc)
     if (mcs_method_load(mc, &method, NULL) != 1)
         return 0;
     const uint8_t *v = lookup_u64(mc, MCZ_PACKET_GET_PGO_RESULTS,
-                                  mcs_le64(method.info + MCZ_MI_FTN), MCZ_PGO_SOURCE + 4, &m);
-    if (!v || (int32_t)mcs_le32(v + MCZ_PGO_RESULT) < 0)
+                                  mcz_get_le64(method.info + MCZ_MI_FTN), MCZ_PGO_SOURCE + 4, &m);
+    if (!v || (int32_t)mcz_get_le32(v + MCZ_PGO_RESULT) < 0)
         return 0;
     uint64_t flags = bit(EXTRA_HAS_PGO);
-    uint32_t count = mcs_le32(v + MCZ_PGO_COUNT_SCHEMA_ITEMS), len = 0;
+    uint32_t count = mcz_get_le32(v + MCZ_PGO_COUNT_SCHEMA_ITEMS), len = 0;
     const uint8_t *schema = NULL;
-    if (mcz_map_buffer(&m, mcs_le32(v + MCZ_PGO_SCHEMA_INDEX), &schema, &len) == MCZ_OK) {
+    if (mcz_map_buffer(&m, mcz_get_le32(v + MCZ_PGO_SCHEMA_INDEX), &schema, &len) == MCZ_OK) {
         for (uint32_t i = 0; i < count && (uint64_t)(i + 1) * MCZ_PGOS_SIZE <= len; i++)
-            flags |= pgo_kind_flag(mcs_le32(schema + (size_t)i * MCZ_PGOS_SIZE + MCZ_PGOS_KIND));
+            flags |= pgo_kind_flag(
+                mcz_get_le32(schema + (size_t)i * MCZ_PGOS_SIZE + MCZ_PGOS_KIND));
     }
-    uint32_t source = mcs_le32(v + MCZ_PGO_SOURCE);
+    uint32_t source = mcz_get_le32(v + MCZ_PGO_SOURCE);
     if (source == PGO_SOURCE_STATIC)
         flags |= bit(EXTRA_HAS_STATIC_PROFILE);
     else if (source == PGO_SOURCE_DYNAMIC)
@@ -180,10 +159,10 @@ int mcs_jit_flags(const mcz_mc *mc, uint64_t *flags, mcz_diag *d)
         return 0;
     /* repGetJitFlags copies the stored bytes over zeros: fewer than 8 leave high bits clear. */
     uint8_t word[8] = {0};
-    uint32_t size = mcs_le32(dd + MCS_DD_B);
-    if (size && mcz_map_buffer(&m, mcs_le32(dd + MCS_DD_A), &raw, &len) == MCZ_OK)
+    uint32_t size = mcz_get_le32(dd + MCS_DD_B);
+    if (size && mcz_map_buffer(&m, mcz_get_le32(dd + MCS_DD_A), &raw, &len) == MCZ_OK)
         memcpy(word, raw, size < len ? (size < 8 ? size : 8) : (len < 8 ? len : 8));
-    *flags = mcs_le64(word) | pgo_flags(mc);
+    *flags = mcz_get_le64(word) | pgo_flags(mc);
     return 1;
 }
 
@@ -242,9 +221,9 @@ bool mcs_print_name(const mcz_mc *mc, uint8_t id, uint64_t handle, char buf[MCS_
     mcz_map m;
     const uint8_t *res = lookup_u64(mc, id, handle, MCZ_PR_SIZE, &m);
     const uint8_t *text = NULL;
-    uint32_t stored = res ? mcs_le32(res + MCZ_PR_BUFFER_SIZE) : 0, len = 0;
+    uint32_t stored = res ? mcz_get_le32(res + MCZ_PR_BUFFER_SIZE) : 0, len = 0;
     if (res && stored > 0 &&
-        (mcz_map_buffer(&m, mcs_le32(res + MCZ_PR_BUFFER), &text, &len) != MCZ_OK ||
+        (mcz_map_buffer(&m, mcz_get_le32(res + MCZ_PR_BUFFER), &text, &len) != MCZ_OK ||
          len < stored))
         res = NULL;
     if (!res) {
@@ -266,7 +245,7 @@ bool mcs_method_class_name(const mcz_mc *mc, uint64_t ftn, char buf[MCS_NAME_SIZ
         snprintf(buf, MCS_NAME_SIZE, "%s", MCS_UNKNOWN);
         return false;
     }
-    return mcs_print_name(mc, MCZ_PACKET_PRINT_CLASS_NAME, mcs_le64(cls), buf);
+    return mcs_print_name(mc, MCZ_PACKET_PRINT_CLASS_NAME, mcz_get_le64(cls), buf);
 }
 
 enum {
@@ -285,7 +264,7 @@ void mcs_print_attributes(FILE *f, const mcz_mc *mc, uint64_t ftn)
         fputs(MCS_UNKNOWN " ", f);
         return;
     }
-    uint32_t attr = mcs_le32(v);
+    uint32_t attr = mcz_get_le32(v);
     if (attr & ATTR_STATIC)
         fputs("static ", f);
     else if (attr & ATTR_DONT_INLINE)
@@ -334,7 +313,7 @@ static void print_class(FILE *f, const mcz_jit_ee *v, const mcz_mc *mc, const ch
         fputs(MCS_UNKNOWN, f);
         return;
     }
-    uint32_t r = mcs_le32(rank);
+    uint32_t r = mcz_get_le32(rank);
     if (r == 0) {
         char name[MCS_NAME_SIZE];
         mcs_print_name(mc, MCZ_PACKET_PRINT_CLASS_NAME, cls, name);
@@ -343,7 +322,7 @@ static void print_class(FILE *f, const mcz_jit_ee *v, const mcz_mc *mc, const ch
     }
     const uint8_t *child = lookup_u64(mc, PACKET_GET_CHILD_TYPE, cls, MCZ_DLD_SIZE, &m);
     if (child)
-        print_prim(f, v, mc, mcs_le32(child + 8), mcs_le64(child), depth + 1);
+        print_prim(f, v, mc, mcz_get_le32(child + 8), mcz_get_le64(child), depth + 1);
     else
         fputs(MCS_UNKNOWN, f);
     fputc('[', f);
@@ -376,7 +355,7 @@ void mcs_print_inst(FILE *f, const mcz_mc *mc, uint32_t count, uint32_t index)
     fputc('[', f);
     for (uint32_t i = 0; i < count; i++) {
         char name[MCS_NAME_SIZE];
-        mcs_print_name(mc, MCZ_PACKET_PRINT_CLASS_NAME, mcs_le64(mcz_map_value(&m, index + i)),
+        mcs_print_name(mc, MCZ_PACKET_PRINT_CLASS_NAME, mcz_get_le64(mcz_map_value(&m, index + i)),
                        name);
         fprintf(f, "%s%s", i ? ", " : "", name);
     }
@@ -391,7 +370,7 @@ void mcs_print_inst(FILE *f, const mcz_mc *mc, uint32_t count, uint32_t index)
 static uint32_t inst_key_index(const mcz_mc *mc, const uint8_t *sig, unsigned count_at,
                                unsigned index_at)
 {
-    uint32_t count = mcs_le32(sig + count_at), stored = mcs_le32(sig + index_at);
+    uint32_t count = mcz_get_le32(sig + count_at), stored = mcz_get_le32(sig + index_at);
     mcz_map m;
     if (count == 0 || !inst_map(mc, &m) || stored > m.count || count > m.count - stored)
         return MCZ_NULL_INDEX;
@@ -425,9 +404,9 @@ static void arg_key_init(const mcz_mc *mc, const uint8_t *sig, uint8_t key[MCZ_A
         memcpy(key + copied[i].at, sig + copied[i].from, 4);
     memcpy(key + MCZ_AT_KEY_METHOD_SIGNATURE, sig + MCZ_SIG_METHOD_SIGNATURE, 8);
     memcpy(key + MCZ_AT_KEY_SCOPE, sig + MCZ_SIG_SCOPE, 8);
-    put_le32(key + MCZ_AT_KEY_CLASS_INST_INDEX,
+    mcz_put_le32(key + MCZ_AT_KEY_CLASS_INST_INDEX,
              inst_key_index(mc, sig, MCZ_SIG_CLASS_INST_COUNT, MCZ_SIG_CLASS_INST_INDEX));
-    put_le32(key + MCZ_AT_KEY_METH_INST_INDEX,
+    mcz_put_le32(key + MCZ_AT_KEY_METH_INST_INDEX,
              inst_key_index(mc, sig, MCZ_SIG_METH_INST_COUNT, MCZ_SIG_METH_INST_INDEX));
 }
 
@@ -436,19 +415,19 @@ static bool print_arg(FILE *f, const mcz_jit_ee *v, const mcz_mc *mc,
                       uint8_t key[MCZ_AT_KEY_SIZE], uint64_t arg)
 {
     mcz_map types, classes;
-    put_le64(key + MCZ_AT_KEY_ARGS, arg);
+    mcz_put_le64(key + MCZ_AT_KEY_ARGS, arg);
     const uint8_t *value = mcs_map_of(mc, MCZ_PACKET_GET_ARG_TYPE, &types, NULL) == 1
                                ? mcz_map_find(&types, key, MCZ_AT_KEY_SIZE) : NULL;
     if (!value || types.value_size < MCZ_AT_VALUE_SIZE)
         return false;
-    uint32_t with_mod = mcs_le32(value + MCZ_AT_VALUE_RESULT);
+    uint32_t with_mod = mcz_get_le32(value + MCZ_AT_VALUE_RESULT);
     uint32_t type = with_mod & MCZ_TYPE_MASK;
-    uint64_t cls = mcs_le64(value + MCZ_AT_VALUE_VC_TYPE_RET);
+    uint64_t cls = mcz_get_le64(value + MCZ_AT_VALUE_VC_TYPE_RET);
     if (mcz_jit_ee_type(v, type) == MCZ_TYPE_CLASS) {
         const uint8_t *c = mcs_map_of(mc, MCZ_PACKET_GET_ARG_CLASS, &classes, NULL) == 1
                                ? mcz_map_find(&classes, key + MCZ_AT_KEY_CLASS_INST_COUNT,
                                              MCZ_AC_KEY_SIZE) : NULL;
-        cls = c && classes.value_size >= MCZ_AC_VALUE_SIZE ? mcs_le64(c + MCZ_AC_VALUE_CLASS)
+        cls = c && classes.value_size >= MCZ_AC_VALUE_SIZE ? mcz_get_le64(c + MCZ_AC_VALUE_CLASS)
                                                             : 0;
         if (!c) {
             fputs(MCS_UNKNOWN, f);
@@ -463,8 +442,8 @@ static bool print_arg(FILE *f, const mcz_jit_ee *v, const mcz_mc *mc,
 
 void mcs_print_sig_args(FILE *f, const mcz_jit_ee *v, const mcz_mc *mc, const uint8_t *sig)
 {
-    uint32_t num_args = mcs_le32(sig + MCZ_SIG_NUM_ARGS);
-    uint64_t arg = mcs_le64(sig + MCZ_SIG_ARGS);
+    uint32_t num_args = mcz_get_le32(sig + MCZ_SIG_NUM_ARGS);
+    uint64_t arg = mcz_get_le64(sig + MCZ_SIG_ARGS);
     uint8_t key[MCZ_AT_KEY_SIZE];
     arg_key_init(mc, sig, key);
     mcz_map next;
@@ -480,7 +459,7 @@ void mcs_print_sig_args(FILE *f, const mcz_jit_ee *v, const mcz_mc *mc, const ui
         const uint8_t *following = have_next ? mcs_find_u64(&next, arg) : NULL;
         if (!following)
             break;
-        arg = mcs_le64(following);
+        arg = mcz_get_le64(following);
     }
     /* Without an entry the walk cannot go on: say how many arguments are left. */
     if (i + 1 < num_args)
@@ -494,7 +473,7 @@ const char *mcs_process_name(const mcz_mc *mc, char *buf, size_t cap)
     uint32_t len = 0;
     if (mcs_map_of(mc, MCZ_PACKET_CR_PROCESS_NAME, &m, NULL) != 1 || m.count == 0 ||
         m.item_size != 4 || !m.dense ||
-        mcz_map_buffer(&m, mcs_le32(mcz_map_value(&m, 0)), &text, &len) != MCZ_OK)
+        mcz_map_buffer(&m, mcz_get_le32(mcz_map_value(&m, 0)), &text, &len) != MCZ_OK)
         return NULL;
     size_t n = strnlen((const char *)text, len);
     n = n < cap - 1 ? n : cap - 1;

@@ -20,10 +20,6 @@ enum { MCS_DD_A = 0, MCS_DD_B = 4 };
 /* Printed where a name, a type or a value cannot be looked up. */
 #define MCS_UNKNOWN "<unknown>"
 
-/* Reads of little-endian fields inside bytes already bounds-checked by the map parser. */
-uint32_t mcs_le32(const uint8_t *p);
-uint64_t mcs_le64(const uint8_t *p);
-
 /*
  * The map of the last packet with this id (a repeated packet replaces the earlier one when
  * SuperPMI loads a context). Returns 1 with *out parsed, 0 when absent, or a negative code with

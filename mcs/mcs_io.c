@@ -13,12 +13,6 @@
 /* Inputs                                                                                       */
 /* ============================================================================================ */
 
-uint64_t mcs_file_size(const char *path)
-{
-    struct stat st;
-    return stat(path, &st) == 0 && S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
-}
-
 /* An empty regular file, or /dev/null (the same device, whatever its name). */
 static bool is_empty_input(const char *path)
 {
@@ -93,14 +87,6 @@ static int source_open(mcs_input *in, const char *path, mcz_input *given)
     return in->source ? 0 : -1;
 }
 
-static const mcz_jit_ee *forced_jit_ee;
-/* The version of the input opened last: an archive output's hashes use it (outputs_jit_ee). */
-static const mcz_jit_ee *last_input_jit_ee;
-
-void mcs_force_jit_ee(const mcz_jit_ee *v) { forced_jit_ee = v; }
-
-const mcz_jit_ee *mcs_forced_jit_ee(void) { return forced_jit_ee; }
-
 const mcz_jit_ee *mcs_input_jit_ee(const mcs_input *in) { return in->jit_ee; }
 
 bool mcs_input_hashes_usable(const mcs_input *in)
@@ -111,7 +97,8 @@ bool mcs_input_hashes_usable(const mcs_input *in)
 const mcz_jit_ee *mcs_jit_ee_decide(const char *path, const mcz_jit_ee *found, uint32_t voted,
                                     const char **how)
 {
-    const mcz_jit_ee *v = forced_jit_ee;
+    mcs_run *run = mcs_run_context();
+    const mcz_jit_ee *v = run->forced_jit_ee;
     *how = "given";
     if (!v && found) {
         v = found;
@@ -125,14 +112,14 @@ const mcz_jit_ee *mcs_jit_ee_decide(const char *path, const mcz_jit_ee *found, u
                       "%s, the newest (--jit-ee chooses another)",
                       path, mcz_jit_ee_name(v));
     }
-    last_input_jit_ee = v;
+    run->last_input_jit_ee = v;
     return v;
 }
 
 static void choose_jit_ee(mcs_input *in)
 {
     uint32_t voted = 0;
-    const mcz_jit_ee *found = forced_jit_ee ? NULL : mcz_source_jit_ee(in->source, NULL, &voted);
+    const mcz_jit_ee *found = mcs_forced_jit_ee() ? NULL : mcz_source_jit_ee(in->source, NULL, &voted);
     in->jit_ee = mcs_jit_ee_decide(in->path, found, voted, &in->jit_ee_how);
     if (found && in->archive && mcz_reader_jit_ee(in->archive))
         in->jit_ee_how = "recorded";
@@ -316,7 +303,7 @@ struct mcs_output {
 /* Binary output on a terminal is refused unless forced (--force), as zstd and xz refuse it. */
 static int refuse_terminal(const char *path)
 {
-    if (!tool_output_is_stdout(path) || !isatty(STDOUT_FILENO) || mcs_output_forced())
+    if (!tool_output_is_stdout(path) || !isatty(STDOUT_FILENO) || mcs_run_context()->output_forced)
         return 0;
     tool_error("%s: refusing to write binary output to a terminal (redirect it, or give "
                "--force)", tool_display_name(path, true));
@@ -345,8 +332,9 @@ int mcs_output_check(const char *path)
  * the input opened last before it starts writing, else --jit-ee's (else the newest). */
 static void outputs_jit_ee(mcz_writer_options *opt)
 {
+    const mcs_run *run = mcs_run_context();
     if (!opt->jit_ee)
-        opt->jit_ee = last_input_jit_ee ? last_input_jit_ee : forced_jit_ee;
+        opt->jit_ee = run->last_input_jit_ee ? run->last_input_jit_ee : run->forced_jit_ee;
 }
 
 /* ---- What an archive output records: JIT-EE GUID, target (FORMAT.md §2a) ---- */
@@ -507,16 +495,12 @@ static void inherit_settings(mcz_writer_options *opt, const mcz_reader *model)
     opt->no_hashes = opt->no_hashes || !info.hashes;
 }
 
-static bool reader_gone;
-
-bool mcs_stdout_reader_gone(void) { return reader_gone; }
-
 /* Reports d about output path (file_name as given: "-" is standard output, which d may name
  * so): quietly when it is standard output and its reader is gone (| head), as -dump stops. */
 void mcs_output_error(const char *file_name, const char *path, mcz_diag *d)
 {
     if (tool_output_is_stdout(file_name) && tool_stdout_reader_gone()) {
-        reader_gone = true;
+        mcs_run_context()->reader_gone = true;
         return;
     }
     tool_diag_rename(d, file_name, path);

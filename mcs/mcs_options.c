@@ -14,15 +14,12 @@
 #include <string.h>
 #include <strings.h>
 
+#include "mcs_switches.h"
 #include "mcs_util.h"
 
 /* ============================================================================================ */
 /* The options every verb takes                                                                 */
 /* ============================================================================================ */
-
-static bool output_forced;
-
-bool mcs_output_forced(void) { return output_forced; }
 
 /* The versions --jit-ee takes, for its error message: "B, C". */
 static void jit_ee_names(char *buf, size_t cap)
@@ -44,7 +41,7 @@ static int apply_jit_ee(const mcs_usage *u, const char *value)
                            "-printJITEEVersion --list lists them)", value, names);
         return -1;
     }
-    mcs_force_jit_ee(v);
+    mcs_run_context()->forced_jit_ee = v;
     return 0;
 }
 
@@ -66,26 +63,80 @@ static int apply_log(const mcs_usage *u, const char *value)
 static int apply_force(const mcs_usage *u, const char *value)
 {
     (void)u, (void)value;
-    output_forced = true;
+    mcs_run_context()->output_forced = true;
     return 0;
 }
 
+/* An option every verb takes: its parsing, its help and the names did-you-mean offers come from
+ * this one entry. */
 typedef struct global_option {
     const char *name; /* as mcs_option's */
-    bool takes_value;
+    const char *arg;  /* its value as the help names it ("CHARS"); NULL: it takes none */
     int (*apply)(const mcs_usage *u, const char *value); /* 0, or -1 after a usage error */
+    const char *shown; /* the help's left column when not "NAME ARG" */
+    const char *help;  /* its lines; NULL: not listed (said with another, or not implemented) */
 } global_option;
 
 /* -f is --force after a verb (a whole name wins); before one it is SuperPMI's -fracture. */
 static const global_option globals[] = {
-    {"verbosity", true, apply_verbosity},
-    {"writeLogFile", true, apply_log},
-    {"--jit-ee", true, apply_jit_ee},
-    {"--force", false, apply_force},
-    {"-f", false, apply_force},
+    {"verbosity", "CHARS", apply_verbosity, NULL,
+     "messages to show: e errors, w warnings, n info, a all,\n"
+     "q quiet (default: all)"},
+    {"writeLogFile", "FILE", apply_log, NULL, NULL},
+    {"--jit-ee", "VERSION|GUID", apply_jit_ee, NULL,
+     "read every input as that JIT-EE version instead of the\n"
+     "one it records or its packets show (mcs -printJITEEVersion\n"
+     "--list lists them)"},
+    {"--force", NULL, apply_force, "--force, -f",
+     "write binary output (an MCH file, an archive) to standard\n"
+     "output even when it is a terminal; write an archive under an\n"
+     ".mch name (for superpmi.py and mcz-superpmi)"},
+    {"-f", NULL, apply_force, NULL, NULL},
 };
 
 #define GLOBAL_COUNT (sizeof globals / sizeof globals[0])
+
+/* The help's columns: options from the third, their text from the twenty-third. */
+#define HELP_INDENT 2
+#define HELP_TEXT_COLUMN 22
+
+/* One option's help: its left column, then its lines, the text aligned. */
+static void print_option_help(FILE *f, const char *left, const char *help)
+{
+    int width = HELP_TEXT_COLUMN - HELP_INDENT - 2;
+    fprintf(f, "%*s%-*s  ", HELP_INDENT, "", width, left);
+    for (const char *line = help; *line;) {
+        size_t len = strcspn(line, "\n");
+        fprintf(f, "%.*s\n", (int)len, line);
+        line += len;
+        if (*line == '\n' && *++line)
+            fprintf(f, "%*s", HELP_TEXT_COLUMN, "");
+    }
+}
+
+void mcs_print_common_help(FILE *f)
+{
+    for (size_t i = 0; i < GLOBAL_COUNT; i++) {
+        const global_option *g = &globals[i];
+        if (!g->help)
+            continue;
+        char left[64];
+        if (g->shown)
+            snprintf(left, sizeof left, "%s", g->shown);
+        else
+            snprintf(left, sizeof left, "%s%s %s", g->name[0] == '-' ? "" : "-", g->name, g->arg);
+        print_option_help(f, left, g->help);
+    }
+}
+
+void mcs_print_usage(FILE *f, const mcs_usage *u)
+{
+    fprintf(f, "usage: mcs %s\n  %s\n", u->synopsis, u->summary);
+    if (u->details)
+        fprintf(f, "\n%s", u->details);
+    fprintf(f, "\nOptions of every verb (one dash or two, the value after '=' or next):\n");
+    mcs_print_common_help(f);
+}
 
 int mcs_apply_global(const mcs_usage *u, const char *canonical, const char *value)
 {
@@ -130,14 +181,34 @@ static bool is_whole(const char *name, const typed_option *t)
     return strlen(n) == t->len && strncasecmp(n, t->name, t->len) == 0;
 }
 
-/* The SuperPMI switch a single-dash t abbreviates (mcs.c's table), or NULL. */
+/* mcs_switches.h: the first switch in SuperPMI's order that arg names. */
+const mcs_switch *mcs_switch_find(const char *arg)
+{
+    if (arg[0] != '-')
+        return NULL;
+    bool two_dashes = arg[1] == '-';
+    const char *text = arg + 1 + two_dashes;
+    size_t len = strcspn(text, "=");
+    const mcs_run *run = mcs_run_context();
+    for (size_t i = 0; i < run->switch_count; i++) {
+        const mcs_switch *s = &run->switches[i];
+        size_t name_len = strlen(s->name);
+        if ((two_dashes ? len == name_len : len <= name_len) &&
+            strncasecmp(text, s->name, len) == 0)
+            return s;
+    }
+    return NULL;
+}
+
+/* The SuperPMI switch a single-dash t abbreviates (the run's switch table), or NULL. */
 static const char *superpmi_name(const typed_option *t)
 {
     char buf[64];
     if (t->two_dashes || t->len == 0 || t->len + 2 > sizeof buf)
         return NULL;
     snprintf(buf, sizeof buf, "-%.*s", (int)t->len, t->name);
-    return mcs_switch_resolve(buf);
+    const mcs_switch *s = mcs_switch_find(buf);
+    return s ? s->name : NULL;
 }
 
 /* What an argument matched: one of the verb's options, or one every verb takes. */
@@ -254,7 +325,7 @@ static int take_option(int argc, char **argv, int *i, const mcs_usage *u, const 
     option_match m;
     if (!option_find(opts, &t, &m))
         return unknown_option(u, opts, argv[*i]), -1;
-    bool takes_value = m.own ? m.own->value != NULL : m.global->takes_value;
+    bool takes_value = m.own ? m.own->value != NULL : m.global->arg != NULL;
     const char *value = t.value;
     if (!takes_value && value)
         return mcs_usage_error(u, "%.*s takes no value", (int)(value - 1 - t.text), t.text), -1;

@@ -36,7 +36,8 @@ static void print_handles(const dump_ctx *c, uint32_t count, uint32_t start)
             fprintf(c->f, "%s%s", i ? " " : "", MCS_UNKNOWN);
             break;
         }
-        fprintf(c->f, "%s%016" PRIX64, i ? " " : "", mcs_le64(mcz_map_value(&c->inst, start + i)));
+        fprintf(c->f, "%s%016" PRIX64, i ? " " : "",
+                mcz_get_le64(mcz_map_value(&c->inst, start + i)));
     }
     if (shown < count)
         fputs(" ...", c->f);
@@ -47,7 +48,7 @@ static void print_handles(const dump_ctx *c, uint32_t count, uint32_t start)
 static void print_inst(const dump_ctx *c, const char *prefix, const char *count_name,
                        const char *index_name, const uint8_t *count_at, const uint8_t *index_at)
 {
-    uint32_t count = mcs_le32(count_at), index = mcs_le32(index_at);
+    uint32_t count = mcz_get_le32(count_at), index = mcz_get_le32(index_at);
     fprintf(c->f, "%s%s-%" PRIu32 " %s-%" PRIu32 " ", prefix, count_name, count, index_name, index);
     print_handles(c, count, index);
 }
@@ -81,18 +82,18 @@ static void print_sig(const dump_ctx *c, const uint8_t *s)
     fprintf(c->f,
             "{callConv-%08" PRIX32 " retTypeClass-%016" PRIX64 " retTypeSigClass-%016" PRIX64
             " retType-%08" PRIX32 "(",
-            mcs_le32(s + MCZ_SIG_CALL_CONV), mcs_le64(s + MCZ_SIG_RET_TYPE_CLASS),
-            mcs_le64(s + MCZ_SIG_RET_TYPE_SIG_CLASS), mcs_le32(s + MCZ_SIG_RET_TYPE));
-    mcs_print_prim(c->f, c->v, c->mc, mcs_le32(s + MCZ_SIG_RET_TYPE), mcs_le64(s + MCZ_SIG_RET_TYPE_CLASS));
-    fprintf(c->f, ") flg-%08" PRIX32 " na-%" PRIu32, mcs_le32(s + MCZ_SIG_FLAGS),
-            mcs_le32(s + MCZ_SIG_NUM_ARGS));
+            mcz_get_le32(s + MCZ_SIG_CALL_CONV), mcz_get_le64(s + MCZ_SIG_RET_TYPE_CLASS),
+            mcz_get_le64(s + MCZ_SIG_RET_TYPE_SIG_CLASS), mcz_get_le32(s + MCZ_SIG_RET_TYPE));
+    mcs_print_prim(c->f, c->v, c->mc, mcz_get_le32(s + MCZ_SIG_RET_TYPE), mcz_get_le64(s + MCZ_SIG_RET_TYPE_CLASS));
+    fprintf(c->f, ") flg-%08" PRIX32 " na-%" PRIu32, mcz_get_le32(s + MCZ_SIG_FLAGS),
+            mcz_get_le32(s + MCZ_SIG_NUM_ARGS));
     print_inst(c, " ", "cc", "ci", s + MCZ_SIG_CLASS_INST_COUNT, s + MCZ_SIG_CLASS_INST_INDEX);
     print_inst(c, " ", "mc", "mi", s + MCZ_SIG_METH_INST_COUNT, s + MCZ_SIG_METH_INST_INDEX);
-    fprintf(c->f, " args-%016" PRIX64 " sig-", mcs_le64(s + MCZ_SIG_ARGS));
-    print_psig(c, mcs_le32(s + MCZ_SIG_PSIG_INDEX), mcs_le32(s + MCZ_SIG_CB_SIG));
+    fprintf(c->f, " args-%016" PRIX64 " sig-", mcz_get_le64(s + MCZ_SIG_ARGS));
+    print_psig(c, mcz_get_le32(s + MCZ_SIG_PSIG_INDEX), mcz_get_le32(s + MCZ_SIG_CB_SIG));
     fprintf(c->f, " msig-%016" PRIX64 " scp-%016" PRIX64 " tok-%08" PRIX32 "}",
-            mcs_le64(s + MCZ_SIG_METHOD_SIGNATURE), mcs_le64(s + MCZ_SIG_SCOPE),
-            mcs_le32(s + MCZ_SIG_TOKEN));
+            mcz_get_le64(s + MCZ_SIG_METHOD_SIGNATURE), mcz_get_le64(s + MCZ_SIG_SCOPE),
+            mcz_get_le32(s + MCZ_SIG_TOKEN));
 }
 
 /* toString(CorInfoTypeWithMod): "pinned " only for a pinned byref or class. */
@@ -116,15 +117,15 @@ static void print_method_info(const dump_ctx *c, const uint8_t *mi, bool options
     fprintf(c->f,
             "ftn-%016" PRIX64 " scp-%016" PRIX64 " ilo-%" PRIu32 " ils-%" PRIu32 " ms-%" PRIu32
             " ehc-%" PRIu32 " ",
-            mcs_le64(mi + MCZ_MI_FTN), mcs_le64(mi + MCZ_MI_SCOPE),
-            mcs_le32(mi + MCZ_MI_IL_OFFSET), mcs_le32(mi + MCZ_MI_IL_SIZE),
-            mcs_le32(mi + MCZ_MI_MAX_STACK), mcs_le32(mi + MCZ_MI_EH_COUNT));
-    uint32_t options = mcs_le32(mi + MCZ_MI_OPTIONS);
+            mcz_get_le64(mi + MCZ_MI_FTN), mcz_get_le64(mi + MCZ_MI_SCOPE),
+            mcz_get_le32(mi + MCZ_MI_IL_OFFSET), mcz_get_le32(mi + MCZ_MI_IL_SIZE),
+            mcz_get_le32(mi + MCZ_MI_MAX_STACK), mcz_get_le32(mi + MCZ_MI_EH_COUNT));
+    uint32_t options = mcz_get_le32(mi + MCZ_MI_OPTIONS);
     if (options_hex)
         fprintf(c->f, "opt-%08" PRIX32, options);
     else
         fprintf(c->f, "opt-%" PRIu32, options);
-    fprintf(c->f, " rk-%" PRIu32 " args-", mcs_le32(mi + MCZ_MI_REGION_KIND));
+    fprintf(c->f, " rk-%" PRIu32 " args-", mcz_get_le32(mi + MCZ_MI_REGION_KIND));
     print_sig(c, mi + MCZ_MI_ARGS);
     fputs(" locals-", c->f);
     print_sig(c, mi + MCZ_MI_LOCALS);
@@ -134,11 +135,11 @@ static void print_method_info(const dump_ctx *c, const uint8_t *mi, bool options
 static void print_compile_method(const dump_ctx *c, const uint8_t *k, const uint8_t *v,
                                  uint32_t value_size)
 {
-    fprintf(c->f, "CompileMethod key %" PRIu32 ", value ", mcs_le32(k));
+    fprintf(c->f, "CompileMethod key %" PRIu32 ", value ", mcz_get_le32(k));
     print_method_info(c, v, false);
-    fprintf(c->f, " flg-%08" PRIX32 " os-", mcs_le32(v + MCZ_CM_FLAGS));
+    fprintf(c->f, " flg-%08" PRIX32 " os-", mcz_get_le32(v + MCZ_CM_FLAGS));
     if (value_size >= MCZ_CM_SIZE)
-        fprintf(c->f, "%" PRIu32, mcs_le32(v + MCZ_CM_OS));
+        fprintf(c->f, "%" PRIu32, mcz_get_le32(v + MCZ_CM_OS));
     else
         fputs(MCS_UNKNOWN, c->f);
 }
@@ -152,12 +153,12 @@ static void print_get_method_info(const dump_ctx *c, const uint8_t *k, const uin
 {
     (void)value_size;
     fprintf(c->f, "GetMethodInfo key ftn-%016" PRIX64 " ctx-%016" PRIX64 ", value res-%u ",
-            mcs_le64(k), mcs_le64(k + 8), v[GMI_RESULT]);
+            mcz_get_le64(k), mcz_get_le64(k + 8), v[GMI_RESULT]);
     if (v[GMI_RESULT]) {
         print_method_info(c, v, true);
         fputc(' ', c->f);
     }
-    fprintf(c->f, "excp-%08" PRIX32, mcs_le32(v + GMI_EXCEPTION));
+    fprintf(c->f, "excp-%08" PRIX32, mcz_get_le32(v + GMI_EXCEPTION));
 }
 
 enum { JIT_FLAGS_ISA_WORDS = 2 }; /* the instruction-set words of x64's CORJIT_FLAGS */
@@ -171,17 +172,17 @@ static void print_jit_flags(const dump_ctx *c, const uint8_t *k, const uint8_t *
     uint8_t flags[8 * (1 + JIT_FLAGS_ISA_WORDS)] = {0};
     const uint8_t *raw;
     uint32_t len;
-    fprintf(c->f, "GetJitFlags key %" PRIu32 " sizeInBytes-%" PRIu32, mcs_le32(k),
-            mcs_le32(v + MCS_DD_B));
-    if (mcz_map_buffer(c->map, mcs_le32(v + MCS_DD_A), &raw, &len) != MCZ_OK) {
+    fprintf(c->f, "GetJitFlags key %" PRIu32 " sizeInBytes-%" PRIu32, mcz_get_le32(k),
+            mcz_get_le32(v + MCS_DD_B));
+    if (mcz_map_buffer(c->map, mcz_get_le32(v + MCS_DD_A), &raw, &len) != MCZ_OK) {
         fputs(" jitFlags-" MCS_UNKNOWN, c->f);
         return;
     }
     memcpy(flags, raw, len < sizeof flags ? len : sizeof flags);
-    uint64_t jit = mcs_le64(flags);
+    uint64_t jit = mcz_get_le64(flags);
     fprintf(c->f, " jitFlags-%016" PRIX64 " instructionSetFlags-", jit);
     for (int w = JIT_FLAGS_ISA_WORDS; w >= 1; w--)
-        fprintf(c->f, "%016" PRIX64, mcs_le64(flags + 8 * w));
+        fprintf(c->f, "%016" PRIX64, mcz_get_le64(flags + 8 * w));
     fputs(" (", c->f);
     for (unsigned b = 0; b < 64; b++) {
         if (!(jit >> b & 1))
@@ -197,8 +198,8 @@ static void print_get_method_sig(const dump_ctx *c, const uint8_t *k, const uint
                                  uint32_t value_size)
 {
     (void)value_size;
-    fprintf(c->f, "GetMethodSig key ftn-%016" PRIX64 " prt-%016" PRIX64 ", value-", mcs_le64(k),
-            mcs_le64(k + 8));
+    fprintf(c->f, "GetMethodSig key ftn-%016" PRIX64 " prt-%016" PRIX64 ", value-", mcz_get_le64(k),
+            mcz_get_le64(k + 8));
     print_sig(c, v);
 }
 
@@ -208,7 +209,7 @@ static void print_find_sig(const dump_ctx *c, const uint8_t *k, const uint8_t *v
 {
     (void)value_size;
     fprintf(c->f, "FindSig key module-%016" PRIX64 " sigTOK-%08" PRIX32 " context-%016" PRIX64
-            ", value-", mcs_le64(k), mcs_le32(k + 8), mcs_le64(k + 12));
+            ", value-", mcz_get_le64(k), mcz_get_le32(k + 8), mcz_get_le64(k + 12));
     print_sig(c, v);
 }
 
@@ -217,20 +218,20 @@ static void print_get_arg_type(const dump_ctx *c, const uint8_t *k, const uint8_
                                uint32_t value_size)
 {
     (void)value_size;
-    fprintf(c->f, "GetArgType key flg-%08" PRIX32 " na-%" PRIu32 " ", mcs_le32(k + MCZ_AT_KEY_FLAGS),
-            mcs_le32(k + MCZ_AT_KEY_NUM_ARGS));
+    fprintf(c->f, "GetArgType key flg-%08" PRIX32 " na-%" PRIu32 " ", mcz_get_le32(k + MCZ_AT_KEY_FLAGS),
+            mcz_get_le32(k + MCZ_AT_KEY_NUM_ARGS));
     print_inst(c, "", "cc", "ci", k + MCZ_AT_KEY_CLASS_INST_COUNT, k + MCZ_AT_KEY_CLASS_INST_INDEX);
     fputc(' ', c->f);
     print_inst(c, "", "mc", "mi", k + MCZ_AT_KEY_METH_INST_COUNT, k + MCZ_AT_KEY_METH_INST_INDEX);
     fprintf(c->f, " msig-%016" PRIX64 " scp-%016" PRIX64 " arg-%016" PRIX64,
-            mcs_le64(k + MCZ_AT_KEY_METHOD_SIGNATURE), mcs_le64(k + MCZ_AT_KEY_SCOPE),
-            mcs_le64(k + MCZ_AT_KEY_ARGS));
-    uint32_t result = mcs_le32(v + MCZ_AT_VALUE_RESULT);
-    uint64_t cls = mcs_le64(v + MCZ_AT_VALUE_VC_TYPE_RET);
+            mcz_get_le64(k + MCZ_AT_KEY_METHOD_SIGNATURE), mcz_get_le64(k + MCZ_AT_KEY_SCOPE),
+            mcz_get_le64(k + MCZ_AT_KEY_ARGS));
+    uint32_t result = mcz_get_le32(v + MCZ_AT_VALUE_RESULT);
+    uint64_t cls = mcz_get_le64(v + MCZ_AT_VALUE_VC_TYPE_RET);
     fprintf(c->f, ", value result(cit)-%" PRIu32 "(", result);
     print_type_with_mod(c, result, cls);
     fprintf(c->f, ") vcType-%016" PRIX64 " excp-%08" PRIX32, cls,
-            mcs_le32(v + MCZ_AT_VALUE_EXCEPTION));
+            mcz_get_le32(v + MCZ_AT_VALUE_EXCEPTION));
 }
 
 /* dmpGetArgClass. */
@@ -244,9 +245,9 @@ static void print_get_arg_class(const dump_ctx *c, const uint8_t *k, const uint8
     print_inst(c, "", "mc", "mi", k + MCZ_AC_KEY_METH_INST_COUNT, k + MCZ_AC_KEY_METH_INST_INDEX);
     fprintf(c->f, " msig-%016" PRIX64 " scp-%016" PRIX64 " args-%016" PRIX64
             ", value %016" PRIX64 " excp-%08" PRIX32,
-            mcs_le64(k + MCZ_AC_KEY_METHOD_SIGNATURE), mcs_le64(k + MCZ_AC_KEY_SCOPE),
-            mcs_le64(k + MCZ_AC_KEY_ARGS), mcs_le64(v + MCZ_AC_VALUE_CLASS),
-            mcs_le32(v + MCZ_AC_VALUE_EXCEPTION));
+            mcz_get_le64(k + MCZ_AC_KEY_METHOD_SIGNATURE), mcz_get_le64(k + MCZ_AC_KEY_SCOPE),
+            mcz_get_le64(k + MCZ_AC_KEY_ARGS), mcz_get_le64(v + MCZ_AC_VALUE_CLASS),
+            mcz_get_le32(v + MCZ_AC_VALUE_EXCEPTION));
 }
 
 /* dmpPrint, shared by PrintMethodName, PrintClassName, PrintFieldName and
@@ -256,8 +257,8 @@ static void print_print_result(const dump_ctx *c, const uint8_t *k, const uint8_
 {
     (void)value_size;
     fprintf(c->f, "%s key hnd-%016" PRIX64 ", stringBufferSize-%" PRIu32
-            ", requiredBufferSize-%" PRIu32, c->name, mcs_le64(k), mcs_le32(v + MCZ_PR_BUFFER_SIZE),
-            mcs_le32(v + MCZ_PR_REQUIRED_SIZE));
+            ", requiredBufferSize-%" PRIu32, c->name, mcz_get_le64(k), mcz_get_le32(v + MCZ_PR_BUFFER_SIZE),
+            mcz_get_le32(v + MCZ_PR_REQUIRED_SIZE));
 }
 
 typedef void (*item_printer)(const dump_ctx *c, const uint8_t *key, const uint8_t *value,
@@ -297,10 +298,10 @@ static uint32_t scalar_size(scalar s)
 static void print_scalar(FILE *f, scalar s, const uint8_t *p)
 {
     switch (s) {
-    case U32_DEC: fprintf(f, "%" PRIu32, mcs_le32(p)); break;
-    case U32_SIGNED: fprintf(f, "%" PRId32, (int32_t)mcs_le32(p)); break;
-    case U32_HEX: fprintf(f, "%08" PRIX32, mcs_le32(p)); break;
-    case U64_HEX: fprintf(f, "%016" PRIX64, mcs_le64(p)); break;
+    case U32_DEC: fprintf(f, "%" PRIu32, mcz_get_le32(p)); break;
+    case U32_SIGNED: fprintf(f, "%" PRId32, (int32_t)mcz_get_le32(p)); break;
+    case U32_HEX: fprintf(f, "%08" PRIX32, mcz_get_le32(p)); break;
+    case U64_HEX: fprintf(f, "%016" PRIX64, mcz_get_le64(p)); break;
     }
 }
 

@@ -1,4 +1,5 @@
-/* mcs_util.c - messages, arguments, progress and stdout for every verb (mcs_io.c: files). */
+/* mcs_util.c - arguments (numbers, ranges, compression options) and stdout for every verb
+ * (mcs_message.c: messages; mcs_io.c: files). */
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
@@ -6,117 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "mcs_util.h"
 
 /* ============================================================================================ */
-/* Messages                                                                                     */
-/* ============================================================================================ */
-
-bool mcs_set_verbosity(const char *chars)
-{
-    bool errors = false, warnings = false, info = false;
-    for (const char *c = chars; *c; c++) {
-        switch (*c) {
-        case 'e': case 'E': errors = true; break;
-        case 'w': case 'W': warnings = true; break;
-        case 'n': case 'N': case 'v': case 'V': info = true; break;
-        case 'a': case 'A': errors = warnings = info = true; break;
-        case 'q': case 'Q': case 'm': case 'M': case 'i': case 'I': case 'd': case 'D': break;
-        default: return false;
-        }
-    }
-    tool_set_levels(errors, warnings, info);
-    return true;
-}
-
-/* Inputs that are no regular file (a stream, a URL) with their lengths, newest last. */
-static struct {
-    char *name;
-    uint64_t size;
-} noted[MCS_NOTED_INPUTS];
-static size_t noted_count;
-
-void mcs_note_input(const char *name, uint64_t size)
-{
-    if (mcs_file_size(name) != 0)
-        return; /* a regular file: its length is asked of the file */
-    char *copy = strdup(name);
-    if (!copy)
-        return; /* its offsets are left out of messages, as an unknown input's */
-    if (noted_count == MCS_NOTED_INPUTS) {
-        free(noted[0].name);
-        memmove(noted, noted + 1, sizeof noted - sizeof noted[0]);
-        noted_count--;
-    }
-    noted[noted_count].name = copy;
-    noted[noted_count++].size = size;
-}
-
-/* file's length: a regular file's, else the one noted for that name last (0: unknown). */
-static uint64_t input_size(const char *file)
-{
-    uint64_t size = mcs_file_size(file);
-    for (size_t i = noted_count; size == 0 && i > 0; i--)
-        if (strcmp(noted[i - 1].name, file) == 0)
-            size = noted[i - 1].size;
-    return size;
-}
-
-const char *mcs_diag_text(const char *file, const mcz_diag *d, char *buf, size_t cap)
-{
-    /* A location is one in the file: an offset taken from damaged bytes is not. */
-    int64_t offset = d->offset >= 0 && (uint64_t)d->offset < input_size(file) ? d->offset : -1;
-    tool_where at = {file, -1, d->context, offset};
-    return tool_where_text(&at, d, buf, cap);
-}
-
-void mcs_error_diag(const char *file, const mcz_diag *d)
-{
-    char text[MCS_DIAG_TEXT_SIZE];
-    tool_error("%s", mcs_diag_text(file, d, text, sizeof text));
-}
-
-/* ============================================================================================ */
 /* Arguments                                                                                    */
 /* ============================================================================================ */
-
-void mcs_print_usage(FILE *f, const mcs_usage *u)
-{
-    fprintf(f, "usage: mcs %s\n  %s\n", u->synopsis, u->summary);
-    if (u->details)
-        fprintf(f, "\n%s", u->details);
-    fprintf(f, "\nOptions of every verb (one dash or two, the value after '=' or next):\n"
-               MCS_COMMON_HELP);
-}
-
-/* Length of the verb at the start of a synopsis ("-copy RANGE IN OUT" -> 5). */
-static int verb_length(const mcs_usage *u)
-{
-    return (int)strcspn(u->synopsis, " \n");
-}
-
-int mcs_usage_error(const mcs_usage *u, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fputs("mcs: ", stderr);
-    if (u)
-        fprintf(stderr, "%.*s: ", verb_length(u), u->synopsis);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    if (!u) {
-        fputs("\nTry 'mcs --help'.\n", stderr);
-        return MCS_EXIT_USAGE;
-    }
-    /* One line of usage: a synopsis that goes on is cut after its first line. */
-    int first = (int)strcspn(u->synopsis, "\n");
-    fprintf(stderr, "\nusage: mcs %.*s%s\nTry 'mcs %.*s --help'.\n", first, u->synopsis,
-            u->synopsis[first] ? " ..." : "", verb_length(u), u->synopsis);
-    return MCS_EXIT_USAGE;
-}
 
 int mcs_parse_number(const mcs_usage *u, const char *name, const char *text, bool allow_suffix,
                      uint64_t min, uint64_t max, uint64_t *out)
@@ -237,8 +133,11 @@ int mcs_compress_parse(const mcs_usage *u, const mcs_compress_args *a, const cha
     if (a->chunk_size && mcs_parse_number(u, "--chunk-size", a->chunk_size, true, 1,
                                           MCS_CHUNK_SIZE_MAX, &chunk_size) != 0)
         return -1;
-    bool given = a->level || a->chunk_size || a->codec || a->preset || a->no_dict ||
-                 a->no_hashes || a->layout || a->jit_ee_guid || a->target_os || a->target_arch;
+#define GIVEN(a_, type, name, field, help) (a_)->field
+#define OR() ||
+    bool given = MCS_COMPRESS_LIST(GIVEN, OR, a);
+#undef GIVEN
+#undef OR
     if (given && out && !mcs_has_extension(out, ".mcz")) {
         mcs_usage_error(u, "--preset, --codec, --layout, --level, --chunk-size, --no-dict, "
                            "--no-hashes, --jit-ee-guid and --target-* need an archive output (a "

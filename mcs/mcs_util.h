@@ -1,7 +1,8 @@
 /*
- * mcs_util.h - what every mcs verb needs: messages in one shape, argument parsing, a progress
- * line for long work and the stdout check (mcs_util.c); opening inputs (.mch or .mcz through
- * mcz_source) and creating outputs that appear atomically (mcs_io.c). Uses mcz.h only.
+ * mcs_util.h - what every mcs verb needs: messages in one shape (mcs_message.c), option parsing
+ * (mcs_options.c), numbers, ranges, compression options and the stdout check (mcs_util.c);
+ * opening inputs (.mch or .mcz through mcz_source) and creating outputs that appear atomically
+ * (mcs_io.c); the run's state (mcs_run.h). Uses the public headers only.
  */
 #ifndef MCS_UTIL_H
 #define MCS_UTIL_H
@@ -10,6 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "mcs_run.h"
 #include "tool.h"
 
 #if defined(__GNUC__)
@@ -28,13 +30,7 @@ typedef struct mcs_usage {
     const char *details; /* NULL or text ending in a newline */
 } mcs_usage;
 
-/* ---- Switches (mcs.c) ---- */
-
-/* The canonical name of a switch ("-D" -> "dump") resolved by prefix in SuperPMI's order, or
- * NULL when arg is not a known switch. arg includes its leading '-'. */
-const char *mcs_switch_resolve(const char *arg);
-
-/* ---- Messages ---- */
+/* ---- Messages (mcs_message.c: at the bottom, calls nothing of mcs above it) ---- */
 
 /* Applies a SuperPMI verbosity string (e w n v d a q ...); false when it holds an unknown
  * letter. Without it everything but debug is shown. */
@@ -50,7 +46,6 @@ void mcs_error_diag(const char *file, const mcz_diag *d);
 /* The length of the input messages name `name` (read whole: a stream's is what was read), for
  * mcs_diag_text to tell offsets in it from offsets taken from damaged bytes (a regular file's
  * is taken from the file). The last MCS_NOTED_INPUTS names are kept (copied). */
-#define MCS_NOTED_INPUTS 8
 void mcs_note_input(const char *name, uint64_t size);
 
 /* ---- Arguments ---- */
@@ -74,7 +69,8 @@ typedef struct mcs_option {
  * --jit-ee, --force), applied as they are met; everything else positional into pos. Returns the
  * number of positionals, or -1 after printing a usage error (an unknown option is answered with
  * the nearest known one) when an option is unknown or the count is not within
- * [min_pos, max_pos].
+ * [min_pos, max_pos]. A single-dash abbreviation is resolved against the switch table the run
+ * holds (mcs_run.h).
  */
 int mcs_parse_args(int argc, char **argv, const mcs_usage *u, const mcs_option *opts,
                    const char **pos, int min_pos, int max_pos);
@@ -82,8 +78,6 @@ int mcs_parse_args(int argc, char **argv, const mcs_usage *u, const mcs_option *
 /* Applies an option every verb takes, by its table name ("verbosity"), as mcs.c does for those
  * given before the verb. Returns 0, or -1 after a usage error (u may be NULL there). */
 int mcs_apply_global(const mcs_usage *u, const char *canonical, const char *value);
-/* True once --force (-f after a verb) was given: binary output may go to a terminal. */
-bool mcs_output_forced(void);
 
 /* The nearest of the names offered to a mistyped one (the name of "--chunkz=3" is "chunkz"),
  * when it is near enough to be meant: a few letters apart, or the beginning of a longer name. */
@@ -102,18 +96,10 @@ void mcs_option_display(const char *name, char *buf, size_t cap);
  * before any verb, mcs --help); returns MCS_EXIT_USAGE. */
 int mcs_usage_error(const mcs_usage *u, const char *fmt, ...) MCS_PRINTF(2, 3);
 
-/* The options every verb takes, for the help. */
-#define MCS_COMMON_HELP                                                                    \
-    "  -verbosity CHARS    messages to show: e errors, w warnings, n info, a all,\n"       \
-    "                      q quiet (default: all)\n"                                       \
-    "  --jit-ee VERSION|GUID  read every input as that JIT-EE version instead of the\n"    \
-    "                      one it records or its packets show (mcs -printJITEEVersion\n"  \
-    "                      --list lists them)\n"                                           \
-    "  --force, -f         write binary output (an MCH file, an archive) to standard\n"   \
-    "                      output even when it is a terminal; write an archive under an\n" \
-    "                      .mch name (for superpmi.py and mcz-superpmi)\n"
+/* The help of the options every verb takes, from their table (mcs_options.c), on f. */
+void mcs_print_common_help(FILE *f);
 
-/* Prints a verb's full help on f. */
+/* Prints a verb's full help on f: its usage, then the options every verb takes. */
 void mcs_print_usage(FILE *f, const mcs_usage *u);
 
 /*
@@ -140,34 +126,48 @@ typedef struct mcs_compress_args {
 #define MCS_XZ_LEVEL_MAX 9
 #define MCS_CHUNK_SIZE_MAX (1u << 30) /* the writer's limit */
 
-#define MCS_COMPRESS_OPTIONS(a)                                                        \
-    {"--level", &(a)->level, NULL}, {"--chunk-size", &(a)->chunk_size, NULL},          \
-        {"--codec", &(a)->codec, NULL}, {"--preset", &(a)->preset, NULL},               \
-        {"--layout", &(a)->layout, NULL},                                              \
-        {"--no-dict", NULL, &(a)->no_dict},                                            \
-        {"--no-hashes", NULL, &(a)->no_hashes},                                        \
-        {"--jit-ee-guid", &(a)->jit_ee_guid, NULL},                                    \
-        {"--target-os", &(a)->target_os, NULL}, {"--target-arch", &(a)->target_arch, NULL}
+/* The compression options, one entry each: X(A, TYPE, NAME, FIELD, HELP), TYPE VALUE (a string
+ * into A's field) or FLAG (a bool), HELP its lines in the help as printed (the next entry's
+ * empty when one line tells both); S() between entries. In the help's order. */
+#define MCS_COMPRESS_LIST(X, S, A)                                                               \
+    X(A, VALUE, "--preset", preset,                                                           \
+      "  --preset NAME       fast, default or cold (README.md \"Presets\"): the codec, level,\n" \
+      "                      chunk size and hashes chosen from the bench figures; options\n"  \
+      "                      given beside it win\n")                                          \
+    S() X(A, VALUE, "--codec", codec,                                                             \
+      "  --codec zstd|xz     chunk codec: zstd (default; fast to read) or xz (cold storage:\n" \
+      "                      smaller, slower; no dictionary)\n")                             \
+    S() X(A, VALUE, "--level", level,                                                             \
+      "  --level N           zstd level (1-22), or xz level (1-9, default 9)\n")             \
+    S() X(A, VALUE, "--chunk-size", chunk_size,                                                   \
+      "  --chunk-size SIZE   uncompressed bytes per chunk, e.g. 1M (K, M or G: powers of 1024)\n") \
+    S() X(A, FLAG, "--no-dict", no_dict,                                                          \
+      "  --no-dict           compress without a dictionary\n")                               \
+    S() X(A, VALUE, "--layout", layout,                                                           \
+      "  --layout L          packets (default: each packet id's keys, values and pools\n"   \
+      "                      grouped before compression, ~9% smaller) or plain (the contexts'\n" \
+      "                      bytes as they are: chunks the zstd tool alone turns into an MCH)\n") \
+    S() X(A, FLAG, "--no-hashes", no_hashes,                                                      \
+      "  --no-hashes         store no identity hashes or dedup keys in the index: the smallest\n" \
+      "                      archive (32 bytes less per context); -toc, -removeDup and -merge\n" \
+      "                      -dedup then decode the chunks to compute them\n")              \
+    S() X(A, VALUE, "--jit-ee-guid", jit_ee_guid,                                                 \
+      "  --jit-ee-guid GUID  record the JIT-EE version GUID the collection is for (its\n"    \
+      "                      runtime's JITEEVersionIdentifier; -printJITEEVersion prints\n"  \
+      "                      it); default: the one the archive inputs record\n")            \
+    S() X(A, VALUE, "--target-os", target_os,                                                     \
+      "  --target-os OS, --target-arch ARCH  record the target (e.g. linux, x64) likewise\n") \
+    S() X(A, VALUE, "--target-arch", target_arch, "")
 
-#define MCS_COMPRESS_HELP                                                                  \
-    "  --preset NAME       fast, default or cold (README.md \"Presets\"): the codec, level,\n" \
-    "                      chunk size and hashes chosen from the bench figures; options\n"  \
-    "                      given beside it win\n"                                          \
-    "  --codec zstd|xz     chunk codec: zstd (default; fast to read) or xz (cold storage:\n" \
-    "                      smaller, slower; no dictionary)\n"                             \
-    "  --level N           zstd level (1-22), or xz level (1-9, default 9)\n"             \
-    "  --chunk-size SIZE   uncompressed bytes per chunk, e.g. 1M (K, M or G: powers of 1024)\n" \
-    "  --no-dict           compress without a dictionary\n"                               \
-    "  --layout L          packets (default: each packet id's keys, values and pools\n"   \
-    "                      grouped before compression, ~9% smaller) or plain (the contexts'\n" \
-    "                      bytes as they are: chunks the zstd tool alone turns into an MCH)\n" \
-    "  --no-hashes         store no identity hashes or dedup keys in the index: the smallest\n" \
-    "                      archive (32 bytes less per context); -toc, -removeDup and -merge\n" \
-    "                      -dedup then decode the chunks to compute them\n"              \
-    "  --jit-ee-guid GUID  record the JIT-EE version GUID the collection is for (its\n"    \
-    "                      runtime's JITEEVersionIdentifier; -printJITEEVersion prints\n"  \
-    "                      it); default: the one the archive inputs record\n"            \
-    "  --target-os OS, --target-arch ARCH  record the target (e.g. linux, x64) likewise\n"
+/* The list as entries of a verb's option table (a: its mcs_compress_args), and as its help. */
+#define MCS_COMPRESS_VALUE(name, target) {name, target, NULL}
+#define MCS_COMPRESS_FLAG(name, target) {name, NULL, target}
+#define MCS_COMPRESS_ENTRY(a, type, name, field, help) MCS_COMPRESS_##type(name, &(a)->field)
+#define MCS_COMPRESS_HELP_LINE(a, type, name, field, help) help
+#define MCS_COMPRESS_COMMA() ,
+#define MCS_COMPRESS_NOTHING()
+#define MCS_COMPRESS_OPTIONS(a) MCS_COMPRESS_LIST(MCS_COMPRESS_ENTRY, MCS_COMPRESS_COMMA, a)
+#define MCS_COMPRESS_HELP MCS_COMPRESS_LIST(MCS_COMPRESS_HELP_LINE, MCS_COMPRESS_NOTHING, -)
 
 /* What an archive OUT of a copying verb is, for its help. */
 #define MCS_COMPRESS_INHERIT_HELP                                                          \
@@ -203,10 +203,6 @@ typedef struct mcs_input {
     mcz_input *held;           /* the bytes, when mcs_input_open opened them (mcs_input_rewind) */
 } mcs_input;
 
-/* --jit-ee VERSION|GUID (taken from any verb's arguments by mcs.c): the version every input is
- * then read as, instead of the one it records or its packets show. NULL: none given. */
-void mcs_force_jit_ee(const mcz_jit_ee *v);
-const mcz_jit_ee *mcs_forced_jit_ee(void);
 /* The version in's packets are read as: --jit-ee's, else the one its archive records, else
  * the one its first contexts (at most MCZ_JIT_EE_DETECT_CONTEXTS of them, or
  * MCZ_JIT_EE_DETECT_BYTES) fit, else (warned when the input is opened) the newest. */
@@ -288,9 +284,8 @@ int mcs_output_check(const char *path);
 /* mcs_output_check, and standard output on a terminal refused unless --force was given: for
  * the outputs that are collections (binary). */
 int mcs_output_check_binary(const char *path);
-/* True once an output to standard output stopped because its reader was gone (| head): that
- * was said nowhere, and mcs exits 0, as for text output. */
-bool mcs_stdout_reader_gone(void);
+/* (mcs_stdout_reader_gone, mcs_run.h: true once an output to standard output stopped because
+ * its reader was gone (| head): that was said nowhere, and mcs exits 0, as for text output.) */
 /* Reports d about output file_name (as given; display: its name in messages), quietly when it
  * is standard output and its reader is gone (see mcs_stdout_reader_gone). */
 void mcs_output_error(const char *file_name, const char *display, mcz_diag *d);

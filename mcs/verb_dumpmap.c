@@ -31,10 +31,10 @@ static void print_instantiation(FILE *f, const mcz_mc *mc, uint64_t ftn)
         fputs(MCS_UNKNOWN, f);
         return;
     }
-    mcs_print_inst(f, mc, mcs_le32(sig + MCZ_SIG_CLASS_INST_COUNT),
-                   mcs_le32(sig + MCZ_SIG_CLASS_INST_INDEX));
-    mcs_print_inst(f, mc, mcs_le32(sig + MCZ_SIG_METH_INST_COUNT),
-                   mcs_le32(sig + MCZ_SIG_METH_INST_INDEX));
+    mcs_print_inst(f, mc, mcz_get_le32(sig + MCZ_SIG_CLASS_INST_COUNT),
+                   mcz_get_le32(sig + MCZ_SIG_CLASS_INST_INDEX));
+    mcs_print_inst(f, mc, mcz_get_le32(sig + MCZ_SIG_METH_INST_COUNT),
+                   mcz_get_le32(sig + MCZ_SIG_METH_INST_INDEX));
 }
 
 /* "<attr><ret> <method><inst>(<args>)" into a string (malloc'ed), or NULL. */
@@ -48,10 +48,10 @@ static char *full_signature(const mcz_jit_ee *v, const mcz_mc *mc, const mcs_met
         return NULL;
     if (method) {
         const uint8_t *args = method->info + MCZ_MI_ARGS;
-        uint64_t ftn = mcs_le64(method->info + MCZ_MI_FTN);
+        uint64_t ftn = mcz_get_le64(method->info + MCZ_MI_FTN);
         mcs_print_attributes(f, mc, ftn);
-        mcs_print_prim(f, v, mc, mcs_le32(args + MCZ_SIG_RET_TYPE),
-                       mcs_le64(args + MCZ_SIG_RET_TYPE_CLASS));
+        mcs_print_prim(f, v, mc, mcz_get_le32(args + MCZ_SIG_RET_TYPE),
+                       mcz_get_le64(args + MCZ_SIG_RET_TYPE_CLASS));
         fprintf(f, " %s", name);
         print_instantiation(f, mc, ftn);
         fputc('(', f);
@@ -72,7 +72,7 @@ static int dumpmap_row(const mcz_jit_ee *v, const mcz_mc *mc)
 {
     mcs_method method;
     bool have_method = mcs_method_load(mc, &method, NULL) == 1;
-    uint64_t ftn = have_method ? mcs_le64(method.info + MCZ_MI_FTN) : 0;
+    uint64_t ftn = have_method ? mcz_get_le64(method.info + MCZ_MI_FTN) : 0;
     char cls[MCS_NAME_SIZE] = MCS_UNKNOWN, name[MCS_NAME_SIZE] = MCS_UNKNOWN;
     if (have_method) {
         mcs_method_class_name(mc, ftn, cls);
@@ -94,7 +94,7 @@ static int dumpmap_row(const mcz_jit_ee *v, const mcz_mc *mc)
         mcs_jit_flags_text(flags, text, sizeof text);
     printf(", %s, ", text);
     if (have_method && method.has_os)
-        printf("%d\n", (int)mcs_le32(method.info + MCZ_CM_OS));
+        printf("%d\n", (int)mcz_get_le32(method.info + MCZ_CM_OS));
     else
         printf("%s\n", MCS_UNKNOWN);
     return 0;

@@ -20,19 +20,18 @@ static void print_entry(const mcz_toc_entry *e)
     putchar('\n');
 }
 
-/* A .mct file. Returns 0, or -1 after printing the error. */
-static int dump_mct(const char *path)
+/* A .mct file, opened as input. Returns 0, or -1 after printing the error. */
+static int dump_mct(const char *path, mcz_input *input)
 {
     mcz_diag d;
     mcz_diag_clear(&d);
-    mcz_file f;
     mcz_toc_entry *entries = NULL;
     uint32_t count = 0;
-    int rc = mcz_file_map(path, &f, &d);
-    if (rc == MCZ_OK) {
-        rc = mcz_toc_parse(f.data, f.size, false, &entries, &count, &d);
-        mcz_file_unmap(&f);
-    }
+    const uint8_t *bytes = NULL;
+    uint64_t size = mcz_input_size(input);
+    int rc = mcz_input_view(input, 0, size, &bytes, &d);
+    if (rc == MCZ_OK)
+        rc = mcz_toc_parse(bytes, (size_t)size, false, &entries, &count, &d);
     if (rc != MCZ_OK) {
         mcs_error_diag(path, &d);
         return -1;
@@ -55,15 +54,12 @@ static int dump_index(const mcs_input *in)
     return 0;
 }
 
-/* True when path begins as an MCH file does, with a context's 'mc'. */
-static bool starts_as_mch(const char *path)
+/* True when the input begins as an MCH file does, with a context's 'mc'. */
+static bool starts_as_mch(mcz_input *input)
 {
-    FILE *f = fopen(path, "rb");
-    char head[2] = {0, 0};
-    bool mch = f && fread(head, 1, 2, f) == 2 && head[0] == 'm' && head[1] == 'c';
-    if (f)
-        fclose(f);
-    return mch;
+    const uint8_t *head;
+    return mcz_input_size(input) >= 2 && mcz_input_view(input, 0, 2, &head, NULL) == MCZ_OK &&
+           head[0] == 'm' && head[1] == 'c';
 }
 
 /* An MCH file given for its table: the way forward, its .mct when there is one, else the
@@ -85,21 +81,25 @@ int cmd_dumptoc(int argc, char **argv)
     const char *pos[1];
     if (mcs_parse_args(argc, argv, &usage_dumptoc, NULL, pos, 1, 1) < 0)
         return MCS_EXIT_USAGE;
-    /* An archive is told by its first bytes (mcz_source_open) or its .mcz name; anything
-     * else is read as .mct, which also reports a missing file. */
+    /* An archive is told by its first bytes (mcz_source_open_input) or its .mcz name; anything
+     * else is read as .mct. The input is opened once, so a stream is read once. */
     if (mcs_input_refuse_empty(pos[0]) != 0)
         return MCS_EXIT_FAIL;
-    mcz_source *probe = mcz_source_open(pos[0], NULL);
+    mcz_input *input = mcz_input_open(pos[0], NULL);
+    mcz_source *probe = input ? mcz_source_open_input(input, NULL) : NULL;
     bool archive = (probe && mcz_source_archive(probe)) || mcs_has_extension(pos[0], ".mcz");
     mcz_source_close(probe);
-    if (!archive && starts_as_mch(pos[0]))
-        return refuse_mch(pos[0]);
-    if (!archive)
-        return dump_mct(pos[0]) == 0 ? MCS_EXIT_OK : MCS_EXIT_FAIL;
+    int rc = MCS_EXIT_FAIL;
     mcs_input in;
-    if (mcs_input_open(&in, pos[0]) != 0)
-        return MCS_EXIT_FAIL;
-    int rc = in.archive ? dump_index(&in) : dump_mct(pos[0]);
-    mcs_input_close(&in);
-    return rc == 0 ? MCS_EXIT_OK : MCS_EXIT_FAIL;
+    if (input && !archive && starts_as_mch(input)) {
+        rc = refuse_mch(pos[0]);
+    } else if (input && !archive) {
+        rc = dump_mct(pos[0], input) == 0 ? MCS_EXIT_OK : MCS_EXIT_FAIL;
+    } else if (mcs_input_open_input(&in, pos[0], input) == 0) { /* reports a missing file */
+        int done = in.archive ? dump_index(&in) : dump_mct(pos[0], input);
+        mcs_input_close(&in);
+        rc = done == 0 ? MCS_EXIT_OK : MCS_EXIT_FAIL;
+    }
+    mcz_input_close(input);
+    return rc;
 }

@@ -174,7 +174,7 @@ static void print_bytes_reversed(FILE *f, const uint8_t *p, unsigned n)
  * negative one has no targets. Returns the operand's size, or 0 when cut off. */
 static uint64_t print_switch(FILE *f, const uint8_t *p, uint64_t left)
 {
-    int32_t count = (int32_t)mcs_le32(p);
+    int32_t count = (int32_t)mcz_get_le32(p);
     uint64_t targets = count > 0 ? (uint64_t)count : 0;
     fputs(" (", f);
     print_bytes_reversed(f, p, 4);
@@ -209,7 +209,7 @@ static uint64_t print_operand(FILE *f, operand kind, const uint8_t *p, uint64_t 
     case OP_TOKEN: fputs(" <", f); print_bytes_reversed(f, p, 4); fputc('>', f); break;
     case OP_BR8: fprintf(f, " IL_%04" PRIx32, (uint32_t)(next + 1 + p[0])); break;
     case OP_BR32:
-        fprintf(f, " IL_%04" PRIx32, (uint32_t)((int64_t)next + 4 + (int32_t)mcs_le32(p)));
+        fprintf(f, " IL_%04" PRIx32, (uint32_t)((int64_t)next + 4 + (int32_t)mcz_get_le32(p)));
         break;
     case OP_SWITCH: return print_switch(f, p, left);
     }
@@ -257,19 +257,19 @@ static void print_il(FILE *f, const mcz_mc *mc, const uint8_t *il, uint32_t size
 
 static void print_method(FILE *f, const mcz_jit_ee *v, const mcz_mc *mc, const mcs_method *m)
 {
-    uint64_t ftn = mcs_le64(m->info + MCZ_MI_FTN);
+    uint64_t ftn = mcz_get_le64(m->info + MCZ_MI_FTN);
     const uint8_t *args = m->info + MCZ_MI_ARGS;
     char cls[MCS_NAME_SIZE], name[MCS_NAME_SIZE];
     mcs_method_class_name(mc, ftn, cls);
     mcs_print_name(mc, MCZ_PACKET_PRINT_METHOD_NAME, ftn, name);
     fprintf(f, ".class %s\n{\n   .method ", cls);
     mcs_print_attributes(f, mc, ftn);
-    mcs_print_prim(f, v, mc, mcs_le32(args + MCZ_SIG_RET_TYPE),
-                   mcs_le64(args + MCZ_SIG_RET_TYPE_CLASS));
+    mcs_print_prim(f, v, mc, mcz_get_le32(args + MCZ_SIG_RET_TYPE),
+                   mcz_get_le64(args + MCZ_SIG_RET_TYPE_CLASS));
     fprintf(f, " %s(", name);
     mcs_print_sig_args(f, v, mc, args);
-    fprintf(f, ")\n   {\n      .maxstack  %" PRIu32 "\n", mcs_le32(m->info + MCZ_MI_MAX_STACK));
-    bool init = mcs_le32(m->info + MCZ_MI_OPTIONS) & OPTION_INIT_LOCALS;
+    fprintf(f, ")\n   {\n      .maxstack  %" PRIu32 "\n", mcz_get_le32(m->info + MCZ_MI_MAX_STACK));
+    bool init = mcz_get_le32(m->info + MCZ_MI_OPTIONS) & OPTION_INIT_LOCALS;
     fprintf(f, "      .locals %s(", init ? "init " : "");
     mcs_print_sig_args(f, v, mc, m->info + MCZ_MI_LOCALS);
     fputs(")\n", f);

@@ -1,7 +1,6 @@
 /* verb_info.c - mcs -info: what a collection holds and how it is stored. */
 #include <inttypes.h>
 #include <string.h>
-#include <strings.h>
 
 #include "mcs_chunks.h"
 #include "mcs_verbs.h"
@@ -125,34 +124,6 @@ static void print_chunks(const mcz_reader *r)
     }
 }
 
-/* The .mct of an MCH URL: the first of SuperPMI's names for it (X.mch.mct, then X.mct), as the
- * library's source looks for it, that the server has. */
-static bool url_toc_find(const char *url, char *buf, size_t cap)
-{
-    size_t len = strlen(url);
-    if (len + sizeof ".mct" > cap)
-        return false;
-    snprintf(buf, cap, "%s.mct", url);
-    for (int tries = 0; tries < 2; tries++) {
-        mcz_input *toc = mcz_input_open(buf, NULL);
-        mcz_input_close(toc);
-        if (toc)
-            return true;
-        if (len < 4 || strcasecmp(url + len - 4, ".mch") != 0)
-            break;
-        snprintf(buf, cap, "%.*s.mct", (int)(len - 4), url); /* X.mch -> X.mct */
-    }
-    buf[0] = '\0';
-    return false;
-}
-
-/* The .mct a context by number would be found through: beside a file, or on the URL's server. */
-static bool toc_find(const char *path, char *buf, size_t cap)
-{
-    return mcz_path_is_url(path) ? url_toc_find(path, buf, cap)
-                                 : mcz_toc_find(path, buf, cap) == 1;
-}
-
 static int print_mch(mcs_input *in)
 {
     uint64_t count = 0;
@@ -169,8 +140,8 @@ static int print_mch(mcs_input *in)
     printf("file:          %s\nformat:        mch\n", in->path);
     print_numbers(count, first, last);
     printf("size:          %" PRIu64 " bytes\n", in->read_bytes);
-    char toc[4096];
-    if (toc_find(in->path, toc, sizeof toc))
+    const char *toc = mcz_source_toc(in->source); /* beside a file, or on the URL's server */
+    if (toc)
         printf("toc:           %s\n", toc);
     return 0;
 }

@@ -192,14 +192,18 @@ int cmd_toc(int argc, char **argv)
     toc_builder b = {0};
     mcs_input in;
     int rc = -1;
+    /* Opened quietly first to learn what it is; an input that does not open is opened again
+     * by mcs_input_open_input, which reports why. */
+    mcz_input *input = NULL;
     if (mcs_input_refuse_empty(pos[0]) != 0) {
         /* said */
-    } else if (tool_input_is_stream(pos[0])) {
+    } else if (mcz_input_stream(input = mcz_input_open(pos[0], NULL))) {
         tool_error("%s: -toc writes its table beside the file: it needs a file, not a stream",
                   tool_display_name(pos[0], false));
     } else if (mcs_output_check(toc_path) == 0) {
-        rc = mcs_input_open(&in, pos[0]);
+        rc = mcs_input_open_input(&in, pos[0], input);
     }
+    mcz_input_close(input);
     if (rc == 0) {
         rc = in.archive ? toc_from_index(&in, &b) : toc_from_mch(&in, &b);
         mcs_input_close(&in);

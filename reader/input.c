@@ -30,6 +30,11 @@ bool mcz_input_remote(const mcz_input *in)
     return in && mcz_src_remote(in);
 }
 
+bool mcz_input_stream(const mcz_input *in)
+{
+    return in && mcz_src_stream(in);
+}
+
 void mcz_input_drop_behind(const mcz_input *in, uint64_t *dropped, uint64_t pos)
 {
     if (in && dropped)

@@ -472,6 +472,15 @@ static int mch_get(mcz_source *s, uint32_t number, mcz_mc *out, mcz_diag *diag)
                         "the file holds no context %u", number);
 }
 
+const char *mcz_source_toc(mcz_source *s)
+{
+    if (!s || s->reader)
+        return NULL;
+    if (s->toc_remote && !s->toc_loaded)
+        toc_load(s); /* which of the URL's two names the server has */
+    return s->toc_path;
+}
+
 const char *mcz_source_toc_rejected(mcz_source *s, mcz_diag *why)
 {
     if (!s || s->toc_reported || s->toc_problem.code == MCZ_OK)

@@ -87,4 +87,16 @@ fake_build "$T/b3"
 caller_object "$T/b3/obj/superpmi" "$format_fn"
 check_refuses "superpmi/ calling the container's $format_fn is refused" \
     "superpmi/ uses format/: $format_fn" "$T/b3" "$MCZ_ROOT"
+
+# 5. A circle in mcs: the run's state, at the bottom, calling a verb back.
+fake_build "$T/b4"
+printf 'int cmd_concat(int argc, char **argv);
+static char state[1024];
+%s
+' \
+    'void *mcs_run_context(void) { cmd_concat(0, 0); return state; }' >"$T/run.c"
+rm -f "$T/b4/obj/mcs/mcs_run.o"
+"$CC" -c -o "$T/b4/obj/mcs/mcs_run.o" "$T/run.c"
+check_refuses "mcs's run state calling a verb back is refused" \
+    "mcs/ calls in a circle:" "$T/b4" "$MCZ_ROOT"
 cli_done

@@ -216,6 +216,16 @@ cksum <"$T/g.mch" >"$T/g.mch.cksum"
 if [ "${MCS_GOLDEN_UPDATE:-0}" = 1 ]; then cp "$T/g.mch.cksum" "$G/g.mch.cksum"; fi
 same "golden fixture: mchgen --seed 7 --contexts 12 still writes the same collection" \
     "$G/g.mch.cksum" "$T/g.mch.cksum"
+# -toc writes beside its input: a stream has no file to write beside (the library tells it).
+fail_run "-toc of standard input is refused" "$M" -toc - <"$T/g.mch"
+contains "-toc of standard input: it needs a file" "$T/err" \
+    "standard input: -toc writes its table beside the file: it needs a file, not a stream"
+fail_run "-toc of a pipe is refused" sh -c "cat '$T/g.mch' | '$M' -toc -"
+contains "-toc of standard input: it needs a file" "$T/err" \
+    "standard input: -toc writes its table beside the file: it needs a file, not a stream"
+# -dumpToc opens its input once: a table piped in is read once and printed whole.
+ok_run "-dumpToc of a piped .mct" sh -c "cat '$T/g.mch.mct' | '$M' -dumpToc -"
+same "-dumpToc of a piped .mct prints the file's table" "$T/g.dumptoc.txt" "$T/out"
 for g in g.dumpmap.csv g.stat.csv g.jitflags.txt g.dumptoc.txt; do
     if [ "${MCS_GOLDEN_UPDATE:-0}" = 1 ]; then cp "$T/$g" "$G/$g"; fi
     same "golden $g" "$G/$g" "$T/$g"

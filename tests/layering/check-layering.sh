@@ -12,7 +12,9 @@
 #      layer: no other layer or program writes one as a number, a byte list or its text;
 #   5. no library file outside io/ includes an operating system's header (POSIX's, Windows'),
 #      so a port to another system fills io/ alone (ISO C's headers and <pthread.h>, which
-#      Windows has as winpthreads, are everyone's).
+#      Windows has as winpthreads, are everyone's);
+#   6. no object of mcs/ calls (or takes data from) one that calls it back, however far round:
+#      mcs is layered (ARCHITECTURE.md "mcs"), the messages and the run's state at the bottom.
 # Usage: check-layering.sh BUILD_DIR [SOURCE_DIR]  (the source tree defaults to this checkout;
 # tests/cli/test_layering.sh points both at doctored copies to see each check fail)
 set -u
@@ -133,5 +135,23 @@ if [ -n "$os_hits" ]; then
     done <<<"$os_hits"
 else
     say "ok - only io/ includes an operating system's headers"
+fi
+# 6. mcs's modules in no circle: "caller callee" for each object using a symbol another one
+# defines (functions and data: the switch table names the verbs), then tsort finds a loop.
+object_edges() {
+    local o
+    for o in "$@"; do
+        nm --defined-only "$o" | awk -v f="$(basename "$o" .o)" '$2 ~ /[TDRB]/ {print "D", f, $3}'
+        nm -u "$o" | awk -v f="$(basename "$o" .o)" '{print "U", f, $2}'
+    done | awk '$1 == "D" {def[$3] = $2; next} {use[$2 " " $3] = 1}
+                END {for (k in use) {split(k, p, " "); if ((p[2] in def) && def[p[2]] != p[1])
+                     print p[1], def[p[2]]}}' | sort -u
+}
+mcs_objects=$(ls "$BUILD"/obj/mcs/*.o 2>/dev/null)
+if [ -n "$mcs_objects" ]; then
+    loop=$(object_edges $mcs_objects | tsort 2>&1 >/dev/null | grep -v '^tsort: -:' |
+           sed 's/^tsort: //')
+    if [ -n "$loop" ]; then bad "mcs/ calls in a circle: $(echo $loop)"
+    else say "ok - no object of mcs/ calls one that calls it back"; fi
 fi
 [ "$failures" -eq 0 ]

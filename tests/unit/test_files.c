@@ -109,7 +109,39 @@ static void test_map_regular_and_empty(void **state)
 
     assert_int_equal(mcz_file_map("/dev/null", &f, NULL), 0); /* not mappable: read */
     assert_int_equal(f.size, 0);
+    assert_false(mcz_file_spooled(&f)); /* an empty stream: nothing copied */
     mcz_file_unmap(&f);
+}
+
+/* A stream (a pipe as standard input) is copied and says so; a regular file does not. */
+static void test_map_stream_is_spooled(void **state)
+{
+    char path[128];
+    in_dir(state, "regular", path, sizeof path);
+    write_file(path, "hello", 5);
+    mcz_file f;
+    assert_int_equal(mcz_file_map(path, &f, NULL), 0);
+    assert_false(mcz_file_spooled(&f));
+    mcz_file_unmap(&f);
+
+    int fds[2];
+    assert_int_equal(pipe(fds), 0);
+    assert_int_equal(write(fds[1], "piped", 5), 5);
+    close(fds[1]);
+    int saved = dup(STDIN_FILENO);
+    assert_true(saved >= 0);
+    assert_int_equal(dup2(fds[0], STDIN_FILENO), STDIN_FILENO);
+    close(fds[0]);
+    int rc = mcz_file_map("-", &f, NULL);
+    assert_int_equal(dup2(saved, STDIN_FILENO), STDIN_FILENO);
+    close(saved);
+    assert_int_equal(rc, 0);
+    assert_int_equal(f.size, 5);
+    assert_memory_equal(f.data, "piped", 5);
+    assert_true(mcz_file_spooled(&f));
+    mcz_file_unmap(&f);
+    assert_false(mcz_file_spooled(&f));
+    assert_false(mcz_file_spooled(NULL));
 }
 
 /* A sparse file: 4 KiB of data at 1 MiB and at 3 MiB of 4 MiB + 1 (the last byte data too).
@@ -255,6 +287,7 @@ int main(void)
         cmocka_unit_test(test_diag_set_fills_every_field),
         cmocka_unit_test_setup_teardown(test_map_regular_and_empty, dir_setup, dir_teardown),
         cmocka_unit_test_setup_teardown(test_data_extents_skip_holes, dir_setup, dir_teardown),
+        cmocka_unit_test_setup_teardown(test_map_stream_is_spooled, dir_setup, dir_teardown),
         cmocka_unit_test_setup_teardown(test_map_missing_names_the_path, dir_setup,
                                         dir_teardown),
         cmocka_unit_test_setup_teardown(test_outfile_commit_creates, dir_setup, dir_teardown),
