@@ -20,10 +20,9 @@ WIN_SYSROOT := $(WIN_BUILD)/sysroot
 # The headers of static libraries on Windows must be told so, or they declare dllimport; and
 # stdio is mingw's own C99 one (%zu, %lld, %ju as on Linux), not the system's msvcrt printf.
 # io/win32_compat.h comes ahead of every library and unit-test file (below): the POSIX names
-# MinGW lacks, implemented by io/os_win32.c and io/compat.c. 64-bit file offsets (off_t, lseek); superpmi/hash.c's own MurmurHash3, as
-# Debian's libmurmurhash source is not one the sysroot's script can fetch.
+# MinGW lacks, implemented by io/os_win32.c and io/compat.c. 64-bit file offsets (off_t, lseek).
 WIN_CPPFLAGS := -DCURL_STATICLIB -DLZMA_API_STATIC -DZIP_STATIC -D__USE_MINGW_ANSI_STDIO=1 \
-                -D_FILE_OFFSET_BITS=64 -DMCZ_NO_LIBMURMURHASH
+                -D_FILE_OFFSET_BITS=64
 WIN_PKG     := PKG_CONFIG_LIBDIR=$(abspath $(WIN_SYSROOT))/lib/pkgconfig pkg-config --static
 # The static libraries and the system libraries they need, from their .pc files (read when a
 # rule runs: the sysroot is made by the first one).
@@ -85,7 +84,6 @@ CPPFLAGS += -isystem $(WIN_SYSROOT)/include $(WIN_CPPFLAGS)
 # tests/collector/) get it; the programs, whose system calls are tools/'s (tool_os_win32.c), do
 # not.
 $(LIB_OBJ) $(call obj,$(UNIT_SRC) $(COLLECTOR_SRC)): CPPFLAGS += -include io/win32_compat.h
-LDLIBS   := $(filter-out -lmurmurhash,$(LDLIBS))
 LDFLAGS  += -static -L$(WIN_SYSROOT)/lib
 LDLIBS   += $(shell $(WIN_PKG) --libs-only-l libcurl libzip 2>/dev/null)
 endif
