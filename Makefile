@@ -480,14 +480,24 @@ POSIX_COMPAT := 1
 endif
 POSIX_STRICT := -U_GNU_SOURCE -D_POSIX_C_SOURCE=200809L -D_XOPEN_SOURCE=700 \
                 -include io/posix_compat.h -Wpedantic
+# io/ keeps glibc's extensions where it has them (_GNU_SOURCE) but is ISO C11 too (-Wpedantic):
+# with the layers above it, every file the collector compiles is strict C11.
 ifdef POSIX_COMPAT
 CPPFLAGS += -DMCZ_POSIX_COMPAT
 $(filter-out $(BUILD)/obj/io/%,$(LIB_OBJ)): CPPFLAGS += $(POSIX_STRICT)
+$(filter $(BUILD)/obj/io/%,$(LIB_OBJ)): CPPFLAGS += -Wpedantic
 endif
-# For tests/cli/test_posix_strict.sh: the flags a library file above io/ is compiled with there.
-.PHONY: posix-strict-flags
+# For tests/cli/test_posix_strict.sh: the flags a library file above io/ is compiled with there,
+# and a file of io/.
+.PHONY: posix-strict-flags posix-io-flags
 posix-strict-flags:
 	@echo $(CPPFLAGS) -Icommon -DMCZ_POSIX_COMPAT $(POSIX_STRICT) $(WARNINGS) -Werror
+posix-io-flags:
+	@echo $(CPPFLAGS) -Icommon -DMCZ_POSIX_COMPAT -Wpedantic $(WARNINGS) -Werror
+# The collector's sources (sources.mk), for the same test.
+.PHONY: collector-sources
+collector-sources:
+	@echo $(WRITER_SRC)
 POSIX_CLI := test_mcs_basic.sh test_mcs_determinism.sh test_mcs_verbs.sh test_mcs_damage.sh
 .PHONY: test-posix posix-build
 test-posix:

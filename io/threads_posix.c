@@ -106,4 +106,6 @@ void mcz_sem_wait_until(mcz_sem *s, uint64_t deadline_ns)
     struct timespec at = timespec_of(deadline_ns);
     sem_clockwait(s, CLOCK_MONOTONIC, &at);
 }
+#else
+typedef int mcz_threads_posix_unused; /* ISO C allows no empty translation unit */
 #endif /* !_WIN32 */

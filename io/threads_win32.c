@@ -134,4 +134,6 @@ void mcz_sem_wait_until(mcz_sem *s, uint64_t deadline_ns)
 {
     WaitForSingleObject(s->handle, ms_until(deadline_ns));
 }
+#else
+typedef int mcz_threads_win32_unused; /* ISO C allows no empty translation unit */
 #endif /* _WIN32 */
