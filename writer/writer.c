@@ -317,7 +317,20 @@ int mcz_writer_append(mcz_writer *w, const void *mc, size_t size, uint32_t *numb
 /* ---- Open, close ---- */
 
 /* What a mode (include/mcz.h mcz_writer_mode) means to the writer: its output (out.h) and its
- * defaults. The one place the writer looks at the mode. */
+ * defaults. The one place the writer looks at the mode.
+ * A collector built for size leaves modes out (bench/COLLECTOR.md measures what that saves):
+ * MCZ_NO_LIVE, MCZ_NO_MEMORY (the rolling buffer); a mode left out has no output here, so its
+ * code is not linked, and mcz_writer_open refuses it (MCZ_EUNSUPPORTED). */
+#ifdef MCZ_NO_LIVE
+#define OUT_LIVE NULL
+#else
+#define OUT_LIVE mcz_wr_out_live
+#endif
+#ifdef MCZ_NO_MEMORY
+#define OUT_MEMORY NULL
+#else
+#define OUT_MEMORY mcz_wr_out_memory
+#endif
 typedef struct mode_kind {
     mcz_wr_out_open_fn open;
     bool collector;              /* a collector's defaults: level, chunk size, training */
@@ -329,8 +342,8 @@ typedef struct mode_kind {
 static const mode_kind *mode_kind_of(const mcz_writer_options *opt)
 {
     static const mode_kind atomic = {mcz_wr_out_atomic, false, false, 0, NULL};
-    static const mode_kind live = {mcz_wr_out_live, true, true, 0, NULL};
-    static const mode_kind memory = {mcz_wr_out_memory, true, true, DEFAULT_MEMORY_MAX_BYTES, NULL};
+    static const mode_kind live = {OUT_LIVE, true, true, 0, NULL};
+    static const mode_kind memory = {OUT_MEMORY, true, true, DEFAULT_MEMORY_MAX_BYTES, NULL};
     static const mode_kind stream = {mcz_wr_out_stream, true, false, 0, "(stream)"};
     switch (opt->mode) {
     case MCZ_WRITE_ATOMIC:
@@ -567,9 +580,12 @@ mcz_writer *mcz_writer_open(const char *path, const mcz_writer_options *given, m
     if (!w)
         return NULL;
     const mode_kind *kind = mode_kind_of(opt);
-    int rc = kind ? resolve_options(w, opt, kind, diag)
-                  : mcz_diag_set(diag, MCZ_EINVAL, MCZ_NO_OFFSET, MCZ_NO_CONTEXT,
-                                 "mcz_writer_open: bad options");
+    int rc = !kind ? mcz_diag_set(diag, MCZ_EINVAL, MCZ_NO_OFFSET, MCZ_NO_CONTEXT,
+                                  "mcz_writer_open: bad options")
+             : !kind->open ? mcz_diag_set(diag, MCZ_EUNSUPPORTED, MCZ_NO_OFFSET, MCZ_NO_CONTEXT,
+                                          "mcz_writer_open: this build of mcz has no mode %d",
+                                          (int)opt->mode)
+                           : resolve_options(w, opt, kind, diag);
     if (rc == MCZ_OK)
         rc = open_output(w, path, opt, kind, diag);
     if (rc == MCZ_OK)

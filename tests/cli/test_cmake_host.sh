@@ -15,26 +15,9 @@ for tool in cmake ninja; do
     fi
 done
 
-# zstd_source DIR: Debian's zstd source unpacked in DIR/src (the newest version the archive
-# serves: a version the index names may be missing from it); its path on stdout.
-zstd_source() {
-    local dir=$1 v
-    if [ -f "$dir/src/lib/zstd.h" ]; then echo "$dir/src"; return 0; fi
-    for v in "" $(apt-cache showsrc zstd 2>/dev/null | sed -n 's/^Version: //p'); do
-        rm -rf "$dir" && mkdir -p "$dir"
-        if (cd "$dir" && apt-get source -qq -o APT::Sandbox::User=root "zstd${v:+=$v}") \
-               >"$T/fetch.log" 2>&1; then
-            mv "$(find "$dir" -mindepth 1 -maxdepth 1 -type d | head -n1)" "$dir/src"
-            echo "$dir/src"
-            return 0
-        fi
-    done
-    return 1
-}
-
-if ! zstd_src=$(zstd_source "$BUILD_DIR/zstd-src"); then
+if ! zstd_src=$(bash "$MCZ_ROOT/cmake/zstd-source.sh" "$BUILD_DIR/zstd-src" 2>"$T/fetch.log"); then
     fail "Debian's zstd source is fetched (apt-get source zstd; a deb-src entry is needed)"
-    sed 's/^/    /' "$T/fetch.log" | tail -5
+    sed 's/^/    /' "$T/fetch.log"
     cli_done; exit
 fi
 pass "Debian's zstd source is at hand ($(basename "$(dirname "$zstd_src")")/src)"
