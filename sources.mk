@@ -7,9 +7,10 @@
 # The library, by layer (ARCHITECTURE.md): build/libmcz.a, libmcz.so.
 MCZ_LIB_SRC := common/*.c io/*.c superpmi/*.c format/*.c writer/*.c reader/*.c
 # The collector (CMake's mcz::writer; libmcz-writer.so, libmcz-writer.dll): the layers below the
-# reader, without the HTTP source and its cache (libcurl), which no collector reaches.
+# reader, without what reads collections (sources: files, HTTP with its cache and libcurl; the
+# .mcl and TOC readers), which no collector reaches.
 MCZ_WRITER_SRC := common/*.c io/*.c superpmi/*.c format/*.c writer/*.c
-MCZ_WRITER_NOT := io/source_http.c io/http_cache.c
+MCZ_WRITER_NOT := io/source.c io/file.c io/source_http.c io/http_cache.c superpmi/mcl.c superpmi/toc.c
 # The programs (bin/NAME from MCZ_SRC_NAME), each linked with tools/ and the library.
 MCZ_PROGRAMS := mcs mcz-replay mcz-superpmi mchgen
 MCZ_SRC_mcs := mcs/*.c

@@ -150,3 +150,32 @@ $(BUILD)/tests/spmi_today.exe: $(BUILD)/obj/tests/collector/spmi_today.o
 	$(CC) $(LDFLAGS) -o $@ $^
 windows-build: $(BUILD)/tests/spmi_today.exe
 test-windows: $(BIN)/mcz-superpmi $(BUILD)/tests/spmi_today
+
+# ---- libmcz-writer.dll: the collector alone, as libmcz-writer.so is on Linux (the Makefile's
+# WRITER_OBJ: sources.mk's collector list without xz), its threads Win32's own (io/threads.h),
+# zstd and the compiler's runtime linked in statically: it imports Windows' system DLLs only.
+# It exports the collector API alone (a .def file of COLLECTOR_API; the objects mark nothing
+# dllexport). libmcz-writer.dll.a is its import library; tests/cmake-host/collect_host.c,
+# linked against it, collects under Wine (tests/cross/windows-writer.sh) what the same program
+# linked against libmcz-writer.so collects here, byte for byte.
+ifdef WIN_CROSS
+$(WRITER_OBJ): CPPFLAGS += -include io/win32_compat.h
+$(BUILD)/libmcz-writer.def: Makefile packaging/windows.mk
+	@mkdir -p $(@D)
+	@{ echo EXPORTS; printf '    %s\n' $(COLLECTOR_API); } >$@
+$(BIN)/libmcz-writer.dll: $(WRITER_OBJ) $(BUILD)/libmcz-writer.def
+	@mkdir -p $(@D)
+	$(CC) -shared -static -s -Wl,--gc-sections $(LDFLAGS) -o $@ $(BUILD)/libmcz-writer.def \
+	    $(WRITER_OBJ) -Wl,--out-implib,$(BIN)/libmcz-writer.dll.a -lzstd
+$(BIN)/libmcz-writer.dll.a: $(BIN)/libmcz-writer.dll
+$(BUILD)/tests/collect_host.exe: tests/cmake-host/collect_host.c $(BIN)/libmcz-writer.dll.a
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(BIN)/libmcz-writer.dll.a
+windows-build: $(BIN)/libmcz-writer.dll $(BUILD)/tests/collect_host.exe
+-include $(shell find $(BUILD)/writer-obj -name '*.d' 2>/dev/null)
+endif
+# The same host on this machine, linked against libmcz-writer.so.
+$(BUILD)/tests/collect_host: tests/cmake-host/collect_host.c $(WRITER_SO_MAJOR)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(WRITER_SO) -Wl,-rpath,'$$ORIGIN/..'
+test-windows: $(BUILD)/tests/collect_host

@@ -9,8 +9,9 @@
 # speaks HTTPS through Schannel, and an exit code comes through Wine (the probe's --fail exits
 # 3). Then the unit tests' runner: cmocka's counts read through Wine, a failing test seen
 # (tests/cross/windows_cmocka_probe.c). Then every unit test built for Windows, counted as
-# tests/cross/run.sh counts them. Then the programs, libmcz.dll, mcz-replay.exe and the
-# collector: the files sourced at the end (tests/cross/windows-*.sh) say what they check.
+# tests/cross/run.sh counts them. Then the programs, libmcz.dll, mcz-replay.exe, the collector
+# and libmcz-writer.dll: the files sourced at the end (tests/cross/windows-*.sh) say what they
+# check.
 # The Wine prefix is WIN_BUILD/wine-prefix (made on the first run, about 10 s; nothing goes to
 # $HOME); WINEDEBUG=-all; Mono and Gecko are not asked for. Prints one closing line,
 # "N passed, N failed".
@@ -192,6 +193,9 @@ source "$root/tests/cross/windows-collector.sh"
 
 # mcz-superpmi.exe installed over a Windows superpmi (tests/collector/spmi_today.c).
 source "$root/tests/cross/windows-dropin.sh"
+
+# libmcz-writer.dll: the collector alone (tests/cmake-host/collect_host.c against it).
+source "$root/tests/cross/windows-writer.sh"
 
 left=$( (cd "$(wine_temp)" 2>/dev/null && ls -d mcz-replay* mcz-superpmi* 2>/dev/null) | tr '\n' ' ')
 if [ -z "$left" ]; then
