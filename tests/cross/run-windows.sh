@@ -46,6 +46,22 @@ pass() { echo "ok - $1"; passed=$((passed + 1)); }
 fail() { echo "not ok - $1"; failed=$((failed + 1)); failures+=("$1"); }
 # A Windows program's text output ends its lines with CR LF.
 unix_lines() { tr -d '\r' <"$1"; }
+# exports_as_so DLL SO: DLL exports exactly the functions the shared object SO exports (pass or
+# fail, naming both; the differences shown).
+exports_as_so() {
+    local dll=$1 so=$2 name
+    name=$(basename "$dll")
+    x86_64-w64-mingw32-objdump -p "$dll" |
+        sed -n '/\[Ordinal\/Name Pointer\] Table/,/^$/p' | awk 'NF >= 2 && !/Table/ {print $NF}' |
+        sort >"$T/dll.exports"
+    nm -D --defined-only "$so" | awk '{print $3}' | sort >"$T/so.exports"
+    if [ -s "$T/so.exports" ] && cmp -s "$T/so.exports" "$T/dll.exports"; then
+        pass "$name exports the $(wc -l <"$T/so.exports") functions $(basename "$so") exports"
+    else
+        fail "$name exports what $(basename "$so") exports"
+        diff "$T/so.exports" "$T/dll.exports" | head -20 | sed 's/^/    /'
+    fi
+}
 
 if [ ! -f "$WINEPREFIX/system.reg" ]; then
     echo "== making the Wine prefix $WINEPREFIX"

@@ -1,6 +1,6 @@
 # libmcz-writer.dll, the collector for Windows (packaging/windows.mk), under Wine. Sourced by
-# tests/cross/run-windows.sh, whose win, host_build, T, wine, pass, fail and unix_lines it uses;
-# this machine's programs are MCZ_HOST_BIN's. Checks:
+# tests/cross/run-windows.sh, whose win, host_build, T, wine, pass, fail, unix_lines and
+# exports_as_so it uses; this machine's programs are MCZ_HOST_BIN's. Checks:
 #   - it imports Windows' system DLLs only (zstd, the compiler's runtime and the threads are
 #     inside it: io/threads.h on Win32's own primitives), and exports the collector API alone,
 #     the functions libmcz-writer.so exports;
@@ -22,16 +22,7 @@ windows_writer() {
     if [ -n "$imports" ] && [ -z "$others" ]; then
         pass "libmcz-writer.dll imports system DLLs only ($(echo $imports))"
     else fail "libmcz-writer.dll imports system DLLs only (also: $(echo $others))"; fi
-    x86_64-w64-mingw32-objdump -p "$dll" |
-        sed -n '/\[Ordinal\/Name Pointer\] Table/,/^$/p' | awk 'NF >= 2 && !/Table/ {print $NF}' |
-        sort >"$T/wdll.exports"
-    nm -D --defined-only "$host_build/libmcz-writer.so" | awk '{print $3}' | sort >"$T/wso.exports"
-    if [ -s "$T/wso.exports" ] && cmp -s "$T/wso.exports" "$T/wdll.exports"; then
-        pass "libmcz-writer.dll exports the $(wc -l <"$T/wso.exports") functions libmcz-writer.so exports"
-    else
-        fail "libmcz-writer.dll exports what libmcz-writer.so exports"
-        diff "$T/wso.exports" "$T/wdll.exports" | head -20 | sed 's/^/    /'
-    fi
+    exports_as_so "$dll" "$host_build/libmcz-writer.so"
     if x86_64-w64-mingw32-objdump -p "$exe" | grep -q 'DLL Name: libmcz-writer.dll'; then
         pass "collect_host.exe imports libmcz-writer.dll"
     else fail "collect_host.exe imports libmcz-writer.dll"; fi
