@@ -9,6 +9,7 @@
 #   make bench      benchmarks (not tests: they print figures)
 #   make collect-sim  a runtime collecting contexts, simulated (bench/COLLECTOR.md)
 #   make install  PREFIX=/usr/local DESTDIR= LIBDIR=PREFIX/lib ("Installing", at the end)
+#   make XZ=0       without liblzma: xz chunks refused (CMakeLists.txt builds the same sources)
 #   make aarch64, make s390x            cross builds in build/<machine>/ ("Other Linux machines")
 #   make test-aarch64, make test-s390x  their tests under qemu-user, archives crossed with ours
 #
