@@ -583,8 +583,8 @@ mcz_writer *mcz_writer_open(const char *path, const mcz_writer_options *given, m
     int rc = !kind ? mcz_diag_set(diag, MCZ_EINVAL, MCZ_NO_OFFSET, MCZ_NO_CONTEXT,
                                   "mcz_writer_open: bad options")
              : !kind->open ? mcz_diag_set(diag, MCZ_EUNSUPPORTED, MCZ_NO_OFFSET, MCZ_NO_CONTEXT,
-                                          "mcz_writer_open: this build of mcz has no mode %d",
-                                          (int)opt->mode)
+                                          "mcz_writer_open: this build of mcz leaves the mode "
+                                          "out (MCZ_NO_LIVE, MCZ_NO_MEMORY)")
                            : resolve_options(w, opt, kind, diag);
     if (rc == MCZ_OK)
         rc = open_output(w, path, opt, kind, diag);
