@@ -9,10 +9,12 @@
 #   make bench      benchmarks (not tests: they print figures)
 #   make collect-sim  a runtime collecting contexts, simulated (bench/COLLECTOR.md)
 #   make install  PREFIX=/usr/local DESTDIR= LIBDIR=PREFIX/lib ("Installing", at the end)
+#   make XZ=0       without liblzma: xz chunks refused (CMakeLists.txt builds the same sources)
 #   make aarch64, make s390x            cross builds in build/<machine>/ ("Other Linux machines")
 #   make test-aarch64, make test-s390x  their tests under qemu-user, archives crossed with ours
 #
-# Sources are found by directory, so a new file needs no Makefile change:
+# Sources are found by directory (sources.mk, the list CMakeLists.txt reads too), so a new file
+# needs no Makefile change:
 #   common/ io/ superpmi/ format/ writer/ reader/  (the library's layers, ARCHITECTURE.md)
 #                            -> build/libmcz.a, libmcz.so.MAJOR.MINOR.PATCH (public symbols only)
 #   mcs/*.c                  -> bin/mcs
@@ -35,7 +37,16 @@ WARNINGS := -std=c11 -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-protot
             -Wformat=2 -Wcast-qual -Wpointer-arith -Wundef
 CPPFLAGS += -D_GNU_SOURCE -Iinclude
 CFLAGS   += $(WARNINGS) $(OPT) -MMD -MP -pthread
-LDLIBS   += -lzstd -llzma -lxxhash -lmurmurhash -lcurl -lzip -lm -pthread
+LDLIBS   += -lzstd -lcurl -lzip -lm -pthread
+
+# XZ=0 builds without liblzma: such a build refuses xz chunks, writing and reading
+# (MCZ_EUNSUPPORTED, common/mcz_common.h); zstd archives are the same bytes either way.
+XZ ?= 1
+ifeq ($(XZ),0)
+CPPFLAGS += -DMCZ_NO_XZ
+else
+LDLIBS   += -llzma
+endif
 
 ifdef WERROR
 CFLAGS += -Werror
@@ -46,15 +57,17 @@ CFLAGS  += $(SANITIZE)
 LDFLAGS += $(SANITIZE)
 endif
 
-LIB_LAYERS := common io superpmi format writer reader
-LIB_SRC    := $(foreach l,$(LIB_LAYERS),$(wildcard $(l)/*.c))
-MCS_SRC    := $(wildcard mcs/*.c)
-REPLAY_SRC := $(wildcard parallel-replay/*.c)
-DROPIN_SRC := $(wildcard superpmi-dropin/*.c)
-MCHGEN_SRC := $(wildcard bench/mchgen/*.c)
-TOOL_SRC   := $(wildcard tools/*.c)
+# The sources of the library, the collector, the programs and the unit tests: sources.mk, which
+# CMakeLists.txt reads too.
+include sources.mk
+LIB_SRC    := $(wildcard $(MCZ_LIB_SRC))
+MCS_SRC    := $(wildcard $(MCZ_SRC_mcs))
+REPLAY_SRC := $(wildcard $(MCZ_SRC_mcz-replay))
+DROPIN_SRC := $(wildcard $(MCZ_SRC_mcz-superpmi))
+MCHGEN_SRC := $(wildcard $(MCZ_SRC_mchgen))
+TOOL_SRC   := $(wildcard $(MCZ_TOOL_SRC))
 BENCH_SRC  := $(wildcard bench/*.c)
-UNIT_SRC   := $(wildcard tests/unit/test_*.c)
+UNIT_SRC   := $(wildcard $(MCZ_UNIT_SRC))
 FUZZ_SRC   := $(wildcard tests/fuzz/fuzz_*.c)
 
 obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
@@ -156,7 +169,8 @@ $(foreach f,$(FUZZERS),$(eval $(f): $(call obj,$(call fuzz_with,$(f)))))
 # tests/collector/*.c -> build/tests/<name> (programs the CLI tests drive, e.g. crash_harness).
 COLLECTOR_SRC := $(wildcard tests/collector/*.c)
 COLLECTOR     := $(patsubst tests/collector/%.c,$(BUILD)/tests/%,$(COLLECTOR_SRC))
-WRITER_OBJ    := $(call obj,$(wildcard writer/*.c))
+WRITER_SRC    := $(filter-out $(MCZ_WRITER_NOT),$(wildcard $(MCZ_WRITER_SRC)))
+WRITER_OBJ    := $(patsubst %.c,$(BUILD)/writer-obj/%.o,$(WRITER_SRC))
 WRITER_SO     := $(BUILD)/libmcz-writer.so
 LIB_SO_STRIP  := $(BUILD)/libmcz-stripped.so
 
@@ -164,22 +178,30 @@ $(COLLECTOR): $(BUILD)/tests/%: $(BUILD)/obj/tests/collector/%.o $(LIB_A)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-# What a runtime links to collect: the collector API below, exported alone, and the code of
-# the lower layers and writer/ it reaches (libmcz.a members are pulled only when referenced, unreached
-# sections dropped), stripped. -z defs proves nothing is missing (not under the sanitizers,
-# whose runtime a shared object leaves open).
+# What a runtime links to collect: the collector API below, exported alone, built as a
+# collector is (sources.mk's MCZ_WRITER_SRC, without xz: zstd and the C library are all it
+# needs, readelf -d), each function in its own section so the unreached ones are dropped,
+# stripped. -z defs proves nothing is missing (not under the sanitizers, whose runtime a
+# shared object leaves open).
 COLLECTOR_API := mcz_writer_open mcz_writer_append mcz_writer_flush mcz_writer_dump \
                  mcz_writer_dump_on_signal mcz_writer_get_stats mcz_writer_close \
                  mcz_writer_abort mcz_writer_diag mcz_error_name mcz_diag_clear mcz_diag_format
 WRITER_MAP    := $(BUILD)/libmcz-writer.map
+WRITER_CFLAGS := -DMCZ_NO_XZ -DMCZ_BUILDING_LIBRARY -Icommon -fPIC -fvisibility=hidden \
+                 -ffunction-sections -fdata-sections
+WRITER_LDLIBS ?= -lzstd -pthread
 
 $(WRITER_MAP): Makefile
 	@mkdir -p $(@D)
 	@printf '{ global: %s local: *; };\n' "$(foreach f,$(COLLECTOR_API),$(f);)" >$@
 
-$(WRITER_SO): $(WRITER_OBJ) $(LIB_A) $(WRITER_MAP)
+$(BUILD)/writer-obj/%.o: %.c | $(DEPS_OK)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(WRITER_CFLAGS) $(CFLAGS) -c $< -o $@
+
+$(WRITER_SO): $(WRITER_OBJ) $(WRITER_MAP)
 	$(CC) -shared -s -Wl,--gc-sections -Wl,--version-script=$(WRITER_MAP) \
-	    $(if $(SAN),,-Wl,-z,defs) $(LDFLAGS) -o $@ $(WRITER_OBJ) $(LIB_A) $(LDLIBS)
+	    $(if $(SAN),,-Wl,-z,defs) $(LDFLAGS) -o $@ $(WRITER_OBJ) $(WRITER_LDLIBS)
 
 $(LIB_SO_STRIP): $(LIB_SO)
 	strip -o $@ $<
@@ -189,9 +211,8 @@ $(LIB_SO_STRIP): $(LIB_SO)
 WRITER_SIZE := $(BUILD)/libmcz-writer.size
 $(WRITER_SIZE): $(WRITER_SO) $(LIB_SO_STRIP)
 	@echo "libmcz-writer.so (stripped): $$(( ($$(stat -c %s $(WRITER_SO)) + 512) / 1024 )) KB" \
-	      "(the collector API; all of libmcz.so stripped:" \
-	      "$$(( ($$(stat -c %s $(LIB_SO_STRIP)) + 512) / 1024 )) KB; both use the shared" \
-	      "libzstd, liblzma, libxxhash, libmurmurhash)" | tee $@
+	      "(the collector API, with the shared libzstd; all of libmcz.so stripped:" \
+	      "$$(( ($$(stat -c %s $(LIB_SO_STRIP)) + 512) / 1024 )) KB)" | tee $@
 
 .PHONY: writer-size
 writer-size: $(WRITER_SIZE)
@@ -249,7 +270,7 @@ bench: all
 clean:
 	rm -rf build bin
 
--include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
+-include $(shell find $(BUILD)/obj $(BUILD)/writer-obj -name '*.d' 2>/dev/null)
 
 # ---- The public boundary, checked on the built objects (tests/layering/check-layering.sh) ----
 .PHONY: check-layering
@@ -473,14 +494,24 @@ POSIX_COMPAT := 1
 endif
 POSIX_STRICT := -U_GNU_SOURCE -D_POSIX_C_SOURCE=200809L -D_XOPEN_SOURCE=700 \
                 -include io/posix_compat.h -Wpedantic
+# io/ keeps glibc's extensions where it has them (_GNU_SOURCE) but is ISO C11 too (-Wpedantic):
+# with the layers above it, every file the collector compiles is strict C11.
 ifdef POSIX_COMPAT
 CPPFLAGS += -DMCZ_POSIX_COMPAT
 $(filter-out $(BUILD)/obj/io/%,$(LIB_OBJ)): CPPFLAGS += $(POSIX_STRICT)
+$(filter $(BUILD)/obj/io/%,$(LIB_OBJ)): CPPFLAGS += -Wpedantic
 endif
-# For tests/cli/test_posix_strict.sh: the flags a library file above io/ is compiled with there.
-.PHONY: posix-strict-flags
+# For tests/cli/test_posix_strict.sh: the flags a library file above io/ is compiled with there,
+# and a file of io/.
+.PHONY: posix-strict-flags posix-io-flags
 posix-strict-flags:
 	@echo $(CPPFLAGS) -Icommon -DMCZ_POSIX_COMPAT $(POSIX_STRICT) $(WARNINGS) -Werror
+posix-io-flags:
+	@echo $(CPPFLAGS) -Icommon -DMCZ_POSIX_COMPAT -Wpedantic $(WARNINGS) -Werror
+# The collector's sources (sources.mk), for the same test.
+.PHONY: collector-sources
+collector-sources:
+	@echo $(WRITER_SRC)
 POSIX_CLI := test_mcs_basic.sh test_mcs_determinism.sh test_mcs_verbs.sh test_mcs_damage.sh
 .PHONY: test-posix posix-build
 test-posix:

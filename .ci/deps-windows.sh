@@ -91,18 +91,8 @@ have_tools() {
         command -v autoreconf >/dev/null 2>&1 && command -v libtoolize >/dev/null 2>&1 &&
         command -v pkg-config >/dev/null 2>&1
 }
-# apt-get source needs a deb-src entry (a Sources index) for the archive the machine uses.
-have_deb_src() { apt-get indextargets --format '$(CREATED_BY)' 2>/dev/null | grep -qx Sources; }
-add_deb_src() {
-    local list=/etc/apt/sources.list.d/mcz-deb-src.sources
-    if [ -f /etc/apt/sources.list.d/debian.sources ]; then
-        sed -e 's/^Types:.*/Types: deb-src/' /etc/apt/sources.list.d/debian.sources >"$list"
-    else
-        list=/etc/apt/sources.list.d/mcz-deb-src.list
-        sed -n 's/^deb \(.*\)/deb-src \1/p' /etc/apt/sources.list >"$list"
-    fi
-    say "added the deb-src entries of the Debian archive in $list"
-}
+# apt-get source needs a deb-src entry (have_deb_src, add_deb_src) ...
+source "$(dirname "${BASH_SOURCE[0]}")/deb-src.sh"
 
 # ... and that index downloaded (apt-get update since the entry was added).
 have_sources() { have_deb_src && [ -n "$(apt-cache showsrc zlib1g-dev 2>/dev/null | head -n1)" ]; }

@@ -18,6 +18,15 @@
 /* The printf checks of include/mcz.h (MinGW's C99 printf on Windows). */
 #define MCZ_PRINTF(f, a) MCZ_DIAG_PRINTF(f, a)
 
+/* The xz codec is optional at build time (liblzma): a build with MCZ_NO_XZ (a collector's,
+ * CMake's MCZ_WITH_XZ=OFF, the Makefile's XZ=0) refuses to write xz chunks and to decode them,
+ * MCZ_EUNSUPPORTED with this reason; zstd archives are the same bytes either way. */
+#ifdef MCZ_NO_XZ
+#define MCZ_HAVE_XZ 0
+#else
+#define MCZ_HAVE_XZ 1
+#endif
+#define MCZ_NO_XZ_REASON "xz: this build of mcz has no xz codec (built without liblzma)"
 
 /*
  * Every failure inside the library is reported through the public mcz_diag_set (mcz.h), one

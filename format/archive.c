@@ -5,12 +5,11 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#define XXH_STATIC_LINKING_ONLY /* XXH3_state_t on the stack: no allocation */
-#include <xxhash.h>
 
 #include "archive.h"
 #include "layout.h"
 #include "mcz_common.h"
+#include "mcz_xxhash.h"
 
 _Static_assert(MCZ_ARC_HEADER_SIZE == 44, "file header frame size");
 _Static_assert(MCZ_ARC_FOOTER_SIZE == 56, "footer frame size");

@@ -4,7 +4,6 @@
  * archive gives an error, never wrong bytes. The one place this happens, for the reader (cursor,
  * verification, recovery) and for the writer (chunk copies) alike.
  */
-#include <lzma.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zstd_errors.h>
@@ -12,6 +11,10 @@
 #include "archive.h"
 #include "layout.h"
 #include "mcz_common.h"
+
+#if MCZ_HAVE_XZ
+#include <lzma.h>
+#endif
 
 /* What a chunk's data may decode to at most: its raw size, or for the packet layout (§4a) the
  * layout's bound for its raw size and count. */
@@ -74,6 +77,7 @@ static int check_xz_stream(const uint8_t *data, size_t len, uint64_t off,
 /* Decodes the xz stream data[0, len) into out: exactly the raw size, or in the packet layout
  * at most its bound (*got receives the size). A stream that ends early, runs on past its slot
  * or decodes to another size is corrupt. */
+#if MCZ_HAVE_XZ
 static int xz_decode(const uint8_t *data, size_t len, uint64_t off, const mcz_arc_chunk_head *h,
                      uint8_t *out, size_t *got, mcz_diag *diag)
 {
@@ -104,6 +108,16 @@ static int xz_decode(const uint8_t *data, size_t len, uint64_t off, const mcz_ar
     *got = out_pos;
     return MCZ_OK;
 }
+#else
+/* A build without liblzma (mcz_common.h) refuses the chunk: an error, never wrong bytes. */
+static int xz_decode(const uint8_t *data, size_t len, uint64_t off, const mcz_arc_chunk_head *h,
+                     uint8_t *out, size_t *got, mcz_diag *diag)
+{
+    (void)data, (void)len, (void)out, (void)got;
+    return mcz_diag_set(diag, MCZ_EUNSUPPORTED, mcz_at_offset((int64_t)off),
+                        mcz_in_context(h->first_number), "chunk data: " MCZ_NO_XZ_REASON);
+}
+#endif
 
 int mcz_arc_buffer_reserve(mcz_arc_buffer *buf, size_t need)
 {

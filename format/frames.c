@@ -17,12 +17,11 @@
 #include <assert.h>
 #include <stdlib.h>
 #include <string.h>
-#define XXH_STATIC_LINKING_ONLY /* XXH3_state_t inside the parser */
-#include <xxhash.h>
 #include <zdict.h>
 
 #include "archive.h"
 #include "mcz_common.h"
+#include "mcz_xxhash.h"
 
 /* A stream is no file: no size bounds a frame before it is read, so the frames a writer can
  * send bound it. A chunk holds at most MAX_RAW raw bytes (the writer's chunk target is at most

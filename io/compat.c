@@ -82,4 +82,6 @@ void *mcz_compat_memmem(const void *haystack, size_t hay_len, const void *needle
     return NULL;
 }
 
+#else
+typedef int mcz_compat_unused; /* ISO C allows no empty translation unit */
 #endif /* _WIN32 || MCZ_POSIX_COMPAT */

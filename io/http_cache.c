@@ -26,9 +26,9 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <xxhash.h>
 
 #include "mcz_common.h"
+#include "mcz_xxhash.h"
 #include "source.h"
 
 #define CACHE_TRAILER 8u /* XXH3-64 of the piece */

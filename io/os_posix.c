@@ -256,4 +256,6 @@ int mcz_os_cores(void)
     return cores > 0 && cores < INT_MAX ? (int)cores : 1;
 }
 
+#else
+typedef int mcz_os_posix_unused; /* ISO C allows no empty translation unit */
 #endif /* !_WIN32 */

@@ -474,4 +474,6 @@ long mcz_win_sysconf(int name)
     return -1;
 }
 
+#else
+typedef int mcz_os_win32_unused; /* ISO C allows no empty translation unit */
 #endif /* _WIN32 */

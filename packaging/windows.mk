@@ -20,10 +20,9 @@ WIN_SYSROOT := $(WIN_BUILD)/sysroot
 # The headers of static libraries on Windows must be told so, or they declare dllimport; and
 # stdio is mingw's own C99 one (%zu, %lld, %ju as on Linux), not the system's msvcrt printf.
 # io/win32_compat.h comes ahead of every library and unit-test file (below): the POSIX names
-# MinGW lacks, implemented by io/os_win32.c and io/compat.c. 64-bit file offsets (off_t, lseek); superpmi/hash.c's own MurmurHash3, as
-# Debian's libmurmurhash source is not one the sysroot's script can fetch.
+# MinGW lacks, implemented by io/os_win32.c and io/compat.c. 64-bit file offsets (off_t, lseek).
 WIN_CPPFLAGS := -DCURL_STATICLIB -DLZMA_API_STATIC -DZIP_STATIC -D__USE_MINGW_ANSI_STDIO=1 \
-                -D_FILE_OFFSET_BITS=64 -DMCZ_NO_LIBMURMURHASH
+                -D_FILE_OFFSET_BITS=64
 WIN_PKG     := PKG_CONFIG_LIBDIR=$(abspath $(WIN_SYSROOT))/lib/pkgconfig pkg-config --static
 # The static libraries and the system libraries they need, from their .pc files (read when a
 # rule runs: the sysroot is made by the first one).
@@ -85,7 +84,6 @@ CPPFLAGS += -isystem $(WIN_SYSROOT)/include $(WIN_CPPFLAGS)
 # tests/collector/) get it; the programs, whose system calls are tools/'s (tool_os_win32.c), do
 # not.
 $(LIB_OBJ) $(call obj,$(UNIT_SRC) $(COLLECTOR_SRC)): CPPFLAGS += -include io/win32_compat.h
-LDLIBS   := $(filter-out -lmurmurhash,$(LDLIBS))
 LDFLAGS  += -static -L$(WIN_SYSROOT)/lib
 LDLIBS   += $(shell $(WIN_PKG) --libs-only-l libcurl libzip 2>/dev/null)
 endif
@@ -152,3 +150,32 @@ $(BUILD)/tests/spmi_today.exe: $(BUILD)/obj/tests/collector/spmi_today.o
 	$(CC) $(LDFLAGS) -o $@ $^
 windows-build: $(BUILD)/tests/spmi_today.exe
 test-windows: $(BIN)/mcz-superpmi $(BUILD)/tests/spmi_today
+
+# ---- libmcz-writer.dll: the collector alone, as libmcz-writer.so is on Linux (the Makefile's
+# WRITER_OBJ: sources.mk's collector list without xz), its threads Win32's own (io/threads.h),
+# zstd and the compiler's runtime linked in statically: it imports Windows' system DLLs only.
+# It exports the collector API alone (a .def file of COLLECTOR_API; the objects mark nothing
+# dllexport). libmcz-writer.dll.a is its import library; tests/cmake-host/collect_host.c,
+# linked against it, collects under Wine (tests/cross/windows-writer.sh) what the same program
+# linked against libmcz-writer.so collects here, byte for byte.
+ifdef WIN_CROSS
+$(WRITER_OBJ): CPPFLAGS += -include io/win32_compat.h
+$(BUILD)/libmcz-writer.def: Makefile packaging/windows.mk
+	@mkdir -p $(@D)
+	@{ echo EXPORTS; printf '    %s\n' $(COLLECTOR_API); } >$@
+$(BIN)/libmcz-writer.dll: $(WRITER_OBJ) $(BUILD)/libmcz-writer.def
+	@mkdir -p $(@D)
+	$(CC) -shared -static -s -Wl,--gc-sections $(LDFLAGS) -o $@ $(BUILD)/libmcz-writer.def \
+	    $(WRITER_OBJ) -Wl,--out-implib,$(BIN)/libmcz-writer.dll.a -lzstd
+$(BIN)/libmcz-writer.dll.a: $(BIN)/libmcz-writer.dll
+$(BUILD)/tests/collect_host.exe: tests/cmake-host/collect_host.c $(BIN)/libmcz-writer.dll.a
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(BIN)/libmcz-writer.dll.a
+windows-build: $(BIN)/libmcz-writer.dll $(BUILD)/tests/collect_host.exe
+-include $(shell find $(BUILD)/writer-obj -name '*.d' 2>/dev/null)
+endif
+# The same host on this machine, linked against libmcz-writer.so.
+$(BUILD)/tests/collect_host: tests/cmake-host/collect_host.c $(WRITER_SO_MAJOR)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(WRITER_SO) -Wl,-rpath,'$$ORIGIN/..'
+test-windows: $(BUILD)/tests/collect_host

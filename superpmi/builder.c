@@ -7,9 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <xxhash.h>
-
 #include "mcz_common.h"
+#include "mcz_xxhash.h"
 
 #define MC_HEADER_SIZE 6u
 #define MAP_HEADER_SIZE 12u /* tag, count, pool length */

@@ -2,23 +2,16 @@
  * hash.c - SuperPMI's 128-bit hash (MurmurHash3 x64 128, seed 0) and its text form: the 16
  * bytes h1 then h2, each little-endian, as 32 uppercase hex digits (Hash::HashBuffer).
  */
-#include <assert.h>
-#include <limits.h>
-#ifndef MCZ_NO_LIBMURMURHASH
-#include <murmurhash.h>
-#endif
-
 #include "mcz_common.h"
 
 /*
- * MurmurHash3 x64 128 written here, for the targets without libmurmurhash (Windows: its source
- * package is not one the Windows build can fetch; packaging/windows.mk defines
- * MCZ_NO_LIBMURMURHASH). Linux keeps the library, the reference; tests/unit/test_murmur3.c
- * proves the two equal there over every length of a block and its tails, seeds of bytes varied.
- * Blocks are read little-endian whatever the host, as the reference reads them on x86-64.
- * Internal: declared here and by its test, not in a header.
+ * MurmurHash3 x64 128 (Austin Appleby's public-domain reference, MurmurHash3_x64_128) written
+ * here, so that no build needs a library for it (a collector needs zstd and the C library
+ * only). tests/unit/test_murmur3.c holds it to the digest the reference (Debian's
+ * libmurmurhash) gave over every length of a block and its tails at every alignment, and to
+ * the reference's published test vectors. Blocks are read little-endian whatever the host, as
+ * the reference reads them on x86-64.
  */
-void mcz_murmur3_128_own(const void *data, size_t len, uint64_t h[2]);
 
 static uint64_t rotl64(uint64_t x, unsigned r)
 {
@@ -57,7 +50,7 @@ static uint64_t tail_word(const uint8_t *tail, size_t from, size_t to)
     return k;
 }
 
-void mcz_murmur3_128_own(const void *data, size_t len, uint64_t h[2])
+static void murmur3_x64_128(const void *data, size_t len, uint64_t h[2])
 {
     const uint8_t *p = data;
     size_t blocks = len / 16;
@@ -87,14 +80,8 @@ void mcz_murmur3_128_own(const void *data, size_t len, uint64_t h[2])
 
 void mcz_murmur3_128(const void *data, size_t len, mcz_hash128 *out)
 {
-    /* The library takes an unsigned length; everything mcz hashes is sized by a u32. */
-    assert(len <= UINT_MAX);
     uint64_t h[2];
-#ifdef MCZ_NO_LIBMURMURHASH
-    mcz_murmur3_128_own(data, len, h);
-#else
-    lmmh_x64_128(data, (unsigned)len, 0, h);
-#endif
+    murmur3_x64_128(data, len, h);
     mcz_put_le64(out->bytes, h[0]);
     mcz_put_le64(out->bytes + 8, h[1]);
 }

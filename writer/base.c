@@ -41,9 +41,9 @@ int mcz_wr_set_error(mcz_writer *w, const mcz_diag *d)
     MCZ_LOCK_HELD(&w->lock);
     if (w->error.code == MCZ_OK)
         w->error = *d;
-    pthread_cond_broadcast(&w->space);
-    pthread_cond_broadcast(&w->work);
-    pthread_cond_broadcast(&w->progress);
+    mcz_cond_broadcast(&w->space);
+    mcz_cond_broadcast(&w->work);
+    mcz_cond_broadcast(&w->progress);
     return w->error.code;
 }
 
@@ -58,5 +58,5 @@ void mcz_wr_wake_worker(mcz_writer *w)
 {
     MCZ_LOCK_HELD(&w->lock);
     if (!w->watching)
-        pthread_cond_signal(&w->work);
+        mcz_cond_signal(&w->work);
 }

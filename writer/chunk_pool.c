@@ -79,7 +79,7 @@ chunk *mcz_wr_pool_take(mcz_writer *w)
      * worker makes the next one: the watcher finds the job, and a worker is woken only when none
      * watches or the pool is empty. */
     if (w->ready_count == 0)
-        pthread_cond_signal(&w->work);
+        mcz_cond_signal(&w->work);
     else if (!atomic_load(&w->dict_ready))
         mcz_wr_wake_worker(w);
     return c;

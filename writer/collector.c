@@ -65,11 +65,10 @@ static void service_checkpoint(mcz_writer *w, uint64_t now, uint64_t *deadline)
 static void service_sleep(mcz_writer *w, uint64_t deadline)
 {
     if (deadline == UINT64_MAX) {
-        sem_wait(&w->wake);
+        mcz_sem_wait(&w->wake);
         return;
     }
-    struct timespec ts = {(time_t)(deadline / 1000000000u), (long)(deadline % 1000000000u)};
-    sem_clockwait(&w->wake, CLOCK_MONOTONIC, &ts);
+    mcz_sem_wait_until(&w->wake, deadline);
 }
 
 /* A dump asked for by the request signal. A failure is not the writer's: it goes on, and the
@@ -111,7 +110,7 @@ int mcz_wr_service_start(mcz_writer *w, mcz_diag *d)
 {
     if (!(w->out->ops->flags & MCZ_WR_OUT_COLLECTS) && !w->flush_ms)
         return MCZ_OK;
-    if (pthread_create(&w->service, NULL, service_main, w) != 0)
+    if (mcz_thread_create(&w->service, service_main, w) != 0)
         return mcz_diag_set(d, MCZ_ENOMEM, MCZ_NO_OFFSET, MCZ_NO_CONTEXT,
                             "cannot start the writer's service thread");
     w->service_started = true;
@@ -122,8 +121,8 @@ void mcz_wr_service_stop(mcz_writer *w)
 {
     if (!w->service_started)
         return;
-    sem_post(&w->wake);
-    pthread_join(w->service, NULL);
+    mcz_sem_post(&w->wake);
+    mcz_thread_join(&w->service);
     w->service_started = false;
 }
 
@@ -247,6 +246,6 @@ void mcz_wr_test_pause(mcz_writer *w, bool paused)
 {
     mcz_lock_take(&w->lock);
     w->paused = paused;
-    pthread_cond_broadcast(&w->work);
+    mcz_cond_broadcast(&w->work);
     mcz_lock_drop(&w->lock);
 }

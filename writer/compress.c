@@ -3,12 +3,15 @@
  * path: by the workers (writer.c), for the dictionary's trial (dictionary.c) and for chunk
  * copies (chunk_copy.c). No lock held; it calls no other file of the writer.
  */
-#include <lzma.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "mcz_common.h"
 #include "writer_impl.h"
+
+#if MCZ_HAVE_XZ
+#include <lzma.h>
+#endif
 
 #define DEFAULT_WINDOW_LOG 23 /* what zstd's levels use at most below --long */
 #define MAX_WINDOW_LOG 27     /* what every decoder accepts by default */
@@ -37,6 +40,7 @@ int mcz_wr_hash_contexts(const mcz_jit_ee *v, chunk *c, const uint8_t *raw, mcz_
  * extreme search, no integrity check of its own (the chunk header's XXH3 covers the bytes), and a
  * dictionary no larger than the chunk, so that decoding needs no more memory than the chunk does.
  */
+#if MCZ_HAVE_XZ
 static int xz_compress(const mcz_writer *w, const chunk *c, const uint8_t *data, size_t len,
                        uint8_t *out, size_t cap, size_t *n, mcz_diag *d)
 {
@@ -60,6 +64,22 @@ static size_t compress_bound(const mcz_writer *w, size_t raw_len)
 {
     return w->codec == MCZ_CODEC_XZ ? lzma_stream_buffer_bound(raw_len) : ZSTD_compressBound(raw_len);
 }
+#else
+/* Unreached: mcz_writer_open refuses the codec (writer.c); kept as the refusal it would be. */
+static int xz_compress(const mcz_writer *w, const chunk *c, const uint8_t *data, size_t len,
+                       uint8_t *out, size_t cap, size_t *n, mcz_diag *d)
+{
+    (void)w, (void)data, (void)len, (void)out, (void)cap, (void)n;
+    return mcz_diag_set(d, MCZ_EUNSUPPORTED, MCZ_NO_OFFSET, mcz_in_context(c->first_number),
+                        MCZ_NO_XZ_REASON);
+}
+
+static size_t compress_bound(const mcz_writer *w, size_t raw_len)
+{
+    (void)w;
+    return ZSTD_compressBound(raw_len);
+}
+#endif
 
 static int zstd_compress(ZSTD_CCtx *cctx, const chunk *c, const uint8_t *data, size_t len,
                          uint8_t *out, size_t cap, size_t *n, mcz_diag *d)
@@ -106,7 +126,7 @@ int mcz_wr_compress_chunk(const mcz_writer *w, ZSTD_CCtx *cctx, mcz_arc_buffer *
     size_t head = (size_t)mcz_arc_chunk_head_size(c->count);
     size_t bound = compress_bound(w, len);
     c->frames = malloc(head + bound);
-    size_t n;
+    size_t n = 0;
     rc = !c->frames ? mcz_diag_set(d, MCZ_ENOMEM, MCZ_NO_OFFSET, mcz_in_context(c->first_number),
                                    "out of memory")
          : w->codec == MCZ_CODEC_XZ

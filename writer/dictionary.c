@@ -272,8 +272,8 @@ void mcz_wr_publish_dict(mcz_writer *w)
     if (w->out->ops->ready)
         w->out->ops->ready(w->out);
     atomic_store(&w->dict_ready, true);
-    pthread_cond_broadcast(&w->work);
-    pthread_cond_broadcast(&w->progress);
+    mcz_cond_broadcast(&w->work);
+    mcz_cond_broadcast(&w->progress);
 }
 
 void mcz_wr_dict_begin(mcz_writer *w)

@@ -2,20 +2,20 @@
  * lock.h - the writer's mutex, with its contract checkable: in a debug build (no NDEBUG) it
  * records which thread holds it, so a function documented "lock held" asserts it
  * (MCZ_LOCK_HELD) and one that must run without it asserts that (MCZ_LOCK_FREE). A release
- * build compiles both to nothing and the wrapper to the bare pthread calls.
+ * build compiles both to nothing and the wrapper to the bare io/threads.h calls.
  */
 #ifndef MCZ_WRITER_LOCK_H
 #define MCZ_WRITER_LOCK_H
 
 #include <assert.h>
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
-#include <time.h>
+
+#include "../io/threads.h"
 
 typedef struct mcz_lock {
-    pthread_mutex_t mutex;
+    mcz_mutex mutex;
 #ifndef NDEBUG
     atomic_uintptr_t owner; /* the holder's mcz_lock_self(), 0 when free */
 #endif
@@ -31,41 +31,40 @@ uintptr_t mcz_lock_self(void);
 
 static inline void mcz_lock_init(mcz_lock *l)
 {
-    pthread_mutex_init(&l->mutex, NULL);
+    mcz_mutex_init(&l->mutex);
     MCZ_LOCK_NOTE(l, 0);
 }
 
 static inline void mcz_lock_destroy(mcz_lock *l)
 {
-    pthread_mutex_destroy(&l->mutex);
+    mcz_mutex_destroy(&l->mutex);
 }
 
 static inline void mcz_lock_take(mcz_lock *l)
 {
-    pthread_mutex_lock(&l->mutex);
+    mcz_mutex_lock(&l->mutex);
     MCZ_LOCK_NOTE(l, mcz_lock_self());
 }
 
 static inline void mcz_lock_drop(mcz_lock *l)
 {
     MCZ_LOCK_NOTE(l, 0);
-    pthread_mutex_unlock(&l->mutex);
+    mcz_mutex_unlock(&l->mutex);
 }
 
-/* pthread_cond_wait on the writer's mutex, its holder recorded across the wait. */
-static inline void mcz_lock_wait(mcz_lock *l, pthread_cond_t *cond)
+/* A wait on cond with the writer's mutex, its holder recorded across the wait. */
+static inline void mcz_lock_wait(mcz_lock *l, mcz_cond *cond)
 {
     MCZ_LOCK_NOTE(l, 0);
-    pthread_cond_wait(cond, &l->mutex);
+    mcz_cond_wait(cond, &l->mutex);
     MCZ_LOCK_NOTE(l, mcz_lock_self());
 }
 
-/* The same, until the CLOCK_MONOTONIC time at. */
-static inline void mcz_lock_wait_until(mcz_lock *l, pthread_cond_t *cond,
-                                       const struct timespec *at)
+/* The same, until the monotonic time deadline_ns (mcz_os_monotonic_ns). */
+static inline void mcz_lock_wait_until(mcz_lock *l, mcz_cond *cond, uint64_t deadline_ns)
 {
     MCZ_LOCK_NOTE(l, 0);
-    pthread_cond_clockwait(cond, &l->mutex, CLOCK_MONOTONIC, at);
+    mcz_cond_wait_until(cond, &l->mutex, deadline_ns);
     MCZ_LOCK_NOTE(l, mcz_lock_self());
 }
 

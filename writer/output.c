@@ -242,8 +242,8 @@ static void output_chunk(mcz_writer *w, chunk *c)
     if (rc == MCZ_OK)
         rc = write_chunk(w, c, index, &d);
     mcz_lock_take(&w->lock);
-    pthread_cond_broadcast(&w->space);
-    pthread_cond_broadcast(&w->progress);
+    mcz_cond_broadcast(&w->space);
+    mcz_cond_broadcast(&w->progress);
     if (rc != MCZ_OK && atomic_load(&w->out->lost)) {
         requeue_head(w, c);
         return;
@@ -256,7 +256,7 @@ static void output_chunk(mcz_writer *w, chunk *c)
     mcz_lock_drop(&w->lock);
     rc = release_discarded(w, gone, &d);
     if (w->out->ops->checkpoint)
-        sem_post(&w->wake); /* the service thread checkpoints: workers go on compressing */
+        mcz_sem_post(&w->wake); /* the service thread checkpoints: workers go on compressing */
     mcz_lock_take(&w->lock);
     if (rc != MCZ_OK)
         mcz_wr_set_error(w, &d);
@@ -270,7 +270,7 @@ void mcz_wr_pump_output(mcz_writer *w)
         w->output_busy = true;
         output_chunk(w, take_head(w));
         w->output_busy = false;
-        pthread_cond_broadcast(&w->progress);
+        mcz_cond_broadcast(&w->progress);
     }
 }
 
@@ -286,7 +286,7 @@ void mcz_wr_output_release(mcz_writer *w)
 {
     MCZ_LOCK_HELD(&w->lock);
     w->output_busy = false;
-    pthread_cond_broadcast(&w->progress);
+    mcz_cond_broadcast(&w->progress);
     mcz_wr_pump_output(w);
 }
 

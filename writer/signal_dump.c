@@ -46,7 +46,7 @@ static void request_handler(int sig)
     mcz_writer *w = atomic_load(&signal_writer);
     if (w) {
         atomic_store(&w->dump_wanted, true);
-        sem_post(&w->wake);
+        mcz_sem_post(&w->wake);
     }
     errno = saved;
 }

@@ -87,9 +87,7 @@ static void wait_for_work(mcz_writer *w)
         return;
     }
     w->watching = true;
-    uint64_t at = now + WATCH_NS;
-    struct timespec ts = {(time_t)(at / 1000000000u), (long)(at % 1000000000u)};
-    mcz_lock_wait_until(&w->lock, &w->work, &ts);
+    mcz_lock_wait_until(&w->lock, &w->work, now + WATCH_NS);
     w->watching = false;
 }
 
@@ -109,7 +107,7 @@ static job take_work(mcz_writer *w, chunk **out)
         if (j != JOB_NONE) {
             w->watch_until = mcz_wr_now_ns() + WATCH_IDLE_NS;
             if (!w->watching && w->threads_started > 1)
-                pthread_cond_signal(&w->work); /* an idle worker takes over the watch */
+                mcz_cond_signal(&w->work); /* an idle worker takes over the watch */
             return j;
         }
         bool work_ahead = w->training || next_todo(w) != NULL;
@@ -146,7 +144,7 @@ static void run_chunk(mcz_writer *w, ZSTD_CCtx *cctx, mcz_arc_buffer *scratch, b
     if (rc != MCZ_OK)
         mcz_wr_set_error(w, &d);
     c->state = CHUNK_DONE;
-    pthread_cond_broadcast(&w->progress); /* for a held output (writer_test.h) */
+    mcz_cond_broadcast(&w->progress); /* for a held output (writer_test.h) */
     mcz_wr_pool_refill(w, raw, raw_cap); /* the buffer's pages are mapped: the next chunk's */
     mcz_wr_pump_output(w);
 }
@@ -188,7 +186,7 @@ static int open_chunk(mcz_writer *w, chunk *alone)
     if (w->flush_ms) {
         w->open->opened_ns = mcz_wr_now_ns();
         if (w->open->opened_ns + (uint64_t)w->flush_ms * 1000000u < w->service_wake)
-            sem_post(&w->wake);
+            mcz_sem_post(&w->wake);
     }
     return MCZ_OK;
 }
@@ -319,7 +317,20 @@ int mcz_writer_append(mcz_writer *w, const void *mc, size_t size, uint32_t *numb
 /* ---- Open, close ---- */
 
 /* What a mode (include/mcz.h mcz_writer_mode) means to the writer: its output (out.h) and its
- * defaults. The one place the writer looks at the mode. */
+ * defaults. The one place the writer looks at the mode.
+ * A collector built for size leaves modes out (bench/COLLECTOR.md measures what that saves):
+ * MCZ_NO_LIVE, MCZ_NO_MEMORY (the rolling buffer); a mode left out has no output here, so its
+ * code is not linked, and mcz_writer_open refuses it (MCZ_EUNSUPPORTED). */
+#ifdef MCZ_NO_LIVE
+#define OUT_LIVE NULL
+#else
+#define OUT_LIVE mcz_wr_out_live
+#endif
+#ifdef MCZ_NO_MEMORY
+#define OUT_MEMORY NULL
+#else
+#define OUT_MEMORY mcz_wr_out_memory
+#endif
 typedef struct mode_kind {
     mcz_wr_out_open_fn open;
     bool collector;              /* a collector's defaults: level, chunk size, training */
@@ -331,8 +342,8 @@ typedef struct mode_kind {
 static const mode_kind *mode_kind_of(const mcz_writer_options *opt)
 {
     static const mode_kind atomic = {mcz_wr_out_atomic, false, false, 0, NULL};
-    static const mode_kind live = {mcz_wr_out_live, true, true, 0, NULL};
-    static const mode_kind memory = {mcz_wr_out_memory, true, true, DEFAULT_MEMORY_MAX_BYTES, NULL};
+    static const mode_kind live = {OUT_LIVE, true, true, 0, NULL};
+    static const mode_kind memory = {OUT_MEMORY, true, true, DEFAULT_MEMORY_MAX_BYTES, NULL};
     static const mode_kind stream = {mcz_wr_out_stream, true, false, 0, "(stream)"};
     switch (opt->mode) {
     case MCZ_WRITE_ATOMIC:
@@ -400,6 +411,9 @@ static int resolve_options(mcz_writer *w, const mcz_writer_options *opt, const m
     if (w->thread_count > MAX_THREADS)
         w->thread_count = MAX_THREADS;
     resolve_collector_options(w, opt, kind);
+    if (w->codec == MCZ_CODEC_XZ && !MCZ_HAVE_XZ)
+        return mcz_diag_set(diag, MCZ_EUNSUPPORTED, MCZ_NO_OFFSET, MCZ_NO_CONTEXT,
+                            "mcz_writer_open: " MCZ_NO_XZ_REASON);
     if (!options_valid(w, opt, kind))
         return mcz_diag_set(diag, MCZ_EINVAL, MCZ_NO_OFFSET, MCZ_NO_CONTEXT,
                             "mcz_writer_open: bad options");
@@ -428,7 +442,7 @@ static int start_threads(mcz_writer *w, mcz_diag *diag)
     if (!w->threads)
         return mcz_diag_set(diag, MCZ_ENOMEM, MCZ_NO_OFFSET, MCZ_NO_CONTEXT, "out of memory");
     for (int i = 0; i < w->thread_count; i++) {
-        if (pthread_create(&w->threads[i], NULL, worker_main, w) != 0)
+        if (mcz_thread_create(&w->threads[i], worker_main, w) != 0)
             return mcz_diag_set(diag, MCZ_ENOMEM, MCZ_NO_OFFSET, MCZ_NO_CONTEXT,
                                 "cannot start compression threads");
         w->threads_started++;
@@ -441,16 +455,16 @@ static void begin_closing(mcz_writer *w)
 {
     MCZ_LOCK_HELD(&w->lock);
     w->state = WRITER_CLOSING;
-    pthread_cond_broadcast(&w->work);
-    pthread_cond_broadcast(&w->space);
-    pthread_cond_broadcast(&w->progress);
-    sem_post(&w->wake);
+    mcz_cond_broadcast(&w->work);
+    mcz_cond_broadcast(&w->space);
+    mcz_cond_broadcast(&w->progress);
+    mcz_sem_post(&w->wake);
 }
 
 static void join_threads(mcz_writer *w)
 {
     for (int i = 0; i < w->threads_started; i++)
-        pthread_join(w->threads[i], NULL);
+        mcz_thread_join(&w->threads[i]);
     w->threads_started = 0;
     mcz_wr_service_stop(w);
 }
@@ -481,10 +495,10 @@ static void writer_free(mcz_writer *w)
     free(w->dict);
     free(w->path);
     free(w->signal_path);
-    sem_destroy(&w->wake);
-    pthread_cond_destroy(&w->work);
-    pthread_cond_destroy(&w->space);
-    pthread_cond_destroy(&w->progress);
+    mcz_sem_destroy(&w->wake);
+    mcz_cond_destroy(&w->work);
+    mcz_cond_destroy(&w->space);
+    mcz_cond_destroy(&w->progress);
     mcz_lock_destroy(&w->lock);
     free(w);
 }
@@ -497,10 +511,19 @@ static mcz_writer *writer_create(mcz_diag *diag)
         return NULL;
     }
     mcz_lock_init(&w->lock);
-    pthread_cond_init(&w->work, NULL);
-    pthread_cond_init(&w->space, NULL);
-    pthread_cond_init(&w->progress, NULL);
-    sem_init(&w->wake, 0, 0);
+    mcz_cond_init(&w->work);
+    mcz_cond_init(&w->space);
+    mcz_cond_init(&w->progress);
+    if (mcz_sem_init(&w->wake, 0) != 0) {
+        mcz_cond_destroy(&w->work);
+        mcz_cond_destroy(&w->space);
+        mcz_cond_destroy(&w->progress);
+        mcz_lock_destroy(&w->lock);
+        free(w);
+        mcz_diag_set(diag, MCZ_ENOMEM, MCZ_NO_OFFSET, MCZ_NO_CONTEXT,
+                     "cannot make the writer's semaphore");
+        return NULL;
+    }
     atomic_init(&w->dict_ready, false);
     atomic_init(&w->retained_head, NULL);
     atomic_init(&w->dump_wanted, false);
@@ -557,9 +580,12 @@ mcz_writer *mcz_writer_open(const char *path, const mcz_writer_options *given, m
     if (!w)
         return NULL;
     const mode_kind *kind = mode_kind_of(opt);
-    int rc = kind ? resolve_options(w, opt, kind, diag)
-                  : mcz_diag_set(diag, MCZ_EINVAL, MCZ_NO_OFFSET, MCZ_NO_CONTEXT,
-                                 "mcz_writer_open: bad options");
+    int rc = !kind ? mcz_diag_set(diag, MCZ_EINVAL, MCZ_NO_OFFSET, MCZ_NO_CONTEXT,
+                                  "mcz_writer_open: bad options")
+             : !kind->open ? mcz_diag_set(diag, MCZ_EUNSUPPORTED, MCZ_NO_OFFSET, MCZ_NO_CONTEXT,
+                                          "mcz_writer_open: this build of mcz leaves the mode "
+                                          "out (MCZ_NO_LIVE, MCZ_NO_MEMORY)")
+                           : resolve_options(w, opt, kind, diag);
     if (rc == MCZ_OK)
         rc = open_output(w, path, opt, kind, diag);
     if (rc == MCZ_OK)

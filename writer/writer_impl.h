@@ -18,13 +18,12 @@
 #define MCZ_WRITER_IMPL_H
 
 #include <assert.h>
-#include <pthread.h>
-#include <semaphore.h>
 #include <stdatomic.h>
 #include <zstd.h>
 
 #include "../format/archive.h"
 #include "../format/layout.h"
+#include "../io/threads.h"
 #include "chunk.h"
 #include "lock.h"
 #include "out.h"
@@ -40,10 +39,10 @@ typedef enum writer_state { WRITER_OPEN, WRITER_CLOSING } writer_state;
 
 struct mcz_writer {
     mcz_lock lock;
-    pthread_cond_t work;     /* workers: a chunk to compress, a dictionary to train, closing */
-    pthread_cond_t space;    /* appenders: the queue shrank */
-    pthread_cond_t progress; /* chunks were compressed or reached the output; the token is free */
-    pthread_t *threads;
+    mcz_cond work;           /* workers: a chunk to compress, a dictionary to train, closing */
+    mcz_cond space;          /* appenders: the queue shrank */
+    mcz_cond progress;    /* chunks were compressed or reached the output; the token is free */
+    mcz_thread *threads;
     int thread_count, threads_started;
     writer_state state;
     mcz_diag error; /* sticky */
@@ -104,11 +103,11 @@ struct mcz_writer {
     uint32_t out_next_number;  /* number after the last chunk output: an empty index's first */
 
     /* Service thread (collector.c). */
-    pthread_t service;
+    mcz_thread service;
     bool service_started;
     uint64_t service_wake;    /* when the sleeping service thread wakes; UINT64_MAX: awake or no
                                * deadline (a chunk opening posts wake unless due after this) */
-    sem_t wake;               /* posted by appends, closing and the request signal */
+    mcz_sem wake;              /* posted by appends, closing and the request signal */
     atomic_bool dump_wanted;  /* set by the request signal */
     atomic_int fatal_dumping; /* a fatal-signal dump reads the retained list: leave it be */
     atomic_int retaining;     /* the retained list is being changed (see output.c) */

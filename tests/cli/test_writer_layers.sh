@@ -31,9 +31,11 @@ calls() {
 # a_cycle DIR: prints a cycle of calls between DIR's objects, if there is one (tsort names it).
 a_cycle() { calls "$1" | tsort 2>&1 >/dev/null | grep -v '^tsort: -:'; }
 
-# System calls the writer leaves to io/platform.h (pthreads and their waits stay where they are).
+# System calls the writer leaves to io/platform.h, and the thread calls it leaves to io/threads.h
+# (pthreads on POSIX, Win32's primitives on Windows).
 SYSCALLS='open|openat|close|read|write|pread|pread64|pwrite|pwrite64|fsync|fdatasync|fallocate|fallocate64|ftruncate|ftruncate64|send|sendmsg|poll|sigaction|pthread_sigmask|sigprocmask|sigtimedwait|sigpending|raise|kill|rename|renameat|unlink|unlinkat|fstat|fstat64|stat|nanosleep|clock_gettime|sysconf|mmap|munmap'
-os_calls() { nm -A -u "$1"/*.o | awk '{print $NF}' | grep -Ex "$SYSCALLS" | sort -u; }
+THREADCALLS='pthread_[a-z_]+|sem_[a-z_]+'
+os_calls() { nm -A -u "$1"/*.o | awk '{print $NF}' | grep -Ex "$SYSCALLS|$THREADCALLS" | sort -u; }
 
 src=$(cd "$MCZ_ROOT/writer" && pwd)
 if one_mode_test "$src"; then pass "writer/ looks at the mode in one place, the table of modes"
@@ -72,5 +74,10 @@ printf '#include <unistd.h>\nint sync_it(int fd) { return fsync(fd); }\n' >"$T/s
 "$CC" -c "$T/s.c" -o "$objs/s.o" || fail "the system-call sample builds"
 if [ "$(os_calls "$objs")" = fsync ]; then pass "a system call in a writer object is seen"
 else fail "a system call in a writer object is seen"; fi
+rm -f "$objs/s.o"
+printf '#include <pthread.h>\nint lock_it(pthread_mutex_t *m) { return pthread_mutex_lock(m); }\n' >"$T/p.c"
+"$CC" -c "$T/p.c" -o "$objs/p.o" || fail "the thread-call sample builds"
+if [ "$(os_calls "$objs")" = pthread_mutex_lock ]; then pass "a thread call in a writer object is seen"
+else fail "a thread call in a writer object is seen"; fi
 
 cli_done

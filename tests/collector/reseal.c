@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#define XXH_INLINE_ALL /* xxHash compiled in: no library (common/mcz_xxhash.h) */
 #include <xxhash.h>
 
 #define FOOTER_SIZE 56u

@@ -9,8 +9,9 @@
 # speaks HTTPS through Schannel, and an exit code comes through Wine (the probe's --fail exits
 # 3). Then the unit tests' runner: cmocka's counts read through Wine, a failing test seen
 # (tests/cross/windows_cmocka_probe.c). Then every unit test built for Windows, counted as
-# tests/cross/run.sh counts them. Then the programs, libmcz.dll, mcz-replay.exe and the
-# collector: the files sourced at the end (tests/cross/windows-*.sh) say what they check.
+# tests/cross/run.sh counts them. Then the programs, libmcz.dll, mcz-replay.exe, the collector
+# and libmcz-writer.dll: the files sourced at the end (tests/cross/windows-*.sh) say what they
+# check.
 # The Wine prefix is WIN_BUILD/wine-prefix (made on the first run, about 10 s; nothing goes to
 # $HOME); WINEDEBUG=-all; Mono and Gecko are not asked for. Prints one closing line,
 # "N passed, N failed".
@@ -45,6 +46,22 @@ pass() { echo "ok - $1"; passed=$((passed + 1)); }
 fail() { echo "not ok - $1"; failed=$((failed + 1)); failures+=("$1"); }
 # A Windows program's text output ends its lines with CR LF.
 unix_lines() { tr -d '\r' <"$1"; }
+# exports_as_so DLL SO: DLL exports exactly the functions the shared object SO exports (pass or
+# fail, naming both; the differences shown).
+exports_as_so() {
+    local dll=$1 so=$2 name
+    name=$(basename "$dll")
+    x86_64-w64-mingw32-objdump -p "$dll" |
+        sed -n '/\[Ordinal\/Name Pointer\] Table/,/^$/p' | awk 'NF >= 2 && !/Table/ {print $NF}' |
+        sort >"$T/dll.exports"
+    nm -D --defined-only "$so" | awk '{print $3}' | sort >"$T/so.exports"
+    if [ -s "$T/so.exports" ] && cmp -s "$T/so.exports" "$T/dll.exports"; then
+        pass "$name exports the $(wc -l <"$T/so.exports") functions $(basename "$so") exports"
+    else
+        fail "$name exports what $(basename "$so") exports"
+        diff "$T/so.exports" "$T/dll.exports" | head -20 | sed 's/^/    /'
+    fi
+}
 
 if [ ! -f "$WINEPREFIX/system.reg" ]; then
     echo "== making the Wine prefix $WINEPREFIX"
@@ -192,6 +209,9 @@ source "$root/tests/cross/windows-collector.sh"
 
 # mcz-superpmi.exe installed over a Windows superpmi (tests/collector/spmi_today.c).
 source "$root/tests/cross/windows-dropin.sh"
+
+# libmcz-writer.dll: the collector alone (tests/cmake-host/collect_host.c against it).
+source "$root/tests/cross/windows-writer.sh"
 
 left=$( (cd "$(wine_temp)" 2>/dev/null && ls -d mcz-replay* mcz-superpmi* 2>/dev/null) | tr '\n' ' ')
 if [ -z "$left" ]; then

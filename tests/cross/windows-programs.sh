@@ -39,16 +39,7 @@ win_programs_dll() {
         fail "libmcz.dll, libmcz.dll.a and windows_dll_probe.exe built (make windows)"
         return
     fi
-    x86_64-w64-mingw32-objdump -p "$dll" |
-        sed -n '/\[Ordinal\/Name Pointer\] Table/,/^$/p' | awk 'NF >= 2 && !/Table/ {print $NF}' |
-        sort >"$T/dll.exports"
-    nm -D --defined-only "$host_build/libmcz.so" | awk '{print $3}' | sort >"$T/so.exports"
-    if [ -s "$T/so.exports" ] && cmp -s "$T/so.exports" "$T/dll.exports"; then
-        pass "libmcz.dll exports the $(wc -l <"$T/so.exports") functions libmcz.so exports"
-    else
-        fail "libmcz.dll exports what libmcz.so exports"
-        diff "$T/so.exports" "$T/dll.exports" | head -20 | sed 's/^/    /'
-    fi
+    exports_as_so "$dll" "$host_build/libmcz.so"
     # The library's own POSIX names (io/win32_compat.h) are not exported: no program calls one.
     local internal
     internal=$(x86_64-w64-mingw32-nm -u "$win"/obj/tools/*.o "$win"/obj/mcs/*.o \

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#define XXH_INLINE_ALL /* xxHash compiled in: no library (common/mcz_xxhash.h) */
 #include <xxhash.h>
 
 #include "../../common/mcz_common.h"

@@ -10,6 +10,7 @@
 #include <stddef.h>
 
 #include <cmocka.h>
+#define XXH_INLINE_ALL /* xxHash compiled in: no library (common/mcz_xxhash.h) */
 #include <xxhash.h>
 
 #include "../../reader/reader_impl.h"

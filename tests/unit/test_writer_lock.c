@@ -13,18 +13,25 @@
 #include "../../writer/lock.h"
 
 #ifndef NDEBUG
+struct probe {
+    mcz_lock *lock;
+    bool held;
+};
+
 static void *held_here(void *arg)
 {
-    return (void *)(uintptr_t)mcz_lock_held(arg);
+    struct probe *p = arg;
+    p->held = mcz_lock_held(p->lock);
+    return NULL;
 }
 
 static bool held_by_another_thread(mcz_lock *l)
 {
-    pthread_t t;
-    void *held = NULL;
-    assert_int_equal(pthread_create(&t, NULL, held_here, l), 0);
-    pthread_join(t, &held);
-    return (uintptr_t)held != 0;
+    mcz_thread t;
+    struct probe p = {l, true};
+    assert_int_equal(mcz_thread_create(&t, held_here, &p), 0);
+    mcz_thread_join(&t);
+    return p.held;
 }
 
 static void test_holder_recorded(void **state)
@@ -46,17 +53,16 @@ static void test_wait_takes_it_back(void **state)
 {
     (void)state;
     mcz_lock l;
-    pthread_cond_t cond;
+    mcz_cond cond;
     mcz_lock_init(&l);
-    pthread_cond_init(&cond, NULL);
+    mcz_cond_init(&cond);
     mcz_lock_take(&l);
-    struct timespec past = {0, 0}; /* CLOCK_MONOTONIC 0: already over, so it times out */
-    mcz_lock_wait_until(&l, &cond, &past);
+    mcz_lock_wait_until(&l, &cond, 0); /* monotonic time 0: already over, so it times out */
     assert_true(mcz_lock_held(&l));
     assert_false(held_by_another_thread(&l));
     mcz_lock_drop(&l);
     assert_false(mcz_lock_held(&l));
-    pthread_cond_destroy(&cond);
+    mcz_cond_destroy(&cond);
     mcz_lock_destroy(&l);
 }
 #endif
