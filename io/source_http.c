@@ -33,8 +33,8 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-#include <xxhash.h>
 
+#include "mcz_xxhash.h"
 #include "source.h"
 
 #define MCZ_HTTP_TRIES 4
@@ -591,15 +591,11 @@ static size_t on_whole(char *p, size_t one, size_t n, void *arg)
 static int whole_fetch(mcz_http *h, const char *path, mcz_diag *diag)
 {
     mcz_outfile *f = mcz_outfile_open(path, diag);
-    XXH3_state_t *xxh = XXH3_createState();
-    if (!f || !xxh) {
-        mcz_outfile_abort(f);
-        XXH3_freeState(xxh);
-        return f ? mcz_fail_at(diag, h->url, MCZ_ENOMEM, MCZ_NO_OFFSET, MCZ_NO_CONTEXT,
-                               "out of memory") : diag->code;
-    }
-    XXH3_64bits_reset(xxh);
-    whole_xfer w = {.curl = h->curl, .f = f, .xxh = xxh, .want = h->size};
+    if (!f)
+        return diag->code;
+    XXH3_state_t xxh; /* on the stack: mcz_xxhash.h */
+    XXH3_64bits_reset(&xxh);
+    whole_xfer w = {.curl = h->curl, .f = f, .xxh = &xxh, .want = h->size};
     http_xfer x = {.curl = h->curl};
     curl_easy_setopt(h->curl, CURLOPT_RANGE, NULL);
     curl_easy_setopt(h->curl, CURLOPT_WRITEFUNCTION, on_whole);
@@ -610,8 +606,7 @@ static int whole_fetch(mcz_http *h, const char *path, mcz_diag *diag)
     long status = 0;
     curl_easy_getinfo(h->curl, CURLINFO_RESPONSE_CODE, &status);
     uint8_t trailer[8];
-    mcz_put_le64(trailer, XXH3_64bits_digest(xxh));
-    XXH3_freeState(xxh);
+    mcz_put_le64(trailer, XXH3_64bits_digest(&xxh));
     bool same = strcmp(x.etag, h->etag) == 0 && strcmp(x.modified, h->modified) == 0;
     if (cc == CURLE_OK && status == 200 && w.got == h->size && same &&
         mcz_outfile_write(f, trailer, sizeof trailer) == MCZ_OK)
