@@ -138,14 +138,13 @@ else
 fi
 # 6. mcs's modules in no circle: "caller callee" for each object using a symbol another one
 # defines (functions and data: the switch table names the verbs), then tsort finds a loop.
-object_edges() {
-    local o
-    for o in "$@"; do
-        nm --defined-only "$o" | awk -v f="$(basename "$o" .o)" '$2 ~ /[TDRB]/ {print "D", f, $3}'
-        nm -u "$o" | awk -v f="$(basename "$o" .o)" '{print "U", f, $2}'
-    done | awk '$1 == "D" {def[$3] = $2; next} {use[$2 " " $3] = 1}
-                END {for (k in use) {split(k, p, " "); if ((p[2] in def) && def[p[2]] != p[1])
-                     print p[1], def[p[2]]}}' | sort -u
+object_edges() { # two nm runs over all the objects (nm -A names each line's object)
+    { nm -A --defined-only "$@" | awk '$2 ~ /[TDRB]/ {print "D", $1, $3}'
+      nm -A -u "$@" | awk '{print "U", $1, $NF}'; } |
+        awk '{f = $2; sub(/:.*/, "", f); sub(/.*\//, "", f); sub(/\.o$/, "", f); $2 = f}
+             $1 == "D" {def[$3] = $2; next} {use[$2 " " $3] = 1}
+             END {for (k in use) {split(k, p, " "); if ((p[2] in def) && def[p[2]] != p[1])
+                  print p[1], def[p[2]]}}' | sort -u
 }
 mcs_objects=$(ls "$BUILD"/obj/mcs/*.o 2>/dev/null)
 if [ -n "$mcs_objects" ]; then
