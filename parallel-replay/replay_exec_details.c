@@ -60,9 +60,10 @@ static const char *record_end(const tool_csv_span *f, size_t count)
 }
 
 static int parse_rows(const char *p, const char *end, const exec_numbering *num,
-                      const replay_columns *cols, tool_csv_span *f, char **rows, char *why,
-                      size_t cap)
+                      replay_style style, const replay_columns *cols, tool_csv_span *f,
+                      char **rows, char *why, size_t cap)
 {
+    char what[REPLAY_MESSAGE_MAX];
     size_t line = 1, count;
     int rc;
     while ((rc = tool_csv_next(&p, end, f, REPLAY_MAX_COLUMNS, &count)) == 1) {
@@ -76,6 +77,8 @@ static int parse_rows(const char *p, const char *end, const exec_numbering *num,
                                                                     : -1;
         if (at < 0)
             return bad(why, cap, line, "a context that is not in the unit");
+        if (!replay_row_results_valid(cols, style, &f[1], what, sizeof what))
+            return bad(why, cap, line, what);
         if (append_row(&rows[at], f[1].start, record_end(f, count)) != MCZ_OK)
             return MCZ_ENOMEM;
     }
@@ -103,12 +106,7 @@ static int parse(const char *text, size_t size, const exec_numbering *num, repla
                                       style, what, sizeof what)) != MCZ_OK)
         rc = bad(why, cap, 1, what);
     else
-        rc = parse_rows(p, end, num, cols, f, rows, why, cap);
-    for (size_t i = 0; rc == MCZ_OK && i < num->count; i++) {
-        bool miss;
-        if (rows[i] && replay_rows_kind(cols, style, rows[i], strlen(rows[i]), &miss) < 0)
-            rc = bad(why, cap, 0, "a result superpmi does not write");
-    }
+        rc = parse_rows(p, end, num, style, cols, f, rows, why, cap);
     free(f);
     return rc;
 }

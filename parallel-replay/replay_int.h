@@ -512,6 +512,10 @@ int replay_table_parse_results(replay_table *t, const char *path, const void *te
 /* ---- Details rows (replay_row.c) ------------------------------------------------------------ */
 
 
+/* Whether one row's result columns (fields: the row's fields after Context) hold what superpmi
+ * writes there; if not, why names the column, its value and the values superpmi writes. */
+bool replay_row_results_valid(const replay_columns *c, replay_style style,
+                              const tool_csv_span *fields, char *why, size_t cap);
 /* Takes header (len bytes) as the columns of a style's rows: one CSV record starting with
  * Context and holding the style's result columns; otherwise MCZ_ECORRUPT, why says why. */
 int replay_columns_set(replay_columns *c, const char *header, size_t len, replay_style style,

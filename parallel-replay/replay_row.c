@@ -103,6 +103,40 @@ static int result_kind(const tool_csv_span *f)
                                      : -1;
 }
 
+bool replay_row_results_valid(const replay_columns *c, replay_style style,
+                              const tool_csv_span *fields, char *why, size_t cap)
+{
+    const char *results = "Success, Error or Miss";
+    struct {
+        int column;
+        const char *name, *values;
+    } check[3] = {{c->result, "Result", results}};
+    size_t n = 1;
+    if (style == REPLAY_STYLE_SPMI_DIFFS) {
+        check[0].column = c->base_result;
+        check[0].name = "Base result";
+        check[n].column = c->diff_result;
+        check[n].name = "Diff result";
+        check[n++].values = results;
+        check[n].column = c->has_diff;
+        check[n].name = "Has diff";
+        check[n++].values = "True or False";
+    }
+    for (size_t i = 0; i < n; i++) {
+        const tool_csv_span *f = &fields[check[i].column - 1];
+        bool ok = check[i].values == results ? result_kind(f) >= 0
+                                             : tool_csv_is(f, "True") || tool_csv_is(f, "False");
+        if (!ok) {
+            char value[48];
+            tool_csv_value(f, value, sizeof value);
+            snprintf(why, cap, "%s \"%s\" is not what superpmi writes there (%s)",
+                     check[i].name, value, check[i].values);
+            return false;
+        }
+    }
+    return true;
+}
+
 /* What one row says; fields[0] is the row's first field after Context (header column 1). */
 static int row_kind(const replay_columns *c, replay_style style, const tool_csv_span *fields,
                     bool *miss)

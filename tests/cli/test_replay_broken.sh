@@ -37,6 +37,16 @@ HEADER='Context,Context size,Method full name,Tier name,Result,MinOpts,Instructi
 printf '#!/no/such/interpreter\n' > "$T/unstartable.sh"; chmod +x "$T/unstartable.sh"
 replayer "$T/nothing.sh" "printf '%s\n' '$HEADER' > \"\$details\"; echo 'Loaded 0  Jitted 0  FailedCompile 0 Excluded 0 Missing 0'; exit 0"
 replayer "$T/nodetails.sh" 'exit 0'
+# rows for the first two contexts it is given (-c names the unit's numbers when they are
+# global): one failed, then one whose Result is no value superpmi writes
+{ echo '#!/bin/sh'
+  echo 'details=; first=1'
+  echo 'while [ $# -gt 0 ]; do case $1 in -details) details=$2; shift 2;; -c) first=${2%%[-,]*}; shift 2;; *) shift;; esac; done'
+  echo "printf '%s\\n' '$HEADER' > \"\$details\""
+  echo 'printf "%s,10,\"M\",Tier0,Error,False,5\n" "$first" >> "$details"'
+  echo 'printf "%s,10,\"M\",Tier0,Passed,False,5\n" "$((first + 1))" >> "$details"'
+  echo 'exit 1'; } > "$T/badresult.sh"
+chmod +x "$T/badresult.sh"
 replayer "$T/selfkill.sh" 'kill -KILL $$'
 replayer "$T/killworker.sh" 'kill -KILL $PPID; sleep 5'
 
@@ -71,6 +81,8 @@ run_both "a replayer that replays nothing (Loaded 0)" "$T/nothing.sh" \
     "having accounted for 0 of the" "details.csv has no row for context"
 run_both "a replayer that writes no details" "$T/nodetails.sh" \
     "without writing the details file it was asked for" "details.csv: No such file or directory"
+run_both "a details file with a result superpmi does not write" "$T/badresult.sh" \
+    'line 3: Result "Passed" is not what superpmi writes there (Success, Error or Miss)'
 run_both "a replayer killed by SIGKILL" "$T/selfkill.sh" "was killed by signal 9 (SIGKILL) from outside"
 run_both "a worker killed by SIGKILL" "$T/killworker.sh" \
     "worker killed by signal 9" "killed from outside, not by its replayer"
