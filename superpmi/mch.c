@@ -57,6 +57,8 @@ static int64_t container_check(const uint8_t *bytes, size_t avail, uint64_t base
 int mcz_mch_next(const uint8_t *buf, size_t len, uint64_t *pos, uint32_t *number, mcz_mc *out,
                  mcz_diag *diag)
 {
+    if (out)
+        *out = (mcz_mc){0};
     if ((!buf && len) || !pos || !number || !out)
         return mcz_diag_set(diag, MCZ_EINVAL, MCZ_NO_OFFSET, MCZ_NO_CONTEXT,
                             "mcz_mch_next: NULL argument");
@@ -124,6 +126,8 @@ static int mc_view_check(const mcz_mc *mc, mcz_diag *diag)
 
 int mcz_packet_next(const mcz_mc *mc, uint32_t *pos, mcz_packet *out, mcz_diag *diag)
 {
+    if (out)
+        *out = (mcz_packet){0};
     if (!mc || !mc->bytes || mc->size < MCZ_MC_OVERHEAD || !pos || !out)
         return mcz_diag_set(diag, MCZ_EINVAL, MCZ_NO_OFFSET, MCZ_NO_CONTEXT,
                             "mcz_packet_next: bad argument");
@@ -263,7 +267,7 @@ static void map_split(const mcz_jit_ee *v, const mcz_packet *p, const map_layout
 
 int mcz_map_parse(const mcz_jit_ee *v, const mcz_packet *p, mcz_map *out, mcz_diag *diag)
 {
-    if (!p || (!p->data && p->size) || !out)
+    if (!p || !p->data || !out) /* a packet's data, even of 0 bytes, points into its context */
         return mcz_diag_set(diag, MCZ_EINVAL, MCZ_NO_OFFSET, MCZ_NO_CONTEXT,
                             "mcz_map_parse: NULL argument");
     memset(out, 0, sizeof *out);

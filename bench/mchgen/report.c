@@ -344,7 +344,6 @@ int mg_report(const uint8_t *image, size_t size, const uint8_t *train, size_t tr
     mcz_diag_clear(&diag);
     int rc = facts ? MCZ_OK : MCZ_ENOMEM;
     while (rc == MCZ_OK && (rc = mcz_mch_next(image, size, &pos, &number, &mc, &diag)) == 1) {
-        rc = MCZ_OK;
         if (n == cap) {
             ctx_fact *grown = realloc(facts, 2 * cap * sizeof *facts);
             if (!grown) {
