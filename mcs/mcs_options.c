@@ -254,7 +254,7 @@ static int take_option(int argc, char **argv, int *i, const mcs_usage *u, const 
     option_match m;
     if (!option_find(opts, &t, &m))
         return unknown_option(u, opts, argv[*i]), -1;
-    bool takes_value = m.own ? m.own->value != NULL : m.global->takes_value;
+    bool takes_value = m.global ? m.global->takes_value : m.own->value != NULL; /* one is set */
     const char *value = t.value;
     if (!takes_value && value)
         return mcs_usage_error(u, "%.*s takes no value", (int)(value - 1 - t.text), t.text), -1;

@@ -164,7 +164,7 @@ int cmd_toc(int argc, char **argv)
     if (!toc_path)
         return MCS_EXIT_FAIL;
     toc_builder b = {0};
-    mcs_input in;
+    mcs_input in = {0};
     int rc = -1;
     if (mcs_input_refuse_empty(pos[0]) != 0) {
         /* said */

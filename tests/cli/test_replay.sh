@@ -242,6 +242,8 @@ printf '#!/bin/sh\nexit 5\n' > "$T/broken.sh"; chmod +x "$T/broken.sh"
 code_run "exec: a command exiting 5 fails every context" 1 "$R" -q -j 2 --exec "$T/broken.sh" -f "$T/b.mcl" "$T/c.mcz"
 if [ "$(wc -l < "$T/b.mcl")" -eq $N ]; then pass "exec: all contexts listed"; else fail "exec: all contexts listed"; fi
 ok_run "exec: a command exiting 0 passes" "$R" -q -j 2 --exec true "$T/c.mcz"
+ok_run "exec --order-as-parallel: a command printing nothing passes" \
+    "$R" -q -j 2 --order-as-parallel 2 --exec true "$T/c.mcz"
 printf '#!/bin/sh\nsleep 1000\n' > "$T/slow.sh"; chmod +x "$T/slow.sh"
 code_run "exec: a command past --timeout times out its unit" 1 "$R" -q -j 2 -c 1-40 --timeout 1 \
     --exec "$T/slow.sh" --details "$T/sl.csv" "$T/c.mcz"
