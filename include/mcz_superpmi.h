@@ -25,10 +25,9 @@ typedef struct mcz_jit_ee mcz_jit_ee;
  * Container-level scan of an MCH image held in memory (typically an mmap).
  * *pos is the offset to read at and *number the number of the previous context (start with 0
  * and 0). On success fills out, advances *pos past the context, increments *number and returns
- * 1; otherwise out is zeroed and it returns 0 at the exact end of buf or a negative code for a
- * bad magic, a length past the end, or a bad end canary (diag names the context number and
- * offset). Checks only the container (magic, length, trailer); mcz_mc_check() checks the
- * packets. Never allocates.
+ * 1; returns 0 at the exact end of buf; returns a negative code for a bad magic, a length past
+ * the end, or a bad end canary (diag names the context number and offset). Checks only the
+ * container (magic, length, trailer); mcz_mc_check() checks the packets. Never allocates.
  */
 MCZ_API int mcz_mch_next(const uint8_t *buf, size_t len, uint64_t *pos, uint32_t *number,
                          mcz_mc *out, mcz_diag *diag);
@@ -48,7 +47,7 @@ typedef struct mcz_packet {
 
 /*
  * Packet walk inside mc. *pos starts at 0 (it is relative to the packet area). Returns 1 with
- * out filled; otherwise out is zeroed, and it returns 0 after the last packet (which must end exactly at totalLen), or a negative code
+ * out filled, 0 after the last packet (which must end exactly at totalLen), or a negative code
  * (packet overruns the area, bad canary). Does not parse the map.
  */
 MCZ_API int mcz_packet_next(const mcz_mc *mc, uint32_t *pos, mcz_packet *out, mcz_diag *diag);

@@ -57,8 +57,6 @@ static int64_t container_check(const uint8_t *bytes, size_t avail, uint64_t base
 int mcz_mch_next(const uint8_t *buf, size_t len, uint64_t *pos, uint32_t *number, mcz_mc *out,
                  mcz_diag *diag)
 {
-    if (out)
-        *out = (mcz_mc){0};
     if ((!buf && len) || !pos || !number || !out)
         return mcz_diag_set(diag, MCZ_EINVAL, MCZ_NO_OFFSET, MCZ_NO_CONTEXT,
                             "mcz_mch_next: NULL argument");
@@ -126,8 +124,6 @@ static int mc_view_check(const mcz_mc *mc, mcz_diag *diag)
 
 int mcz_packet_next(const mcz_mc *mc, uint32_t *pos, mcz_packet *out, mcz_diag *diag)
 {
-    if (out)
-        *out = (mcz_packet){0};
     if (!mc || !mc->bytes || mc->size < MCZ_MC_OVERHEAD || !pos || !out)
         return mcz_diag_set(diag, MCZ_EINVAL, MCZ_NO_OFFSET, MCZ_NO_CONTEXT,
                             "mcz_packet_next: bad argument");
