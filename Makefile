@@ -520,3 +520,18 @@ test-posix:
 	@BUILD=build/posix BIN=build/posix/bin MCZ_TEST_CLI="$(POSIX_CLI)" bash tests/run-all.sh
 posix-build: $(LIB_A) $(PROGRAMS) $(UNITS) $(FUZZERS)
 include packaging/windows.mk  # Windows: make windows, make test-windows, make windows-todo
+
+# ---- Static analysis (HACKING.md "Static analysis"; run by .ci/run) ----
+#   make analyze   clang's scan-build over a build from clean of the library and the programs
+#                  (in $(BUILD)/analyze/), then cppcheck over their sources (tests/analyze/
+#                  analyze.sh); fails on any report. The benchmarks (bench/*.c) and the tests are
+#                  left out: neither is shipped, and they stop at their first error by design
+#                  (`scan-build make all`, the benchmarks included, reports nothing either).
+ANALYZE_DIRS := $(LIB_LAYERS) tools mcs parallel-replay superpmi-dropin bench/mchgen
+.PHONY: analyze analyze-build
+analyze: | $(DEPS_OK)
+	rm -rf $(BUILD)/analyze
+	@bash tests/analyze/analyze.sh $(BUILD)/analyze/report \
+	    "-D_GNU_SOURCE -Iinclude -Icommon -Itools -Iparallel-replay $(ANALYZE_DIRS)" \
+	    $(MAKE) --no-print-directory BUILD=$(BUILD)/analyze BIN=$(BUILD)/analyze/bin analyze-build
+analyze-build: $(LIB_A) $(PROGRAMS)

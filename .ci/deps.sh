@@ -9,12 +9,12 @@
 set -eu
 check_only=false
 [ "${1:-}" = "--check" ] && check_only=true
-packages="build-essential pkg-config libzstd-dev liblzma-dev libxxhash-dev libcmocka-dev libcurl4-openssl-dev libzip-dev zstd parallel clang help2man cmake ninja-build python3"
+packages="build-essential pkg-config libzstd-dev liblzma-dev libxxhash-dev libcmocka-dev libcurl4-openssl-dev libzip-dev zstd parallel clang clang-tools cppcheck help2man cmake ninja-build python3"
 test_packages="slurm-wlm munge gdb nginx-light"
 missing=""
 have_pkgconfig() { command -v pkg-config >/dev/null 2>&1 && pkg-config --exists "$@"; }
 have_pkgconfig libzstd liblzma libxxhash cmocka libcurl libzip || missing="$packages"
-for tool in cc make zstd parallel clang help2man cmake ninja; do
+for tool in cc make zstd parallel clang clang-tools cppcheck help2man cmake ninja; do
     command -v "$tool" >/dev/null 2>&1 || missing="$packages"
 done
 [ -x /usr/bin/python3 ] || missing="$packages" # Debian's, not another on PATH

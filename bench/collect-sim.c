@@ -396,7 +396,8 @@ static peaks run_producers(sim *s, producer *p)
     peaks pk = {0};
     sample_peaks(s, &pk);
     s->start = cc_now();
-    for (uint32_t i = 0; i < s->opt->threads; i++) {
+    const uint32_t threads = s->opt->threads; /* the threads joined are the ones started */
+    for (uint32_t i = 0; i < threads; i++) {
         if (pthread_create(&p[i].thread, NULL, producer_main, &p[i]) != 0)
             die("pthread_create", strerror(errno));
     }
@@ -411,7 +412,7 @@ static peaks run_producers(sim *s, producer *p)
         }
     }
     atomic_store(&s->stop, true);
-    for (uint32_t i = 0; i < s->opt->threads; i++)
+    for (uint32_t i = 0; i < threads; i++)
         pthread_join(p[i].thread, NULL);
     return pk;
 }

@@ -63,8 +63,8 @@ static void corpus_load(corpus *c, const char *path)
     if (mcz_file_map(path, &c->file, &d) != MCZ_OK)
         die(path, &d);
     size_t cap = 1024;
-    c->offsets = malloc(cap * sizeof *c->offsets);
-    c->sizes = malloc(cap * sizeof *c->sizes);
+    c->offsets = calloc(cap, sizeof *c->offsets);
+    c->sizes = calloc(cap, sizeof *c->sizes);
     uint64_t pos = 0;
     uint32_t number = 0;
     mcz_mc mc;

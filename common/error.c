@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#define MCZ_ERROR_DEFINITIONS /* the functions themselves, not the analyzer's model */
 #include "mcz_common.h"
 
 const char *mcz_error_name(int code)

@@ -33,6 +33,7 @@ int mcz_arc_frame_check(const uint8_t *file, size_t size, uint64_t off, uint32_t
                         uint32_t min_payload, const char *what, uint32_t *payload,
                         mcz_diag *diag)
 {
+    *payload = 0;
     if (!mcz_fits(size, off, MCZ_ARC_FRAME_HEAD + 4))
         return mcz_diag_set(diag, MCZ_ETRUNCATED, mcz_at_offset((int64_t)off), MCZ_NO_CONTEXT,
                             "%s: truncated frame header", what);

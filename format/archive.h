@@ -390,8 +390,8 @@ void mcz_arc_context_hashes(const mcz_jit_ee *v, const mcz_mc *mc, mcz_hash128 *
 
 /*
  * Checks that an mcz frame with this tag starts at off, that its payload holds at least
- * min_payload bytes and that the whole frame fits; returns its payload size in *payload. what
- * names the frame in messages.
+ * min_payload bytes and that the whole frame fits; returns its payload size in *payload (set on
+ * every path: 0 when the head is unreadable). what names the frame in messages.
  */
 int mcz_arc_frame_check(const uint8_t *file, size_t size, uint64_t off, uint32_t tag,
                         uint32_t min_payload, const char *what, uint32_t *payload,

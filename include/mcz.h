@@ -615,7 +615,7 @@ typedef struct mcz_cursor mcz_cursor;
 MCZ_API MCZ_NODISCARD mcz_cursor *mcz_cursor_create(const mcz_reader *r);
 MCZ_API void mcz_cursor_free(mcz_cursor *c);
 /* Decompresses and verifies chunk `index` (cached: asking again is free). *raw stays valid until
- * the cursor decodes another chunk. */
+ * the cursor decodes another chunk; on error *raw is NULL and *len 0 (either may be NULL). */
 MCZ_API int mcz_cursor_chunk(mcz_cursor *c, uint64_t index, const uint8_t **raw, size_t *len,
                              mcz_diag *diag);
 /* Context `number` as a view into the decoded chunk (valid until the next chunk is decoded). */
@@ -773,11 +773,12 @@ MCZ_API const mcz_reader *mcz_source_archive(const mcz_source *s);
  * end, negative on damage (diag names the context number and offset).
  */
 MCZ_API int mcz_source_next(mcz_source *s, mcz_mc *out, mcz_diag *diag);
-/* Context `number`; MCZ_ENOTFOUND when the source does not hold it. An MCH file is read
- * through its .mct when the table can be this file's (mcz_toc_check) and the context found is
- * the one asked for: every context before it begins where the one before ends, as the table
- * says (each walked once per source), and it has the identity the table records, if any.
- * Otherwise the source stops using the .mct and finds contexts by scanning the file. */
+/* Context `number`; MCZ_ENOTFOUND when the source does not hold it (out is zeroed on every
+ * error). An MCH file is read through its .mct when the table can be this file's
+ * (mcz_toc_check) and the context found is the one asked for: every context before it begins
+ * where the one before ends, as the table says (each walked once per source), and it has the
+ * identity the table records, if any. Otherwise the source stops using the .mct and finds
+ * contexts by scanning the file. */
 MCZ_API int mcz_source_get(mcz_source *s, uint32_t number, mcz_mc *out, mcz_diag *diag);
 /* The .mct an MCH source finds contexts by number through: the file beside it (SuperPMI's
  * paired-file names: X.mch.mct, X.mct), or for a URL the first of those names the server has

@@ -54,10 +54,9 @@ static const char *write_atomic(const char *path, const uint8_t *a, size_t alen,
     mcz_outfile *f = mcz_outfile_open(path, why);
     if (!f)
         return why->message;
-    int rc = mcz_outfile_write(f, a, alen);
-    if (rc == MCZ_OK && blen)
-        rc = mcz_outfile_write(f, b, blen);
-    rc = mcz_outfile_commit(f, why); /* reports a failed write too */
+    if (mcz_outfile_write(f, a, alen) == MCZ_OK && blen)
+        (void)mcz_outfile_write(f, b, blen); /* a failed write is reported by the commit */
+    int rc = mcz_outfile_commit(f, why);
     return rc == MCZ_OK ? "" : why->message;
 }
 

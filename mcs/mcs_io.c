@@ -514,6 +514,7 @@ static int output_start(mcs_output *o, const mcs_input *model_in)
 {
     const mcz_reader *model = model_in ? model_in->archive : NULL;
     mcs_record rec;
+    const char *model_path = NULL;
     if (model) {
         mcz_archive_info info;
         mcz_reader_get_info(model, &info);
@@ -521,8 +522,9 @@ static int output_start(mcs_output *o, const mcs_input *model_in)
         o->dict_known = true;
         o->dict_id = o->opt.dict ? info.dict_id : 0;
         mcs_input_record(model_in, &rec);
+        model_path = model_in->path;
     }
-    record_fix(o, model ? &rec : NULL, model ? model_in->path : NULL);
+    record_fix(o, model ? &rec : NULL, model_path);
     o->pending = false;
     mcz_diag d;
     mcz_diag_clear(&d);

@@ -9,6 +9,7 @@
  * byte, numbered as sent: the output is a complete archive at every checkpoint and
  * after the end, and after a crash of the receiver mcs -recover gives back every chunk written.
  */
+#include <assert.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,6 +83,7 @@ static int bad_stream(const mcz_diag *d)
 /* The dictionary frame (FORMAT.md §3), kept for the writer, which checks it is a zstd one. */
 static int take_dict(receiver *r, const mcz_frame_event *ev)
 {
+    assert(!r->dict); /* the parser gives one dictionary frame, right after the header */
     r->dict = malloc(ev->dict_size);
     if (!r->dict) {
         tool_error("out of memory keeping a dictionary of %zu bytes", ev->dict_size);

@@ -48,7 +48,7 @@ static int stat_row(void *arg, mcs_input *in, const mcz_mc *mc)
     const mcz_jit_ee *v = mcs_input_jit_ee(in);
     stat_header(s, v);
     FILE *f = s->f;
-    uint32_t counts[256], sizes[256];
+    uint32_t counts[256] = {0}, sizes[256] = {0};
     bool present[256] = {false};
     uint32_t pos = 0;
     mcz_packet p;

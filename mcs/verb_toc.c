@@ -190,7 +190,7 @@ int cmd_toc(int argc, char **argv)
     if (!toc_path)
         return MCS_EXIT_FAIL;
     toc_builder b = {0};
-    mcs_input in;
+    mcs_input in = {0};
     int rc = -1;
     /* Opened quietly first to learn what it is; an input that does not open is opened again
      * by mcs_input_open_input, which reports why. */

@@ -101,9 +101,8 @@ static int parse(const char *text, size_t size, const exec_numbering *num, repla
         rc = bad(why, cap, 1, rc == 0 ? "no header" : "a header that is not CSV");
     else if (count < 2)
         rc = bad(why, cap, 1, "a header of one column");
-    else if ((rc = replay_columns_set(cols, f[0].start, (size_t)(record_end(f, count) -
-                                                                 f[0].start),
-                                      style, what, sizeof what)) != MCZ_OK)
+    else if (replay_columns_set(cols, f[0].start, (size_t)(record_end(f, count) - f[0].start),
+                                style, what, sizeof what) != MCZ_OK)
         rc = bad(why, cap, 1, what);
     else
         rc = parse_rows(p, end, num, style, cols, f, rows, why, cap);

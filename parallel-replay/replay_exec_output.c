@@ -342,7 +342,8 @@ static int write_interleaved(const char *text, size_t len, uint32_t interleave, 
     int rc = segments_cut(text, len, interleave, &seg, &n);
     if (rc != MCZ_OK)
         return rc;
-    qsort(seg, n, sizeof *seg, segment_compare);
+    if (n > 0) /* no output: seg is NULL, which qsort may not be given */
+        qsort(seg, n, sizeof *seg, segment_compare);
     for (size_t i = 0; i < n; i++)
         fwrite(text + seg[i].from, 1, seg[i].len, to);
     free(seg);

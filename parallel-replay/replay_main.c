@@ -388,7 +388,7 @@ static int parse_word(int argc, char **argv, int *i, options *o)
             d = &option_defs[k];
     if (!d)
         return unknown_option(word, name);
-    char *value = NULL;
+    char *value = ""; /* parse_option's arg is never NULL; options without a value ignore it */
     if (d->value && eq)
         value = (char *)word + (eq + 1 - word);
     else if (d->value && *i + 1 < argc)

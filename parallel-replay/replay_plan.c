@@ -361,9 +361,9 @@ static int input_is_archive(replay_plan *p, bool *archive, mcz_diag *diag)
         if (!other)
             return MCZ_OK;
     }
-    const uint8_t *head;
+    const uint8_t *head = (const uint8_t *)"";
     int rc = mcz_input_size(p->input) >= 2 ? mcz_input_view(p->input, 0, 2, &head, diag) : MCZ_OK;
-    *archive = !(rc == MCZ_OK && mcz_input_size(p->input) >= 2 && head[0] == 'm' && head[1] == 'c');
+    *archive = !(rc == MCZ_OK && head[0] == 'm' && head[1] == 'c'); /* "" when under 2 bytes */
     return rc;
 }
 

@@ -57,6 +57,8 @@ static size_t ring_first(uint64_t at, size_t len)
 
 static void ring_write(replay_ring *g, uint64_t at, const void *src, size_t len)
 {
+    if (len == 0)
+        return; /* src may be NULL then, which memcpy may not be given */
     size_t first = ring_first(at, len);
     memcpy(g->data + (at & (REPLAY_RING_SIZE - 1)), src, first);
     memcpy(g->data, (const uint8_t *)src + first, len - first);

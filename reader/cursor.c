@@ -59,6 +59,10 @@ void mcz_cursor_free(mcz_cursor *c)
 int mcz_cursor_chunk(mcz_cursor *c, uint64_t index, const uint8_t **raw, size_t *len,
                      mcz_diag *diag)
 {
+    if (raw)
+        *raw = NULL;
+    if (len)
+        *len = 0;
     if (!c)
         return mcz_diag_set(diag, MCZ_EINVAL, MCZ_NO_OFFSET, MCZ_NO_CONTEXT,
                             "mcz_cursor_chunk: NULL cursor");

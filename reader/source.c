@@ -493,6 +493,8 @@ const char *mcz_source_toc_rejected(mcz_source *s, mcz_diag *why)
 
 int mcz_source_get(mcz_source *s, uint32_t number, mcz_mc *out, mcz_diag *diag)
 {
+    if (out)
+        *out = (mcz_mc){0};
     if (!s || !out)
         return mcz_diag_set(diag, MCZ_EINVAL, MCZ_NO_OFFSET, mcz_in_context(number),
                             "mcz_source_get: NULL argument");

@@ -18,6 +18,7 @@
  * Build parameters, as in the mcs SuperPMI ships for x64: 64-bit target (NATIVEINT prints as
  * "long") and CORJIT_FLAGS with two instruction-set words.
  */
+#include <assert.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -125,11 +126,12 @@ static int packet_last(const ident_ctx *c, uint8_t id, mcz_packet *out)
 /*
  * Loads packet id's map and fixes its key/value split to what this file reads: key_size bytes
  * of key (0 for a dense map) and at least min_value bytes of value. Returns 1, 0 when the packet
- * is absent, or a negative code.
+ * is absent (m empty), or a negative code (m empty or partly filled).
  */
 static int map_load(const ident_ctx *c, uint8_t id, uint32_t key_size, uint32_t min_value,
                     mcz_map *m)
 {
+    *m = (mcz_map){0};
     mcz_packet p;
     int rc = packet_last(c, id, &p);
     if (rc <= 0)
@@ -579,6 +581,7 @@ typedef struct pgo_view {
 /* repGetPgoInstrumentationResults: the schema is copied whatever the result says. */
 static int pgo_view_load(const ident_ctx *c, const mcz_map *m, const uint8_t *v, pgo_view *pv)
 {
+    pv->schema = NULL;
     pv->count = mcz_get_le32(v + MCZ_PGO_COUNT_SCHEMA_ITEMS);
     pv->result = (int32_t)mcz_get_le32(v + MCZ_PGO_RESULT);
     uint32_t data_index = mcz_get_le32(v + MCZ_PGO_DATA_INDEX);
@@ -605,6 +608,7 @@ static int pgo_append(const ident_ctx *c, uint64_t ftn, text_sink *out)
     if (rc != MCZ_OK || pv.result < 0)
         return rc;
     uint64_t min = UINT64_MAX, max = 0, total = 0;
+    assert(pv.schema || pv.count == 0); /* buffer_get gives NULL only for 0 bytes */
     for (uint32_t i = 0; i < pv.count; i++) {
         const uint8_t *item = pv.schema + (size_t)i * MCZ_PGOS_SIZE;
         uint64_t start = mcz_get_le64(item + MCZ_PGOS_OFFSET);

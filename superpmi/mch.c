@@ -263,7 +263,7 @@ static void map_split(const mcz_jit_ee *v, const mcz_packet *p, const map_layout
 
 int mcz_map_parse(const mcz_jit_ee *v, const mcz_packet *p, mcz_map *out, mcz_diag *diag)
 {
-    if (!p || (!p->data && p->size) || !out)
+    if (!p || !p->data || !out) /* a packet's data, even of 0 bytes, points into its context */
         return mcz_diag_set(diag, MCZ_EINVAL, MCZ_NO_OFFSET, MCZ_NO_CONTEXT,
                             "mcz_map_parse: NULL argument");
     memset(out, 0, sizeof *out);

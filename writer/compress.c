@@ -142,7 +142,8 @@ int mcz_wr_compress_chunk(const mcz_writer *w, ZSTD_CCtx *cctx, mcz_arc_buffer *
     mcz_arc_chunk_head_encode(&h, c->lengths, c->frames);
     c->frames_len = head + n;
     uint8_t *fitted = realloc(c->frames, c->frames_len);
-    c->frames = fitted ? fitted : c->frames;
+    if (fitted) /* a failed shrink leaves the larger block, still c's */
+        c->frames = fitted;
     return MCZ_OK;
 }
 

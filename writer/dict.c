@@ -48,7 +48,9 @@ int mcz_dict_train(const void *samples, const size_t *sizes, unsigned n, size_t 
                             "dictionary training failed: %s", ZDICT_getErrorName(got));
     }
     void *fitted = realloc(buf, got);
-    *dict = fitted ? fitted : buf;
+    if (fitted) /* a failed shrink leaves the larger block, still ours */
+        buf = fitted;
+    *dict = buf;
     *dict_len = got;
     return MCZ_OK;
 }

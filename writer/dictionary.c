@@ -162,6 +162,7 @@ static size_t dict_cap(const mcz_writer *w, uint64_t sample_bytes)
 static int train_from_chunks(mcz_writer *w, chunk *first, uint32_t k, size_t max_len,
                              mcz_diag *d)
 {
+    assert(!w->dict && w->dict_len == 0); /* none yet, or the judged one dropped */
     size_t n = 0, room = 0;
     uint64_t total = 0;
     uint32_t i = 0;

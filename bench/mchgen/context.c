@@ -7,6 +7,7 @@
  * the classes and fields involved) and then writes one packet per map in SuperPMI's write order
  * (mcz_jit_ee_write_order of the version generated), each packet's emitter walking the plan.
  */
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1581,6 +1582,7 @@ static void emit_cr_gc_info(mg_generator *g)
         return;
     uint8_t info[64], key[4] = {0}, value[MCZ_GC_SIZE];
     uint32_t len = 8 + mg_rng_below(&g->rng, 48);
+    assert(len >= 8 && len <= sizeof info); /* mg_rng_below(r, n) is below n */
     for (uint32_t i = 0; i < len; i++)
         info[i] = (uint8_t)mg_rng_below(&g->rng, 64);
     begin(g, 114, 4, MCZ_GC_SIZE);

@@ -175,7 +175,7 @@ typedef struct image {
 
 static int image_append(image *im, const uint8_t *bytes, size_t size)
 {
-    if (size > im->cap - im->len) {
+    if (!im->data || size > im->cap - im->len) { /* memcpy wants a buffer even for 0 bytes */
         size_t cap = im->cap ? im->cap : 64u << 20;
         while (cap - im->len < size)
             cap *= 2;

@@ -213,7 +213,9 @@ static size_t gather_samples(const uint8_t *train, size_t train_size, uint8_t **
     uint64_t pos = 0;
     uint32_t number = 0;
     mcz_mc mc;
-    while (*samples && *sizes && mcz_mch_next(train, train_size, &pos, &number, &mc, NULL) == 1 &&
+    if (!*samples || !*sizes)
+        return 0;
+    while (mcz_mch_next(train, train_size, &pos, &number, &mc, NULL) == 1 &&
            bytes + mc.size <= DICT_TRAIN_MAX) {
         if (mc.size > DICT_SAMPLE_MAX)
             continue;
@@ -228,7 +230,7 @@ static size_t gather_samples(const uint8_t *train, size_t train_size, uint8_t **
         (*sizes)[count++] = mc.size;
         bytes += mc.size;
     }
-    return *samples && *sizes ? count : 0;
+    return count;
 }
 
 /* Trains on whole contexts of a held-out sample: contexts from other process runs, as an
@@ -344,7 +346,6 @@ int mg_report(const uint8_t *image, size_t size, const uint8_t *train, size_t tr
     mcz_diag_clear(&diag);
     int rc = facts ? MCZ_OK : MCZ_ENOMEM;
     while (rc == MCZ_OK && (rc = mcz_mch_next(image, size, &pos, &number, &mc, &diag)) == 1) {
-        rc = MCZ_OK;
         if (n == cap) {
             ctx_fact *grown = realloc(facts, 2 * cap * sizeof *facts);
             if (!grown) {

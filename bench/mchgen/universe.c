@@ -161,7 +161,7 @@ static const char *const primitive_inst[] = {"System.__Canon", "System.__Canon",
 
 static uint32_t text_add(mg_universe *u, const char *s, size_t len)
 {
-    if (u->text_len + len > u->text_cap) {
+    if (!u->text || u->text_len + len > u->text_cap) { /* memcpy wants a buffer even for 0 */
         size_t cap = u->text_cap ? u->text_cap * 2 : 1 << 20;
         while (cap < u->text_len + len)
             cap *= 2;
@@ -416,7 +416,7 @@ static void build_methods(mg_universe *u, mg_rng *r)
         mg_class *c = &u->classes[ci];
         uint32_t want = 1 + (uint32_t)fmin(40.0, mg_rng_lognormal(r, 4.0, 0.8));
         if (u->method_count + want > cap) {
-            cap *= 2;
+            cap = cap * 2 + want; /* doubling alone can stay short of want on few classes */
             mg_method *grown = realloc(u->methods, cap * sizeof *grown);
             if (!grown) {
                 fprintf(stderr, "mchgen: out of memory\n");

@@ -249,6 +249,8 @@ if [ "$(wc -l < "$T/b.mcl")" -eq $N ]; then pass "exec: all contexts listed"; el
 code_run "exec: a command exiting 0 without its details replays nothing (exit 255)" 255 \
     "$R" -q -j 2 --exec true "$T/c.mcz"
 contains "exec: a command without details: said" "$T/err" "without writing the details file it was asked for"
+code_run "exec --order-as-parallel: a command printing nothing is no crash (exit 255)" 255 \
+    "$R" -q -j 2 --order-as-parallel 2 --exec true "$T/c.mcz"
 printf '#!/bin/sh\nsleep 1000\n' > "$T/slow.sh"; chmod +x "$T/slow.sh"
 code_run "exec: a command past --timeout times out its unit" 1 "$R" -q -j 2 -c 1-40 --timeout 1 \
     --exec "$T/slow.sh" --details "$T/sl.csv" "$T/c.mcz"
