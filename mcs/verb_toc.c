@@ -248,8 +248,8 @@ int cmd_toc(int argc, char **argv)
     toc_writer w = {.path = toc_path};
     mcs_input in;
     int rc = -1;
-    /* Opened quietly first to learn what it is; an input that does not open is opened again
-     * by mcs_input_open_input, which reports why. */
+    /* Opened quietly first to learn what it is, then again by mcs_input_open_input, which
+     * reports why one does not open and keeps the input for mcs_input_rewind (mch_count). */
     mcz_input *input = NULL;
     if (mcs_input_refuse_empty(pos[0]) != 0) {
         /* said */
@@ -257,7 +257,7 @@ int cmd_toc(int argc, char **argv)
         tool_error("%s: -toc writes its table beside the file: it needs a file, not a stream",
                   tool_display_name(pos[0], false));
     } else if (mcs_output_check(toc_path) == 0) {
-        rc = mcs_input_open_input(&in, pos[0], input);
+        rc = mcs_input_open_input(&in, pos[0], NULL);
     }
     mcz_input_close(input);
     if (rc == 0) {
