@@ -148,11 +148,11 @@ static _Noreturn void child_main(size_t slot, const replay_pool_ops *ops, replay
 }
 
 /*
- * What the parent freed (the reader it planned with: an archive's index and hash columns, about
- * 40 bytes a context) glibc keeps in its heap, and a fork would hand every worker those pages on
- * top of the worker's own reader: the index twice, 10 MiB more at 250,000 contexts. Returned to
- * the system before each fork, a worker holds only what it reads itself
- * (tests/cli/test_replay_memory.sh). Other C libraries return large blocks on free.
+ * What the parent freed before the fork (the reader it planned with: an archive's index and hash
+ * columns, about 40 bytes a context) glibc keeps in its heap, and a fork hands every worker those
+ * pages: 10 MiB at 250,000 contexts in the parent for the whole run and in each worker's count.
+ * Returned to the system before each fork, a worker's heap is what it allocates itself
+ * (bench/FIGURES.md §11). Other C libraries return large blocks when they are freed.
  */
 static void release_freed(void)
 {
