@@ -14,7 +14,7 @@ test_packages="slurm-wlm munge gdb nginx-light"
 missing=""
 have_pkgconfig() { command -v pkg-config >/dev/null 2>&1 && pkg-config --exists "$@"; }
 have_pkgconfig libzstd liblzma libxxhash cmocka libcurl libzip || missing="$packages"
-for tool in cc make zstd parallel clang clang-tools cppcheck help2man cmake ninja; do
+for tool in cc make zstd parallel clang scan-build cppcheck help2man cmake ninja; do
     command -v "$tool" >/dev/null 2>&1 || missing="$packages"
 done
 [ -x /usr/bin/python3 ] || missing="$packages" # Debian's, not another on PATH

@@ -870,6 +870,10 @@ MCZ_API bool mcz_outfile_is_stream(const mcz_outfile *f);
 /* Appends len bytes. The first failure is sticky: every later write and the commit return it,
  * and commit reports it with the path. */
 MCZ_API int mcz_outfile_write(mcz_outfile *f, const void *data, size_t len);
+/* Overwrites len bytes at offset at of what was written (a count known only at the end). Only
+ * a file written through its temporary: on a stream (mcz_outfile_is_stream) it fails, sticky,
+ * as a write does. */
+MCZ_API int mcz_outfile_patch(mcz_outfile *f, uint64_t at, const void *data, size_t len);
 /* Current size written so far. */
 MCZ_API uint64_t mcz_outfile_tell(const mcz_outfile *f);
 MCZ_API MCZ_NODISCARD int mcz_outfile_commit(mcz_outfile *f, mcz_diag *diag); /* frees f */

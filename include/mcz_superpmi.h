@@ -324,6 +324,8 @@ typedef struct mcz_toc_entry {
 } mcz_toc_entry;
 
 #define MCZ_TOC_ELEMENT_SIZE 48u
+#define MCZ_TOC_HEADER_SIZE 8u  /* "INDX", u32 count */
+#define MCZ_TOC_TRAILER_SIZE 4u /* "INDX" */
 
 /* Parses an .mct image (exactly: nothing may follow the closing tag). validate: also require
  * strictly increasing numbers (the loader's check; -dumpToc skips it). *entries is malloc'ed
@@ -343,6 +345,12 @@ MCZ_API int mcz_toc_check(const mcz_toc_entry *e, uint32_t count, uint64_t file_
 /* Encodes entries as an .mct image (padding zeroed). *out is malloc'ed; free() it. */
 MCZ_API int mcz_toc_encode(const mcz_toc_entry *entries, uint32_t count, uint8_t **out,
                            size_t *len);
+/* The image's three parts, for a writer that streams the entries (mcs -toc): the header of
+ * count entries, one entry (padding zeroed), the closing tag. Their concatenation is
+ * mcz_toc_encode's image, byte for byte. */
+MCZ_API void mcz_toc_header_encode(uint32_t count, uint8_t out[MCZ_TOC_HEADER_SIZE]);
+MCZ_API void mcz_toc_element_encode(const mcz_toc_entry *e, uint8_t out[MCZ_TOC_ELEMENT_SIZE]);
+MCZ_API void mcz_toc_trailer_encode(uint8_t out[MCZ_TOC_TRAILER_SIZE]);
 
 /* SuperPMI's paired-file lookup: when path's suffix (from its last '.', which must not be its
  * first character) equals orig_suffix in any case (NULL: any suffix) and path is a regular file,

@@ -432,6 +432,21 @@ int mcz_outfile_write(mcz_outfile *f, const void *data, size_t len)
     return MCZ_OK;
 }
 
+int mcz_outfile_patch(mcz_outfile *f, uint64_t at, const void *data, size_t len)
+{
+    if (!f)
+        return MCZ_EINVAL;
+    if (f->error.code != MCZ_OK)
+        return f->error.code;
+    if (!f->tmp_path || !data || at > f->written || len > f->written - at)
+        return outfile_error(f, MCZ_EINVAL, "patch", EINVAL); /* a stream cannot go back */
+    if (fflush(f->fp) != 0)
+        return outfile_error(f, MCZ_EIO, "write failed", errno);
+    if (mcz_os_pwrite_all(f->fd, data, len, at) != MCZ_OK)
+        return outfile_error(f, MCZ_EIO, "write failed", errno);
+    return MCZ_OK;
+}
+
 uint64_t mcz_outfile_tell(const mcz_outfile *f)
 {
     return f ? f->written : 0;

@@ -15,12 +15,13 @@
 
 #define TOC_TAG "INDX"
 #define TOC_TAG_SIZE 4u
-#define TOC_HEADER_SIZE 8u /* tag + count */
+#define TOC_HEADER_SIZE MCZ_TOC_HEADER_SIZE /* tag + count */
 #define TOC_EL_OFFSET 0u
 #define TOC_EL_NUMBER 8u
 #define TOC_EL_HASH 12u
 #define TOC_HASH_SIZE 33u
 
+_Static_assert(TOC_TAG_SIZE == MCZ_TOC_TRAILER_SIZE, "the trailer is the tag");
 _Static_assert(TOC_EL_HASH + TOC_HASH_SIZE + 3 == MCZ_TOC_ELEMENT_SIZE, "TOCElement is 48 bytes");
 _Static_assert(sizeof(((mcz_toc_entry *)0)->hash) == TOC_HASH_SIZE, "hash field is 33 bytes");
 
@@ -159,6 +160,25 @@ int mcz_toc_check(const mcz_toc_entry *e, uint32_t count, uint64_t file_size, mc
     return MCZ_OK;
 }
 
+void mcz_toc_header_encode(uint32_t count, uint8_t out[MCZ_TOC_HEADER_SIZE])
+{
+    memcpy(out, TOC_TAG, TOC_TAG_SIZE);
+    mcz_put_le32(out + TOC_TAG_SIZE, count);
+}
+
+void mcz_toc_element_encode(const mcz_toc_entry *e, uint8_t out[MCZ_TOC_ELEMENT_SIZE])
+{
+    memset(out, 0, MCZ_TOC_ELEMENT_SIZE);
+    mcz_put_le64(out + TOC_EL_OFFSET, (uint64_t)e->offset);
+    mcz_put_le32(out + TOC_EL_NUMBER, (uint32_t)e->number);
+    hash_copy((char *)out + TOC_EL_HASH, e->hash, TOC_HASH_SIZE);
+}
+
+void mcz_toc_trailer_encode(uint8_t out[MCZ_TOC_TRAILER_SIZE])
+{
+    memcpy(out, TOC_TAG, TOC_TAG_SIZE);
+}
+
 int mcz_toc_encode(const mcz_toc_entry *entries, uint32_t count, uint8_t **out, size_t *len)
 {
     if ((!entries && count) || !out || !len)
@@ -168,18 +188,14 @@ int mcz_toc_encode(const mcz_toc_entry *entries, uint32_t count, uint8_t **out, 
     uint64_t total = TOC_HEADER_SIZE + (uint64_t)count * MCZ_TOC_ELEMENT_SIZE + TOC_TAG_SIZE;
     if (total > SIZE_MAX)
         return MCZ_ELIMIT;
-    uint8_t *buf = calloc(1, (size_t)total);
+    uint8_t *buf = malloc((size_t)total);
     if (!buf)
         return MCZ_ENOMEM;
-    memcpy(buf, TOC_TAG, TOC_TAG_SIZE);
-    mcz_put_le32(buf + TOC_TAG_SIZE, count);
-    for (uint32_t i = 0; i < count; i++) {
-        uint8_t *el = buf + TOC_HEADER_SIZE + (size_t)i * MCZ_TOC_ELEMENT_SIZE;
-        mcz_put_le64(el + TOC_EL_OFFSET, (uint64_t)entries[i].offset);
-        mcz_put_le32(el + TOC_EL_NUMBER, (uint32_t)entries[i].number);
-        hash_copy((char *)el + TOC_EL_HASH, entries[i].hash, TOC_HASH_SIZE);
-    }
-    memcpy(buf + total - TOC_TAG_SIZE, TOC_TAG, TOC_TAG_SIZE);
+    mcz_toc_header_encode(count, buf);
+    for (uint32_t i = 0; i < count; i++)
+        mcz_toc_element_encode(&entries[i],
+                               buf + TOC_HEADER_SIZE + (size_t)i * MCZ_TOC_ELEMENT_SIZE);
+    mcz_toc_trailer_encode(buf + total - TOC_TAG_SIZE);
     *out = buf;
     *len = (size_t)total;
     return MCZ_OK;

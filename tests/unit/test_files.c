@@ -225,6 +225,38 @@ static void test_outfile_commit_creates(void **state)
     assert_int_equal(dir_entries(state), 1);
 }
 
+/* A patch overwrites what was written, after the buffered bytes reach the file; one past what
+ * was written, or on a stream, fails and the failure is sticky. */
+static void test_outfile_patch(void **state)
+{
+    char path[128];
+    in_dir(state, "patched.mct", path, sizeof path);
+    mcz_outfile *o = mcz_outfile_open(path, NULL);
+    assert_non_null(o);
+    assert_int_equal(mcz_outfile_write(o, "0000abcd", 8), 0);
+    assert_int_equal(mcz_outfile_patch(o, 0, "12", 2), 0);
+    assert_int_equal(mcz_outfile_write(o, "ef", 2), 0);
+    assert_int_equal(mcz_outfile_patch(o, 8, "EF", 2), 0);
+    assert_int_equal(mcz_outfile_tell(o), 10);
+    assert_int_equal(mcz_outfile_commit(o, NULL), 0);
+    assert_file_is(path, "1200abcdEF");
+
+    o = mcz_outfile_open(path, NULL);
+    assert_non_null(o);
+    assert_int_equal(mcz_outfile_write(o, "abc", 3), 0);
+    assert_int_equal(mcz_outfile_patch(o, 2, "xy", 2), MCZ_EINVAL); /* past the end */
+    assert_int_equal(mcz_outfile_write(o, "d", 1), MCZ_EINVAL);
+    assert_int_equal(mcz_outfile_commit(o, NULL), MCZ_EINVAL);
+    assert_file_is(path, "1200abcdEF"); /* the failed output replaced nothing */
+
+    o = mcz_outfile_open("/dev/null", NULL);
+    assert_non_null(o);
+    assert_true(mcz_outfile_is_stream(o));
+    assert_int_equal(mcz_outfile_write(o, "abc", 3), 0);
+    assert_int_equal(mcz_outfile_patch(o, 0, "x", 1), MCZ_EINVAL);
+    assert_int_equal(mcz_outfile_commit(o, NULL), MCZ_EINVAL);
+}
+
 static void test_outfile_abort_leaves_old_file(void **state)
 {
     char path[128];
@@ -291,6 +323,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_map_missing_names_the_path, dir_setup,
                                         dir_teardown),
         cmocka_unit_test_setup_teardown(test_outfile_commit_creates, dir_setup, dir_teardown),
+        cmocka_unit_test_setup_teardown(test_outfile_patch, dir_setup, dir_teardown),
         cmocka_unit_test_setup_teardown(test_outfile_abort_leaves_old_file, dir_setup,
                                         dir_teardown),
         cmocka_unit_test_setup_teardown(test_outfile_errors_name_the_path, dir_setup,

@@ -35,6 +35,22 @@ static uint8_t *sample_image(size_t *len)
     return out;
 }
 
+/* The streamed parts, concatenated, are the whole image. */
+static void test_parts_are_the_image(void **state)
+{
+    (void)state;
+    size_t len;
+    uint8_t *image = sample_image(&len);
+    uint8_t parts[SAMPLE_SIZE];
+    memset(parts, 0xAA, sizeof parts); /* the padding must be written, not left */
+    mcz_toc_header_encode(SAMPLE_COUNT, parts);
+    for (uint32_t i = 0; i < SAMPLE_COUNT; i++)
+        mcz_toc_element_encode(&sample[i], parts + MCZ_TOC_HEADER_SIZE + 48 * i);
+    mcz_toc_trailer_encode(parts + SAMPLE_SIZE - MCZ_TOC_TRAILER_SIZE);
+    assert_memory_equal(parts, image, SAMPLE_SIZE);
+    free(image);
+}
+
 static void assert_entries(const mcz_toc_entry *got, const mcz_toc_entry *want, uint32_t n)
 {
     for (uint32_t i = 0; i < n; i++) {
@@ -340,6 +356,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_layout),
+        cmocka_unit_test(test_parts_are_the_image),
         cmocka_unit_test(test_round_trip),
         cmocka_unit_test(test_foreign_bytes_ignored),
         cmocka_unit_test(test_every_truncation),
