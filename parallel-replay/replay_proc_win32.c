@@ -422,7 +422,10 @@ int replay_proc_reap(replay_proc *p, char *how, size_t cap)
     }
     workers_cpu += cpu_seconds_of(p->process);
     describe_exit(code, p->killed, how, cap);
-    return shell_status(code);
+    /* An exception is a worker's death by a fault, as a signal is on POSIX (128 + SIGSEGV's 11):
+     * the replayer's crash, blamed on its context, never the 255 a worker exits with on an
+     * error of mcz-replay's own (replay_sched.c's outside_death). */
+    return is_exception(code) ? 128 + 11 : shell_status(code);
 }
 
 void replay_proc_free(replay_proc **pp)

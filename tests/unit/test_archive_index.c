@@ -55,7 +55,7 @@ static void pair_free(pair *p)
 static int setup(void **state)
 {
     (void)state;
-    setenv("MCZ_INDEX_STREAM_MIN", "0", 1); /* every reader streams its hash columns */
+    tl_setenv("MCZ_INDEX_STREAM_MIN", "0"); /* every reader streams its hash columns */
     tl_tmpdir(dir, sizeof dir);
     snprintf(path, sizeof path, "%s/a.mcz", dir);
     tl_corpus_make(&corpus, 40, 0);

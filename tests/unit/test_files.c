@@ -11,6 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#ifdef _WIN32
+#include <fcntl.h>
+#include <io.h>
+#define pipe(fds) _pipe((fds), 4096, _O_BINARY)
+#endif
 
 #include <cmocka.h>
 
@@ -249,12 +254,14 @@ static void test_outfile_patch(void **state)
     assert_int_equal(mcz_outfile_commit(o, NULL), MCZ_EINVAL);
     assert_file_is(path, "1200abcdEF"); /* the failed output replaced nothing */
 
+#ifndef _WIN32 /* a device by a POSIX name; Windows has none at /dev/null */
     o = mcz_outfile_open("/dev/null", NULL);
     assert_non_null(o);
     assert_true(mcz_outfile_is_stream(o));
     assert_int_equal(mcz_outfile_write(o, "abc", 3), 0);
     assert_int_equal(mcz_outfile_patch(o, 0, "x", 1), MCZ_EINVAL);
     assert_int_equal(mcz_outfile_commit(o, NULL), MCZ_EINVAL);
+#endif
 }
 
 static void test_outfile_abort_leaves_old_file(void **state)
