@@ -135,6 +135,8 @@ static int seal_waiting(mcz_writer *w)
     while (w->error.code == MCZ_OK && w->state == WRITER_OPEN && w->open && w->open->count > 0) {
         if (!mcz_wr_queue_full(w))
             mcz_wr_seal_open(w, true);
+        else if (atomic_load(&w->out->lost))
+            return MCZ_EIO; /* STREAM's receiver gone: its queue stays full (requeue_head) */
         else
             mcz_lock_wait(&w->lock, &w->space);
     }
