@@ -122,9 +122,11 @@ static _Noreturn void worker_broken(const replay_config *cfg, size_t index, cons
     char path[4200] = "", msg[REPLAY_MESSAGE_MAX];
     if (cfg->temp_dir)
         replay_rows_path(cfg->temp_dir, index, path, sizeof path);
-    snprintf(msg, sizeof msg, "contexts %u-%u: cannot account for them%s%s: %s", u->first,
-             u->first + u->count - 1, path[0] ? " in " : "", path,
-             err ? strerror(err) : "out of memory");
+    int n = snprintf(msg, sizeof msg, "contexts %u-%u: cannot account for them%s%s: %s",
+                     u->first, u->first + u->count - 1, path[0] ? " in " : "", path,
+                     err ? strerror(err) : "out of memory");
+    if (n >= (int)sizeof msg) /* a path that long: what fits is said, cut */
+        memcpy(msg + sizeof msg - 4, "...", 4);
     replay_chan_broken(ch, msg);
 }
 
