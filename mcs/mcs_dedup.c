@@ -265,7 +265,8 @@ static int run_decide(run_set *r, uint8_t **kept)
     if (rc != 0)
         tool_error("out of memory");
     else if (r->runs == 0) {
-        qsort(r->buf, r->used, sizeof *r->buf, entry_cmp);
+        if (r->used > 0) /* none: buf may be NULL, which qsort may not be given */
+            qsort(r->buf, r->used, sizeof *r->buf, entry_cmp);
         for (size_t i = 0; i < r->used; i++)
             take(&f, &r->buf[i]);
     } else if ((rc = r->used ? run_spill(r) : 0) == 0) {

@@ -465,7 +465,8 @@ int replay_table_finish(replay_table *t, mcz_diag *diag)
 {
     if (t->finished)
         return MCZ_OK;
-    qsort(t->entries, t->held, sizeof *t->entries, entry_compare);
+    if (t->held > 0) /* none held: entries is NULL, which qsort may not be given */
+        qsort(t->entries, t->held, sizeof *t->entries, entry_compare);
     t->finished = true;
     replay_counts *c = &t->counts;
     memset(c, 0, sizeof *c);
