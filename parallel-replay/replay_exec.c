@@ -643,7 +643,7 @@ replay_exec_job *replay_exec_launch(const replay_config *cfg, const char *work_d
     ef->lead = uf->lead;
     if (!cfg->exec_original)
         unit_write(ef, uf, ctx, n, ch);
-    char why[EXEC_WHY_MAX];
+    char why[EXEC_WHY_MAX] = "";
     if (ef->lead && toc_refused) { /* written ahead, before the table was refused */
         int err = file_drop_lead(ef->unit, job->size);
         job->size -= sizeof toc_lead;

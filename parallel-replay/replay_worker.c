@@ -240,7 +240,7 @@ static void stored_identity(const replay_worker *w, uint32_t number, replay_iden
         id->known = true;
         if (!mcz_hash_is_zero(&h))
             mcz_hash_hex(&h, id->hex);
-    } else if (toc_offset(w->plan, number) >= 0) {
+    } else if (w->plan->toc && toc_offset(w->plan, number) >= 0) {
         id->known = true;
         memcpy(id->hex, w->plan->toc[number - 1].hash, sizeof id->hex);
         id->hex[32] = '\0';
