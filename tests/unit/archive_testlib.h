@@ -177,18 +177,6 @@ static inline int tl_write(const char *path, const tl_corpus *c, const mcz_write
     return mcz_writer_close(w, &d);
 }
 
-/* Sets an environment variable for the library under test (Windows' C library has no setenv). */
-static inline void tl_setenv(const char *name, const char *value)
-{
-#ifdef _WIN32
-    if (_putenv_s(name, value) != 0)
-        abort();
-#else
-    if (setenv(name, value, 1) != 0)
-        abort();
-#endif
-}
-
 /* A fresh temporary directory and a path inside it. */
 static inline void tl_tmpdir(char *dir, size_t cap)
 {

@@ -14,6 +14,7 @@
 #include <cmocka.h>
 #include <zstd.h>
 
+#include "../../tools/tool.h" /* tool_setenv: POSIX and Windows */
 #include "../../reader/reader_impl.h"
 #include "../../format/archive.h"
 #include "archive_testlib.h"
@@ -55,7 +56,7 @@ static void pair_free(pair *p)
 static int setup(void **state)
 {
     (void)state;
-    tl_setenv("MCZ_INDEX_STREAM_MIN", "0"); /* every reader streams its hash columns */
+    assert_int_equal(tool_setenv("MCZ_INDEX_STREAM_MIN", "0"), 0); /* every reader streams its hash columns */
     tl_tmpdir(dir, sizeof dir);
     snprintf(path, sizeof path, "%s/a.mcz", dir);
     tl_corpus_make(&corpus, 40, 0);
