@@ -11,6 +11,7 @@
  * always means that option (-j is -convert's thread count, not an abbreviation of -jitflags),
  * and two dashes never abbreviate. "--" ends the options: what follows is positional.
  */
+#include <assert.h>
 #include <string.h>
 #include <strings.h>
 
@@ -212,10 +213,19 @@ static const char *superpmi_name(const typed_option *t)
 }
 
 /* What an argument matched: one of the verb's options, or one every verb takes. */
+/* What an option matched: exactly one of the two is set once option_find found it. */
 typedef struct option_match {
     const mcs_option *own;
     const global_option *global;
 } option_match;
+
+static bool option_takes_value(const option_match *m)
+{
+    if (m->global)
+        return m->global->arg != NULL;
+    assert(m->own);
+    return m->own->value != NULL;
+}
 
 static bool match_name(const mcs_option *opts, bool (*same)(const char *, const void *),
                        const void *key, option_match *m)
@@ -325,7 +335,7 @@ static int take_option(int argc, char **argv, int *i, const mcs_usage *u, const 
     option_match m;
     if (!option_find(opts, &t, &m))
         return unknown_option(u, opts, argv[*i]), -1;
-    bool takes_value = m.own ? m.own->value != NULL : m.global->arg != NULL;
+    bool takes_value = option_takes_value(&m);
     const char *value = t.value;
     if (!takes_value && value)
         return mcs_usage_error(u, "%.*s takes no value", (int)(value - 1 - t.text), t.text), -1;

@@ -129,7 +129,8 @@ static int convert_file(const char *in_path, const char *out_path,
 int cmd_convert(int argc, char **argv)
 {
     convert_args a = {0};
-    const mcs_option opts[] = {MCS_COMPRESS_OPTIONS(&a.compress),
+    mcs_compress_args *compress = &a.compress;
+    const mcs_option opts[] = {MCS_COMPRESS_OPTIONS(compress),
                                {"--dict-size", &a.dict_size, NULL},
                                {"--dict-from", &a.dict_from, NULL},
                                {"-j", &a.threads, NULL},
