@@ -231,6 +231,12 @@ collect-sim: all
 test: all $(UNITS) $(FUZZERS)
 	@BUILD=$(BUILD) BIN=$(BIN) bash tests/run-all.sh
 
+# The scripts that build mcz again in another configuration (tests/run-all.sh "The tiers"):
+# CMake inside a host project and a build without liblzma; CI runs them after make test.
+.PHONY: test-builds
+test-builds: all
+	@BUILD=$(BUILD) BIN=$(BIN) MCZ_TEST_KINDS=cli MCZ_TEST_TIER=builds bash tests/run-all.sh
+
 # The core dumps of tests/cli/test_recover_image.sh come from the plain harness: a sanitized
 # process's core spans terabytes of reserved address space (gcore wrote 6.6 TB, 23 GB of it on
 # disk, in 53 s). mcs, which reads the dumps, is the sanitized one.

@@ -4,8 +4,9 @@
 #   fuzz:  $BUILD/fuzz/fuzz_<name>    replays tests/fuzz/corpus/<name>/ (one test per target)
 #   cli:   tests/cli/test_*.sh        (each prints "ok - ..." / "not ok - ..." lines)
 # MCZ_TEST_KINDS chooses among them ("unit fuzz cli", the default); MCZ_TEST_CLI names the CLI
-# scripts (test_NAME.sh, without the directory) when not all of them; MCZ_TEST_JOBS how many
-# unit tests and CLI scripts run at once (default: twice the cores).
+# scripts (test_NAME.sh, without the directory) when not all of them, MCZ_TEST_TIER which tier
+# of them otherwise (below); MCZ_TEST_JOBS how many unit tests and CLI scripts run at once
+# (default: twice the cores).
 set -u
 BUILD=${BUILD:-build}
 BIN=${BIN:-bin}
@@ -55,6 +56,17 @@ stop_all() { # each job is a subshell waiting on its timeout: the timeout first,
 trap 'stop_all; exit 130' INT
 trap 'stop_all; exit 143' TERM
 
+# The tiers: a script whose header says "# tier: builds" builds mcz again in another
+# configuration (CMake inside a host project, a build without liblzma): minutes of compiling
+# that test the build, not the programs. MCZ_TEST_TIER=fast (the default, make test) leaves
+# them out, builds (make test-builds, run by CI after make test) runs only them, all both.
+tier=${MCZ_TEST_TIER:-fast}
+in_tier() {
+    local t=fast
+    grep -q '^# tier: builds' "$1" && t=builds
+    [ "$tier" = all ] || [ "$tier" = "$t" ]
+}
+
 tests=()
 if runs unit; then
     for t in "$BUILD"/tests/test_*; do [ -x "$t" ] && tests+=("$t"); done
@@ -63,11 +75,14 @@ if runs cli; then
     if [ -n "${MCZ_TEST_CLI:-}" ]; then
         for s in $MCZ_TEST_CLI; do tests+=("$MCZ_ROOT/tests/cli/$s"); done
     else
-        tests+=("$MCZ_ROOT"/tests/cli/test_*.sh)
+        for s in "$MCZ_ROOT"/tests/cli/test_*.sh; do
+            in_tier "$s" && tests+=("$s")
+        done
     fi
 fi
 
-# run_one TEST LOG: one test under its limit; its exit code and wall time go to LOG.rc.
+# run_one TEST LOG: one test under its limit; its exit code, wall time and CPU time (user +
+# system of everything it ran, as bash's `times` counts its reaped children) go to LOG.rc.
 run_one() {
     local t0=$SECONDS rc
     if [ ! -f "$1" ]; then
@@ -77,15 +92,23 @@ run_one() {
     else
         timeout -k 20 "$limit" "$1" >"$2" 2>&1 </dev/null; rc=$?
     fi
-    echo "$rc $((SECONDS - t0))" >"$2.rc"
+    times >"$2.times" # in this subshell, not a command substitution's: its children
+    echo "$rc $((SECONDS - t0)) $(children_cpu "$2.times")" >"$2.rc"
+}
+
+# The CPU seconds of the children in `times` output FILE: its second line, "XmY.YYYs XmY.YYYs"
+# (user, system), summed and rounded.
+children_cpu() {
+    awk 'NR == 2 { t = 0; for (i = 1; i <= 2; i++) { split($i, a, /[ms]/); t += a[1] * 60 + a[2] }
+                   printf "%d", t + 0.5 }' "$1"
 }
 
 # report_one TEST LOG: prints a finished test's output and counts its checks (cmocka's closing
 # lines for a unit test, "ok -" / "not ok -" lines for a script).
 report_one() {
-    local name rc secs p f
+    local name rc secs cpu p f
     name=$(basename "$1")
-    read -r rc secs <"$2.rc"
+    read -r rc secs cpu <"$2.rc"
     [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ] &&
         echo "not ok - $name did not finish within $limit s (MCZ_TEST_LIMIT)" >>"$2"
     if [[ "$1" == *.sh ]]; then
@@ -100,8 +123,8 @@ report_one() {
         f=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' "$2" | tail -n1)
         f=$((${f:-0} + $(grep -c '^not ok ' "$2")))
     fi
-    echo "-- $name: ${p:-0} passed, $f failed, $secs s"
-    echo "$secs $name" >>"$logs/times"
+    echo "-- $name: ${p:-0} passed, $f failed, $secs s, CPU $cpu s"
+    echo "$secs $name $cpu" >>"$logs/times"
     passed=$((passed + ${p:-0}))
     failed=$((failed + f))
     if [ "$rc" -ne 0 ]; then
@@ -139,7 +162,8 @@ if [ "${#tests[@]}" -gt 0 ]; then
     # This run's times replace those of the same tests; the others' are kept.
     [ -d "$BUILD" ] && cat "$logs/sorted" "$BUILD/test-times" 2>/dev/null |
         awk '!seen[$2]++' >"$logs/merged" && cp "$logs/merged" "$BUILD/test-times"
-    head -10 "$logs/sorted" | sed 's/^\([0-9]*\) \(.*\)/   \1 s  \2/'
+    head -10 "$logs/sorted" | awk '{ printf "   %d s  %s (CPU %d s)\n", $1, $2, $3 }'
+    awk '{ cpu += $3 } END { printf "== CPU of the tests: %d s (user + system)\n", cpu }' "$logs/times"
 fi
 
 for x in "${failures[@]+"${failures[@]}"}"; do echo "FAILED: $x"; done

@@ -6,6 +6,7 @@
 # the archive it writes of a collection verifies and exports to the collection's bytes, and it
 # refuses the xz codec the collector is built without. Skipped, saying so, only without cmake
 # or ninja (.ci/deps.sh installs both). A zstd source that cannot be fetched fails it.
+# tier: builds (make test-builds: CI runs it after make test; tests/run-all.sh)
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 BUILD_DIR=$(mkdir -p "${BUILD:-build}" && cd "${BUILD:-build}" && pwd)
 for tool in cmake ninja; do

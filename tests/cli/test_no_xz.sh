@@ -3,6 +3,7 @@
 # xz chunks, reading and writing, with an error naming the file, context and offset and no
 # output left behind, and writes zstd archives byte for byte as the full build does. The XZ=0
 # mcs is built here, in $BUILD/noxz (the first run compiles the library again: about a minute).
+# tier: builds (make test-builds: CI runs it after make test; tests/run-all.sh)
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 BUILD_DIR=$(cd "${BUILD:-build}" && pwd)
 NOXZ=$BUILD_DIR/noxz/bin/mcs
