@@ -694,6 +694,45 @@ static void test_stream(void **state)
     tl_corpus_free(&c);
 }
 
+#ifndef _WIN32
+/* A STREAM writer whose receiver is gone before the first byte (a pipe with no reader): the
+ * first chunk goes back to the queue's head and stays there, so with a one-chunk queue the
+ * queue is full for good. Appends under DROP keep returning; flush and close fail with
+ * MCZ_EIO instead of waiting for room that never comes (they once waited forever: alarm turns
+ * such a hang into this test's failure). */
+static void test_stream_receiver_gone(void **state)
+{
+    (void)state;
+    tl_corpus c;
+    tl_corpus_make(&c, 400, 0);
+    int fds[2];
+    assert_int_equal(pipe(fds), 0);
+    assert_int_equal(close(fds[0]), 0);
+    mcz_writer_options o = collector(MCZ_WRITE_STREAM, 4096);
+    o.when_full = MCZ_FULL_DROP;
+    o.queue_chunks = 1;
+    o.stream_fd = fds[1];
+    mcz_diag d;
+    mcz_writer *w = mcz_writer_open(NULL, &o, &d);
+    assert_non_null(w);
+    alarm(120);
+    uint32_t dropped = 0;
+    for (uint32_t i = 0; i < c.n; i++) {
+        int rc = append_context(w, &c, i);
+        if (rc == MCZ_EDROPPED)
+            dropped++;
+        else if (rc != MCZ_OK)
+            fail_msg("append: %s", mcz_error_name(rc));
+    }
+    assert_true(dropped > 0);
+    assert_int_equal(mcz_writer_flush(w), MCZ_EIO);
+    assert_int_equal(mcz_writer_close(w, &d), MCZ_EIO);
+    alarm(0);
+    assert_int_equal(close(fds[1]), 0);
+    tl_corpus_free(&c);
+}
+#endif
+
 /* ---- Fatal faults, in a process of their own ---- */
 
 /* How a crashing collector dies. */
@@ -1226,6 +1265,9 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(test_flush_contexts, setup, teardown),
         cmocka_unit_test_setup_teardown(test_concurrent_numbers, setup, teardown),
         cmocka_unit_test_setup_teardown(test_stream, setup, teardown),
+#ifndef _WIN32
+        cmocka_unit_test_setup_teardown(test_stream_receiver_gone, setup, teardown),
+#endif
         cmocka_unit_test_setup_teardown(test_memory_dump_call, setup, teardown),
         cmocka_unit_test_setup_teardown(test_memory_dump_request_signal, setup, teardown),
         cmocka_unit_test_setup_teardown(test_memory_dump_fatal_signal, setup, teardown),
