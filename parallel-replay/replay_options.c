@@ -161,9 +161,11 @@ static const replay_option options_table[] = {
     /* Hidden: superpmi-style stride/offset sharding and per-worker I/O figures, for
      * bench/replay.sh's comparison, not for users. */
     {.name = "stride", FLAG(stride), .hidden = true,
-     .help = "hand out contexts as superpmi -p does (worker i has every N-th)"},
+     .help = "worker i of N takes units i, i+N, ... (as superpmi -p shares contexts),\n"
+             "not the next unit free"},
     {.name = "stats", FLAG(stats), .hidden = true,
-     .help = "print each worker's bytes read and decompressed on stderr"},
+     .help = "print on stderr each worker's units, contexts, bytes read and\n"
+             "decompressed, and how many results were held at once"},
 };
 
 #define OPTION_COUNT (sizeof options_table / sizeof *options_table)
