@@ -11,6 +11,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "replay_int.h"
 #include "replay_options.h"
 
 /* ---- Messages --------------------------------------------------------------------------------- */
@@ -21,7 +22,7 @@ int replay_fail(const char *fmt, ...)
     va_start(ap, fmt);
     tool_verror(fmt, ap);
     va_end(ap);
-    return 255; /* superpmi's code for a general failure (REPLAY_EXIT_GENERAL) */
+    return REPLAY_EXIT_GENERAL;
 }
 
 int replay_fail_usage(const char *fmt, ...)
@@ -31,7 +32,7 @@ int replay_fail_usage(const char *fmt, ...)
     tool_verror(fmt, ap);
     va_end(ap);
     fputs("(mcz-replay --help for usage)\n", stderr);
-    return 255;
+    return REPLAY_EXIT_GENERAL;
 }
 
 /* ---- The setters of the options no type describes ---------------------------------------------- */
