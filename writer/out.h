@@ -42,13 +42,25 @@ typedef struct mcz_wr_head {
 /* Where the chunks begin. */
 #define MCZ_WR_HEAD_SIZE(h) ((uint64_t)(h)->head_len + (h)->dict_len + (h)->meta_len)
 
+/* Where the rows of the chunks in the output are once they exceed a bound (spill.c). */
+typedef struct mcz_wr_spill {
+    uint64_t bound; /* row bytes held in memory before chunks spill; UINT64_MAX: never */
+    uint64_t held;  /* row bytes of the chunks stored that stayed in memory */
+    int fd;         /* the temporary file, -1 until the first spill */
+    uint64_t size;  /* bytes in it */
+    const char *dir; /* where it was made (messages) */
+} mcz_wr_spill;
+
 /* The retained list as an index describes it: count chunks from first, linked through
- * retained_next; next_number is an empty index's first context number. */
+ * retained_next; next_number is an empty index's first context number; spill holds the rows
+ * of the chunks marked rows_spilled (none in a collector's list, which a fatal-signal dump
+ * reads). */
 typedef struct mcz_wr_list {
     chunk *first;
     uint32_t count;
     uint32_t next_number;
     bool hashes;
+    const mcz_wr_spill *spill;
 } mcz_wr_list;
 
 typedef struct mcz_wr_out mcz_wr_out;
@@ -59,6 +71,8 @@ enum {
                                * dump can write them without reading a file */
     MCZ_WR_OUT_DUMPS = 2,     /* mcz_writer_dump: the retained chunks are readable */
     MCZ_WR_OUT_COLLECTS = 4,  /* a collector: the service thread runs (flush_ms, checkpoints) */
+    MCZ_WR_OUT_SPILLS = 8,    /* the index is written once, at the end: past a bound the rows of
+                               * the chunks stored go to a temporary file (spill.c) */
 };
 
 typedef struct mcz_wr_out_ops {
@@ -141,5 +155,19 @@ int mcz_wr_archive_emit(const mcz_wr_head *h, const mcz_wr_list *l, mcz_wr_out *
 /* The same to path, atomically (io/outfile.c). */
 int mcz_wr_archive_to(const char *path, const mcz_wr_head *h, const mcz_wr_list *l,
                       mcz_wr_out *from, mcz_diag *d);
+
+/* ---- spill.c: the rows of the chunks in an output, past a bound ---- */
+
+/* No file yet; enabled false: every row stays in memory (the bound is never reached). */
+void mcz_wr_spill_init(mcz_wr_spill *s, bool enabled);
+/* Closes the file, if any (it has no name to remove). */
+void mcz_wr_spill_close(mcz_wr_spill *s);
+/* Bytes of count contexts' rows (lengths, and both hashes unless !hashes). */
+size_t mcz_wr_rows_size(uint32_t count, bool hashes);
+/* c was stored: its rows stay in memory while the bound allows, else go to the file and are
+ * freed (rows_spilled). MCZ_EIO naming errno and the directory, about path, when they cannot. */
+int mcz_wr_spill_chunk(mcz_wr_spill *s, chunk *c, bool hashes, const char *path, mcz_diag *d);
+/* c's spilled rows into buf (mcz_wr_rows_size bytes): lengths, identity, dedup. MCZ_EIO. */
+int mcz_wr_spill_read(const mcz_wr_spill *s, const chunk *c, bool hashes, uint8_t *buf);
 
 #endif /* MCZ_WRITER_OUT_H */

@@ -75,7 +75,7 @@ static void atomic_free(mcz_wr_out *o)
 }
 
 static const mcz_wr_out_ops atomic_ops = {
-    .flags = 0,
+    .flags = MCZ_WR_OUT_SPILLS,
     .begin = atomic_begin,
     .chunk = atomic_chunk,
     .finish = atomic_finish,

@@ -92,7 +92,7 @@ static void stream_free(mcz_wr_out *o)
 }
 
 static const mcz_wr_out_ops stream_ops = {
-    .flags = MCZ_WR_OUT_COLLECTS,
+    .flags = MCZ_WR_OUT_COLLECTS | MCZ_WR_OUT_SPILLS,
     .begin = stream_begin,
     .chunk = stream_chunk,
     .finish = stream_finish,

@@ -31,7 +31,7 @@ static mcz_wr_head writer_head(const mcz_writer *w)
 static mcz_wr_list retained_list(mcz_writer *w, uint32_t next_number)
 {
     chunk *first = atomic_load(&w->retained_head);
-    mcz_wr_list l = {first, mcz_wr_list_count(first), next_number, !w->no_hashes};
+    mcz_wr_list l = {first, mcz_wr_list_count(first), next_number, !w->no_hashes, &w->spill};
     return l;
 }
 
@@ -125,7 +125,8 @@ void mcz_wr_free_retained(mcz_writer *w)
 /* ---- Chunks into the output ---- */
 
 /* Gives c to the output; one that keeps chunks in memory keeps its frames, else the index rows
- * are all the writer keeps. Token held, lock not held. */
+ * are all the writer keeps, and past a bound not even those (spill.c). Token held, lock not
+ * held. */
 static int store_chunk(mcz_writer *w, chunk *c, mcz_diag *d)
 {
     MCZ_WR_TOKEN_HELD(w);
@@ -135,6 +136,8 @@ static int store_chunk(mcz_writer *w, chunk *c, mcz_diag *d)
         free(c->frames);
         c->frames = NULL;
     }
+    if (rc == MCZ_OK)
+        rc = mcz_wr_spill_chunk(&w->spill, c, !w->no_hashes, w->path, d);
     return rc;
 }
 
