@@ -374,6 +374,12 @@ void mcz_wr_test_on_write(mcz_writer *w, mcz_wr_test_write_fn fn, void *arg)
     mcz_lock_drop(&w->lock);
 }
 
+uint64_t mcz_wr_test_spilled(const mcz_writer *w)
+{
+    MCZ_WR_TOKEN_HELD(w);
+    return w->spill.size;
+}
+
 static bool queue_compressed(const mcz_writer *w)
 {
     for (const chunk *c = w->head_chunk; c; c = c->next)
