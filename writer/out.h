@@ -48,7 +48,7 @@ typedef struct mcz_wr_spill {
     uint64_t held;  /* row bytes of the chunks stored that stayed in memory */
     int fd;         /* the temporary file, -1 until the first spill */
     uint64_t size;  /* bytes in it */
-    const char *dir; /* where it was made (messages) */
+    char dir[512];  /* where it was made (messages; cut short past 511 bytes) */
 } mcz_wr_spill;
 
 /* The retained list as an index describes it: count chunks from first, linked through

@@ -4,8 +4,9 @@
  * stream; the output decides what storing a chunk means). One thread at a time writes: the
  * holder of the output token, without the lock.
  *
- * Every chunk that reaches the output joins the retained list with its index rows, so an index
- * is encoded from the list at a checkpoint, a close or a dump (retained.c): compressed
+ * Every chunk that reaches the output joins the retained list with its index rows (in memory,
+ * or past a bound in a temporary file when the index is written only at close: spill.c), so an
+ * index is encoded from the list at a checkpoint, a close or a dump (retained.c): compressed
  * (mcz_arc_index_write, FORMAT.md §5) except in a dump from a fatal-signal handler, which may
  * not allocate and streams the raw form (mcz_arc_index_stream). The list is changed only by the
  * holder of the output token, under the lock; its links are atomics so that handler can walk it

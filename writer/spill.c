@@ -13,6 +13,7 @@
  */
 #include <assert.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -42,7 +43,7 @@ void mcz_wr_spill_init(mcz_wr_spill *s, bool enabled)
     s->held = 0;
     s->fd = -1;
     s->size = 0;
-    s->dir = NULL;
+    s->dir[0] = '\0';
 }
 
 void mcz_wr_spill_close(mcz_wr_spill *s)
@@ -61,7 +62,7 @@ size_t mcz_wr_rows_size(uint32_t count, bool hashes)
 static int spill_write(mcz_wr_spill *s, const chunk *c, bool hashes)
 {
     if (s->fd < 0) {
-        s->dir = mcz_os_temp_dir();
+        snprintf(s->dir, sizeof s->dir, "%s", mcz_os_temp_dir()); /* the environment may change */
         s->fd = mcz_os_temp_create(s->dir, "mcz-rows");
         if (s->fd < 0)
             return MCZ_EIO;
@@ -85,9 +86,8 @@ int mcz_wr_spill_chunk(mcz_wr_spill *s, chunk *c, bool hashes, const char *path,
     }
     if (spill_write(s, c, hashes) != MCZ_OK) {
         int err = errno;
-        const char *dir = s->dir ? s->dir : mcz_os_temp_dir();
         return mcz_fail_at(d, path, MCZ_EIO, MCZ_NO_OFFSET, mcz_in_context(c->first_number),
-                           "cannot write the index rows to a temporary file in %s: %s", dir,
+                           "cannot write the index rows to a temporary file in %s: %s", s->dir,
                            strerror(err));
     }
     c->rows_at = s->size;
