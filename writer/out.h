@@ -47,7 +47,9 @@ typedef struct mcz_wr_spill {
     uint64_t bound; /* row bytes held in memory before chunks spill; UINT64_MAX: never */
     uint64_t held;  /* row bytes of the chunks stored that stayed in memory */
     int fd;         /* the temporary file, -1 until the first spill */
-    uint64_t size;  /* bytes in it */
+    uint64_t size;  /* bytes of rows in it */
+    uint64_t frame_len; /* bytes of a compressed index after them (mcz_wr_spill_store) */
+    int err;        /* errno of its first failure, 0: none */
     char dir[512];  /* where it was made (messages; cut short past 511 bytes) */
 } mcz_wr_spill;
 
@@ -60,7 +62,7 @@ typedef struct mcz_wr_list {
     uint32_t count;
     uint32_t next_number;
     bool hashes;
-    const mcz_wr_spill *spill;
+    mcz_wr_spill *spill;
 } mcz_wr_list;
 
 typedef struct mcz_wr_out mcz_wr_out;
@@ -142,7 +144,8 @@ void mcz_wr_out_init(mcz_wr_out *o, const mcz_wr_out_ops *ops, const char *path)
 /* Chunks in the list from first. */
 uint32_t mcz_wr_list_count(chunk *first);
 /* l's index and footer (compressed when smaller), its rows at the chunks' offsets, the index
- * itself at `at`. */
+ * itself at `at`. MCZ_EIO with l->spill->err set: its temporary file failed
+ * (mcz_wr_spill_failure says so). */
 int mcz_wr_index_write(const mcz_wr_list *l, uint64_t at, mcz_arc_sink_fn sink, void *arg);
 /* An index that could not be encoded (rc ELIMIT or ENOMEM, as opposed to an output that refused
  * it), at `at` of path. */
@@ -168,6 +171,12 @@ size_t mcz_wr_rows_size(uint32_t count, bool hashes);
  * freed (rows_spilled). MCZ_EIO naming errno and the directory, about path, when they cannot. */
 int mcz_wr_spill_chunk(mcz_wr_spill *s, chunk *c, bool hashes, const char *path, mcz_diag *d);
 /* c's spilled rows into buf (mcz_wr_rows_size bytes): lengths, identity, dedup. MCZ_EIO. */
-int mcz_wr_spill_read(const mcz_wr_spill *s, const chunk *c, bool hashes, uint8_t *buf);
+int mcz_wr_spill_read(mcz_wr_spill *s, const chunk *c, bool hashes, uint8_t *buf);
+/* When rows were spilled, fills store to keep a compressed index frame in the file, after
+ * them (mcz_arc_index_write_via): at that size it is not held in memory either. */
+bool mcz_wr_spill_store(mcz_wr_spill *s, mcz_arc_store *store);
+/* The file's first failure (err set) as a diag about path (context number, or -1): errno and
+ * the directory. MCZ_EIO. */
+int mcz_wr_spill_failure(const mcz_wr_spill *s, const char *path, int64_t number, mcz_diag *d);
 
 #endif /* MCZ_WRITER_OUT_H */

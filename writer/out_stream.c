@@ -77,6 +77,8 @@ static int stream_finish(mcz_wr_out *o, const mcz_wr_head *h, const mcz_wr_list 
     counting_sink sink = {s, 0};
     int rc = atomic_load(&o->lost) ? MCZ_EIO : mcz_wr_index_write(l, s->end, sink_send, &sink);
     *written = sink.sent;
+    if (rc != MCZ_OK && l->spill && l->spill->err)
+        return mcz_wr_spill_failure(l->spill, o->path, -1, d);
     if (rc == MCZ_ELIMIT || rc == MCZ_ENOMEM)
         return mcz_wr_index_failure(o->path, s->end, rc, d);
     if (rc != MCZ_OK && !atomic_load(&o->lost))

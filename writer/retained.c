@@ -27,7 +27,7 @@ typedef struct retained_walk {
     chunk *first, *at;
     uint64_t data_start, pos;
     bool relocate, hashes;
-    const mcz_wr_spill *spill;
+    mcz_wr_spill *spill;
     uint8_t *buf;
     int rc;
 } retained_walk;
@@ -107,9 +107,11 @@ int mcz_wr_index_write(const mcz_wr_list *l, uint64_t at, mcz_arc_sink_fn sink, 
 {
     retained_walk walk;
     int rc = walk_start(&walk, l, 0, false);
+    mcz_arc_store store;
+    bool stored = l->spill && mcz_wr_spill_store(l->spill, &store);
     if (rc == MCZ_OK)
-        rc = mcz_arc_index_write(l->count, l->next_number, l->hashes, retained_rows, &walk, at,
-                                 sink, arg);
+        rc = mcz_arc_index_write_via(l->count, l->next_number, l->hashes, retained_rows, &walk,
+                                     at, stored ? &store : NULL, sink, arg);
     return walk_end(&walk, rc);
 }
 

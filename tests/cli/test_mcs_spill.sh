@@ -53,7 +53,7 @@ if mount -t tmpfs -o size=64k tmpfs "$T/small" 2>/dev/null && umount "$T/small" 
             "$T/dest/x.mcz"
         if [ "$(grep -c '' "$T/err")" -eq 1 ] &&
             grep -qF "mcs: $T/dest/x.mcz: " "$T/err" &&
-            grep -qF "cannot write the index rows to a temporary file in $T/small: No space left on device" \
+            grep -qF "cannot keep the index rows in a temporary file in $T/small: No space left on device" \
                 "$T/err"; then pass "full TMPDIR: mcs $v names the output, the directory and the errno"
         else fail "full TMPDIR: mcs $v names the output, the directory and the errno"
             sed 's/^/    /' "$T/err"; fi
