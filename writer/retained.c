@@ -41,10 +41,10 @@ static void spilled_rows(retained_walk *k, const chunk *c, mcz_arc_rows *out)
         if (k->rc == MCZ_OK)
             k->rc = rc;
     }
-    size_t hash = (size_t)c->count * sizeof(mcz_hash128);
+    const uint8_t *identity = k->buf + 4 * (size_t)c->count; /* after the lengths */
     out->lengths = (const uint32_t *)(const void *)k->buf;
-    out->identity = (const mcz_hash128 *)(const void *)(k->buf + 4 * (size_t)c->count);
-    out->dedup = (const mcz_hash128 *)(const void *)(k->buf + 4 * (size_t)c->count + hash);
+    out->identity = k->hashes ? (const mcz_hash128 *)(const void *)identity : NULL;
+    out->dedup = k->hashes ? out->identity + c->count : NULL;
 }
 
 static void retained_rows(void *arg, uint32_t i, mcz_arc_rows *out)
