@@ -340,6 +340,25 @@ int mcz_arc_index_write(uint32_t chunk_count, uint32_t first_number, bool hashes
                         mcz_arc_sink_fn sink, void *sink_arg);
 
 /*
+ * Where mcz_arc_index_write_via keeps the compressed frame while it is made (its head holds its
+ * size, so nothing of it can go to the sink before it is whole): append takes its bytes in
+ * order, replay gives them all back, in order, through sink; each returns MCZ_OK or an error
+ * that stops the index. A writer passes a temporary file, so that the frame (about 24 bytes per
+ * context with the hashes) is not held in memory.
+ */
+typedef struct mcz_arc_store {
+    int (*append)(void *arg, const void *bytes, size_t len);
+    int (*replay)(void *arg, mcz_arc_sink_fn sink, void *sink_arg);
+    void *arg;
+} mcz_arc_store;
+
+/* mcz_arc_index_write with the compressed frame kept in store (NULL: in memory, as
+ * mcz_arc_index_write does); the same bytes. Also the store's first error. */
+int mcz_arc_index_write_via(uint32_t chunk_count, uint32_t first_number, bool hashes,
+                            mcz_arc_rows_fn rows, void *rows_arg, uint64_t index_offset,
+                            const mcz_arc_store *store, mcz_arc_sink_fn sink, void *sink_arg);
+
+/*
  * The compressed-index half of mcz_arc_index_decode: decodes the frame frame[0, frame_size),
  * which lies at file offset off, whose fixed head is read into out (counts, first number, raw
  * bytes, hashes), checksum and flags already checked; fills out's views into out->owned, the

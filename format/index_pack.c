@@ -12,6 +12,7 @@
 #include <zstd.h>
 
 #include "archive.h"
+#include "mcz_xxhash.h"
 #include "mcz_common.h"
 
 _Static_assert(MCZ_ARC_INDEX_PACKED_HEAD == MCZ_ARC_INDEX_HEAD + 8, "head + decoded size");
@@ -92,17 +93,22 @@ typedef struct heap_sink {
  * A sink that compresses the raw index frame as mcz_arc_index_stream streams it: the bytes of
  * the chunk table and of the columns after the offsets go to one zstd frame (as
  * compress_columns makes it), the head, the offset column and the footer are skipped. So the
- * raw frame is never held: memory is the compressed frame and zstd's context.
+ * raw frame is never held: memory is the compressed frame and zstd's context, or with a store
+ * only zstd's context and one output buffer, passed on to the store as it fills.
  */
 typedef struct packing_sink {
     ZSTD_CCtx *cctx;
-    heap_sink out;         /* MCZ_ARC_INDEX_PACKED_HEAD bytes left for the head, then the frame */
+    heap_sink out;         /* MCZ_ARC_INDEX_PACKED_HEAD bytes left for the head, then the frame;
+                            * with a store, the frame's next bytes only */
+    const mcz_arc_store *store; /* NULL: the frame stays in out */
+    uint64_t stored;       /* bytes of the frame given to the store */
     uint64_t at;           /* bytes of the raw stream seen */
     uint64_t table_end;    /* where the offset column begins in the raw frame */
     uint64_t offsets_end;  /* and ends */
     uint64_t frame_end;    /* where the footer begins */
     uint8_t head[MCZ_ARC_INDEX_HEAD];
     uint8_t footer[MCZ_ARC_FOOTER_SIZE]; /* the raw form's */
+    uint8_t packed_head[MCZ_ARC_INDEX_PACKED_HEAD]; /* the compressed frame's, once made */
 } packing_sink;
 
 /* Room for at least `room` more bytes in h. */
@@ -121,6 +127,17 @@ static int heap_reserve(heap_sink *h, size_t room)
     return MCZ_OK;
 }
 
+/* With a store, hands it what p->out holds (its error stops the index). */
+static int pack_flush(packing_sink *p)
+{
+    if (!p->store || p->out.used == 0)
+        return MCZ_OK;
+    int rc = p->store->append(p->store->arg, p->out.bytes, p->out.used);
+    p->stored += p->out.used;
+    p->out.used = 0;
+    return rc;
+}
+
 /* Compresses bytes[0, len) into p->out; end: the last input, the frame is ended. */
 static int pack_bytes(packing_sink *p, const uint8_t *bytes, size_t len, bool end)
 {
@@ -133,6 +150,9 @@ static int pack_bytes(packing_sink *p, const uint8_t *bytes, size_t len, bool en
         p->out.used = o.pos;
         if (ZSTD_isError(left))
             return MCZ_ENOMEM;
+        int rc = pack_flush(p);
+        if (rc != MCZ_OK)
+            return rc;
         if (end ? left == 0 : in.pos == len)
             return MCZ_OK;
     }
@@ -166,12 +186,15 @@ static int packing_append(void *arg, const void *data, size_t len)
     return rc;
 }
 
-/* The compressed index frame of the stream rows give, into p->out; its length, or 0 when it
- * is not smaller than the raw frame (raw_len bytes) or memory runs out. */
-static size_t pack_stream(packing_sink *p, uint32_t chunk_count, uint32_t contexts,
-                          uint32_t first_number, bool hashes, mcz_arc_rows_fn rows,
-                          void *rows_arg, uint64_t index_offset, uint64_t raw_len)
+/* The compressed index frame of the stream rows give, into p->out (its head in p->packed_head
+ * too) or, with a store, its head into p->packed_head and the rest into the store; *len its
+ * length, or 0 when it is not smaller than the raw frame (raw_len bytes) or memory runs out.
+ * MCZ_OK, or the store's error. */
+static int pack_stream(packing_sink *p, uint32_t chunk_count, uint32_t contexts,
+                       uint32_t first_number, bool hashes, mcz_arc_rows_fn rows, void *rows_arg,
+                       uint64_t index_offset, uint64_t raw_len, size_t *len)
 {
+    *len = 0;
     p->table_end = MCZ_ARC_INDEX_HEAD + (uint64_t)MCZ_ARC_CHUNK_ENTRY * chunk_count;
     p->offsets_end = p->table_end + 4 * (uint64_t)contexts;
     p->frame_end = raw_len;
@@ -182,27 +205,74 @@ static size_t pack_stream(packing_sink *p, uint32_t chunk_count, uint32_t contex
                         : (size_t)-1;
     if (!ZSTD_isError(rc))
         rc = ZSTD_CCtx_setPledgedSrcSize(p->cctx, columns);
-    int done = ZSTD_isError(rc) ? MCZ_ENOMEM : heap_reserve(&p->out, MCZ_ARC_INDEX_PACKED_HEAD);
-    p->out.used = MCZ_ARC_INDEX_PACKED_HEAD; /* the head, written last */
+    size_t head_room = p->store ? 0 : MCZ_ARC_INDEX_PACKED_HEAD; /* the head, written last */
+    int done = ZSTD_isError(rc) ? MCZ_ENOMEM : heap_reserve(&p->out, head_room);
+    p->out.used = head_room;
     done = done != MCZ_OK ? done
                                 : mcz_arc_index_stream(chunk_count, first_number, hashes, rows,
                                                        rows_arg, index_offset, packing_append, p);
     if (done == MCZ_OK)
         done = pack_bytes(p, NULL, 0, true);
     ZSTD_freeCCtx(p->cctx);
-    if (done != MCZ_OK || p->out.used >= raw_len)
-        return 0;
-    uint8_t *h = p->out.bytes;
+    uint64_t frame = MCZ_ARC_INDEX_PACKED_HEAD + p->stored + p->out.used - head_room;
+    if (done != MCZ_OK || frame >= raw_len)
+        return done == MCZ_ENOMEM || done == MCZ_OK ? MCZ_OK : done; /* the raw form, or fail */
+    uint8_t *h = p->packed_head;
     memcpy(h, p->head, MCZ_ARC_INDEX_HEAD);
-    mcz_put_le32(h + 4, (uint32_t)(p->out.used - MCZ_ARC_FRAME_HEAD));
+    mcz_put_le32(h + 4, (uint32_t)(frame - MCZ_ARC_FRAME_HEAD));
     mcz_put_le32(h + 32, mcz_get_le32(p->head + 32) | MCZ_ARC_INDEX_COMPRESSED);
     mcz_put_le64(h + 36, columns);
-    return p->out.used;
+    if (!p->store)
+        memcpy(p->out.bytes, h, MCZ_ARC_INDEX_PACKED_HEAD);
+    *len = (size_t)frame;
+    return MCZ_OK;
+}
+
+/* A sink that hashes what it passes on: the stored frame's XXH3, for the footer. */
+typedef struct hashing_sink {
+    XXH3_state_t hash;
+    mcz_arc_sink_fn sink;
+    void *arg;
+} hashing_sink;
+
+static int hash_and_pass(void *arg, const void *bytes, size_t len)
+{
+    hashing_sink *h = arg;
+    XXH3_64bits_update(&h->hash, bytes, len);
+    return h->sink(h->arg, bytes, len);
+}
+
+/* The compressed frame p made to sink (its head, then the rest from p->out or the store);
+ * *xxh3: its XXH3. */
+static int emit_packed(const packing_sink *p, size_t len, mcz_arc_sink_fn sink, void *sink_arg,
+                       uint64_t *xxh3)
+{
+    if (!p->store) {
+        *xxh3 = mcz_arc_xxh3(p->out.bytes, len);
+        return sink(sink_arg, p->out.bytes, len);
+    }
+    hashing_sink h;
+    XXH3_64bits_reset(&h.hash);
+    h.sink = sink;
+    h.arg = sink_arg;
+    int rc = hash_and_pass(&h, p->packed_head, MCZ_ARC_INDEX_PACKED_HEAD);
+    if (rc == MCZ_OK)
+        rc = p->store->replay(p->store->arg, hash_and_pass, &h);
+    *xxh3 = XXH3_64bits_digest(&h.hash);
+    return rc;
 }
 
 int mcz_arc_index_write(uint32_t chunk_count, uint32_t first_number, bool hashes,
                         mcz_arc_rows_fn rows, void *rows_arg, uint64_t index_offset,
                         mcz_arc_sink_fn sink, void *sink_arg)
+{
+    return mcz_arc_index_write_via(chunk_count, first_number, hashes, rows, rows_arg,
+                                   index_offset, NULL, sink, sink_arg);
+}
+
+int mcz_arc_index_write_via(uint32_t chunk_count, uint32_t first_number, bool hashes,
+                            mcz_arc_rows_fn rows, void *rows_arg, uint64_t index_offset,
+                            const mcz_arc_store *store, mcz_arc_sink_fn sink, void *sink_arg)
 {
     uint32_t contexts = 0; /* a pass of its own: rows are walked in order */
     for (uint32_t i = 0; i < chunk_count; i++) {
@@ -213,22 +283,25 @@ int mcz_arc_index_write(uint32_t chunk_count, uint32_t first_number, bool hashes
     uint64_t raw_len = mcz_arc_index_size(chunk_count, contexts, hashes);
     packing_sink p;
     memset(&p, 0, sizeof p);
-    size_t len = raw_len > MCZ_ARC_INDEX_PACKED_HEAD
-                     ? pack_stream(&p, chunk_count, contexts, first_number, hashes, rows,
-                                   rows_arg, index_offset, raw_len)
-                     : 0;
-    if (len == 0) { /* the raw form, streamed as it is */
+    p.store = store;
+    size_t len = 0;
+    int rc = raw_len > MCZ_ARC_INDEX_PACKED_HEAD
+                 ? pack_stream(&p, chunk_count, contexts, first_number, hashes, rows, rows_arg,
+                               index_offset, raw_len, &len)
+                 : MCZ_OK;
+    if (rc != MCZ_OK || len == 0) { /* the store failed, or the raw form, streamed as it is */
         free(p.out.bytes);
-        return mcz_arc_index_stream(chunk_count, first_number, hashes, rows, rows_arg,
-                                    index_offset, sink, sink_arg);
+        return rc != MCZ_OK ? rc
+                            : mcz_arc_index_stream(chunk_count, first_number, hashes, rows,
+                                                   rows_arg, index_offset, sink, sink_arg);
     }
-    uint8_t footer[MCZ_ARC_FOOTER_SIZE]; /* the raw form's, but for the index's size and XXH3 */
-    mcz_arc_footer f = {mcz_get_le32(p.footer + 12), index_offset, len,
-                        mcz_arc_xxh3(p.out.bytes, len), mcz_get_le32(p.footer + 40),
-                        mcz_get_le32(p.footer + 44)};
-    mcz_arc_footer_encode(&f, footer);
-    int rc = sink(sink_arg, p.out.bytes, len);
+    uint64_t xxh3 = 0;
+    rc = emit_packed(&p, len, sink, sink_arg, &xxh3);
     free(p.out.bytes);
+    uint8_t footer[MCZ_ARC_FOOTER_SIZE]; /* the raw form's, but for the index's size and XXH3 */
+    mcz_arc_footer f = {mcz_get_le32(p.footer + 12), index_offset, len, xxh3,
+                        mcz_get_le32(p.footer + 40), mcz_get_le32(p.footer + 44)};
+    mcz_arc_footer_encode(&f, footer);
     return rc == MCZ_OK ? sink(sink_arg, footer, sizeof footer) : rc;
 }
 
