@@ -245,6 +245,15 @@ int mcz_rd_place(const mcz_reader *r, uint64_t chunk, uint64_t pos, uint32_t *of
     return rc;
 }
 
+bool mcz_rd_column_whole(const mcz_reader *r, mcz_arc_column c)
+{
+    pthread_mutex_lock(&r->columns->lock);
+    bool whole = c == MCZ_ARC_COL_LENGTHS ? r->columns->lengths != NULL
+                                          : r->columns->hashes != NULL;
+    pthread_mutex_unlock(&r->columns->lock);
+    return whole;
+}
+
 /* Copies entry pos of the identity and dedup columns held whole (either NULL when not wanted). */
 static void hashes_copy(const uint8_t *identities, const uint8_t *dedups, uint64_t pos,
                         mcz_hash128 *identity, mcz_hash128 *dedup)

@@ -38,6 +38,10 @@ int mcz_rd_hashes_at(const mcz_reader *r, uint64_t pos, mcz_hash128 *identity,
 int mcz_rd_place(const mcz_reader *r, uint64_t chunk, uint64_t pos, uint32_t *offset,
                  uint32_t *length);
 
+/* Whether the reader holds column c of its lean index decoded whole, reads out of order having
+ * made its stream start again too often (the lengths; either hash column: both). */
+bool mcz_rd_column_whole(const mcz_reader *r, mcz_arc_column c);
+
 /* Chunk `index`'s own lengths (h's) must be the index's: MCZ_OK, or MCZ_ECORRUPT naming the
  * first context that differs, at the chunk's offset (MCZ_ENOMEM when a lean index's lengths
  * cannot be read). Thread-safe. */

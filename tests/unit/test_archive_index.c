@@ -444,6 +444,88 @@ static void test_forged_frames(void **state)
     }
 }
 
+/* A length damaged in a compressed index (its checksum recomputed) is refused with the same
+ * error whether the reader holds the lengths whole or streams them from the frame at open. */
+static void test_lengths_damage_same_error(void **state)
+{
+    (void)state;
+    void (*edits[])(uint8_t *, const pair *) = {edit_length_plus_one, edit_lengths_swapped_across,
+                                                edit_length_huge};
+    const pair *pairs[] = {&with, &without};
+    for (size_t k = 0; k < 2; k++) {
+        for (size_t e = 0; e < sizeof edits / sizeof edits[0]; e++) {
+            size_t len, z_len, size;
+            uint8_t *cols = columns_of(pairs[k], &len);
+            edits[e](cols, pairs[k]);
+            uint8_t *z = compress(cols, len, true, &z_len);
+            uint8_t *p = with_frame(pairs[k], len, z, z_len, &size);
+            mcz_diag held, streamed;
+            assert_int_equal(tool_setenv("MCZ_INDEX_STREAM_MIN", "18446744073709551615"), 0);
+            assert_null(mcz_reader_open_image(p, size, &held));
+            assert_int_equal(tool_setenv("MCZ_INDEX_STREAM_MIN", "0"), 0);
+            assert_null(mcz_reader_open_image(p, size, &streamed));
+            assert_int_equal(held.code, MCZ_ECORRUPT);
+            assert_int_equal(streamed.code, held.code);
+            assert_int_equal(streamed.offset, held.offset);
+            assert_int_equal(streamed.context, held.context);
+            assert_string_equal(streamed.message, held.message);
+            free(p);
+            free(z);
+            free(cols);
+        }
+    }
+}
+
+/* Each context of a (a lean index) and b (the same archive, raw index) at positions visited
+ * with step from the last one, through the index and through a cursor. A stream's window
+ * begins at the read that fills it, so each step back past the start is read behind it. */
+static void expect_same_places(const mcz_reader *a, const mcz_reader *b, uint32_t step)
+{
+    uint32_t n = a->index.context_count;
+    mcz_cursor *cur = mcz_cursor_create(a);
+    assert_non_null(cur);
+    for (uint32_t k = 0; k < n; k++) {
+        uint64_t pos = ((uint64_t)k * step + n - 1) % n;
+        mcz_context_info x, y;
+        assert_int_equal(mcz_reader_context(a, pos, &x), MCZ_OK);
+        assert_int_equal(mcz_reader_context(b, pos, &y), MCZ_OK);
+        assert_int_equal(x.size, y.size);
+        assert_int_equal(x.mch_offset, y.mch_offset);
+        assert_int_equal(x.mch_offset, corpus.offsets[x.number - 1]);
+        mcz_mc mc;
+        assert_int_equal(mcz_cursor_get(cur, x.number, &mc, NULL), MCZ_OK);
+        assert_int_equal(mc.size, corpus.sizes[x.number - 1]);
+        assert_memory_equal(mc.bytes, corpus.bytes + corpus.offsets[x.number - 1], mc.size);
+    }
+    mcz_cursor_free(cur);
+}
+
+/* A lean index read in order keeps its lengths in the frame; read out of order (by position
+ * and by chunk, through a cursor), its stream starts again, then the lengths are decoded whole
+ * once, the answers the same throughout. */
+static void test_lean_out_of_order(void **state)
+{
+    (void)state;
+    mcz_reader *a = mcz_reader_open_image(with.packed, with.packed_size, NULL);
+    mcz_reader *b = mcz_reader_open_image(with.raw, with.raw_size, NULL);
+    assert_non_null(a);
+    assert_non_null(b);
+    assert_non_null(a->index.packed);
+    expect_same_places(a, b, 1); /* the last, then all in order: one read behind */
+    expect_same_places(a, b, 7); /* the window now holds all 40 lengths */
+    assert_false(mcz_rd_column_whole(a, MCZ_ARC_COL_LENGTHS));
+    assert_false(mcz_rd_column_whole(a, MCZ_ARC_COL_IDENTITY));
+    mcz_reader_close(a);
+    a = mcz_reader_open_image(with.packed, with.packed_size, NULL);
+    assert_non_null(a);
+    expect_same_places(a, b, a->index.context_count - 1); /* backwards: 35 chunks, 40 contexts */
+    assert_true(mcz_rd_column_whole(a, MCZ_ARC_COL_LENGTHS));
+    assert_true(mcz_rd_column_whole(a, MCZ_ARC_COL_IDENTITY));
+    expect_same_places(a, b, 13);
+    mcz_reader_close(a);
+    mcz_reader_close(b);
+}
+
 /* Counts the size of the file cannot hold, with a decoded size that agrees with them: refused
  * on the file size, before a buffer for them is allocated. */
 static void test_counts_bounded_by_file(void **state)
@@ -473,6 +555,8 @@ int main(void)
         cmocka_unit_test(test_every_bit_flipped),
         cmocka_unit_test(test_forged_frames),
         cmocka_unit_test(test_counts_bounded_by_file),
+        cmocka_unit_test(test_lengths_damage_same_error),
+        cmocka_unit_test(test_lean_out_of_order),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
