@@ -526,6 +526,44 @@ static void test_lean_out_of_order(void **state)
     mcz_reader_close(b);
 }
 
+/* A frame with zstd's content checksum after its last block (writers write none, but the
+ * format does not forbid it) opens held whole and streamed alike, a lean open decoding the
+ * frame to its end; a damaged checksum is refused both ways. */
+static void test_frame_with_checksum(void **state)
+{
+    (void)state;
+    size_t len, z_len, size;
+    uint8_t *cols = columns_of(&with, &len);
+    size_t cap = ZSTD_compressBound(len);
+    uint8_t *z = malloc(cap);
+    ZSTD_CCtx *cctx = ZSTD_createCCtx();
+    assert_non_null(z);
+    assert_non_null(cctx);
+    ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, 1);
+    z_len = ZSTD_compress2(cctx, z, cap, cols, len);
+    assert_false(ZSTD_isError(z_len));
+    ZSTD_freeCCtx(cctx);
+    for (int damaged = 0; damaged < 2; damaged++) {
+        z[z_len - 1] ^= (uint8_t)damaged; /* the checksum's last byte */
+        uint8_t *p = with_frame(&with, len, z, z_len, &size);
+        const char *bounds[] = {"18446744073709551615", "0"}; /* held whole, streamed */
+        for (int b = 0; b < 2; b++) {
+            assert_int_equal(tool_setenv("MCZ_INDEX_STREAM_MIN", bounds[b]), 0);
+            mcz_diag d;
+            mcz_reader *r = mcz_reader_open_image(p, size, &d);
+            assert_int_equal(r != NULL, !damaged);
+            if (r)
+                assert_int_equal(r->index.packed != NULL, b == 1);
+            else
+                assert_int_equal(d.code, MCZ_ECORRUPT);
+            mcz_reader_close(r);
+        }
+        free(p);
+    }
+    free(z);
+    free(cols);
+}
+
 /* Counts the size of the file cannot hold, with a decoded size that agrees with them: refused
  * on the file size, before a buffer for them is allocated. */
 static void test_counts_bounded_by_file(void **state)
@@ -557,6 +595,7 @@ int main(void)
         cmocka_unit_test(test_counts_bounded_by_file),
         cmocka_unit_test(test_lengths_damage_same_error),
         cmocka_unit_test(test_lean_out_of_order),
+        cmocka_unit_test(test_frame_with_checksum),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
