@@ -261,12 +261,14 @@ static int check_packed_size(const mcz_arc_index *idx, uint64_t off, uint64_t fr
     return MCZ_OK;
 }
 
-/* A frame's shape before it is decoded: one zstd frame, exactly src[0, len), naming no
- * dictionary and recording its content size, which must be `decoded`. */
+/* A frame's shape before it is decoded: a zstd frame at src naming no dictionary and recording
+ * its content size, which must be `decoded`, and (whole: its block headers walked, which a lean
+ * open leaves to its one decode, so as not to touch every page of the frame at once) exactly
+ * src[0, len). */
 static int check_frame_shape(const uint8_t *src, size_t len, uint64_t at, uint64_t decoded,
-                             mcz_diag *diag)
+                             bool whole, mcz_diag *diag)
 {
-    if (ZSTD_findFrameCompressedSize(src, len) != len ||
+    if ((whole && ZSTD_findFrameCompressedSize(src, len) != len) ||
         ZSTD_getFrameContentSize(src, len) != decoded || ZSTD_getDictID_fromFrame(src, len) != 0)
         return mcz_diag_set(diag, MCZ_ECORRUPT, mcz_at_offset((int64_t)at), MCZ_NO_CONTEXT,
                             "index: not one zstd frame of %zu bytes with content size %llu", len,
@@ -474,11 +476,12 @@ int mcz_arc_index_unpack(const uint8_t *frame, uint64_t off, uint64_t frame_size
     uint64_t at = off + MCZ_ARC_INDEX_PACKED_HEAD;
     const uint8_t *src = frame + MCZ_ARC_INDEX_PACKED_HEAD;
     size_t src_len = (size_t)(frame_size - MCZ_ARC_INDEX_PACKED_HEAD);
-    rc = check_frame_shape(src, src_len, at, decoded, diag);
+    uint64_t per_context = decoded - (uint64_t)MCZ_ARC_CHUNK_ENTRY * out->chunk_count;
+    bool streamed = lean && per_context >= lean->min_columns; /* else too little to be worth it */
+    rc = check_frame_shape(src, src_len, at, decoded, !streamed, diag);
     if (rc != MCZ_OK)
         return rc;
-    uint64_t per_context = decoded - (uint64_t)MCZ_ARC_CHUNK_ENTRY * out->chunk_count;
-    if (lean && per_context >= lean->min_columns) { /* else too little to be worth it */
+    if (streamed) {
         out->packed = src;
         out->packed_size = src_len;
         return unpack_table(out, s, at, diag);
