@@ -435,14 +435,22 @@ static int length_of(const mcz_arc_index *idx, length_source *src, uint32_t pos,
 /* Checks that the contexts [base, base+c->count) tile chunk c exactly: a raw index's stored
  * offsets, a compressed one's implied (each the sum of the lengths before it in its chunk). */
 static int check_chunk_contexts(const mcz_arc_index *idx, const mcz_chunk_info *c, uint32_t base,
-                                const index_where *where, length_source *src, mcz_diag *diag)
+                                const index_where *where, length_source *src,
+                                uint64_t *lengths_hash, mcz_diag *diag)
 {
     uint64_t expect = 0;
+    XXH3_state_t st;
+    if (lengths_hash)
+        XXH3_64bits_reset(&st);
     for (uint32_t j = 0; j < c->count; j++) {
         uint32_t len = 0;
         int rc = length_of(idx, src, base + j, &len, diag);
         if (rc != MCZ_OK)
             return rc;
+        uint8_t le[4];
+        mcz_put_le32(le, len);
+        if (lengths_hash)
+            XXH3_64bits_update(&st, le, sizeof le);
         uint32_t off = idx->offsets ? mcz_arc_index_offset(idx, base + j)
                        : expect > UINT32_MAX ? UINT32_MAX
                                              : (uint32_t)expect;
@@ -461,6 +469,8 @@ static int check_chunk_contexts(const mcz_arc_index *idx, const mcz_chunk_info *
                             mcz_in_context(c->first_number),
                             "index: contexts cover %llu bytes of a %u-byte chunk",
                             (unsigned long long)expect, c->raw_size);
+    if (lengths_hash)
+        *lengths_hash = XXH3_64bits_digest(&st);
     return MCZ_OK;
 }
 
@@ -485,7 +495,8 @@ static int check_index_tables(const mcz_arc_index *idx, uint64_t data_start,
             return mcz_diag_set(diag, MCZ_ECORRUPT, mcz_at_offset(at),
                                 mcz_in_context(c.first_number),
                                 "index: chunk counts exceed the %u contexts", idx->context_count);
-        rc = check_chunk_contexts(idx, &c, (uint32_t)contexts, where, src, diag);
+        rc = check_chunk_contexts(idx, &c, (uint32_t)contexts, where, src,
+                                  idx->chunk_lengths ? &idx->chunk_lengths[i] : NULL, diag);
         if (rc != MCZ_OK)
             return rc;
         prev_end = c.offset + c.stored_size;
@@ -670,6 +681,7 @@ void mcz_arc_index_free(mcz_arc_index *idx)
     if (!idx)
         return;
     free(idx->owned);
+    free(idx->chunk_lengths);
     memset(idx, 0, sizeof *idx);
 }
 

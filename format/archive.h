@@ -213,6 +213,10 @@ typedef struct mcz_arc_index {
     const uint8_t *identity; /* context_count × 16; NULL without hashes, or when streamed */
     const uint8_t *dedup;    /* context_count × 16; NULL without hashes, or when streamed */
     uint8_t *owned;          /* the decoded columns of a compressed index; NULL for a raw one */
+    uint64_t *chunk_lengths; /* a lean index's: per chunk, the XXH3-64 of its lengths (4·count
+                              * little-endian bytes, as a chunk header holds them), made as the
+                              * open checks them, so that a chunk read is matched to the index
+                              * without its lengths; NULL otherwise */
     const uint8_t *packed;   /* a lean compressed index's zstd frame (a view): its per-context
                               * columns are read from it by mcz_arc_column_get; NULL otherwise */
     size_t packed_size;

@@ -451,7 +451,8 @@ static int unpack_table(mcz_arc_index *out, mcz_arc_column_stream *s, uint64_t a
 {
     size_t table = (size_t)MCZ_ARC_CHUNK_ENTRY * out->chunk_count;
     out->owned = malloc(table + 1);
-    if (!out->owned)
+    out->chunk_lengths = malloc(((size_t)out->chunk_count + 1) * sizeof *out->chunk_lengths);
+    if (!out->owned || !out->chunk_lengths)
         return mcz_diag_set(diag, MCZ_ENOMEM, mcz_at_offset((int64_t)at), MCZ_NO_CONTEXT,
                             "index: out of memory");
     out->chunks = out->owned;

@@ -557,7 +557,10 @@ int mcz_rd_lengths_match(const mcz_reader *r, uint64_t index, const mcz_arc_chun
 {
     mcz_chunk_info e;
     mcz_arc_index_chunk(&r->index, (uint32_t)index, &e);
-    struct rd_columns *c = r->columns;
+    if (r->index.chunk_lengths &&
+        mcz_arc_xxh3(h->lengths, 4 * (size_t)h->count) == r->index.chunk_lengths[index])
+        return MCZ_OK; /* a lean index's lengths, as the open hashed them: not read again */
+    struct rd_columns *c = r->columns; /* else the first that differs, named */
     uint64_t base = r->context_base[index];
     int rc = MCZ_OK;
     uint32_t i = 0, len = 0;
