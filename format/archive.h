@@ -230,8 +230,9 @@ uint64_t mcz_arc_index_size(uint32_t chunk_count, uint32_t context_count, bool h
  * Decodes and validates the index the footer points at (FORMAT.md §8): flags (reserved bits
  * zero), frame size for the flags and counts, checksum, and every chunk and context entry; a
  * compressed index (version 4) is decompressed into out->owned (no offset column: its contexts
- * tile their chunks by their lengths). data_start is where chunks may begin (after the header and dictionary frames). On
- * success the caller frees out with mcz_arc_index_free; on failure nothing is left to free.
+ * tile their chunks by their lengths). data_start is where chunks may begin (after the header
+ * and dictionary frames). On success the caller frees out with mcz_arc_index_free; on failure
+ * nothing is left to free.
  */
 int mcz_arc_index_decode(const uint8_t *file, size_t size, const mcz_arc_footer *footer,
                          uint64_t data_start, mcz_arc_index *out, mcz_diag *diag);
