@@ -63,6 +63,7 @@ int main(int argc, char **argv)
     if (w && mcz_writer_close(w, rc == MCZ_OK ? &d : NULL) != MCZ_OK && rc == MCZ_OK)
         rc = d.code;
     if (rc != MCZ_OK)
-        fprintf(stderr, "manyctx: %s: %s\n", argv[2], d.message[0] ? d.message : mcz_error_name(rc));
+        fprintf(stderr, "manyctx: %s: %s\n", argv[2],
+                d.message[0] ? d.message : mcz_error_name(rc));
     return rc == MCZ_OK ? 0 : 1;
 }

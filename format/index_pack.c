@@ -341,7 +341,8 @@ static int column_read(const mcz_arc_index *idx, mcz_arc_column_stream *s, uint8
 int mcz_arc_column_get(const mcz_arc_index *idx, mcz_arc_column_stream *s, mcz_arc_column c,
                        uint32_t pos, uint8_t *out)
 {
-    assert(idx->packed && pos < idx->context_count && (c == MCZ_ARC_COL_LENGTHS || idx->has_hashes));
+    assert(idx->packed && pos < idx->context_count);
+    assert(c == MCZ_ARC_COL_LENGTHS || idx->has_hashes);
     size_t width = column_width(c);
     if (pos - s->first < s->count) {
         memcpy(out, s->window + width * (pos - s->first), width);
