@@ -334,39 +334,26 @@ static int check_packed_size(const mcz_arc_index *idx, uint64_t off, uint64_t fr
     return MCZ_OK;
 }
 
-/*
- * The offset column of a compressed index, which does not store it: the prefix sums of the
- * lengths, restarting at each chunk (FORMAT.md §4: contexts back to back in number order).
- * Only memory safety is ensured here (counts past N stop the rebuild, a sum past u32
- * saturates); mcz_arc_index_decode's table check then judges the result as it judges a raw
- * index: offsets that are the prefix sums tile their chunk exactly when its lengths stay within
- * and sum to its raw size, and a saturated one never matches.
- */
-static void rebuild_offsets(const mcz_arc_index *idx, uint8_t *offsets)
+/* A frame's shape before it is decoded: a zstd frame at src naming no dictionary and recording
+ * its content size, which must be `decoded`, and (whole: its block headers walked, which a lean
+ * open leaves to its one decode, so as not to touch every page of the frame at once) exactly
+ * src[0, len). */
+static int check_frame_shape(const uint8_t *src, size_t len, uint64_t at, uint64_t decoded,
+                             bool whole, mcz_diag *diag)
 {
-    uint32_t pos = 0;
-    for (uint32_t i = 0; i < idx->chunk_count && pos < idx->context_count; i++) {
-        mcz_chunk_info c;
-        mcz_arc_index_chunk(idx, i, &c);
-        uint64_t sum = 0;
-        for (uint32_t j = 0; j < c.count && pos < idx->context_count; j++, pos++) {
-            mcz_put_le32(offsets + 4 * (size_t)pos, sum > UINT32_MAX ? UINT32_MAX : (uint32_t)sum);
-            sum += mcz_arc_index_length(idx, pos);
-        }
-    }
-    memset(offsets + 4 * (size_t)pos, 0, 4 * (size_t)(idx->context_count - pos));
+    if ((whole && ZSTD_findFrameCompressedSize(src, len) != len) ||
+        ZSTD_getFrameContentSize(src, len) != decoded || ZSTD_getDictID_fromFrame(src, len) != 0)
+        return mcz_diag_set(diag, MCZ_ECORRUPT, mcz_at_offset((int64_t)at), MCZ_NO_CONTEXT,
+                            "index: not one zstd frame of %zu bytes with content size %llu", len,
+                            (unsigned long long)decoded);
+    return MCZ_OK;
 }
 
-/* Decompresses the zstd frame src[0, len), at file offset at, into exactly out[0, decoded):
- * nothing before or after it, no dictionary, its content size recorded and right. */
+/* Decompresses the zstd frame src[0, len), at file offset at, of the shape check_frame_shape
+ * accepts, into exactly out[0, decoded). */
 static int decompress_columns(const uint8_t *src, size_t len, uint64_t at, uint8_t *out,
                               size_t decoded, mcz_diag *diag)
 {
-    if (ZSTD_findFrameCompressedSize(src, len) != len ||
-        ZSTD_getFrameContentSize(src, len) != decoded || ZSTD_getDictID_fromFrame(src, len) != 0)
-        return mcz_diag_set(diag, MCZ_ECORRUPT, mcz_at_offset((int64_t)at), MCZ_NO_CONTEXT,
-                            "index: not one zstd frame of %zu bytes with content size %zu", len,
-                            decoded);
     size_t got = ZSTD_decompress(out, decoded, src, len);
     if (ZSTD_isError(got) || got != decoded)
         return mcz_diag_set(diag, MCZ_ECORRUPT, mcz_at_offset((int64_t)at), MCZ_NO_CONTEXT,
@@ -375,51 +362,183 @@ static int decompress_columns(const uint8_t *src, size_t len, uint64_t at, uint8
     return MCZ_OK;
 }
 
-/*
- * A lean decode: the frame decoded whole as a stream (so every check of decompress_columns is
- * made: one frame, its content size, nothing after it), keeping its first `keep` bytes (the
- * chunk table and the lengths) in out and dropping the hash columns as they come.
- */
-static int stream_columns(const uint8_t *src, size_t len, uint64_t at, uint64_t decoded,
-                          uint8_t *out, size_t keep, const mcz_arc_lean *lean, mcz_diag *diag)
+/* ---- The per-context columns of a lean index, read forward ---- */
+
+static uint64_t column_start(const mcz_arc_index *idx, mcz_arc_column c)
 {
-    if (ZSTD_findFrameCompressedSize(src, len) != len ||
-        ZSTD_getFrameContentSize(src, len) != decoded || ZSTD_getDictID_fromFrame(src, len) != 0)
-        return mcz_diag_set(diag, MCZ_ECORRUPT, mcz_at_offset((int64_t)at), MCZ_NO_CONTEXT,
-                            "index: not one zstd frame of %zu bytes with content size %llu", len,
-                            (unsigned long long)decoded);
-    ZSTD_DCtx *dctx = ZSTD_createDCtx();
-    uint8_t *scratch = malloc(ZSTD_DStreamOutSize());
-    ZSTD_inBuffer in = {src, len, 0};
-    uint64_t produced = 0;
-    size_t rc = dctx && scratch ? 1 : (size_t)-1;
-    while (!ZSTD_isError(rc) && rc != 0 && produced <= decoded) {
-        bool kept = produced < keep;
-        ZSTD_outBuffer o = {kept ? out + produced : scratch,
-                            kept ? keep - (size_t)produced : ZSTD_DStreamOutSize(), 0};
+    uint64_t n = idx->context_count;
+    uint64_t lengths = (uint64_t)MCZ_ARC_CHUNK_ENTRY * idx->chunk_count;
+    return c == MCZ_ARC_COL_LENGTHS ? lengths
+                                    : lengths + 4 * n + (c == MCZ_ARC_COL_DEDUP ? 16 * n : 0);
+}
+
+static size_t column_width(mcz_arc_column c)
+{
+    return c == MCZ_ARC_COL_LENGTHS ? 4 : 16;
+}
+
+/* Starts s again at the frame's first byte. */
+static int column_restart(mcz_arc_column_stream *s)
+{
+    if (!s->dctx && !(s->dctx = ZSTD_createDCtx()))
+        return MCZ_ENOMEM;
+    ZSTD_DCtx_reset(s->dctx, ZSTD_reset_session_only);
+    s->in_pos = 0;
+    s->out_pos = 0;
+    s->last = 1;
+    s->first = s->count = 0;
+    return MCZ_OK;
+}
+
+/* Decodes the next len bytes of the frame into out (NULL: dropped, through the window). */
+static int column_read(const mcz_arc_index *idx, mcz_arc_column_stream *s, uint8_t *out,
+                       uint64_t len)
+{
+    ZSTD_inBuffer in = {idx->packed, idx->packed_size, s->in_pos};
+    while (len > 0) {
+        size_t step = len < sizeof s->window ? (size_t)len : sizeof s->window;
+        ZSTD_outBuffer o = {out ? out : s->window, step, 0};
         size_t before = in.pos;
-        rc = ZSTD_decompressStream(dctx, &o, &in);
-        produced += o.pos;
-        if (lean->release && in.pos > before)
-            lean->release(lean->arg, at + in.pos);
-        if (!ZSTD_isError(rc) && rc != 0 && o.pos == 0 && in.pos == before)
-            rc = (size_t)-1; /* no progress: the input ended inside the frame */
+        s->last = ZSTD_decompressStream(s->dctx, &o, &in);
+        s->in_pos = in.pos;
+        s->out_pos += o.pos;
+        if (ZSTD_isError(s->last) || (o.pos == 0 && in.pos == before))
+            return MCZ_ECORRUPT; /* damaged, or the input ended inside the frame */
+        len -= o.pos;
+        if (out)
+            out += o.pos;
     }
-    ZSTD_freeDCtx(dctx);
-    free(scratch);
-    if (!dctx || !scratch)
+    return MCZ_OK;
+}
+
+int mcz_arc_column_get(const mcz_arc_index *idx, mcz_arc_column_stream *s, mcz_arc_column c,
+                       uint32_t pos, uint8_t *out)
+{
+    assert(idx->packed && pos < idx->context_count);
+    assert(c == MCZ_ARC_COL_LENGTHS || idx->has_hashes);
+    size_t width = column_width(c);
+    if (pos - s->first < s->count) {
+        memcpy(out, s->window + width * (pos - s->first), width);
+        return MCZ_OK;
+    }
+    uint64_t want = column_start(idx, c) + width * (uint64_t)pos;
+    int rc = MCZ_OK;
+    if (!s->dctx || want < s->out_pos) {
+        s->restarts += s->dctx != NULL;
+        rc = column_restart(s);
+    }
+    s->count = 0; /* the window is the skip's scratch */
+    if (rc == MCZ_OK)
+        rc = column_read(idx, s, NULL, want - s->out_pos);
+    uint64_t left = idx->context_count - pos, fits = sizeof s->window / width;
+    uint32_t count = (uint32_t)(left < fits ? left : fits);
+    if (rc == MCZ_OK)
+        rc = column_read(idx, s, s->window, width * (uint64_t)count);
+    if (rc != MCZ_OK)
+        return rc;
+    s->first = pos;
+    s->count = count;
+    memcpy(out, s->window, width);
+    return MCZ_OK;
+}
+
+const char *mcz_arc_column_error(const mcz_arc_column_stream *s)
+{
+    return ZSTD_isError(s->last) ? ZSTD_getErrorName(s->last) : "short";
+}
+
+void mcz_arc_column_free(mcz_arc_column_stream *s)
+{
+    ZSTD_freeDCtx(s->dctx);
+    memset(s, 0, sizeof *s);
+}
+
+uint8_t *mcz_arc_index_columns(const mcz_arc_index *idx, mcz_arc_column c, uint64_t len)
+{
+    assert(idx->packed &&
+           column_start(idx, c) + len <=
+               packed_columns(idx->chunk_count, idx->context_count, idx->has_hashes));
+    uint8_t *columns = malloc((size_t)len + 1);
+    mcz_arc_column_stream s = {0};
+    int rc = columns ? column_restart(&s) : MCZ_ENOMEM;
+    if (rc == MCZ_OK)
+        rc = column_read(idx, &s, NULL, column_start(idx, c));
+    if (rc == MCZ_OK)
+        rc = column_read(idx, &s, columns, len);
+    mcz_arc_column_free(&s);
+    if (rc == MCZ_OK)
+        return columns;
+    free(columns);
+    return NULL;
+}
+
+/* ---- Opening ---- */
+
+/* Reports s's failure at the zstd frame (file offset at). */
+static int stream_failed(const mcz_arc_column_stream *s, int rc, uint64_t at, mcz_diag *diag)
+{
+    return mcz_diag_set(diag, rc == MCZ_ENOMEM ? MCZ_ENOMEM : MCZ_ECORRUPT,
+                        mcz_at_offset((int64_t)at), MCZ_NO_CONTEXT, "index: its zstd frame: %s",
+                        rc == MCZ_ENOMEM ? "out of memory" : mcz_arc_column_error(s));
+}
+
+/* Past the frame's last decoded byte, what remains of it (its last block's end, a checksum):
+ * nothing more may decode, and the frame must end where the index frame ends. */
+static int column_frame_end(const mcz_arc_index *idx, mcz_arc_column_stream *s)
+{
+    ZSTD_inBuffer in = {idx->packed, idx->packed_size, s->in_pos};
+    while (s->last != 0) {
+        ZSTD_outBuffer o = {s->window, sizeof s->window, 0};
+        size_t before = in.pos;
+        s->last = ZSTD_decompressStream(s->dctx, &o, &in);
+        s->in_pos = in.pos;
+        if (ZSTD_isError(s->last) || o.pos != 0 || (s->last != 0 && in.pos == before))
+            return MCZ_ECORRUPT;
+    }
+    return s->in_pos == idx->packed_size ? MCZ_OK : MCZ_ECORRUPT;
+}
+
+#define UNPACK_STEP (1u << 20) /* the end of a lean frame is decoded 1 MiB at a time */
+
+int mcz_arc_index_unpack_end(const mcz_arc_index *idx, mcz_arc_column_stream *s,
+                             const mcz_arc_lean *lean, uint64_t at, mcz_diag *diag)
+{
+    uint64_t decoded = packed_columns(idx->chunk_count, idx->context_count, idx->has_hashes);
+    int rc = s->dctx ? MCZ_OK : column_restart(s);
+    s->count = 0; /* the window is the scratch */
+    while (rc == MCZ_OK && s->out_pos < decoded) {
+        uint64_t step = decoded - s->out_pos < UNPACK_STEP ? decoded - s->out_pos : UNPACK_STEP;
+        rc = column_read(idx, s, NULL, step);
+        if (lean->release)
+            lean->release(lean->arg, at + s->in_pos);
+    }
+    if (rc == MCZ_OK)
+        rc = column_frame_end(idx, s);
+    if (rc != MCZ_OK)
+        return stream_failed(s, rc, at, diag);
+    return MCZ_OK;
+}
+
+/* The chunk table of a lean index (out->packed set), read through s into out->owned. */
+static int unpack_table(mcz_arc_index *out, mcz_arc_column_stream *s, uint64_t at,
+                        mcz_diag *diag)
+{
+    size_t table = (size_t)MCZ_ARC_CHUNK_ENTRY * out->chunk_count;
+    out->owned = malloc(table + 1);
+    out->chunk_lengths = malloc(((size_t)out->chunk_count + 1) * sizeof *out->chunk_lengths);
+    if (!out->owned || !out->chunk_lengths)
         return mcz_diag_set(diag, MCZ_ENOMEM, mcz_at_offset((int64_t)at), MCZ_NO_CONTEXT,
                             "index: out of memory");
-    if (ZSTD_isError(rc) || rc != 0 || produced != decoded || in.pos != len)
-        return mcz_diag_set(diag, MCZ_ECORRUPT, mcz_at_offset((int64_t)at), MCZ_NO_CONTEXT,
-                            "index: its zstd frame: %s",
-                            ZSTD_isError(rc) ? ZSTD_getErrorName(rc) : "short");
-    return MCZ_OK;
+    out->chunks = out->owned;
+    int rc = column_restart(s);
+    if (rc == MCZ_OK)
+        rc = column_read(out, s, out->owned, table);
+    return rc == MCZ_OK ? MCZ_OK : stream_failed(s, rc, at, diag);
 }
 
 int mcz_arc_index_unpack(const uint8_t *frame, uint64_t off, uint64_t frame_size,
                          uint64_t data_start, const mcz_arc_lean *lean, mcz_arc_index *out,
-                         mcz_diag *diag)
+                         mcz_arc_column_stream *s, mcz_diag *diag)
 {
     if (frame_size < MCZ_ARC_INDEX_PACKED_HEAD)
         return mcz_diag_set(diag, MCZ_ECORRUPT, mcz_at_offset((int64_t)off), MCZ_NO_CONTEXT,
@@ -429,119 +548,28 @@ int mcz_arc_index_unpack(const uint8_t *frame, uint64_t off, uint64_t frame_size
     int rc = check_packed_size(out, off, frame_size, data_start, decoded, diag);
     if (rc != MCZ_OK)
         return rc;
-    size_t n = out->context_count;
-    if (!out->has_hashes || (lean && 32 * (uint64_t)n < lean->min_hashes))
-        lean = NULL; /* nothing to leave in the frame, or too little to be worth it */
-    size_t columns = lean ? (size_t)MCZ_ARC_CHUNK_ENTRY * out->chunk_count + 4 * n
-                          : (size_t)decoded; /* lean: the hash columns are not kept */
-    out->owned = malloc(columns + 4 * n + 1); /* + the offset column, rebuilt by the caller */
-    if (!out->owned)
-        return mcz_diag_set(diag, MCZ_ENOMEM, mcz_at_offset((int64_t)off), MCZ_NO_CONTEXT,
-                            "index: out of memory");
     uint64_t at = off + MCZ_ARC_INDEX_PACKED_HEAD;
     const uint8_t *src = frame + MCZ_ARC_INDEX_PACKED_HEAD;
     size_t src_len = (size_t)(frame_size - MCZ_ARC_INDEX_PACKED_HEAD);
-    rc = lean ? stream_columns(src, src_len, at, decoded, out->owned, columns, lean, diag)
-              : decompress_columns(src, src_len, at, out->owned, columns, diag);
-    out->chunks = out->owned;
-    out->lengths = out->chunks + (size_t)MCZ_ARC_CHUNK_ENTRY * out->chunk_count;
-    out->identity = out->has_hashes && !lean ? out->lengths + 4 * n : NULL;
-    out->dedup = out->has_hashes && !lean ? out->identity + 16 * n : NULL;
-    out->packed = lean ? src : NULL;
-    out->packed_size = lean ? src_len : 0;
-    out->offsets = out->owned + columns;
-    if (rc == MCZ_OK)
-        rebuild_offsets(out, out->owned + columns);
-    return rc;
-}
-
-/* ---- The hash columns of a lean index, read forward ---- */
-
-/* Starts s again at the frame's first byte. */
-static int hash_stream_restart(mcz_arc_hash_stream *s)
-{
-    if (!s->dctx && !(s->dctx = ZSTD_createDCtx()))
-        return MCZ_ENOMEM;
-    ZSTD_DCtx_reset(s->dctx, ZSTD_reset_session_only);
-    s->in_pos = 0;
-    s->out_pos = 0;
-    s->first = s->count = 0;
-    return MCZ_OK;
-}
-
-/* Decodes the next len bytes of the frame into out (NULL: dropped, through the window). */
-static int hash_stream_read(const mcz_arc_index *idx, mcz_arc_hash_stream *s, uint8_t *out,
-                            uint64_t len)
-{
-    ZSTD_inBuffer in = {idx->packed, idx->packed_size, s->in_pos};
-    while (len > 0) {
-        size_t step = len < sizeof s->window ? (size_t)len : sizeof s->window;
-        ZSTD_outBuffer o = {out ? out : s->window, step, 0};
-        size_t before = in.pos;
-        size_t rc = ZSTD_decompressStream(s->dctx, &o, &in);
-        s->in_pos = in.pos;
-        s->out_pos += o.pos;
-        if (ZSTD_isError(rc) || (o.pos == 0 && in.pos == before))
-            return MCZ_ECORRUPT; /* checked whole at open: not expected */
-        len -= o.pos;
-        if (out)
-            out += o.pos;
-    }
-    return MCZ_OK;
-}
-
-int mcz_arc_hash_stream_get(const mcz_arc_index *idx, mcz_arc_hash_stream *s, bool dedup,
-                            uint32_t pos, uint8_t out[16])
-{
-    assert(idx->packed && idx->has_hashes && pos < idx->context_count);
-    if (pos - s->first < s->count) {
-        memcpy(out, s->window + 16 * (size_t)(pos - s->first), 16);
-        return MCZ_OK;
-    }
-    uint64_t n = idx->context_count;
-    uint64_t column = (uint64_t)MCZ_ARC_CHUNK_ENTRY * idx->chunk_count + 4 * n + (dedup ? 16 * n : 0);
-    uint64_t want = column + 16 * (uint64_t)pos;
-    int rc = MCZ_OK;
-    if (!s->dctx || want < s->out_pos) {
-        s->restarts += s->dctx != NULL;
-        rc = hash_stream_restart(s);
-    }
-    s->count = 0; /* the window is the skip's scratch */
-    if (rc == MCZ_OK)
-        rc = hash_stream_read(idx, s, NULL, want - s->out_pos);
-    uint64_t left = n - pos;
-    uint32_t count = left < MCZ_ARC_HASH_WINDOW ? (uint32_t)left : MCZ_ARC_HASH_WINDOW;
-    if (rc == MCZ_OK)
-        rc = hash_stream_read(idx, s, s->window, 16 * (uint64_t)count);
+    uint64_t per_context = decoded - (uint64_t)MCZ_ARC_CHUNK_ENTRY * out->chunk_count;
+    bool streamed = lean && per_context >= lean->min_columns; /* else too little to be worth it */
+    rc = check_frame_shape(src, src_len, at, decoded, !streamed, diag);
     if (rc != MCZ_OK)
         return rc;
-    s->first = pos;
-    s->count = count;
-    memcpy(out, s->window, 16);
-    return MCZ_OK;
-}
-
-void mcz_arc_hash_stream_free(mcz_arc_hash_stream *s)
-{
-    ZSTD_freeDCtx(s->dctx);
-    memset(s, 0, sizeof *s);
-}
-
-uint8_t *mcz_arc_index_hash_columns(const mcz_arc_index *idx)
-{
-    assert(idx->packed && idx->has_hashes);
-    uint64_t n = idx->context_count;
-    uint64_t skip = (uint64_t)MCZ_ARC_CHUNK_ENTRY * idx->chunk_count + 4 * n;
-    uint8_t *columns = malloc(32 * (size_t)n + 1);
-    mcz_arc_hash_stream s = {0};
-    int rc = columns ? hash_stream_restart(&s) : MCZ_ENOMEM;
-    if (rc == MCZ_OK)
-        rc = hash_stream_read(idx, &s, NULL, skip);
-    if (rc == MCZ_OK)
-        rc = hash_stream_read(idx, &s, columns, 32 * n);
-    mcz_arc_hash_stream_free(&s);
-    if (rc == MCZ_OK)
-        return columns;
-    free(columns);
-    return NULL;
+    if (streamed) {
+        out->packed = src;
+        out->packed_size = src_len;
+        return unpack_table(out, s, at, diag);
+    }
+    size_t n = out->context_count;
+    out->owned = malloc((size_t)decoded + 1);
+    if (!out->owned)
+        return mcz_diag_set(diag, MCZ_ENOMEM, mcz_at_offset((int64_t)off), MCZ_NO_CONTEXT,
+                            "index: out of memory");
+    rc = decompress_columns(src, src_len, at, out->owned, (size_t)decoded, diag);
+    out->chunks = out->owned;
+    out->lengths = out->chunks + (size_t)MCZ_ARC_CHUNK_ENTRY * out->chunk_count;
+    out->identity = out->has_hashes ? out->lengths + 4 * n : NULL;
+    out->dedup = out->has_hashes ? out->identity + 16 * n : NULL;
+    return rc;
 }
