@@ -379,6 +379,7 @@ static int replay_main(const replay_options *o, const char *path)
     uint32_t min_units = (uint32_t)(EXEC_UNITS_PER_WORKER * workers_wanted(o));
     uint64_t group = o->exec ? o->exec_batch / EXEC_PIECES : 0;
     int rc = replay_plan_open(&plan, path, &d);
+    plan.keep_sizes = o->shard_n != 0; /* what --shard weighs */
     uint64_t mch_group = group, size = mcz_input_size(plan.input);
     if (mch_group > size / min_units)
         mch_group = size / min_units;

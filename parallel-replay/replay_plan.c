@@ -10,6 +10,7 @@
  * --shard K/N only on the contexts' numbers and sizes and -c, so separate processes, and an .mch
  * and its .mcz, agree on which contexts each shard owns.
  */
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -19,6 +20,8 @@
 /* Records the size of the next context (numbers come in order, from first_number). */
 static int size_push(replay_plan *p, uint64_t size)
 {
+    if (!p->keep_sizes)
+        return MCZ_OK;
     if (replay_grow(&p->sizes, &p->sizes_cap, p->sizes_count, sizeof *p->sizes) != MCZ_OK)
         return MCZ_ENOMEM;
     p->sizes[p->sizes_count++] = size > UINT32_MAX ? UINT32_MAX : (uint32_t)size;
@@ -153,7 +156,7 @@ static int plan_archive(replay_plan *p, const mcz_reader *r, uint64_t group_byte
     int rc = cur.count ? unit_add(p, &cap, &cur) : MCZ_OK;
     if (rc != MCZ_OK)
         return rc;
-    for (uint64_t i = 0; i < info.contexts; i++) {
+    for (uint64_t i = 0; i < info.contexts && p->keep_sizes; i++) {
         mcz_context_info ci;
         rc = mcz_reader_context(r, i, &ci);
         if (rc != MCZ_OK)
@@ -489,6 +492,7 @@ static bool selected_number(const replay_plan *p, uint32_t number)
  * its midpoint falls in. false when the shard holds none. */
 static bool shard_range(const replay_plan *p, uint32_t k, uint32_t n, uint32_t *a, uint32_t *b)
 {
+    assert(p->keep_sizes);
     uint64_t total = 0;
     for (size_t i = 0; i < p->sizes_count; i++)
         if (selected_number(p, p->first_number + (uint32_t)i))
