@@ -3,7 +3,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <unistd.h>
 
 #include "mcs_context.h"
 #include "mcs_verbs.h"
@@ -72,7 +71,7 @@ static void pieces_remove(fracture_run *f)
     for (uint64_t i = 0; i < f->pieces; i++) {
         char *path = piece_name(f, i);
         if (path)
-            unlink(path);
+            tool_unlink(path);
         free(path);
     }
 }

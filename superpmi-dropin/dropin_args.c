@@ -14,7 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <unistd.h>
 
 #include "dropin.h"
 #include "tool_spmi.h"

@@ -3,6 +3,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "tool.h"
 #include "tool_spmi.h"
 
 typedef enum { MATCH_PREFIX, MATCH_FIXED, MATCH_WHOLE } match_rule;
@@ -123,20 +124,12 @@ size_t tool_spmi_find(char *const argv[], tool_spmi_id id)
     return 0;
 }
 
-#if defined(__APPLE__)
-#define SHARED_LIB_SUFFIX ".dylib"
-#elif defined(_WIN32)
-#define SHARED_LIB_SUFFIX ".dll"
-#else
-#define SHARED_LIB_SUFFIX ".so"
-#endif
-
 tool_spmi_file tool_spmi_classify(const char *word)
 {
     const char *dot = strrchr(word, '.');
     if (!dot)
         return TOOL_SPMI_FILE_UNKNOWN;
-    if (strcasecmp(dot, SHARED_LIB_SUFFIX) == 0)
+    if (strcasecmp(dot, tool_shared_library_suffix()) == 0)
         return TOOL_SPMI_FILE_JIT;
     if (strcasecmp(dot, ".mc") == 0 || strcasecmp(dot, ".mch") == 0 ||
         strcasecmp(dot, ".mct") == 0)
