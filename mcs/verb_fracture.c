@@ -2,7 +2,6 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "mcs_context.h"
 #include "mcs_verbs.h"
@@ -119,9 +118,9 @@ int cmd_fracture(int argc, char **argv)
     const char *pos[3];
     if (mcs_parse_args(argc, argv, &usage_fracture, opts, pos, 3, 3) < 0)
         return MCS_EXIT_USAGE;
-    if (format && strcasecmp(format, "mch") != 0 && strcasecmp(format, "mcz") != 0)
+    if (format && tool_strcasecmp(format, "mch") != 0 && tool_strcasecmp(format, "mcz") != 0)
         return mcs_usage_error(&usage_fracture, "--format: '%s' is neither mch nor mcz", format);
-    fracture_run f = {.prefix = pos[2], .archives = format && strcasecmp(format, "mcz") == 0};
+    fracture_run f = {.prefix = pos[2], .archives = format && tool_strcasecmp(format, "mcz") == 0};
     int exit_code = fracture_size(pos[0], &f.per_file);
     if (exit_code != MCS_EXIT_OK)
         return exit_code;

@@ -8,7 +8,6 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "replay_int.h"
 #include "replay_exec.h"
@@ -251,7 +250,7 @@ static int unknown_option(const char *word, const char *name)
     if (strcmp(name, "p") == 0 || strcmp(name, "parallel") == 0)
         return fail_usage("unknown option '%s': the number of workers is -j N", word);
     for (size_t i = 0; i < sizeof other_words / sizeof other_words[0]; i++)
-        if (strcasecmp(name, other_words[i].word) == 0)
+        if (tool_strcasecmp(name, other_words[i].word) == 0)
             return fail_usage("unknown option '%s'; did you mean %s?", word,
                               other_words[i].option);
     const option_def *near = nearest_option(name);

@@ -23,7 +23,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "dropin.h"
 #include "mcz.h"
@@ -207,7 +206,7 @@ int dropin_stream(int argc, char **argv, const dropin_cmd *cmd, const char *real
 {
     int value = dropin_streaming_value(argv);
     const char *from = value ? argv[value] : "stdin";
-    bool from_stdin = strcasecmp(from, "stdin") == 0;
+    bool from_stdin = tool_strcasecmp(from, "stdin") == 0;
     FILE *in = from_stdin ? stdin : dropin_fopen_read(from);
     if (!in) {
         tool_error("Failed to open file '%s': %s", from, strerror(errno));

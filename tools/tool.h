@@ -118,6 +118,10 @@ void tool_progress_abandon(void);
 /* Levenshtein distance between a[0..alen) and b, case-insensitive; SIZE_MAX when either is 64
  * characters or longer (names are short). */
 size_t tool_edit_distance(const char *a, size_t alen, const char *b);
+/* strcasecmp(3) and strncasecmp(3) as in the C locale (ASCII letters without case), which
+ * <strings.h> declares on POSIX systems only. */
+int tool_strcasecmp(const char *a, const char *b);
+int tool_strncasecmp(const char *a, const char *b, size_t n);
 
 /* ---- CSV (tool_csv.c) ---- */
 

@@ -7,7 +7,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <zip.h>
 
 #include "tool.h"
@@ -48,7 +47,7 @@ static int64_t find_mch(zip_t *za, const char *path, char err[TOOL_ERROR_SIZE])
     for (zip_int64_t i = 0; i < n; i++) {
         const char *name = zip_get_name(za, (zip_uint64_t)i, ZIP_FL_ENC_RAW);
         size_t len = name ? strlen(name) : 0;
-        if (len < 4 || name[len - 1] == '/' || strcasecmp(name + len - 4, ".mch") != 0)
+        if (len < 4 || name[len - 1] == '/' || tool_strcasecmp(name + len - 4, ".mch") != 0)
             continue;
         if (count++ == 0)
             found = i;
