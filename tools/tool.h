@@ -280,7 +280,7 @@ int tool_unlink(const char *path);
 int tool_rmdir(const char *path);
 /* A directory and everything in it removed, depth first, symbolic links (junctions) removed
  * and never followed; what cannot be removed is left and the rest still removed. 0 when all
- * is gone, else -1 with errno of the first failure. */
+ * is gone, else -1 with errno of the first failure. Built on the calls above (tool_dir.c). */
 int tool_remove_tree(const char *path);
 /* The working directory (getcwd(3)), malloc'd; NULL with errno set. */
 char *tool_getcwd(void);
