@@ -299,7 +299,8 @@ struct mcs_output {
 /* Binary output on a terminal is refused unless forced (--force), as zstd and xz refuse it. */
 static int refuse_terminal(const char *path)
 {
-    if (!tool_output_is_stdout(path) || !tool_isatty(TOOL_STDOUT_FD) || mcs_run_context()->output_forced)
+    if (!tool_output_is_stdout(path) || !tool_isatty(TOOL_STDOUT_FD) ||
+        mcs_run_context()->output_forced)
         return 0;
     tool_error("%s: refusing to write binary output to a terminal (redirect it, or give "
                "--force)", tool_display_name(path, true));

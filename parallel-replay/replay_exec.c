@@ -109,7 +109,8 @@ static int file_drop_lead(const char *path, uint64_t size)
             err = errno ? errno : EIO;
         at += len;
     }
-    if (!err && (fflush(f) != 0 || tool_truncate(fileno(f), (int64_t)(size - sizeof toc_lead)) != 0))
+    if (!err &&
+        (fflush(f) != 0 || tool_truncate(fileno(f), (int64_t)(size - sizeof toc_lead)) != 0))
         err = errno ? errno : EIO;
     if (fclose(f) != 0 && !err)
         err = errno ? errno : EIO;

@@ -817,7 +817,8 @@ static int replay_main(const options *o, const char *path)
     if (code < 0) {
         replay_run_options ro = {.workers = workers_wanted(o),
                                  .timeout = o->timeout, .stride = o->stride,
-                                 .progress = !o->quiet && tool_isatty(TOOL_STDERR_FD), .stats = o->stats,
+                                 .progress = !o->quiet && tool_isatty(TOOL_STDERR_FD),
+                                 .stats = o->stats,
                                  .failure_limit = o->failure_limit,
                                  .exec_bound = o->exec ? o->exec_batch : 0};
         replay_table t = {.style = cfg.style, .interleave = o->interleave};

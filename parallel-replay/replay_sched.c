@@ -383,7 +383,8 @@ static char *rows_take(run *r, slot *s, const char *where)
         s->rows_fd = tool_open(path, TOOL_OPEN_READ, 0);
     }
     char *text = malloc(len + 1);
-    if (!text || s->rows_fd < 0 || tool_pread(s->rows_fd, text, len, (int64_t)at) != (ptrdiff_t)len) {
+    if (!text || s->rows_fd < 0 ||
+        tool_pread(s->rows_fd, text, len, (int64_t)at) != (ptrdiff_t)len) {
         free(text);
         fatal(r, MCZ_EIO, "cannot read the details rows its worker wrote");
         return NULL;
