@@ -148,6 +148,8 @@ $(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(TOOL_OBJ) $(LIB_A)
 # A unit test of program code links the program objects it tests.
 $(BUILD)/tests/test_replay_span: $(BUILD)/obj/parallel-replay/replay_span.o
 $(BUILD)/obj/tests/unit/test_replay_span.o: CPPFLAGS += -Itools -Iparallel-replay
+$(BUILD)/tests/test_replay_options: $(BUILD)/obj/parallel-replay/replay_options.o
+$(BUILD)/obj/tests/unit/test_replay_options.o: CPPFLAGS += -Itools -Iparallel-replay
 
 # Fuzz targets replay their corpus through a plain main() under gcc and the sanitizers.
 # A target of program code names the program sources it links besides the library:

@@ -1,4 +1,5 @@
 /* mcs_context.c - SuperPMI's replay lookups, as the printing verbs need them (mcs_context.h). */
+#include <assert.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -558,22 +559,22 @@ int mcs_output_put_checked(mcs_output *o, mcz_mc_builder *thin, const mcs_input 
 /* Verb plumbing                                                                                */
 /* ============================================================================================ */
 
-int mcs_parse_ranged(int argc, char **argv, const mcs_usage *u, const mcs_option *opts,
-                     int files, const char **pos, mcz_list *list)
+int mcs_parse_ranged(int argc, char **argv, const mcs_usage *u, void *args, int files,
+                     const char **pos, mcz_list *list)
 {
-    const char *args[8];
+    const char *operands[8];
     memset(list, 0, sizeof *list);
-    int count = mcs_parse_args(argc, argv, u, opts, args, files, files + 1);
+    int count = mcs_parse_args(argc, argv, u, args, operands, files, files + 1);
     if (count < 0)
         return MCS_EXIT_USAGE;
     int first = count - files;
     if (first == 1) {
-        int rc = mcs_parse_list(args[0], list);
+        int rc = mcs_parse_list(operands[0], list);
         if (rc != MCS_EXIT_OK)
             return rc;
     }
     for (int i = 0; i < files; i++)
-        pos[i] = args[first + i];
+        pos[i] = operands[first + i];
     return MCS_EXIT_OK;
 }
 
@@ -606,20 +607,23 @@ int mcs_input_next_checked(mcs_input *in, const mcz_list *list, mcz_mc *mc)
     return rc > 0 && mcs_input_check_context(in, mc) != 0 ? -1 : rc;
 }
 
+const mcs_option mcs_list_verb_options[] = {
+    {.name = "thin", .type = MCS_OPT_FLAG, MCS_FIELD(mcs_list_verb_args, thin)}, /* the details */
+    MCS_COMPRESS_OPTIONS(mcs_list_verb_args, compress),
+    MCS_OPTIONS_END};
+
 int mcs_parse_list_verb(int argc, char **argv, const mcs_usage *u, const char *pos[3],
                         mcz_list *list, mcz_mc_builder **thin, mcz_writer_options *opt)
 {
-    bool want_thin = false;
-    mcs_compress_args compress = {0};
-    const mcs_option opts[] = {{"thin", NULL, &want_thin}, MCS_COMPRESS_OPTIONS(&compress),
-                               {NULL, NULL, NULL}};
+    assert(u->options == mcs_list_verb_options);
+    mcs_list_verb_args a = {0};
     *thin = NULL;
     memset(list, 0, sizeof *list);
-    if (mcs_parse_args(argc, argv, u, opts, pos, 3, 3) < 0 ||
-        mcs_compress_parse(u, &compress, pos[2], opt) != 0)
+    if (mcs_parse_args(argc, argv, u, &a, pos, 3, 3) < 0 ||
+        mcs_compress_parse(u, &a.compress, pos[2], opt) != 0)
         return MCS_EXIT_USAGE;
     int rc = mcs_parse_list(pos[0], list);
-    if (rc == MCS_EXIT_OK && want_thin && !(*thin = mcz_mc_builder_create())) {
+    if (rc == MCS_EXIT_OK && a.thin && !(*thin = mcz_mc_builder_create())) {
         tool_error("out of memory");
         mcz_list_free(list);
         rc = MCS_EXIT_FAIL;

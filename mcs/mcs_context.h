@@ -109,8 +109,8 @@ int mcs_output_put_checked(mcs_output *o, mcz_mc_builder *thin, const mcs_input 
  * positionals into pos, and the list (empty, meaning every context, when RANGE is absent).
  * Returns MCS_EXIT_OK, or the exit code after printing the error.
  */
-int mcs_parse_ranged(int argc, char **argv, const mcs_usage *u, const mcs_option *opts,
-                     int files, const char **pos, mcz_list *list);
+int mcs_parse_ranged(int argc, char **argv, const mcs_usage *u, void *args, int files,
+                     const char **pos, mcz_list *list);
 
 /* Checks that in holds every number of list, as zstd and xz check every file named: 0, or -1
  * after naming the first missing number, how many are missing and what the file holds. An MCH
@@ -121,6 +121,13 @@ int mcs_list_check_held(mcs_input *in, const mcz_list *list);
  * after the last listed number without reading further. 1, 0 at the end, -1 (printed). */
 int mcs_input_next_listed(mcs_input *in, const mcz_list *list, mcz_mc *mc);
 
+
+/* The options of -copy and -strip: -thin and the compression options (their usages' table). */
+typedef struct mcs_list_verb_args {
+    bool thin;
+    mcs_compress_args compress;
+} mcs_list_verb_args;
+extern const mcs_option mcs_list_verb_options[];
 
 /* Arguments of "-VERB RANGE IN OUT [-thin] [compression options]" (-copy, -strip): RANGE, IN
  * and OUT in pos, the list, a builder for re-serializing when -thin is given (NULL otherwise;

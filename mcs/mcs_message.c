@@ -80,6 +80,14 @@ static int verb_length(const mcs_usage *u)
     return (int)strcspn(u->synopsis, " \n");
 }
 
+bool mcs_usage_lists_options(const mcs_usage *u)
+{
+    for (const mcs_option *o = u->options; o && o->name; o++)
+        if (o->help)
+            return true;
+    return false;
+}
+
 int mcs_usage_error(const mcs_usage *u, const char *fmt, ...)
 {
     va_list ap;
@@ -96,6 +104,7 @@ int mcs_usage_error(const mcs_usage *u, const char *fmt, ...)
     /* One line of usage: a synopsis that goes on is cut after its first line. */
     int first = (int)strcspn(u->synopsis, "\n");
     fprintf(stderr, "\nusage: mcs %.*s%s\nTry 'mcs %.*s --help'.\n", first, u->synopsis,
-            u->synopsis[first] ? " ..." : "", verb_length(u), u->synopsis);
+            u->synopsis[first] || mcs_usage_lists_options(u) ? " ..." : "", verb_length(u),
+            u->synopsis);
     return MCS_EXIT_USAGE;
 }

@@ -129,14 +129,56 @@ void mcs_print_common_help(FILE *f)
     }
 }
 
+/* The synopsis lines' width, past which an option goes on the next line. */
+#define SYNOPSIS_WIDTH 96
+
+/* "--dict-size SIZE", "-thin": an option's left column in the help and its synopsis. */
+static void option_left(const mcs_option *o, char *buf, size_t cap)
+{
+    char name[64];
+    mcs_option_display(o->name, name, sizeof name);
+    snprintf(buf, cap, "%s%s%s", name, o->arg ? " " : "", o->arg ? o->arg : "");
+}
+
+/* "usage: mcs " and the synopsis, then " [OPTION ARG]" for each option the help lists, a line
+ * going on under the synopsis' first operand once it is full. */
+static void print_synopsis(FILE *f, const mcs_usage *u)
+{
+    int column = fprintf(f, "usage: mcs %s", u->synopsis);
+    const char *last_line = strrchr(u->synopsis, '\n');
+    if (last_line)
+        column = (int)strlen(last_line + 1);
+    int indent = (int)strlen("usage: mcs ") + (int)strcspn(u->synopsis, " \n") + 1;
+    for (const mcs_option *o = u->options; o && o->name; o++) {
+        if (!o->help)
+            continue;
+        char left[80];
+        option_left(o, left, sizeof left);
+        if (column + 3 + (int)strlen(left) > SYNOPSIS_WIDTH)
+            column = fprintf(f, "\n%*s", indent, "") - 1;
+        column += fprintf(f, " [%s]", left);
+    }
+    fputc('\n', f);
+}
+
 void mcs_print_usage(FILE *f, const mcs_usage *u)
 {
-    fprintf(f, "usage: mcs %s\n  %s\n", u->synopsis, u->summary);
+    print_synopsis(f, u);
+    fprintf(f, "  %s\n", u->summary);
+    if (u->details || mcs_usage_lists_options(u))
+        fputc('\n', f);
     if (u->details)
-        fprintf(f, "\n%s", u->details);
+        fputs(u->details, f);
+    for (const mcs_option *o = u->options; o && o->name; o++) {
+        char left[80];
+        option_left(o, left, sizeof left);
+        if (o->help)
+            print_option_help(f, left, o->help);
+    }
     fprintf(f, "\nOptions of every verb (one dash or two, the value after '=' or next):\n");
     mcs_print_common_help(f);
 }
+
 
 int mcs_apply_global(const mcs_usage *u, const char *canonical, const char *value)
 {
@@ -223,7 +265,7 @@ static bool option_takes_value(const option_match *m)
     if (m->global)
         return m->global->arg != NULL;
     assert(m->own);
-    return m->own->value != NULL;
+    return m->own->type != MCS_OPT_FLAG;
 }
 
 static bool match_name(const mcs_option *opts, bool (*same)(const char *, const void *),
@@ -326,10 +368,39 @@ static bool is_positional(const char *arg)
     return arg[0] != '-' || arg[1] == '\0' || is_dashed_range(arg);
 }
 
-/* Applies the option at argv[*i] (advancing past a separate value). 0, or -1 after a usage
- * error. */
-static int take_option(int argc, char **argv, int *i, const mcs_usage *u, const mcs_option *opts)
+/* o's value into its field of args. 0, or -1 after a usage error. */
+static int store(const mcs_usage *u, const mcs_option *o, const char *value, void *args)
 {
+    assert(args);
+    char *field = (char *)args + o->offset;
+    switch (o->type) {
+    case MCS_OPT_FLAG: {
+        bool given = true;
+        memcpy(field, &given, sizeof given);
+        return 0;
+    }
+    case MCS_OPT_VALUE:
+        memcpy(field, &value, sizeof value);
+        return 0;
+    case MCS_OPT_COUNT:
+    case MCS_OPT_SIZE: {
+        char name[64];
+        uint64_t n;
+        mcs_option_display(o->name, name, sizeof name);
+        if (mcs_parse_number(u, name, value, o->type == MCS_OPT_SIZE, o->min, o->max, &n) != 0)
+            return -1;
+        memcpy(field, &n, sizeof n);
+        return 0;
+    }
+    }
+    return -1;
+}
+
+/* Applies the option at argv[*i] (advancing past a separate value) into args. 0, or -1 after a
+ * usage error. */
+static int take_option(int argc, char **argv, int *i, const mcs_usage *u, void *args)
+{
+    const mcs_option *opts = u->options;
     typed_option t = typed_split(argv[*i]);
     option_match m;
     if (!option_find(opts, &t, &m))
@@ -345,15 +416,11 @@ static int take_option(int argc, char **argv, int *i, const mcs_usage *u, const 
     }
     if (m.global)
         return m.global->apply(u, value);
-    if (m.own->value)
-        *m.own->value = value;
-    else
-        *m.own->flag = true;
-    return 0;
+    return store(u, m.own, value, args);
 }
 
-int mcs_parse_args(int argc, char **argv, const mcs_usage *u, const mcs_option *opts,
-                   const char **pos, int min_pos, int max_pos)
+int mcs_parse_args(int argc, char **argv, const mcs_usage *u, void *args, const char **pos,
+                   int min_pos, int max_pos)
 {
     int count = 0;
     bool options_end = false;
@@ -364,7 +431,7 @@ int mcs_parse_args(int argc, char **argv, const mcs_usage *u, const mcs_option *
             continue;
         }
         if (!options_end && !is_positional(arg)) {
-            if (take_option(argc, argv, &i, u, opts) != 0)
+            if (take_option(argc, argv, &i, u, args) != 0)
                 return -1;
             continue;
         }

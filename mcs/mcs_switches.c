@@ -5,7 +5,7 @@
 /* The SuperPMI verb mcs does not implement: listed in the help and resolved like the others. */
 static const mcs_usage usage_asmdump = {"-ASMDump [RANGE] IN OUTPREFIX",
                                         "write a disassembly of each context's compiled code",
-                                        NULL};
+                                        NULL, NULL};
 
 const mcs_switch mcs_switches[] = {
     {"help", MCS_SWITCH_HELP, NULL, NULL},

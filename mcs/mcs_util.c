@@ -132,9 +132,9 @@ int mcs_compress_parse(const mcs_usage *u, const mcs_compress_args *a, const cha
     if (a->chunk_size && mcs_parse_number(u, "--chunk-size", a->chunk_size, true, 1,
                                           MCS_CHUNK_SIZE_MAX, &chunk_size) != 0)
         return -1;
-#define GIVEN(a_, type, name, field, help) (a_)->field
+#define GIVEN(a_, unused, type, name, field, arg, help) (a_)->field
 #define OR() ||
-    bool given = MCS_COMPRESS_LIST(GIVEN, OR, a);
+    bool given = MCS_COMPRESS_LIST(GIVEN, OR, a, -);
 #undef GIVEN
 #undef OR
     if (given && out && !mcs_has_extension(out, ".mcz")) {

@@ -8,6 +8,7 @@
 #define MCS_UTIL_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -23,11 +24,16 @@
 /* Exit codes. SuperPMI's mcs returns -1 (255) for every failure; mcz tells usage errors apart. */
 enum { MCS_EXIT_OK = 0, MCS_EXIT_FAIL = 1, MCS_EXIT_USAGE = 2 };
 
-/* A verb's help: "-copy RANGE IN OUT", a one-line summary, and optional detail lines. */
+typedef struct mcs_option mcs_option;
+
+/* A verb's help: "-copy RANGE IN OUT", a one-line summary, optional detail lines, and its
+ * options (their table: the parser reads it, and the help lists those with help, after the
+ * details, and adds them to the synopsis). */
 typedef struct mcs_usage {
     const char *synopsis;
     const char *summary;
-    const char *details; /* NULL or text ending in a newline */
+    const char *details;        /* NULL or text ending in a newline */
+    const mcs_option *options; /* ends with a NULL name; NULL: none */
 } mcs_usage;
 
 /* ---- Messages (mcs_message.c: at the bottom, calls nothing of mcs above it) ---- */
@@ -50,30 +56,46 @@ void mcs_note_input(const char *name, uint64_t size);
 
 /* ---- Arguments ---- */
 
-/*
- * An option a verb takes (mcs_options.c): name is "--long" or "-x", written in help and messages
- * so, or the canonical name of a SuperPMI switch ("thin"). Any of them is accepted with one or
- * two dashes, whole and in any case; a SuperPMI switch also by a single-dash prefix in SuperPMI's
- * order, when the argument is no option's whole name. Options with value != NULL take a value,
- * after '=' or as the next argument.
- */
-typedef struct mcs_option {
-    const char *name;
-    const char **value; /* receives the option's argument */
-    bool *flag;         /* set when the option is present (value == NULL) */
-} mcs_option;
+/* How an option's value is read, and what its field in the verb's arguments is. */
+typedef enum mcs_option_type {
+    MCS_OPT_FLAG,  /* no value: a bool, set when the option is given */
+    MCS_OPT_VALUE, /* a const char *: the value as typed */
+    MCS_OPT_COUNT, /* a uint64_t: a decimal count in [min, max] (0 when not given) */
+    MCS_OPT_SIZE   /* a uint64_t: as COUNT, with an optional K, M or G (powers of 1024) */
+} mcs_option_type;
 
 /*
- * Parses a verb's arguments (argv[0] is the verb itself), in any order: options from opts
- * (terminated by a {NULL} entry; opts may be NULL) and those every verb takes (-verbosity,
- * --jit-ee, --force), applied as they are met; everything else positional into pos. Returns the
+ * An option a verb takes (mcs_options.c), an entry of its table: name is "--long" or "-x",
+ * written in help and messages so, or the canonical name of a SuperPMI switch ("thin"). Any of
+ * them is accepted with one or two dashes, whole and in any case; a SuperPMI switch also by a
+ * single-dash prefix in SuperPMI's order, when the argument is no option's whole name. Options
+ * other than flags take a value, after '=' or as the next argument. Its parsing, its help and
+ * the names did-you-mean offers all come from this entry.
+ */
+struct mcs_option {
+    const char *name;
+    mcs_option_type type;
+    size_t offset;    /* of its field in the verb's arguments (MCS_FIELD) */
+    const char *arg;  /* its value as the help names it ("SIZE"); NULL for a flag */
+    uint64_t min, max; /* COUNT, SIZE */
+    const char *help; /* its lines ('\n' between them); NULL: not listed (the details tell it) */
+};
+
+#define MCS_FIELD(args_type, field) .offset = offsetof(args_type, field)
+#define MCS_OPTIONS_END {.name = NULL}
+
+/*
+ * Parses a verb's arguments (argv[0] is the verb itself), in any order: options from
+ * u->options, stored into the fields of args their entries name (args may be NULL when there
+ * are none), and those every verb takes (-verbosity, --jit-ee, --force), applied as they are
+ * met; everything else positional into pos. Returns the
  * number of positionals, or -1 after printing a usage error (an unknown option is answered with
  * the nearest known one) when an option is unknown or the count is not within
  * [min_pos, max_pos]. A single-dash abbreviation is resolved against the switch table the run
  * holds (mcs_run.h).
  */
-int mcs_parse_args(int argc, char **argv, const mcs_usage *u, const mcs_option *opts,
-                   const char **pos, int min_pos, int max_pos);
+int mcs_parse_args(int argc, char **argv, const mcs_usage *u, void *args, const char **pos,
+                   int min_pos, int max_pos);
 
 /* Applies an option every verb takes, by its table name ("verbosity"), as mcs.c does for those
  * given before the verb. Returns 0, or -1 after a usage error (u may be NULL there). */
@@ -99,8 +121,10 @@ int mcs_usage_error(const mcs_usage *u, const char *fmt, ...) MCS_PRINTF(2, 3);
 /* The help of the options every verb takes, from their table (mcs_options.c), on f. */
 void mcs_print_common_help(FILE *f);
 
-/* Prints a verb's full help on f: its usage, then the options every verb takes. */
+/* Prints a verb's full help on f: its usage, its options, then the options every verb takes. */
 void mcs_print_usage(FILE *f, const mcs_usage *u);
+/* Whether u's help lists options of its table (and its synopsis names them; mcs_message.c). */
+bool mcs_usage_lists_options(const mcs_usage *u);
 
 /*
  * Parses a decimal count for option `name`, with an optional K, M or G suffix (powers of 1024)
@@ -126,48 +150,47 @@ typedef struct mcs_compress_args {
 #define MCS_XZ_LEVEL_MAX 9
 #define MCS_CHUNK_SIZE_MAX (1u << 30) /* the writer's limit */
 
-/* The compression options, one entry each: X(A, TYPE, NAME, FIELD, HELP), TYPE VALUE (a string
- * into A's field) or FLAG (a bool), HELP its lines in the help as printed (the next entry's
- * empty when one line tells both); S() between entries. In the help's order. */
-#define MCS_COMPRESS_LIST(X, S, A)                                                               \
-    X(A, VALUE, "--preset", preset,                                                           \
-      "  --preset NAME       fast, default or cold (README.md \"Presets\"): the codec, level,\n" \
-      "                      chunk size and hashes chosen from the bench figures; options\n"  \
-      "                      given beside it win\n")                                          \
-    S() X(A, VALUE, "--codec", codec,                                                             \
-      "  --codec zstd|xz     chunk codec: zstd (default; fast to read) or xz (cold storage:\n" \
-      "                      smaller, slower; no dictionary)\n")                             \
-    S() X(A, VALUE, "--level", level,                                                             \
-      "  --level N           zstd level (1-22), or xz level (1-9, default 9)\n")             \
-    S() X(A, VALUE, "--chunk-size", chunk_size,                                                   \
-      "  --chunk-size SIZE   uncompressed bytes per chunk, e.g. 1M (K, M or G: powers of 1024)\n") \
-    S() X(A, FLAG, "--no-dict", no_dict,                                                          \
-      "  --no-dict           compress without a dictionary\n")                               \
-    S() X(A, VALUE, "--layout", layout,                                                           \
-      "  --layout L          packets (default: each packet id's keys, values and pools\n"   \
-      "                      grouped before compression, ~9% smaller) or plain (the contexts'\n" \
-      "                      bytes as they are: chunks the zstd tool alone turns into an MCH)\n") \
-    S() X(A, FLAG, "--no-hashes", no_hashes,                                                      \
-      "  --no-hashes         store no identity hashes or dedup keys in the index: the smallest\n" \
-      "                      archive (32 bytes less per context); -toc, -removeDup and -merge\n" \
-      "                      -dedup then decode the chunks to compute them\n")              \
-    S() X(A, VALUE, "--jit-ee-guid", jit_ee_guid,                                                 \
-      "  --jit-ee-guid GUID  record the JIT-EE version GUID the collection is for (its\n"    \
-      "                      runtime's JITEEVersionIdentifier; -printJITEEVersion prints\n"  \
-      "                      it); default: the one the archive inputs record\n")            \
-    S() X(A, VALUE, "--target-os", target_os,                                                     \
-      "  --target-os OS, --target-arch ARCH  record the target (e.g. linux, x64) likewise\n") \
-    S() X(A, VALUE, "--target-arch", target_arch, "")
+/* The compression options, one entry each: X(T, M, TYPE, NAME, FIELD, ARG, HELP), TYPE VALUE
+ * (a string into the field) or FLAG (a bool), ARG the value's name in the help, HELP its lines;
+ * T and M are passed through (a verb's arguments and its mcs_compress_args member in them); S()
+ * between entries. In the help's order. */
+#define MCS_COMPRESS_LIST(X, S, T, M)                                                              \
+    X(T, M, VALUE, "--preset", preset, "NAME",                                                      \
+      "fast, default or cold (README.md \"Presets\"): the codec, level,\n"                      \
+      "chunk size and hashes chosen from the bench figures; options\n"                         \
+      "given beside it win")                                                                    \
+    S() X(T, M, VALUE, "--codec", codec, "zstd|xz",                                                 \
+      "chunk codec: zstd (default; fast to read) or xz (cold storage:\n"                        \
+      "smaller, slower; no dictionary)")                                                        \
+    S() X(T, M, VALUE, "--level", level, "N", "zstd level (1-22), or xz level (1-9, default 9)")     \
+    S() X(T, M, VALUE, "--chunk-size", chunk_size, "SIZE",                                          \
+      "uncompressed bytes per chunk, e.g. 1M (K, M or G: powers of 1024)")                      \
+    S() X(T, M, FLAG, "--no-dict", no_dict, NULL, "compress without a dictionary")                  \
+    S() X(T, M, VALUE, "--layout", layout, "L",                                                     \
+      "packets (default: each packet id's keys, values and pools\n"                             \
+      "grouped before compression, ~9% smaller) or plain (the contexts'\n"                      \
+      "bytes as they are: chunks the zstd tool alone turns into an MCH)")                       \
+    S() X(T, M, FLAG, "--no-hashes", no_hashes, NULL,                                               \
+      "store no identity hashes or dedup keys in the index: the smallest\n"                     \
+      "archive (32 bytes less per context); -toc, -removeDup and -merge\n"                      \
+      "-dedup then decode the chunks to compute them")                                          \
+    S() X(T, M, VALUE, "--jit-ee-guid", jit_ee_guid, "GUID",                                        \
+      "record the JIT-EE version GUID the collection is for (its\n"                             \
+      "runtime's JITEEVersionIdentifier; -printJITEEVersion prints\n"                           \
+      "it); default: the one the archive inputs record")                                        \
+    S() X(T, M, VALUE, "--target-os", target_os, "OS",                                              \
+      "record the target's system (e.g. linux) likewise")                                       \
+    S() X(T, M, VALUE, "--target-arch", target_arch, "ARCH",                                        \
+      "record the target's architecture (e.g. x64) likewise")
 
-/* The list as entries of a verb's option table (a: its mcs_compress_args), and as its help. */
-#define MCS_COMPRESS_VALUE(name, target) {name, target, NULL}
-#define MCS_COMPRESS_FLAG(name, target) {name, NULL, target}
-#define MCS_COMPRESS_ENTRY(a, type, name, field, help) MCS_COMPRESS_##type(name, &(a)->field)
-#define MCS_COMPRESS_HELP_LINE(a, type, name, field, help) help
+/* The list as entries of a verb's option table: type is the verb's arguments, member its
+ * mcs_compress_args in them. */
+#define MCS_COMPRESS_ENTRY(args_type, member, kind, opt_name, field, value_name, text)           \
+    {.name = opt_name, .type = MCS_OPT_##kind, .offset = offsetof(args_type, member.field),      \
+     .arg = value_name, .help = text}
 #define MCS_COMPRESS_COMMA() ,
-#define MCS_COMPRESS_NOTHING()
-#define MCS_COMPRESS_OPTIONS(a) MCS_COMPRESS_LIST(MCS_COMPRESS_ENTRY, MCS_COMPRESS_COMMA, a)
-#define MCS_COMPRESS_HELP MCS_COMPRESS_LIST(MCS_COMPRESS_HELP_LINE, MCS_COMPRESS_NOTHING, -)
+#define MCS_COMPRESS_OPTIONS(args_type, member)                                                  \
+    MCS_COMPRESS_LIST(MCS_COMPRESS_ENTRY, MCS_COMPRESS_COMMA, args_type, member)
 
 /* What an archive OUT of a copying verb is, for its help. */
 #define MCS_COMPRESS_INHERIT_HELP                                                          \

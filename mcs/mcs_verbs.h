@@ -40,7 +40,9 @@ MCS_VERB(jiteeversion)
  * with strict fail. Returns 0 with *checked set, or -1 after printing the first damaged
  * context. */
 int mcs_check_contexts(mcs_input *in, const char *what, bool strict, uint64_t *checked);
-/* Arguments of "-VERB FILE [--strict]": opens FILE into in. Returns MCS_EXIT_OK or the exit
+/* The options of -integ and -verify (--strict), their usages' table. */
+extern const mcs_option mcs_check_options[];
+/* Arguments of "-VERB FILE [--strict]" (a usage with mcs_check_options): opens FILE into in. Returns MCS_EXIT_OK or the exit
  * code after printing the error. */
 int mcs_check_args(int argc, char **argv, const mcs_usage *u, mcs_input *in, bool *strict);
 

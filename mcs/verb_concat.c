@@ -21,7 +21,8 @@ const mcs_usage usage_concat = {
     "FILE2 an MCH file or an archive. Every context of FILE2 is checked (its container) as it\n"
     "is appended; on any failure FILE1 is left as it was. An archive FILE1 is rewritten whole\n"
     "but not recompressed: its chunks, and those of an archive FILE2 with the same dictionary,\n"
-    "are copied as they are (FILE1 created by the run takes FILE2's dictionary).\n"};
+    "are copied as they are (FILE1 created by the run takes FILE2's dictionary).\n",
+    NULL};
 
 typedef struct concat_target {
     const char *path;

@@ -4,39 +4,43 @@
 #include "mcs_chunks.h"
 #include "mcs_verbs.h"
 
-const mcs_usage usage_convert = {
-    "-convert IN OUT.mcz [--preset fast|default|cold] [--codec zstd|xz] [--level N]\n"
-    "                  [--layout packets|plain] [--chunk-size SIZE] [--dict-size SIZE] [--no-dict]\n"
-    "                  [--dict-from ARCHIVE.mcz] [--no-hashes] [-j THREADS]\n"
-    "                  [--jit-ee-guid GUID] [--target-os OS] [--target-arch ARCH]",
-    "compress a collection into a seekable .mcz archive",
-    MCS_COMPRESS_HELP
-    "  --dict-size SIZE    capacity of the trained dictionary, e.g. 112K\n"
-    "  --dict-from A.mcz   reuse the dictionary of another archive instead of training one\n"
-    "  -j THREADS          compression threads (default: one per core)\n"
-    "Options left out take the library's defaults (level 12, 2 MiB chunks, a trained\n"
-    "dictionary, hashes), also for an archive IN. OUT appears only once complete; a name\n"
-    "ending in .mch is refused (-export writes an MCH file), unless it is a device or FIFO.\n"
-    "IN may be a zip holding one member named *.mch (superpmi.py's X.mch.zip; told by its\n"
-    "content, whatever its name): the member is converted as it is inflated, never unpacked.\n"};
-
 #define DICT_SIZE_MIN 256u /* ZDICT_DICTSIZE_MIN */
 #define THREADS_MAX 256
 
 typedef struct convert_args {
     mcs_compress_args compress;
-    const char *dict_size, *dict_from, *threads;
+    uint64_t dict_size, threads; /* 0: not given */
+    const char *dict_from;
 } convert_args;
 
+static const mcs_option convert_options[] = {
+    MCS_COMPRESS_OPTIONS(convert_args, compress),
+    {.name = "--dict-size", .type = MCS_OPT_SIZE, MCS_FIELD(convert_args, dict_size),
+     .arg = "SIZE", .min = DICT_SIZE_MIN, .max = UINT32_MAX,
+     .help = "capacity of the trained dictionary, e.g. 112K"},
+    {.name = "--dict-from", .type = MCS_OPT_VALUE, MCS_FIELD(convert_args, dict_from),
+     .arg = "A.mcz", .help = "reuse the dictionary of another archive instead of training one"},
+    {.name = "-j", .type = MCS_OPT_COUNT, MCS_FIELD(convert_args, threads), .arg = "THREADS",
+     .min = 1, .max = THREADS_MAX, .help = "compression threads (default: one per core)"},
+    {.name = "--threads", .type = MCS_OPT_COUNT, MCS_FIELD(convert_args, threads),
+     .arg = "THREADS", .min = 1, .max = THREADS_MAX}, /* -j's long name, told by -j */
+    MCS_OPTIONS_END};
+
+const mcs_usage usage_convert = {
+    "-convert IN OUT.mcz",
+    "compress a collection into a seekable .mcz archive",
+    "Options left out take the library's defaults (level 12, 2 MiB chunks, a trained\n"
+    "dictionary, hashes), also for an archive IN. OUT appears only once complete; a name\n"
+    "ending in .mch is refused (-export writes an MCH file), unless it is a device or FIFO.\n"
+    "IN may be a zip holding one member named *.mch (superpmi.py's X.mch.zip; told by its\n"
+    "content, whatever its name): the member is converted as it is inflated, never unpacked.\n",
+    convert_options};
+
 /* Turns the option texts into writer options; returns 0 or -1 after a usage error. */
-static int convert_options(const convert_args *a, mcz_writer_options *opt)
+static int writer_options_of(const convert_args *a, mcz_writer_options *opt)
 {
     const mcs_usage *u = &usage_convert;
-    uint64_t dict_size = 0, threads = 0;
-    if (mcs_compress_parse(u, &a->compress, NULL, opt) != 0 ||
-        (a->dict_size && mcs_parse_number(u, "--dict-size", a->dict_size, true, DICT_SIZE_MIN,
-                                          UINT32_MAX, &dict_size) != 0) ||
-        (a->threads && mcs_parse_number(u, "-j", a->threads, false, 1, THREADS_MAX, &threads) != 0))
+    if (mcs_compress_parse(u, &a->compress, NULL, opt) != 0)
         return -1;
     if (a->compress.no_dict && (a->dict_from || a->dict_size)) {
         mcs_usage_error(u, "--no-dict excludes --dict-from and --dict-size");
@@ -46,8 +50,8 @@ static int convert_options(const convert_args *a, mcz_writer_options *opt)
         mcs_usage_error(u, "--codec xz has no dictionary: it excludes --dict-from and --dict-size");
         return -1;
     }
-    opt->dict_size = (uint32_t)dict_size;
-    opt->threads = (int)threads;
+    opt->dict_size = (uint32_t)a->dict_size;
+    opt->threads = (int)a->threads;
     return 0;
 }
 
@@ -127,18 +131,11 @@ static int convert_file(const char *in_path, const char *out_path,
 int cmd_convert(int argc, char **argv)
 {
     convert_args a = {0};
-    mcs_compress_args *compress = &a.compress;
-    const mcs_option opts[] = {MCS_COMPRESS_OPTIONS(compress),
-                               {"--dict-size", &a.dict_size, NULL},
-                               {"--dict-from", &a.dict_from, NULL},
-                               {"-j", &a.threads, NULL},
-                               {"--threads", &a.threads, NULL},
-                               {NULL, NULL, NULL}};
     const char *pos[2];
-    if (mcs_parse_args(argc, argv, &usage_convert, opts, pos, 2, 2) < 0)
+    if (mcs_parse_args(argc, argv, &usage_convert, &a, pos, 2, 2) < 0)
         return MCS_EXIT_USAGE;
     mcz_writer_options opt = MCZ_WRITER_OPTIONS_INIT;
-    if (convert_options(&a, &opt) != 0 || archive_name_check(pos[1]) != 0)
+    if (writer_options_of(&a, &opt) != 0 || archive_name_check(pos[1]) != 0)
         return MCS_EXIT_USAGE;
     mcz_reader *dict_reader = NULL;
     if (a.dict_from && !(dict_reader = dictionary_source(a.dict_from, &opt)))

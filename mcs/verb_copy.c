@@ -6,7 +6,7 @@
 #include "mcs_verbs.h"
 
 const mcs_usage usage_copy = {
-    "-copy RANGE IN OUT [-thin] [--level N] [--chunk-size SIZE] [--no-dict] [--no-hashes]",
+    "-copy RANGE IN OUT [-thin]",
     "write only the listed contexts, in order, byte for byte",
     "RANGE is a list such as 1-5,9 or a .mcl file. Contexts are read by number (through IN's\n"
     ".mct when it has one that agrees with IN, else by scanning with a warning; or through the\n"
@@ -15,7 +15,8 @@ const mcs_usage usage_copy = {
     "contexts are copied as they are, not re-serialized, unless -thin: then each is deep-checked\n"
     "and re-serialized without its compile results (CR_* packets). From an archive into an\n"
     "archive, a chunk whose contexts are all listed is copied without recompressing it.\n"
-    MCS_COMPRESS_INHERIT_HELP MCS_COMPRESS_HELP};
+    MCS_COMPRESS_INHERIT_HELP,
+    mcs_list_verb_options};
 
 typedef struct copy_state {
     mcs_input in;

@@ -8,6 +8,14 @@
 #include "mcs_verbs.h"
 #include "mcz_agnostic.h"
 
+typedef struct dump_args {
+    bool simple;
+} dump_args;
+
+/* -simple: told by the details */
+static const mcs_option dump_options[] = {
+    {.name = "simple", .type = MCS_OPT_FLAG, MCS_FIELD(dump_args, simple)}, MCS_OPTIONS_END};
+
 const mcs_usage usage_dump = {
     "-dump [RANGE] FILE [-simple]",
     "print every map of each context",
@@ -27,7 +35,8 @@ const mcs_usage usage_dump = {
     "(int32, class NAME, <unknown> without its class), not int, class; GetJitFlags prints two\n"
     "instruction-set words (bytes not stored as zeros), names bits 29 and 30 as arm's mcs does\n"
     "and does not name instruction sets; what lies outside the map (a pool index naming no\n"
-    "chunk, a SigInstHandleMap index past its end) prints <unknown> or (NO SIG FOUND).\n"};
+    "chunk, a SigInstHandleMap index past its end) prints <unknown> or (NO SIG FOUND).\n",
+    dump_options};
 
 #define STARS "*****************************************"
 #define CR_PREFIX "CR_" /* how mcz's packet table names compile-result packets */
@@ -139,14 +148,13 @@ static int dump_one(void *simple, mcs_input *in, const mcz_mc *mc)
 
 int cmd_dump(int argc, char **argv)
 {
-    bool simple = false;
-    const mcs_option opts[] = {{"simple", NULL, &simple}, {NULL, NULL, NULL}};
+    dump_args a = {0};
     const char *pos[1];
     mcz_list list;
-    int exit_code = mcs_parse_ranged(argc, argv, &usage_dump, opts, 1, pos, &list);
+    int exit_code = mcs_parse_ranged(argc, argv, &usage_dump, &a, 1, pos, &list);
     if (exit_code != MCS_EXIT_OK)
         return exit_code;
-    int rc = mcs_for_each_context(pos[0], &list, NULL, dump_one, &simple, NULL);
+    int rc = mcs_for_each_context(pos[0], &list, NULL, dump_one, &a.simple, NULL);
     mcz_list_free(&list);
     return rc == 0 ? MCS_EXIT_OK : MCS_EXIT_FAIL;
 }

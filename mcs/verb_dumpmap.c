@@ -14,7 +14,8 @@ const mcs_usage usage_dumpmap = {
     "flag's name after a space (so the column starts with two spaces when any is set).\n"
     "Where SuperPMI's mcs stops on missing data, <unknown> is printed instead and the rows go\n"
     "on. A field holding a comma, quote or line break is quoted as RFC 4180 says (quotes\n"
-    "doubled); rows that need no quoting are byte for byte SuperPMI's.\n"};
+    "doubled); rows that need no quoting are byte for byte SuperPMI's.\n",
+    NULL};
 
 enum { PACKET_GET_METHOD_SIG_KEY_SIZE = 16 }; /* DLDL {ftn, memberParent} */
 

@@ -10,7 +10,8 @@ const mcs_usage usage_dumptoc = {
     "characters and their NUL) in hex, as SuperPMI prints them. Numbers are not required to\n"
     "increase, so a damaged table can be inspected. For an archive, the table -toc would write,\n"
     "read from its index without decompressing anything. An MCH file is refused with the\n"
-    "name of its .mct (or the -toc command that writes one).\n"};
+    "name of its .mct (or the -toc command that writes one).\n",
+    NULL};
 
 static void print_entry(const mcz_toc_entry *e)
 {

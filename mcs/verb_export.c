@@ -7,7 +7,8 @@
 const mcs_usage usage_export = {
     "-export IN.mcz OUT.mch",
     "write an archive back as an MCH file, byte for byte the original",
-    "Every chunk's checksum is checked as it is decompressed. OUT appears only once complete.\n"};
+    "Every chunk's checksum is checked as it is decompressed. OUT appears only once complete.\n",
+    NULL};
 
 /* MCH bytes under an .mcz name would pass for a damaged archive: refused as -convert refuses
  * the mirror case, unless the name is a device or FIFO (a stream, whatever its name). */

@@ -6,6 +6,17 @@
 #include "mcs_context.h"
 #include "mcs_verbs.h"
 
+typedef struct fracture_args {
+    bool thin;
+    const char *format; /* IN's kind when NULL */
+} fracture_args;
+
+/* told by the details */
+static const mcs_option fracture_options[] = {
+    {.name = "thin", .type = MCS_OPT_FLAG, MCS_FIELD(fracture_args, thin)},
+    {.name = "--format", .type = MCS_OPT_VALUE, MCS_FIELD(fracture_args, format), .arg = "mch|mcz"},
+    MCS_OPTIONS_END};
+
 const mcs_usage usage_fracture = {
     "-fracture RANGE IN OUTPREFIX [-thin] [--format mch|mcz]",
     "split into files of N contexts each (N: the first number of RANGE)",
@@ -15,7 +26,8 @@ const mcs_usage usage_fracture = {
     "named OUTPREFIX-00000.mcz with its settings (level, chunk size, dictionary, hashes); of\n"
     "an MCH file, MCH files. Every context is\n"
     "deep-checked; -thin re-serializes them without compile results. Each piece appears only\n"
-    "once complete; on an error every piece written by the run is removed.\n"};
+    "once complete; on an error every piece written by the run is removed.\n",
+    fracture_options};
 
 typedef struct fracture_run {
     mcs_input in;
@@ -111,25 +123,24 @@ static int fracture_size(const char *arg, uint64_t *per_file)
 
 int cmd_fracture(int argc, char **argv)
 {
-    bool thin = false;
-    const char *format = NULL; /* IN's kind */
-    const mcs_option opts[] = {{"thin", NULL, &thin}, {"--format", &format, NULL},
-                               {NULL, NULL, NULL}};
+    fracture_args a = {0};
     const char *pos[3];
-    if (mcs_parse_args(argc, argv, &usage_fracture, opts, pos, 3, 3) < 0)
+    if (mcs_parse_args(argc, argv, &usage_fracture, &a, pos, 3, 3) < 0)
         return MCS_EXIT_USAGE;
-    if (format && tool_strcasecmp(format, "mch") != 0 && tool_strcasecmp(format, "mcz") != 0)
-        return mcs_usage_error(&usage_fracture, "--format: '%s' is neither mch nor mcz", format);
-    fracture_run f = {.prefix = pos[2], .archives = format && tool_strcasecmp(format, "mcz") == 0};
+    if (a.format && tool_strcasecmp(a.format, "mch") != 0 &&
+        tool_strcasecmp(a.format, "mcz") != 0)
+        return mcs_usage_error(&usage_fracture, "--format: '%s' is neither mch nor mcz", a.format);
+    fracture_run f = {.prefix = pos[2],
+                      .archives = a.format && tool_strcasecmp(a.format, "mcz") == 0};
     int exit_code = fracture_size(pos[0], &f.per_file);
     if (exit_code != MCS_EXIT_OK)
         return exit_code;
-    if (thin && !(f.thin = mcz_mc_builder_create())) {
+    if (a.thin && !(f.thin = mcz_mc_builder_create())) {
         tool_error("out of memory");
         return MCS_EXIT_FAIL;
     }
     int rc = mcs_input_open(&f.in, pos[1]);
-    if (rc == 0 && !format)
+    if (rc == 0 && !a.format)
         f.archives = f.in.archive != NULL; /* an archive's pieces stay archives */
     if (rc == 0) {
         rc = fracture_all(&f);

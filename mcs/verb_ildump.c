@@ -20,7 +20,8 @@ const mcs_usage usage_ildump = {
     "<0x06000001>, switch (0x00000002) <0x...> per target).\n"
     "Where mcz differs: it never reads past the IL: an operand that runs past the end prints\n"
     "<truncated: N bytes needed, M left> and ends the listing; names longer than 255 bytes are\n"
-    "cut, and missing names print as <unknown>.\n"};
+    "cut, and missing names print as <unknown>.\n",
+    NULL};
 
 enum { OPTION_INIT_LOCALS = 0x10 }; /* CORINFO_OPT_INIT_LOCALS */
 

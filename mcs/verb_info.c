@@ -8,6 +8,14 @@
 /* Why an MCH file shows no GUID: its container has no place for one. */
 #define MCH_RECORDS_NONE "an MCH file has no place for one; -convert --jit-ee-guid records one"
 
+typedef struct info_args {
+    bool chunks;
+} info_args;
+
+/* --chunks: told by the details */
+static const mcs_option info_options[] = {
+    {.name = "--chunks", .type = MCS_OPT_FLAG, MCS_FIELD(info_args, chunks)}, MCS_OPTIONS_END};
+
 const mcs_usage usage_info = {
     "-info FILE [--chunks]",
     "show contexts, sizes and, for an archive, chunks, ratio and dictionary",
@@ -15,7 +23,8 @@ const mcs_usage usage_info = {
     "one member *.mch (superpmi.py's X.mch.zip), whose member is inflated to do it.\n"
     "  --chunks   for an archive, also its chunk table from the index, one chunk per line:\n"
     "             index, file offset of the chunk header, stored bytes, raw bytes, first\n"
-    "             context number, context count, XXH3 of the raw bytes\n"};
+    "             context number, context count, XXH3 of the raw bytes\n",
+    info_options};
 
 /* The two JIT-EE facts, one line each, so they cannot read as two answers to one question:
  * the GUID (FORMAT.md §2a: only what the producer gave, never guessed) and the packet table the
@@ -163,11 +172,10 @@ static int print_zip(const char *path)
 
 int cmd_info(int argc, char **argv)
 {
-    bool chunks = false;
-    const mcs_option opts[] = {{"--chunks", NULL, &chunks}, {NULL, NULL, NULL}};
+    info_args a = {0};
     const char *pos[1];
     mcs_input in;
-    if (mcs_parse_args(argc, argv, &usage_info, opts, pos, 1, 1) < 0)
+    if (mcs_parse_args(argc, argv, &usage_info, &a, pos, 1, 1) < 0)
         return MCS_EXIT_USAGE;
     if (tool_is_zip(pos[0]))
         return print_zip(pos[0]);
@@ -182,7 +190,7 @@ int cmd_info(int argc, char **argv)
         print_guid(NULL, MCH_RECORDS_NONE);
         print_table(in.jit_ee, in.jit_ee_how, NULL);
     }
-    if (in.archive && chunks)
+    if (in.archive && a.chunks)
         print_chunks(in.archive);
     mcs_input_close(&in);
     return rc == 0 ? MCS_EXIT_OK : MCS_EXIT_FAIL;

@@ -1,7 +1,16 @@
 /* verb_integ.c - mcs -integ: deep-checks every context of a collection. */
+#include <assert.h>
 #include <inttypes.h>
 
 #include "mcs_verbs.h"
+
+typedef struct check_args {
+    bool strict;
+} check_args;
+
+/* --strict: told by the details */
+const mcs_option mcs_check_options[] = {
+    {.name = "--strict", .type = MCS_OPT_FLAG, MCS_FIELD(check_args, strict)}, MCS_OPTIONS_END};
 
 const mcs_usage usage_integ = {
     "-integ FILE [--strict]",
@@ -12,7 +21,8 @@ const mcs_usage usage_integ = {
     "whole chunks, keys in increasing memcmp order, pool indexes of known layouts at chunk\n"
     "starts. Unlike SuperPMI's mcs, a damaged context is an error: its number and byte offset\n"
     "are printed and mcs exits 1. A packet id the table does not know (see -printJITEEVersion\n"
-    "--list) is a warning with the number of contexts holding it; with --strict, an error.\n"};
+    "--list) is a warning with the number of contexts holding it; with --strict, an error.\n",
+    mcs_check_options};
 
 int mcs_check_contexts(mcs_input *in, const char *what, bool strict, uint64_t *checked)
 {
@@ -43,10 +53,11 @@ int mcs_check_contexts(mcs_input *in, const char *what, bool strict, uint64_t *c
 int mcs_check_args(int argc, char **argv, const mcs_usage *u, mcs_input *in, bool *strict)
 {
     const char *pos[1];
-    *strict = false;
-    const mcs_option opts[] = {{"--strict", NULL, strict}, {NULL, NULL, NULL}};
-    if (mcs_parse_args(argc, argv, u, opts, pos, 1, 1) < 0)
+    check_args a = {false};
+    assert(u->options == mcs_check_options);
+    if (mcs_parse_args(argc, argv, u, &a, pos, 1, 1) < 0)
         return MCS_EXIT_USAGE;
+    *strict = a.strict;
     return mcs_input_open(in, pos[0]) == 0 ? MCS_EXIT_OK : MCS_EXIT_FAIL;
 }
 

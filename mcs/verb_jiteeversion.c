@@ -6,6 +6,18 @@
 
 #define GUID_ENV "MCZ_JIT_EE_GUID"
 
+typedef struct jiteeversion_args {
+    const char *given;
+    bool list;
+} jiteeversion_args;
+
+/* told by the details */
+static const mcs_option jiteeversion_options[] = {
+    {.name = "--jit-ee-guid", .type = MCS_OPT_VALUE, MCS_FIELD(jiteeversion_args, given),
+     .arg = "GUID"},
+    {.name = "--list", .type = MCS_OPT_FLAG, MCS_FIELD(jiteeversion_args, list)},
+    MCS_OPTIONS_END};
+
 const mcs_usage usage_jiteeversion = {
     "-printJITEEVersion [FILE] [--jit-ee-guid GUID] [--list]",
     "print the JIT-EE version GUID a collection records, or the one given",
@@ -19,7 +31,8 @@ const mcs_usage usage_jiteeversion = {
     "  no FILE          --jit-ee-guid GUID, else the environment variable " GUID_ENV ";\n"
     "                   neither given: one line on stderr, exit 1\n"
     "  --list           instead, the JIT-EE versions whose packet tables mcz knows, oldest\n"
-    "                   first: name, GUID (or \"unknown\") and description (--jit-ee takes them)\n"};
+    "                   first: name, GUID (or \"unknown\") and description (--jit-ee takes them)\n",
+    jiteeversion_options};
 
 static void list_versions(void)
 {
@@ -80,20 +93,17 @@ static int print_given_guid(const char *option)
 
 int cmd_jiteeversion(int argc, char **argv)
 {
-    const char *pos[1], *given = NULL;
-    bool list = false;
-    const mcs_option opts[] = {{"--jit-ee-guid", &given, NULL},
-                               {"--list", NULL, &list},
-                               {NULL, NULL, NULL}};
-    int n = mcs_parse_args(argc, argv, &usage_jiteeversion, opts, pos, 0, 1);
+    const char *pos[1];
+    jiteeversion_args a = {0};
+    int n = mcs_parse_args(argc, argv, &usage_jiteeversion, &a, pos, 0, 1);
     if (n < 0)
         return MCS_EXIT_USAGE;
-    if (list + (n == 1) + (given != NULL) > 1)
+    if (a.list + (n == 1) + (a.given != NULL) > 1)
         return mcs_usage_error(&usage_jiteeversion, "FILE, --jit-ee-guid and --list exclude "
                                                     "each other");
-    if (list) {
+    if (a.list) {
         list_versions();
         return MCS_EXIT_OK;
     }
-    return n == 1 ? print_guid_of(pos[0]) : print_given_guid(given);
+    return n == 1 ? print_guid_of(pos[0]) : print_given_guid(a.given);
 }

@@ -12,7 +12,8 @@ const mcs_usage usage_jitflags = {
     "Prints each distinct combination of JIT flags (GetJitFlags, with mcs's PGO pseudo-flags\n"
     "HAS_PGO, HAS_EDGE_PROFILE... added) with its count and share, in the order SuperPMI lists\n"
     "them (memcmp order of the little-endian bytes), then how often each single flag appears.\n"
-    "Contexts without GetJitFlags are left out and counted in a warning.\n"};
+    "Contexts without GetJitFlags are left out and counted in a warning.\n",
+    NULL};
 
 typedef struct flag_combo {
     uint64_t order; /* the flags byte-swapped: numeric order = memcmp order of the LE bytes */

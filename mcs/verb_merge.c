@@ -9,9 +9,21 @@
 #include "mcs_dedup.h"
 #include "mcs_verbs.h"
 
+typedef struct merge_args {
+    bool recursive, dedup, thin;
+    mcs_compress_args compress;
+} merge_args;
+
+/* -recursive, -dedup and -thin: told by the details */
+static const mcs_option merge_options[] = {
+    {.name = "recursive", .type = MCS_OPT_FLAG, MCS_FIELD(merge_args, recursive)},
+    {.name = "dedup", .type = MCS_OPT_FLAG, MCS_FIELD(merge_args, dedup)},
+    {.name = "thin", .type = MCS_OPT_FLAG, MCS_FIELD(merge_args, thin)},
+    MCS_COMPRESS_OPTIONS(merge_args, compress),
+    MCS_OPTIONS_END};
+
 const mcs_usage usage_merge = {
-    "-merge OUT PATTERN [-recursive] [-dedup [-thin]] [--level N] [--chunk-size SIZE]\n"
-    "                [--no-dict] [--no-hashes]",
+    "-merge OUT PATTERN [-recursive] [-dedup [-thin]]",
     "concatenate many files (.mch and .mcz alike) into one",
     "PATTERN is a directory (all its files), DIR/*.mch-style wildcards in the last component,\n"
     "or one file. Files are taken in name order (strcmp); -recursive then descends into the\n"
@@ -23,7 +35,8 @@ const mcs_usage usage_merge = {
     "Every context is deep-checked. OUT is an archive when it ends in .mcz; it appears only\n"
     "once complete, and not at all on an error or when no file matched. Chunks are copied\n"
     "whole when none of their contexts is a duplicate.\n"
-    MCS_COMPRESS_INHERIT_HELP MCS_COMPRESS_HELP};
+    MCS_COMPRESS_INHERIT_HELP,
+    merge_options};
 
 #define MERGE_DEPTH_MAX 64
 
@@ -160,21 +173,17 @@ static int merge_pattern(merge_run *m, const char *pattern)
 
 int cmd_merge(int argc, char **argv)
 {
-    bool recursive = false, dedup = false, thin = false;
-    mcs_compress_args compress = {0};
-    const mcs_option opts[] = {{"recursive", NULL, &recursive}, {"dedup", NULL, &dedup},
-                               {"thin", NULL, &thin}, MCS_COMPRESS_OPTIONS(&compress),
-                               {NULL, NULL, NULL}};
+    merge_args a = {0};
     const char *pos[2];
     mcz_writer_options opt = MCZ_WRITER_OPTIONS_INIT;
-    if (mcs_parse_args(argc, argv, &usage_merge, opts, pos, 2, 2) < 0 ||
-        mcs_compress_parse(&usage_merge, &compress, pos[0], &opt) != 0)
+    if (mcs_parse_args(argc, argv, &usage_merge, &a, pos, 2, 2) < 0 ||
+        mcs_compress_parse(&usage_merge, &a.compress, pos[0], &opt) != 0)
         return MCS_EXIT_USAGE;
-    if (thin && !dedup)
+    if (a.thin && !a.dedup)
         return mcs_usage_error(&usage_merge, "-thin needs -dedup");
-    merge_run m = {.recursive = recursive};
+    merge_run m = {.recursive = a.recursive};
     m.out_existed = tool_file_id_of(pos[0], &m.out_id) == 0;
-    if (dedup && !(m.dedup = mcs_dedup_create(false, thin)))
+    if (a.dedup && !(m.dedup = mcs_dedup_create(false, a.thin)))
         return MCS_EXIT_FAIL;
     m.out = mcs_output_open(pos[0], MCS_OUTPUT_BY_EXTENSION, &opt, true);
     m.recording = m.dedup != NULL;

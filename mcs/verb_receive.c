@@ -16,6 +16,16 @@
 
 #include "mcs_verbs.h"
 
+typedef struct receive_args {
+    uint64_t max_bytes; /* 0: no bound */
+} receive_args;
+
+/* --max-bytes: told by the details */
+static const mcs_option receive_options[] = {
+    {.name = "--max-bytes", .type = MCS_OPT_SIZE, MCS_FIELD(receive_args, max_bytes), .arg = "N",
+     .min = 1, .max = UINT64_MAX},
+    MCS_OPTIONS_END};
+
 const mcs_usage usage_receive = {
     "-receive OUT.mcz [--max-bytes N]",
     "keep the archive a collector streams on stdin (MCZ_WRITE_STREAM) in OUT.mcz",
@@ -26,7 +36,8 @@ const mcs_usage usage_receive = {
     "writer was killed) loses that frame only, with a warning; a stream that is not an\n"
     "archive's frames, or whose frames fail the checks an archive file's would (checksums,\n"
     "version, flags, order, the index and footer sent at the end), fails at the offset of\n"
-    "the damage, keeping the chunks before it.\n"};
+    "the damage, keeping the chunks before it.\n",
+    receive_options};
 
 /* Bytes read from stdin at a time. */
 #define READ_SIZE 65536
@@ -178,18 +189,16 @@ static int finish(receiver *r)
 
 int cmd_receive(int argc, char **argv)
 {
-    const char *pos[1], *max_text = NULL;
-    const mcs_option opts[] = {{"--max-bytes", &max_text, NULL}, {NULL}};
-    if (mcs_parse_args(argc, argv, &usage_receive, opts, pos, 1, 1) < 0)
+    const char *pos[1];
+    receive_args a = {0};
+    if (mcs_parse_args(argc, argv, &usage_receive, &a, pos, 1, 1) < 0)
         return MCS_EXIT_USAGE;
-    receiver r = {.out_path = pos[0], .parser = mcz_frame_parser_create()};
+    receiver r = {.out_path = pos[0], .parser = mcz_frame_parser_create(),
+                  .max_bytes = a.max_bytes};
     if (!r.parser) {
         tool_error("out of memory");
         return MCS_EXIT_FAIL;
     }
-    if (max_text && mcs_parse_number(&usage_receive, "--max-bytes", max_text, true, 1,
-                                     UINT64_MAX, &r.max_bytes) != 0)
-        return MCS_EXIT_USAGE;
     if (mcs_output_check_binary(pos[0]) != 0)
         return MCS_EXIT_FAIL;
     int rc = receive_frames(&r);

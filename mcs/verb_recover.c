@@ -17,7 +17,8 @@ const mcs_usage usage_recover = {
     "An MCH file IN cut short or damaged: keeps every complete context before the cut or the\n"
     "damage, and says where that is (the offset where the first lost context starts, as its\n"
     ".mct records it). OUT is an MCH file, or an archive when named .mcz.\n"
-    "Fails only when nothing can be recovered.\n"};
+    "Fails only when nothing can be recovered.\n",
+    NULL};
 
 /* What an image scan found beside what it kept. */
 static void report_image(const char *in_name, const char *out_name, const mcz_recovery *rep)

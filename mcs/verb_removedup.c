@@ -4,6 +4,16 @@
 #include "mcs_dedup.h"
 #include "mcs_verbs.h"
 
+typedef struct removedup_args {
+    bool legacy, thin;
+} removedup_args;
+
+/* told by the details */
+static const mcs_option removedup_options[] = {
+    {.name = "legacy", .type = MCS_OPT_FLAG, MCS_FIELD(removedup_args, legacy)},
+    {.name = "thin", .type = MCS_OPT_FLAG, MCS_FIELD(removedup_args, thin)},
+    MCS_OPTIONS_END};
+
 const mcs_usage usage_removedup = {
     "-removeDup [-legacy] [-thin] IN OUT",
     "copy, dropping duplicate methods (the first occurrence wins)",
@@ -19,20 +29,19 @@ const mcs_usage usage_removedup = {
     "            which maps are present with how many items\n"
     "  -thin     drop the compile results (CR_* packets) of the contexts written\n"
     "Contexts are copied as they are unless -thin re-serializes them. OUT is an archive when\n"
-    "it ends in .mcz.\n"};
+    "it ends in .mcz.\n",
+    removedup_options};
 
 int cmd_removedup(int argc, char **argv)
 {
-    bool legacy = false, thin = false;
-    const mcs_option opts[] = {{"legacy", NULL, &legacy}, {"thin", NULL, &thin},
-                               {NULL, NULL, NULL}};
+    removedup_args a = {0};
     const char *pos[2];
-    if (mcs_parse_args(argc, argv, &usage_removedup, opts, pos, 2, 2) < 0)
+    if (mcs_parse_args(argc, argv, &usage_removedup, &a, pos, 2, 2) < 0)
         return MCS_EXIT_USAGE;
     mcs_input in;
     if (mcs_input_open(&in, pos[0]) != 0)
         return MCS_EXIT_FAIL;
-    mcs_dedup *dd = mcs_dedup_create(legacy, thin);
+    mcs_dedup *dd = mcs_dedup_create(a.legacy, a.thin);
     mcs_output *out = dd ? mcs_output_open(pos[1], MCS_OUTPUT_BY_EXTENSION, NULL, true) : NULL;
     int rc = out ? mcs_dedup_record(dd, &in) : -1;
     if (rc == 0)

@@ -14,7 +14,8 @@ const mcs_usage usage_stat = {
     "size (both empty when the map is absent), each followed by a comma, as SuperPMI's mcs\n"
     "writes them. Lines end in \"\\n\" (one SuperPMI version writes \"\\r\\n\"). A process name\n"
     "holding a comma, quote or line break is quoted as RFC 4180 says; every other row is\n"
-    "byte for byte SuperPMI's. OUT appears only once complete.\n"};
+    "byte for byte SuperPMI's. OUT appears only once complete.\n",
+    NULL};
 
 /* The CSV being written: its columns are the packets of the input's JIT-EE version, so the
  * header waits for the first row (or the end, for an input without contexts). */

@@ -21,7 +21,8 @@ const mcs_usage usage_toc = {
     "the stored ones, and the contents are not checked (-verify checks contents). An archive\n"
     "written without hashes (-convert --no-hashes) is decoded to compute them. The table is\n"
     "written as the walk makes it, nothing held per context; when FILE.mct is a FIFO or a\n"
-    "device, an MCH file is walked once more first, to count its contexts.\n"};
+    "device, an MCH file is walked once more first, to count its contexts.\n",
+    NULL};
 
 /*
  * The table is written as the walk makes it, entry by entry, into the output's temporary file:

@@ -7,7 +7,8 @@ const mcs_usage usage_verify = {
     "-verify FILE.mcz [--strict]",
     "verify an archive deeply: every checksum, every context, every stored hash",
     "Every context is checked as -integ checks it (--strict as there); an archive's chunk\n"
-    "checksums and stored hashes are verified first.\n"};
+    "checksums and stored hashes are verified first.\n",
+    mcs_check_options};
 
 /* mcz_reader_verify counts contexts. */
 static void verify_progress(void *arg, uint64_t done, uint64_t total)

@@ -8,7 +8,7 @@
  * replay_proc.h); replay_worker.c is what a worker does with a unit; the replayers are
  * replay_verify.c, replay_plugin.c and replay_exec.c; replay_table.c accounts results (spilled
  * as sorted runs, never held whole) and replay_results.c writes every output from a merge of
- * them; replay_main.c parses the command line.
+ * them; replay_options.c reads the command line (its option table), replay_main.c runs it.
  */
 #ifndef MCZ_REPLAY_INT_H
 #define MCZ_REPLAY_INT_H
