@@ -257,9 +257,9 @@ enum {
     TOOL_OPEN_TRUNCATE = 16,
     TOOL_OPEN_APPEND = 32
 };
-/* open(2): a descriptor that every program opens so, not inherited by the programs it starts
- * and, on Windows, binary (no line-end translation). mode: the permissions of a file it
- * creates (POSIX's, before the umask; Windows has none). */
+/* open(2), the descriptor never inherited by the programs this one starts and, on Windows,
+ * binary (no line-end translation). mode: the permissions of a file it creates (POSIX's,
+ * before the umask; Windows has none). */
 int tool_open(const char *path, int how, int mode);
 int tool_close(int fd);                                   /* close(2) */
 ptrdiff_t tool_read(int fd, void *buf, size_t len);       /* read(2): 0 at the end */
@@ -278,7 +278,7 @@ int tool_unlink(const char *path);
 /* rmdir(2): an empty directory removed (ISO C's remove removes files everywhere, directories
  * on POSIX only). */
 int tool_rmdir(const char *path);
-/* A directory and everything in it removed, depth first, symbolic links (junctions) removed
+/* A directory and everything in it removed, depth first, a symbolic link removed as a file
  * and never followed; what cannot be removed is left and the rest still removed. 0 when all
  * is gone, else -1 with errno of the first failure. Built on the calls above (tool_dir.c). */
 int tool_remove_tree(const char *path);
