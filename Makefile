@@ -150,6 +150,13 @@ $(BUILD)/tests/test_replay_span: $(BUILD)/obj/parallel-replay/replay_span.o
 $(BUILD)/obj/tests/unit/test_replay_span.o: CPPFLAGS += -Itools -Iparallel-replay
 $(BUILD)/tests/test_replay_options: $(BUILD)/obj/parallel-replay/replay_options.o
 $(BUILD)/obj/tests/unit/test_replay_options.o: CPPFLAGS += -Itools -Iparallel-replay
+# mcs's option tables: all of mcs but its main(), before the library it calls
+MCS_PARTS_OBJ := $(filter-out %/mcs/mcs.o,$(call obj,$(MCS_SRC)))
+$(BUILD)/tests/test_mcs_options: $(BUILD)/obj/tests/unit/test_mcs_options.o $(MCS_PARTS_OBJ) \
+                                 $(TOOL_OBJ) $(LIB_A)
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lcmocka
+$(BUILD)/obj/tests/unit/test_mcs_options.o: CPPFLAGS += -Itools -Imcs
 
 # Fuzz targets replay their corpus through a plain main() under gcc and the sanitizers.
 # A target of program code names the program sources it links besides the library:

@@ -8,8 +8,9 @@
 # (nothing is written beside them: the verbs that write next to their input get a symbolic
 # link in WORK). WORK (default: a new directory under TMPDIR) needs room for one export of
 # LARGE. Each run is measured once with /usr/bin/time; a verb's output is deleted before the
-# next one runs. STREAMED=1 adds the reading verbs with the index's hash columns streamed
-# whatever their size (MCZ_INDEX_STREAM_MIN=0; format/FORMAT.md §5 "What a reader holds").
+# next one runs. STREAMED=1 adds the reading verbs with the index's columns streamed
+# whatever their size (MCZ_INDEX_STREAM_MIN=0: the per-context columns, lengths and hashes;
+# format/FORMAT.md §5 "What a reader holds").
 set -eu
 BIN=$(cd "${BIN:-bin}" && pwd)
 SMALL=${SMALL:-25000}

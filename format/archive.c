@@ -3,6 +3,7 @@
  * no zstd. Every decode checks bounds with mcz_fits before reading and reports through mcz_fail
  * with the file offset concerned.
  */
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -348,11 +349,13 @@ void mcz_arc_index_chunk(const mcz_arc_index *idx, uint32_t i, mcz_chunk_info *o
 
 uint32_t mcz_arc_index_offset(const mcz_arc_index *idx, uint32_t i)
 {
+    assert(idx->offsets);
     return mcz_get_le32(idx->offsets + 4 * (size_t)i);
 }
 
 uint32_t mcz_arc_index_length(const mcz_arc_index *idx, uint32_t i)
 {
+    assert(idx->lengths);
     return mcz_get_le32(idx->lengths + 4 * (size_t)i);
 }
 
@@ -400,14 +403,57 @@ static int64_t column_at(const index_where *w, uint64_t j)
     return (int64_t)(w->column + w->scale * 4 * j);
 }
 
-/* Checks that the contexts [base, base+c->count) tile chunk c exactly. */
+/* Where the lengths checked come from: the index's column, or for a lean index (its lengths
+ * not kept) the stream s over its zstd frame at file offset at, which reads them forward once,
+ * releasing the frame behind it as lean says. */
+typedef struct length_source {
+    mcz_arc_column_stream *s;
+    const mcz_arc_lean *lean;
+    uint64_t at;
+} length_source;
+
+static int length_of(const mcz_arc_index *idx, length_source *src, uint32_t pos, uint32_t *len,
+                     mcz_diag *diag)
+{
+    if (idx->lengths) {
+        *len = mcz_arc_index_length(idx, pos);
+        return MCZ_OK;
+    }
+    uint8_t bytes[4];
+    int rc = mcz_arc_column_get(idx, src->s, MCZ_ARC_COL_LENGTHS, pos, bytes);
+    if (rc != MCZ_OK)
+        return mcz_diag_set(diag, rc == MCZ_ENOMEM ? MCZ_ENOMEM : MCZ_ECORRUPT,
+                            mcz_at_offset((int64_t)src->at), MCZ_NO_CONTEXT,
+                            "index: its zstd frame: %s",
+                            rc == MCZ_ENOMEM ? "out of memory" : mcz_arc_column_error(src->s));
+    if (src->lean->release)
+        src->lean->release(src->lean->arg, src->at + src->s->in_pos);
+    *len = mcz_get_le32(bytes);
+    return MCZ_OK;
+}
+
+/* Checks that the contexts [base, base+c->count) tile chunk c exactly: a raw index's stored
+ * offsets, a compressed one's implied (each the sum of the lengths before it in its chunk). */
 static int check_chunk_contexts(const mcz_arc_index *idx, const mcz_chunk_info *c, uint32_t base,
-                                const index_where *where, mcz_diag *diag)
+                                const index_where *where, length_source *src,
+                                uint64_t *lengths_hash, mcz_diag *diag)
 {
     uint64_t expect = 0;
+    XXH3_state_t st;
+    if (lengths_hash)
+        XXH3_64bits_reset(&st);
     for (uint32_t j = 0; j < c->count; j++) {
-        uint32_t off = mcz_arc_index_offset(idx, base + j);
-        uint32_t len = mcz_arc_index_length(idx, base + j);
+        uint32_t len = 0;
+        int rc = length_of(idx, src, base + j, &len, diag);
+        if (rc != MCZ_OK)
+            return rc;
+        uint8_t le[4];
+        mcz_put_le32(le, len);
+        if (lengths_hash)
+            XXH3_64bits_update(&st, le, sizeof le);
+        uint32_t off = idx->offsets ? mcz_arc_index_offset(idx, base + j)
+                       : expect > UINT32_MAX ? UINT32_MAX
+                                             : (uint32_t)expect;
         if (off != expect || len < MCZ_MC_OVERHEAD || len > MCZ_MC_MAX_SIZE)
             return mcz_diag_set(diag, MCZ_ECORRUPT,
                                 mcz_at_offset(column_at(where, (uint64_t)base + j)),
@@ -423,12 +469,15 @@ static int check_chunk_contexts(const mcz_arc_index *idx, const mcz_chunk_info *
                             mcz_in_context(c->first_number),
                             "index: contexts cover %llu bytes of a %u-byte chunk",
                             (unsigned long long)expect, c->raw_size);
+    if (lengths_hash)
+        *lengths_hash = XXH3_64bits_digest(&st);
     return MCZ_OK;
 }
 
 /* Every chunk and context entry (FORMAT.md §8). */
 static int check_index_tables(const mcz_arc_index *idx, uint64_t data_start,
-                              uint64_t index_offset, const index_where *where, mcz_diag *diag)
+                              uint64_t index_offset, const index_where *where,
+                              length_source *src, mcz_diag *diag)
 {
     uint64_t prev_end = data_start, prev_last = 0, contexts = 0, raw = 0;
     if (idx->chunk_count > 0 && mcz_get_le32(idx->chunks + 16) != idx->first_number)
@@ -446,7 +495,8 @@ static int check_index_tables(const mcz_arc_index *idx, uint64_t data_start,
             return mcz_diag_set(diag, MCZ_ECORRUPT, mcz_at_offset(at),
                                 mcz_in_context(c.first_number),
                                 "index: chunk counts exceed the %u contexts", idx->context_count);
-        rc = check_chunk_contexts(idx, &c, (uint32_t)contexts, where, diag);
+        rc = check_chunk_contexts(idx, &c, (uint32_t)contexts, where, src,
+                                  idx->chunk_lengths ? &idx->chunk_lengths[i] : NULL, diag);
         if (rc != MCZ_OK)
             return rc;
         prev_end = c.offset + c.stored_size;
@@ -573,14 +623,20 @@ static int decode_index(const uint8_t *frame, uint64_t avail, const mcz_arc_foot
     rc = check_index_frame(frame, avail, footer, packed, lean, out, diag);
     uint64_t table = off + MCZ_ARC_INDEX_HEAD;
     index_where where = {table, table + (uint64_t)MCZ_ARC_CHUNK_ENTRY * out->chunk_count, 1};
+    mcz_arc_column_stream s = {0}; /* a lean index's lengths, read once for the checks */
+    static const mcz_arc_lean nothing = {NULL, NULL, 0};
+    length_source src = {&s, lean ? lean : &nothing, off + MCZ_ARC_INDEX_PACKED_HEAD};
     if (rc == MCZ_OK && packed) {
-        rc = mcz_arc_index_unpack(frame, off, footer->index_size, data_start, lean, out, diag);
-        where = (index_where){off + MCZ_ARC_INDEX_PACKED_HEAD, off + MCZ_ARC_INDEX_PACKED_HEAD, 0};
+        rc = mcz_arc_index_unpack(frame, off, footer->index_size, data_start, lean, out, &s, diag);
+        where = (index_where){src.at, src.at, 0};
     } else if (rc == MCZ_OK) {
         raw_views(frame, out);
     }
     if (rc == MCZ_OK)
-        rc = check_index_tables(out, data_start, off, &where, diag);
+        rc = check_index_tables(out, data_start, off, &where, &src, diag);
+    if (rc == MCZ_OK && out->packed)
+        rc = mcz_arc_index_unpack_end(out, &s, src.lean, src.at, diag);
+    mcz_arc_column_free(&s);
     if (rc != MCZ_OK)
         mcz_arc_index_free(out);
     return rc;
@@ -610,8 +666,8 @@ int mcz_arc_index_decode_lean(const uint8_t *file, size_t size, const mcz_arc_fo
                               uint64_t data_start, const mcz_arc_lean *lean, mcz_arc_index *out,
                               mcz_diag *diag)
 {
-    static const mcz_arc_lean nothing = {NULL, NULL, 0};
-    return decode_at(file, size, footer, data_start, lean ? lean : &nothing, out, diag);
+    static const mcz_arc_lean streamed = {NULL, NULL, 0};
+    return decode_at(file, size, footer, data_start, lean ? lean : &streamed, out, diag);
 }
 
 int mcz_arc_index_decode_frame(const uint8_t *frame, const mcz_arc_footer *footer,
@@ -625,6 +681,7 @@ void mcz_arc_index_free(mcz_arc_index *idx)
     if (!idx)
         return;
     free(idx->owned);
+    free(idx->chunk_lengths);
     memset(idx, 0, sizeof *idx);
 }
 

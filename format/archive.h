@@ -199,7 +199,8 @@ int mcz_arc_footer_decode_at(const uint8_t *p, uint64_t off, mcz_arc_footer *out
                              mcz_diag *diag);
 
 /* A decoded index: views into the file image or, for a compressed index, into `owned`, which
- * mcz_arc_index_free releases. */
+ * mcz_arc_index_free releases. A compressed index has no offset column: a context's offset in
+ * its chunk is the sum of the lengths before it there (FORMAT.md §5). */
 typedef struct mcz_arc_index {
     uint32_t chunk_count;
     uint32_t context_count;
@@ -207,13 +208,17 @@ typedef struct mcz_arc_index {
     uint64_t raw_bytes;
     bool has_hashes;         /* the index flags lack MCZ_ARC_INDEX_NO_HASHES */
     const uint8_t *chunks;   /* chunk_count entries of MCZ_ARC_CHUNK_ENTRY bytes */
-    const uint8_t *offsets;  /* context_count u32 */
-    const uint8_t *lengths;  /* context_count u32 */
+    const uint8_t *offsets;  /* context_count u32 of a raw index; NULL for a compressed one */
+    const uint8_t *lengths;  /* context_count u32; NULL when streamed (packed) */
     const uint8_t *identity; /* context_count × 16; NULL without hashes, or when streamed */
     const uint8_t *dedup;    /* context_count × 16; NULL without hashes, or when streamed */
     uint8_t *owned;          /* the decoded columns of a compressed index; NULL for a raw one */
-    const uint8_t *packed;   /* a lean compressed index's zstd frame (a view), its hash columns
-                              * read from it by mcz_arc_hash_stream_get; NULL otherwise */
+    uint64_t *chunk_lengths; /* a lean index's: per chunk, the XXH3-64 of its lengths (4·count
+                              * little-endian bytes, as a chunk header holds them), made as the
+                              * open checks them, so that a chunk read is matched to the index
+                              * without its lengths; NULL otherwise */
+    const uint8_t *packed;   /* a lean compressed index's zstd frame (a view): its per-context
+                              * columns are read from it by mcz_arc_column_get; NULL otherwise */
     size_t packed_size;
 } mcz_arc_index;
 
@@ -224,9 +229,10 @@ uint64_t mcz_arc_index_size(uint32_t chunk_count, uint32_t context_count, bool h
 /*
  * Decodes and validates the index the footer points at (FORMAT.md §8): flags (reserved bits
  * zero), frame size for the flags and counts, checksum, and every chunk and context entry; a
- * compressed index (version 4) is decompressed into out->owned and its offsets rebuilt from the
- * lengths. data_start is where chunks may begin (after the header and dictionary frames). On
- * success the caller frees out with mcz_arc_index_free; on failure nothing is left to free.
+ * compressed index (version 4) is decompressed into out->owned (no offset column: its contexts
+ * tile their chunks by their lengths). data_start is where chunks may begin (after the header
+ * and dictionary frames). On success the caller frees out with mcz_arc_index_free; on failure
+ * nothing is left to free.
  */
 int mcz_arc_index_decode(const uint8_t *file, size_t size, const mcz_arc_footer *footer,
                          uint64_t data_start, mcz_arc_index *out, mcz_diag *diag);
@@ -235,17 +241,19 @@ int mcz_arc_index_decode(const uint8_t *file, size_t size, const mcz_arc_footer 
 int mcz_arc_index_decode_frame(const uint8_t *frame, const mcz_arc_footer *footer,
                                uint64_t data_start, mcz_arc_index *out, mcz_diag *diag);
 /*
- * As mcz_arc_index_decode, but a compressed index (version 4) keeps only its chunk table,
- * lengths and offsets decoded (8 bytes per context): its hash columns (32 bytes per context)
- * stay in the zstd frame, a view of the file that must outlive the index, and are read from it
- * forward by mcz_arc_hash_stream_get. A raw index is viewed in the file as ever.
+ * As mcz_arc_index_decode, but a compressed index (version 4) whose per-context columns (the
+ * lengths and the hash columns: 36 bytes per context, 4 without hashes) reach lean->min_columns
+ * keeps only its chunk table decoded (32 bytes per chunk): its per-context columns stay in the
+ * zstd frame, a view of the file that must outlive the index, and are read from it forward by
+ * mcz_arc_column_get (the checks at open read the lengths so, once). A raw index is viewed in
+ * the file as ever.
  */
 typedef struct mcz_arc_lean {
     /* Called as the checksum and the decode move through the frame: the file's bytes before
      * offset will not be read again at open (a mapped file lets their pages go); may be NULL. */
     void (*release)(void *arg, uint64_t offset);
     void *arg;
-    uint64_t min_hashes; /* hash columns of fewer bytes (32 per context) are kept whole */
+    uint64_t min_columns; /* per-context columns of fewer bytes are kept whole */
 } mcz_arc_lean;
 int mcz_arc_index_decode_lean(const uint8_t *file, size_t size, const mcz_arc_footer *footer,
                               uint64_t data_start, const mcz_arc_lean *lean, mcz_arc_index *out,
@@ -256,7 +264,8 @@ void mcz_arc_index_free(mcz_arc_index *idx);
 void mcz_arc_chunk_entry_encode(const mcz_chunk_info *c, uint8_t out[MCZ_ARC_CHUNK_ENTRY]);
 /* Chunk entry i of a decoded index (i < chunk_count). */
 void mcz_arc_index_chunk(const mcz_arc_index *idx, uint32_t i, mcz_chunk_info *out);
-/* Offset and length of context at position i of a decoded index (i < context_count). */
+/* Offset (a raw index's stored column: offsets non-NULL) and length (lengths non-NULL) of the
+ * context at position i of a decoded index (i < context_count). */
 uint32_t mcz_arc_index_offset(const mcz_arc_index *idx, uint32_t i);
 uint32_t mcz_arc_index_length(const mcz_arc_index *idx, uint32_t i);
 
@@ -339,42 +348,81 @@ int mcz_arc_index_write(uint32_t chunk_count, uint32_t first_number, bool hashes
                         mcz_arc_rows_fn rows, void *rows_arg, uint64_t index_offset,
                         mcz_arc_sink_fn sink, void *sink_arg);
 
+/* A per-context column of a compressed index (FORMAT.md §5, "The compressed form"). */
+typedef enum mcz_arc_column {
+    MCZ_ARC_COL_LENGTHS,  /* 4 bytes per context */
+    MCZ_ARC_COL_IDENTITY, /* 16 */
+    MCZ_ARC_COL_DEDUP,    /* 16 */
+    MCZ_ARC_COLUMNS
+} mcz_arc_column;
+
+/*
+ * One column of a lean compressed index read forward: a zstd stream over its frame and a window
+ * of MCZ_ARC_COLUMN_WINDOW decoded bytes (512 hashes or 2048 lengths). Reading in context order
+ * decodes the frame once; a read behind the window starts the stream again from the frame's
+ * start (counted in restarts). Memory: the window and the zstd context (at most the frame's
+ * window: 4 MiB at level 9), whatever the number of contexts. Zeroed: nothing read yet. Not
+ * thread-safe: one user at a time.
+ */
+#define MCZ_ARC_COLUMN_WINDOW 8192u
+typedef struct mcz_arc_column_stream {
+    void *dctx;            /* ZSTD_DCtx, made at the first read */
+    size_t in_pos;         /* bytes of the frame consumed */
+    uint64_t out_pos;      /* decoded bytes produced */
+    size_t last;           /* zstd's last answer: 0 once the frame has ended, or its error */
+    uint32_t first, count; /* the entries the window holds */
+    uint32_t restarts;     /* reads behind the window so far */
+    uint8_t window[MCZ_ARC_COLUMN_WINDOW];
+} mcz_arc_column_stream;
+
+/*
+ * Where mcz_arc_index_write_via keeps the compressed frame while it is made (its head holds its
+ * size, so nothing of it can go to the sink before it is whole): append takes its bytes in
+ * order, replay gives them all back, in order, through sink; each returns MCZ_OK or an error
+ * that stops the index. A writer passes a temporary file, so that the frame (about 24 bytes per
+ * context with the hashes) is not held in memory.
+ */
+typedef struct mcz_arc_store {
+    int (*append)(void *arg, const void *bytes, size_t len);
+    int (*replay)(void *arg, mcz_arc_sink_fn sink, void *sink_arg);
+    void *arg;
+} mcz_arc_store;
+
+/* mcz_arc_index_write with the compressed frame kept in store (NULL: in memory, as
+ * mcz_arc_index_write does); the same bytes. Also the store's first error. */
+int mcz_arc_index_write_via(uint32_t chunk_count, uint32_t first_number, bool hashes,
+                            mcz_arc_rows_fn rows, void *rows_arg, uint64_t index_offset,
+                            const mcz_arc_store *store, mcz_arc_sink_fn sink, void *sink_arg);
+
 /*
  * The compressed-index half of mcz_arc_index_decode: decodes the frame frame[0, frame_size),
  * which lies at file offset off, whose fixed head is read into out (counts, first number, raw
  * bytes, hashes), checksum and flags already checked; fills out's views into out->owned, the
- * offsets rebuilt from the lengths but not yet checked. data_start bounds the counts. lean:
- * NULL decodes every column, else as mcz_arc_index_decode_lean.
+ * tables not yet checked. data_start bounds the counts. lean: NULL decodes every column, else
+ * as mcz_arc_index_decode_lean: a lean index's chunk table is read through s (zeroed), which
+ * then reads its lengths for the checks and mcz_arc_index_unpack_end its end.
  */
 int mcz_arc_index_unpack(const uint8_t *frame, uint64_t off, uint64_t frame_size,
                          uint64_t data_start, const mcz_arc_lean *lean, mcz_arc_index *out,
-                         mcz_diag *diag);
+                         mcz_arc_column_stream *s, mcz_diag *diag);
+/* The rest of a lean index's frame decoded through s and dropped, releasing as it goes: the
+ * frame must decode to exactly its content size and end where the index frame ends
+ * (MCZ_ECORRUPT at at, the zstd frame's file offset, otherwise). */
+int mcz_arc_index_unpack_end(const mcz_arc_index *idx, mcz_arc_column_stream *s,
+                             const mcz_arc_lean *lean, uint64_t at, mcz_diag *diag);
 
-/*
- * One hash column of a lean compressed index read forward: a zstd stream over its frame and a
- * window of MCZ_ARC_HASH_WINDOW decoded entries. Reading in context order decodes the frame
- * once; a read behind the window starts the stream again from the frame's start. Memory: the
- * window (8 KiB) and the zstd context (at most the frame's window: 4 MiB at level 9), whatever
- * the number of contexts. Zeroed: nothing read yet. Not thread-safe: one user at a time.
- */
-#define MCZ_ARC_HASH_WINDOW 512u
-typedef struct mcz_arc_hash_stream {
-    void *dctx;           /* ZSTD_DCtx, made at the first read */
-    size_t in_pos;        /* bytes of the frame consumed */
-    uint64_t out_pos;     /* decoded bytes produced */
-    uint32_t first, count; /* the entries the window holds */
-    uint32_t restarts;     /* reads behind the window so far */
-    uint8_t window[16 * MCZ_ARC_HASH_WINDOW];
-} mcz_arc_hash_stream;
-/* Entry pos (< context_count) of the identity column (dedup false) or the dedup column of idx,
- * a lean compressed index with hashes, into out: MCZ_OK, or MCZ_ENOMEM / MCZ_ECORRUPT (the
- * frame was decoded whole at open, so only memory should fail). */
-int mcz_arc_hash_stream_get(const mcz_arc_index *idx, mcz_arc_hash_stream *s, bool dedup,
-                            uint32_t pos, uint8_t out[16]);
-void mcz_arc_hash_stream_free(mcz_arc_hash_stream *s); /* back to zeroed */
-/* The hash columns of a lean index decoded whole, for a user that reads them out of order:
- * malloc'ed, identity column then dedup column (32 bytes per context); NULL out of memory. */
-uint8_t *mcz_arc_index_hash_columns(const mcz_arc_index *idx);
+/* Entry pos (< context_count) of column c of idx, a lean compressed index (with hashes for the
+ * hash columns), into out (4 or 16 bytes): MCZ_OK, or MCZ_ENOMEM / MCZ_ECORRUPT (at open, the
+ * frame is checked whole once: afterwards only memory should fail). */
+int mcz_arc_column_get(const mcz_arc_index *idx, mcz_arc_column_stream *s, mcz_arc_column c,
+                       uint32_t pos, uint8_t *out);
+/* What made s fail (zstd's error name, or "short"). */
+const char *mcz_arc_column_error(const mcz_arc_column_stream *s);
+void mcz_arc_column_free(mcz_arc_column_stream *s); /* back to zeroed */
+/* Columns of a lean index decoded whole, for a user that reads them out of order: len bytes
+ * from the start of column c (the lengths: 4 per context; both hash columns: 32, identity then
+ * dedup), malloc'ed; NULL out of memory. */
+uint8_t *mcz_arc_index_columns(const mcz_arc_index *idx, mcz_arc_column c, uint64_t len);
 
 /* ---- Hashes and frames ---- */
 

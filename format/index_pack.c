@@ -12,6 +12,7 @@
 #include <zstd.h>
 
 #include "archive.h"
+#include "mcz_xxhash.h"
 #include "mcz_common.h"
 
 _Static_assert(MCZ_ARC_INDEX_PACKED_HEAD == MCZ_ARC_INDEX_HEAD + 8, "head + decoded size");
@@ -92,17 +93,22 @@ typedef struct heap_sink {
  * A sink that compresses the raw index frame as mcz_arc_index_stream streams it: the bytes of
  * the chunk table and of the columns after the offsets go to one zstd frame (as
  * compress_columns makes it), the head, the offset column and the footer are skipped. So the
- * raw frame is never held: memory is the compressed frame and zstd's context.
+ * raw frame is never held: memory is the compressed frame and zstd's context, or with a store
+ * only zstd's context and one output buffer, passed on to the store as it fills.
  */
 typedef struct packing_sink {
     ZSTD_CCtx *cctx;
-    heap_sink out;         /* MCZ_ARC_INDEX_PACKED_HEAD bytes left for the head, then the frame */
+    heap_sink out;         /* MCZ_ARC_INDEX_PACKED_HEAD bytes left for the head, then the frame;
+                            * with a store, the frame's next bytes only */
+    const mcz_arc_store *store; /* NULL: the frame stays in out */
+    uint64_t stored;       /* bytes of the frame given to the store */
     uint64_t at;           /* bytes of the raw stream seen */
     uint64_t table_end;    /* where the offset column begins in the raw frame */
     uint64_t offsets_end;  /* and ends */
     uint64_t frame_end;    /* where the footer begins */
     uint8_t head[MCZ_ARC_INDEX_HEAD];
     uint8_t footer[MCZ_ARC_FOOTER_SIZE]; /* the raw form's */
+    uint8_t packed_head[MCZ_ARC_INDEX_PACKED_HEAD]; /* the compressed frame's, once made */
 } packing_sink;
 
 /* Room for at least `room` more bytes in h. */
@@ -121,6 +127,17 @@ static int heap_reserve(heap_sink *h, size_t room)
     return MCZ_OK;
 }
 
+/* With a store, hands it what p->out holds (its error stops the index). */
+static int pack_flush(packing_sink *p)
+{
+    if (!p->store || p->out.used == 0)
+        return MCZ_OK;
+    int rc = p->store->append(p->store->arg, p->out.bytes, p->out.used);
+    p->stored += p->out.used;
+    p->out.used = 0;
+    return rc;
+}
+
 /* Compresses bytes[0, len) into p->out; end: the last input, the frame is ended. */
 static int pack_bytes(packing_sink *p, const uint8_t *bytes, size_t len, bool end)
 {
@@ -133,6 +150,9 @@ static int pack_bytes(packing_sink *p, const uint8_t *bytes, size_t len, bool en
         p->out.used = o.pos;
         if (ZSTD_isError(left))
             return MCZ_ENOMEM;
+        int rc = pack_flush(p);
+        if (rc != MCZ_OK)
+            return rc;
         if (end ? left == 0 : in.pos == len)
             return MCZ_OK;
     }
@@ -166,12 +186,15 @@ static int packing_append(void *arg, const void *data, size_t len)
     return rc;
 }
 
-/* The compressed index frame of the stream rows give, into p->out; its length, or 0 when it
- * is not smaller than the raw frame (raw_len bytes) or memory runs out. */
-static size_t pack_stream(packing_sink *p, uint32_t chunk_count, uint32_t contexts,
-                          uint32_t first_number, bool hashes, mcz_arc_rows_fn rows,
-                          void *rows_arg, uint64_t index_offset, uint64_t raw_len)
+/* The compressed index frame of the stream rows give, into p->out (its head in p->packed_head
+ * too) or, with a store, its head into p->packed_head and the rest into the store; *len its
+ * length, or 0 when it is not smaller than the raw frame (raw_len bytes) or memory runs out.
+ * MCZ_OK, or the store's error. */
+static int pack_stream(packing_sink *p, uint32_t chunk_count, uint32_t contexts,
+                       uint32_t first_number, bool hashes, mcz_arc_rows_fn rows, void *rows_arg,
+                       uint64_t index_offset, uint64_t raw_len, size_t *len)
 {
+    *len = 0;
     p->table_end = MCZ_ARC_INDEX_HEAD + (uint64_t)MCZ_ARC_CHUNK_ENTRY * chunk_count;
     p->offsets_end = p->table_end + 4 * (uint64_t)contexts;
     p->frame_end = raw_len;
@@ -182,27 +205,74 @@ static size_t pack_stream(packing_sink *p, uint32_t chunk_count, uint32_t contex
                         : (size_t)-1;
     if (!ZSTD_isError(rc))
         rc = ZSTD_CCtx_setPledgedSrcSize(p->cctx, columns);
-    int done = ZSTD_isError(rc) ? MCZ_ENOMEM : heap_reserve(&p->out, MCZ_ARC_INDEX_PACKED_HEAD);
-    p->out.used = MCZ_ARC_INDEX_PACKED_HEAD; /* the head, written last */
+    size_t head_room = p->store ? 0 : MCZ_ARC_INDEX_PACKED_HEAD; /* the head, written last */
+    int done = ZSTD_isError(rc) ? MCZ_ENOMEM : heap_reserve(&p->out, head_room);
+    p->out.used = head_room;
     done = done != MCZ_OK ? done
                                 : mcz_arc_index_stream(chunk_count, first_number, hashes, rows,
                                                        rows_arg, index_offset, packing_append, p);
     if (done == MCZ_OK)
         done = pack_bytes(p, NULL, 0, true);
     ZSTD_freeCCtx(p->cctx);
-    if (done != MCZ_OK || p->out.used >= raw_len)
-        return 0;
-    uint8_t *h = p->out.bytes;
+    uint64_t frame = MCZ_ARC_INDEX_PACKED_HEAD + p->stored + p->out.used - head_room;
+    if (done != MCZ_OK || frame >= raw_len)
+        return done == MCZ_ENOMEM || done == MCZ_OK ? MCZ_OK : done; /* the raw form, or fail */
+    uint8_t *h = p->packed_head;
     memcpy(h, p->head, MCZ_ARC_INDEX_HEAD);
-    mcz_put_le32(h + 4, (uint32_t)(p->out.used - MCZ_ARC_FRAME_HEAD));
+    mcz_put_le32(h + 4, (uint32_t)(frame - MCZ_ARC_FRAME_HEAD));
     mcz_put_le32(h + 32, mcz_get_le32(p->head + 32) | MCZ_ARC_INDEX_COMPRESSED);
     mcz_put_le64(h + 36, columns);
-    return p->out.used;
+    if (!p->store)
+        memcpy(p->out.bytes, h, MCZ_ARC_INDEX_PACKED_HEAD);
+    *len = (size_t)frame;
+    return MCZ_OK;
+}
+
+/* A sink that hashes what it passes on: the stored frame's XXH3, for the footer. */
+typedef struct hashing_sink {
+    XXH3_state_t hash;
+    mcz_arc_sink_fn sink;
+    void *arg;
+} hashing_sink;
+
+static int hash_and_pass(void *arg, const void *bytes, size_t len)
+{
+    hashing_sink *h = arg;
+    XXH3_64bits_update(&h->hash, bytes, len);
+    return h->sink(h->arg, bytes, len);
+}
+
+/* The compressed frame p made to sink (its head, then the rest from p->out or the store);
+ * *xxh3: its XXH3. */
+static int emit_packed(const packing_sink *p, size_t len, mcz_arc_sink_fn sink, void *sink_arg,
+                       uint64_t *xxh3)
+{
+    if (!p->store) {
+        *xxh3 = mcz_arc_xxh3(p->out.bytes, len);
+        return sink(sink_arg, p->out.bytes, len);
+    }
+    hashing_sink h;
+    XXH3_64bits_reset(&h.hash);
+    h.sink = sink;
+    h.arg = sink_arg;
+    int rc = hash_and_pass(&h, p->packed_head, MCZ_ARC_INDEX_PACKED_HEAD);
+    if (rc == MCZ_OK)
+        rc = p->store->replay(p->store->arg, hash_and_pass, &h);
+    *xxh3 = XXH3_64bits_digest(&h.hash);
+    return rc;
 }
 
 int mcz_arc_index_write(uint32_t chunk_count, uint32_t first_number, bool hashes,
                         mcz_arc_rows_fn rows, void *rows_arg, uint64_t index_offset,
                         mcz_arc_sink_fn sink, void *sink_arg)
+{
+    return mcz_arc_index_write_via(chunk_count, first_number, hashes, rows, rows_arg,
+                                   index_offset, NULL, sink, sink_arg);
+}
+
+int mcz_arc_index_write_via(uint32_t chunk_count, uint32_t first_number, bool hashes,
+                            mcz_arc_rows_fn rows, void *rows_arg, uint64_t index_offset,
+                            const mcz_arc_store *store, mcz_arc_sink_fn sink, void *sink_arg)
 {
     uint32_t contexts = 0; /* a pass of its own: rows are walked in order */
     for (uint32_t i = 0; i < chunk_count; i++) {
@@ -213,22 +283,25 @@ int mcz_arc_index_write(uint32_t chunk_count, uint32_t first_number, bool hashes
     uint64_t raw_len = mcz_arc_index_size(chunk_count, contexts, hashes);
     packing_sink p;
     memset(&p, 0, sizeof p);
-    size_t len = raw_len > MCZ_ARC_INDEX_PACKED_HEAD
-                     ? pack_stream(&p, chunk_count, contexts, first_number, hashes, rows,
-                                   rows_arg, index_offset, raw_len)
-                     : 0;
-    if (len == 0) { /* the raw form, streamed as it is */
+    p.store = store;
+    size_t len = 0;
+    int rc = raw_len > MCZ_ARC_INDEX_PACKED_HEAD
+                 ? pack_stream(&p, chunk_count, contexts, first_number, hashes, rows, rows_arg,
+                               index_offset, raw_len, &len)
+                 : MCZ_OK;
+    if (rc != MCZ_OK || len == 0) { /* the store failed, or the raw form, streamed as it is */
         free(p.out.bytes);
-        return mcz_arc_index_stream(chunk_count, first_number, hashes, rows, rows_arg,
-                                    index_offset, sink, sink_arg);
+        return rc != MCZ_OK ? rc
+                            : mcz_arc_index_stream(chunk_count, first_number, hashes, rows,
+                                                   rows_arg, index_offset, sink, sink_arg);
     }
-    uint8_t footer[MCZ_ARC_FOOTER_SIZE]; /* the raw form's, but for the index's size and XXH3 */
-    mcz_arc_footer f = {mcz_get_le32(p.footer + 12), index_offset, len,
-                        mcz_arc_xxh3(p.out.bytes, len), mcz_get_le32(p.footer + 40),
-                        mcz_get_le32(p.footer + 44)};
-    mcz_arc_footer_encode(&f, footer);
-    int rc = sink(sink_arg, p.out.bytes, len);
+    uint64_t xxh3 = 0;
+    rc = emit_packed(&p, len, sink, sink_arg, &xxh3);
     free(p.out.bytes);
+    uint8_t footer[MCZ_ARC_FOOTER_SIZE]; /* the raw form's, but for the index's size and XXH3 */
+    mcz_arc_footer f = {mcz_get_le32(p.footer + 12), index_offset, len, xxh3,
+                        mcz_get_le32(p.footer + 40), mcz_get_le32(p.footer + 44)};
+    mcz_arc_footer_encode(&f, footer);
     return rc == MCZ_OK ? sink(sink_arg, footer, sizeof footer) : rc;
 }
 
@@ -261,39 +334,26 @@ static int check_packed_size(const mcz_arc_index *idx, uint64_t off, uint64_t fr
     return MCZ_OK;
 }
 
-/*
- * The offset column of a compressed index, which does not store it: the prefix sums of the
- * lengths, restarting at each chunk (FORMAT.md §4: contexts back to back in number order).
- * Only memory safety is ensured here (counts past N stop the rebuild, a sum past u32
- * saturates); mcz_arc_index_decode's table check then judges the result as it judges a raw
- * index: offsets that are the prefix sums tile their chunk exactly when its lengths stay within
- * and sum to its raw size, and a saturated one never matches.
- */
-static void rebuild_offsets(const mcz_arc_index *idx, uint8_t *offsets)
+/* A frame's shape before it is decoded: a zstd frame at src naming no dictionary and recording
+ * its content size, which must be `decoded`, and (whole: its block headers walked, which a lean
+ * open leaves to its one decode, so as not to touch every page of the frame at once) exactly
+ * src[0, len). */
+static int check_frame_shape(const uint8_t *src, size_t len, uint64_t at, uint64_t decoded,
+                             bool whole, mcz_diag *diag)
 {
-    uint32_t pos = 0;
-    for (uint32_t i = 0; i < idx->chunk_count && pos < idx->context_count; i++) {
-        mcz_chunk_info c;
-        mcz_arc_index_chunk(idx, i, &c);
-        uint64_t sum = 0;
-        for (uint32_t j = 0; j < c.count && pos < idx->context_count; j++, pos++) {
-            mcz_put_le32(offsets + 4 * (size_t)pos, sum > UINT32_MAX ? UINT32_MAX : (uint32_t)sum);
-            sum += mcz_arc_index_length(idx, pos);
-        }
-    }
-    memset(offsets + 4 * (size_t)pos, 0, 4 * (size_t)(idx->context_count - pos));
+    if ((whole && ZSTD_findFrameCompressedSize(src, len) != len) ||
+        ZSTD_getFrameContentSize(src, len) != decoded || ZSTD_getDictID_fromFrame(src, len) != 0)
+        return mcz_diag_set(diag, MCZ_ECORRUPT, mcz_at_offset((int64_t)at), MCZ_NO_CONTEXT,
+                            "index: not one zstd frame of %zu bytes with content size %llu", len,
+                            (unsigned long long)decoded);
+    return MCZ_OK;
 }
 
-/* Decompresses the zstd frame src[0, len), at file offset at, into exactly out[0, decoded):
- * nothing before or after it, no dictionary, its content size recorded and right. */
+/* Decompresses the zstd frame src[0, len), at file offset at, of the shape check_frame_shape
+ * accepts, into exactly out[0, decoded). */
 static int decompress_columns(const uint8_t *src, size_t len, uint64_t at, uint8_t *out,
                               size_t decoded, mcz_diag *diag)
 {
-    if (ZSTD_findFrameCompressedSize(src, len) != len ||
-        ZSTD_getFrameContentSize(src, len) != decoded || ZSTD_getDictID_fromFrame(src, len) != 0)
-        return mcz_diag_set(diag, MCZ_ECORRUPT, mcz_at_offset((int64_t)at), MCZ_NO_CONTEXT,
-                            "index: not one zstd frame of %zu bytes with content size %zu", len,
-                            decoded);
     size_t got = ZSTD_decompress(out, decoded, src, len);
     if (ZSTD_isError(got) || got != decoded)
         return mcz_diag_set(diag, MCZ_ECORRUPT, mcz_at_offset((int64_t)at), MCZ_NO_CONTEXT,
@@ -302,51 +362,183 @@ static int decompress_columns(const uint8_t *src, size_t len, uint64_t at, uint8
     return MCZ_OK;
 }
 
-/*
- * A lean decode: the frame decoded whole as a stream (so every check of decompress_columns is
- * made: one frame, its content size, nothing after it), keeping its first `keep` bytes (the
- * chunk table and the lengths) in out and dropping the hash columns as they come.
- */
-static int stream_columns(const uint8_t *src, size_t len, uint64_t at, uint64_t decoded,
-                          uint8_t *out, size_t keep, const mcz_arc_lean *lean, mcz_diag *diag)
+/* ---- The per-context columns of a lean index, read forward ---- */
+
+static uint64_t column_start(const mcz_arc_index *idx, mcz_arc_column c)
 {
-    if (ZSTD_findFrameCompressedSize(src, len) != len ||
-        ZSTD_getFrameContentSize(src, len) != decoded || ZSTD_getDictID_fromFrame(src, len) != 0)
-        return mcz_diag_set(diag, MCZ_ECORRUPT, mcz_at_offset((int64_t)at), MCZ_NO_CONTEXT,
-                            "index: not one zstd frame of %zu bytes with content size %llu", len,
-                            (unsigned long long)decoded);
-    ZSTD_DCtx *dctx = ZSTD_createDCtx();
-    uint8_t *scratch = malloc(ZSTD_DStreamOutSize());
-    ZSTD_inBuffer in = {src, len, 0};
-    uint64_t produced = 0;
-    size_t rc = dctx && scratch ? 1 : (size_t)-1;
-    while (!ZSTD_isError(rc) && rc != 0 && produced <= decoded) {
-        bool kept = produced < keep;
-        ZSTD_outBuffer o = {kept ? out + produced : scratch,
-                            kept ? keep - (size_t)produced : ZSTD_DStreamOutSize(), 0};
+    uint64_t n = idx->context_count;
+    uint64_t lengths = (uint64_t)MCZ_ARC_CHUNK_ENTRY * idx->chunk_count;
+    return c == MCZ_ARC_COL_LENGTHS ? lengths
+                                    : lengths + 4 * n + (c == MCZ_ARC_COL_DEDUP ? 16 * n : 0);
+}
+
+static size_t column_width(mcz_arc_column c)
+{
+    return c == MCZ_ARC_COL_LENGTHS ? 4 : 16;
+}
+
+/* Starts s again at the frame's first byte. */
+static int column_restart(mcz_arc_column_stream *s)
+{
+    if (!s->dctx && !(s->dctx = ZSTD_createDCtx()))
+        return MCZ_ENOMEM;
+    ZSTD_DCtx_reset(s->dctx, ZSTD_reset_session_only);
+    s->in_pos = 0;
+    s->out_pos = 0;
+    s->last = 1;
+    s->first = s->count = 0;
+    return MCZ_OK;
+}
+
+/* Decodes the next len bytes of the frame into out (NULL: dropped, through the window). */
+static int column_read(const mcz_arc_index *idx, mcz_arc_column_stream *s, uint8_t *out,
+                       uint64_t len)
+{
+    ZSTD_inBuffer in = {idx->packed, idx->packed_size, s->in_pos};
+    while (len > 0) {
+        size_t step = len < sizeof s->window ? (size_t)len : sizeof s->window;
+        ZSTD_outBuffer o = {out ? out : s->window, step, 0};
         size_t before = in.pos;
-        rc = ZSTD_decompressStream(dctx, &o, &in);
-        produced += o.pos;
-        if (lean->release && in.pos > before)
-            lean->release(lean->arg, at + in.pos);
-        if (!ZSTD_isError(rc) && rc != 0 && o.pos == 0 && in.pos == before)
-            rc = (size_t)-1; /* no progress: the input ended inside the frame */
+        s->last = ZSTD_decompressStream(s->dctx, &o, &in);
+        s->in_pos = in.pos;
+        s->out_pos += o.pos;
+        if (ZSTD_isError(s->last) || (o.pos == 0 && in.pos == before))
+            return MCZ_ECORRUPT; /* damaged, or the input ended inside the frame */
+        len -= o.pos;
+        if (out)
+            out += o.pos;
     }
-    ZSTD_freeDCtx(dctx);
-    free(scratch);
-    if (!dctx || !scratch)
+    return MCZ_OK;
+}
+
+int mcz_arc_column_get(const mcz_arc_index *idx, mcz_arc_column_stream *s, mcz_arc_column c,
+                       uint32_t pos, uint8_t *out)
+{
+    assert(idx->packed && pos < idx->context_count);
+    assert(c == MCZ_ARC_COL_LENGTHS || idx->has_hashes);
+    size_t width = column_width(c);
+    if (pos - s->first < s->count) {
+        memcpy(out, s->window + width * (pos - s->first), width);
+        return MCZ_OK;
+    }
+    uint64_t want = column_start(idx, c) + width * (uint64_t)pos;
+    int rc = MCZ_OK;
+    if (!s->dctx || want < s->out_pos) {
+        s->restarts += s->dctx != NULL;
+        rc = column_restart(s);
+    }
+    s->count = 0; /* the window is the skip's scratch */
+    if (rc == MCZ_OK)
+        rc = column_read(idx, s, NULL, want - s->out_pos);
+    uint64_t left = idx->context_count - pos, fits = sizeof s->window / width;
+    uint32_t count = (uint32_t)(left < fits ? left : fits);
+    if (rc == MCZ_OK)
+        rc = column_read(idx, s, s->window, width * (uint64_t)count);
+    if (rc != MCZ_OK)
+        return rc;
+    s->first = pos;
+    s->count = count;
+    memcpy(out, s->window, width);
+    return MCZ_OK;
+}
+
+const char *mcz_arc_column_error(const mcz_arc_column_stream *s)
+{
+    return ZSTD_isError(s->last) ? ZSTD_getErrorName(s->last) : "short";
+}
+
+void mcz_arc_column_free(mcz_arc_column_stream *s)
+{
+    ZSTD_freeDCtx(s->dctx);
+    memset(s, 0, sizeof *s);
+}
+
+uint8_t *mcz_arc_index_columns(const mcz_arc_index *idx, mcz_arc_column c, uint64_t len)
+{
+    assert(idx->packed &&
+           column_start(idx, c) + len <=
+               packed_columns(idx->chunk_count, idx->context_count, idx->has_hashes));
+    uint8_t *columns = malloc((size_t)len + 1);
+    mcz_arc_column_stream s = {0};
+    int rc = columns ? column_restart(&s) : MCZ_ENOMEM;
+    if (rc == MCZ_OK)
+        rc = column_read(idx, &s, NULL, column_start(idx, c));
+    if (rc == MCZ_OK)
+        rc = column_read(idx, &s, columns, len);
+    mcz_arc_column_free(&s);
+    if (rc == MCZ_OK)
+        return columns;
+    free(columns);
+    return NULL;
+}
+
+/* ---- Opening ---- */
+
+/* Reports s's failure at the zstd frame (file offset at). */
+static int stream_failed(const mcz_arc_column_stream *s, int rc, uint64_t at, mcz_diag *diag)
+{
+    return mcz_diag_set(diag, rc == MCZ_ENOMEM ? MCZ_ENOMEM : MCZ_ECORRUPT,
+                        mcz_at_offset((int64_t)at), MCZ_NO_CONTEXT, "index: its zstd frame: %s",
+                        rc == MCZ_ENOMEM ? "out of memory" : mcz_arc_column_error(s));
+}
+
+/* Past the frame's last decoded byte, what remains of it (its last block's end, a checksum):
+ * nothing more may decode, and the frame must end where the index frame ends. */
+static int column_frame_end(const mcz_arc_index *idx, mcz_arc_column_stream *s)
+{
+    ZSTD_inBuffer in = {idx->packed, idx->packed_size, s->in_pos};
+    while (s->last != 0) {
+        ZSTD_outBuffer o = {s->window, sizeof s->window, 0};
+        size_t before = in.pos;
+        s->last = ZSTD_decompressStream(s->dctx, &o, &in);
+        s->in_pos = in.pos;
+        if (ZSTD_isError(s->last) || o.pos != 0 || (s->last != 0 && in.pos == before))
+            return MCZ_ECORRUPT;
+    }
+    return s->in_pos == idx->packed_size ? MCZ_OK : MCZ_ECORRUPT;
+}
+
+#define UNPACK_STEP (1u << 20) /* the end of a lean frame is decoded 1 MiB at a time */
+
+int mcz_arc_index_unpack_end(const mcz_arc_index *idx, mcz_arc_column_stream *s,
+                             const mcz_arc_lean *lean, uint64_t at, mcz_diag *diag)
+{
+    uint64_t decoded = packed_columns(idx->chunk_count, idx->context_count, idx->has_hashes);
+    int rc = s->dctx ? MCZ_OK : column_restart(s);
+    s->count = 0; /* the window is the scratch */
+    while (rc == MCZ_OK && s->out_pos < decoded) {
+        uint64_t step = decoded - s->out_pos < UNPACK_STEP ? decoded - s->out_pos : UNPACK_STEP;
+        rc = column_read(idx, s, NULL, step);
+        if (lean->release)
+            lean->release(lean->arg, at + s->in_pos);
+    }
+    if (rc == MCZ_OK)
+        rc = column_frame_end(idx, s);
+    if (rc != MCZ_OK)
+        return stream_failed(s, rc, at, diag);
+    return MCZ_OK;
+}
+
+/* The chunk table of a lean index (out->packed set), read through s into out->owned. */
+static int unpack_table(mcz_arc_index *out, mcz_arc_column_stream *s, uint64_t at,
+                        mcz_diag *diag)
+{
+    size_t table = (size_t)MCZ_ARC_CHUNK_ENTRY * out->chunk_count;
+    out->owned = malloc(table + 1);
+    out->chunk_lengths = malloc(((size_t)out->chunk_count + 1) * sizeof *out->chunk_lengths);
+    if (!out->owned || !out->chunk_lengths)
         return mcz_diag_set(diag, MCZ_ENOMEM, mcz_at_offset((int64_t)at), MCZ_NO_CONTEXT,
                             "index: out of memory");
-    if (ZSTD_isError(rc) || rc != 0 || produced != decoded || in.pos != len)
-        return mcz_diag_set(diag, MCZ_ECORRUPT, mcz_at_offset((int64_t)at), MCZ_NO_CONTEXT,
-                            "index: its zstd frame: %s",
-                            ZSTD_isError(rc) ? ZSTD_getErrorName(rc) : "short");
-    return MCZ_OK;
+    out->chunks = out->owned;
+    int rc = column_restart(s);
+    if (rc == MCZ_OK)
+        rc = column_read(out, s, out->owned, table);
+    return rc == MCZ_OK ? MCZ_OK : stream_failed(s, rc, at, diag);
 }
 
 int mcz_arc_index_unpack(const uint8_t *frame, uint64_t off, uint64_t frame_size,
                          uint64_t data_start, const mcz_arc_lean *lean, mcz_arc_index *out,
-                         mcz_diag *diag)
+                         mcz_arc_column_stream *s, mcz_diag *diag)
 {
     if (frame_size < MCZ_ARC_INDEX_PACKED_HEAD)
         return mcz_diag_set(diag, MCZ_ECORRUPT, mcz_at_offset((int64_t)off), MCZ_NO_CONTEXT,
@@ -356,119 +548,28 @@ int mcz_arc_index_unpack(const uint8_t *frame, uint64_t off, uint64_t frame_size
     int rc = check_packed_size(out, off, frame_size, data_start, decoded, diag);
     if (rc != MCZ_OK)
         return rc;
-    size_t n = out->context_count;
-    if (!out->has_hashes || (lean && 32 * (uint64_t)n < lean->min_hashes))
-        lean = NULL; /* nothing to leave in the frame, or too little to be worth it */
-    size_t columns = lean ? (size_t)MCZ_ARC_CHUNK_ENTRY * out->chunk_count + 4 * n
-                          : (size_t)decoded; /* lean: the hash columns are not kept */
-    out->owned = malloc(columns + 4 * n + 1); /* + the offset column, rebuilt by the caller */
-    if (!out->owned)
-        return mcz_diag_set(diag, MCZ_ENOMEM, mcz_at_offset((int64_t)off), MCZ_NO_CONTEXT,
-                            "index: out of memory");
     uint64_t at = off + MCZ_ARC_INDEX_PACKED_HEAD;
     const uint8_t *src = frame + MCZ_ARC_INDEX_PACKED_HEAD;
     size_t src_len = (size_t)(frame_size - MCZ_ARC_INDEX_PACKED_HEAD);
-    rc = lean ? stream_columns(src, src_len, at, decoded, out->owned, columns, lean, diag)
-              : decompress_columns(src, src_len, at, out->owned, columns, diag);
-    out->chunks = out->owned;
-    out->lengths = out->chunks + (size_t)MCZ_ARC_CHUNK_ENTRY * out->chunk_count;
-    out->identity = out->has_hashes && !lean ? out->lengths + 4 * n : NULL;
-    out->dedup = out->has_hashes && !lean ? out->identity + 16 * n : NULL;
-    out->packed = lean ? src : NULL;
-    out->packed_size = lean ? src_len : 0;
-    out->offsets = out->owned + columns;
-    if (rc == MCZ_OK)
-        rebuild_offsets(out, out->owned + columns);
-    return rc;
-}
-
-/* ---- The hash columns of a lean index, read forward ---- */
-
-/* Starts s again at the frame's first byte. */
-static int hash_stream_restart(mcz_arc_hash_stream *s)
-{
-    if (!s->dctx && !(s->dctx = ZSTD_createDCtx()))
-        return MCZ_ENOMEM;
-    ZSTD_DCtx_reset(s->dctx, ZSTD_reset_session_only);
-    s->in_pos = 0;
-    s->out_pos = 0;
-    s->first = s->count = 0;
-    return MCZ_OK;
-}
-
-/* Decodes the next len bytes of the frame into out (NULL: dropped, through the window). */
-static int hash_stream_read(const mcz_arc_index *idx, mcz_arc_hash_stream *s, uint8_t *out,
-                            uint64_t len)
-{
-    ZSTD_inBuffer in = {idx->packed, idx->packed_size, s->in_pos};
-    while (len > 0) {
-        size_t step = len < sizeof s->window ? (size_t)len : sizeof s->window;
-        ZSTD_outBuffer o = {out ? out : s->window, step, 0};
-        size_t before = in.pos;
-        size_t rc = ZSTD_decompressStream(s->dctx, &o, &in);
-        s->in_pos = in.pos;
-        s->out_pos += o.pos;
-        if (ZSTD_isError(rc) || (o.pos == 0 && in.pos == before))
-            return MCZ_ECORRUPT; /* checked whole at open: not expected */
-        len -= o.pos;
-        if (out)
-            out += o.pos;
-    }
-    return MCZ_OK;
-}
-
-int mcz_arc_hash_stream_get(const mcz_arc_index *idx, mcz_arc_hash_stream *s, bool dedup,
-                            uint32_t pos, uint8_t out[16])
-{
-    assert(idx->packed && idx->has_hashes && pos < idx->context_count);
-    if (pos - s->first < s->count) {
-        memcpy(out, s->window + 16 * (size_t)(pos - s->first), 16);
-        return MCZ_OK;
-    }
-    uint64_t n = idx->context_count;
-    uint64_t column = (uint64_t)MCZ_ARC_CHUNK_ENTRY * idx->chunk_count + 4 * n + (dedup ? 16 * n : 0);
-    uint64_t want = column + 16 * (uint64_t)pos;
-    int rc = MCZ_OK;
-    if (!s->dctx || want < s->out_pos) {
-        s->restarts += s->dctx != NULL;
-        rc = hash_stream_restart(s);
-    }
-    s->count = 0; /* the window is the skip's scratch */
-    if (rc == MCZ_OK)
-        rc = hash_stream_read(idx, s, NULL, want - s->out_pos);
-    uint64_t left = n - pos;
-    uint32_t count = left < MCZ_ARC_HASH_WINDOW ? (uint32_t)left : MCZ_ARC_HASH_WINDOW;
-    if (rc == MCZ_OK)
-        rc = hash_stream_read(idx, s, s->window, 16 * (uint64_t)count);
+    uint64_t per_context = decoded - (uint64_t)MCZ_ARC_CHUNK_ENTRY * out->chunk_count;
+    bool streamed = lean && per_context >= lean->min_columns; /* else too little to be worth it */
+    rc = check_frame_shape(src, src_len, at, decoded, !streamed, diag);
     if (rc != MCZ_OK)
         return rc;
-    s->first = pos;
-    s->count = count;
-    memcpy(out, s->window, 16);
-    return MCZ_OK;
-}
-
-void mcz_arc_hash_stream_free(mcz_arc_hash_stream *s)
-{
-    ZSTD_freeDCtx(s->dctx);
-    memset(s, 0, sizeof *s);
-}
-
-uint8_t *mcz_arc_index_hash_columns(const mcz_arc_index *idx)
-{
-    assert(idx->packed && idx->has_hashes);
-    uint64_t n = idx->context_count;
-    uint64_t skip = (uint64_t)MCZ_ARC_CHUNK_ENTRY * idx->chunk_count + 4 * n;
-    uint8_t *columns = malloc(32 * (size_t)n + 1);
-    mcz_arc_hash_stream s = {0};
-    int rc = columns ? hash_stream_restart(&s) : MCZ_ENOMEM;
-    if (rc == MCZ_OK)
-        rc = hash_stream_read(idx, &s, NULL, skip);
-    if (rc == MCZ_OK)
-        rc = hash_stream_read(idx, &s, columns, 32 * n);
-    mcz_arc_hash_stream_free(&s);
-    if (rc == MCZ_OK)
-        return columns;
-    free(columns);
-    return NULL;
+    if (streamed) {
+        out->packed = src;
+        out->packed_size = src_len;
+        return unpack_table(out, s, at, diag);
+    }
+    size_t n = out->context_count;
+    out->owned = malloc((size_t)decoded + 1);
+    if (!out->owned)
+        return mcz_diag_set(diag, MCZ_ENOMEM, mcz_at_offset((int64_t)off), MCZ_NO_CONTEXT,
+                            "index: out of memory");
+    rc = decompress_columns(src, src_len, at, out->owned, (size_t)decoded, diag);
+    out->chunks = out->owned;
+    out->lengths = out->chunks + (size_t)MCZ_ARC_CHUNK_ENTRY * out->chunk_count;
+    out->identity = out->has_hashes ? out->lengths + 4 * n : NULL;
+    out->dedup = out->has_hashes ? out->identity + 16 * n : NULL;
+    return rc;
 }

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "mcz_common.h"
+#include "platform.h"
 
 /* What mcz_file_unmap must release. */
 typedef struct file_image {
@@ -142,27 +143,7 @@ uint64_t mcz_file_data_end(const mcz_file *f, uint64_t *at)
  * can be made. */
 static int temp_file(void)
 {
-#ifdef _WIN32
-    const char *dir = getenv("TEMP"); /* Windows' temporary directory, always set */
-    if (!dir || !*dir)
-        dir = ".";
-#else
-    const char *dir = getenv("TMPDIR");
-    if (!dir || !*dir)
-        dir = "/tmp";
-#endif
-#ifdef O_TMPFILE
-    int unnamed = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-    if (unnamed >= 0)
-        return unnamed;
-#endif
-    char name[4096];
-    if ((size_t)snprintf(name, sizeof name, "%s/mcz-stdin.XXXXXX", dir) >= sizeof name)
-        return -1;
-    int fd = mkostemp(name, O_CLOEXEC);
-    if (fd >= 0)
-        unlink(name); /* nothing to clean up, however the process ends */
-    return fd;
+    return mcz_os_temp_create(mcz_os_temp_dir(), "mcz-stdin");
 }
 
 #define COPY_BUFFER (1u << 16)

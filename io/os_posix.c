@@ -9,6 +9,7 @@
 #include <poll.h>
 #include <stdio.h>
 #include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -99,6 +100,30 @@ int mcz_os_punch_hole(int fd, uint64_t off, uint64_t len)
 int mcz_os_rename(const char *from, const char *to)
 {
     return rename(from, to);
+}
+
+const char *mcz_os_temp_dir(void)
+{
+    const char *dir = getenv("TMPDIR");
+    return dir && *dir ? dir : "/tmp";
+}
+
+int mcz_os_temp_create(const char *dir, const char *prefix)
+{
+#ifdef O_TMPFILE
+    int unnamed = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+    if (unnamed >= 0)
+        return unnamed; /* else the file system may lack O_TMPFILE: a name, removed at once */
+#endif
+    char name[4096];
+    if ((size_t)snprintf(name, sizeof name, "%s/%s.XXXXXX", dir, prefix) >= sizeof name) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    int fd = mkostemp(name, O_CLOEXEC);
+    if (fd >= 0)
+        unlink(name);
+    return fd;
 }
 
 bool mcz_os_is_file(const char *path)

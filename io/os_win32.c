@@ -17,6 +17,7 @@
 #include <io.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -192,6 +193,22 @@ int mcz_os_rename(const char *from, const char *to)
     if (wto != small_to)
         free(wto);
     return ok ? 0 : -1;
+}
+
+const char *mcz_os_temp_dir(void)
+{
+    const char *dir = getenv("TEMP"); /* Windows' temporary directory, always set */
+    return dir && *dir ? dir : ".";
+}
+
+int mcz_os_temp_create(const char *dir, const char *prefix)
+{
+    char name[4096];
+    if ((size_t)snprintf(name, sizeof name, "%s/%s.XXXXXX", dir, prefix) >= sizeof name) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    return mcz_win_mkostemp(name, O_CLOEXEC); /* deleted when closed */
 }
 
 bool mcz_os_is_file(const char *path)

@@ -53,6 +53,14 @@ int mcz_os_rename(const char *from, const char *to);
 int mcz_outfile_raw_open(const char *tmp_path);
 int mcz_outfile_raw_commit(int fd, const char *tmp_path, const char *path);
 
+/* The directory temporary files go to: $TMPDIR, else /tmp (Windows: %TEMP%, else "."). Not
+ * async-signal-safe (getenv). */
+const char *mcz_os_temp_dir(void);
+/* A new temporary file in dir, for reading and writing, with nothing to clean up however the
+ * process ends (unnamed or unlinked at once; on Windows deleted when closed); prefix names it
+ * while it has a name. A descriptor, or -1 with errno saying why. Not async-signal-safe. */
+int mcz_os_temp_create(const char *dir, const char *prefix);
+
 /* Whether path names a regular file (following links): false for anything else or nothing. */
 bool mcz_os_is_file(const char *path);
 /* Whether fd is an open descriptor (false: not one) and, if so, whether it is a socket. */

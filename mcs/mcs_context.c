@@ -608,7 +608,9 @@ int mcs_input_next_checked(mcs_input *in, const mcz_list *list, mcz_mc *mc)
 }
 
 const mcs_option mcs_list_verb_options[] = {
-    {.name = "thin", .type = MCS_OPT_FLAG, MCS_FIELD(mcs_list_verb_args, thin)}, /* the details */
+    {.name = "thin", .type = MCS_OPT_FLAG, MCS_FIELD(mcs_list_verb_args, thin),
+     .help = "re-serialize the contexts written without their compile results\n"
+             "(CR_* packets), each deep-checked first"},
     MCS_COMPRESS_OPTIONS(mcs_list_verb_args, compress),
     MCS_OPTIONS_END};
 

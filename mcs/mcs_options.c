@@ -180,6 +180,14 @@ void mcs_print_usage(FILE *f, const mcs_usage *u)
 }
 
 
+const char *mcs_global_option_at(size_t i, const char **help)
+{
+    if (i >= GLOBAL_COUNT)
+        return NULL;
+    *help = globals[i].help;
+    return globals[i].name;
+}
+
 int mcs_apply_global(const mcs_usage *u, const char *canonical, const char *value)
 {
     for (size_t i = 0; i < GLOBAL_COUNT; i++)

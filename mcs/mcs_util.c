@@ -33,6 +33,17 @@ int mcs_parse_list(const char *arg, mcz_list *out)
     return mcs_has_extension(arg, ".mcl") ? MCS_EXIT_FAIL : MCS_EXIT_USAGE;
 }
 
+/* The compression options' names, from their list: compress_name[COMPRESS_level] is "--level". */
+#define COMPRESS_ID(t, m, type, name, field, arg, help) COMPRESS_##field
+#define COMPRESS_NAME(t, m, type, name, field, arg, help) name
+#define COMPRESS_COMMA() ,
+enum { MCS_COMPRESS_LIST(COMPRESS_ID, COMPRESS_COMMA, -, -), COMPRESS_COUNT };
+static const char *const compress_name[COMPRESS_COUNT] = {
+    MCS_COMPRESS_LIST(COMPRESS_NAME, COMPRESS_COMMA, -, -)};
+#undef COMPRESS_ID
+#undef COMPRESS_NAME
+#undef COMPRESS_COMMA
+
 /* The presets (README.md "Presets"; the figures that chose them: bench/FIGURES.md §1). */
 typedef struct compress_preset {
     const char *name;
@@ -65,7 +76,8 @@ static int apply_preset(const mcs_usage *u, const char *name, mcz_writer_options
         opt->no_hashes = opt->no_hashes || p->no_hashes;
         return 0;
     }
-    mcs_usage_error(u, "--preset takes fast, default or cold, not '%s'", name);
+    mcs_usage_error(u, "%s takes fast, default or cold, not '%s'", compress_name[COMPRESS_preset],
+                    name);
     return -1;
 }
 
@@ -90,14 +102,14 @@ static int parse_record(const mcs_usage *u, const mcs_compress_args *a, mcz_writ
 {
     char guid[MCZ_GUID_TEXT_SIZE], name[MCZ_TARGET_TEXT_SIZE];
     if (a->jit_ee_guid && mcz_guid_canonical(a->jit_ee_guid, guid) != MCZ_OK)
-        return mcs_usage_error(u, "--jit-ee-guid: '%s' is not a GUID (8-4-4-4-12 hex digits)",
-                               a->jit_ee_guid), -1;
+        return mcs_usage_error(u, "%s: '%s' is not a GUID (8-4-4-4-12 hex digits)",
+                               compress_name[COMPRESS_jit_ee_guid], a->jit_ee_guid), -1;
     if (a->target_os && mcz_target_canonical(a->target_os, name) != MCZ_OK)
-        return mcs_usage_error(u, "--target-os: '%s' is not 1 to 16 letters, digits or '_'",
-                               a->target_os), -1;
+        return mcs_usage_error(u, "%s: '%s' is not 1 to 16 letters, digits or '_'",
+                               compress_name[COMPRESS_target_os], a->target_os), -1;
     if (a->target_arch && mcz_target_canonical(a->target_arch, name) != MCZ_OK)
-        return mcs_usage_error(u, "--target-arch: '%s' is not 1 to 16 letters, digits or '_'",
-                               a->target_arch), -1;
+        return mcs_usage_error(u, "%s: '%s' is not 1 to 16 letters, digits or '_'",
+                               compress_name[COMPRESS_target_arch], a->target_arch), -1;
     if (a->jit_ee_guid)
         opt->jit_ee_guid = a->jit_ee_guid;
     if (a->target_os)
@@ -107,13 +119,28 @@ static int parse_record(const mcs_usage *u, const mcs_compress_args *a, mcz_writ
     return 0;
 }
 
+/* The usage error of compression options given for an output that is no archive, naming them
+ * all in their list's order. */
+static void refuse_without_archive(const mcs_usage *u, const char *out)
+{
+    char names[256];
+    size_t len = 0;
+    for (size_t i = 0; i < COMPRESS_COUNT && len < sizeof names; i++) {
+        const char *after = i + 2 < COMPRESS_COUNT ? ", " : i + 1 < COMPRESS_COUNT ? " and " : "";
+        len += (size_t)snprintf(names + len, sizeof names - len, "%s%s", compress_name[i], after);
+    }
+    mcs_usage_error(u, "%s need an archive output (a name ending in .mcz), not %s", names, out);
+}
+
 int mcs_compress_parse(const mcs_usage *u, const mcs_compress_args *a, const char *out,
                        mcz_writer_options *opt)
 {
     int codec = (int)opt->codec, layout = (int)opt->layout;
-    if (parse_choice(u, "--codec", a->codec, (const char *const[]){"zstd", "xz"},
+    if (parse_choice(u, compress_name[COMPRESS_codec], a->codec,
+                     (const char *const[]){"zstd", "xz"},
                      (const int[]){MCZ_CODEC_ZSTD, MCZ_CODEC_XZ}, &codec) != 0 ||
-        parse_choice(u, "--layout", a->layout, (const char *const[]){"packets", "plain"},
+        parse_choice(u, compress_name[COMPRESS_layout], a->layout,
+                     (const char *const[]){"packets", "plain"},
                      (const int[]){MCZ_LAYOUT_PACKETS, MCZ_LAYOUT_PLAIN}, &layout) != 0)
         return -1;
     opt->codec = (mcz_codec)codec;
@@ -122,27 +149,24 @@ int mcs_compress_parse(const mcs_usage *u, const mcs_compress_args *a, const cha
         return -1;
     uint64_t level = (uint64_t)opt->level, chunk_size = opt->chunk_size;
     bool xz = opt->codec == MCZ_CODEC_XZ;
-    if (a->level && mcs_parse_number(u, "--level", a->level, false, 1,
+    if (a->level && mcs_parse_number(u, compress_name[COMPRESS_level], a->level, false, 1,
                                      xz ? MCS_XZ_LEVEL_MAX : MCS_LEVEL_MAX, &level) != 0)
         return -1;
     if (xz && a->no_dict) {
-        mcs_usage_error(u, "--codec xz has no dictionary: --no-dict is implied");
+        mcs_usage_error(u, "%s xz has no dictionary: %s is implied", compress_name[COMPRESS_codec],
+                        compress_name[COMPRESS_no_dict]);
         return -1;
     }
-    if (a->chunk_size && mcs_parse_number(u, "--chunk-size", a->chunk_size, true, 1,
-                                          MCS_CHUNK_SIZE_MAX, &chunk_size) != 0)
+    if (a->chunk_size && mcs_parse_number(u, compress_name[COMPRESS_chunk_size], a->chunk_size,
+                                          true, 1, MCS_CHUNK_SIZE_MAX, &chunk_size) != 0)
         return -1;
 #define GIVEN(a_, unused, type, name, field, arg, help) (a_)->field
 #define OR() ||
     bool given = MCS_COMPRESS_LIST(GIVEN, OR, a, -);
 #undef GIVEN
 #undef OR
-    if (given && out && !mcs_has_extension(out, ".mcz")) {
-        mcs_usage_error(u, "--preset, --codec, --layout, --level, --chunk-size, --no-dict, "
-                           "--no-hashes, --jit-ee-guid and --target-* need an archive output (a "
-                           "name ending in .mcz), not %s", out);
-        return -1;
-    }
+    if (given && out && !mcs_has_extension(out, ".mcz"))
+        return refuse_without_archive(u, out), -1;
     if (parse_record(u, a, opt) != 0)
         return -1;
     opt->level = (int)level;

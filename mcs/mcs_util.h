@@ -28,9 +28,10 @@ typedef struct mcs_option mcs_option;
 
 /* A verb's help: "-copy RANGE IN OUT", a one-line summary, optional detail lines, and its
  * options (their table: the parser reads it, and the help lists those with help, after the
- * details, and adds them to the synopsis). */
+ * details, and adds them to the synopsis). An option is written in its entry only: the
+ * synopsis holds the operands, the details tell about the verb. */
 typedef struct mcs_usage {
-    const char *synopsis;
+    const char *synopsis;       /* the verb and its operands */
     const char *summary;
     const char *details;        /* NULL or text ending in a newline */
     const mcs_option *options; /* ends with a NULL name; NULL: none */
@@ -78,7 +79,8 @@ struct mcs_option {
     size_t offset;    /* of its field in the verb's arguments (MCS_FIELD) */
     const char *arg;  /* its value as the help names it ("SIZE"); NULL for a flag */
     uint64_t min, max; /* COUNT, SIZE */
-    const char *help; /* its lines ('\n' between them); NULL: not listed (the details tell it) */
+    const char *help; /* its lines ('\n' between them); NULL: hidden (another name of a listed
+                       * option; tests/unit/test_mcs_options.c names each one hidden) */
 };
 
 #define MCS_FIELD(args_type, field) .offset = offsetof(args_type, field)
@@ -120,6 +122,9 @@ int mcs_usage_error(const mcs_usage *u, const char *fmt, ...) MCS_PRINTF(2, 3);
 
 /* The help of the options every verb takes, from their table (mcs_options.c), on f. */
 void mcs_print_common_help(FILE *f);
+/* The i-th option every verb takes: its table name, and in *help its help (NULL: not listed);
+ * NULL past the last. */
+const char *mcs_global_option_at(size_t i, const char **help);
 
 /* Prints a verb's full help on f: its usage, its options, then the options every verb takes. */
 void mcs_print_usage(FILE *f, const mcs_usage *u);

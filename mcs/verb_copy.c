@@ -6,14 +6,13 @@
 #include "mcs_verbs.h"
 
 const mcs_usage usage_copy = {
-    "-copy RANGE IN OUT [-thin]",
+    "-copy RANGE IN OUT",
     "write only the listed contexts, in order, byte for byte",
     "RANGE is a list such as 1-5,9 or a .mcl file. Contexts are read by number (through IN's\n"
     ".mct when it has one that agrees with IN, else by scanning with a warning; or through the\n"
     "archive's index). OUT is an archive when it ends in .mcz.\n"
     "Listed numbers that IN does not hold are reported in a warning. Unlike SuperPMI's mcs,\n"
-    "contexts are copied as they are, not re-serialized, unless -thin: then each is deep-checked\n"
-    "and re-serialized without its compile results (CR_* packets). From an archive into an\n"
+    "contexts are copied as they are, not re-serialized, unless -thin. From an archive into an\n"
     "archive, a chunk whose contexts are all listed is copied without recompressing it.\n"
     MCS_COMPRESS_INHERIT_HELP,
     mcs_list_verb_options};

@@ -12,15 +12,16 @@ typedef struct dump_args {
     bool simple;
 } dump_args;
 
-/* -simple: told by the details */
 static const mcs_option dump_options[] = {
-    {.name = "simple", .type = MCS_OPT_FLAG, MCS_FIELD(dump_args, simple)}, MCS_OPTIONS_END};
+    {.name = "simple", .type = MCS_OPT_FLAG, MCS_FIELD(dump_args, simple),
+     .help = "print each context's first line without its IDENTITY"},
+    MCS_OPTIONS_END};
 
 const mcs_usage usage_dump = {
-    "-dump [RANGE] FILE [-simple]",
+    "-dump [RANGE] FILE",
     "print every map of each context",
     "Per context a line \"***...*** method context #N IDENTITY\" (the identity string with\n"
-    "names; without it under -simple), then for every map present, in the order SuperPMI writes\n"
+    "names), then for every map present, in the order SuperPMI writes\n"
     "them, \"NAME - COUNT\" (the map's bare name: \"AllocMem\" for CR_AllocMem) and one line per\n"
     "item \"I-TEXT\". TEXT is SuperPMI's dmp text for CompileMethod, GetMethodInfo, GetJitFlags,\n"
     "GetMethodSig, FindSig, GetArgType, GetArgClass, GetArgNext, GetMethodClass, the Print*Name\n"

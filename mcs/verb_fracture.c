@@ -11,22 +11,22 @@ typedef struct fracture_args {
     const char *format; /* IN's kind when NULL */
 } fracture_args;
 
-/* told by the details */
 static const mcs_option fracture_options[] = {
-    {.name = "thin", .type = MCS_OPT_FLAG, MCS_FIELD(fracture_args, thin)},
-    {.name = "--format", .type = MCS_OPT_VALUE, MCS_FIELD(fracture_args, format), .arg = "mch|mcz"},
+    {.name = "thin", .type = MCS_OPT_FLAG, MCS_FIELD(fracture_args, thin),
+     .help = "re-serialize the contexts without their compile results"},
+    {.name = "--format", .type = MCS_OPT_VALUE, MCS_FIELD(fracture_args, format), .arg = "mch|mcz",
+     .help = "the pieces' kind (default: IN's)"},
     MCS_OPTIONS_END};
 
 const mcs_usage usage_fracture = {
-    "-fracture RANGE IN OUTPREFIX [-thin] [--format mch|mcz]",
+    "-fracture RANGE IN OUTPREFIX",
     "split into files of N contexts each (N: the first number of RANGE)",
     "Contexts 1..N go to OUTPREFIX-00000.mch, N+1..2N to OUTPREFIX-00001.mch, and so on: the\n"
     "name is \"%s-%05d.mch\" as SuperPMI really forms it, so prefix b- gives b--00000.mch.\n"
     "The pieces are of IN's kind unless --format says otherwise: of an archive IN, archives\n"
     "named OUTPREFIX-00000.mcz with its settings (level, chunk size, dictionary, hashes); of\n"
-    "an MCH file, MCH files. Every context is\n"
-    "deep-checked; -thin re-serializes them without compile results. Each piece appears only\n"
-    "once complete; on an error every piece written by the run is removed.\n",
+    "an MCH file, MCH files. Every context is deep-checked. Each piece appears only once\n"
+    "complete; on an error every piece written by the run is removed.\n",
     fracture_options};
 
 typedef struct fracture_run {

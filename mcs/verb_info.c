@@ -12,18 +12,19 @@ typedef struct info_args {
     bool chunks;
 } info_args;
 
-/* --chunks: told by the details */
 static const mcs_option info_options[] = {
-    {.name = "--chunks", .type = MCS_OPT_FLAG, MCS_FIELD(info_args, chunks)}, MCS_OPTIONS_END};
+    {.name = "--chunks", .type = MCS_OPT_FLAG, MCS_FIELD(info_args, chunks),
+     .help = "for an archive, also its chunk table from the index, one chunk\n"
+             "per line: index, file offset of the chunk header, stored bytes,\n"
+             "raw bytes, first context number, context count, XXH3 of the raw\n"
+             "bytes"},
+    MCS_OPTIONS_END};
 
 const mcs_usage usage_info = {
-    "-info FILE [--chunks]",
+    "-info FILE",
     "show contexts, sizes and, for an archive, chunks, ratio and dictionary",
     "For an MCH file every context's container is read to count them; so for a zip holding\n"
-    "one member *.mch (superpmi.py's X.mch.zip), whose member is inflated to do it.\n"
-    "  --chunks   for an archive, also its chunk table from the index, one chunk per line:\n"
-    "             index, file offset of the chunk header, stored bytes, raw bytes, first\n"
-    "             context number, context count, XXH3 of the raw bytes\n",
+    "one member *.mch (superpmi.py's X.mch.zip), whose member is inflated to do it.\n",
     info_options};
 
 /* The two JIT-EE facts, one line each, so they cannot read as two answers to one question:

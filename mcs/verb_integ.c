@@ -8,12 +8,13 @@ typedef struct check_args {
     bool strict;
 } check_args;
 
-/* --strict: told by the details */
 const mcs_option mcs_check_options[] = {
-    {.name = "--strict", .type = MCS_OPT_FLAG, MCS_FIELD(check_args, strict)}, MCS_OPTIONS_END};
+    {.name = "--strict", .type = MCS_OPT_FLAG, MCS_FIELD(check_args, strict),
+     .help = "a packet id the table does not know is an error, not a warning"},
+    MCS_OPTIONS_END};
 
 const mcs_usage usage_integ = {
-    "-integ FILE [--strict]",
+    "-integ FILE",
     "deep-check every context (and, for an archive, its chunk checksums)",
     "Checks every packet, map, canary and trailer of every context, and what SuperPMI's\n"
     "lookups rely on (superpmi/SUPERPMI.md, \"Strict checks\"): each\n"
@@ -21,7 +22,7 @@ const mcs_usage usage_integ = {
     "whole chunks, keys in increasing memcmp order, pool indexes of known layouts at chunk\n"
     "starts. Unlike SuperPMI's mcs, a damaged context is an error: its number and byte offset\n"
     "are printed and mcs exits 1. A packet id the table does not know (see -printJITEEVersion\n"
-    "--list) is a warning with the number of contexts holding it; with --strict, an error.\n",
+    "--list) is a warning with the number of contexts holding it.\n",
     mcs_check_options};
 
 int mcs_check_contexts(mcs_input *in, const char *what, bool strict, uint64_t *checked)

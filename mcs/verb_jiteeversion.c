@@ -11,27 +11,27 @@ typedef struct jiteeversion_args {
     bool list;
 } jiteeversion_args;
 
-/* told by the details */
 static const mcs_option jiteeversion_options[] = {
     {.name = "--jit-ee-guid", .type = MCS_OPT_VALUE, MCS_FIELD(jiteeversion_args, given),
-     .arg = "GUID"},
-    {.name = "--list", .type = MCS_OPT_FLAG, MCS_FIELD(jiteeversion_args, list)},
+     .arg = "GUID", .help = "the GUID to print when no FILE is given"},
+    {.name = "--list", .type = MCS_OPT_FLAG, MCS_FIELD(jiteeversion_args, list),
+     .help = "instead, the JIT-EE versions whose packet tables mcz knows,\n"
+             "oldest first: name, GUID (or \"unknown\") and description\n"
+             "(--jit-ee takes them)"},
     MCS_OPTIONS_END};
 
 const mcs_usage usage_jiteeversion = {
-    "-printJITEEVersion [FILE] [--jit-ee-guid GUID] [--list]",
+    "-printJITEEVersion [FILE]",
     "print the JIT-EE version GUID a collection records, or the one given",
     "Prints one GUID, one line in lower case, as SuperPMI's mcs prints the one it was built\n"
     "with (superpmi.py files collections under it). mcz's mcs is built for no JIT, so the\n"
     "GUID is never guessed:\n"
-    "  FILE             the GUID the archive FILE records (-convert --jit-ee-guid); an MCH\n"
-    "                   file, or an archive recording none, is an error (exit 1) whose line\n"
-    "                   names the packet table's GUID as inferred, not recorded, as -info\n"
-    "                   and Python's info()['jit_ee_guid'] (None) do\n"
-    "  no FILE          --jit-ee-guid GUID, else the environment variable " GUID_ENV ";\n"
-    "                   neither given: one line on stderr, exit 1\n"
-    "  --list           instead, the JIT-EE versions whose packet tables mcz knows, oldest\n"
-    "                   first: name, GUID (or \"unknown\") and description (--jit-ee takes them)\n",
+    "  FILE                the GUID the archive FILE records (-convert --jit-ee-guid); an\n"
+    "                      MCH file, or an archive recording none, is an error (exit 1)\n"
+    "                      whose line names the packet table's GUID as inferred, not\n"
+    "                      recorded, as -info and Python's info()['jit_ee_guid'] (None) do\n"
+    "  no FILE             the one --jit-ee-guid gives, else the environment variable\n"
+    "                      " GUID_ENV "; neither given: one line on stderr, exit 1\n",
     jiteeversion_options};
 
 static void list_versions(void)

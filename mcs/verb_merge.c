@@ -14,24 +14,24 @@ typedef struct merge_args {
     mcs_compress_args compress;
 } merge_args;
 
-/* -recursive, -dedup and -thin: told by the details */
 static const mcs_option merge_options[] = {
-    {.name = "recursive", .type = MCS_OPT_FLAG, MCS_FIELD(merge_args, recursive)},
-    {.name = "dedup", .type = MCS_OPT_FLAG, MCS_FIELD(merge_args, dedup)},
-    {.name = "thin", .type = MCS_OPT_FLAG, MCS_FIELD(merge_args, thin)},
+    {.name = "recursive", .type = MCS_OPT_FLAG, MCS_FIELD(merge_args, recursive),
+     .help = "then descend into the subdirectories, in name order, with the\n"
+             "same wildcard"},
+    {.name = "dedup", .type = MCS_OPT_FLAG, MCS_FIELD(merge_args, dedup),
+     .help = "drop duplicate methods across all files, as -removeDup does\n"
+             "(the files are read twice: keys first, then the copy)"},
+    {.name = "thin", .type = MCS_OPT_FLAG, MCS_FIELD(merge_args, thin),
+     .help = "with -dedup: drop the compile results of the contexts written"},
     MCS_COMPRESS_OPTIONS(merge_args, compress),
     MCS_OPTIONS_END};
 
 const mcs_usage usage_merge = {
-    "-merge OUT PATTERN [-recursive] [-dedup [-thin]]",
+    "-merge OUT PATTERN",
     "concatenate many files (.mch and .mcz alike) into one",
     "PATTERN is a directory (all its files), DIR/*.mch-style wildcards in the last component,\n"
-    "or one file. Files are taken in name order (strcmp); -recursive then descends into the\n"
-    "subdirectories, in name order, with the same wildcard. Names beginning with '.' and\n"
+    "or one file. Files are taken in name order (strcmp). Names beginning with '.' and\n"
     "symbolic links to directories are skipped; empty files are skipped with a line saying so.\n"
-    "  -dedup   drop duplicate methods across all files, as -removeDup does (the files are\n"
-    "           read twice: keys first, then the copy)\n"
-    "  -thin    with -dedup: drop the compile results of the contexts written\n"
     "Every context is deep-checked. OUT is an archive when it ends in .mcz; it appears only\n"
     "once complete, and not at all on an error or when no file matched. Chunks are copied\n"
     "whole when none of their contexts is a duplicate.\n"

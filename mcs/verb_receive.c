@@ -20,23 +20,22 @@ typedef struct receive_args {
     uint64_t max_bytes; /* 0: no bound */
 } receive_args;
 
-/* --max-bytes: told by the details */
 static const mcs_option receive_options[] = {
     {.name = "--max-bytes", .type = MCS_OPT_SIZE, MCS_FIELD(receive_args, max_bytes), .arg = "N",
-     .min = 1, .max = UINT64_MAX},
+     .min = 1, .max = UINT64_MAX,
+     .help = "keep only the newest chunks that fit in N bytes (K, M or G:\n"
+             "powers of 1024), as the writer's max_bytes would"},
     MCS_OPTIONS_END};
 
 const mcs_usage usage_receive = {
-    "-receive OUT.mcz [--max-bytes N]",
+    "-receive OUT.mcz",
     "keep the archive a collector streams on stdin (MCZ_WRITE_STREAM) in OUT.mcz",
     "Reads the frames a STREAM writer sends (a pipe, or a socket's stream on stdin) and keeps\n"
     "every whole chunk in OUT.mcz, a LIVE archive: complete at every checkpoint and at the end\n"
-    "of the stream. --max-bytes N (K, M, G suffixes) keeps only the newest chunks that fit\n"
-    "in N bytes, as the writer's max_bytes would. A stream that ends inside a frame (its\n"
-    "writer was killed) loses that frame only, with a warning; a stream that is not an\n"
-    "archive's frames, or whose frames fail the checks an archive file's would (checksums,\n"
-    "version, flags, order, the index and footer sent at the end), fails at the offset of\n"
-    "the damage, keeping the chunks before it.\n",
+    "of the stream. A stream that ends inside a frame (its writer was killed) loses that\n"
+    "frame only, with a warning; a stream that is not an archive's frames, or whose frames\n"
+    "fail the checks an archive file's would (checksums, version, flags, order, the index and\n"
+    "footer sent at the end), fails at the offset of the damage, keeping the chunks before it.\n",
     receive_options};
 
 /* Bytes read from stdin at a time. */

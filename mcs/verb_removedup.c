@@ -8,14 +8,16 @@ typedef struct removedup_args {
     bool legacy, thin;
 } removedup_args;
 
-/* told by the details */
 static const mcs_option removedup_options[] = {
-    {.name = "legacy", .type = MCS_OPT_FLAG, MCS_FIELD(removedup_args, legacy)},
-    {.name = "thin", .type = MCS_OPT_FLAG, MCS_FIELD(removedup_args, thin)},
+    {.name = "legacy", .type = MCS_OPT_FLAG, MCS_FIELD(removedup_args, legacy),
+     .help = "compare as SuperPMI's old Equal(): CompileMethod's fields, the\n"
+             "IL bytes, and which maps are present with how many items"},
+    {.name = "thin", .type = MCS_OPT_FLAG, MCS_FIELD(removedup_args, thin),
+     .help = "drop the compile results (CR_* packets) of the contexts written"},
     MCS_OPTIONS_END};
 
 const mcs_usage usage_removedup = {
-    "-removeDup [-legacy] [-thin] IN OUT",
+    "-removeDup IN OUT",
     "copy, dropping duplicate methods (the first occurrence wins)",
     "Two contexts are duplicates when their identity without class and method names is the\n"
     "same (SuperPMI's -removeDup). A context whose identity cannot be built is a duplicate of\n"
@@ -24,12 +26,8 @@ const mcs_usage usage_removedup = {
     "chunk without duplicates is copied without recompressing it. IN is read twice: once for\n"
     "the keys, which go to sorted runs in a temporary file under TMPDIR past 128 Ki of them\n"
     "(24 bytes each; MCZ_DEDUP_RUN=N sets the bound), once to copy; what stays in memory\n"
-    "per context is one bit.\n"
-    "  -legacy   compare as SuperPMI's old Equal(): CompileMethod's fields, the IL bytes, and\n"
-    "            which maps are present with how many items\n"
-    "  -thin     drop the compile results (CR_* packets) of the contexts written\n"
-    "Contexts are copied as they are unless -thin re-serializes them. OUT is an archive when\n"
-    "it ends in .mcz.\n",
+    "per context is one bit. Contexts are copied as they are unless -thin re-serializes them.\n"
+    "OUT is an archive when it ends in .mcz.\n",
     removedup_options};
 
 int cmd_removedup(int argc, char **argv)

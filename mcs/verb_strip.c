@@ -6,10 +6,10 @@
 #include "mcs_verbs.h"
 
 const mcs_usage usage_strip = {
-    "-strip RANGE IN OUT [-thin]",
+    "-strip RANGE IN OUT",
     "copy all but the listed contexts",
     "RANGE is a list such as 1-5,9 or a .mcl file. Every context is deep-checked; those kept\n"
-    "are copied as they are, or re-serialized without their compile results with -thin.\n"
+    "are copied as they are unless -thin.\n"
     "Listed numbers that IN does not hold are reported in a warning. OUT is an archive when it\n"
     "ends in .mcz. From an archive into an archive, a chunk that loses no context is copied\n"
     "without recompressing it.\n" MCS_COMPRESS_INHERIT_HELP,

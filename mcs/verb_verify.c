@@ -4,10 +4,10 @@
 #include "mcs_verbs.h"
 
 const mcs_usage usage_verify = {
-    "-verify FILE.mcz [--strict]",
+    "-verify FILE.mcz",
     "verify an archive deeply: every checksum, every context, every stored hash",
-    "Every context is checked as -integ checks it (--strict as there); an archive's chunk\n"
-    "checksums and stored hashes are verified first.\n",
+    "Every context is checked as -integ checks it; an archive's chunk checksums and stored\n"
+    "hashes are verified first.\n",
     mcs_check_options};
 
 /* mcz_reader_verify counts contexts. */

@@ -28,10 +28,13 @@ int mcz_reader_context(const mcz_reader *r, uint64_t position, mcz_context_info 
     const uint8_t *entry = r->index.chunks + (size_t)MCZ_ARC_CHUNK_ENTRY * chunk;
     out->chunk = chunk;
     out->number = mcz_get_le32(entry + 16) + (uint32_t)(position - r->context_base[chunk]);
-    out->size = mcz_get_le32(r->index.lengths + 4 * position);
-    out->mch_offset = r->raw_base[chunk] + mcz_get_le32(r->index.offsets + 4 * position);
+    uint32_t offset;
+    int rc = mcz_rd_place(r, chunk, position, &offset, &out->size);
+    out->mch_offset = r->raw_base[chunk] + offset;
     out->hashes = r->index.has_hashes;
     memset(out->identity.bytes, 0, sizeof out->identity.bytes);
     memset(out->dedup.bytes, 0, sizeof out->dedup.bytes);
-    return out->hashes ? mcz_rd_hashes_at(r, position, &out->identity, &out->dedup) : MCZ_OK;
+    if (rc == MCZ_OK && out->hashes)
+        rc = mcz_rd_hashes_at(r, position, &out->identity, &out->dedup);
+    return rc;
 }

@@ -14,6 +14,8 @@ struct mcz_cursor {
     ZSTD_DCtx *dctx;
     mcz_arc_buffer buf;
     int64_t cached; /* chunk index held in buf, -1 for none */
+    uint32_t *offsets; /* its contexts' offsets in buf, from its own header (count + 1) */
+    uint32_t offsets_cap;
     uint64_t dropped; /* the archive's bytes before this left memory (mcz_src_drop_behind) */
 };
 
@@ -53,7 +55,26 @@ void mcz_cursor_free(mcz_cursor *c)
         return;
     ZSTD_freeDCtx(c->dctx);
     free(c->buf.bytes);
+    free(c->offsets);
     free(c);
+}
+
+/* The offsets of h's contexts, the prefix sums of its lengths (which the index's match), kept
+ * for mcz_cursor_get: the index keeps none (FORMAT.md §5). */
+static int keep_offsets(mcz_cursor *c, const mcz_arc_chunk_head *h, mcz_diag *diag)
+{
+    if (h->count >= c->offsets_cap) {
+        uint32_t *grown = realloc(c->offsets, ((size_t)h->count + 1) * sizeof *grown);
+        if (!grown)
+            return mcz_diag_set(diag, MCZ_ENOMEM, MCZ_NO_OFFSET, MCZ_NO_CONTEXT,
+                                "out of memory");
+        c->offsets = grown;
+        c->offsets_cap = h->count + 1;
+    }
+    c->offsets[0] = 0;
+    for (uint32_t i = 0; i < h->count; i++) /* summing to the raw size: checked */
+        c->offsets[i + 1] = c->offsets[i] + mcz_arc_chunk_head_length(h, i);
+    return MCZ_OK;
 }
 
 int mcz_cursor_chunk(mcz_cursor *c, uint64_t index, const uint8_t **raw, size_t *len,
@@ -85,6 +106,8 @@ int mcz_cursor_chunk(mcz_cursor *c, uint64_t index, const uint8_t **raw, size_t 
                                       r->header.dict_id, &c->buf, &h, diag);
         if (rc == MCZ_OK)
             rc = mcz_rd_match_index(r, index, &h, diag);
+        if (rc == MCZ_OK)
+            rc = keep_offsets(c, &h, diag);
         if (rc != MCZ_OK && diag && diag->context < 0)
             diag->context = e.first_number; /* the index knows what the damaged chunk held */
         if (rc != MCZ_OK)
@@ -113,8 +136,7 @@ int mcz_cursor_get(mcz_cursor *c, uint32_t number, mcz_mc *out, mcz_diag *diag)
     if (rc != MCZ_OK)
         return rc;
     uint32_t first = mcz_get_le32(r->index.chunks + (size_t)MCZ_ARC_CHUNK_ENTRY * chunk + 16);
-    uint32_t pos = r->context_base[chunk] + (number - first);
-    uint32_t off = mcz_arc_index_offset(&r->index, pos);
-    return mcz_mc_from_bytes(raw + off, mcz_arc_index_length(&r->index, pos), number,
+    uint32_t at = number - first, off = c->offsets[at];
+    return mcz_mc_from_bytes(raw + off, c->offsets[at + 1] - off, number,
                              r->raw_base[chunk] + off, out, diag);
 }

@@ -113,45 +113,145 @@ static int head_end_of(const mcz_reader *r, const uint8_t *img, const mcz_arc_fo
 }
 
 /*
- * The hash columns of a lean index (FORMAT.md §5, "What a reader holds"): two forward streams
- * over the index's zstd frame, one per column, behind one lock (a reader serves any number of
- * threads). The frame's pages in the file's mapping are let go behind the slower stream, as a
- * walk over chunks lets its chunks go.
+ * The per-context columns of the index (FORMAT.md §5, "What a reader holds"), behind one lock (a
+ * reader serves any number of threads). A lean index's lengths, identities and dedup keys are
+ * read from its zstd frame by three forward streams, one per column, each letting the frame's
+ * pages in the file's mapping go behind it. Whatever the index, the last context placed
+ * (mcz_rd_place) is remembered, so that a walk in order finds each offset in its chunk from the
+ * one before it: the index keeps no offsets.
  */
-struct rd_hashes {
+struct rd_columns {
     pthread_mutex_t lock;
-    mcz_arc_hash_stream column[2]; /* identity, dedup */
-    uint64_t frame_offset;         /* of the zstd frame in the file */
-    uint8_t *whole;                /* both columns decoded, once reads out of order made the
-                                    * streams start again HASH_RESTARTS_MAX times; NULL before */
-    uint64_t dropped;              /* mcz_src_drop_behind's mark */
+    mcz_arc_column_stream stream[MCZ_ARC_COLUMNS]; /* indexed by mcz_arc_column */
+    uint64_t dropped[MCZ_ARC_COLUMNS];             /* where each stream last let pages go */
+    uint64_t frame_offset;                         /* of the zstd frame in the file */
+    uint8_t *lengths; /* the lengths decoded whole, once reads out of order made their stream
+                       * start again RESTARTS_MAX times; NULL before */
+    uint8_t *hashes;  /* both hash columns so (identity, then dedup); NULL before */
+    uint64_t last_pos; /* the last context placed: its position, offset and length */
+    uint32_t last_offset, last_length;
+    bool placed;
 };
 
-/* Reads behind a stream's window after which the columns are decoded whole instead (today's
- * 32 bytes per context): a user reading hashes out of order, not a walk. */
-#define HASH_RESTARTS_MAX 16
+/* Reads behind a column's window after which it is decoded whole instead (4 bytes per context
+ * for the lengths, 32 for the two hash columns): a user reading out of order, not a walk. */
+#define RESTARTS_MAX 16
 
-static int hashes_open(mcz_reader *r, uint64_t index_offset, mcz_diag *diag)
+/*
+ * mcz_src_drop_behind lets a mapping's pages go in spans of at least its batch (8 MiB,
+ * mcz_file_drop_behind), which would leave up to 8 MiB resident behind each stream. So each time
+ * a stream has moved DROP_STEP, it is given the span of one batch that ends where it is: behind
+ * it stays less than DROP_STEP (pages of that span let go before cost nothing).
+ */
+#define IO_DROP_BATCH (8u << 20)
+#define DROP_STEP (1u << 20)
+
+/* Lets the pages of [from, to) go, and those of up to a batch before to when the span is shorter
+ * (mcz_src_drop_behind would keep them). */
+static void drop_span(const mcz_src *src, uint64_t from, uint64_t to)
 {
-    r->hashes = calloc(1, sizeof *r->hashes);
-    if (!r->hashes)
+    if (to - from < IO_DROP_BATCH)
+        from = to > IO_DROP_BATCH ? to - IO_DROP_BATCH : 0;
+    mcz_src_drop_behind(src, &from, to);
+}
+
+static void drop_trailing(const mcz_src *src, uint64_t *mark, uint64_t pos)
+{
+    if (pos < *mark)
+        *mark = pos; /* the stream started again */
+    if (pos - *mark < DROP_STEP)
+        return;
+    drop_span(src, *mark, pos);
+    *mark = pos;
+}
+
+static int columns_open(mcz_reader *r, uint64_t index_offset, mcz_diag *diag)
+{
+    r->columns = calloc(1, sizeof *r->columns);
+    if (!r->columns)
         return mcz_diag_set(diag, MCZ_ENOMEM, MCZ_NO_OFFSET, MCZ_NO_CONTEXT, "out of memory");
-    pthread_mutex_init(&r->hashes->lock, NULL);
-    r->hashes->frame_offset = index_offset + MCZ_ARC_INDEX_PACKED_HEAD;
-    r->hashes->dropped = index_offset;
-    mcz_src_drop_behind(r->src, &r->hashes->dropped, r->size); /* what the open decoded */
+    pthread_mutex_init(&r->columns->lock, NULL);
+    r->columns->frame_offset = index_offset + MCZ_ARC_INDEX_PACKED_HEAD;
     return MCZ_OK;
 }
 
-static void hashes_close(struct rd_hashes *h)
+static void columns_close(struct rd_columns *c)
 {
-    if (!h)
+    if (!c)
         return;
-    mcz_arc_hash_stream_free(&h->column[0]);
-    mcz_arc_hash_stream_free(&h->column[1]);
-    free(h->whole);
-    pthread_mutex_destroy(&h->lock);
-    free(h);
+    for (int i = 0; i < MCZ_ARC_COLUMNS; i++)
+        mcz_arc_column_free(&c->stream[i]);
+    free(c->lengths);
+    free(c->hashes);
+    pthread_mutex_destroy(&c->lock);
+    free(c);
+}
+
+/* Entry pos of column col of the lean index, through its stream (lock held). */
+static int stream_entry(const mcz_reader *r, struct rd_columns *c, mcz_arc_column col,
+                        uint64_t pos, uint8_t *out)
+{
+    int rc = mcz_arc_column_get(&r->index, &c->stream[col], col, (uint32_t)pos, out);
+    drop_trailing(r->src, &c->dropped[col], c->frame_offset + c->stream[col].in_pos);
+    return rc;
+}
+
+/* Length of the context at pos (lock held). */
+static int length_at(const mcz_reader *r, struct rd_columns *c, uint64_t pos, uint32_t *len)
+{
+    if (r->index.lengths) {
+        *len = mcz_arc_index_length(&r->index, (uint32_t)pos);
+        return MCZ_OK;
+    }
+    if (!c->lengths && c->stream[MCZ_ARC_COL_LENGTHS].restarts >= RESTARTS_MAX &&
+        (c->lengths = mcz_arc_index_columns(&r->index, MCZ_ARC_COL_LENGTHS,
+                                            4 * (uint64_t)r->index.context_count)))
+        mcz_arc_column_free(&c->stream[MCZ_ARC_COL_LENGTHS]); /* NULL: the stream goes on */
+    if (c->lengths) {
+        *len = mcz_get_le32(c->lengths + 4 * pos);
+        return MCZ_OK;
+    }
+    uint8_t bytes[4];
+    int rc = stream_entry(r, c, MCZ_ARC_COL_LENGTHS, pos, bytes);
+    *len = rc == MCZ_OK ? mcz_get_le32(bytes) : 0;
+    return rc;
+}
+
+int mcz_rd_place(const mcz_reader *r, uint64_t chunk, uint64_t pos, uint32_t *offset,
+                 uint32_t *length)
+{
+    struct rd_columns *c = r->columns;
+    uint64_t base = r->context_base[chunk];
+    assert(pos >= base && pos < r->index.context_count);
+    pthread_mutex_lock(&c->lock);
+    uint32_t off = 0, len = 0;
+    int rc = MCZ_OK;
+    if (c->placed && pos == c->last_pos)
+        off = c->last_offset;
+    else if (c->placed && pos == c->last_pos + 1 && pos > base)
+        off = c->last_offset + c->last_length; /* within the chunk's raw size: checked at open */
+    else
+        for (uint64_t i = base; i < pos && rc == MCZ_OK; i++, off += len)
+            rc = length_at(r, c, i, &len);
+    if (rc == MCZ_OK)
+        rc = length_at(r, c, pos, &len);
+    c->placed = rc == MCZ_OK;
+    c->last_pos = pos;
+    c->last_offset = off;
+    c->last_length = len;
+    pthread_mutex_unlock(&c->lock);
+    *offset = off;
+    *length = len;
+    return rc;
+}
+
+bool mcz_rd_column_whole(const mcz_reader *r, mcz_arc_column c)
+{
+    pthread_mutex_lock(&r->columns->lock);
+    bool whole = c == MCZ_ARC_COL_LENGTHS ? r->columns->lengths != NULL
+                                          : r->columns->hashes != NULL;
+    pthread_mutex_unlock(&r->columns->lock);
+    return whole;
 }
 
 /* Copies entry pos of the identity and dedup columns held whole (either NULL when not wanted). */
@@ -164,60 +264,59 @@ static void hashes_copy(const uint8_t *identities, const uint8_t *dedups, uint64
         memcpy(dedup->bytes, dedups + 16 * pos, 16);
 }
 
-/* Decodes both columns whole when the streams have started again too often (lock held). */
-static void hashes_settle(const mcz_reader *r, struct rd_hashes *h)
+/* Decodes both hash columns whole when their streams have started again too often (lock held). */
+static void hashes_settle(const mcz_reader *r, struct rd_columns *c)
 {
-    if (h->whole || h->column[0].restarts + h->column[1].restarts < HASH_RESTARTS_MAX)
+    if (c->hashes || c->stream[MCZ_ARC_COL_IDENTITY].restarts +
+                             c->stream[MCZ_ARC_COL_DEDUP].restarts <
+                         RESTARTS_MAX)
         return;
-    h->whole = mcz_arc_index_hash_columns(&r->index); /* NULL: the streams go on */
-    if (!h->whole)
-        return;
-    mcz_arc_hash_stream_free(&h->column[0]);
-    mcz_arc_hash_stream_free(&h->column[1]);
+    c->hashes = mcz_arc_index_columns(&r->index, MCZ_ARC_COL_IDENTITY,
+                                      32 * (uint64_t)r->index.context_count);
+    if (!c->hashes)
+        return; /* the streams go on */
+    mcz_arc_column_free(&c->stream[MCZ_ARC_COL_IDENTITY]);
+    mcz_arc_column_free(&c->stream[MCZ_ARC_COL_DEDUP]);
 }
 
 int mcz_rd_hashes_at(const mcz_reader *r, uint64_t pos, mcz_hash128 *identity,
                      mcz_hash128 *dedup)
 {
     assert(r->index.has_hashes && pos < r->index.context_count);
-    if (!r->hashes) {
+    if (!r->index.packed) {
         hashes_copy(r->index.identity, r->index.dedup, pos, identity, dedup);
         return MCZ_OK;
     }
-    struct rd_hashes *h = r->hashes;
-    pthread_mutex_lock(&h->lock);
-    hashes_settle(r, h);
-    if (h->whole) {
-        hashes_copy(h->whole, h->whole + 16 * (size_t)r->index.context_count, pos, identity,
+    struct rd_columns *c = r->columns;
+    pthread_mutex_lock(&c->lock);
+    hashes_settle(r, c);
+    int rc = MCZ_OK;
+    if (c->hashes)
+        hashes_copy(c->hashes, c->hashes + 16 * (size_t)r->index.context_count, pos, identity,
                     dedup);
-        pthread_mutex_unlock(&h->lock);
-        return MCZ_OK;
-    }
-    int rc = identity ? mcz_arc_hash_stream_get(&r->index, &h->column[0], false, (uint32_t)pos,
-                                                identity->bytes)
-                      : MCZ_OK;
-    if (rc == MCZ_OK && dedup)
-        rc = mcz_arc_hash_stream_get(&r->index, &h->column[1], true, (uint32_t)pos, dedup->bytes);
-    size_t slower = h->column[0].in_pos < h->column[1].in_pos ? h->column[0].in_pos
-                                                               : h->column[1].in_pos;
-    mcz_src_drop_behind(r->src, &h->dropped, h->frame_offset + slower);
-    pthread_mutex_unlock(&h->lock);
+    else if (identity)
+        rc = stream_entry(r, c, MCZ_ARC_COL_IDENTITY, pos, identity->bytes);
+    if (rc == MCZ_OK && !c->hashes && dedup)
+        rc = stream_entry(r, c, MCZ_ARC_COL_DEDUP, pos, dedup->bytes);
+    pthread_mutex_unlock(&c->lock);
     return rc;
 }
 
 /*
- * Hash columns below this many bytes are held whole: streaming them costs two zstd windows (up
- * to 4 MiB each at the index's level 9), as much as 16 MiB of columns (524,288 contexts).
- * MCZ_INDEX_STREAM_MIN=BYTES sets another bound (the tests stream every index with 0).
+ * The per-context columns (36 bytes per context, 4 without hashes) are held whole below this
+ * many bytes, streamed from the index's frame from there: streaming costs a zstd window per
+ * column (4 MiB at the index's level 9), three of them with hashes, as much as 12 MiB of
+ * columns (349,526 contexts). MCZ_INDEX_STREAM_MIN=BYTES sets another bound (the tests stream
+ * every index with 0).
  */
-#define LEAN_MIN_HASHES (16u << 20)
+#define LEAN_MIN_COLUMNS (12u << 20)
 
-static uint64_t lean_min_hashes(void)
+static uint64_t lean_min_columns(void)
 {
     const char *text = getenv("MCZ_INDEX_STREAM_MIN");
     char *end;
     unsigned long long v = text && *text ? strtoull(text, &end, 10) : 0;
-    return text && *text && *end == '\0' ? (uint64_t)v : LEAN_MIN_HASHES;
+    return text && *text && *end == '\0' ? (uint64_t)v : LEAN_MIN_COLUMNS;
 }
 
 /* The index's pages, let go behind its checksum and decode at open. */
@@ -229,7 +328,7 @@ typedef struct open_release {
 static void release_behind(void *arg, uint64_t offset)
 {
     open_release *o = arg;
-    mcz_src_drop_behind(o->r->src, o->dropped, offset);
+    drop_trailing(o->r->src, o->dropped, offset);
 }
 
 /* Footer, index, head: each decoded from a view of its bytes (img, the image origin the views
@@ -265,12 +364,13 @@ static int open_checked(mcz_reader *r, mcz_diag *diag)
                             (unsigned long long)footer.index_offset);
     uint64_t dropped = footer.index_offset;
     open_release release_arg = {r, &dropped};
-    const mcz_arc_lean lean = {release_behind, &release_arg, lean_min_hashes()};
+    const mcz_arc_lean lean = {release_behind, &release_arg, lean_min_columns()};
     rc = mcz_arc_index_decode_lean(img, r->size, &footer, r->data_start, &lean, &r->index, diag);
     if (rc == MCZ_OK)
         rc = check_head_gap(r, img, head_end, footer.index_offset, diag);
-    if (rc == MCZ_OK && r->index.packed)
-        rc = hashes_open(r, footer.index_offset, diag);
+    drop_span(r->src, footer.index_offset, r->size); /* what the open decoded */
+    if (rc == MCZ_OK)
+        rc = columns_open(r, footer.index_offset, diag);
     if (rc == MCZ_OK) {
         mcz_src_range keep[2] = {{0, head_end}, {footer.index_offset, index_len}};
         mcz_src_keep(r->src, keep, 2);
@@ -328,7 +428,7 @@ void mcz_reader_close(mcz_reader *r)
     if (!r)
         return;
     ZSTD_freeDDict(r->ddict);
-    hashes_close(r->hashes);
+    columns_close(r->columns);
     mcz_arc_index_free(&r->index);
     free(r->context_base);
     free(r->raw_base);
@@ -449,13 +549,38 @@ int mcz_rd_match_index(const mcz_reader *r, uint64_t index, const mcz_arc_chunk_
                             mcz_in_context(e.first_number),
                             "chunk %llu: its header disagrees with the index",
                             (unsigned long long)index);
-    uint32_t base = r->context_base[index];
-    for (uint32_t i = 0; i < h->count; i++)
-        if (mcz_arc_chunk_head_length(h, i) != mcz_arc_index_length(&r->index, base + i))
-            return mcz_diag_set(diag, MCZ_ECORRUPT, mcz_at_offset((int64_t)e.offset),
-                                mcz_in_context((int64_t)e.first_number + i),
-                                "chunk %llu: context length disagrees with the index",
-                                (unsigned long long)index);
+    return mcz_rd_lengths_match(r, index, h, diag);
+}
+
+int mcz_rd_lengths_match(const mcz_reader *r, uint64_t index, const mcz_arc_chunk_head *h,
+                         mcz_diag *diag)
+{
+    mcz_chunk_info e;
+    mcz_arc_index_chunk(&r->index, (uint32_t)index, &e);
+    if (r->index.chunk_lengths &&
+        mcz_arc_xxh3(h->lengths, 4 * (size_t)h->count) == r->index.chunk_lengths[index])
+        return MCZ_OK; /* a lean index's lengths, as the open hashed them: not read again */
+    struct rd_columns *c = r->columns; /* else the first that differs, named */
+    uint64_t base = r->context_base[index];
+    int rc = MCZ_OK;
+    uint32_t i = 0, len = 0;
+    pthread_mutex_lock(&c->lock);
+    for (; i < h->count && rc == MCZ_OK; i++) {
+        rc = length_at(r, c, base + i, &len);
+        if (rc == MCZ_OK && len != mcz_arc_chunk_head_length(h, i))
+            break;
+    }
+    pthread_mutex_unlock(&c->lock);
+    if (rc != MCZ_OK)
+        return mcz_diag_set(diag, rc, mcz_at_offset((int64_t)e.offset),
+                            mcz_in_context((int64_t)e.first_number + i),
+                            "chunk %llu: the index's lengths cannot be read",
+                            (unsigned long long)index);
+    if (i < h->count)
+        return mcz_diag_set(diag, MCZ_ECORRUPT, mcz_at_offset((int64_t)e.offset),
+                            mcz_in_context((int64_t)e.first_number + i),
+                            "chunk %llu: context length disagrees with the index",
+                            (unsigned long long)index);
     return MCZ_OK;
 }
 

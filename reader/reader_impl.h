@@ -23,14 +23,30 @@ struct mcz_reader {
     mcz_arc_index index;
     uint32_t *context_base;  /* per chunk: position of its first context in the index */
     uint64_t *raw_base;      /* per chunk: its offset in the equivalent MCH */
-    struct rd_hashes *hashes; /* the hash columns of a lean index, read forward (reader.c);
-                               * NULL when the index holds them (raw, or no hashes) */
+    struct rd_columns *columns; /* the per-context columns as read (reader.c): a lean index's
+                                 * streams, the last context placed */
 };
 
 /* The stored identity and dedup key of the context at position pos (< contexts) of an archive
  * with hashes, either NULL when not wanted: MCZ_OK, or MCZ_ENOMEM. Thread-safe. */
 int mcz_rd_hashes_at(const mcz_reader *r, uint64_t pos, mcz_hash128 *identity,
                      mcz_hash128 *dedup);
+
+/* Where the context at position pos (< contexts) of chunk `chunk` lies in its chunk's raw bytes,
+ * and its length, from the index without decompression: MCZ_OK, or MCZ_ENOMEM. In a walk in
+ * order each is found from the one before. Thread-safe. */
+int mcz_rd_place(const mcz_reader *r, uint64_t chunk, uint64_t pos, uint32_t *offset,
+                 uint32_t *length);
+
+/* Whether the reader holds column c of its lean index decoded whole, reads out of order having
+ * made its stream start again too often (the lengths; either hash column: both). */
+bool mcz_rd_column_whole(const mcz_reader *r, mcz_arc_column c);
+
+/* Chunk `index`'s own lengths (h's) must be the index's: MCZ_OK, or MCZ_ECORRUPT naming the
+ * first context that differs, at the chunk's offset (MCZ_ENOMEM when a lean index's lengths
+ * cannot be read). Thread-safe. */
+int mcz_rd_lengths_match(const mcz_reader *r, uint64_t index, const mcz_arc_chunk_head *h,
+                         mcz_diag *diag);
 
 /*
  * Opens an archive held in memory (not copied: data must outlive the reader). Validates exactly

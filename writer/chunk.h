@@ -32,6 +32,8 @@ typedef struct chunk {
     bool packets;       /* a copied chunk's layout (its own writer's chunks: w->packets) */
     mcz_hash128 *identity, *dedup; /* NULL when the writer stores no hashes */
     uint64_t offset;    /* set by the output that stored it: where its frames lie */
+    bool rows_spilled;  /* lengths and hashes freed, in the writer's spill file (spill.c) */
+    uint64_t rows_at;   /* ...at this offset */
 } chunk;
 
 #endif /* MCZ_WRITER_CHUNK_H */

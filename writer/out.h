@@ -42,13 +42,27 @@ typedef struct mcz_wr_head {
 /* Where the chunks begin. */
 #define MCZ_WR_HEAD_SIZE(h) ((uint64_t)(h)->head_len + (h)->dict_len + (h)->meta_len)
 
+/* Where the rows of the chunks in the output are once they exceed a bound (spill.c). */
+typedef struct mcz_wr_spill {
+    uint64_t bound; /* row bytes held in memory before chunks spill; UINT64_MAX: never */
+    uint64_t held;  /* row bytes of the chunks stored that stayed in memory */
+    int fd;         /* the temporary file, -1 until the first spill */
+    uint64_t size;  /* bytes of rows in it */
+    uint64_t frame_len; /* bytes of a compressed index after them (mcz_wr_spill_store) */
+    int err;        /* errno of its first failure, 0: none */
+    char dir[512];  /* where it was made (messages; cut short past 511 bytes) */
+} mcz_wr_spill;
+
 /* The retained list as an index describes it: count chunks from first, linked through
- * retained_next; next_number is an empty index's first context number. */
+ * retained_next; next_number is an empty index's first context number; spill holds the rows
+ * of the chunks marked rows_spilled (none in a collector's list, which a fatal-signal dump
+ * reads). */
 typedef struct mcz_wr_list {
     chunk *first;
     uint32_t count;
     uint32_t next_number;
     bool hashes;
+    mcz_wr_spill *spill;
 } mcz_wr_list;
 
 typedef struct mcz_wr_out mcz_wr_out;
@@ -59,6 +73,8 @@ enum {
                                * dump can write them without reading a file */
     MCZ_WR_OUT_DUMPS = 2,     /* mcz_writer_dump: the retained chunks are readable */
     MCZ_WR_OUT_COLLECTS = 4,  /* a collector: the service thread runs (flush_ms, checkpoints) */
+    MCZ_WR_OUT_SPILLS = 8,    /* the index is written once, at the end: past a bound the rows of
+                               * the chunks stored go to a temporary file (spill.c) */
 };
 
 typedef struct mcz_wr_out_ops {
@@ -128,7 +144,8 @@ void mcz_wr_out_init(mcz_wr_out *o, const mcz_wr_out_ops *ops, const char *path)
 /* Chunks in the list from first. */
 uint32_t mcz_wr_list_count(chunk *first);
 /* l's index and footer (compressed when smaller), its rows at the chunks' offsets, the index
- * itself at `at`. */
+ * itself at `at`. MCZ_EIO with l->spill->err set: its temporary file failed
+ * (mcz_wr_spill_failure says so). */
 int mcz_wr_index_write(const mcz_wr_list *l, uint64_t at, mcz_arc_sink_fn sink, void *arg);
 /* An index that could not be encoded (rc ELIMIT or ENOMEM, as opposed to an output that refused
  * it), at `at` of path. */
@@ -141,5 +158,25 @@ int mcz_wr_archive_emit(const mcz_wr_head *h, const mcz_wr_list *l, mcz_wr_out *
 /* The same to path, atomically (io/outfile.c). */
 int mcz_wr_archive_to(const char *path, const mcz_wr_head *h, const mcz_wr_list *l,
                       mcz_wr_out *from, mcz_diag *d);
+
+/* ---- spill.c: the rows of the chunks in an output, past a bound ---- */
+
+/* No file yet; enabled false: every row stays in memory (the bound is never reached). */
+void mcz_wr_spill_init(mcz_wr_spill *s, bool enabled);
+/* Closes the file, if any (it has no name to remove). */
+void mcz_wr_spill_close(mcz_wr_spill *s);
+/* Bytes of count contexts' rows (lengths, and both hashes unless !hashes). */
+size_t mcz_wr_rows_size(uint32_t count, bool hashes);
+/* c was stored: its rows stay in memory while the bound allows, else go to the file and are
+ * freed (rows_spilled). MCZ_EIO naming errno and the directory, about path, when they cannot. */
+int mcz_wr_spill_chunk(mcz_wr_spill *s, chunk *c, bool hashes, const char *path, mcz_diag *d);
+/* c's spilled rows into buf (mcz_wr_rows_size bytes): lengths, identity, dedup. MCZ_EIO. */
+int mcz_wr_spill_read(mcz_wr_spill *s, const chunk *c, bool hashes, uint8_t *buf);
+/* When rows were spilled, fills store to keep a compressed index frame in the file, after
+ * them (mcz_arc_index_write_via): at that size it is not held in memory either. */
+bool mcz_wr_spill_store(mcz_wr_spill *s, mcz_arc_store *store);
+/* The file's first failure (err set) as a diag about path (context number, or -1): errno and
+ * the directory. MCZ_EIO. */
+int mcz_wr_spill_failure(const mcz_wr_spill *s, const char *path, int64_t number, mcz_diag *d);
 
 #endif /* MCZ_WRITER_OUT_H */

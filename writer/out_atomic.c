@@ -59,6 +59,8 @@ static int atomic_finish(mcz_wr_out *o, const mcz_wr_head *h, const mcz_wr_list 
     out_atomic *a = (out_atomic *)o;
     uint64_t at = mcz_outfile_tell(a->file);
     int rc = mcz_wr_index_write(l, at, file_sink, a->file);
+    if (rc != MCZ_OK && l->spill && l->spill->err)
+        return mcz_wr_spill_failure(l->spill, o->path, -1, d);
     if (rc != MCZ_OK)
         return failure(a, d, rc, (int64_t)at, -1, "index write");
     *written = mcz_outfile_tell(a->file) - at;
@@ -75,7 +77,7 @@ static void atomic_free(mcz_wr_out *o)
 }
 
 static const mcz_wr_out_ops atomic_ops = {
-    .flags = 0,
+    .flags = MCZ_WR_OUT_SPILLS,
     .begin = atomic_begin,
     .chunk = atomic_chunk,
     .finish = atomic_finish,

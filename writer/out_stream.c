@@ -77,6 +77,8 @@ static int stream_finish(mcz_wr_out *o, const mcz_wr_head *h, const mcz_wr_list 
     counting_sink sink = {s, 0};
     int rc = atomic_load(&o->lost) ? MCZ_EIO : mcz_wr_index_write(l, s->end, sink_send, &sink);
     *written = sink.sent;
+    if (rc != MCZ_OK && l->spill && l->spill->err)
+        return mcz_wr_spill_failure(l->spill, o->path, -1, d);
     if (rc == MCZ_ELIMIT || rc == MCZ_ENOMEM)
         return mcz_wr_index_failure(o->path, s->end, rc, d);
     if (rc != MCZ_OK && !atomic_load(&o->lost))
@@ -92,7 +94,7 @@ static void stream_free(mcz_wr_out *o)
 }
 
 static const mcz_wr_out_ops stream_ops = {
-    .flags = MCZ_WR_OUT_COLLECTS,
+    .flags = MCZ_WR_OUT_COLLECTS | MCZ_WR_OUT_SPILLS,
     .begin = stream_begin,
     .chunk = stream_chunk,
     .finish = stream_finish,

@@ -4,8 +4,9 @@
  * stream; the output decides what storing a chunk means). One thread at a time writes: the
  * holder of the output token, without the lock.
  *
- * Every chunk that reaches the output joins the retained list with its index rows, so an index
- * is encoded from the list at a checkpoint, a close or a dump (retained.c): compressed
+ * Every chunk that reaches the output joins the retained list with its index rows (in memory,
+ * or past a bound in a temporary file when the index is written only at close: spill.c), so an
+ * index is encoded from the list at a checkpoint, a close or a dump (retained.c): compressed
  * (mcz_arc_index_write, FORMAT.md §5) except in a dump from a fatal-signal handler, which may
  * not allocate and streams the raw form (mcz_arc_index_stream). The list is changed only by the
  * holder of the output token, under the lock; its links are atomics so that handler can walk it
@@ -31,7 +32,7 @@ static mcz_wr_head writer_head(const mcz_writer *w)
 static mcz_wr_list retained_list(mcz_writer *w, uint32_t next_number)
 {
     chunk *first = atomic_load(&w->retained_head);
-    mcz_wr_list l = {first, mcz_wr_list_count(first), next_number, !w->no_hashes};
+    mcz_wr_list l = {first, mcz_wr_list_count(first), next_number, !w->no_hashes, &w->spill};
     return l;
 }
 
@@ -125,7 +126,8 @@ void mcz_wr_free_retained(mcz_writer *w)
 /* ---- Chunks into the output ---- */
 
 /* Gives c to the output; one that keeps chunks in memory keeps its frames, else the index rows
- * are all the writer keeps. Token held, lock not held. */
+ * are all the writer keeps, and past a bound not even those (spill.c). Token held, lock not
+ * held. */
 static int store_chunk(mcz_writer *w, chunk *c, mcz_diag *d)
 {
     MCZ_WR_TOKEN_HELD(w);
@@ -135,6 +137,8 @@ static int store_chunk(mcz_writer *w, chunk *c, mcz_diag *d)
         free(c->frames);
         c->frames = NULL;
     }
+    if (rc == MCZ_OK)
+        rc = mcz_wr_spill_chunk(&w->spill, c, !w->no_hashes, w->path, d);
     return rc;
 }
 
@@ -369,6 +373,12 @@ void mcz_wr_test_on_write(mcz_writer *w, mcz_wr_test_write_fn fn, void *arg)
     w->test_write = fn;
     w->test_write_arg = arg;
     mcz_lock_drop(&w->lock);
+}
+
+uint64_t mcz_wr_test_spilled(const mcz_writer *w)
+{
+    MCZ_WR_TOKEN_HELD(w);
+    return w->spill.size;
 }
 
 static bool queue_compressed(const mcz_writer *w)

@@ -9,8 +9,9 @@
  * A fatal fault (a signal on POSIX; on Windows an unhandled exception, or abort) writes the
  * chunks already compressed from the handler itself, with the async-signal-safe calls of
  * io/platform.h only (create, write, fsync, close, rename), from buffers prepared beforehand:
- * the header and dictionary, and each retained chunk's frames and index rows (the index is
- * streamed through a stack buffer, in its raw form: compressing it would allocate).
+ * the header and dictionary, and each retained chunk's frames and index rows (a MEMORY ring
+ * never spills them to a file, writer/spill.c; the index is streamed through a stack buffer,
+ * in its raw form: compressing it would allocate).
  * It takes no lock, since the crashing thread may hold it. It reads the retained list through
  * atomics; the writer never frees a chunk once a fatal dump has started, and a chunk unlinked
  * meanwhile keeps its link, so the dump is a consistent archive of the list as it was when the

@@ -486,6 +486,7 @@ static void writer_free(mcz_writer *w)
         mcz_wr_chunk_free(c);
     }
     mcz_wr_free_retained(w);
+    mcz_wr_spill_close(&w->spill);
     mcz_wr_pool_free(w);
     if (w->out)
         w->out->ops->free(w->out);
@@ -530,6 +531,7 @@ static mcz_writer *writer_create(mcz_diag *diag)
     atomic_init(&w->fatal_dumping, 0);
     atomic_init(&w->retaining, 0);
     w->service_wake = UINT64_MAX;
+    mcz_wr_spill_init(&w->spill, false);
     mcz_diag_clear(&w->error);
     return w;
 }
@@ -549,6 +551,8 @@ static int open_output(mcz_writer *w, const char *path, const mcz_writer_options
     mcz_wr_out_args args = {w->path, opt->stream_fd, w->max_bytes, !w->no_hashes,
                             opt->checkpoint_ms ? opt->checkpoint_ms : DEFAULT_CHECKPOINT_MS};
     w->out = kind->open(&args, diag);
+    if (w->out)
+        mcz_wr_spill_init(&w->spill, (w->out->ops->flags & MCZ_WR_OUT_SPILLS) != 0);
     return w->out ? MCZ_OK : (diag && diag->code != MCZ_OK ? diag->code : MCZ_EIO);
 }
 

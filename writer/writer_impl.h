@@ -101,6 +101,7 @@ struct mcz_writer {
     chunk *retained_tail;
     uint64_t chunks_out;       /* chunks that reached the output, in order */
     uint32_t out_next_number;  /* number after the last chunk output: an empty index's first */
+    mcz_wr_spill spill;        /* the rows of stored chunks past a bound (spill.c) */
 
     /* Service thread (collector.c). */
     mcz_thread service;

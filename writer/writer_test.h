@@ -26,6 +26,10 @@ void mcz_wr_test_pause(mcz_writer *w, bool paused);
 typedef int (*mcz_wr_test_write_fn)(mcz_writer *w, uint64_t index, void *arg);
 void mcz_wr_test_on_write(mcz_writer *w, mcz_wr_test_write_fn fn, void *arg);
 
+/* Bytes of index rows written so far to the writer's temporary file (writer/spill.c; the
+ * bound: MCZ_INDEX_SPILL_MIN), from a write hook (the output token held). */
+uint64_t mcz_wr_test_spilled(const mcz_writer *w);
+
 /* held: takes the output token, so finished chunks pile up in the queue. Not held: waits until
  * every queued chunk is compressed (none may be paused), then gives the token back, which
  * writes them all from this thread, one after another. No dictionary may be pending. */

@@ -15,13 +15,27 @@
 static inline void tl_index_hash(const mcz_arc_index *idx, bool dedup, uint32_t pos, uint8_t *out)
 {
     if (idx->packed) {
-        mcz_arc_hash_stream s = {0};
-        if (mcz_arc_hash_stream_get(idx, &s, dedup, pos, out) != MCZ_OK)
+        mcz_arc_column_stream s = {0};
+        if (mcz_arc_column_get(idx, &s, dedup ? MCZ_ARC_COL_DEDUP : MCZ_ARC_COL_IDENTITY, pos,
+                               out) != MCZ_OK)
             abort();
-        mcz_arc_hash_stream_free(&s);
+        mcz_arc_column_free(&s);
     } else {
         memcpy(out, (dedup ? idx->dedup : idx->identity) + 16 * (size_t)pos, 16);
     }
+}
+
+/* Length pos of idx, held whole or read from a lean index's frame. */
+static inline uint32_t tl_index_length(const mcz_arc_index *idx, uint32_t pos)
+{
+    if (!idx->packed)
+        return mcz_arc_index_length(idx, pos);
+    mcz_arc_column_stream s = {0};
+    uint8_t out[4];
+    if (mcz_arc_column_get(idx, &s, MCZ_ARC_COL_LENGTHS, pos, out) != MCZ_OK)
+        abort();
+    mcz_arc_column_free(&s);
+    return mcz_get_le32(out);
 }
 
 /* t (zeroed by the caller, raw_index set as wanted) gets idx's chunks, lengths and hashes. */
@@ -39,7 +53,7 @@ static inline int tl_table_of_index(const mcz_arc_index *idx, mcz_arc_table *t)
         if (!lengths || !identity || !dedup)
             abort();
         for (uint32_t k = 0; k < c.count; k++) {
-            lengths[k] = mcz_arc_index_length(idx, base + k);
+            lengths[k] = tl_index_length(idx, base + k);
             if (idx->has_hashes) {
                 tl_index_hash(idx, false, base + k, identity[k].bytes);
                 tl_index_hash(idx, true, base + k, dedup[k].bytes);

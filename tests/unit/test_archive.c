@@ -2,6 +2,7 @@
  * test_archive.c - .mcz round trips: write, read back every context by number and by chunk,
  * compare with the input; determinism; dictionary given, trained and absent; edge cases.
  */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -11,6 +12,7 @@
 #include "../../format/archive.h"
 #include "archive_testlib.h"
 #include "../../writer/writer_test.h"
+#include "../../tools/tool.h" /* tool_setenv: POSIX and Windows */
 
 /* The version these tests' contexts are written in (their CorInfoType numbering). */
 #define VB mcz_jit_ee_find("B")
@@ -434,6 +436,100 @@ static void test_xz_codec(void **state)
     tl_corpus_free(&c);
 }
 
+/* The largest mcz_wr_test_spilled seen before a chunk write. */
+static int watch_spill(mcz_writer *w, uint64_t index, void *arg)
+{
+    (void)index;
+    uint64_t *spilled = arg;
+    uint64_t now = mcz_wr_test_spilled(w);
+    *spilled = now > *spilled ? now : *spilled;
+    return MCZ_OK;
+}
+
+/* Writes c to p with the rows held in memory up to bound bytes (MCZ_INDEX_SPILL_MIN, "": the
+ * default); *spilled: the row bytes in the temporary file before the last chunk's write. */
+static int write_spilling(const char *p, const tl_corpus *c, const mcz_writer_options *o,
+                          const char *bound, uint64_t *spilled, mcz_diag *d)
+{
+    assert_int_equal(tool_setenv("MCZ_INDEX_SPILL_MIN", bound), 0);
+    mcz_writer *w = mcz_writer_open(p, o, d);
+    assert_int_equal(tool_setenv("MCZ_INDEX_SPILL_MIN", ""), 0); /* read at open */
+    assert_non_null(w);
+    *spilled = 0;
+    mcz_wr_test_on_write(w, watch_spill, spilled);
+    int rc = MCZ_OK; /* a failed writer refuses appends; close says why */
+    for (uint32_t i = 0; i < c->n && rc == MCZ_OK; i++)
+        rc = mcz_writer_append(w, c->bytes + c->offsets[i], c->sizes[i], NULL);
+    int closed = mcz_writer_close(w, d);
+    return closed != MCZ_OK ? closed : rc;
+}
+
+/*
+ * Past MCZ_INDEX_SPILL_MIN bytes, the index rows of the chunks written go to a temporary file
+ * and are read back at close: the archive is the one written with every row in memory, with
+ * and without the hash columns, whether all chunks spill or only those past a few.
+ */
+static void test_index_rows_spilled(void **state)
+{
+    (void)state;
+    tl_corpus c;
+    tl_corpus_make(&c, 600, 40);
+    for (int hashes = 0; hashes < 2; hashes++) {
+        mcz_writer_options o = small_chunks(8 << 10, 2);
+        o.no_hashes = !hashes;
+        uint64_t per_context = hashes ? 36 : 4, spilled;
+        mcz_diag d;
+        assert_int_equal(write_spilling(path, &c, &o, "1000000000", &spilled, &d), MCZ_OK);
+        assert_int_equal(spilled, 0);
+        mcz_reader *r = mcz_reader_open(path, &d);
+        assert_non_null(r);
+        mcz_archive_info info;
+        mcz_reader_get_info(r, &info);
+        mcz_reader_close(r);
+        assert_true(info.chunks > 20);
+        char few[32]; /* the rows of 40 contexts */
+        snprintf(few, sizeof few, "%llu", (unsigned long long)(40 * per_context));
+        const char *bounds[] = {"0", few};
+        for (int b = 0; b < 2; b++) {
+            assert_int_equal(write_spilling(path2, &c, &o, bounds[b], &spilled, &d), MCZ_OK);
+            assert_same_file(path, path2);
+            /* every chunk but the last (0), or all but the first few (40 contexts), spilled */
+            assert_true(spilled > (c.n / 2) * per_context);
+            assert_true(spilled < c.n * per_context);
+            assert_int_equal(spilled % per_context, 0);
+        }
+        if (hashes)
+            mcz_reader_close(check_archive(path2, &c, 1));
+    }
+    tl_corpus_free(&c);
+}
+
+/* A temporary file the rows cannot go to fails the writer at close, naming the directory, and
+ * leaves no archive: TMPDIR names a directory that does not exist. */
+static void test_index_rows_spill_fails(void **state)
+{
+    (void)state;
+    tl_corpus c;
+    tl_corpus_make(&c, 200, 40);
+    mcz_writer_options o = small_chunks(8 << 10, 1);
+    char missing[160];
+    snprintf(missing, sizeof missing, "%s/no-such-dir", dir);
+    const char *tmpdir = getenv("TMPDIR");
+    char *saved = tmpdir ? strdup(tmpdir) : NULL;
+    assert_int_equal(tool_setenv("TMPDIR", missing), 0);
+    uint64_t spilled;
+    mcz_diag d;
+    int rc = write_spilling(path, &c, &o, "0", &spilled, &d);
+    assert_int_equal(tool_setenv("TMPDIR", saved ? saved : ""), 0); /* "": /tmp */
+    free(saved);
+    assert_int_equal(rc, MCZ_EIO);
+    assert_non_null(strstr(d.message, missing));
+    assert_non_null(strstr(d.message, "index rows"));
+    assert_non_null(strstr(d.message, strerror(ENOENT)));
+    assert_int_not_equal(access(path, F_OK), 0);
+    tl_corpus_free(&c);
+}
+
 static void test_writer_misuse(void **state)
 {
     (void)state;
@@ -486,6 +582,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_first_number, setup, teardown),
         cmocka_unit_test_setup_teardown(test_dictionary_modes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_writer_misuse, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_index_rows_spilled, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_index_rows_spill_fails, setup, teardown),
         cmocka_unit_test_setup_teardown(test_xz_codec, setup, teardown),
         cmocka_unit_test_setup_teardown(test_options_from_an_older_caller, setup, teardown),
     };

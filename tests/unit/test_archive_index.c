@@ -93,6 +93,9 @@ static void expect_same_hashes(const mcz_reader *a, const mcz_reader *b, uint32_
         assert_int_equal(mcz_reader_context(a, pos, &x), MCZ_OK);
         assert_int_equal(mcz_reader_context(b, pos, &y), MCZ_OK);
         assert_int_equal(x.hashes, y.hashes);
+        assert_int_equal(x.number, y.number);
+        assert_int_equal(x.size, y.size);
+        assert_int_equal(x.mch_offset, y.mch_offset); /* rebuilt from the lengths, or stored */
         assert_memory_equal(x.identity.bytes, y.identity.bytes, 16);
         assert_memory_equal(x.dedup.bytes, y.dedup.bytes, 16);
         mcz_hash128 dedup;
@@ -104,17 +107,19 @@ static void expect_same_hashes(const mcz_reader *a, const mcz_reader *b, uint32_
 }
 
 /* The two readers present the same columns, offsets included; a reader's lean index holds no
- * hash column, and serves the same hashes from its frame. */
+ * per-context column, and serves the same lengths and hashes from its frame. */
 static void expect_same_readers(const mcz_reader *a, const mcz_reader *b)
 {
     static const uint32_t steps[] = {1, 39, 7, 13};
     for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++)
         expect_same_hashes(a, b, steps[i]);
     assert_null(a->index.identity);
-    assert_int_equal(a->index.packed != NULL, a->index.has_hashes);
+    assert_null(a->index.lengths);
+    assert_null(a->index.offsets);
+    assert_non_null(a->index.packed);
 }
 
-/* The two indexes present the same columns, offsets included. */
+/* The two indexes present the same columns (those both hold). */
 static void expect_same_index(const mcz_arc_index *a, const mcz_arc_index *b)
 {
     assert_int_equal(a->chunk_count, b->chunk_count);
@@ -124,9 +129,11 @@ static void expect_same_index(const mcz_arc_index *a, const mcz_arc_index *b)
     assert_int_equal(a->has_hashes, b->has_hashes);
     size_t n = a->context_count;
     assert_memory_equal(a->chunks, b->chunks, (size_t)MCZ_ARC_CHUNK_ENTRY * a->chunk_count);
-    assert_memory_equal(a->offsets, b->offsets, 4 * n);
-    assert_memory_equal(a->lengths, b->lengths, 4 * n);
-    if (a->has_hashes && a->identity) {
+    if (a->offsets && b->offsets)
+        assert_memory_equal(a->offsets, b->offsets, 4 * n);
+    if (a->lengths && b->lengths)
+        assert_memory_equal(a->lengths, b->lengths, 4 * n);
+    if (a->has_hashes && a->identity && b->identity) {
         assert_memory_equal(a->identity, b->identity, 16 * n);
         assert_memory_equal(a->dedup, b->dedup, 16 * n);
     }
@@ -153,8 +160,8 @@ static void check_pair(const pair *p, bool hashes)
     assert_int_equal(mcz_arc_footer_decode(p->packed, p->packed_size, &f, NULL), MCZ_OK);
     assert_int_equal(mcz_arc_index_decode(p->packed, p->packed_size, &f, MCZ_ARC_HEADER_SIZE,
                                           &whole, NULL), MCZ_OK);
-    expect_same_index(&whole, &b->index); /* the whole decode keeps the hash columns */
-    assert_true(!hashes || whole.identity);
+    expect_same_index(&whole, &b->index); /* the whole decode keeps the per-context columns */
+    assert_true(whole.lengths && !whole.offsets && (!hashes || whole.identity));
     mcz_arc_index_free(&whole);
     assert_non_null(a->index.owned);
     assert_null(b->index.owned);
@@ -226,7 +233,8 @@ static bool same_index(const mcz_arc_index *a, const mcz_arc_index *b)
            a->first_number == b->first_number && a->raw_bytes == b->raw_bytes &&
            a->has_hashes == b->has_hashes &&
            !memcmp(a->chunks, b->chunks, (size_t)MCZ_ARC_CHUNK_ENTRY * k) &&
-           !memcmp(a->offsets, b->offsets, 4 * n) && !memcmp(a->lengths, b->lengths, 4 * n) &&
+           (!a->offsets || !memcmp(a->offsets, b->offsets, 4 * n)) &&
+           !memcmp(a->lengths, b->lengths, 4 * n) &&
            (!a->has_hashes || (!memcmp(a->identity, b->identity, 16 * n) &&
                                !memcmp(a->dedup, b->dedup, 16 * n)));
 }
@@ -436,6 +444,126 @@ static void test_forged_frames(void **state)
     }
 }
 
+/* A length damaged in a compressed index (its checksum recomputed) is refused with the same
+ * error whether the reader holds the lengths whole or streams them from the frame at open. */
+static void test_lengths_damage_same_error(void **state)
+{
+    (void)state;
+    void (*edits[])(uint8_t *, const pair *) = {edit_length_plus_one, edit_lengths_swapped_across,
+                                                edit_length_huge};
+    const pair *pairs[] = {&with, &without};
+    for (size_t k = 0; k < 2; k++) {
+        for (size_t e = 0; e < sizeof edits / sizeof edits[0]; e++) {
+            size_t len, z_len, size;
+            uint8_t *cols = columns_of(pairs[k], &len);
+            edits[e](cols, pairs[k]);
+            uint8_t *z = compress(cols, len, true, &z_len);
+            uint8_t *p = with_frame(pairs[k], len, z, z_len, &size);
+            mcz_diag held, streamed;
+            assert_int_equal(tool_setenv("MCZ_INDEX_STREAM_MIN", "18446744073709551615"), 0);
+            assert_null(mcz_reader_open_image(p, size, &held));
+            assert_int_equal(tool_setenv("MCZ_INDEX_STREAM_MIN", "0"), 0);
+            assert_null(mcz_reader_open_image(p, size, &streamed));
+            assert_int_equal(held.code, MCZ_ECORRUPT);
+            assert_int_equal(streamed.code, held.code);
+            assert_int_equal(streamed.offset, held.offset);
+            assert_int_equal(streamed.context, held.context);
+            assert_string_equal(streamed.message, held.message);
+            free(p);
+            free(z);
+            free(cols);
+        }
+    }
+}
+
+/* Each context of a (a lean index) and b (the same archive, raw index) at positions visited
+ * with step from the last one, through the index and through a cursor. A stream's window
+ * begins at the read that fills it, so each step back past the start is read behind it. */
+static void expect_same_places(const mcz_reader *a, const mcz_reader *b, uint32_t step)
+{
+    uint32_t n = a->index.context_count;
+    mcz_cursor *cur = mcz_cursor_create(a);
+    assert_non_null(cur);
+    for (uint32_t k = 0; k < n; k++) {
+        uint64_t pos = ((uint64_t)k * step + n - 1) % n;
+        mcz_context_info x, y;
+        assert_int_equal(mcz_reader_context(a, pos, &x), MCZ_OK);
+        assert_int_equal(mcz_reader_context(b, pos, &y), MCZ_OK);
+        assert_int_equal(x.size, y.size);
+        assert_int_equal(x.mch_offset, y.mch_offset);
+        assert_int_equal(x.mch_offset, corpus.offsets[x.number - 1]);
+        mcz_mc mc;
+        assert_int_equal(mcz_cursor_get(cur, x.number, &mc, NULL), MCZ_OK);
+        assert_int_equal(mc.size, corpus.sizes[x.number - 1]);
+        assert_memory_equal(mc.bytes, corpus.bytes + corpus.offsets[x.number - 1], mc.size);
+    }
+    mcz_cursor_free(cur);
+}
+
+/* A lean index read in order keeps its lengths in the frame; read out of order (by position
+ * and by chunk, through a cursor), its stream starts again, then the lengths are decoded whole
+ * once, the answers the same throughout. */
+static void test_lean_out_of_order(void **state)
+{
+    (void)state;
+    mcz_reader *a = mcz_reader_open_image(with.packed, with.packed_size, NULL);
+    mcz_reader *b = mcz_reader_open_image(with.raw, with.raw_size, NULL);
+    assert_non_null(a);
+    assert_non_null(b);
+    assert_non_null(a->index.packed);
+    expect_same_places(a, b, 1); /* the last, then all in order: one read behind */
+    expect_same_places(a, b, 7); /* the window now holds all 40 lengths */
+    assert_false(mcz_rd_column_whole(a, MCZ_ARC_COL_LENGTHS));
+    assert_false(mcz_rd_column_whole(a, MCZ_ARC_COL_IDENTITY));
+    mcz_reader_close(a);
+    a = mcz_reader_open_image(with.packed, with.packed_size, NULL);
+    assert_non_null(a);
+    expect_same_places(a, b, a->index.context_count - 1); /* backwards: 35 chunks, 40 contexts */
+    assert_true(mcz_rd_column_whole(a, MCZ_ARC_COL_LENGTHS));
+    assert_true(mcz_rd_column_whole(a, MCZ_ARC_COL_IDENTITY));
+    expect_same_places(a, b, 13);
+    mcz_reader_close(a);
+    mcz_reader_close(b);
+}
+
+/* A frame with zstd's content checksum after its last block (writers write none, but the
+ * format does not forbid it) opens held whole and streamed alike, a lean open decoding the
+ * frame to its end; a damaged checksum is refused both ways. */
+static void test_frame_with_checksum(void **state)
+{
+    (void)state;
+    size_t len, z_len, size;
+    uint8_t *cols = columns_of(&with, &len);
+    size_t cap = ZSTD_compressBound(len);
+    uint8_t *z = malloc(cap);
+    ZSTD_CCtx *cctx = ZSTD_createCCtx();
+    assert_non_null(z);
+    assert_non_null(cctx);
+    ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, 1);
+    z_len = ZSTD_compress2(cctx, z, cap, cols, len);
+    assert_false(ZSTD_isError(z_len));
+    ZSTD_freeCCtx(cctx);
+    for (int damaged = 0; damaged < 2; damaged++) {
+        z[z_len - 1] ^= (uint8_t)damaged; /* the checksum's last byte */
+        uint8_t *p = with_frame(&with, len, z, z_len, &size);
+        const char *bounds[] = {"18446744073709551615", "0"}; /* held whole, streamed */
+        for (int b = 0; b < 2; b++) {
+            assert_int_equal(tool_setenv("MCZ_INDEX_STREAM_MIN", bounds[b]), 0);
+            mcz_diag d;
+            mcz_reader *r = mcz_reader_open_image(p, size, &d);
+            assert_int_equal(r != NULL, !damaged);
+            if (r)
+                assert_int_equal(r->index.packed != NULL, b == 1);
+            else
+                assert_int_equal(d.code, MCZ_ECORRUPT);
+            mcz_reader_close(r);
+        }
+        free(p);
+    }
+    free(z);
+    free(cols);
+}
+
 /* Counts the size of the file cannot hold, with a decoded size that agrees with them: refused
  * on the file size, before a buffer for them is allocated. */
 static void test_counts_bounded_by_file(void **state)
@@ -465,6 +593,9 @@ int main(void)
         cmocka_unit_test(test_every_bit_flipped),
         cmocka_unit_test(test_forged_frames),
         cmocka_unit_test(test_counts_bounded_by_file),
+        cmocka_unit_test(test_lengths_damage_same_error),
+        cmocka_unit_test(test_lean_out_of_order),
+        cmocka_unit_test(test_frame_with_checksum),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
