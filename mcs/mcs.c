@@ -10,7 +10,6 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-#include <strings.h>
 
 #include "mcs_switches.h"
 #include "mcs_util.h"

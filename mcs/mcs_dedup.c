@@ -4,7 +4,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "mcs_chunks.h"
 #include "mcs_context.h"
@@ -64,7 +63,7 @@ static void run_set_free(run_set *r)
     if (r->path)
         remove(r->path); /* again: a system that keeps open files from removal */
     if (r->dir)
-        rmdir(r->dir);
+        tool_rmdir(r->dir);
     free(r->path);
     free(r->dir);
     free(r->buf);
@@ -98,7 +97,7 @@ static int run_file_open(run_set *r)
         tool_error("%s: %s", r->path, strerror(errno));
         return -1;
     }
-    if (remove(r->path) == 0 && rmdir(r->dir) == 0) {
+    if (remove(r->path) == 0 && tool_rmdir(r->dir) == 0) {
         free(r->path);
         free(r->dir);
         r->path = r->dir = NULL;

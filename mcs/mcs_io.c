@@ -4,8 +4,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "mcs_util.h"
 
@@ -16,12 +14,10 @@
 /* An empty regular file, or /dev/null (the same device, whatever its name). */
 static bool is_empty_input(const char *path)
 {
-    struct stat st, null;
-    if (stat(path, &st) != 0)
+    tool_file_info st;
+    if (tool_stat(path, &st) != 0)
         return false;
-    if (S_ISREG(st.st_mode))
-        return st.st_size == 0;
-    return S_ISCHR(st.st_mode) && stat("/dev/null", &null) == 0 && st.st_rdev == null.st_rdev;
+    return st.type == TOOL_FILE_NULL || (st.type == TOOL_FILE_REGULAR && st.size == 0);
 }
 
 int mcs_input_refuse_empty(const char *path)
@@ -303,7 +299,8 @@ struct mcs_output {
 /* Binary output on a terminal is refused unless forced (--force), as zstd and xz refuse it. */
 static int refuse_terminal(const char *path)
 {
-    if (!tool_output_is_stdout(path) || !isatty(STDOUT_FILENO) || mcs_run_context()->output_forced)
+    if (!tool_output_is_stdout(path) || !tool_isatty(TOOL_STDOUT_FD) ||
+        mcs_run_context()->output_forced)
         return 0;
     tool_error("%s: refusing to write binary output to a terminal (redirect it, or give "
                "--force)", tool_display_name(path, true));

@@ -6,14 +6,13 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "mcs_util.h"
 
 uint64_t mcs_file_size(const char *path)
 {
-    struct stat st;
-    return stat(path, &st) == 0 && S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
+    tool_file_info st;
+    return tool_stat(path, &st) == 0 ? st.size : 0; /* 0 for all but regular files */
 }
 
 bool mcs_set_verbosity(const char *chars)

@@ -13,7 +13,6 @@
  */
 #include <assert.h>
 #include <string.h>
-#include <strings.h>
 
 #include "mcs_switches.h"
 #include "mcs_util.h"
@@ -229,7 +228,7 @@ static const char *bare(const char *name)
 static bool is_whole(const char *name, const typed_option *t)
 {
     const char *n = bare(name);
-    return strlen(n) == t->len && strncasecmp(n, t->name, t->len) == 0;
+    return strlen(n) == t->len && tool_strncasecmp(n, t->name, t->len) == 0;
 }
 
 /* mcs_switches.h: the first switch in SuperPMI's order that arg names. */
@@ -245,7 +244,7 @@ const mcs_switch *mcs_switch_find(const char *arg)
         const mcs_switch *s = &run->switches[i];
         size_t name_len = strlen(s->name);
         if ((two_dashes ? len == name_len : len <= name_len) &&
-            strncasecmp(text, s->name, len) == 0)
+            tool_strncasecmp(text, s->name, len) == 0)
             return s;
     }
     return NULL;
@@ -323,7 +322,7 @@ void mcs_nearest_offer(mcs_nearest *n, const char *candidate)
     size_t blen = strlen(b);
     size_t d = tool_edit_distance(n->typed, n->len, b);
     /* A beginning of a longer name (--chunk for --chunk-size) counts as near. */
-    if (n->len >= 3 && n->len < blen && strncasecmp(n->typed, b, n->len) == 0)
+    if (n->len >= 3 && n->len < blen && tool_strncasecmp(n->typed, b, n->len) == 0)
         d = 1;
     if (d > 2 || d * 2 >= blen || d >= n->distance)
         return;

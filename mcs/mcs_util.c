@@ -6,7 +6,6 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "mcs_util.h"
 
@@ -180,7 +179,7 @@ int mcs_compress_parse(const mcs_usage *u, const mcs_compress_args *a, const cha
 bool mcs_has_extension(const char *path, const char *ext)
 {
     size_t len = strlen(path), ext_len = strlen(ext);
-    return len >= ext_len && strcasecmp(path + len - ext_len, ext) == 0;
+    return len >= ext_len && tool_strcasecmp(path + len - ext_len, ext) == 0;
 }
 
 /* ============================================================================================ */

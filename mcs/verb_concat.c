@@ -8,11 +8,8 @@
  * the compressed chunks copied as they are where the dictionaries allow (mcs_chunks.h).
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "mcs_chunks.h"
 #include "mcs_verbs.h"
@@ -30,7 +27,7 @@ const mcs_usage usage_concat = {
 typedef struct concat_target {
     const char *path;
     int fd;
-    off_t original_size;
+    int64_t original_size;
     bool created;
     int undo; /* a signal truncates FILE1 back (tool_undo_truncate) */
 } concat_target;
@@ -52,21 +49,24 @@ static int target_open(concat_target *t, const char *path)
 {
     t->path = path;
     t->created = false;
-    t->fd = open(path, O_RDWR | O_APPEND | TOOL_O_CLOEXEC);
+    t->fd = tool_open(path, TOOL_OPEN_READ_WRITE | TOOL_OPEN_APPEND, 0);
     if (t->fd < 0 && errno == ENOENT) {
-        t->fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_EXCL | TOOL_O_CLOEXEC, 0666);
+        t->fd = tool_open(path,
+                          TOOL_OPEN_READ_WRITE | TOOL_OPEN_APPEND | TOOL_OPEN_CREATE |
+                              TOOL_OPEN_EXCLUSIVE,
+                          0666);
         t->created = t->fd >= 0;
     }
-    struct stat st;
-    if (t->fd < 0 || fstat(t->fd, &st) != 0) {
+    tool_file_info st;
+    if (t->fd < 0 || tool_fstat(t->fd, &st) != 0) {
         tool_error("%s: %s", path, strerror(errno));
         return -1;
     }
-    if (!S_ISREG(st.st_mode)) {
+    if (st.type != TOOL_FILE_REGULAR) {
         tool_error("%s: not a regular file", path);
         return -1;
     }
-    t->original_size = st.st_size;
+    t->original_size = (int64_t)st.size;
     if (t->created)
         tool_undo_remove(path);
     t->undo = tool_undo_truncate(t->fd, t->original_size);
@@ -87,13 +87,13 @@ static void target_restore(concat_target *t)
     if (t->fd < 0)
         return;
     target_forget_undo(t);
-    if (!t->created && ftruncate(t->fd, t->original_size) != 0)
+    if (!t->created && tool_truncate(t->fd, t->original_size) != 0)
         tool_error("%s: could not restore the original length %lld: %s", t->path,
                   (long long)t->original_size, strerror(errno));
-    close(t->fd); /* first: Windows removes no open file */
+    tool_close(t->fd); /* first: Windows removes no open file */
     t->fd = -1;
     if (t->created)
-        unlink(t->path);
+        tool_unlink(t->path);
 }
 
 static int target_finish(concat_target *t)
@@ -102,7 +102,7 @@ static int target_finish(concat_target *t)
         tool_error("%s: fsync failed: %s", t->path, strerror(errno));
         return -1;
     }
-    int rc = close(t->fd);
+    int rc = tool_close(t->fd);
     t->fd = -1;
     target_forget_undo(t);
     if (rc != 0) {
@@ -147,7 +147,7 @@ static int concat_archive(const char *path, mcs_input *in, uint64_t *appended,
     if (!out)
         return -1;
     mcs_input base = {0};
-    bool exists = access(path, F_OK) == 0;
+    bool exists = tool_exists(path);
     int rc = exists ? mcs_input_open(&base, path) : 0;
     if (rc == 0 && exists && !base.archive) {
         tool_error("%s: not an archive, though its name ends in .mcz", path);

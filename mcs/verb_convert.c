@@ -1,7 +1,5 @@
 /* verb_convert.c - mcs -convert: writes a collection (MCH or archive) as an .mcz archive. */
 #include <inttypes.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "mcs_chunks.h"
 #include "mcs_verbs.h"
@@ -63,9 +61,9 @@ static int writer_options_of(const convert_args *a, mcz_writer_options *opt)
  * after a usage error. */
 static int archive_name_check(const char *out)
 {
-    struct stat st;
+    tool_file_info st;
     if (!mcs_has_extension(out, ".mch") || mcs_output_forced() ||
-        (stat(out, &st) == 0 && !S_ISREG(st.st_mode)))
+        (tool_stat(out, &st) == 0 && st.type != TOOL_FILE_REGULAR))
         return 0;
     mcs_usage_error(&usage_convert,
                     "%s: an archive would be written under an .mch name; name it .mcz "
@@ -103,7 +101,7 @@ static mcz_reader *dictionary_source(const char *path, mcz_writer_options *opt)
 /* Where standard output stands: its offset when it is a file (> out.mcz), -1 for a pipe. */
 static int64_t stdout_offset(void)
 {
-    return (int64_t)lseek(STDOUT_FILENO, 0, SEEK_CUR);
+    return tool_position(TOOL_STDOUT_FD);
 }
 
 static int convert_file(const char *in_path, const char *out_path,

@@ -1,6 +1,5 @@
 /* verb_export.c - mcs -export: writes an archive's contexts back as an MCH file. */
 #include <inttypes.h>
-#include <sys/stat.h>
 
 #include "mcs_chunks.h"
 #include "mcs_verbs.h"
@@ -15,8 +14,9 @@ const mcs_usage usage_export = {
  * the mirror case, unless the name is a device or FIFO (a stream, whatever its name). */
 static int mch_name_check(const char *out)
 {
-    struct stat st;
-    if (!mcs_has_extension(out, ".mcz") || (stat(out, &st) == 0 && !S_ISREG(st.st_mode)))
+    tool_file_info st;
+    if (!mcs_has_extension(out, ".mcz") ||
+        (tool_stat(out, &st) == 0 && st.type != TOOL_FILE_REGULAR))
         return 0;
     return mcs_usage_error(&usage_export,
                            "%s: an MCH file would be written under an .mcz name; name it .mch, "

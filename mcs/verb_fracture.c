@@ -2,8 +2,6 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
-#include <unistd.h>
 
 #include "mcs_context.h"
 #include "mcs_verbs.h"
@@ -84,7 +82,7 @@ static void pieces_remove(fracture_run *f)
     for (uint64_t i = 0; i < f->pieces; i++) {
         char *path = piece_name(f, i);
         if (path)
-            unlink(path);
+            tool_unlink(path);
         free(path);
     }
 }
@@ -129,9 +127,11 @@ int cmd_fracture(int argc, char **argv)
     const char *pos[3];
     if (mcs_parse_args(argc, argv, &usage_fracture, &a, pos, 3, 3) < 0)
         return MCS_EXIT_USAGE;
-    if (a.format && strcasecmp(a.format, "mch") != 0 && strcasecmp(a.format, "mcz") != 0)
+    if (a.format && tool_strcasecmp(a.format, "mch") != 0 &&
+        tool_strcasecmp(a.format, "mcz") != 0)
         return mcs_usage_error(&usage_fracture, "--format: '%s' is neither mch nor mcz", a.format);
-    fracture_run f = {.prefix = pos[2], .archives = a.format && strcasecmp(a.format, "mcz") == 0};
+    fracture_run f = {.prefix = pos[2],
+                      .archives = a.format && tool_strcasecmp(a.format, "mcz") == 0};
     int exit_code = fracture_size(pos[0], &f.per_file);
     if (exit_code != MCS_EXIT_OK)
         return exit_code;

@@ -3,7 +3,6 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "mcs_chunks.h"
 #include "mcs_context.h"
@@ -59,12 +58,12 @@ static int append_plain(merge_run *m, mcs_input *in)
     return mcs_copy_all(in, m->out, &rules, &m->counts);
 }
 
-static int merge_file(merge_run *m, const char *path, const struct stat *st)
+static int merge_file(merge_run *m, const char *path, const tool_file_info *st)
 {
     tool_file_id id;
     if (m->out_existed && tool_file_id_of(path, &id) == 0 && tool_file_id_equal(&id, &m->out_id))
         return 0;
-    if (st->st_size == 0) {
+    if (st->size == 0) {
         if (!m->recording)
             tool_info("Skipping zero-length file %s", path);
         return 0;
@@ -107,7 +106,7 @@ static int merge_entries(merge_run *m, const char *dir, char **names, size_t cou
         for (size_t i = 0; i < count; i++) {
             size_t len = strlen(dir) + strlen(names[i]) + 2;
             char *path = malloc(len);
-            struct stat st;
+            tool_file_info st;
             if (!path) {
                 tool_error("out of memory");
                 return -1;
@@ -115,7 +114,7 @@ static int merge_entries(merge_run *m, const char *dir, char **names, size_t cou
             snprintf(path, len, "%s/%s", dir, names[i]);
             /* Files are followed through symbolic links; directories are not (no loops). */
             int rc = 0;
-            if (pass == 0 && stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
+            if (pass == 0 && tool_stat(path, &st) == 0 && st.type == TOOL_FILE_REGULAR &&
                 tool_glob_match(m->glob, names[i]))
                 rc = merge_file(m, path, &st);
             else if (pass == 1 && m->recursive && tool_is_directory_not_link(path))
@@ -146,15 +145,15 @@ static int merge_dir(merge_run *m, const char *dir, int depth)
 /* PATTERN: a directory, DIR/WILDCARD, or a single file. */
 static int merge_pattern(merge_run *m, const char *pattern)
 {
-    struct stat st;
-    if (stat(pattern, &st) == 0 && S_ISDIR(st.st_mode)) {
+    tool_file_info st;
+    if (tool_stat(pattern, &st) == 0 && st.type == TOOL_FILE_DIRECTORY) {
         m->glob = "*";
         return merge_dir(m, pattern, 0);
     }
     const char *slash = strrchr(pattern, '/');
     m->glob = slash ? slash + 1 : pattern;
     if (!strpbrk(m->glob, "*?[") && !m->recursive) {
-        if (stat(pattern, &st) != 0)
+        if (tool_stat(pattern, &st) != 0)
             return 0; /* nothing matches: reported by the caller */
         return merge_file(m, pattern, &st);
     }

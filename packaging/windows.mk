@@ -95,6 +95,7 @@ $(BUILD)/tests/%.exe: $(BUILD)/obj/tests/unit/%.o $(TOOL_OBJ) $(LIB_A)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lcmocka
 $(BUILD)/tests/test_replay_span.exe: $(BUILD)/obj/parallel-replay/replay_span.o
+$(BUILD)/tests/test_replay_options.exe: $(BUILD)/obj/parallel-replay/replay_options.o
 $(BUILD)/tests/test_mcs_options.exe: $(BUILD)/obj/tests/unit/test_mcs_options.o $(MCS_PARTS_OBJ) \
                                      $(TOOL_OBJ) $(LIB_A)
 	@mkdir -p $(@D)

@@ -15,10 +15,8 @@
  * 254 (superpmi: the JIT failed to initialize) on a worker's first unit, stops the whole run.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "replay_exec.h"
 
@@ -42,12 +40,12 @@ int replay_exec_file_begin(const replay_config *cfg, const char *work_dir, repla
         return MCZ_OK;
     uf->lead = cfg->exec_toc && !toc_refused;
     snprintf(uf->path, sizeof uf->path, "%s/unit.mch", work_dir);
-    int fd = open(uf->path, O_WRONLY | O_CREAT | TOOL_O_CLOEXEC, 0600);
+    int fd = tool_open(uf->path, TOOL_OPEN_WRITE | TOOL_OPEN_CREATE, 0600);
     uf->f = fd >= 0 ? fdopen(fd, "wb") : NULL;
     if (!uf->f) {
         uf->err = errno ? errno : EIO;
         if (fd >= 0)
-            close(fd);
+            tool_close(fd);
         return MCZ_OK;
     }
     static char buf[1 << 20]; /* one unit file open at a time per worker */
@@ -73,7 +71,7 @@ static int file_end(replay_exec_file *uf)
 {
     if (!uf->f)
         return uf->err;
-    if (!uf->err && (fflush(uf->f) != 0 || ftruncate(fileno(uf->f), (off_t)uf->size) != 0))
+    if (!uf->err && (fflush(uf->f) != 0 || tool_truncate(fileno(uf->f), (int64_t)uf->size) != 0))
         uf->err = errno ? errno : EIO;
     if (fclose(uf->f) != 0 && !uf->err)
         uf->err = errno ? errno : EIO;
@@ -111,7 +109,8 @@ static int file_drop_lead(const char *path, uint64_t size)
             err = errno ? errno : EIO;
         at += len;
     }
-    if (!err && (fflush(f) != 0 || ftruncate(fileno(f), (off_t)(size - sizeof toc_lead)) != 0))
+    if (!err &&
+        (fflush(f) != 0 || tool_truncate(fileno(f), (int64_t)(size - sizeof toc_lead)) != 0))
         err = errno ? errno : EIO;
     if (fclose(f) != 0 && !err)
         err = errno ? errno : EIO;
@@ -177,7 +176,7 @@ static int read_list(const char *path, mcz_list *l, mcz_diag *d)
 {
     mcz_file f;
     memset(l, 0, sizeof *l);
-    if (access(path, F_OK) != 0)
+    if (!tool_exists(path))
         return 0;
     int rc = mcz_file_map(path, &f, d);
     if (rc != MCZ_OK)
@@ -222,7 +221,7 @@ static void pass_output(const char *path, FILE *f, bool renumber, const mcz_mc *
         return;
     char *line = NULL;
     size_t cap = 0;
-    ssize_t len;
+    ptrdiff_t len;
     while ((len = tool_getline(&line, &cap, in)) > 0) {
         /* a unit's own summary: the run's, summed over every unit, is printed at the end (as
          * superpmi -p sums its children's instead of passing them on) */
@@ -545,8 +544,8 @@ static int start_once(const replay_config *cfg, exec_files *ef, char ***argv, in
                       char *why, size_t cap)
 {
     why[0] = '\0';
-    unlink(ef->list);
-    unlink(ef->details);
+    tool_unlink(ef->list);
+    tool_unlink(ef->details);
     free(*argv);
     *argv = build_argv(cfg, ef);
     if (!*argv)
@@ -564,10 +563,10 @@ static int start_once(const replay_config *cfg, exec_files *ef, char ***argv, in
 static void unit_files_remove(const exec_files *ef, bool all)
 {
     if (all)
-        unlink(ef->unit);
+        tool_unlink(ef->unit);
     const char *const paths[] = {ef->toc, ef->list, ef->details, ef->out, ef->err};
     for (size_t i = 0; i < sizeof paths / sizeof *paths; i++)
-        unlink(paths[i]);
+        tool_unlink(paths[i]);
 }
 
 /* Stops the run over a failure of mcz-replay's own on this unit: why, behind the unit's
@@ -694,7 +693,7 @@ static int job_wait(replay_exec_job *job, unit_details *d, int *code_out, replay
         free(ef->ranges);
         ef->ranges = NULL;
         ef->lead = false;
-        unlink(ef->toc);
+        tool_unlink(ef->toc);
         details_free(d, job->n);
         char why[EXEC_WHY_MAX];
         int err = file_drop_lead(ef->unit, job->size);

@@ -263,7 +263,7 @@ static int pass_unit(run_state *s, const char *path, bool first)
         return errno == ENOENT ? MCZ_OK : MCZ_EIO;
     char *line = NULL;
     size_t cap = 0;
-    ssize_t len;
+    ptrdiff_t len;
     while ((len = tool_getline(&line, &cap, in)) > 0) {
         line_role role = role_of(line, (size_t)len);
         if (first && role == LINE_USING && s->v->interleave <= 1)

@@ -5,12 +5,8 @@
  *   mcz-replay --merge-results [outputs] FILES... merge --shard runs' --results files
  */
 #include <errno.h>
-#include <fcntl.h>
-#include <ftw.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "replay_int.h"
 #include "replay_exec.h"
@@ -159,18 +155,6 @@ static int merge_main(const replay_options *o, char **paths, size_t n)
 
 /* ---- Replaying ------------------------------------------------------------------------------ */
 
-/* For nftw(FTW_DEPTH): a directory once its entries are gone (Windows' remove() takes files
- * only), anything else as it is. */
-static int remove_entry(const char *path, const struct stat *sb, int type, struct FTW *ftw)
-{
-    (void)sb, (void)ftw;
-    if (type == FTW_DP)
-        rmdir(path);
-    else
-        remove(path);
-    return 0;
-}
-
 /* The --exec command as words, and a private temporary directory for the units. */
 typedef struct exec_setup {
     char *words;
@@ -222,7 +206,7 @@ static int temp_prepare(exec_setup *es)
 static void exec_cleanup(exec_setup *es)
 {
     if (es->temp_dir[0] && !es->borrowed)
-        nftw(es->temp_dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+        tool_remove_tree(es->temp_dir);
     free(es->words);
     if (!es->words_given)
         free(es->argv);
@@ -351,7 +335,7 @@ static int worker_cache_prepare(const char *path, char *dir, size_t cap)
     if (!tool_mkdtemp(dir) || tool_setenv("MCZ_CACHE_DIR", dir) != 0) {
         int err = errno;
         if (dir[strlen(dir) - 1] != 'X')
-            nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+            tool_remove_tree(dir);
         dir[0] = '\0';
         return replay_fail("%s: cannot create a temporary directory in it: %s", tmp, strerror(err));
     }
@@ -407,7 +391,8 @@ static int replay_main(const replay_options *o, const char *path)
     if (code < 0) {
         replay_run_options ro = {.workers = workers_wanted(o),
                                  .timeout = o->timeout, .stride = o->stride,
-                                 .progress = !o->quiet && isatty(2), .stats = o->stats,
+                                 .progress = !o->quiet && tool_isatty(TOOL_STDERR_FD),
+                                 .stats = o->stats,
                                  .failure_limit = o->failure_limit,
                                  .exec_bound = o->exec ? o->exec_batch : 0};
         replay_table t = {.style = cfg.style, .interleave = o->interleave};
@@ -458,7 +443,7 @@ int main(int argc, char **argv)
         code = o.merge ? merge_main(&o, o.operands, o.operand_count)
                        : replay_main(&o, o.operands[0]);
     if (cache[0])
-        nftw(cache, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+        tool_remove_tree(cache);
     replay_options_free(&o);
     /* A closed pipe on stdout (mcz-replay ... | head) is not an error; a full disk is. */
     if (tool_close_stdout() != 0 && code == 0)

@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "replay_int.h"
 #include "replay_options.h"
@@ -338,7 +337,7 @@ static bool listed(const char *list, const char *word)
     size_t len = strlen(word);
     for (const char *w = list; w && *w; w += strspn(w, " ")) {
         size_t n = strcspn(w, " ");
-        if (n == len && strncasecmp(w, word, n) == 0)
+        if (n == len && tool_strncasecmp(w, word, n) == 0)
             return true;
         w += n;
     }

@@ -13,7 +13,6 @@
 #include <assert.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "replay_int.h"
 
@@ -74,7 +73,7 @@ static int hash_select(replay_plan *p, uint32_t first, uint64_t count,
         char hex[33];
         if (!stored(arg, n, hex))
             return MCZ_OK; /* no identities: nothing to narrow by */
-        if (strcasecmp(hex, p->match_hash) != 0 || (p->selective &&
+        if (tool_strcasecmp(hex, p->match_hash) != 0 || (p->selective &&
                                                       !mcz_list_contains(&p->selection, n)))
             continue;
         if (replay_grow(&keep.ranges, &cap, keep.count, sizeof *keep.ranges) != MCZ_OK) {

@@ -26,12 +26,9 @@
 
 typedef struct replay_ring replay_ring;
 
-/* A zero-filled ring in memory a forked child shares (MAP_SHARED); NULL when no mapping can be
- * made. POSIX only: on Windows the ring is a section the worker inherits (replay_proc_win32.c,
- * with replay_ring_bytes()). */
-replay_ring *replay_ring_map(void);
-void replay_ring_unmap(replay_ring **g);
-/* The size of a ring's memory (positions and bytes), for a system that maps it itself. */
+/* The size of a ring's memory (positions and bytes), which the platform files map: in memory a
+ * forked child shares (replay_proc_posix.c), in a section the worker inherits
+ * (replay_proc_win32.c). The memory starts zero-filled: both positions 0. */
 size_t replay_ring_bytes(void);
 /* Worker: appends a then b as one piece once the parent has left room for it, calling
  * wait(arg) while the ring is full (a nonzero return gives up: MCZ_EIO). */

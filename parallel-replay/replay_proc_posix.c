@@ -17,6 +17,7 @@
 #include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -101,6 +102,22 @@ static void close_pipes(int (*fds)[2], size_t n)
     for (size_t i = 0; i < n; i++)
         close(fds[i][0]), close(fds[i][1]);
     errno = err;
+}
+
+/* A zero-filled ring in memory a forked child shares (MAP_SHARED); NULL when no mapping can be
+ * made. */
+static replay_ring *replay_ring_map(void)
+{
+    void *p = mmap(NULL, replay_ring_bytes(), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
+                   -1, 0);
+    return p == MAP_FAILED ? NULL : p;
+}
+
+static void replay_ring_unmap(replay_ring **g)
+{
+    if (*g)
+        munmap(*g, replay_ring_bytes());
+    *g = NULL;
 }
 
 void replay_proc_kill(replay_proc *p)

@@ -40,6 +40,7 @@
 #include <sys/stat.h>
 
 #include "replay_proc.h"
+#include "tool_os.h"
 
 #define WORKER_ENV "MCZ_REPLAY_WORKER" /* "SLOT REQ MSG RING TEMP_DIR" (TEMP_DIR "-": none) */
 #define PIPE_BYTES 65536

@@ -19,7 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "replay_proc.h"
 
@@ -87,7 +86,7 @@ void replay_rows_path(const char *temp_dir, size_t slot, char *buf, size_t cap)
 static int rows_put(replay_chan *ch, const char *text, char *where, size_t cap)
 {
     size_t len = strlen(text);
-    off_t at = ch->rows_fd >= 0 ? lseek(ch->rows_fd, 0, SEEK_END) : -1;
+    int64_t at = ch->rows_fd >= 0 ? tool_seek_end(ch->rows_fd) : -1;
     if (at < 0 || tool_write_all(ch->rows_fd, text, len) != 0)
         return MCZ_EIO;
     snprintf(where, cap, "%lld %zu", (long long)at, len);
@@ -134,14 +133,14 @@ _Noreturn void replay_chan_fatal(replay_chan *ch, const char *msg)
 {
     fflush(NULL);
     replay_chan_send(ch, REPLAY_REC_FATAL, 0, 0, 0, msg, strlen(msg));
-    _exit(REPLAY_EXIT_INIT_FAILED);
+    _Exit(REPLAY_EXIT_INIT_FAILED);
 }
 
 _Noreturn void replay_chan_broken(replay_chan *ch, const char *msg)
 {
     fflush(NULL);
     replay_chan_send(ch, REPLAY_REC_FATAL, REPLAY_FATAL_BROKEN, 0, 0, msg, strlen(msg));
-    _exit(REPLAY_EXIT_GENERAL);
+    _Exit(REPLAY_EXIT_GENERAL);
 }
 
 /* Parses the complete records buffered; leaves at most a partial one. */

@@ -11,9 +11,6 @@
 #include <stdalign.h>
 #include <stdatomic.h>
 #include <string.h>
-#ifndef _WIN32
-#include <sys/mman.h>
-#endif
 
 #include "replay_proc.h"
 
@@ -29,24 +26,6 @@ _Static_assert(ATOMIC_LONG_LOCK_FREE == 2 && ATOMIC_LLONG_LOCK_FREE == 2,
                "the ring's positions must be lock-free, hence address-free across processes");
 
 size_t replay_ring_bytes(void) { return sizeof(replay_ring); }
-
-/* Windows has no fork to share an anonymous mapping with: replay_proc_win32.c maps each ring
- * in a section its worker inherits. */
-#ifndef _WIN32
-replay_ring *replay_ring_map(void)
-{
-    void *p = mmap(NULL, sizeof(replay_ring), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
-                   -1, 0);
-    return p == MAP_FAILED ? NULL : p; /* zero-filled: both positions 0 */
-}
-
-void replay_ring_unmap(replay_ring **g)
-{
-    if (*g)
-        munmap(*g, sizeof(replay_ring));
-    *g = NULL;
-}
-#endif
 
 /* Bytes of the ring from position at up to its wrap (then the rest from its start). */
 static size_t ring_first(uint64_t at, size_t len)

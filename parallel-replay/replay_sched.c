@@ -16,10 +16,8 @@
  * or timed out, and a fresh worker resumes the unit just after it.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "replay_proc.h"
 
@@ -179,7 +177,8 @@ static _Noreturn void worker_main(void *arg, size_t index, int req_fd, replay_ch
     if (cfg->temp_dir) {
         char path[4200];
         replay_rows_path(cfg->temp_dir, index, path, sizeof path);
-        ch->rows_fd = open(path, O_WRONLY | O_CREAT | O_APPEND | TOOL_O_CLOEXEC, 0600);
+        ch->rows_fd =
+            tool_open(path, TOOL_OPEN_WRITE | TOOL_OPEN_CREATE | TOOL_OPEN_APPEND, 0600);
     }
     if (replay_worker_open(cfg, &w, msg, sizeof msg) != MCZ_OK)
         replay_chan_fatal(ch, msg);
@@ -194,7 +193,7 @@ static _Noreturn void worker_main(void *arg, size_t index, int req_fd, replay_ch
         replay_filter f = {req[2], req[3]};
         replay_unit u;
         if (!request_valid(cfg->plan, req))
-            _exit(REPLAY_EXIT_GENERAL);
+            _Exit(REPLAY_EXIT_GENERAL);
         units_merge(cfg->plan, req[0], req[4], &u);
         errno = 0;
         replay_stats before;
@@ -216,7 +215,7 @@ static _Noreturn void worker_main(void *arg, size_t index, int req_fd, replay_ch
     fflush(NULL);
     uint64_t figures[4] = {st.units, st.contexts, st.bytes_read, st.bytes_decoded};
     replay_chan_send(ch, REPLAY_REC_STATS, 0, 0, 0, figures, sizeof figures);
-    _exit(rc == 0 ? 0 : REPLAY_EXIT_GENERAL);
+    _Exit(rc == 0 ? 0 : REPLAY_EXIT_GENERAL);
 }
 
 /* ---- Units handed out ------------------------------------------------------------------------ */
@@ -381,10 +380,11 @@ static char *rows_take(run *r, slot *s, const char *where)
     if (s->rows_fd < 0) {
         char path[4200];
         replay_rows_path(r->cfg->temp_dir, slot_index(r, s), path, sizeof path);
-        s->rows_fd = open(path, O_RDONLY | TOOL_O_CLOEXEC);
+        s->rows_fd = tool_open(path, TOOL_OPEN_READ, 0);
     }
     char *text = malloc(len + 1);
-    if (!text || s->rows_fd < 0 || tool_pread(s->rows_fd, text, len, (int64_t)at) != (ssize_t)len) {
+    if (!text || s->rows_fd < 0 ||
+        tool_pread(s->rows_fd, text, len, (int64_t)at) != (ptrdiff_t)len) {
         free(text);
         fatal(r, MCZ_EIO, "cannot read the details rows its worker wrote");
         return NULL;
@@ -695,7 +695,7 @@ int replay_proc_run(const replay_config *cfg, const replay_run_options *o, repla
     for (size_t i = 0; i < nslots; i++) {
         free(r.slots[i].reported);
         if (r.slots[i].rows_fd >= 0)
-            close(r.slots[i].rows_fd);
+            tool_close(r.slots[i].rows_fd);
     }
     free(r.slots);
     return r.error;

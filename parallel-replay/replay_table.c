@@ -32,7 +32,7 @@ struct replay_run {
 int replay_line_read(FILE *f, char **buf, size_t *cap)
 {
     errno = 0;
-    ssize_t n = tool_getline(buf, cap, f);
+    ptrdiff_t n = tool_getline(buf, cap, f);
     if (n < 0)
         return ferror(f) ? MCZ_EIO : 0;
     if ((*buf)[n - 1] != '\n')

@@ -9,8 +9,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "replay_int.h"
 
@@ -82,7 +80,7 @@ static int open_replayer(replay_worker *w, char *msg, size_t cap)
     }
     for (int i = 0; i < 2 && cfg->mode == REPLAY_MODE_EXEC; i++) {
         snprintf(w->slots[i].dir, sizeof w->slots[i].dir, "%s/w%ld%s", cfg->temp_dir,
-                 (long)getpid(), i ? ".next" : "");
+                 tool_process_id(), i ? ".next" : "");
         if (tool_mkdir_private(w->slots[i].dir) != 0) {
             snprintf(msg, cap, "%s: cannot create it: %s", w->slots[i].dir, strerror(errno));
             return MCZ_EIO;
@@ -131,8 +129,8 @@ void replay_worker_close(replay_worker *w, replay_stats *stats)
         if (sl->dir[0]) {
             char path[4200];
             snprintf(path, sizeof path, "%s/unit.mch", sl->dir);
-            unlink(path);
-            rmdir(sl->dir);
+            tool_unlink(path);
+            tool_rmdir(sl->dir);
         }
         free(sl->batch);
         free(sl->excluded);

@@ -13,8 +13,6 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
-#include <unistd.h>
 
 #include "dropin.h"
 #include "tool_spmi.h"
@@ -45,7 +43,7 @@ static bool is_target(const char *t)
     static const char *const names[] = {"amd64", "x64", "x86", "arm64", "arm", "arm32",
                                         "loongarch64", "riscv64", "wasm", "wasm32"};
     for (size_t i = 0; i < sizeof names / sizeof *names; i++)
-        if (strcasecmp(t, names[i]) == 0)
+        if (tool_strcasecmp(t, names[i]) == 0)
             return true;
     return false;
 }
@@ -69,7 +67,7 @@ static bool read_file_word(const char *word, dropin_cmd *cmd, int *jits)
         cmd->input = word;
         return true;
     default:
-        if (dot && strcasecmp(dot, ".mcz") == 0) {
+        if (dot && tool_strcasecmp(dot, ".mcz") == 0) {
             cmd->input = word;
             return true;
         }

@@ -7,12 +7,9 @@
  * (dropin_run_dir). Program files are named with the system's suffix (dropin_exe).
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "dropin.h"
 
@@ -28,24 +25,24 @@ char *dropin_join(const char *dir, const char *name)
     return p;
 }
 
-/* path opened with flags, as a stream of mode. */
-static FILE *open_stream(const char *path, int flags, const char *mode)
+/* path opened as tool_open opens it (how), as a stream of mode. */
+static FILE *open_stream(const char *path, int how, const char *mode)
 {
-    int fd = open(path, flags | TOOL_O_CLOEXEC, 0644);
+    int fd = tool_open(path, how, 0644);
     FILE *f = fd >= 0 ? fdopen(fd, mode) : NULL;
     if (!f && fd >= 0) {
         int saved = errno;
-        close(fd);
+        tool_close(fd);
         errno = saved;
     }
     return f;
 }
 
-FILE *dropin_fopen_read(const char *path) { return open_stream(path, O_RDONLY, "rb"); }
+FILE *dropin_fopen_read(const char *path) { return open_stream(path, TOOL_OPEN_READ, "rb"); }
 
 FILE *dropin_fopen_create(const char *path)
 {
-    return open_stream(path, O_WRONLY | O_CREAT | O_TRUNC, "wb");
+    return open_stream(path, TOOL_OPEN_WRITE | TOOL_OPEN_CREATE | TOOL_OPEN_TRUNCATE, "wb");
 }
 
 char *dropin_program_in(const char *dir, const char *name)
@@ -92,23 +89,24 @@ char *dropin_path_dir_of(const char *name)
 static bool is_self(const char *path)
 {
     char *self = tool_self_path();
-    struct stat a, b;
+    tool_file_info a, b;
     tool_file_id ia, ib;
-    bool known = self && stat(path, &a) == 0 && stat(self, &b) == 0;
+    bool known = self && tool_stat(path, &a) == 0 && tool_stat(self, &b) == 0;
     bool same = known && tool_file_id_of(path, &ia) == 0 && tool_file_id_of(self, &ib) == 0 &&
                 tool_file_id_equal(&ia, &ib);
     free(self);
-    return same || (known && a.st_size == b.st_size && dropin_is_ours(path) == 1);
+    return same || (known && a.size == b.size && dropin_is_ours(path) == 1);
 }
 
 /* path made absolute against the working directory (no link resolved: a link's name is what
  * was asked for), so a command run elsewhere finds it too. Takes path; malloc'd. */
 static char *absolute(char *path)
 {
-    char cwd[PATH_MAX];
-    if (dropin_is_absolute(path) || !getcwd(cwd, sizeof cwd))
+    char *cwd = dropin_is_absolute(path) ? NULL : tool_getcwd();
+    if (!cwd)
         return path;
     char *full = dropin_join(cwd, path);
+    free(cwd);
     free(path);
     return full;
 }
@@ -134,7 +132,7 @@ int dropin_find_real(const char *argv0, char **path)
         return -1;
     }
     const char *why = NULL;
-    if (access(real, F_OK) != 0)
+    if (!tool_exists(real))
         why = "no such file (mcz-superpmi --install DIR puts the real superpmi there; or set "
               "MCZ_SUPERPMI)";
     else if (!dropin_is_executable_file(real))

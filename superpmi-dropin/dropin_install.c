@@ -9,12 +9,9 @@
  * a failure part-way undoes what was done.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "dropin.h"
 
@@ -37,15 +34,15 @@ static bool holds_marker(const char *buf, size_t len)
 
 int dropin_is_ours(const char *path)
 {
-    int fd = open(path, O_RDONLY | TOOL_O_CLOEXEC);
+    int fd = tool_open(path, TOOL_OPEN_READ, 0);
     if (fd < 0)
         return -1;
     size_t mlen = sizeof marker - 1, have = 0, total = 0;
     char buf[65536 + sizeof marker];
     int found = 0;
-    ssize_t got;
+    ptrdiff_t got;
     while (!found && total < MARKER_SCAN_MAX &&
-           (got = read(fd, buf + have, sizeof buf - have)) > 0) {
+           (got = tool_read(fd, buf + have, sizeof buf - have)) > 0) {
         have += (size_t)got;
         total += (size_t)got;
         found = holds_marker(buf, have);
@@ -55,7 +52,7 @@ int dropin_is_ours(const char *path)
         }
     }
     int saved = errno;
-    close(fd);
+    tool_close(fd);
     errno = saved;
     return found;
 }
@@ -64,24 +61,24 @@ int dropin_is_ours(const char *path)
 static char *read_self(size_t *len)
 {
     char *self = tool_self_path();
-    int fd = self ? open(self, O_RDONLY | TOOL_O_CLOEXEC) : -1;
-    struct stat st;
-    if (fd < 0 || fstat(fd, &st) != 0) {
+    int fd = self ? tool_open(self, TOOL_OPEN_READ, 0) : -1;
+    tool_file_info st;
+    if (fd < 0 || tool_fstat(fd, &st) != 0) {
         tool_error("cannot read this program (%s): %s", self ? self : "its path",
                    strerror(errno));
         if (fd >= 0)
-            close(fd);
+            tool_close(fd);
         free(self);
         return NULL;
     }
-    char *bytes = malloc((size_t)st.st_size + 1);
+    char *bytes = malloc((size_t)st.size + 1);
     size_t have = 0;
-    ssize_t got = 1;
-    while (bytes && have < (size_t)st.st_size &&
-           (got = read(fd, bytes + have, (size_t)st.st_size - have)) > 0)
+    ptrdiff_t got = 1;
+    while (bytes && have < (size_t)st.size &&
+           (got = tool_read(fd, bytes + have, (size_t)st.size - have)) > 0)
         have += (size_t)got;
-    close(fd);
-    if (!bytes || have != (size_t)st.st_size) {
+    tool_close(fd);
+    if (!bytes || have != (size_t)st.size) {
         tool_error("cannot read this program (%s): %s", self,
                    bytes ? "short read" : "out of memory");
         free(bytes);
@@ -113,11 +110,11 @@ static char *write_copy(const char *dir)
     rc = rc == 0 ? dropin_make_executable(fd) : rc;
     rc = rc == 0 ? tool_fsync(fd) : rc;
     int saved = errno;
-    rc = close(fd) == 0 ? rc : -1;
+    rc = tool_close(fd) == 0 ? rc : -1;
     free(bytes);
     if (rc != 0) {
         tool_error("%s: %s", tmp, strerror(saved ? saved : errno));
-        unlink(tmp);
+        tool_unlink(tmp);
         free(tmp);
         return NULL;
     }
@@ -127,12 +124,12 @@ static char *write_copy(const char *dir)
 /* dir must be a directory holding superpmi. */
 static int check_dir(const char *dir, const char *spmi)
 {
-    struct stat st;
-    if (stat(dir, &st) != 0) {
+    tool_file_info st;
+    if (tool_stat(dir, &st) != 0) {
         tool_error("%s: %s", dir, strerror(errno));
         return -1;
     }
-    if (!S_ISDIR(st.st_mode)) {
+    if (st.type != TOOL_FILE_DIRECTORY) {
         tool_error("%s: not a directory", dir);
         return -1;
     }
@@ -176,17 +173,17 @@ static int place_copy(const char *dir, const char *spmi, const char *real, bool 
         return DROPIN_FATAL;
     int linked = keep ? keep_real(spmi, real) : 1;
     if (linked < 0) {
-        unlink(tmp);
+        tool_unlink(tmp);
         free(tmp);
         return DROPIN_FATAL;
     }
     if (tool_rename_over(tmp, spmi) != 0) {
         tool_error("%s: %s", spmi, strerror(errno));
         if (keep && linked)
-            unlink(real); /* the second name only: superpmi is untouched */
+            tool_unlink(real); /* the second name only: superpmi is untouched */
         else if (keep && rename(real, spmi) != 0)
             tool_error("%s: could not be put back: the real superpmi is %s", spmi, real);
-        unlink(tmp);
+        tool_unlink(tmp);
         free(tmp);
         return DROPIN_FATAL;
     }
@@ -260,7 +257,7 @@ int dropin_uninstall(const char *dir)
     else {
         printf("%s: the real superpmi restored\n", spmi);
         char *note = dropin_join(dir, DROPIN_REPLAY_NOTE);
-        if (unlink(note) != 0 && errno != ENOENT)
+        if (tool_unlink(note) != 0 && errno != ENOENT)
             tool_warn("%s: %s", note, strerror(errno));
         free(note);
         rc = 0;

@@ -9,11 +9,8 @@
  * superpmi's -help and -? go to the real superpmi.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "dropin.h"
 
@@ -97,14 +94,14 @@ static int run(const char *path, char *const words[])
 static bool is_archive(const char *path)
 {
     unsigned char head[MCZ_ARCHIVE_HEAD_SIZE];
-    struct stat st;
-    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+    tool_file_info st;
+    if (tool_stat(path, &st) != 0 || st.type != TOOL_FILE_REGULAR)
         return false;
     int fd = dropin_open_to_read(path);
     if (fd < 0)
         return false;
-    ssize_t got = read(fd, head, sizeof head);
-    close(fd);
+    ptrdiff_t got = tool_read(fd, head, sizeof head);
+    tool_close(fd);
     return got > 0 && mcz_looks_like_archive(head, (size_t)got);
 }
 

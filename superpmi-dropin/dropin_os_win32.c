@@ -64,7 +64,7 @@ bool dropin_name_exists(const char *path)
 
 int dropin_open_to_read(const char *path)
 {
-    return open(path, O_RDONLY | TOOL_O_CLOEXEC);
+    return tool_open(path, TOOL_OPEN_READ, 0);
 }
 
 int dropin_make_executable(int fd)

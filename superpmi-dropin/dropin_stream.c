@@ -19,13 +19,10 @@
  * collection; the temporary directory goes when superpmi ends.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
-#include <unistd.h>
 
 #include "dropin.h"
 #include "mcz.h"
@@ -118,11 +115,11 @@ static int stream_open(stream *st, const char *archive)
 static void stream_close(stream *st)
 {
     if (st->fd > 0)
-        close(st->fd);
+        tool_close(st->fd);
     if (st->dir[0]) {
-        unlink(st->mch);
-        unlink(st->toc);
-        rmdir(st->dir);
+        tool_unlink(st->mch);
+        tool_unlink(st->toc);
+        tool_rmdir(st->dir);
     }
     mcz_cursor_free(st->cursor);
     mcz_reader_close(st->reader);
@@ -179,7 +176,7 @@ static int serve(stream *st, FILE *in, int to_superpmi)
 {
     char *line = NULL;
     size_t cap = 0;
-    ssize_t len;
+    ptrdiff_t len;
     int rc = 0;
     uint64_t first = st->info.first_number, count = st->info.contexts;
     while (rc == 0 && !dropin_stopped() && (len = tool_getline(&line, &cap, in)) > 0) {
@@ -209,7 +206,7 @@ int dropin_stream(int argc, char **argv, const dropin_cmd *cmd, const char *real
 {
     int value = dropin_streaming_value(argv);
     const char *from = value ? argv[value] : "stdin";
-    bool from_stdin = strcasecmp(from, "stdin") == 0;
+    bool from_stdin = tool_strcasecmp(from, "stdin") == 0;
     FILE *in = from_stdin ? stdin : dropin_fopen_read(from);
     if (!in) {
         tool_error("Failed to open file '%s': %s", from, strerror(errno));
@@ -226,7 +223,7 @@ int dropin_stream(int argc, char **argv, const dropin_cmd *cmd, const char *real
     if (rc == 0) {
         dropin_catch_stops();
         int served = serve(&st, in, to_superpmi);
-        close(to_superpmi);
+        tool_close(to_superpmi);
         int code = tool_spawn_wait(dropin_stopped());
         rc = dropin_stopped() ? 128 + dropin_stopped() : served != 0 ? served : code;
     }

@@ -14,7 +14,6 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
-#include <sys/types.h>
 
 /* The programs are built with the library they ship with: they may use its static-only part. */
 #define MCZ_STATIC_LINKING_ONLY
@@ -119,6 +118,10 @@ void tool_progress_abandon(void);
 /* Levenshtein distance between a[0..alen) and b, case-insensitive; SIZE_MAX when either is 64
  * characters or longer (names are short). */
 size_t tool_edit_distance(const char *a, size_t alen, const char *b);
+/* strcasecmp(3) and strncasecmp(3) as in the C locale (ASCII letters without case), which
+ * <strings.h> declares on POSIX systems only. */
+int tool_strcasecmp(const char *a, const char *b);
+int tool_strncasecmp(const char *a, const char *b, size_t n);
 
 /* ---- CSV (tool_csv.c) ---- */
 
@@ -168,7 +171,7 @@ int tool_close_stdout(void);
  * OS-specific code. */
 
 char *tool_strndup(const char *s, size_t n);             /* NULL: out of memory */
-ssize_t tool_getline(char **line, size_t *cap, FILE *f); /* as getline(3) */
+ptrdiff_t tool_getline(char **line, size_t *cap, FILE *f); /* as getline(3) */
 long tool_cpu_count(void);                               /* processors online, >= 1 */
 typedef long (*tool_stream_write_fn)(void *cookie, const char *buf, size_t len);
 /* A write-only stdio stream whose bytes reach write(cookie, buf, len) (returns len or -1);
@@ -214,20 +217,77 @@ bool tool_file_id_equal(const tool_file_id *a, const tool_file_id *b);
 /* True when path is a directory itself, not a symbolic link (or junction) to one. */
 bool tool_is_directory_not_link(const char *path);
 
-/* The flags every descriptor a program opens gets: not inherited by children and, on
- * Windows, binary (no line-end translation). */
-#ifdef _WIN32
-#define TOOL_O_CLOEXEC (_O_NOINHERIT | _O_BINARY)
-#else
-#define TOOL_O_CLOEXEC O_CLOEXEC
-#endif
 /* The file's data on disk (fsync); 0 for what is not a disk file (a pipe, a terminal). 0, or
  * -1 with errno set. */
 int tool_fsync(int fd);
 /* Reads up to len bytes at offset off without moving the file position (pread); the count, or
  * -1 with errno set. Not safe against another thread using the descriptor's position on
  * Windows, where the position is saved and put back. */
-ssize_t tool_pread(int fd, void *buf, size_t len, int64_t off);
+ptrdiff_t tool_pread(int fd, void *buf, size_t len, int64_t off);
+
+/* Files and descriptors: the POSIX calls the programs make, under one name on every system.
+ * Each returns as its POSIX call does (-1 with errno set on failure); paths are the C
+ * runtime's, as fopen's. */
+
+/* What a name (its symbolic links followed) or a descriptor reaches. */
+typedef enum tool_file_type {
+    TOOL_FILE_REGULAR,   /* a disk file */
+    TOOL_FILE_DIRECTORY,
+    TOOL_FILE_NULL,      /* the null device, whatever its name (POSIX: /dev/null's device;
+                          * Windows reports it as TOOL_FILE_OTHER) */
+    TOOL_FILE_OTHER      /* a FIFO, another device, a socket, a terminal */
+} tool_file_type;
+typedef struct tool_file_info {
+    tool_file_type type;
+    uint64_t size; /* a regular file's length in bytes; 0 for the others */
+} tool_file_info;
+int tool_stat(const char *path, tool_file_info *info); /* stat(2) */
+int tool_fstat(int fd, tool_file_info *info);          /* fstat(2) */
+
+/* The standard streams' descriptors. */
+enum { TOOL_STDIN_FD = 0, TOOL_STDOUT_FD = 1, TOOL_STDERR_FD = 2 };
+/* How tool_open opens: one of READ, WRITE and READ_WRITE, with any of the others (O_CREAT,
+ * O_EXCL, O_TRUNC, O_APPEND). */
+enum {
+    TOOL_OPEN_READ = 1,
+    TOOL_OPEN_WRITE = 2,
+    TOOL_OPEN_READ_WRITE = 3,
+    TOOL_OPEN_CREATE = 4,
+    TOOL_OPEN_EXCLUSIVE = 8,
+    TOOL_OPEN_TRUNCATE = 16,
+    TOOL_OPEN_APPEND = 32
+};
+/* open(2), the descriptor never inherited by the programs this one starts and, on Windows,
+ * binary (no line-end translation). mode: the permissions of a file it creates (POSIX's,
+ * before the umask; Windows has none). */
+int tool_open(const char *path, int how, int mode);
+int tool_close(int fd);                                   /* close(2) */
+ptrdiff_t tool_read(int fd, void *buf, size_t len);       /* read(2): 0 at the end */
+/* write(2): may write fewer. Async-signal-safe. */
+ptrdiff_t tool_write(int fd, const void *buf, size_t len);
+/* The descriptor's position (lseek(fd, 0, SEEK_CUR)), or -1 (a pipe has none). */
+int64_t tool_position(int fd);
+/* Moves the position to the end (lseek(fd, 0, SEEK_END)): the file's length, or -1. */
+int64_t tool_seek_end(int fd);
+/* ftruncate(2): the file cut (or extended) to size bytes. Async-signal-safe. */
+int tool_truncate(int fd, int64_t size);
+bool tool_isatty(int fd);                      /* isatty(3) */
+bool tool_exists(const char *path);            /* access(path, F_OK) == 0 */
+/* unlink(2): a file's name removed. Async-signal-safe, which ISO C's remove is not said to be. */
+int tool_unlink(const char *path);
+/* rmdir(2): an empty directory removed (ISO C's remove removes files everywhere, directories
+ * on POSIX only). */
+int tool_rmdir(const char *path);
+/* A directory and everything in it removed, depth first, a symbolic link removed as a file
+ * and never followed; what cannot be removed is left and the rest still removed. 0 when all
+ * is gone, else -1 with errno of the first failure. Built on the calls above (tool_dir.c). */
+int tool_remove_tree(const char *path);
+/* The working directory (getcwd(3)), malloc'd; NULL with errno set. */
+char *tool_getcwd(void);
+/* This process's id (getpid(2); Windows: GetCurrentProcessId). */
+long tool_process_id(void);
+/* How the name of a shared library (a JIT) ends on this system: ".so", ".dylib" or ".dll". */
+const char *tool_shared_library_suffix(void);
 
 /* Programs and files (tool_proc_posix.c, tool_proc_win32.c; tool_command_line in
  * tool_cmdline.c). */
@@ -281,11 +341,6 @@ int tool_setenv(const char *name, const char *value);
  * process's, when it ends however it ends), as a HANDLE; NULL when none can be made. NULL
  * always on POSIX, which has none (process groups serve there). */
 void *tool_job_kill_on_close(void);
-#ifdef _WIN32
-/* errno for a Windows error code (GetLastError's) of a file or process call; EIO for one
- * without a counterpart. */
-int tool_errno_of_win32(unsigned long error);
-#endif
 
 /* ---- Counts ---- */
 
@@ -320,7 +375,7 @@ void tool_signals_install(void);
 
 /* On a signal, fd is truncated back to size (an in-place append being undone). Returns a
  * handle for tool_undo_forget, or -1 when the table is full. */
-int tool_undo_truncate(int fd, off_t size);
+int tool_undo_truncate(int fd, int64_t size);
 void tool_undo_forget(int handle);
 /* On a signal, path is removed (a file the run created and has not finished); forget takes it
  * off the list. A full table (8 of each) leaves the extra ones to the caller alone. */

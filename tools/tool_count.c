@@ -6,7 +6,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "tool.h"
 
@@ -18,7 +17,7 @@ static uint64_t suffix_scale(const char *s)
     if (!at || *at == '\0')
         return 0;
     const char *rest = s + 1;
-    if (*rest != '\0' && strcasecmp(rest, "B") != 0 && strcasecmp(rest, "iB") != 0)
+    if (*rest != '\0' && tool_strcasecmp(rest, "B") != 0 && tool_strcasecmp(rest, "iB") != 0)
         return 0;
     return (uint64_t)1 << (10 * (at - letters + 1));
 }

@@ -1,5 +1,6 @@
-/* tool_dir.c - a directory's names, sorted and filtered by a wildcard (tool_dir_list); the
- * reading itself is the platform files' (tool_os_dir_*). */
+/* tool_dir.c - a directory's names, sorted and filtered by a wildcard (tool_dir_list), and a
+ * directory tree removed (tool_remove_tree); the reading itself is the platform files'
+ * (tool_os_dir_*). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,4 +72,44 @@ void tool_dir_list_free(char **names, size_t count)
     for (size_t i = 0; i < count; i++)
         free(names[i]);
     free(names);
+}
+
+/* errno of the first failure, kept in *first (0: none yet). */
+static void note_failure(int rc, int *first)
+{
+    if (rc != 0 && *first == 0)
+        *first = errno ? errno : EIO;
+}
+
+/* Removes what dir holds, then dir: depth first, a link removed as a file. */
+static void remove_tree(const char *dir, int *first)
+{
+    char **names = NULL;
+    size_t count = 0;
+    note_failure(tool_dir_list(dir, NULL, &names, &count), first);
+    for (size_t i = 0; i < count; i++) {
+        size_t len = strlen(dir) + 1 + strlen(names[i]) + 1;
+        char *path = malloc(len);
+        if (!path) {
+            errno = ENOMEM;
+            note_failure(-1, first);
+            continue;
+        }
+        snprintf(path, len, "%s/%s", dir, names[i]);
+        if (tool_is_directory_not_link(path))
+            remove_tree(path, first);
+        else
+            note_failure(remove(path), first);
+        free(path);
+    }
+    tool_dir_list_free(names, count);
+    note_failure(tool_rmdir(dir), first);
+}
+
+int tool_remove_tree(const char *path)
+{
+    int first = 0;
+    remove_tree(path, &first);
+    errno = first;
+    return first ? -1 : 0;
 }

@@ -4,17 +4,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "tool.h"
 
 bool tool_input_is_stream(const char *path)
 {
-    struct stat st;
+    tool_file_info st;
     if (strcmp(path, "-") == 0)
         return true;
-    return stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
+    return tool_stat(path, &st) == 0 && st.type != TOOL_FILE_REGULAR &&
+           st.type != TOOL_FILE_DIRECTORY;
 }
 
 const char *tool_display_name(const char *path, bool output)
@@ -36,7 +35,7 @@ bool tool_output_is_stdout(const char *path)
     tool_file_id out, id;
     if (strcmp(path, "-") == 0)
         return true;
-    return tool_file_id_of_fd(STDOUT_FILENO, &out) == 0 && tool_file_id_of(path, &id) == 0 &&
+    return tool_file_id_of_fd(TOOL_STDOUT_FD, &out) == 0 && tool_file_id_of(path, &id) == 0 &&
            tool_file_id_equal(&out, &id);
 }
 
@@ -50,9 +49,9 @@ static size_t noted_count;
 
 void tool_note_input(const char *path)
 {
-    struct stat st;
+    tool_file_info st;
     tool_file_id id;
-    if (noted_count == NOTED_MAX || stat(path, &st) != 0 || !S_ISREG(st.st_mode) ||
+    if (noted_count == NOTED_MAX || tool_stat(path, &st) != 0 || st.type != TOOL_FILE_REGULAR ||
         tool_file_id_of(path, &id) != 0)
         return;
     noted[noted_count++] = (struct noted_input){id, path};
@@ -62,10 +61,11 @@ void tool_note_input(const char *path)
 static const struct noted_input *noted_as(const char *path)
 {
     bool out = strcmp(path, "-") == 0;
-    struct stat st;
+    tool_file_info st;
     tool_file_id id;
-    if ((out ? fstat(STDOUT_FILENO, &st) : stat(path, &st)) != 0 || !S_ISREG(st.st_mode) ||
-        (out ? tool_file_id_of_fd(STDOUT_FILENO, &id) : tool_file_id_of(path, &id)) != 0)
+    if ((out ? tool_fstat(TOOL_STDOUT_FD, &st) : tool_stat(path, &st)) != 0 ||
+        st.type != TOOL_FILE_REGULAR ||
+        (out ? tool_file_id_of_fd(TOOL_STDOUT_FD, &id) : tool_file_id_of(path, &id)) != 0)
         return NULL;
     for (size_t i = 0; i < noted_count; i++)
         if (tool_file_id_equal(&noted[i].id, &id))

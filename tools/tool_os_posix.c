@@ -164,9 +164,93 @@ int tool_fsync(int fd)
     return fsync(fd) == 0 || errno == EINVAL ? 0 : -1;
 }
 
-ssize_t tool_pread(int fd, void *buf, size_t len, int64_t off)
+ptrdiff_t tool_pread(int fd, void *buf, size_t len, int64_t off)
 {
     return pread(fd, buf, len, (off_t)off);
+}
+
+/* What st is: the null device is told from other character devices by its device number,
+ * whatever its name. */
+static tool_file_type type_of_stat(const struct stat *st)
+{
+    struct stat null;
+    if (S_ISREG(st->st_mode))
+        return TOOL_FILE_REGULAR;
+    if (S_ISDIR(st->st_mode))
+        return TOOL_FILE_DIRECTORY;
+    if (S_ISCHR(st->st_mode) && stat("/dev/null", &null) == 0 && st->st_rdev == null.st_rdev)
+        return TOOL_FILE_NULL;
+    return TOOL_FILE_OTHER;
+}
+
+static int info_of_stat(int rc, const struct stat *st, tool_file_info *info)
+{
+    if (rc != 0)
+        return -1;
+    info->type = type_of_stat(st);
+    info->size = info->type == TOOL_FILE_REGULAR ? (uint64_t)st->st_size : 0;
+    return 0;
+}
+
+int tool_stat(const char *path, tool_file_info *info)
+{
+    struct stat st;
+    return info_of_stat(stat(path, &st), &st, info);
+}
+
+int tool_fstat(int fd, tool_file_info *info)
+{
+    struct stat st;
+    return info_of_stat(fstat(fd, &st), &st, info);
+}
+
+int tool_open(const char *path, int how, int mode)
+{
+    static const int access_modes[] = {0, O_RDONLY, O_WRONLY, O_RDWR};
+    int flags = access_modes[how & TOOL_OPEN_READ_WRITE] | O_CLOEXEC;
+    flags |= how & TOOL_OPEN_CREATE ? O_CREAT : 0;
+    flags |= how & TOOL_OPEN_EXCLUSIVE ? O_EXCL : 0;
+    flags |= how & TOOL_OPEN_TRUNCATE ? O_TRUNC : 0;
+    flags |= how & TOOL_OPEN_APPEND ? O_APPEND : 0;
+    return open(path, flags, (mode_t)mode);
+}
+
+int tool_close(int fd) { return close(fd); }
+ptrdiff_t tool_read(int fd, void *buf, size_t len) { return read(fd, buf, len); }
+ptrdiff_t tool_write(int fd, const void *buf, size_t len) { return write(fd, buf, len); }
+int64_t tool_position(int fd) { return (int64_t)lseek(fd, 0, SEEK_CUR); }
+int64_t tool_seek_end(int fd) { return (int64_t)lseek(fd, 0, SEEK_END); }
+int tool_truncate(int fd, int64_t size) { return ftruncate(fd, (off_t)size); }
+bool tool_isatty(int fd) { return isatty(fd) == 1; }
+bool tool_exists(const char *path) { return access(path, F_OK) == 0; }
+int tool_unlink(const char *path) { return unlink(path); }
+int tool_rmdir(const char *path) { return rmdir(path); }
+long tool_process_id(void) { return (long)getpid(); }
+
+const char *tool_shared_library_suffix(void)
+{
+#if defined(__APPLE__)
+    return ".dylib";
+#else
+    return ".so";
+#endif
+}
+
+char *tool_getcwd(void)
+{
+    for (size_t cap = 256;; cap *= 2) {
+        char *dir = malloc(cap);
+        if (!dir)
+            return NULL;
+        if (getcwd(dir, cap))
+            return dir;
+        int err = errno;
+        free(dir);
+        if (err != ERANGE) {
+            errno = err;
+            return NULL;
+        }
+    }
 }
 
 /* ---- Signals ---- */

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "tool_os.h"
 
@@ -114,7 +115,7 @@ int tool_setenv(const char *name, const char *value)
     return _putenv_s(name, value) == 0 && SetEnvironmentVariableA(name, value) ? 0 : -1;
 }
 
-ssize_t tool_getline(char **line, size_t *cap, FILE *f)
+ptrdiff_t tool_getline(char **line, size_t *cap, FILE *f)
 {
     if (!line || !cap) {
         errno = EINVAL;
@@ -140,7 +141,7 @@ ssize_t tool_getline(char **line, size_t *cap, FILE *f)
     if (len == 0)
         return -1; /* the end of the file, or its error (ferror) */
     (*line)[len] = '\0';
-    return (ssize_t)len;
+    return (ptrdiff_t)len;
 }
 
 long tool_cpu_count(void)
@@ -492,7 +493,7 @@ int tool_fsync(int fd)
     return -1;
 }
 
-ssize_t tool_pread(int fd, void *buf, size_t len, int64_t off)
+ptrdiff_t tool_pread(int fd, void *buf, size_t len, int64_t off)
 {
     int64_t was = _lseeki64(fd, 0, SEEK_CUR);
     if (was < 0 || _lseeki64(fd, off, SEEK_SET) < 0)
@@ -504,6 +505,70 @@ ssize_t tool_pread(int fd, void *buf, size_t len, int64_t off)
         return -1;
     errno = err;
     return n;
+}
+
+/* The C runtime's POSIX names (narrow paths, as fopen's), with Windows' counterparts where it
+ * has none. */
+
+static int info_of_stat(int rc, const struct stat *st, tool_file_info *info)
+{
+    if (rc != 0)
+        return -1;
+    info->type = S_ISREG(st->st_mode)   ? TOOL_FILE_REGULAR
+                 : S_ISDIR(st->st_mode) ? TOOL_FILE_DIRECTORY
+                                        : TOOL_FILE_OTHER;
+    info->size = info->type == TOOL_FILE_REGULAR ? (uint64_t)st->st_size : 0;
+    return 0;
+}
+
+int tool_stat(const char *path, tool_file_info *info)
+{
+    struct stat st;
+    return info_of_stat(stat(path, &st), &st, info);
+}
+
+int tool_fstat(int fd, tool_file_info *info)
+{
+    struct stat st;
+    return info_of_stat(fstat(fd, &st), &st, info);
+}
+
+int tool_open(const char *path, int how, int mode)
+{
+    static const int access_modes[] = {0, _O_RDONLY, _O_WRONLY, _O_RDWR};
+    int flags = access_modes[how & TOOL_OPEN_READ_WRITE] | _O_NOINHERIT | _O_BINARY;
+    flags |= how & TOOL_OPEN_CREATE ? _O_CREAT : 0;
+    flags |= how & TOOL_OPEN_EXCLUSIVE ? _O_EXCL : 0;
+    flags |= how & TOOL_OPEN_TRUNCATE ? _O_TRUNC : 0;
+    flags |= how & TOOL_OPEN_APPEND ? _O_APPEND : 0;
+    return open(path, flags, mode);
+}
+
+int tool_close(int fd) { return close(fd); }
+
+ptrdiff_t tool_read(int fd, void *buf, size_t len)
+{
+    return read(fd, buf, len > INT_MAX ? INT_MAX : (unsigned)len);
+}
+
+ptrdiff_t tool_write(int fd, const void *buf, size_t len)
+{
+    return write(fd, buf, len > INT_MAX ? INT_MAX : (unsigned)len);
+}
+
+int64_t tool_position(int fd) { return _lseeki64(fd, 0, SEEK_CUR); }
+int64_t tool_seek_end(int fd) { return _lseeki64(fd, 0, SEEK_END); }
+int tool_truncate(int fd, int64_t size) { return ftruncate(fd, (off_t)size); }
+bool tool_isatty(int fd) { return isatty(fd) != 0; }
+bool tool_exists(const char *path) { return access(path, F_OK) == 0; }
+int tool_unlink(const char *path) { return unlink(path); }
+int tool_rmdir(const char *path) { return rmdir(path); }
+long tool_process_id(void) { return (long)GetCurrentProcessId(); }
+const char *tool_shared_library_suffix(void) { return ".dll"; }
+
+char *tool_getcwd(void)
+{
+    return _getcwd(NULL, 0); /* msvcrt allocates a buffer of the length needed */
 }
 
 /* ---- Console control events ---- */

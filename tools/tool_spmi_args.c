@@ -1,8 +1,8 @@
 /* tool_spmi_args.c - superpmi's switch table and its matching rules (tool_spmi.h). */
 #include <ctype.h>
 #include <string.h>
-#include <strings.h>
 
+#include "tool.h"
 #include "tool_spmi.h"
 
 typedef enum { MATCH_PREFIX, MATCH_FIXED, MATCH_WHOLE } match_rule;
@@ -52,16 +52,16 @@ static const entry table[TOOL_SPMI_COUNT] = {
 static bool is_prefix(const char *word, const char *name)
 {
     size_t len = strlen(word);
-    return len <= strlen(name) && strncasecmp(word, name, len) == 0;
+    return len <= strlen(name) && tool_strncasecmp(word, name, len) == 0;
 }
 
 static bool matches(const entry *e, const char *word)
 {
     switch (e->rule) {
     case MATCH_FIXED:
-        return strncasecmp(word, e->sw.name, e->fixed) == 0;
+        return tool_strncasecmp(word, e->sw.name, e->fixed) == 0;
     case MATCH_WHOLE:
-        return strcasecmp(word, e->sw.name) == 0;
+        return tool_strcasecmp(word, e->sw.name) == 0;
     default:
         /* superpmi tries -help as "help", "HELP" and "?" */
         return is_prefix(word, e->sw.name) ||
@@ -123,23 +123,15 @@ size_t tool_spmi_find(char *const argv[], tool_spmi_id id)
     return 0;
 }
 
-#if defined(__APPLE__)
-#define SHARED_LIB_SUFFIX ".dylib"
-#elif defined(_WIN32)
-#define SHARED_LIB_SUFFIX ".dll"
-#else
-#define SHARED_LIB_SUFFIX ".so"
-#endif
-
 tool_spmi_file tool_spmi_classify(const char *word)
 {
     const char *dot = strrchr(word, '.');
     if (!dot)
         return TOOL_SPMI_FILE_UNKNOWN;
-    if (strcasecmp(dot, SHARED_LIB_SUFFIX) == 0)
+    if (tool_strcasecmp(dot, tool_shared_library_suffix()) == 0)
         return TOOL_SPMI_FILE_JIT;
-    if (strcasecmp(dot, ".mc") == 0 || strcasecmp(dot, ".mch") == 0 ||
-        strcasecmp(dot, ".mct") == 0)
+    if (tool_strcasecmp(dot, ".mc") == 0 || tool_strcasecmp(dot, ".mch") == 0 ||
+        tool_strcasecmp(dot, ".mct") == 0)
         return TOOL_SPMI_FILE_INPUT;
     return TOOL_SPMI_FILE_UNKNOWN;
 }

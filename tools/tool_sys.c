@@ -3,7 +3,6 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "tool.h"
 
@@ -18,7 +17,7 @@ int tool_write_all(int fd, const void *buf, size_t len)
 {
     const unsigned char *p = buf;
     while (len > 0) {
-        ssize_t n = write(fd, p, len);
+        ptrdiff_t n = tool_write(fd, p, len);
         if (n < 0 && errno == EINTR)
             continue;
         if (n < 0)

@@ -6,6 +6,20 @@
 
 #include "tool.h"
 
+static int ascii_lower(unsigned char c) { return c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c; }
+
+int tool_strncasecmp(const char *a, const char *b, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        int ca = ascii_lower((unsigned char)a[i]), cb = ascii_lower((unsigned char)b[i]);
+        if (ca != cb || ca == 0)
+            return ca - cb;
+    }
+    return 0;
+}
+
+int tool_strcasecmp(const char *a, const char *b) { return tool_strncasecmp(a, b, SIZE_MAX); }
+
 size_t tool_edit_distance(const char *a, size_t alen, const char *b)
 {
     size_t blen = strlen(b);

@@ -4,13 +4,12 @@
  * tool_os_win32.c).
  *
  * The tables are fixed arrays of atomics so that the handler only reads memory that is never
- * freed, and calls only async-signal-safe functions (unlink, ftruncate).
+ * freed, and calls only async-signal-safe functions (tool_unlink, tool_truncate).
  */
 #include <limits.h>
 #include <stdlib.h>
 #include <stdatomic.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "tool_os.h"
 
@@ -21,7 +20,7 @@ enum { SLOT_FREE, SLOT_BUSY, SLOT_LIVE };
 static struct {
     atomic_int state;
     int fd;
-    off_t size;
+    int64_t size;
 } truncations[UNDO_SLOTS];
 
 static struct {
@@ -42,7 +41,7 @@ static int claim(atomic_int *state)
     return atomic_compare_exchange_strong(state, &expect, SLOT_BUSY);
 }
 
-int tool_undo_truncate(int fd, off_t size)
+int tool_undo_truncate(int fd, int64_t size)
 {
     for (int i = 0; i < UNDO_SLOTS; i++) {
         if (take(&truncations[i].state)) {
@@ -88,7 +87,7 @@ unsigned tool_undo_truncations(void)
     unsigned undone = 0;
     for (int i = 0; i < UNDO_SLOTS; i++) {
         if (claim(&truncations[i].state)) {
-            if (ftruncate(truncations[i].fd, truncations[i].size) != 0) {
+            if (tool_truncate(truncations[i].fd, truncations[i].size) != 0) {
                 /* nothing more a handler can do */
             }
             undone++;
@@ -102,7 +101,7 @@ unsigned tool_undo_removals(void)
     unsigned undone = mcz_remove_temporaries();
     for (int i = 0; i < UNDO_SLOTS; i++) {
         if (claim(&removals[i].state)) {
-            unlink(removals[i].path);
+            tool_unlink(removals[i].path);
             undone++;
         }
     }

@@ -5,12 +5,8 @@
  * when the read reaches its end.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
-#include <sys/stat.h>
-#include <unistd.h>
 #include <zip.h>
 
 #include "tool.h"
@@ -28,17 +24,17 @@ struct tool_zip {
 
 bool tool_is_zip(const char *path)
 {
-    struct stat st;
-    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+    tool_file_info st;
+    if (tool_stat(path, &st) != 0 || st.type != TOOL_FILE_REGULAR)
         return false;
-    int fd = open(path, O_RDONLY | TOOL_O_CLOEXEC);
+    int fd = tool_open(path, TOOL_OPEN_READ, 0);
     if (fd < 0)
         return false;
     unsigned char magic[4];
-    bool zip = read(fd, magic, sizeof magic) == (ssize_t)sizeof magic && magic[0] == 'P' &&
+    bool zip = tool_read(fd, magic, sizeof magic) == (ptrdiff_t)sizeof magic && magic[0] == 'P' &&
                magic[1] == 'K' && ((magic[2] == 3 && magic[3] == 4) || /* a local header */
                                    (magic[2] == 5 && magic[3] == 6));  /* an empty zip */
-    close(fd);
+    tool_close(fd);
     return zip;
 }
 
@@ -51,7 +47,7 @@ static int64_t find_mch(zip_t *za, const char *path, char err[TOOL_ERROR_SIZE])
     for (zip_int64_t i = 0; i < n; i++) {
         const char *name = zip_get_name(za, (zip_uint64_t)i, ZIP_FL_ENC_RAW);
         size_t len = name ? strlen(name) : 0;
-        if (len < 4 || name[len - 1] == '/' || strcasecmp(name + len - 4, ".mch") != 0)
+        if (len < 4 || name[len - 1] == '/' || tool_strcasecmp(name + len - 4, ".mch") != 0)
             continue;
         if (count++ == 0)
             found = i;

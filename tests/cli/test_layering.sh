@@ -44,6 +44,23 @@ echo '#include <unistd.h>' >>"$src/reader/verify.c"
 check_refuses "the reader including unistd.h is refused" \
     "reader/verify.c includes an operating system's header outside io/" "$BUILD_DIR" "$src"
 
+# 1d. System code in a program outside its platform files: mcs reaching for a POSIX header, a
+# Windows branch in mcz-replay, a system test in tools/'s header; the platform files themselves
+# may do both.
+echo '#include <fcntl.h>' >>"$src/mcs/mcs.c"
+printf '#ifdef _WIN32\nstatic const int probe_windows = 1;\n#endif\n' >>"$src/parallel-replay/replay_plan.c"
+printf '#if defined(__APPLE__)\n#endif\n' >>"$src/tools/tool.h"
+echo '#include <sys/mman.h>' >>"$src/tools/tool_os_posix.c"
+check_refuses "mcs.c including fcntl.h is refused" \
+    "mcs/mcs.c includes <fcntl.h>, a system's header outside the platform files" "$BUILD_DIR" "$src"
+check_refuses "an #ifdef _WIN32 in mcz-replay is refused" \
+    "parallel-replay/replay_plan.c tests a system (line" "$BUILD_DIR" "$src"
+check_refuses "a system test in tools/tool.h is refused" \
+    "tools/tool.h tests a system (line" "$BUILD_DIR" "$src"
+bash "$CHECK" "$BUILD_DIR" "$src" >"$T/layer.out" 2>&1
+if grep -q "tool_os_posix.c" "$T/layer.out"; then fail "a platform file's own header is refused"
+else pass "a platform file may include the system's headers"; fi
+
 # A build directory of links to the real objects, where one directory can be doctored.
 fake_build() {
     local dir=$1

@@ -14,7 +14,13 @@
 #      so a port to another system fills io/ alone (ISO C's headers and <pthread.h>, which
 #      Windows has as winpthreads, are everyone's);
 #   6. no object of mcs/ calls (or takes data from) one that calls it back, however far round:
-#      mcs is layered (ARCHITECTURE.md "mcs"), the messages and the run's state at the bottom.
+#      mcs is layered (ARCHITECTURE.md "mcs"), the messages and the run's state at the bottom;
+#   7. the programs' system code is their platform files' alone (tools/tool_os_*.c,
+#      tools/tool_proc_*.c, and a program's own *_posix.c and *_win32.c): every other program
+#      file includes only ISO C's headers, the libraries' it links (zstd's, libzip's) and its
+#      own ("..."), and tests no system (_WIN32, __APPLE__, __linux__...) in its #if lines.
+#      The benchmarks' drivers (bench/*.c) and the test plugins (parallel-replay/plugins/) are
+#      no programs a user runs: they are outside it.
 # Usage: check-layering.sh BUILD_DIR [SOURCE_DIR]  (the source tree defaults to this checkout;
 # tests/cli/test_layering.sh points both at doctored copies to see each check fail)
 set -u
@@ -153,4 +159,24 @@ if [ -n "$mcs_objects" ]; then
     if [ -n "$loop" ]; then bad "mcs/ calls in a circle: $(echo $loop)"
     else say "ok - no object of mcs/ calls one that calls it back"; fi
 fi
+# 7. The programs reach the system through tools/tool.h alone.
+iso_c_headers='assert|complex|ctype|errno|fenv|float|inttypes|iso646|limits|locale|math|setjmp|signal|stdalign|stdarg|stdatomic|stdbool|stddef|stdint|stdio|stdlib|stdnoreturn|string|tgmath|threads|time|uchar|wchar|wctype'
+linked_headers='zstd|zdict|zip'
+program_files=$(ls mcs/*.[ch] parallel-replay/*.[ch] superpmi-dropin/*.[ch] bench/mchgen/*.[ch] \
+                    tools/*.[ch] 2>/dev/null | grep -vE '_(posix|win32)\.c$')
+found=
+while IFS= read -r hit; do
+    [ -n "$hit" ] || continue
+    bad "${hit%%:*} includes <$(sed 's/.*<//; s/>.*//' <<<"${hit#*:}")>, a system's header outside the platform files (tools/tool.h reaches the system)"
+    found=1
+done < <(grep -HE "^[[:space:]]*#[[:space:]]*include[[:space:]]*<" $program_files /dev/null |
+         grep -vE "<($iso_c_headers|$linked_headers)\.h>")
+while IFS= read -r hit; do
+    [ -n "$hit" ] || continue
+    file=${hit%%:*} rest=${hit#*:}
+    bad "$file tests a system (line ${rest%%:*}: ${rest#*:}): system-specific code belongs in the platform files"
+    found=1
+done < <(grep -nHE "^[[:space:]]*#[[:space:]]*(if|ifdef|ifndef|elif)\b.*\b(_WIN32|_WIN64|__MINGW32__|_MSC_VER|__APPLE__|__linux__|__unix__|__CYGWIN__)\b" \
+             $program_files /dev/null)
+[ -z "$found" ] && say "ok - only the programs' platform files (*_posix.c, *_win32.c) reach the system"
 [ "$failures" -eq 0 ]
