@@ -505,7 +505,8 @@ static void test_index_rows_spilled(void **state)
 }
 
 /* A temporary file the rows cannot go to fails the writer at close, naming the directory, and
- * leaves no archive: TMPDIR names a directory that does not exist. */
+ * leaves no archive: the temporary directory (TMPDIR; on Windows TEMP) names a directory that
+ * does not exist. */
 static void test_index_rows_spill_fails(void **state)
 {
     (void)state;
@@ -514,14 +515,20 @@ static void test_index_rows_spill_fails(void **state)
     mcz_writer_options o = small_chunks(8 << 10, 1);
     char missing[160];
     snprintf(missing, sizeof missing, "%s/no-such-dir", dir);
-    const char *tmpdir = getenv("TMPDIR");
-    char *saved = tmpdir ? strdup(tmpdir) : NULL;
-    assert_int_equal(tool_setenv("TMPDIR", missing), 0);
+    static const char *const names[] = {"TMPDIR", "TEMP"};
+    char *saved[2];
+    for (int i = 0; i < 2; i++) {
+        const char *value = getenv(names[i]);
+        saved[i] = value ? strdup(value) : NULL;
+        assert_int_equal(tool_setenv(names[i], missing), 0);
+    }
     uint64_t spilled;
     mcz_diag d;
     int rc = write_spilling(path, &c, &o, "0", &spilled, &d);
-    assert_int_equal(tool_setenv("TMPDIR", saved ? saved : ""), 0); /* "": /tmp */
-    free(saved);
+    for (int i = 0; i < 2; i++) { /* "": the system's default */
+        assert_int_equal(tool_setenv(names[i], saved[i] ? saved[i] : ""), 0);
+        free(saved[i]);
+    }
     assert_int_equal(rc, MCZ_EIO);
     assert_non_null(strstr(d.message, missing));
     assert_non_null(strstr(d.message, "index rows"));
