@@ -35,6 +35,10 @@
  * mcz_diag_set_subject(d, path) where the file is known. The message never names the file.
  */
 
+/* The decimal value of environment variable name (a tuning variable, e.g. a bound in bytes), or
+ * fallback when it is unset, empty or not a whole decimal number. */
+uint64_t mcz_env_u64(const char *name, uint64_t fallback);
+
 /* mcz_diag_set naming the subject too (the file or URL that failed), in one call that returns
  * the code: `return mcz_fail_at(d, path, MCZ_EIO, MCZ_NO_OFFSET, MCZ_NO_CONTEXT, "%s", why)`. */
 int mcz_fail_at(mcz_diag *d, const char *subject, int code, mcz_diag_offset offset,

@@ -311,14 +311,6 @@ int mcz_rd_hashes_at(const mcz_reader *r, uint64_t pos, mcz_hash128 *identity,
  */
 #define LEAN_MIN_COLUMNS (12u << 20)
 
-static uint64_t lean_min_columns(void)
-{
-    const char *text = getenv("MCZ_INDEX_STREAM_MIN");
-    char *end;
-    unsigned long long v = text && *text ? strtoull(text, &end, 10) : 0;
-    return text && *text && *end == '\0' ? (uint64_t)v : LEAN_MIN_COLUMNS;
-}
-
 /* The index's pages, let go behind its checksum and decode at open. */
 typedef struct open_release {
     const mcz_reader *r;
@@ -364,7 +356,8 @@ static int open_checked(mcz_reader *r, mcz_diag *diag)
                             (unsigned long long)footer.index_offset);
     uint64_t dropped = footer.index_offset;
     open_release release_arg = {r, &dropped};
-    const mcz_arc_lean lean = {release_behind, &release_arg, lean_min_columns()};
+    const mcz_arc_lean lean = {release_behind, &release_arg,
+                               mcz_env_u64("MCZ_INDEX_STREAM_MIN", LEAN_MIN_COLUMNS)};
     rc = mcz_arc_index_decode_lean(img, r->size, &footer, r->data_start, &lean, &r->index, diag);
     if (rc == MCZ_OK)
         rc = check_head_gap(r, img, head_end, footer.index_offset, diag);

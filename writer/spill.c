@@ -30,17 +30,9 @@
  */
 #define SPILL_MIN (4u << 20)
 
-static uint64_t spill_bound(void)
-{
-    const char *text = getenv("MCZ_INDEX_SPILL_MIN");
-    char *end;
-    unsigned long long v = text && *text ? strtoull(text, &end, 10) : 0;
-    return text && *text && *end == '\0' ? (uint64_t)v : SPILL_MIN;
-}
-
 void mcz_wr_spill_init(mcz_wr_spill *s, bool enabled)
 {
-    s->bound = enabled ? spill_bound() : UINT64_MAX;
+    s->bound = enabled ? mcz_env_u64("MCZ_INDEX_SPILL_MIN", SPILL_MIN) : UINT64_MAX;
     s->held = 0;
     s->fd = -1;
     s->size = 0;
