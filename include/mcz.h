@@ -99,7 +99,7 @@ extern "C" {
  * at start to find out which library was loaded.
  */
 #define MCZ_VERSION_MAJOR 3
-#define MCZ_VERSION_MINOR 0
+#define MCZ_VERSION_MINOR 1
 #define MCZ_VERSION_PATCH 0
 #define MCZ_VERSION_NUMBER \
     (MCZ_VERSION_MAJOR * 10000 + MCZ_VERSION_MINOR * 100 + MCZ_VERSION_PATCH)
@@ -599,6 +599,22 @@ typedef struct mcz_context_info {
 
 /* Context at `position` (0 .. contexts-1, in number order); MCZ_ENOTFOUND past the end. */
 MCZ_API int mcz_reader_context(const mcz_reader *r, uint64_t position, mcz_context_info *out);
+
+/* Which stored hashes mcz_reader_context_with reads besides a context's place (number, size,
+ * chunk, offset: always). */
+typedef enum mcz_context_part {
+    MCZ_CONTEXT_PLACE = 0,    /* neither: identity and dedup left zero */
+    MCZ_CONTEXT_IDENTITY = 1, /* the identity */
+    MCZ_CONTEXT_DEDUP = 2,    /* the -removeDup key */
+    MCZ_CONTEXT_ALL = 3       /* both: mcz_reader_context */
+} mcz_context_part;
+
+/* mcz_reader_context reading only the hashes `parts` names (a mask of mcz_context_part); out's
+ * hashes still says whether the archive stores them, and a hash not asked for is zero. A walk
+ * that needs no hash spares the reader a stream per hash column over a large index (FORMAT.md
+ * §5 "What a reader holds": a zstd window each). Since 3.1. */
+MCZ_API int mcz_reader_context_with(const mcz_reader *r, uint64_t position, unsigned parts,
+                                    mcz_context_info *out);
 
 /* Stored hashes of a context: identity with names (as in .mct) and the -removeDup key (identity
  * without names, or a hash of the bytes when the identity cannot be built). Either may be NULL.

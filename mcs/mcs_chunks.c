@@ -28,19 +28,6 @@ int mcs_chunk_walk_get(mcs_chunk_walk *w, uint32_t number, mcz_mc *mc)
     return mcs_input_read_failed(w->in, number, rc, &d);
 }
 
-int mcs_chunk_walk_dedup_key(mcs_chunk_walk *w, const mcz_context_info *ci, mcz_hash128 *key)
-{
-    if (ci->hashes && mcs_input_hashes_usable(w->in)) {
-        *key = ci->dedup;
-        return 0;
-    }
-    mcz_mc mc;
-    if (mcs_chunk_walk_get(w, ci->number, &mc) != 0)
-        return -1;
-    mcz_mc_dedup_key(mcs_input_jit_ee(w->in), &mc, key);
-    return 0;
-}
-
 /* Fills w->keep for the chunk's contexts (positions from `position`); returns how many are
  * kept, or -1 (printed). */
 static int64_t decide_chunk(mcs_chunk_walk *w, const mcz_chunk_info *ch, uint64_t position,
@@ -58,7 +45,8 @@ static int64_t decide_chunk(mcs_chunk_walk *w, const mcz_chunk_info *ch, uint64_
     int64_t kept = 0;
     for (uint32_t i = 0; i < ch->count; i++) {
         mcz_context_info ci;
-        if (mcz_reader_context(w->in->archive, position + i, &ci) != MCZ_OK) {
+        if (mcz_reader_context_with(w->in->archive, position + i, MCZ_CONTEXT_PLACE, &ci) !=
+            MCZ_OK) {
             tool_error("%s: the index lacks context %u", w->in->path, ch->first_number + i);
             return -1;
         }

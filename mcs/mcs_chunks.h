@@ -1,9 +1,10 @@
 /*
  * mcs_chunks.h - the copying verbs on an archive input, chunk by chunk (mcs_chunks.c).
  *
- * Which contexts to keep is decided from the index (numbers, stored hashes), without
- * decompressing (an archive that stores no hashes has its chunks decoded for the keys:
- * mcs_chunk_walk_dedup_key). Then, per chunk:
+ * Which contexts to keep is decided from the index (each context's number and size), without
+ * decompressing (a keep function that needs the bytes decodes: mcs_chunk_walk_get). The walk
+ * reads no stored hash: over a large index that spares the reader their streams (FORMAT.md §5).
+ * Then, per chunk:
  * - nothing kept: the chunk is not read at all;
  * - everything kept, into an archive output that uses the input's dictionary: the chunk is
  *   checked (its checksum, and each context when the verb deep-checks), then its compressed
@@ -18,7 +19,8 @@
 
 typedef struct mcs_chunk_walk mcs_chunk_walk;
 
-/* Decides one context from its index entry: 1 keep, 0 drop, -1 error (printed). */
+/* Decides one context from its place in the index (mcz_reader_context_with, MCZ_CONTEXT_PLACE:
+ * its hashes zero): 1 keep, 0 drop, -1 error (printed). */
 typedef int (*mcs_keep_fn)(void *arg, mcs_chunk_walk *walk, const mcz_context_info *ci);
 
 /* How kept contexts are written. */
@@ -82,10 +84,5 @@ int mcs_zip_scan(const char *path, mcs_zip_summary *out);
  * decided, decoded (its chunk is decoded once for all its contexts) but not deep-checked. The
  * view lasts until the walk moves to another chunk. Returns 0, or -1 after printing the error. */
 int mcs_chunk_walk_get(mcs_chunk_walk *w, uint32_t number, mcz_mc *mc);
-
-/* For a keep function deduplicating: the dedup key of the context being decided: the stored
- * one, or, when the archive stores none, mcz_mc_dedup_key of the decoded context (as
- * mcs_chunk_walk_get). Returns 0, or -1 after printing the error. */
-int mcs_chunk_walk_dedup_key(mcs_chunk_walk *w, const mcz_context_info *ci, mcz_hash128 *key);
 
 #endif /* MCS_CHUNKS_H */

@@ -447,7 +447,7 @@ static int archive_key(mcs_dedup *dd, mcs_input *in, mcz_cursor *cursor, uint64_
                        uint64_t position, mcz_hash128 *key)
 {
     mcz_context_info ci;
-    if (mcz_reader_context(in->archive, position, &ci) != MCZ_OK) {
+    if (mcz_reader_context_with(in->archive, position, MCZ_CONTEXT_DEDUP, &ci) != MCZ_OK) {
         tool_error("%s: the index lacks context %llu", in->path,
                    (unsigned long long)position + 1);
         return -1;

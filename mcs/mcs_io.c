@@ -255,7 +255,7 @@ int mcs_input_toc_entry(const mcs_input *in, uint64_t position, mcz_toc_entry *e
 {
     assert(in->archive);
     mcz_context_info ci;
-    if (mcz_reader_context(in->archive, position, &ci) != MCZ_OK) {
+    if (mcz_reader_context_with(in->archive, position, MCZ_CONTEXT_IDENTITY, &ci) != MCZ_OK) {
         tool_error("%s: the index lacks context %llu", in->path,
                   (unsigned long long)position + 1);
         return -1;

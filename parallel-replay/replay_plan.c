@@ -157,7 +157,7 @@ static int plan_archive(replay_plan *p, const mcz_reader *r, uint64_t group_byte
         return rc;
     for (uint64_t i = 0; i < info.contexts && p->keep_sizes; i++) {
         mcz_context_info ci;
-        rc = mcz_reader_context(r, i, &ci);
+        rc = mcz_reader_context_with(r, i, MCZ_CONTEXT_PLACE, &ci);
         if (rc != MCZ_OK)
             return mcz_diag_set(diag, rc, MCZ_NO_OFFSET, MCZ_NO_CONTEXT,
                                 "context %llu of the index: %s", (unsigned long long)i + 1,

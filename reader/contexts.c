@@ -20,7 +20,13 @@ static uint64_t chunk_of_position(const mcz_reader *r, uint64_t position)
 
 int mcz_reader_context(const mcz_reader *r, uint64_t position, mcz_context_info *out)
 {
-    if (!r || !out)
+    return mcz_reader_context_with(r, position, MCZ_CONTEXT_ALL, out);
+}
+
+int mcz_reader_context_with(const mcz_reader *r, uint64_t position, unsigned parts,
+                            mcz_context_info *out)
+{
+    if (!r || !out || (parts & ~(unsigned)MCZ_CONTEXT_ALL))
         return MCZ_EINVAL;
     if (position >= r->index.context_count)
         return MCZ_ENOTFOUND;
@@ -34,7 +40,8 @@ int mcz_reader_context(const mcz_reader *r, uint64_t position, mcz_context_info 
     out->hashes = r->index.has_hashes;
     memset(out->identity.bytes, 0, sizeof out->identity.bytes);
     memset(out->dedup.bytes, 0, sizeof out->dedup.bytes);
-    if (rc == MCZ_OK && out->hashes)
-        rc = mcz_rd_hashes_at(r, position, &out->identity, &out->dedup);
+    if (rc == MCZ_OK && out->hashes && parts != MCZ_CONTEXT_PLACE)
+        rc = mcz_rd_hashes_at(r, position, parts & MCZ_CONTEXT_IDENTITY ? &out->identity : NULL,
+                              parts & MCZ_CONTEXT_DEDUP ? &out->dedup : NULL);
     return rc;
 }

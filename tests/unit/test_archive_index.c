@@ -82,6 +82,25 @@ static uint32_t index_flags(const uint8_t *image, uint64_t index)
 
 /* ---- Round trips ---- */
 
+/* mcz_reader_context_with(r, pos, parts) gives all's place and the hashes parts names, the
+ * others zero; a mask beyond MCZ_CONTEXT_ALL is refused. */
+static void expect_parts(const mcz_reader *r, uint64_t pos, unsigned parts,
+                         const mcz_context_info *all)
+{
+    static const uint8_t zero[16];
+    mcz_context_info z;
+    assert_int_equal(mcz_reader_context_with(r, pos, parts, &z), MCZ_OK);
+    assert_int_equal(z.number, all->number);
+    assert_int_equal(z.size, all->size);
+    assert_int_equal(z.chunk, all->chunk);
+    assert_int_equal(z.mch_offset, all->mch_offset);
+    assert_int_equal(z.hashes, all->hashes);
+    assert_memory_equal(z.identity.bytes, parts & MCZ_CONTEXT_IDENTITY ? all->identity.bytes : zero,
+                        16);
+    assert_memory_equal(z.dedup.bytes, parts & MCZ_CONTEXT_DEDUP ? all->dedup.bytes : zero, 16);
+    assert_int_equal(mcz_reader_context_with(r, pos, MCZ_CONTEXT_ALL + 1, &z), MCZ_EINVAL);
+}
+
 /* The stored hashes of every context of r (its index lean or whole) in the order of step:
  * forward, backward, and jumping both ways, so the lean index's streams start again. */
 static void expect_same_hashes(const mcz_reader *a, const mcz_reader *b, uint32_t step)
@@ -103,6 +122,7 @@ static void expect_same_hashes(const mcz_reader *a, const mcz_reader *b, uint32_
             assert_int_equal(mcz_reader_hashes(a, x.number, NULL, &dedup), MCZ_OK);
             assert_memory_equal(dedup.bytes, y.dedup.bytes, 16);
         }
+        expect_parts(a, pos, k % 4, &x);
     }
 }
 
