@@ -3,6 +3,12 @@
  * compare with the input; determinism; dictionary given, trained and absent; edge cases.
  */
 #include <errno.h>
+#ifndef _WIN32
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <unistd.h>
+#endif
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -537,6 +543,45 @@ static void test_index_rows_spill_fails(void **state)
     tl_corpus_free(&c);
 }
 
+#ifndef _WIN32
+/*
+ * The compressed index is built in the rows' temporary file after them: a file that takes the
+ * rows but not the frame fails the writer at close with the same report. A STREAM writer to
+ * /dev/null writes no other file, so a file size limit of exactly the rows' bytes (36 a context:
+ * every chunk spilled) stops the frame alone (EFBIG, SIGXFSZ ignored).
+ */
+static void test_index_frame_spill_fails(void **state)
+{
+    (void)state;
+    tl_corpus c;
+    tl_corpus_make(&c, 200, 40);
+    mcz_writer_options o = small_chunks(8 << 10, 1);
+    o.mode = MCZ_WRITE_STREAM;
+    o.stream_fd = open("/dev/null", O_WRONLY);
+    assert_true(o.stream_fd >= 0);
+    assert_int_equal(tool_setenv("MCZ_INDEX_SPILL_MIN", "0"), 0);
+    mcz_diag d;
+    mcz_writer *w = mcz_writer_open(NULL, &o, &d);
+    assert_int_equal(tool_setenv("MCZ_INDEX_SPILL_MIN", ""), 0);
+    assert_non_null(w);
+    for (uint32_t i = 0; i < c.n; i++)
+        assert_int_equal(mcz_writer_append(w, c.bytes + c.offsets[i], c.sizes[i], NULL), MCZ_OK);
+    struct rlimit saved, rows = {36 * (rlim_t)c.n, 0};
+    assert_int_equal(getrlimit(RLIMIT_FSIZE, &saved), 0);
+    rows.rlim_max = saved.rlim_max;
+    void (*previous)(int) = signal(SIGXFSZ, SIG_IGN);
+    assert_int_equal(setrlimit(RLIMIT_FSIZE, &rows), 0);
+    int rc = mcz_writer_close(w, &d);
+    assert_int_equal(setrlimit(RLIMIT_FSIZE, &saved), 0);
+    signal(SIGXFSZ, previous);
+    close(o.stream_fd);
+    assert_int_equal(rc, MCZ_EIO);
+    assert_non_null(strstr(d.message, "index rows"));
+    assert_non_null(strstr(d.message, strerror(EFBIG)));
+    tl_corpus_free(&c);
+}
+#endif
+
 static void test_writer_misuse(void **state)
 {
     (void)state;
@@ -591,6 +636,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_writer_misuse, setup, teardown),
         cmocka_unit_test_setup_teardown(test_index_rows_spilled, setup, teardown),
         cmocka_unit_test_setup_teardown(test_index_rows_spill_fails, setup, teardown),
+#ifndef _WIN32
+        cmocka_unit_test_setup_teardown(test_index_frame_spill_fails, setup, teardown),
+#endif
         cmocka_unit_test_setup_teardown(test_xz_codec, setup, teardown),
         cmocka_unit_test_setup_teardown(test_options_from_an_older_caller, setup, teardown),
     };
