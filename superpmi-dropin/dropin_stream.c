@@ -34,9 +34,9 @@ typedef struct stream {
     mcz_cursor *cursor;
     mcz_archive_info info;
     int fd;                /* the sparse MCH file */
-    uint64_t *offsets;     /* each context's MCH offset, by position */
-    uint32_t *sizes;
-    uint8_t *written;      /* per position: 0 nothing, 1 its header, 2 the whole context */
+    uint8_t *written;      /* per position: 0 nothing, 1 its header, 2 the whole context (the
+                            * one byte a context this program keeps: places come from the
+                            * reader's index, mcz_reader_context_with) */
     uint64_t headers_upto; /* headers written for every position below this */
     char dir[4096], mch[4200], toc[4200];
 } stream;
@@ -54,6 +54,40 @@ static int fail_diag(const char *what, const mcz_diag *d)
     return fail_on(what, mcz_diag_format(d, text, sizeof text));
 }
 
+/* Where context `pos` lies in the collection's MCH (its size, offset and number). */
+static int place(const stream *st, const char *archive, uint64_t pos, mcz_context_info *ci)
+{
+    if (mcz_reader_context_with(st->reader, pos, MCZ_CONTEXT_PLACE, ci) == MCZ_OK)
+        return 0;
+    return fail_on(archive, "a context of its index cannot be read");
+}
+
+/* The .mct of every context at its MCH offset, written entry by entry. */
+static int write_toc(const stream *st, const char *archive)
+{
+    FILE *f = dropin_fopen_create(st->toc);
+    if (!f)
+        return fail_on(st->toc, strerror(errno));
+    uint64_t n = st->info.contexts;
+    uint8_t head[MCZ_TOC_HEADER_SIZE], element[MCZ_TOC_ELEMENT_SIZE], tail[MCZ_TOC_TRAILER_SIZE];
+    mcz_toc_header_encode((uint32_t)n, head);
+    bool ok = fwrite(head, 1, sizeof head, f) == sizeof head;
+    int rc = 0;
+    for (uint64_t i = 0; i < n && ok && rc == 0; i++) {
+        mcz_context_info ci;
+        if ((rc = place(st, archive, i, &ci)) != 0)
+            break;
+        mcz_toc_entry e = {.offset = (int64_t)ci.mch_offset, .number = (int32_t)ci.number};
+        mcz_toc_element_encode(&e, element);
+        ok = fwrite(element, 1, sizeof element, f) == sizeof element;
+    }
+    mcz_toc_trailer_encode(tail);
+    ok = ok && fwrite(tail, 1, sizeof tail, f) == sizeof tail;
+    if ((fclose(f) != 0 || !ok) && rc == 0)
+        rc = fail_on(st->toc, strerror(errno));
+    return rc;
+}
+
 static int stream_index(stream *st, const char *archive)
 {
     mcz_diag d;
@@ -62,34 +96,9 @@ static int stream_index(stream *st, const char *archive)
         return fail_diag(archive, &d);
     mcz_reader_get_info(st->reader, &st->info);
     uint64_t n = st->info.contexts;
-    st->offsets = calloc(n ? n : 1, sizeof *st->offsets);
-    st->sizes = calloc(n ? n : 1, sizeof *st->sizes);
-    st->written = calloc(n ? n : 1, 1);
-    mcz_toc_entry *toc = calloc(n ? n : 1, sizeof *toc);
-    if (!st->offsets || !st->sizes || !st->written || !toc) {
-        free(toc);
+    if (!(st->written = calloc(n ? n : 1, 1)))
         return fail_on(archive, "out of memory");
-    }
-    int rc = 0;
-    for (uint64_t i = 0; i < n && rc == 0; i++) {
-        mcz_context_info ci;
-        if (mcz_reader_context(st->reader, i, &ci) != MCZ_OK)
-            rc = fail_on(archive, "a context of its index cannot be read");
-        st->offsets[i] = ci.mch_offset;
-        st->sizes[i] = ci.size;
-        toc[i] = (mcz_toc_entry){.offset = (int64_t)ci.mch_offset, .number = (int32_t)ci.number};
-    }
-    uint8_t *image = NULL;
-    size_t len = 0;
-    FILE *f = NULL;
-    if (rc == 0 && (mcz_toc_encode(toc, (uint32_t)n, &image, &len) != MCZ_OK ||
-                    !(f = dropin_fopen_create(st->toc)) || fwrite(image, 1, len, f) != len))
-        rc = fail_on(st->toc, strerror(errno));
-    if (f && fclose(f) != 0 && rc == 0)
-        rc = fail_on(st->toc, strerror(errno));
-    free(image);
-    free(toc);
-    return rc;
+    return write_toc(st, archive);
 }
 
 /* The temporary directory, the sparse file of the collection's size, its .mct. */
@@ -123,8 +132,6 @@ static void stream_close(stream *st)
     }
     mcz_cursor_free(st->cursor);
     mcz_reader_close(st->reader);
-    free(st->offsets);
-    free(st->sizes);
     free(st->written);
 }
 
@@ -141,21 +148,27 @@ static int materialize(stream *st, uint32_t number)
         uint64_t k = st->headers_upto;
         if (st->written[k])
             continue;
-        uint32_t total = st->sizes[k] - MCZ_MC_OVERHEAD; /* 'm' 'c' u32 totalLen ... '4' '2' */
+        mcz_context_info ci;
+        if (place(st, st->mch, k, &ci) != 0)
+            return DROPIN_FATAL;
+        uint32_t total = ci.size - MCZ_MC_OVERHEAD; /* 'm' 'c' u32 totalLen ... '4' '2' */
         uint8_t head[6] = {'m', 'c', (uint8_t)total, (uint8_t)(total >> 8),
                            (uint8_t)(total >> 16), (uint8_t)(total >> 24)};
-        if (write_at(st, head, sizeof head, st->offsets[k]) != 0)
+        if (write_at(st, head, sizeof head, ci.mch_offset) != 0)
             return fail_on(st->mch, strerror(errno));
         st->written[k] = 1;
     }
     if (st->written[pos] == 2)
         return 0;
+    mcz_context_info ci;
+    if (place(st, st->mch, pos, &ci) != 0)
+        return DROPIN_FATAL;
     mcz_mc mc;
     mcz_diag d;
     mcz_diag_clear(&d);
     if (mcz_cursor_get(st->cursor, number, &mc, &d) != MCZ_OK)
         return fail_diag(st->mch, &d);
-    if (write_at(st, mc.bytes, mc.size, st->offsets[pos]) != 0)
+    if (write_at(st, mc.bytes, mc.size, ci.mch_offset) != 0)
         return fail_on(st->mch, strerror(errno));
     st->written[pos] = 2;
     return 0;
