@@ -341,7 +341,9 @@ int mcs_output_put(mcs_output *o, const mcz_mc *mc);
  * appends its contexts instead); -1 after printing the error (naming in when its chunk is at
  * fault). */
 int mcs_output_put_chunk(mcs_output *o, const mcs_input *in, uint64_t index, bool *verbatim);
-/* Puts the file in place and frees o. Returns 0, or -1 after printing the error. */
+/* Puts the file in place and frees o. Returns 0, or -1 after printing the error. An archive's
+ * index is made here (the writer's largest buffers: bench/FIGURES.md §13): a verb closes its
+ * inputs first, so that their readers' streams are not held beside it. */
 int mcs_output_commit(mcs_output *o);
 /* Discards everything written and frees o (accepts NULL). */
 void mcs_output_abort(mcs_output *o);

@@ -119,11 +119,11 @@ int cmd_copy(int argc, char **argv)
             rc = s.in.archive ? copy_chunks(&s, &list) : copy_listed(&s, &list);
         if (rc == 0 && s.missing) /* a number that is not there is an error: no output */
             rc = mcs_list_check_held(&s.in, &list);
+        mcs_input_close(&s.in); /* before the output's index is made: mcs_output_commit */
         if (rc == 0)
             rc = mcs_output_commit(s.out);
         else
             mcs_output_abort(s.out);
-        mcs_input_close(&s.in);
     }
     mcz_list_free(&list);
     mcz_mc_builder_free(s.thin);

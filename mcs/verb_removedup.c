@@ -44,11 +44,11 @@ int cmd_removedup(int argc, char **argv)
     int rc = out ? mcs_dedup_record(dd, &in) : -1;
     if (rc == 0)
         rc = mcs_dedup_copy(dd, &in, out) == 0 ? mcs_dedup_finish(dd) : -1;
+    mcs_input_close(&in); /* before the output's index is made: mcs_output_commit */
     if (rc == 0)
         rc = mcs_output_commit(out);
     else
         mcs_output_abort(out);
-    mcs_input_close(&in);
     if (rc == 0)
         tool_info("Loaded %" PRIu64 ", Saved %" PRIu64, mcs_dedup_loaded(dd),
                  mcs_dedup_saved(dd));

@@ -82,11 +82,11 @@ int cmd_strip(int argc, char **argv)
     if (rc == 0) {
         s.out = mcs_output_open(pos[2], MCS_OUTPUT_BY_EXTENSION, &opt, true);
         rc = s.out ? strip_all(&s) : -1;
+        mcs_input_close(&s.in); /* before the output's index is made: mcs_output_commit */
         if (rc == 0)
             rc = mcs_output_commit(s.out);
         else
             mcs_output_abort(s.out);
-        mcs_input_close(&s.in);
     }
     uint64_t missing = mcz_list_size(&list) - s.listed_seen;
     mcz_list_free(&list);
