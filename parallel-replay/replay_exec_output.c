@@ -397,6 +397,6 @@ int replay_exec_output(const char *temp_dir, const replay_exec_view *v, FILE *to
 
 void replay_exec_trailer(const replay_exec_view *v, FILE *to)
 {
-    if (banner_seen)
+    if (banner_seen || (v->interleave > 1 && v->verbose))
         fprintf(to, "Total time: %fms\n", (tool_now() - v->started) * 1000.0);
 }

@@ -302,6 +302,7 @@ typedef struct replay_exec_view {
     uint32_t repeat;       /* the command's -repeatCount (0: none) */
     uint32_t interleave;   /* --order-as-parallel N; 0 or 1: none */
     double started;        /* tool_now() when the run started */
+    bool verbose;          /* --verbosity says superpmi's verbose level (tool_spmi_verbose) */
 } replay_exec_view;
 
 /* After the run: the commands' stdout, in the order of their units' numbers (so the lines read
@@ -313,7 +314,8 @@ typedef struct replay_exec_view {
  * *extra: what the commands' -repeatCount adds to the summary's counts of one per context. */
 int replay_exec_output(const char *temp_dir, const replay_exec_view *v, FILE *to,
                        struct replay_counts *extra);
-/* After the summary: superpmi's "Total time: Tms" when the commands printed their banner. */
+/* After the summary: superpmi's "Total time: Tms" when the commands printed their banner, or,
+ * under --order-as-parallel, at the verbose level (superpmi -p's parent prints it). */
 void replay_exec_trailer(const replay_exec_view *v, FILE *to);
 
 /* ---- Process module (replay_sched.c, replay_pool.c, replay_proc_*.c) ------------------------- */

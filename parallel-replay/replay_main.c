@@ -398,7 +398,8 @@ static int replay_main(const replay_options *o, const char *path)
         replay_table t = {.style = cfg.style, .interleave = o->interleave};
         replay_outcome out;
         replay_exec_view view = {&plan, cfg.style, o->fail_list, o->select != NULL,
-                                 exec_repeat(cfg.exec_argv), o->interleave, tool_now()};
+                                 exec_repeat(cfg.exec_argv), o->interleave, tool_now(),
+                                 tool_spmi_verbose(o->verbosity)};
         rc = replay_proc_run(&cfg, &ro, &t, &out);
         if (o->stats)
             replay_table_print_stats(&t, stderr);

@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "tool.h"
 
@@ -47,6 +48,16 @@ void dropin_read(int argc, char **argv, dropin_cmd *cmd);
  * (a switch not served over archives). */
 int dropin_translate(int argc, char **argv, const dropin_cmd *cmd, const char *replay,
                      const char *real, dropin_words *out, char *why, size_t cap);
+
+/* The workers superpmi -p would start: -parallel's count, else the processors online (its
+ * GetDefaultWorkerCount); 1 without -parallel. */
+long dropin_workers(const dropin_cmd *cmd);
+
+/* With -parallel at the verbose level, superpmi -p's banner on to (dropin_banner.c): self
+ * named as the program every worker runs, the arguments each is given, -f, -details and the
+ * worker count. Nothing otherwise. */
+void dropin_parallel_banner(int argc, char **argv, const dropin_cmd *cmd, const char *self,
+                            long workers, FILE *to);
 
 /* ---- -streaming over an archive (dropin_stream.c) ---- */
 

@@ -223,8 +223,10 @@ static int translate_switch(const tool_spmi_switch *s, char **argv, int i, size_
     }
 }
 
-/* superpmi's GetDefaultWorkerCount: the processors online */
-static long default_workers(void) { return tool_cpu_count(); }
+long dropin_workers(const dropin_cmd *cmd)
+{
+    return !cmd->parallel ? 1 : cmd->workers ? cmd->workers : tool_cpu_count();
+}
 
 int dropin_translate(int argc, char **argv, const dropin_cmd *cmd, const char *replay,
                      const char *real, dropin_words *out, char *why, size_t cap)
@@ -232,8 +234,7 @@ int dropin_translate(int argc, char **argv, const dropin_cmd *cmd, const char *r
     assert(!cmd->usage && cmd->input);
     dropin_words opts = {0}, exec = {0};
     char workers[24];
-    snprintf(workers, sizeof workers, "%ld",
-             !cmd->parallel ? 1 : cmd->workers ? cmd->workers : default_workers());
+    snprintf(workers, sizeof workers, "%ld", dropin_workers(cmd));
     add2(&exec, "--exec-word", real);
     int rc = 0;
     for (int i = 1; rc == 0 && i < argc; i++) {

@@ -118,6 +118,13 @@ static int archive_main(int argc, char **argv, const dropin_cmd *cmd, const char
     int rc = dropin_translate(argc, argv, cmd, replay, real, &words, why, sizeof why);
     if (rc != 0)
         tool_error("%s", why);
+    if (rc == 0) { /* superpmi -p's parent prints it before its workers start */
+        char *self = tool_self_path(), *file = self ? tool_absolute_path(self) : NULL;
+        dropin_parallel_banner(argc, argv, cmd, file ? file : argv[0], dropin_workers(cmd),
+                               stdout);
+        free(file);
+        free(self);
+    }
     rc = rc == 0 ? run(replay, words.word) : DROPIN_FATAL; /* run returns only on failure */
     dropin_words_free(&words);
     free(replay);

@@ -99,4 +99,8 @@ typedef enum tool_spmi_file {
 
 tool_spmi_file tool_spmi_classify(const char *word);
 
+/* Whether superpmi logs at the verbose level with -v letters (Logger::ParseLogLevelString: q
+ * none, a all, v verbose; lower case only); NULL, no -v: its default, which does. */
+bool tool_spmi_verbose(const char *letters);
+
 #endif

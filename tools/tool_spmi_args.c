@@ -135,3 +135,10 @@ tool_spmi_file tool_spmi_classify(const char *word)
         return TOOL_SPMI_FILE_INPUT;
     return TOOL_SPMI_FILE_UNKNOWN;
 }
+
+bool tool_spmi_verbose(const char *letters)
+{
+    if (!letters)
+        return true;
+    return !strchr(letters, 'q') && (strchr(letters, 'a') || strchr(letters, 'v'));
+}

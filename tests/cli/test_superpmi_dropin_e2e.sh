@@ -71,6 +71,21 @@ agree "replay -c (no repro files, as superpmi)" ref got
 run ref ./superpmi.real -v ewi -p 2 -jitoption force K=V base.so ref.mch
 run got ./superpmi -v ewi -p 2 -jitoption force K=V base.so x.mch
 agree "replay -jitoption force" ref got
+# superpmi -p at its default verbosity: the parent's banner (the program every worker runs and
+# the arguments each is given), the workers' lines, the summary, the total time. The drop-in
+# names itself where the stand-in does, and the archive where the stand-in names the .mch.
+as_one() { sed -e "s|$C/superpmi.real|$C/superpmi|; s| x.mch)$| ref.mch)|" \
+    -e 's|^Total time: [0-9.]*ms$|Total time: Tms|' "$1"; }
+P=(-p 2 -f p.mcl -details p.csv -failureLimit 1000 -jitoption force K=V -jitoption L=W base.so)
+./superpmi.real "${P[@]}" ref.mch >pref.out 2>/dev/null
+./superpmi "${P[@]}" x.mch >pgot.out 2>/dev/null
+contains "-p, default verbosity: the parent's banner" pgot.out \
+    "Using child ($C/superpmi) with args ( -failureLimit 1000 -jitoption force K=V -jitoption L=W base.so x.mch)"
+same "-p, default verbosity: superpmi -p's stdout" <(as_one pref.out) <(as_one pgot.out)
+./superpmi -v ewi "${P[@]}" x.mch >pgot.out 2>/dev/null
+! grep -qE '^(Using child| workerCount|Total time)' pgot.out && pass "-p -v ewi: no banner, no total time" \
+    || fail "-p -v ewi: no banner, no total time"
+same "-p -v ewi: superpmi -p's stdout" ref.out got.out
 [ -z "$(ls "$T/tmp")" ] && pass "no temporary file left" || fail "no temporary file left ($(ls "$T/tmp" | head -3))"
 
 # --- superpmi.py replay: its command line, from Core_Root; the details read by column name
