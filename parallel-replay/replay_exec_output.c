@@ -285,69 +285,46 @@ static int pass_unit(run_state *s, const char *path, bool first)
 
 /* ---- superpmi -p's order ---------------------------------------------------------------------- */
 
-/* A run of output lines about one context: from a line naming it to the next line naming
- * another (lines before the first named one go with the unit's first context). */
-typedef struct segment {
-    uint32_t number;
-    uint32_t group; /* superpmi -p N's worker: (number - 1) % N */
-    size_t seq;     /* order of appearance, to keep it among equals */
-    size_t from, len;
-} segment;
-
-static int segment_compare(const void *a, const void *b)
+/*
+ * superpmi -p N prints its workers' output one worker after the other, worker i's being that of
+ * contexts i+1, i+1+N, ... in order. The units' lines (already in context order) are cut into
+ * runs about one context each: from a line naming a context to the next line naming another,
+ * the lines before the first named one going with context 1. Each run goes to its worker's
+ * temporary file as it comes, and the files are copied out one after the other: what is held
+ * is a file per worker, whatever the output's size.
+ */
+static int write_interleaved(FILE *all, uint32_t interleave, FILE *to)
 {
-    const segment *x = a, *y = b;
-    if (x->group != y->group)
-        return x->group < y->group ? -1 : 1;
-    if (x->number != y->number)
-        return x->number < y->number ? -1 : 1;
-    return (x->seq > y->seq) - (x->seq < y->seq);
-}
-
-/* Cuts the text (the units' stdout in unit order) into segments by context. */
-static int segments_cut(const char *text, size_t len, uint32_t interleave, segment **out,
-                        size_t *count)
-{
-    size_t cap = 0, n = 0;
-    segment *seg = NULL;
+    FILE **group = calloc(interleave, sizeof *group);
+    int rc = group && fseek(all, 0, SEEK_SET) == 0 ? MCZ_OK : MCZ_EIO;
+    for (uint32_t g = 0; g < interleave && rc == MCZ_OK; g++)
+        rc = (group[g] = tool_temp_file()) ? MCZ_OK : MCZ_EIO;
+    char *line = NULL;
+    size_t cap = 0;
+    ptrdiff_t len;
     uint32_t current = 1;
-    for (size_t at = 0; at < len;) {
-        const char *nl = memchr(text + at, '\n', len - at);
-        size_t line_len = nl ? (size_t)(nl - (text + at)) + 1 : len - at;
-        size_t pos, digits;
-        uint64_t number = exec_line_number(text + at, line_len, &pos, &digits);
-        bool starts = number >= 1 && number <= UINT32_MAX && (number != current || n == 0);
-        if (starts || n == 0) {
-            if (replay_grow(&seg, &cap, n, sizeof *seg) != MCZ_OK) {
-                free(seg);
-                return MCZ_ENOMEM;
-            }
-            current = number >= 1 && number <= UINT32_MAX ? (uint32_t)number : current;
-            seg[n] = (segment){current, (current - 1) % interleave, n, at, 0};
-            n++;
-        }
-        seg[n - 1].len += line_len;
-        at += line_len;
+    while (rc == MCZ_OK && (len = tool_getline(&line, &cap, all)) > 0) {
+        size_t at, digits;
+        uint64_t number = exec_line_number(line, (size_t)len, &at, &digits);
+        if (number >= 1 && number <= UINT32_MAX)
+            current = (uint32_t)number;
+        if (fwrite(line, 1, (size_t)len, group[(current - 1) % interleave]) != (size_t)len)
+            rc = MCZ_EIO;
     }
-    *out = seg;
-    *count = n;
-    return MCZ_OK;
-}
-
-/* The text reordered as superpmi -p N prints its workers' output, one worker after the other. */
-static int write_interleaved(const char *text, size_t len, uint32_t interleave, FILE *to)
-{
-    segment *seg;
-    size_t n;
-    int rc = segments_cut(text, len, interleave, &seg, &n);
-    if (rc != MCZ_OK)
-        return rc;
-    if (n > 0) /* no output: seg is NULL, which qsort may not be given */
-        qsort(seg, n, sizeof *seg, segment_compare);
-    for (size_t i = 0; i < n; i++)
-        fwrite(text + seg[i].from, 1, seg[i].len, to);
-    free(seg);
-    return MCZ_OK;
+    free(line);
+    for (uint32_t g = 0; g < interleave && rc == MCZ_OK; g++) {
+        char piece[1 << 14];
+        size_t got;
+        rc = fseek(group[g], 0, SEEK_SET) == 0 ? MCZ_OK : MCZ_EIO;
+        while (rc == MCZ_OK && (got = fread(piece, 1, sizeof piece, group[g])) > 0)
+            rc = fwrite(piece, 1, got, to) == got ? MCZ_OK : MCZ_EIO;
+        rc = rc == MCZ_OK && ferror(group[g]) ? MCZ_EIO : rc;
+    }
+    for (uint32_t g = 0; group && g < interleave; g++)
+        if (group[g])
+            fclose(group[g]);
+    free(group);
+    return rc == MCZ_OK && ferror(all) ? MCZ_EIO : rc;
 }
 
 /* ---- The run's stdout ------------------------------------------------------------------------ */
@@ -360,9 +337,7 @@ int replay_exec_output(const char *temp_dir, const replay_exec_view *v, FILE *to
     size_t n;
     if (tool_dir_list(temp_dir, "out.*", &names, &n) != 0)
         return MCZ_EIO;
-    char *text = NULL;
-    size_t len = 0;
-    FILE *all = v->interleave > 1 ? tool_memstream_open(&text, &len) : to;
+    FILE *all = v->interleave > 1 ? tool_temp_file() : to; /* superpmi -p's order: below */
     double seconds = tool_now() - v->started;
     run_state s = {.v = v, .to = all, .extra = extra};
     const replay_plan *p = v->plan;
@@ -376,7 +351,7 @@ int replay_exec_output(const char *temp_dir, const replay_exec_view *v, FILE *to
             compiles += s.tally[k].compiles;
     }
     s.rate = seconds > 0 && (double)compiles / seconds < INT_MAX ? (double)compiles / seconds : 0;
-    int rc = all ? MCZ_OK : MCZ_ENOMEM;
+    int rc = all ? MCZ_OK : MCZ_EIO;
     for (size_t i = 0; i < n && rc == MCZ_OK; i++) {
         char path[4200];
         snprintf(path, sizeof path, "%s/%s", temp_dir, names[i]);
@@ -386,11 +361,9 @@ int replay_exec_output(const char *temp_dir, const replay_exec_view *v, FILE *to
     free(s.tally);
     tool_dir_list_free(names, n);
     if (all && all != to) {
-        if (tool_stream_close(all) != 0 && rc == MCZ_OK)
-            rc = MCZ_ENOMEM;
         if (rc == MCZ_OK)
-            rc = write_interleaved(text ? text : "", len, v->interleave, to);
-        free(text);
+            rc = write_interleaved(all, v->interleave, to);
+        fclose(all);
     }
     return rc == MCZ_OK && ferror(to) ? MCZ_EIO : rc;
 }

@@ -403,10 +403,16 @@ static int replay_main(const replay_options *o, const char *path)
         rc = replay_proc_run(&cfg, &ro, &t, &out);
         if (o->stats)
             replay_table_print_stats(&t, stderr);
-        if (cfg.mode == REPLAY_MODE_EXEC)
-            replay_exec_output(cfg.temp_dir, &view, stdout, &exec_extra);
+        int output_rc = cfg.mode == REPLAY_MODE_EXEC
+                        ? replay_exec_output(cfg.temp_dir, &view, stdout, &exec_extra)
+                        : MCZ_OK;
+        int output_errno = errno;
         if (rc != MCZ_OK && !out.init_failed && !out.broken)
             code = replay_fail("%s", out.message[0] ? out.message : mcz_error_name(rc));
+        else if (output_rc != MCZ_OK) /* a fault of the run's own, never a JIT's result */
+            code = replay_fail("cannot pass the commands' output on to stdout%s: %s",
+                               o->interleave > 1 ? " (through temporary files in TMPDIR)" : "",
+                               strerror(output_errno));
         else
             code = outcome_code(o, &t, &plan, &out);
         if (cfg.mode == REPLAY_MODE_EXEC && !out.init_failed && tool_info_shown())
