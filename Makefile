@@ -243,7 +243,7 @@ writer-size: $(WRITER_SIZE)
 	@cat $(WRITER_SIZE)
 
 all: $(WRITER_SIZE)
-test: $(COLLECTOR)
+test-build: $(COLLECTOR)
 
 .PHONY: collect-sim
 collect-sim: all
@@ -252,7 +252,13 @@ collect-sim: all
 # Test objects are kept between runs (they are intermediate files of pattern rules).
 .SECONDARY:
 
-test: all $(UNITS) $(FUZZERS)
+# make test builds what the tests run (test-build) on every core, as make demo does (a plain
+# make builds one file at a time; a make -jN keeps its N), then runs them.
+TEST_BUILD_JOBS = $(if $(filter -j%,$(MAKEFLAGS)),,-j$(DEMO_JOBS))
+.PHONY: test-build
+test-build: all $(UNITS) $(FUZZERS)
+test: | $(DEPS_OK)
+	@$(MAKE) --no-print-directory $(TEST_BUILD_JOBS) test-build
 	@BUILD=$(BUILD) BIN=$(BIN) bash tests/run-all.sh
 
 # The scripts that build mcz again in another configuration (tests/run-all.sh "The tiers"):
@@ -446,7 +452,7 @@ SUBST  = sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' \
 
 installable: $(PROGRAMS) $(LIB_A) $(LIB_SO_REAL) $(WRITER_SO) $(MAN_PAGES) $(PUBLIC_HEADERS) \
              $(PACKAGING)
-test: installable
+test-build: installable
 
 install: installable
 	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) \
