@@ -63,8 +63,8 @@ int mcs_copy_file(mcs_run *run, const char *in_path, const char *out_path, mcs_o
  * order and converted as it is inflated (mcs_zip.c), nothing unpacked. Returns 0, or -1 after
  * printing the error (naming the file and the member), with nothing left at out_path.
  */
-int mcs_convert_zip(mcs_run *run, const char *in_path, const char *out_path, const mcz_writer_options *opt,
-                    uint64_t *contexts, uint64_t *bytes);
+int mcs_convert_zip(mcs_run *run, const char *in_path, const char *out_path,
+                    const mcz_writer_options *opt, uint64_t *contexts, uint64_t *bytes);
 
 /* What mcs -info says of a zip: its .mch member, read through once (containers checked). */
 typedef struct mcs_zip_summary {

@@ -754,8 +754,8 @@ int mcs_for_each_context(mcs_run *run, const char *path, const mcz_list *list, c
     return for_each_context(run, path, list, what, false, fn, arg, count);
 }
 
-int mcs_for_each_sound_context(mcs_run *run, const char *path, const mcz_list *list, const char *what,
-                               mcs_context_fn fn, void *arg, uint64_t *count)
+int mcs_for_each_sound_context(mcs_run *run, const char *path, const mcz_list *list,
+                               const char *what, mcs_context_fn fn, void *arg, uint64_t *count)
 {
     return for_each_context(run, path, list, what, true, fn, arg, count);
 }

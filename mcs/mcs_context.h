@@ -149,8 +149,8 @@ int mcs_for_each_context(mcs_run *run, const char *path, const mcz_list *list, c
  * packet ids pass): for verbs that read values out of the maps, so that damage the framing
  * does not show (a flipped id, a pool index off its chunk, unsorted keys) is an error naming
  * the context rather than a placeholder in the output. */
-int mcs_for_each_sound_context(mcs_run *run, const char *path, const mcz_list *list, const char *what,
-                               mcs_context_fn fn, void *arg, uint64_t *count);
+int mcs_for_each_sound_context(mcs_run *run, const char *path, const mcz_list *list,
+                               const char *what, mcs_context_fn fn, void *arg, uint64_t *count);
 
 /* The deep check SuperPMI's parse amounts to, on a context of in: 0, or -1 after reporting
  * the damage (naming the context, and its offset when it is one in the file). */

@@ -90,8 +90,8 @@ bool mcs_input_hashes_usable(const mcs_input *in)
     return in->archive && mcz_reader_hash_jit_ee(in->archive) == in->jit_ee;
 }
 
-const mcz_jit_ee *mcs_jit_ee_decide(mcs_run *run, const char *path, const mcz_jit_ee *found, uint32_t voted,
-                                    const char **how)
+const mcz_jit_ee *mcs_jit_ee_decide(mcs_run *run, const char *path, const mcz_jit_ee *found,
+                                    uint32_t voted, const char **how)
 {
     const mcz_jit_ee *v = run->forced_jit_ee;
     *how = "given";
@@ -114,7 +114,8 @@ const mcz_jit_ee *mcs_jit_ee_decide(mcs_run *run, const char *path, const mcz_ji
 static void choose_jit_ee(mcs_input *in)
 {
     uint32_t voted = 0;
-    const mcz_jit_ee *found = in->run->forced_jit_ee ? NULL : mcz_source_jit_ee(in->source, NULL, &voted);
+    const mcz_jit_ee *found =
+        in->run->forced_jit_ee ? NULL : mcz_source_jit_ee(in->source, NULL, &voted);
     in->jit_ee = mcs_jit_ee_decide(in->run, in->path, found, voted, &in->jit_ee_how);
     if (found && in->archive && mcz_reader_jit_ee(in->archive))
         in->jit_ee_how = "recorded";
@@ -208,8 +209,8 @@ static void warn_toc_rejected(const mcs_input *in)
     if (!toc)
         return;
     char text[MCS_DIAG_TEXT_SIZE];
-    tool_warn("%s; reading %s by scanning instead", mcs_diag_text(in->run, toc, &why, text, sizeof text),
-             in->path);
+    tool_warn("%s; reading %s by scanning instead",
+              mcs_diag_text(in->run, toc, &why, text, sizeof text), in->path);
 }
 
 int mcs_input_get(const mcs_input *in, uint32_t number, mcz_mc *mc, mcz_diag *d)

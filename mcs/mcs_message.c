@@ -45,7 +45,8 @@ static uint64_t input_size(const mcs_run *run, const char *file)
     return size ? size : mcs_run_noted_size(run, file);
 }
 
-const char *mcs_diag_text(const mcs_run *run, const char *file, const mcz_diag *d, char *buf, size_t cap)
+const char *mcs_diag_text(const mcs_run *run, const char *file, const mcz_diag *d, char *buf,
+                          size_t cap)
 {
     /* A location is one in the file: an offset taken from damaged bytes is not. */
     int64_t offset = d->offset >= 0 && (uint64_t)d->offset < input_size(run, file) ? d->offset : -1;

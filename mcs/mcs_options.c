@@ -429,8 +429,8 @@ static int take_option(mcs_run *run, int argc, char **argv, int *i, const mcs_us
     return store(u, m.own, value, args);
 }
 
-int mcs_parse_args(mcs_run *run, int argc, char **argv, const mcs_usage *u, void *args, const char **pos,
-                   int min_pos, int max_pos)
+int mcs_parse_args(mcs_run *run, int argc, char **argv, const mcs_usage *u, void *args,
+                   const char **pos, int min_pos, int max_pos)
 {
     int count = 0;
     bool options_end = false;

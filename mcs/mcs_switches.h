@@ -23,7 +23,8 @@ typedef enum mcs_switch_kind {
 typedef struct mcs_switch {
     const char *name;
     mcs_switch_kind kind;
-    int (*verb)(mcs_run *run, int argc, char **argv); /* argv[0]: the verb as typed; the exit code */
+    /* the verb, given the run's state; argv[0] is the verb as typed; returns the exit code */
+    int (*verb)(mcs_run *run, int argc, char **argv);
     const mcs_usage *usage;
 } mcs_switch;
 

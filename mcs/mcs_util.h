@@ -97,8 +97,8 @@ struct mcs_option {
  * [min_pos, max_pos]. A single-dash abbreviation is resolved against the switch table the run
  * holds (mcs_run.h).
  */
-int mcs_parse_args(mcs_run *run, int argc, char **argv, const mcs_usage *u, void *args, const char **pos,
-                   int min_pos, int max_pos);
+int mcs_parse_args(mcs_run *run, int argc, char **argv, const mcs_usage *u, void *args,
+                   const char **pos, int min_pos, int max_pos);
 
 /* Applies an option every verb takes, by its table name ("verbosity"), as mcs.c does for those
  * given before the verb. Returns 0, or -1 after a usage error (u may be NULL there). */
@@ -240,8 +240,8 @@ const mcz_jit_ee *mcs_input_jit_ee(const mcs_input *in);
 /* The version a collection at path is read as (and an archive output hashes with): --jit-ee's,
  * else found (what it records or its packets voted for, NULL: undecided), else the newest,
  * warned about when voted contexts could not decide; *how as mcs_input.jit_ee_how. */
-const mcz_jit_ee *mcs_jit_ee_decide(mcs_run *run, const char *path, const mcz_jit_ee *found, uint32_t voted,
-                                    const char **how);
+const mcz_jit_ee *mcs_jit_ee_decide(mcs_run *run, const char *path, const mcz_jit_ee *found,
+                                    uint32_t voted, const char **how);
 /* True when in is an archive whose stored identity hashes and dedup keys were computed with
  * the version in is read as (otherwise they are computed from the contexts). */
 bool mcs_input_hashes_usable(const mcs_input *in);

@@ -209,8 +209,8 @@ static int put_all(zip_input *z, mcs_output *out, uint64_t *contexts, uint64_t *
     return rc < 0 ? -1 : 0;
 }
 
-int mcs_convert_zip(mcs_run *run, const char *in_path, const char *out_path, const mcz_writer_options *opt,
-                    uint64_t *contexts, uint64_t *bytes)
+int mcs_convert_zip(mcs_run *run, const char *in_path, const char *out_path,
+                    const mcz_writer_options *opt, uint64_t *contexts, uint64_t *bytes)
 {
     *contexts = *bytes = 0;
     zip_input z = {0};

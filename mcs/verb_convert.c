@@ -112,7 +112,8 @@ static int convert_file(mcs_run *run, const char *in_path, const char *out_path,
     int64_t before = to_stdout ? stdout_offset() : -1;
     int rc = tool_is_zip(in_path)
                  ? mcs_convert_zip(run, in_path, out_path, opt, &count, &raw)
-                 : mcs_copy_file(run, in_path, out_path, MCS_OUTPUT_MCZ, opt, "converting", &count, &raw);
+                 : mcs_copy_file(run, in_path, out_path, MCS_OUTPUT_MCZ, opt, "converting",
+                                 &count, &raw);
     if (rc != 0)
         return -1;
     int64_t after = before >= 0 ? stdout_offset() : -1;

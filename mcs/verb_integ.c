@@ -51,7 +51,8 @@ int mcs_check_contexts(mcs_input *in, const char *what, bool strict, uint64_t *c
     return rc < 0 ? -1 : 0;
 }
 
-int mcs_check_args(mcs_run *run, int argc, char **argv, const mcs_usage *u, mcs_input *in, bool *strict)
+int mcs_check_args(mcs_run *run, int argc, char **argv, const mcs_usage *u, mcs_input *in,
+                   bool *strict)
 {
     const char *pos[1];
     check_args a = {false};

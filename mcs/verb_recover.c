@@ -58,7 +58,8 @@ static void report_mch(const mcs_input *in, const char *out_name, uint64_t kept,
 
 /* An MCH file: its contexts up to the first that is cut or damaged, into out. Returns 0, or -1
  * after printing the error (nothing kept, or out failed: no output left). */
-static int salvage_mch(mcs_run *run, mcz_input *input, const char *file, const char *in_name, const char *out)
+static int salvage_mch(mcs_run *run, mcz_input *input, const char *file, const char *in_name,
+                       const char *out)
 {
     mcs_input in;
     if (mcs_input_open_input(run, &in, file, input) != 0)
@@ -101,7 +102,8 @@ static bool is_mch(mcz_input *in)
 }
 
 /* Recovers the archive or memory image in `in` into out. */
-static int recover_archive(mcs_run *run, mcz_input *in, const char *in_name, const char *out, const char *given)
+static int recover_archive(mcs_run *run, mcz_input *in, const char *in_name, const char *out,
+                           const char *given)
 {
     mcz_diag d;
     mcz_diag_clear(&d);

@@ -194,7 +194,8 @@ static void report_without_identity(const char *path, const toc_writer *w)
              path, w->without_identity);
     char text[MCS_DIAG_TEXT_SIZE];
     if (w->first_without.code != MCZ_OK)
-        tool_warn("the first: %s", mcs_diag_text(w->run, path, &w->first_without, text, sizeof text));
+        tool_warn("the first: %s",
+                  mcs_diag_text(w->run, path, &w->first_without, text, sizeof text));
     tool_warn("what that means: they replay as any other and are found by number; -removeDup "
               "takes one for a duplicate only of a byte-identical copy; an .exc file (identity "
               "hashes) cannot exclude them. Release collections hold such contexts too: it is "
