@@ -3,8 +3,9 @@
  *
  * Command line as SuperPMI's mcs reads it: `mcs [options] -verb [verb options] files...`.
  * Options before the verb are global; everything after it belongs to the verb, which parses it
- * with mcs_parse_args (mcs_options.c: one syntax for every option). The run's state
- * (mcs_run.h) receives the table first, for the option parser's abbreviations.
+ * with mcs_parse_args (mcs_options.c: one syntax for every option). main creates the run's
+ * state (mcs_run.h), the table in it for the option parser's abbreviations, and passes it to
+ * the verb.
  */
 #include <signal.h>
 #include <stdarg.h>
@@ -14,11 +15,11 @@
 #include "mcs_switches.h"
 #include "mcs_util.h"
 
-static bool is_help_arg(const char *arg)
+static bool is_help_arg(const mcs_run *run, const char *arg)
 {
     if (strcmp(arg, "--help") == 0)
         return true;
-    const mcs_switch *s = mcs_switch_find(arg);
+    const mcs_switch *s = mcs_switch_find(run, arg);
     return s && s->kind == MCS_SWITCH_HELP;
 }
 
@@ -48,7 +49,7 @@ static void print_help(FILE *f)
         const mcs_switch *s = &mcs_switches[i];
         if (s->kind != MCS_SWITCH_VERB)
             continue;
-        fprintf(f, "  %c -%-18s %s\n", s->run ? ' ' : '*', s->name, s->usage->summary);
+        fprintf(f, "  %c -%-18s %s\n", s->verb ? ' ' : '*', s->name, s->usage->summary);
     }
     fprintf(f, "\nOptions of every verb:\n");
     mcs_print_common_help(f);
@@ -84,24 +85,24 @@ static int unknown_switch(const char *arg)
     return usage_failure("unknown switch '%s'; did you mean %s?", arg, shown);
 }
 
-static int run_verb(const mcs_switch *verb, int argc, char **argv)
+static int run_verb(mcs_run *run, const mcs_switch *verb, int argc, char **argv)
 {
     for (int i = 1; i < argc; i++) {
         /* After the verb, "-" alone is standard input or output, not a request for help. */
-        if (strcmp(argv[i], "-") != 0 && is_help_arg(argv[i])) {
+        if (strcmp(argv[i], "-") != 0 && is_help_arg(run, argv[i])) {
             mcs_print_usage(stdout, verb->usage);
             return MCS_EXIT_OK;
         }
     }
-    if (!verb->run) {
+    if (!verb->verb) {
         tool_error("-%s is not implemented yet", verb->name);
         return MCS_EXIT_FAIL;
     }
-    return verb->run(argc, argv);
+    return verb->verb(run, argc, argv);
 }
 
 /* Applies one option given before the verb at argv[*i] (advancing past its value). */
-static int global_option(const mcs_switch *s, int argc, char **argv, int *i)
+static int global_option(mcs_run *run, const mcs_switch *s, int argc, char **argv, int *i)
 {
     const char *value = strchr(argv[*i], '=');
     if (value)
@@ -114,11 +115,11 @@ static int global_option(const mcs_switch *s, int argc, char **argv, int *i)
         tool_error("-writeLogFile is not implemented yet");
         return MCS_EXIT_FAIL;
     }
-    return mcs_apply_global(NULL, s->name, value) == 0 ? MCS_EXIT_OK : MCS_EXIT_USAGE;
+    return mcs_apply_global(run, NULL, s->name, value) == 0 ? MCS_EXIT_OK : MCS_EXIT_USAGE;
 }
 
 /* mcs --help [VERB]: the overview, or one verb's full help (VERB with or without its dash). */
-static int help(int argc, char **argv, int i)
+static int help(const mcs_run *run, int argc, char **argv, int i)
 {
     if (i + 1 >= argc) {
         print_help(stdout);
@@ -126,14 +127,14 @@ static int help(int argc, char **argv, int i)
     }
     char arg[128];
     snprintf(arg, sizeof arg, "%s%s", argv[i + 1][0] == '-' ? "" : "-", argv[i + 1]);
-    const mcs_switch *s = mcs_switch_find(arg);
+    const mcs_switch *s = mcs_switch_find(run, arg);
     if (!s || s->kind != MCS_SWITCH_VERB)
         return usage_failure("--help: '%s' is not a verb", argv[i + 1]);
     mcs_print_usage(stdout, s->usage);
     return MCS_EXIT_OK;
 }
 
-static int dispatch(int argc, char **argv)
+static int dispatch(mcs_run *run, int argc, char **argv)
 {
     if (argc < 2) {
         print_help(stderr);
@@ -141,8 +142,8 @@ static int dispatch(int argc, char **argv)
     }
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--help") == 0)
-            return help(argc, argv, i);
-        const mcs_switch *s = mcs_switch_find(argv[i]);
+            return help(run, argc, argv, i);
+        const mcs_switch *s = mcs_switch_find(run, argv[i]);
         if (!s && argv[i][0] == '-')
             return unknown_switch(argv[i]);
         if (!s)
@@ -150,11 +151,11 @@ static int dispatch(int argc, char **argv)
         int rc = MCS_EXIT_OK;
         switch (s->kind) {
         case MCS_SWITCH_HELP:
-            return help(argc, argv, i);
+            return help(run, argc, argv, i);
         case MCS_SWITCH_VERB:
-            return run_verb(s, argc - i, argv + i);
+            return run_verb(run, s, argc - i, argv + i);
         case MCS_SWITCH_GLOBAL:
-            rc = global_option(s, argc, argv, &i);
+            rc = global_option(run, s, argc, argv, &i);
             break;
         case MCS_SWITCH_OPTION:
             return usage_failure("%s is an option of a verb: put it after the verb", argv[i]);
@@ -168,9 +169,8 @@ static int dispatch(int argc, char **argv)
 int main(int argc, char **argv)
 {
     tool_set_program("mcs");
-    mcs_run *run = mcs_run_context();
-    run->switches = mcs_switches;
-    run->switch_count = mcs_switch_count;
+    mcs_run run;
+    mcs_run_init(&run, mcs_switches, mcs_switch_count);
     tool_stdio_binary();
     /* Ctrl-C and friends remove half-written outputs; a reader that closes the pipe early ends
      * text output quietly instead of killing mcs (tool.h). */
@@ -181,10 +181,11 @@ int main(int argc, char **argv)
         tool_print_version();
         return mcs_close_stdout() == 0 ? MCS_EXIT_OK : MCS_EXIT_FAIL;
     }
-    int rc = dispatch(argc, argv);
-    if (rc == MCS_EXIT_FAIL && mcs_stdout_reader_gone())
+    int rc = dispatch(&run, argc, argv);
+    if (rc == MCS_EXIT_FAIL && run.reader_gone)
         rc = MCS_EXIT_OK; /* stopped for a reader that had enough, as text output stops */
     if (mcs_close_stdout() != 0 && rc == MCS_EXIT_OK)
         rc = MCS_EXIT_FAIL;
+    mcs_run_end(&run);
     return rc;
 }

@@ -183,13 +183,13 @@ int mcs_copy_all(mcs_input *in, mcs_output *out, const mcs_copy_rules *rules,
                        : copy_contexts(in, out, rules, counts);
 }
 
-int mcs_copy_file(const char *in_path, const char *out_path, mcs_output_kind kind,
+int mcs_copy_file(mcs_run *run, const char *in_path, const char *out_path, mcs_output_kind kind,
                   const mcz_writer_options *opt, const char *what, uint64_t *contexts,
                   uint64_t *bytes)
 {
     *contexts = *bytes = 0;
     mcs_input in;
-    if (mcs_input_open(&in, in_path) != 0)
+    if (mcs_input_open(run, &in, in_path) != 0)
         return -1;
     const mcs_copy_rules rules = {NULL, false, what};
     mcs_copy_counts counts = {0};
@@ -204,7 +204,7 @@ int mcs_copy_file(const char *in_path, const char *out_path, mcs_output_kind kin
         sized.target_os = rec.os;
     if (!sized.target_arch && rec.arch[0])
         sized.target_arch = rec.arch;
-    mcs_output *out = mcs_output_open(out_path, kind, &sized, false);
+    mcs_output *out = mcs_output_open(run, out_path, kind, &sized, false);
     int rc = out ? mcs_copy_all(&in, out, &rules, &counts) : -1;
     if (rc == 0)
         rc = mcs_output_commit(out);

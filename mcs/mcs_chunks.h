@@ -56,7 +56,7 @@ int mcs_copy_all(mcs_input *in, mcs_output *out, const mcs_copy_rules *rules,
  * progress as `what` ("converting"). Fills *contexts and *bytes (the equivalent MCH size).
  * Returns 0, or -1 after printing the error, with nothing left at out_path.
  */
-int mcs_copy_file(const char *in_path, const char *out_path, mcs_output_kind kind,
+int mcs_copy_file(mcs_run *run, const char *in_path, const char *out_path, mcs_output_kind kind,
                   const mcz_writer_options *opt, const char *what, uint64_t *contexts,
                   uint64_t *bytes);
 
@@ -65,8 +65,8 @@ int mcs_copy_file(const char *in_path, const char *out_path, mcs_output_kind kin
  * order and converted as it is inflated (mcs_zip.c), nothing unpacked. Returns 0, or -1 after
  * printing the error (naming the file and the member), with nothing left at out_path.
  */
-int mcs_convert_zip(const char *in_path, const char *out_path, const mcz_writer_options *opt,
-                    uint64_t *contexts, uint64_t *bytes);
+int mcs_convert_zip(mcs_run *run, const char *in_path, const char *out_path,
+                    const mcz_writer_options *opt, uint64_t *contexts, uint64_t *bytes);
 
 /* What mcs -info says of a zip: its .mch member, read through once (containers checked). */
 typedef struct mcs_zip_summary {
@@ -78,7 +78,7 @@ typedef struct mcs_zip_summary {
     const char *jit_ee_how;
 } mcs_zip_summary;
 /* Returns 0, or -1 after printing the error (naming the file and member). */
-int mcs_zip_scan(const char *path, mcs_zip_summary *out);
+int mcs_zip_scan(mcs_run *run, const char *path, mcs_zip_summary *out);
 
 /* For a keep function whose decision needs the bytes (-removeDup -legacy): the context being
  * decided, decoded (its chunk is decoded once for all its contexts) but not deep-checked. The

@@ -559,17 +559,17 @@ int mcs_output_put_checked(mcs_output *o, mcz_mc_builder *thin, const mcs_input 
 /* Verb plumbing                                                                                */
 /* ============================================================================================ */
 
-int mcs_parse_ranged(int argc, char **argv, const mcs_usage *u, void *args, int files,
+int mcs_parse_ranged(mcs_run *run, int argc, char **argv, const mcs_usage *u, void *args, int files,
                      const char **pos, mcz_list *list)
 {
     const char *operands[8];
     memset(list, 0, sizeof *list);
-    int count = mcs_parse_args(argc, argv, u, args, operands, files, files + 1);
+    int count = mcs_parse_args(run, argc, argv, u, args, operands, files, files + 1);
     if (count < 0)
         return MCS_EXIT_USAGE;
     int first = count - files;
     if (first == 1) {
-        int rc = mcs_parse_list(operands[0], list);
+        int rc = mcs_parse_list(run, operands[0], list);
         if (rc != MCS_EXIT_OK)
             return rc;
     }
@@ -614,17 +614,17 @@ const mcs_option mcs_list_verb_options[] = {
     MCS_COMPRESS_OPTIONS(mcs_list_verb_args, compress),
     MCS_OPTIONS_END};
 
-int mcs_parse_list_verb(int argc, char **argv, const mcs_usage *u, const char *pos[3],
+int mcs_parse_list_verb(mcs_run *run, int argc, char **argv, const mcs_usage *u, const char *pos[3],
                         mcz_list *list, mcz_mc_builder **thin, mcz_writer_options *opt)
 {
     assert(u->options == mcs_list_verb_options);
     mcs_list_verb_args a = {0};
     *thin = NULL;
     memset(list, 0, sizeof *list);
-    if (mcs_parse_args(argc, argv, u, &a, pos, 3, 3) < 0 ||
+    if (mcs_parse_args(run, argc, argv, u, &a, pos, 3, 3) < 0 ||
         mcs_compress_parse(u, &a.compress, pos[2], opt) != 0)
         return MCS_EXIT_USAGE;
-    int rc = mcs_parse_list(pos[0], list);
+    int rc = mcs_parse_list(run, pos[0], list);
     if (rc == MCS_EXIT_OK && a.thin && !(*thin = mcz_mc_builder_create())) {
         tool_error("out of memory");
         mcz_list_free(list);
@@ -720,11 +720,11 @@ int mcs_list_check_held(mcs_input *in, const mcz_list *list)
     return -1;
 }
 
-static int for_each_context(const char *path, const mcz_list *list, const char *what,
+static int for_each_context(mcs_run *run, const char *path, const mcz_list *list, const char *what,
                             bool sound, mcs_context_fn fn, void *arg, uint64_t *count)
 {
     mcs_input in;
-    if (mcs_input_open(&in, path) != 0)
+    if (mcs_input_open(run, &in, path) != 0)
         return -1;
     tool_progress progress;
     tool_progress_start(&progress, what, in.contexts, in.raw_bytes);
@@ -748,16 +748,16 @@ static int for_each_context(const char *path, const mcz_list *list, const char *
     return rc < 0 ? -1 : 0;
 }
 
-int mcs_for_each_context(const char *path, const mcz_list *list, const char *what,
+int mcs_for_each_context(mcs_run *run, const char *path, const mcz_list *list, const char *what,
                          mcs_context_fn fn, void *arg, uint64_t *count)
 {
-    return for_each_context(path, list, what, false, fn, arg, count);
+    return for_each_context(run, path, list, what, false, fn, arg, count);
 }
 
-int mcs_for_each_sound_context(const char *path, const mcz_list *list, const char *what,
-                               mcs_context_fn fn, void *arg, uint64_t *count)
+int mcs_for_each_sound_context(mcs_run *run, const char *path, const mcz_list *list,
+                               const char *what, mcs_context_fn fn, void *arg, uint64_t *count)
 {
-    return for_each_context(path, list, what, true, fn, arg, count);
+    return for_each_context(run, path, list, what, true, fn, arg, count);
 }
 
 static long text_write(void *cookie, const char *buf, size_t size)
@@ -765,10 +765,11 @@ static long text_write(void *cookie, const char *buf, size_t size)
     return mcz_outfile_write(cookie, buf, size) == MCZ_OK ? (long)size : -1;
 }
 
-int mcs_text_open(mcs_text_out *t, const char *path)
+int mcs_text_open(mcs_run *run, mcs_text_out *t, const char *path)
 {
     mcz_diag d;
     mcz_diag_clear(&d);
+    t->run = run;
     t->path = path;
     t->stream = NULL;
     t->file = NULL;
@@ -776,7 +777,7 @@ int mcs_text_open(mcs_text_out *t, const char *path)
         return -1;
     t->file = mcz_outfile_open(path, &d);
     if (!t->file) {
-        mcs_error_diag(path, &d);
+        mcs_error_diag(run, path, &d);
         return -1;
     }
     t->stream = tool_stream_open(text_write, t->file);
@@ -797,7 +798,7 @@ int mcs_text_commit(mcs_text_out *t)
     if (rc != MCZ_OK) {
         if (d.code == MCZ_OK)
             d.code = rc;
-        mcs_output_error(t->path, tool_display_name(t->path, true), &d);
+        mcs_output_error(t->run, t->path, tool_display_name(t->path, true), &d);
     }
     return rc == MCZ_OK ? 0 : -1;
 }

@@ -109,7 +109,7 @@ int mcs_output_put_checked(mcs_output *o, mcz_mc_builder *thin, const mcs_input 
  * positionals into pos, and the list (empty, meaning every context, when RANGE is absent).
  * Returns MCS_EXIT_OK, or the exit code after printing the error.
  */
-int mcs_parse_ranged(int argc, char **argv, const mcs_usage *u, void *args, int files,
+int mcs_parse_ranged(mcs_run *run, int argc, char **argv, const mcs_usage *u, void *args, int files,
                      const char **pos, mcz_list *list);
 
 /* Checks that in holds every number of list, as zstd and xz check every file named: 0, or -1
@@ -133,7 +133,7 @@ extern const mcs_option mcs_list_verb_options[];
  * and OUT in pos, the list, a builder for re-serializing when -thin is given (NULL otherwise;
  * free it with mcz_mc_builder_free), and the compression options into opt
  * (mcs_compress_parse). Returns MCS_EXIT_OK, or the exit code after printing the error. */
-int mcs_parse_list_verb(int argc, char **argv, const mcs_usage *u, const char *pos[3],
+int mcs_parse_list_verb(mcs_run *run, int argc, char **argv, const mcs_usage *u, const char *pos[3],
                         mcz_list *list, mcz_mc_builder **thin, mcz_writer_options *opt);
 
 /*
@@ -143,14 +143,14 @@ int mcs_parse_list_verb(int argc, char **argv, const mcs_usage *u, const char *p
  * the input too, for its JIT-EE version (mcs_input_jit_ee).
  */
 typedef int (*mcs_context_fn)(void *arg, mcs_input *in, const mcz_mc *mc);
-int mcs_for_each_context(const char *path, const mcz_list *list, const char *what,
+int mcs_for_each_context(mcs_run *run, const char *path, const mcz_list *list, const char *what,
                          mcs_context_fn fn, void *arg, uint64_t *count);
 /* The same, each context strict-checked as -integ checks it (tool_check_context; unknown
  * packet ids pass): for verbs that read values out of the maps, so that damage the framing
  * does not show (a flipped id, a pool index off its chunk, unsorted keys) is an error naming
  * the context rather than a placeholder in the output. */
-int mcs_for_each_sound_context(const char *path, const mcz_list *list, const char *what,
-                               mcs_context_fn fn, void *arg, uint64_t *count);
+int mcs_for_each_sound_context(mcs_run *run, const char *path, const mcz_list *list,
+                               const char *what, mcs_context_fn fn, void *arg, uint64_t *count);
 
 /* The deep check SuperPMI's parse amounts to, on a context of in: 0, or -1 after reporting
  * the damage (naming the context, and its offset when it is one in the file). */
@@ -162,13 +162,14 @@ int mcs_input_next_checked(mcs_input *in, const mcz_list *list, mcz_mc *mc);
 
 /* A text output that appears atomically: a stdio stream over an mcz_outfile. */
 typedef struct mcs_text_out {
+    mcs_run *run; /* for its messages */
     const char *path;
     mcz_outfile *file;
     FILE *stream;
 } mcs_text_out;
 
 /* Returns 0, or -1 after printing the error. */
-int mcs_text_open(mcs_text_out *t, const char *path);
+int mcs_text_open(mcs_run *run, mcs_text_out *t, const char *path);
 /* Puts the file in place (0), or reports the first write error (-1), leaving nothing. */
 int mcs_text_commit(mcs_text_out *t);
 void mcs_text_abort(mcs_text_out *t);

@@ -29,9 +29,9 @@ int mcs_input_refuse_empty(const char *path)
 }
 
 /* Reports d about input path and, for an input cut short, the command that keeps what is whole. */
-static void input_error(const char *path, const mcz_diag *d)
+static void input_error(mcs_run *run, const char *path, const mcz_diag *d)
 {
-    mcs_error_diag(path, d);
+    mcs_error_diag(run, path, d);
     if (d->code != MCZ_ETRUNCATED)
         return;
     if (strcmp(path, tool_display_name("-", false)) == 0) /* the same bytes piped again */
@@ -71,14 +71,14 @@ static int source_open(mcs_input *in, const char *path, mcz_input *given)
     }
     in->raw_bytes = mcz_input_size(input); /* an archive's is replaced by its index's figure */
     if (input)
-        mcs_note_input(in->path, mcz_input_size(input)); /* its offsets in messages */
+        mcs_note_input(in->run, in->path, mcz_input_size(input)); /* its offsets in messages */
     if (!given && in->source)
         in->held = input; /* kept for mcs_input_rewind (the source holds it anyway) */
     else if (!given)
         mcz_input_close(input);
     if (!input || (!in->source && d.code != MCZ_OK)) {
         tool_diag_rename(&d, path, in->path);
-        input_error(in->path, &d);
+        input_error(in->run, in->path, &d);
     }
     return in->source ? 0 : -1;
 }
@@ -90,10 +90,9 @@ bool mcs_input_hashes_usable(const mcs_input *in)
     return in->archive && mcz_reader_hash_jit_ee(in->archive) == in->jit_ee;
 }
 
-const mcz_jit_ee *mcs_jit_ee_decide(const char *path, const mcz_jit_ee *found, uint32_t voted,
-                                    const char **how)
+const mcz_jit_ee *mcs_jit_ee_decide(mcs_run *run, const char *path, const mcz_jit_ee *found,
+                                    uint32_t voted, const char **how)
 {
-    mcs_run *run = mcs_run_context();
     const mcz_jit_ee *v = run->forced_jit_ee;
     *how = "given";
     if (!v && found) {
@@ -115,20 +114,22 @@ const mcz_jit_ee *mcs_jit_ee_decide(const char *path, const mcz_jit_ee *found, u
 static void choose_jit_ee(mcs_input *in)
 {
     uint32_t voted = 0;
-    const mcz_jit_ee *found = mcs_forced_jit_ee() ? NULL : mcz_source_jit_ee(in->source, NULL, &voted);
-    in->jit_ee = mcs_jit_ee_decide(in->path, found, voted, &in->jit_ee_how);
+    const mcz_jit_ee *found =
+        in->run->forced_jit_ee ? NULL : mcz_source_jit_ee(in->source, NULL, &voted);
+    in->jit_ee = mcs_jit_ee_decide(in->run, in->path, found, voted, &in->jit_ee_how);
     if (found && in->archive && mcz_reader_jit_ee(in->archive))
         in->jit_ee_how = "recorded";
 }
 
-int mcs_input_open(mcs_input *in, const char *path)
+int mcs_input_open(mcs_run *run, mcs_input *in, const char *path)
 {
-    return mcs_input_open_input(in, path, NULL);
+    return mcs_input_open_input(run, in, path, NULL);
 }
 
-int mcs_input_open_input(mcs_input *in, const char *path, mcz_input *input)
+int mcs_input_open_input(mcs_run *run, mcs_input *in, const char *path, mcz_input *input)
 {
     memset(in, 0, sizeof *in);
+    in->run = run;
     in->path = tool_display_name(path, false);
     tool_note_input(path); /* a regular file: an output must not be it */
     if (source_open(in, path, input) != 0)
@@ -150,15 +151,15 @@ void mcs_input_context_error(const mcs_input *in, const mcz_mc *mc, mcz_diag *d)
         d->context = mc->number;
     if (in->archive)
         d->offset = -1;
-    mcs_error_diag(in->path, d);
+    mcs_error_diag(in->run, in->path, d);
 }
 
-int mcs_input_from_args(int argc, char **argv, const mcs_usage *u, mcs_input *in)
+int mcs_input_from_args(mcs_run *run, int argc, char **argv, const mcs_usage *u, mcs_input *in)
 {
     const char *pos[1];
-    if (mcs_parse_args(argc, argv, u, NULL, pos, 1, 1) < 0)
+    if (mcs_parse_args(run, argc, argv, u, NULL, pos, 1, 1) < 0)
         return MCS_EXIT_USAGE;
-    return mcs_input_open(in, pos[0]) == 0 ? MCS_EXIT_OK : MCS_EXIT_FAIL;
+    return mcs_input_open(run, in, pos[0]) == 0 ? MCS_EXIT_OK : MCS_EXIT_FAIL;
 }
 
 void mcs_input_close(mcs_input *in)
@@ -182,7 +183,7 @@ int mcs_input_rewind(mcs_input *in)
     in->read_bytes = 0;
     if (in->source)
         return 0;
-    input_error(in->path, &d);
+    input_error(in->run, in->path, &d);
     return -1;
 }
 
@@ -192,7 +193,7 @@ int mcs_input_next(mcs_input *in, mcz_mc *mc)
     mcz_diag_clear(&d);
     int rc = mcz_source_next(in->source, mc, &d);
     if (rc < 0) {
-        input_error(in->path, &d);
+        input_error(in->run, in->path, &d);
         return -1;
     }
     if (rc > 0)
@@ -208,8 +209,8 @@ static void warn_toc_rejected(const mcs_input *in)
     if (!toc)
         return;
     char text[MCS_DIAG_TEXT_SIZE];
-    tool_warn("%s; reading %s by scanning instead", mcs_diag_text(toc, &why, text, sizeof text),
-             in->path);
+    tool_warn("%s; reading %s by scanning instead",
+              mcs_diag_text(in->run, toc, &why, text, sizeof text), in->path);
 }
 
 int mcs_input_get(const mcs_input *in, uint32_t number, mcz_mc *mc, mcz_diag *d)
@@ -225,7 +226,7 @@ int mcs_input_read_failed(const mcs_input *in, uint32_t number, int rc, mcz_diag
         d->code = rc;
     if (d->context < 0)
         d->context = number;
-    input_error(in->path, d); /* the offset, if any, is in the archive file */
+    input_error(in->run, in->path, d); /* the offset, if any, is in the archive file */
     return -1;
 }
 
@@ -276,6 +277,7 @@ int mcs_input_toc_entry(const mcs_input *in, uint64_t position, mcz_toc_entry *e
 /* ============================================================================================ */
 
 struct mcs_output {
+    mcs_run *run;          /* the run it belongs to (--force, the input opened last) */
     const char *path;      /* for messages */
     const char *file_name; /* as given: "-" is standard output */
     mcz_outfile *file;  /* an MCH file, or */
@@ -297,19 +299,19 @@ struct mcs_output {
 };
 
 /* Binary output on a terminal is refused unless forced (--force), as zstd and xz refuse it. */
-static int refuse_terminal(const char *path)
+static int refuse_terminal(const mcs_run *run, const char *path)
 {
     if (!tool_output_is_stdout(path) || !tool_isatty(TOOL_STDOUT_FD) ||
-        mcs_run_context()->output_forced)
+        run->output_forced)
         return 0;
     tool_error("%s: refusing to write binary output to a terminal (redirect it, or give "
                "--force)", tool_display_name(path, true));
     return -1;
 }
 
-int mcs_output_check_binary(const char *path)
+int mcs_output_check_binary(mcs_run *run, const char *path)
 {
-    return mcs_output_check(path) == 0 && refuse_terminal(path) == 0 ? 0 : -1;
+    return mcs_output_check(path) == 0 && refuse_terminal(run, path) == 0 ? 0 : -1;
 }
 
 int mcs_output_check(const char *path)
@@ -327,9 +329,8 @@ int mcs_output_check(const char *path)
 
 /* The version an archive output records and hashes with, unless its options name one: that of
  * the input opened last before it starts writing, else --jit-ee's (else the newest). */
-static void outputs_jit_ee(mcz_writer_options *opt)
+static void outputs_jit_ee(const mcs_run *run, mcz_writer_options *opt)
 {
-    const mcs_run *run = mcs_run_context();
     if (!opt->jit_ee)
         opt->jit_ee = run->last_input_jit_ee ? run->last_input_jit_ee : run->forced_jit_ee;
 }
@@ -432,16 +433,17 @@ static int record_check(const mcs_output *o, const mcs_input *in)
     return 0;
 }
 
-mcs_output *mcs_output_open(const char *path, mcs_output_kind kind,
+mcs_output *mcs_output_open(mcs_run *run, const char *path, mcs_output_kind kind,
                             const mcz_writer_options *opt, bool inherit)
 {
-    if (mcs_output_check_binary(path) != 0)
+    if (mcs_output_check_binary(run, path) != 0)
         return NULL;
     mcs_output *o = calloc(1, sizeof *o);
     if (!o) {
         tool_error("%s: out of memory", path);
         return NULL;
     }
+    o->run = run;
     o->path = tool_display_name(path, true);
     o->file_name = path;
     o->opt = opt ? *opt : (mcz_writer_options)MCZ_WRITER_OPTIONS_INIT;
@@ -454,7 +456,7 @@ mcs_output *mcs_output_open(const char *path, mcs_output_kind kind,
     }
     mcz_diag d;
     mcz_diag_clear(&d);
-    outputs_jit_ee(&o->opt);
+    outputs_jit_ee(o->run, &o->opt);
     record_fix(o, NULL, NULL);
     if (kind == MCS_OUTPUT_MCZ)
         o->writer = mcz_writer_open(path, &o->opt, &d);
@@ -462,7 +464,7 @@ mcs_output *mcs_output_open(const char *path, mcs_output_kind kind,
         o->file = mcz_outfile_open(path, &d);
     tool_diag_rename(&d, path, o->path);
     if (!o->writer && !o->file) {
-        mcs_error_diag(path, &d);
+        mcs_error_diag(run, path, &d);
         free(o);
         return NULL;
     }
@@ -494,14 +496,14 @@ static void inherit_settings(mcz_writer_options *opt, const mcz_reader *model)
 
 /* Reports d about output path (file_name as given: "-" is standard output, which d may name
  * so): quietly when it is standard output and its reader is gone (| head), as -dump stops. */
-void mcs_output_error(const char *file_name, const char *path, mcz_diag *d)
+void mcs_output_error(mcs_run *run, const char *file_name, const char *path, mcz_diag *d)
 {
     if (tool_output_is_stdout(file_name) && tool_stdout_reader_gone()) {
-        mcs_run_context()->reader_gone = true;
+        run->reader_gone = true;
         return;
     }
     tool_diag_rename(d, file_name, path);
-    mcs_error_diag(path, d);
+    mcs_error_diag(run, path, d);
 }
 
 /* Opens a pending archive's writer, with the settings of model where the options leave them
@@ -525,12 +527,12 @@ static int output_start(mcs_output *o, const mcs_input *model_in)
     o->pending = false;
     mcz_diag d;
     mcz_diag_clear(&d);
-    outputs_jit_ee(&o->opt);
+    outputs_jit_ee(o->run, &o->opt);
     o->writer = mcz_writer_open(o->file_name, &o->opt, &d);
     o->opt.dict = NULL; /* the writer has its copy; model's may go */
     o->opt.dict_len = 0;
     if (!o->writer) {
-        mcs_output_error(o->file_name, o->path, &d);
+        mcs_output_error(o->run, o->file_name, o->path, &d);
         return -1;
     }
     return 0;
@@ -580,7 +582,7 @@ static int output_failed(mcs_output *o, int code, int64_t number)
         d.code = code;
         d.context = number;
     }
-    mcs_output_error(o->file_name, o->path, &d);
+    mcs_output_error(o->run, o->file_name, o->path, &d);
     return -1;
 }
 
@@ -640,7 +642,7 @@ static int chunk_copy_failed(mcs_output *o, const mcs_input *in, const mcz_chunk
         d->offset = (int64_t)ch->offset;
     if (d->context < 0)
         d->context = ch->first_number;
-    mcs_error_diag(in->path, d);
+    mcs_error_diag(in->run, in->path, d);
     mcz_writer_abort(o->writer);
     o->writer = NULL;
     return -1;
@@ -680,7 +682,7 @@ int mcs_output_commit(mcs_output *o)
     if (rc != MCZ_OK) {
         if (d.code == MCZ_OK)
             d.code = rc;
-        mcs_output_error(o->file_name, o->path, &d);
+        mcs_output_error(o->run, o->file_name, o->path, &d);
     }
     free(o);
     return rc == MCZ_OK ? 0 : -1;

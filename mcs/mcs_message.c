@@ -32,46 +32,32 @@ bool mcs_set_verbosity(const char *chars)
     return true;
 }
 
-void mcs_note_input(const char *name, uint64_t size)
+void mcs_note_input(mcs_run *run, const char *name, uint64_t size)
 {
-    if (mcs_file_size(name) != 0)
-        return; /* a regular file: its length is asked of the file */
-    char *copy = strdup(name);
-    if (!copy)
-        return; /* its offsets are left out of messages, as an unknown input's */
-    mcs_run *run = mcs_run_context();
-    if (run->noted_count == MCS_NOTED_INPUTS) {
-        free(run->noted[0].name);
-        memmove(run->noted, run->noted + 1, sizeof run->noted - sizeof run->noted[0]);
-        run->noted_count--;
-    }
-    run->noted[run->noted_count].name = copy;
-    run->noted[run->noted_count++].size = size;
+    if (mcs_file_size(name) == 0) /* a regular file's length is asked of the file */
+        mcs_run_note_size(run, name, size);
 }
 
 /* file's length: a regular file's, else the one noted for that name last (0: unknown). */
-static uint64_t input_size(const char *file)
+static uint64_t input_size(const mcs_run *run, const char *file)
 {
-    const mcs_run *run = mcs_run_context();
     uint64_t size = mcs_file_size(file);
-    for (size_t i = run->noted_count; size == 0 && i > 0; i--)
-        if (strcmp(run->noted[i - 1].name, file) == 0)
-            size = run->noted[i - 1].size;
-    return size;
+    return size ? size : mcs_run_noted_size(run, file);
 }
 
-const char *mcs_diag_text(const char *file, const mcz_diag *d, char *buf, size_t cap)
+const char *mcs_diag_text(const mcs_run *run, const char *file, const mcz_diag *d, char *buf,
+                          size_t cap)
 {
     /* A location is one in the file: an offset taken from damaged bytes is not. */
-    int64_t offset = d->offset >= 0 && (uint64_t)d->offset < input_size(file) ? d->offset : -1;
+    int64_t offset = d->offset >= 0 && (uint64_t)d->offset < input_size(run, file) ? d->offset : -1;
     tool_where at = {file, -1, d->context, offset};
     return tool_where_text(&at, d, buf, cap);
 }
 
-void mcs_error_diag(const char *file, const mcz_diag *d)
+void mcs_error_diag(const mcs_run *run, const char *file, const mcz_diag *d)
 {
     char text[MCS_DIAG_TEXT_SIZE];
-    tool_error("%s", mcs_diag_text(file, d, text, sizeof text));
+    tool_error("%s", mcs_diag_text(run, file, d, text, sizeof text));
 }
 
 /* Length of the verb at the start of a synopsis ("-copy RANGE IN OUT" -> 5). */

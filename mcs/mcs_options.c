@@ -31,7 +31,7 @@ static void jit_ee_names(char *buf, size_t cap)
                                 mcz_jit_ee_name(mcz_jit_ee_at(i)));
 }
 
-static int apply_jit_ee(const mcs_usage *u, const char *value)
+static int apply_jit_ee(mcs_run *run, const mcs_usage *u, const char *value)
 {
     const mcz_jit_ee *v = mcz_jit_ee_find(value);
     if (!v) {
@@ -41,29 +41,30 @@ static int apply_jit_ee(const mcs_usage *u, const char *value)
                            "-printJITEEVersion --list lists them)", value, names);
         return -1;
     }
-    mcs_run_context()->forced_jit_ee = v;
+    run->forced_jit_ee = v;
     return 0;
 }
 
-static int apply_verbosity(const mcs_usage *u, const char *value)
+static int apply_verbosity(mcs_run *run, const mcs_usage *u, const char *value)
 {
+    (void)run; /* the levels are the messages' own (tool_set_levels) */
     if (mcs_set_verbosity(value))
         return 0;
     mcs_usage_error(u, "-verbosity: unknown letters in '%s' (e w n a q)", value);
     return -1;
 }
 
-static int apply_log(const mcs_usage *u, const char *value)
+static int apply_log(mcs_run *run, const mcs_usage *u, const char *value)
 {
-    (void)value;
+    (void)run, (void)value;
     mcs_usage_error(u, "-writeLogFile is not implemented yet");
     return -1;
 }
 
-static int apply_force(const mcs_usage *u, const char *value)
+static int apply_force(mcs_run *run, const mcs_usage *u, const char *value)
 {
     (void)u, (void)value;
-    mcs_run_context()->output_forced = true;
+    run->output_forced = true;
     return 0;
 }
 
@@ -72,7 +73,7 @@ static int apply_force(const mcs_usage *u, const char *value)
 typedef struct global_option {
     const char *name; /* as mcs_option's */
     const char *arg;  /* its value as the help names it ("CHARS"); NULL: it takes none */
-    int (*apply)(const mcs_usage *u, const char *value); /* 0, or -1 after a usage error */
+    int (*apply)(mcs_run *run, const mcs_usage *u, const char *value); /* 0, or -1: usage error */
     const char *shown; /* the help's left column when not "NAME ARG" */
     const char *help;  /* its lines; NULL: not listed (said with another, or not implemented) */
 } global_option;
@@ -188,11 +189,11 @@ const char *mcs_global_option_at(size_t i, const char **help)
     return globals[i].name;
 }
 
-int mcs_apply_global(const mcs_usage *u, const char *canonical, const char *value)
+int mcs_apply_global(mcs_run *run, const mcs_usage *u, const char *canonical, const char *value)
 {
     for (size_t i = 0; i < GLOBAL_COUNT; i++)
         if (strcmp(globals[i].name, canonical) == 0)
-            return globals[i].apply(u, value);
+            return globals[i].apply(run, u, value);
     return -1;
 }
 
@@ -232,14 +233,13 @@ static bool is_whole(const char *name, const typed_option *t)
 }
 
 /* mcs_switches.h: the first switch in SuperPMI's order that arg names. */
-const mcs_switch *mcs_switch_find(const char *arg)
+const mcs_switch *mcs_switch_find(const mcs_run *run, const char *arg)
 {
     if (arg[0] != '-')
         return NULL;
     bool two_dashes = arg[1] == '-';
     const char *text = arg + 1 + two_dashes;
     size_t len = strcspn(text, "=");
-    const mcs_run *run = mcs_run_context();
     for (size_t i = 0; i < run->switch_count; i++) {
         const mcs_switch *s = &run->switches[i];
         size_t name_len = strlen(s->name);
@@ -251,13 +251,13 @@ const mcs_switch *mcs_switch_find(const char *arg)
 }
 
 /* The SuperPMI switch a single-dash t abbreviates (the run's switch table), or NULL. */
-static const char *superpmi_name(const typed_option *t)
+static const char *superpmi_name(const mcs_run *run, const typed_option *t)
 {
     char buf[64];
     if (t->two_dashes || t->len == 0 || t->len + 2 > sizeof buf)
         return NULL;
     snprintf(buf, sizeof buf, "-%.*s", (int)t->len, t->name);
-    const mcs_switch *s = mcs_switch_find(buf);
+    const mcs_switch *s = mcs_switch_find(run, buf);
     return s ? s->name : NULL;
 }
 
@@ -303,12 +303,13 @@ static bool same_superpmi(const char *name, const void *key)
     return name[0] != '-' && strcmp(name, key) == 0;
 }
 
-static bool option_find(const mcs_option *opts, const typed_option *t, option_match *m)
+static bool option_find(const mcs_run *run, const mcs_option *opts, const typed_option *t,
+                        option_match *m)
 {
     memset(m, 0, sizeof *m);
     if (match_name(opts, same_whole, t, m))
         return true;
-    const char *canonical = superpmi_name(t);
+    const char *canonical = superpmi_name(run, t);
     return canonical && match_name(opts, same_superpmi, canonical, m);
 }
 
@@ -406,12 +407,13 @@ static int store(const mcs_usage *u, const mcs_option *o, const char *value, voi
 
 /* Applies the option at argv[*i] (advancing past a separate value) into args. 0, or -1 after a
  * usage error. */
-static int take_option(int argc, char **argv, int *i, const mcs_usage *u, void *args)
+static int take_option(mcs_run *run, int argc, char **argv, int *i, const mcs_usage *u,
+                       void *args)
 {
     const mcs_option *opts = u->options;
     typed_option t = typed_split(argv[*i]);
     option_match m;
-    if (!option_find(opts, &t, &m))
+    if (!option_find(run, opts, &t, &m))
         return unknown_option(u, opts, argv[*i]), -1;
     bool takes_value = option_takes_value(&m);
     const char *value = t.value;
@@ -423,12 +425,12 @@ static int take_option(int argc, char **argv, int *i, const mcs_usage *u, void *
         value = argv[++*i];
     }
     if (m.global)
-        return m.global->apply(u, value);
+        return m.global->apply(run, u, value);
     return store(u, m.own, value, args);
 }
 
-int mcs_parse_args(int argc, char **argv, const mcs_usage *u, void *args, const char **pos,
-                   int min_pos, int max_pos)
+int mcs_parse_args(mcs_run *run, int argc, char **argv, const mcs_usage *u, void *args,
+                   const char **pos, int min_pos, int max_pos)
 {
     int count = 0;
     bool options_end = false;
@@ -439,7 +441,7 @@ int mcs_parse_args(int argc, char **argv, const mcs_usage *u, void *args, const 
             continue;
         }
         if (!options_end && !is_positional(arg)) {
-            if (take_option(argc, argv, &i, u, args) != 0)
+            if (take_option(run, argc, argv, &i, u, args) != 0)
                 return -1;
             continue;
         }

@@ -3,8 +3,10 @@
  * the options every verb takes set (--jit-ee, --force), what inputs and outputs leave for later
  * (the version of the input opened last, a reader of stdout gone, the lengths of inputs that
  * are no regular file), and the dispatcher's switch table, which the option parser matches
- * abbreviations against. mcs.c sets it up before the verb runs; mcs_run.c holds it and calls
- * nothing, so every module may read it without calling a module above its own.
+ * abbreviations against. main (mcs.c) creates it and passes it to the verb, which passes it
+ * to the helpers that read or set it (an input or an output opened keeps it); no module holds
+ * it. mcs_run.c calls nothing of mcs, so every module may use it without calling a module
+ * above its own.
  */
 #ifndef MCS_RUN_H
 #define MCS_RUN_H
@@ -35,12 +37,15 @@ typedef struct mcs_run {
     size_t noted_count;
 } mcs_run;
 
-/* The run's state (zeroed at start). */
-mcs_run *mcs_run_context(void);
+/* A run with nothing set yet, matching abbreviations against the count switches. */
+void mcs_run_init(mcs_run *run, const struct mcs_switch *switches, size_t count);
+/* Frees what the run holds (the names noted). */
+void mcs_run_end(mcs_run *run);
 
-/* Its fields, for the verbs that read one. */
-const mcz_jit_ee *mcs_forced_jit_ee(void);
-bool mcs_output_forced(void);
-bool mcs_stdout_reader_gone(void);
+/* Notes the length of the input name, which is no regular file (the oldest of
+ * MCS_NOTED_INPUTS goes); an input whose name cannot be kept is left out. */
+void mcs_run_note_size(mcs_run *run, const char *name, uint64_t size);
+/* The length noted last for the input name; 0 when none was. */
+uint64_t mcs_run_noted_size(const mcs_run *run, const char *name);
 
 #endif /* MCS_RUN_H */

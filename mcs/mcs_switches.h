@@ -23,7 +23,8 @@ typedef enum mcs_switch_kind {
 typedef struct mcs_switch {
     const char *name;
     mcs_switch_kind kind;
-    int (*run)(int argc, char **argv); /* argv[0] is the verb as typed; returns the exit code */
+    /* the verb, given the run's state; argv[0] is the verb as typed; returns the exit code */
+    int (*verb)(mcs_run *run, int argc, char **argv);
     const mcs_usage *usage;
 } mcs_switch;
 
@@ -34,6 +35,6 @@ extern const size_t mcs_switch_count;
  * name, with one SuperPMI's rule, the first switch in table order whose name the text after
  * '-' begins. A value after '=' is not part of the name; "-" alone resolves to help, as in
  * SuperPMI. NULL when arg names none. */
-const mcs_switch *mcs_switch_find(const char *arg);
+const mcs_switch *mcs_switch_find(const mcs_run *run, const char *arg);
 
 #endif /* MCS_SWITCHES_H */

@@ -23,13 +23,13 @@ int mcs_parse_number(const mcs_usage *u, const char *name, const char *text, boo
     return -1;
 }
 
-int mcs_parse_list(const char *arg, mcz_list *out)
+int mcs_parse_list(mcs_run *run, const char *arg, mcz_list *out)
 {
     mcz_diag d;
     mcz_diag_clear(&d);
     if (mcz_list_from_arg(arg, out, &d) == MCZ_OK)
         return MCS_EXIT_OK;
-    mcs_error_diag(arg, &d);
+    mcs_error_diag(run, arg, &d);
     return mcs_has_extension(arg, ".mcl") ? MCS_EXIT_FAIL : MCS_EXIT_USAGE;
 }
 

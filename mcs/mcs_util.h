@@ -47,13 +47,14 @@ bool mcs_set_verbosity(const char *chars);
  * the offset unless it lies inside FILE: a regular file, or an input whose length
  * mcs_note_input gave, a stream's or a URL's) into buf; returns buf. */
 #define MCS_DIAG_TEXT_SIZE 4608 /* a path, the where, and a diag message */
-const char *mcs_diag_text(const char *file, const mcz_diag *d, char *buf, size_t cap);
+const char *mcs_diag_text(const mcs_run *run, const char *file, const mcz_diag *d, char *buf,
+                          size_t cap);
 /* "mcs: " and that text, on stderr. */
-void mcs_error_diag(const char *file, const mcz_diag *d);
+void mcs_error_diag(const mcs_run *run, const char *file, const mcz_diag *d);
 /* The length of the input messages name `name` (read whole: a stream's is what was read), for
  * mcs_diag_text to tell offsets in it from offsets taken from damaged bytes (a regular file's
  * is taken from the file). The last MCS_NOTED_INPUTS names are kept (copied). */
-void mcs_note_input(const char *name, uint64_t size);
+void mcs_note_input(mcs_run *run, const char *name, uint64_t size);
 
 /* ---- Arguments ---- */
 
@@ -96,12 +97,12 @@ struct mcs_option {
  * [min_pos, max_pos]. A single-dash abbreviation is resolved against the switch table the run
  * holds (mcs_run.h).
  */
-int mcs_parse_args(int argc, char **argv, const mcs_usage *u, void *args, const char **pos,
-                   int min_pos, int max_pos);
+int mcs_parse_args(mcs_run *run, int argc, char **argv, const mcs_usage *u, void *args,
+                   const char **pos, int min_pos, int max_pos);
 
 /* Applies an option every verb takes, by its table name ("verbosity"), as mcs.c does for those
  * given before the verb. Returns 0, or -1 after a usage error (u may be NULL there). */
-int mcs_apply_global(const mcs_usage *u, const char *canonical, const char *value);
+int mcs_apply_global(mcs_run *run, const mcs_usage *u, const char *canonical, const char *value);
 
 /* The nearest of the names offered to a mistyped one (the name of "--chunkz=3" is "chunkz"),
  * when it is near enough to be meant: a few letters apart, or the beginning of a longer name. */
@@ -140,7 +141,7 @@ int mcs_parse_number(const mcs_usage *u, const char *name, const char *text, boo
 
 /* A range list or .mcl path (mcz_list_from_arg). Returns MCS_EXIT_OK, or after printing the
  * error MCS_EXIT_USAGE (bad range syntax) or MCS_EXIT_FAIL (an unreadable or bad .mcl file). */
-int mcs_parse_list(const char *arg, mcz_list *out);
+int mcs_parse_list(mcs_run *run, const char *arg, mcz_list *out);
 
 /* The compression options of the verbs that write archives (-convert, and -copy, -strip and
  * -merge into an archive), as typed: MCS_COMPRESS_OPTIONS(&a) in a verb's option table,
@@ -220,6 +221,7 @@ bool mcs_has_extension(const char *path, const char *ext);
 
 /* An opened collection: an MCH file or an archive, read through mcz_source. */
 typedef struct mcs_input {
+    mcs_run *run; /* the run it was opened in (--jit-ee, messages' lengths of streams) */
     const char *path;
     mcz_source *source;
     const mcz_reader *archive; /* NULL for an MCH file */
@@ -238,8 +240,8 @@ const mcz_jit_ee *mcs_input_jit_ee(const mcs_input *in);
 /* The version a collection at path is read as (and an archive output hashes with): --jit-ee's,
  * else found (what it records or its packets voted for, NULL: undecided), else the newest,
  * warned about when voted contexts could not decide; *how as mcs_input.jit_ee_how. */
-const mcz_jit_ee *mcs_jit_ee_decide(const char *path, const mcz_jit_ee *found, uint32_t voted,
-                                    const char **how);
+const mcz_jit_ee *mcs_jit_ee_decide(mcs_run *run, const char *path, const mcz_jit_ee *found,
+                                    uint32_t voted, const char **how);
 /* True when in is an archive whose stored identity hashes and dedup keys were computed with
  * the version in is read as (otherwise they are computed from the contexts). */
 bool mcs_input_hashes_usable(const mcs_input *in);
@@ -260,9 +262,9 @@ int mcs_input_refuse_empty(const char *path);
 /* Opens path (an empty input is refused). "-" (standard input) and other streams are spooled
  * to a temporary file first, which is gone once open; messages then name "standard input".
  * Returns 0, or -1 after printing the error. */
-int mcs_input_open(mcs_input *in, const char *path);
+int mcs_input_open(mcs_run *run, mcs_input *in, const char *path);
 /* mcs_input_open of path's input, opened already (a stream read once; NULL: open path). */
-int mcs_input_open_input(mcs_input *in, const char *path, mcz_input *input);
+int mcs_input_open_input(mcs_run *run, mcs_input *in, const char *path, mcz_input *input);
 void mcs_input_close(mcs_input *in);
 /* Makes mcs_input_next start again at the first context (a stream is read from its spool, not
  * again), keeping the version chosen at open; an archive, read by position, is left as it is.
@@ -277,7 +279,7 @@ void mcs_input_context_error(const mcs_input *in, const mcz_mc *mc, mcz_diag *d)
 int mcs_input_read_failed(const mcs_input *in, uint32_t number, int rc, mcz_diag *d);
 /* For verbs whose only argument is their input: parses argv and opens it. Returns
  * MCS_EXIT_OK with in open, or the exit code after printing the error. */
-int mcs_input_from_args(int argc, char **argv, const mcs_usage *u, mcs_input *in);
+int mcs_input_from_args(mcs_run *run, int argc, char **argv, const mcs_usage *u, mcs_input *in);
 /* Context `number` (mcz_source_get, d filled on error, nothing printed). When an MCH file's
  * .mct turns out not to match it, warns once, naming the .mct and why (the file is then read
  * by scanning). */
@@ -311,18 +313,17 @@ typedef struct mcs_output mcs_output;
 int mcs_output_check(const char *path);
 /* mcs_output_check, and standard output on a terminal refused unless --force was given: for
  * the outputs that are collections (binary). */
-int mcs_output_check_binary(const char *path);
-/* (mcs_stdout_reader_gone, mcs_run.h: true once an output to standard output stopped because
- * its reader was gone (| head): that was said nowhere, and mcs exits 0, as for text output.) */
+int mcs_output_check_binary(mcs_run *run, const char *path);
 /* Reports d about output file_name (as given; display: its name in messages), quietly when it
- * is standard output and its reader is gone (see mcs_stdout_reader_gone). */
-void mcs_output_error(const char *file_name, const char *display, mcz_diag *d);
+ * is standard output and its reader is gone: then it sets run->reader_gone instead, and mcs
+ * exits 0, as for text output. */
+void mcs_output_error(mcs_run *run, const char *file_name, const char *display, mcz_diag *d);
 /* Checks path as mcs_output_check_binary does, before any work. opt (NULL: none) gives an archive's
  * settings; those it leaves at zero are the library's defaults, or with inherit those of the
  * first archive input offered with mcs_output_offer_settings() before any context is put (its
  * level and chunk size, its dictionary or none, whether it stores hashes), else the library's
  * defaults with a dictionary trained on the contexts. Returns NULL after printing the error. */
-mcs_output *mcs_output_open(const char *path, mcs_output_kind kind,
+mcs_output *mcs_output_open(mcs_run *run, const char *path, mcs_output_kind kind,
                             const mcz_writer_options *opt, bool inherit);
 /* Offers in's settings to an archive output that inherits and has not started yet, and
  * checks what in records (JIT-EE GUID, target) against what the output records: the first

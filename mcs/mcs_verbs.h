@@ -1,6 +1,7 @@
 /*
  * mcs_verbs.h - the verbs mcs implements, one file each (mcs/verb_<name>.c): its help and its
- * entry point. argv[0] is the verb switch as typed; the return value is the exit code.
+ * entry point, given the run's state (mcs_run.h). argv[0] is the verb switch as typed; the
+ * return value is the exit code.
  */
 #ifndef MCS_VERBS_H
 #define MCS_VERBS_H
@@ -9,7 +10,7 @@
 
 #define MCS_VERB(name)                 \
     extern const mcs_usage usage_##name; \
-    int cmd_##name(int argc, char **argv);
+    int cmd_##name(mcs_run *run, int argc, char **argv);
 
 MCS_VERB(concat)
 MCS_VERB(copy)
@@ -44,6 +45,7 @@ int mcs_check_contexts(mcs_input *in, const char *what, bool strict, uint64_t *c
 extern const mcs_option mcs_check_options[];
 /* Arguments of "-VERB FILE [--strict]" (a usage with mcs_check_options): opens FILE into in. Returns MCS_EXIT_OK or the exit
  * code after printing the error. */
-int mcs_check_args(int argc, char **argv, const mcs_usage *u, mcs_input *in, bool *strict);
+int mcs_check_args(mcs_run *run, int argc, char **argv, const mcs_usage *u, mcs_input *in,
+                   bool *strict);
 
 #endif /* MCS_VERBS_H */

@@ -128,21 +128,21 @@ static int next_context(zip_input *z, mcz_mc *mc)
 
 /* Holds the first contexts and votes on them: the version the output hashes with (*how: how it
  * was chosen). Returns 0, or -1 after printing the error. */
-static const mcz_jit_ee *hold_and_vote(zip_input *z, const char **how)
+static const mcz_jit_ee *hold_and_vote(mcs_run *run, zip_input *z, const char **how)
 {
     uint32_t fits = mcz_jit_ee_fits_all(), voted = 0;
     mcz_mc mc;
     int rc = 0;
     while (voted < MCZ_JIT_EE_DETECT_CONTEXTS && z->held_len < MCZ_JIT_EE_DETECT_BYTES &&
            (rc = next_context(z, &mc)) > 0) {
-        if (!mcs_forced_jit_ee())
+        if (!run->forced_jit_ee)
             mcz_jit_ee_vote(&fits, &mc);
         z->held_len += mc.size;
         voted++;
     }
     if (rc < 0)
         return NULL;
-    return mcs_jit_ee_decide(z->name, mcz_jit_ee_from_fits(fits), voted, how);
+    return mcs_jit_ee_decide(run, z->name, mcz_jit_ee_from_fits(fits), voted, how);
 }
 
 /* Opens the zip's .mch member into z: 0, or -1 after printing the error. */
@@ -164,7 +164,7 @@ static void zip_input_close(zip_input *z)
     free(z->held);
 }
 
-int mcs_zip_scan(const char *path, mcs_zip_summary *out)
+int mcs_zip_scan(mcs_run *run, const char *path, mcs_zip_summary *out)
 {
     memset(out, 0, sizeof *out);
     zip_input z = {0};
@@ -174,7 +174,7 @@ int mcs_zip_scan(const char *path, mcs_zip_summary *out)
     out->size = z.size;
     out->stored = tool_zip_stored_size(z.zip);
     out->method = tool_zip_method(z.zip);
-    out->jit_ee = hold_and_vote(&z, &out->jit_ee_how);
+    out->jit_ee = hold_and_vote(run, &z, &out->jit_ee_how);
     z.held_len = 0;
     mcz_mc mc;
     int rc = out->jit_ee ? 0 : -1;
@@ -209,21 +209,21 @@ static int put_all(zip_input *z, mcs_output *out, uint64_t *contexts, uint64_t *
     return rc < 0 ? -1 : 0;
 }
 
-int mcs_convert_zip(const char *in_path, const char *out_path, const mcz_writer_options *opt,
-                    uint64_t *contexts, uint64_t *bytes)
+int mcs_convert_zip(mcs_run *run, const char *in_path, const char *out_path,
+                    const mcz_writer_options *opt, uint64_t *contexts, uint64_t *bytes)
 {
     *contexts = *bytes = 0;
     zip_input z = {0};
     if (zip_input_open(&z, in_path) != 0)
         return -1;
     const char *how;
-    int rc = hold_and_vote(&z, &how) ? 0 : -1;
+    int rc = hold_and_vote(run, &z, &how) ? 0 : -1;
     mcs_output *out = NULL;
     if (rc == 0) {
         mcz_writer_options sized = opt ? *opt : (mcz_writer_options)MCZ_WRITER_OPTIONS_INIT;
         if (!sized.expected_bytes)
             sized.expected_bytes = z.size; /* the dictionary decision's horizon */
-        out = mcs_output_open(out_path, MCS_OUTPUT_MCZ, &sized, false);
+        out = mcs_output_open(run, out_path, MCS_OUTPUT_MCZ, &sized, false);
         rc = out ? put_all(&z, out, contexts, bytes) : -1;
     }
     if (rc == 0)

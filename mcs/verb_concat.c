@@ -139,16 +139,16 @@ static int append_all(mcs_input *in, concat_target *t, uint64_t *appended)
 }
 
 /* An archive FILE1 (existing or not): a new one of its chunks then in's, put in its place. */
-static int concat_archive(const char *path, mcs_input *in, uint64_t *appended,
+static int concat_archive(mcs_run *run, const char *path, mcs_input *in, uint64_t *appended,
                           uint64_t *bytes)
 {
     /* The output is opened first: it replaces FILE1 on purpose, once FILE1 has been read. */
-    mcs_output *out = mcs_output_open(path, MCS_OUTPUT_MCZ, NULL, true);
+    mcs_output *out = mcs_output_open(run, path, MCS_OUTPUT_MCZ, NULL, true);
     if (!out)
         return -1;
     mcs_input base = {0};
     bool exists = tool_exists(path);
-    int rc = exists ? mcs_input_open(&base, path) : 0;
+    int rc = exists ? mcs_input_open(run, &base, path) : 0;
     if (rc == 0 && exists && !base.archive) {
         tool_error("%s: not an archive, though its name ends in .mcz", path);
         rc = -1;
@@ -186,20 +186,20 @@ static int concat_mch(const char *path, mcs_input *in, uint64_t *appended, uint6
     return rc;
 }
 
-int cmd_concat(int argc, char **argv)
+int cmd_concat(mcs_run *run, int argc, char **argv)
 {
     const char *pos[2];
-    if (mcs_parse_args(argc, argv, &usage_concat, NULL, pos, 2, 2) < 0)
+    if (mcs_parse_args(run, argc, argv, &usage_concat, NULL, pos, 2, 2) < 0)
         return MCS_EXIT_USAGE;
     if (same_file(pos[0], pos[1])) {
         tool_error("%s: cannot append a file to itself", pos[0]);
         return MCS_EXIT_FAIL;
     }
     mcs_input in;
-    if (mcs_input_open(&in, pos[1]) != 0)
+    if (mcs_input_open(run, &in, pos[1]) != 0)
         return MCS_EXIT_FAIL;
     uint64_t appended = 0, bytes = 0;
-    int rc = mcs_has_extension(pos[0], ".mcz") ? concat_archive(pos[0], &in, &appended, &bytes)
+    int rc = mcs_has_extension(pos[0], ".mcz") ? concat_archive(run, pos[0], &in, &appended, &bytes)
                                                 : concat_mch(pos[0], &in, &appended, &bytes);
     mcs_input_close(&in);
     if (rc != 0)

@@ -59,10 +59,10 @@ static int writer_options_of(const convert_args *a, mcz_writer_options *opt)
  * device or FIFO (a stream, whatever its name) or --force says it is meant (superpmi.py keeps
  * only .mch names, and mcz-superpmi serves an archive whatever its name). Returns 0, or -1
  * after a usage error. */
-static int archive_name_check(const char *out)
+static int archive_name_check(mcs_run *run, const char *out)
 {
     tool_file_info st;
-    if (!mcs_has_extension(out, ".mch") || mcs_output_forced() ||
+    if (!mcs_has_extension(out, ".mch") || run->output_forced ||
         (tool_stat(out, &st) == 0 && st.type != TOOL_FILE_REGULAR))
         return 0;
     mcs_usage_error(&usage_convert,
@@ -73,7 +73,7 @@ static int archive_name_check(const char *out)
 }
 
 /* Opens the archive whose dictionary the output reuses; the dictionary lives as long as it. */
-static mcz_reader *dictionary_source(const char *path, mcz_writer_options *opt)
+static mcz_reader *dictionary_source(mcs_run *run, const char *path, mcz_writer_options *opt)
 {
     mcz_diag d;
     mcz_diag_clear(&d);
@@ -85,7 +85,7 @@ static mcz_reader *dictionary_source(const char *path, mcz_writer_options *opt)
             tool_error("%s: an MCH file, not an archive: --dict-from takes an archive's "
                        "dictionary ('mcs -convert %s OUT.mcz' makes one)", path, path);
         else
-            mcs_error_diag(path, &d);
+            mcs_error_diag(run, path, &d);
         mcz_source_close(probe);
         return NULL;
     }
@@ -104,15 +104,16 @@ static int64_t stdout_offset(void)
     return tool_position(TOOL_STDOUT_FD);
 }
 
-static int convert_file(const char *in_path, const char *out_path,
+static int convert_file(mcs_run *run, const char *in_path, const char *out_path,
                         const mcz_writer_options *opt)
 {
     uint64_t count, raw;
     bool to_stdout = tool_input_is_stream(out_path);
     int64_t before = to_stdout ? stdout_offset() : -1;
     int rc = tool_is_zip(in_path)
-                 ? mcs_convert_zip(in_path, out_path, opt, &count, &raw)
-                 : mcs_copy_file(in_path, out_path, MCS_OUTPUT_MCZ, opt, "converting", &count, &raw);
+                 ? mcs_convert_zip(run, in_path, out_path, opt, &count, &raw)
+                 : mcs_copy_file(run, in_path, out_path, MCS_OUTPUT_MCZ, opt, "converting",
+                                 &count, &raw);
     if (rc != 0)
         return -1;
     int64_t after = before >= 0 ? stdout_offset() : -1;
@@ -128,19 +129,19 @@ static int convert_file(const char *in_path, const char *out_path,
     return 0;
 }
 
-int cmd_convert(int argc, char **argv)
+int cmd_convert(mcs_run *run, int argc, char **argv)
 {
     convert_args a = {0};
     const char *pos[2];
-    if (mcs_parse_args(argc, argv, &usage_convert, &a, pos, 2, 2) < 0)
+    if (mcs_parse_args(run, argc, argv, &usage_convert, &a, pos, 2, 2) < 0)
         return MCS_EXIT_USAGE;
     mcz_writer_options opt = MCZ_WRITER_OPTIONS_INIT;
-    if (writer_options_of(&a, &opt) != 0 || archive_name_check(pos[1]) != 0)
+    if (writer_options_of(&a, &opt) != 0 || archive_name_check(run, pos[1]) != 0)
         return MCS_EXIT_USAGE;
     mcz_reader *dict_reader = NULL;
-    if (a.dict_from && !(dict_reader = dictionary_source(a.dict_from, &opt)))
+    if (a.dict_from && !(dict_reader = dictionary_source(run, a.dict_from, &opt)))
         return MCS_EXIT_FAIL;
-    int rc = convert_file(pos[0], pos[1], &opt);
+    int rc = convert_file(run, pos[0], pos[1], &opt);
     mcz_reader_close(dict_reader);
     return rc == 0 ? MCS_EXIT_OK : MCS_EXIT_FAIL;
 }

@@ -48,7 +48,7 @@ static int copy_one(copy_state *s, uint32_t number)
         if (d.context < 0)
             d.context = number;
         tool_progress_end(&s->progress);
-        mcs_error_diag(s->in.path, &d);
+        mcs_error_diag(s->in.run, s->in.path, &d);
         return -1;
     }
     int put = s->thin ? mcs_output_put_checked(s->out, s->thin, &s->in, &mc)
@@ -101,18 +101,18 @@ static int copy_chunks(copy_state *s, mcz_list *list)
     return rc;
 }
 
-int cmd_copy(int argc, char **argv)
+int cmd_copy(mcs_run *run, int argc, char **argv)
 {
     const char *pos[3];
     mcz_list list;
     copy_state s = {0};
     mcz_writer_options opt = MCZ_WRITER_OPTIONS_INIT;
-    int exit_code = mcs_parse_list_verb(argc, argv, &usage_copy, pos, &list, &s.thin, &opt);
+    int exit_code = mcs_parse_list_verb(run, argc, argv, &usage_copy, pos, &list, &s.thin, &opt);
     if (exit_code != MCS_EXIT_OK)
         return exit_code;
-    int rc = mcs_input_open(&s.in, pos[1]);
+    int rc = mcs_input_open(run, &s.in, pos[1]);
     if (rc == 0) {
-        s.out = mcs_output_open(pos[2], MCS_OUTPUT_BY_EXTENSION, &opt, true);
+        s.out = mcs_output_open(run, pos[2], MCS_OUTPUT_BY_EXTENSION, &opt, true);
         if (!s.out)
             rc = -1;
         else

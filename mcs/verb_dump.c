@@ -147,15 +147,15 @@ static int dump_one(void *simple, mcs_input *in, const mcz_mc *mc)
     return 0;
 }
 
-int cmd_dump(int argc, char **argv)
+int cmd_dump(mcs_run *run, int argc, char **argv)
 {
     dump_args a = {0};
     const char *pos[1];
     mcz_list list;
-    int exit_code = mcs_parse_ranged(argc, argv, &usage_dump, &a, 1, pos, &list);
+    int exit_code = mcs_parse_ranged(run, argc, argv, &usage_dump, &a, 1, pos, &list);
     if (exit_code != MCS_EXIT_OK)
         return exit_code;
-    int rc = mcs_for_each_context(pos[0], &list, NULL, dump_one, &a.simple, NULL);
+    int rc = mcs_for_each_context(run, pos[0], &list, NULL, dump_one, &a.simple, NULL);
     mcz_list_free(&list);
     return rc == 0 ? MCS_EXIT_OK : MCS_EXIT_FAIL;
 }

@@ -110,13 +110,13 @@ static int dumpmap_one(void *unused, mcs_input *in, const mcz_mc *mc)
     return -1;
 }
 
-int cmd_dumpmap(int argc, char **argv)
+int cmd_dumpmap(mcs_run *run, int argc, char **argv)
 {
     const char *pos[1];
-    if (mcs_parse_args(argc, argv, &usage_dumpmap, NULL, pos, 1, 1) < 0)
+    if (mcs_parse_args(run, argc, argv, &usage_dumpmap, NULL, pos, 1, 1) < 0)
         return MCS_EXIT_USAGE;
     printf("index,method name,full signature,jit flags,os\n");
     mcz_list all = {0};
-    int rc = mcs_for_each_sound_context(pos[0], &all, NULL, dumpmap_one, NULL, NULL);
+    int rc = mcs_for_each_sound_context(run, pos[0], &all, NULL, dumpmap_one, NULL, NULL);
     return rc == 0 ? MCS_EXIT_OK : MCS_EXIT_FAIL;
 }

@@ -22,7 +22,7 @@ static void print_entry(const mcz_toc_entry *e)
 }
 
 /* A .mct file, opened as input. Returns 0, or -1 after printing the error. */
-static int dump_mct(const char *path, mcz_input *input)
+static int dump_mct(mcs_run *run, const char *path, mcz_input *input)
 {
     mcz_diag d;
     mcz_diag_clear(&d);
@@ -34,7 +34,7 @@ static int dump_mct(const char *path, mcz_input *input)
     if (rc == MCZ_OK)
         rc = mcz_toc_parse(bytes, (size_t)size, false, &entries, &count, &d);
     if (rc != MCZ_OK) {
-        mcs_error_diag(path, &d);
+        mcs_error_diag(run, path, &d);
         return -1;
     }
     for (uint32_t i = 0; i < count && !mcs_stdout_failed(); i++)
@@ -77,10 +77,10 @@ static int refuse_mch(const char *path)
     return MCS_EXIT_FAIL;
 }
 
-int cmd_dumptoc(int argc, char **argv)
+int cmd_dumptoc(mcs_run *run, int argc, char **argv)
 {
     const char *pos[1];
-    if (mcs_parse_args(argc, argv, &usage_dumptoc, NULL, pos, 1, 1) < 0)
+    if (mcs_parse_args(run, argc, argv, &usage_dumptoc, NULL, pos, 1, 1) < 0)
         return MCS_EXIT_USAGE;
     /* An archive is told by its first bytes (mcz_source_open_input) or its .mcz name; anything
      * else is read as .mct. The input is opened once, so a stream is read once. */
@@ -95,9 +95,9 @@ int cmd_dumptoc(int argc, char **argv)
     if (input && !archive && starts_as_mch(input)) {
         rc = refuse_mch(pos[0]);
     } else if (input && !archive) {
-        rc = dump_mct(pos[0], input) == 0 ? MCS_EXIT_OK : MCS_EXIT_FAIL;
-    } else if (mcs_input_open_input(&in, pos[0], input) == 0) { /* reports a missing file */
-        int done = in.archive ? dump_index(&in) : dump_mct(pos[0], input);
+        rc = dump_mct(run, pos[0], input) == 0 ? MCS_EXIT_OK : MCS_EXIT_FAIL;
+    } else if (mcs_input_open_input(run, &in, pos[0], input) == 0) { /* reports a missing file */
+        int done = in.archive ? dump_index(&in) : dump_mct(run, pos[0], input);
         mcs_input_close(&in);
         rc = done == 0 ? MCS_EXIT_OK : MCS_EXIT_FAIL;
     }

@@ -24,10 +24,10 @@ static int mch_name_check(const char *out)
                            out);
 }
 
-int cmd_export(int argc, char **argv)
+int cmd_export(mcs_run *run, int argc, char **argv)
 {
     const char *pos[2];
-    if (mcs_parse_args(argc, argv, &usage_export, NULL, pos, 2, 2) < 0)
+    if (mcs_parse_args(run, argc, argv, &usage_export, NULL, pos, 2, 2) < 0)
         return MCS_EXIT_USAGE;
     tool_note_input(pos[0]); /* an output that is the input is refused first, as everywhere */
     if (mcs_output_check(pos[1]) != 0)
@@ -35,7 +35,7 @@ int cmd_export(int argc, char **argv)
     if (mch_name_check(pos[1]) != 0)
         return MCS_EXIT_USAGE;
     uint64_t count, bytes;
-    if (mcs_copy_file(pos[0], pos[1], MCS_OUTPUT_MCH, NULL, "exporting", &count, &bytes) != 0)
+    if (mcs_copy_file(run, pos[0], pos[1], MCS_OUTPUT_MCH, NULL, "exporting", &count, &bytes) != 0)
         return MCS_EXIT_FAIL;
     tool_info("Exported %" PRIu64 " contexts (%" PRIu64 " bytes) to %s", count, bytes, tool_display_name(pos[1], true));
     return MCS_EXIT_OK;

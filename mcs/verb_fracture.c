@@ -30,6 +30,7 @@ const mcs_usage usage_fracture = {
     fracture_options};
 
 typedef struct fracture_run {
+    mcs_run *run;
     mcs_input in;
     const char *prefix;
     bool archives;
@@ -68,7 +69,7 @@ static int piece_open(fracture_run *f)
         tool_error("out of memory");
         return -1;
     }
-    f->out = mcs_output_open(f->path, f->archives ? MCS_OUTPUT_MCZ : MCS_OUTPUT_MCH, NULL,
+    f->out = mcs_output_open(f->run, f->path, f->archives ? MCS_OUTPUT_MCZ : MCS_OUTPUT_MCH, NULL,
                             true);
     return f->out && mcs_output_offer_settings(f->out, &f->in) == 0 ? 0 : -1;
 }
@@ -108,10 +109,10 @@ static int fracture_all(fracture_run *f)
 }
 
 /* The number of contexts per file: the first number of the list. */
-static int fracture_size(const char *arg, uint64_t *per_file)
+static int fracture_size(mcs_run *run, const char *arg, uint64_t *per_file)
 {
     mcz_list list = {0};
-    int rc = mcs_parse_list(arg, &list);
+    int rc = mcs_parse_list(run, arg, &list);
     if (rc != MCS_EXIT_OK)
         return rc;
     *per_file = list.count ? list.ranges[0].first : 0;
@@ -121,25 +122,26 @@ static int fracture_size(const char *arg, uint64_t *per_file)
     return MCS_EXIT_OK;
 }
 
-int cmd_fracture(int argc, char **argv)
+int cmd_fracture(mcs_run *run, int argc, char **argv)
 {
     fracture_args a = {0};
     const char *pos[3];
-    if (mcs_parse_args(argc, argv, &usage_fracture, &a, pos, 3, 3) < 0)
+    if (mcs_parse_args(run, argc, argv, &usage_fracture, &a, pos, 3, 3) < 0)
         return MCS_EXIT_USAGE;
     if (a.format && tool_strcasecmp(a.format, "mch") != 0 &&
         tool_strcasecmp(a.format, "mcz") != 0)
         return mcs_usage_error(&usage_fracture, "--format: '%s' is neither mch nor mcz", a.format);
-    fracture_run f = {.prefix = pos[2],
+    fracture_run f = {.run = run,
+                      .prefix = pos[2],
                       .archives = a.format && tool_strcasecmp(a.format, "mcz") == 0};
-    int exit_code = fracture_size(pos[0], &f.per_file);
+    int exit_code = fracture_size(run, pos[0], &f.per_file);
     if (exit_code != MCS_EXIT_OK)
         return exit_code;
     if (a.thin && !(f.thin = mcz_mc_builder_create())) {
         tool_error("out of memory");
         return MCS_EXIT_FAIL;
     }
-    int rc = mcs_input_open(&f.in, pos[1]);
+    int rc = mcs_input_open(run, &f.in, pos[1]);
     if (rc == 0 && !a.format)
         f.archives = f.in.archive != NULL; /* an archive's pieces stay archives */
     if (rc == 0) {

@@ -299,15 +299,15 @@ static int ildump_context(void *unused, mcs_input *in, const mcz_mc *mc)
     return 0;
 }
 
-int cmd_ildump(int argc, char **argv)
+int cmd_ildump(mcs_run *run, int argc, char **argv)
 {
     uint64_t dumped = 0;
     const char *pos[1];
     mcz_list list;
-    int rc = mcs_parse_ranged(argc, argv, &usage_ildump, NULL, 1, pos, &list);
+    int rc = mcs_parse_ranged(run, argc, argv, &usage_ildump, NULL, 1, pos, &list);
     if (rc != MCS_EXIT_OK)
         return rc;
-    rc = mcs_for_each_sound_context(pos[0], &list, NULL, ildump_context, NULL, &dumped);
+    rc = mcs_for_each_sound_context(run, pos[0], &list, NULL, ildump_context, NULL, &dumped);
     mcz_list_free(&list);
     if (rc != 0)
         return MCS_EXIT_FAIL;

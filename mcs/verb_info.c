@@ -157,10 +157,10 @@ static int print_mch(mcs_input *in)
 }
 
 /* A zip holding a collection (superpmi.py's X.mch.zip): its member, read through. */
-static int print_zip(const char *path)
+static int print_zip(mcs_run *run, const char *path)
 {
     mcs_zip_summary z;
-    if (mcs_zip_scan(path, &z) != 0)
+    if (mcs_zip_scan(run, path, &z) != 0)
         return MCS_EXIT_FAIL;
     printf("file:          %s\nformat:        zip, member %s (%s, %" PRIu64 " bytes stored)\n",
            path, z.member, z.method, z.stored);
@@ -171,16 +171,16 @@ static int print_zip(const char *path)
     return MCS_EXIT_OK;
 }
 
-int cmd_info(int argc, char **argv)
+int cmd_info(mcs_run *run, int argc, char **argv)
 {
     info_args a = {0};
     const char *pos[1];
     mcs_input in;
-    if (mcs_parse_args(argc, argv, &usage_info, &a, pos, 1, 1) < 0)
+    if (mcs_parse_args(run, argc, argv, &usage_info, &a, pos, 1, 1) < 0)
         return MCS_EXIT_USAGE;
     if (tool_is_zip(pos[0]))
-        return print_zip(pos[0]);
-    if (mcs_input_open(&in, pos[0]) != 0)
+        return print_zip(run, pos[0]);
+    if (mcs_input_open(run, &in, pos[0]) != 0)
         return MCS_EXIT_FAIL;
     int rc = 0;
     if (in.archive)

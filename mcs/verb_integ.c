@@ -51,22 +51,23 @@ int mcs_check_contexts(mcs_input *in, const char *what, bool strict, uint64_t *c
     return rc < 0 ? -1 : 0;
 }
 
-int mcs_check_args(int argc, char **argv, const mcs_usage *u, mcs_input *in, bool *strict)
+int mcs_check_args(mcs_run *run, int argc, char **argv, const mcs_usage *u, mcs_input *in,
+                   bool *strict)
 {
     const char *pos[1];
     check_args a = {false};
     assert(u->options == mcs_check_options);
-    if (mcs_parse_args(argc, argv, u, &a, pos, 1, 1) < 0)
+    if (mcs_parse_args(run, argc, argv, u, &a, pos, 1, 1) < 0)
         return MCS_EXIT_USAGE;
     *strict = a.strict;
-    return mcs_input_open(in, pos[0]) == 0 ? MCS_EXIT_OK : MCS_EXIT_FAIL;
+    return mcs_input_open(run, in, pos[0]) == 0 ? MCS_EXIT_OK : MCS_EXIT_FAIL;
 }
 
-int cmd_integ(int argc, char **argv)
+int cmd_integ(mcs_run *run, int argc, char **argv)
 {
     mcs_input in;
     bool strict;
-    int exit_code = mcs_check_args(argc, argv, &usage_integ, &in, &strict);
+    int exit_code = mcs_check_args(run, argc, argv, &usage_integ, &in, &strict);
     if (exit_code != MCS_EXIT_OK)
         return exit_code;
     double start = tool_now();

@@ -58,10 +58,10 @@ static void say_none_recorded(const mcs_input *in)
                in->archive ? "" : " in an archive");
 }
 
-static int print_guid_of(const char *path)
+static int print_guid_of(mcs_run *run, const char *path)
 {
     mcs_input in;
-    if (mcs_input_open(&in, path) != 0)
+    if (mcs_input_open(run, &in, path) != 0)
         return MCS_EXIT_FAIL;
     const char *guid = in.archive ? mcz_reader_jit_ee_guid(in.archive) : NULL;
     if (guid)
@@ -91,11 +91,11 @@ static int print_given_guid(const char *option)
     return MCS_EXIT_OK;
 }
 
-int cmd_jiteeversion(int argc, char **argv)
+int cmd_jiteeversion(mcs_run *run, int argc, char **argv)
 {
     const char *pos[1];
     jiteeversion_args a = {0};
-    int n = mcs_parse_args(argc, argv, &usage_jiteeversion, &a, pos, 0, 1);
+    int n = mcs_parse_args(run, argc, argv, &usage_jiteeversion, &a, pos, 0, 1);
     if (n < 0)
         return MCS_EXIT_USAGE;
     if (a.list + (n == 1) + (a.given != NULL) > 1)
@@ -105,5 +105,5 @@ int cmd_jiteeversion(int argc, char **argv)
         list_versions();
         return MCS_EXIT_OK;
     }
-    return n == 1 ? print_guid_of(pos[0]) : print_given_guid(a.given);
+    return n == 1 ? print_guid_of(run, pos[0]) : print_given_guid(a.given);
 }

@@ -143,14 +143,14 @@ static void report(flag_stats *s)
     }
 }
 
-int cmd_jitflags(int argc, char **argv)
+int cmd_jitflags(mcs_run *run, int argc, char **argv)
 {
     const char *pos[1];
-    if (mcs_parse_args(argc, argv, &usage_jitflags, NULL, pos, 1, 1) < 0)
+    if (mcs_parse_args(run, argc, argv, &usage_jitflags, NULL, pos, 1, 1) < 0)
         return MCS_EXIT_USAGE;
     flag_stats s = {0};
     mcz_list all = {0};
-    int rc = mcs_for_each_context(pos[0], &all, NULL, collect_one, &s, NULL);
+    int rc = mcs_for_each_context(run, pos[0], &all, NULL, collect_one, &s, NULL);
     if (rc == 0) {
         report(&s);
         if (s.without)

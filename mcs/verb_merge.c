@@ -42,6 +42,7 @@ const mcs_usage usage_merge = {
 
 typedef struct merge_run {
     const char *glob;
+    mcs_run *run;
     bool recursive;
     mcs_dedup *dedup; /* NULL: plain concatenation */
     bool recording;   /* -dedup's first pass over the files: their keys (mcs_dedup.h) */
@@ -69,7 +70,7 @@ static int merge_file(merge_run *m, const char *path, const tool_file_info *st)
         return 0;
     }
     mcs_input in;
-    if (mcs_input_open(&in, path) != 0)
+    if (mcs_input_open(m->run, &in, path) != 0)
         return -1;
     int rc = m->recording ? mcs_dedup_record(m->dedup, &in)
              : m->dedup   ? mcs_dedup_copy(m->dedup, &in, m->out)
@@ -171,21 +172,21 @@ static int merge_pattern(merge_run *m, const char *pattern)
     return rc;
 }
 
-int cmd_merge(int argc, char **argv)
+int cmd_merge(mcs_run *run, int argc, char **argv)
 {
     merge_args a = {0};
     const char *pos[2];
     mcz_writer_options opt = MCZ_WRITER_OPTIONS_INIT;
-    if (mcs_parse_args(argc, argv, &usage_merge, &a, pos, 2, 2) < 0 ||
+    if (mcs_parse_args(run, argc, argv, &usage_merge, &a, pos, 2, 2) < 0 ||
         mcs_compress_parse(&usage_merge, &a.compress, pos[0], &opt) != 0)
         return MCS_EXIT_USAGE;
     if (a.thin && !a.dedup)
         return mcs_usage_error(&usage_merge, "-thin needs -dedup");
-    merge_run m = {.recursive = a.recursive};
+    merge_run m = {.run = run, .recursive = a.recursive};
     m.out_existed = tool_file_id_of(pos[0], &m.out_id) == 0;
     if (a.dedup && !(m.dedup = mcs_dedup_create(false, a.thin)))
         return MCS_EXIT_FAIL;
-    m.out = mcs_output_open(pos[0], MCS_OUTPUT_BY_EXTENSION, &opt, true);
+    m.out = mcs_output_open(run, pos[0], MCS_OUTPUT_BY_EXTENSION, &opt, true);
     m.recording = m.dedup != NULL;
     int rc = m.out && m.recording ? merge_pattern(&m, pos[1]) : 0;
     m.recording = false;

@@ -42,6 +42,7 @@ const mcs_usage usage_receive = {
 #define READ_SIZE 65536
 
 typedef struct receiver {
+    mcs_run *run;
     const char *out_path;
     uint64_t max_bytes;
     mcz_frame_parser *parser;
@@ -77,7 +78,7 @@ static int open_writer(receiver *r, uint32_t first_number)
     mcz_diag d;
     r->w = mcz_writer_open(r->out_path, &o, &d);
     if (!r->w) {
-        mcs_error_diag(r->out_path, &d);
+        mcs_error_diag(r->run, r->out_path, &d);
         return -1;
     }
     return 0;
@@ -180,25 +181,25 @@ static int finish(receiver *r)
     int rc = mcz_writer_close(r->w, &d);
     r->w = NULL;
     if (rc != MCZ_OK) {
-        mcs_error_diag(r->out_path, &d);
+        mcs_error_diag(r->run, r->out_path, &d);
         return -1;
     }
     return 0;
 }
 
-int cmd_receive(int argc, char **argv)
+int cmd_receive(mcs_run *run, int argc, char **argv)
 {
     const char *pos[1];
     receive_args a = {0};
-    if (mcs_parse_args(argc, argv, &usage_receive, &a, pos, 1, 1) < 0)
+    if (mcs_parse_args(run, argc, argv, &usage_receive, &a, pos, 1, 1) < 0)
         return MCS_EXIT_USAGE;
-    receiver r = {.out_path = pos[0], .parser = mcz_frame_parser_create(),
+    receiver r = {.run = run, .out_path = pos[0], .parser = mcz_frame_parser_create(),
                   .max_bytes = a.max_bytes};
     if (!r.parser) {
         tool_error("out of memory");
         return MCS_EXIT_FAIL;
     }
-    if (mcs_output_check_binary(pos[0]) != 0)
+    if (mcs_output_check_binary(run, pos[0]) != 0)
         return MCS_EXIT_FAIL;
     int rc = receive_frames(&r);
     int closed = finish(&r);

@@ -53,18 +53,19 @@ static void report_mch(const mcs_input *in, const char *out_name, uint64_t kept,
     tool_info("Recovered %" PRIu64 " complete contexts into %s", kept, out_name);
     char text[MCS_DIAG_TEXT_SIZE];
     tool_warn("%s; lost: that context and everything after it",
-              mcs_diag_text(in->path, d, text, sizeof text));
+              mcs_diag_text(in->run, in->path, d, text, sizeof text));
 }
 
 /* An MCH file: its contexts up to the first that is cut or damaged, into out. Returns 0, or -1
  * after printing the error (nothing kept, or out failed: no output left). */
-static int salvage_mch(mcz_input *input, const char *file, const char *in_name, const char *out)
+static int salvage_mch(mcs_run *run, mcz_input *input, const char *file, const char *in_name,
+                       const char *out)
 {
     mcs_input in;
-    if (mcs_input_open_input(&in, file, input) != 0)
+    if (mcs_input_open_input(run, &in, file, input) != 0)
         return -1;
     in.path = in_name;
-    mcs_output *o = mcs_output_open(out, MCS_OUTPUT_BY_EXTENSION, NULL, false);
+    mcs_output *o = mcs_output_open(run, out, MCS_OUTPUT_BY_EXTENSION, NULL, false);
     mcz_diag d;
     mcz_diag_clear(&d);
     uint64_t kept = 0;
@@ -76,7 +77,7 @@ static int salvage_mch(mcz_input *input, const char *file, const char *in_name, 
         kept += !out_failed;
     }
     if (!out_failed && rc < 0 && kept == 0) {
-        mcs_error_diag(in.path, &d);
+        mcs_error_diag(run, in.path, &d);
         tool_error("%s: nothing to recover: no complete context before that", in.path);
         mcs_output_abort(o);
     }
@@ -101,7 +102,8 @@ static bool is_mch(mcz_input *in)
 }
 
 /* Recovers the archive or memory image in `in` into out. */
-static int recover_archive(mcz_input *in, const char *in_name, const char *out, const char *given)
+static int recover_archive(mcs_run *run, mcz_input *in, const char *in_name, const char *out,
+                           const char *given)
 {
     mcz_diag d;
     mcz_diag_clear(&d);
@@ -111,7 +113,7 @@ static int recover_archive(mcz_input *in, const char *in_name, const char *out, 
     if (rc != MCZ_OK) {
         if (d.code == MCZ_OK)
             d.code = rc;
-        mcs_error_diag(in_name, &d);
+        mcs_error_diag(run, in_name, &d);
         return MCS_EXIT_FAIL;
     }
     if (rep.image)
@@ -126,30 +128,30 @@ static int recover_archive(mcz_input *in, const char *in_name, const char *out, 
     return MCS_EXIT_OK;
 }
 
-int cmd_recover(int argc, char **argv)
+int cmd_recover(mcs_run *run, int argc, char **argv)
 {
     const char *pos[2];
-    if (mcs_parse_args(argc, argv, &usage_recover, NULL, pos, 2, 2) < 0)
+    if (mcs_parse_args(run, argc, argv, &usage_recover, NULL, pos, 2, 2) < 0)
         return MCS_EXIT_USAGE;
     if (mcs_input_refuse_empty(pos[0]) != 0)
         return MCS_EXIT_FAIL;
     const char *in_name = tool_display_name(pos[0], false);
     tool_note_input(pos[0]);
-    if (mcs_output_check_binary(pos[1]) != 0)
+    if (mcs_output_check_binary(run, pos[1]) != 0)
         return MCS_EXIT_FAIL;
     mcz_diag d;
     mcz_diag_clear(&d);
     mcz_input *in = mcz_input_open(pos[0], &d); /* once: a stream is read only once */
     if (!in) {
         tool_diag_rename(&d, pos[0], in_name);
-        mcs_error_diag(in_name, &d);
+        mcs_error_diag(run, in_name, &d);
         return MCS_EXIT_FAIL;
     }
     int code;
     if (is_mch(in))
-        code = salvage_mch(in, pos[0], in_name, pos[1]) == 0 ? MCS_EXIT_OK : MCS_EXIT_FAIL;
+        code = salvage_mch(run, in, pos[0], in_name, pos[1]) == 0 ? MCS_EXIT_OK : MCS_EXIT_FAIL;
     else
-        code = recover_archive(in, in_name, pos[1], pos[0]);
+        code = recover_archive(run, in, in_name, pos[1], pos[0]);
     mcz_input_close(in);
     return code;
 }

@@ -30,17 +30,17 @@ const mcs_usage usage_removedup = {
     "OUT is an archive when it ends in .mcz.\n",
     removedup_options};
 
-int cmd_removedup(int argc, char **argv)
+int cmd_removedup(mcs_run *run, int argc, char **argv)
 {
     removedup_args a = {0};
     const char *pos[2];
-    if (mcs_parse_args(argc, argv, &usage_removedup, &a, pos, 2, 2) < 0)
+    if (mcs_parse_args(run, argc, argv, &usage_removedup, &a, pos, 2, 2) < 0)
         return MCS_EXIT_USAGE;
     mcs_input in;
-    if (mcs_input_open(&in, pos[0]) != 0)
+    if (mcs_input_open(run, &in, pos[0]) != 0)
         return MCS_EXIT_FAIL;
     mcs_dedup *dd = mcs_dedup_create(a.legacy, a.thin);
-    mcs_output *out = dd ? mcs_output_open(pos[1], MCS_OUTPUT_BY_EXTENSION, NULL, true) : NULL;
+    mcs_output *out = dd ? mcs_output_open(run, pos[1], MCS_OUTPUT_BY_EXTENSION, NULL, true) : NULL;
     int rc = out ? mcs_dedup_record(dd, &in) : -1;
     if (rc == 0)
         rc = mcs_dedup_copy(dd, &in, out) == 0 ? mcs_dedup_finish(dd) : -1;

@@ -78,21 +78,21 @@ static int stat_row(void *arg, mcs_input *in, const mcz_mc *mc)
     return 0;
 }
 
-int cmd_stat(int argc, char **argv)
+int cmd_stat(mcs_run *run, int argc, char **argv)
 {
     const char *pos[2];
     mcz_list list;
     mcs_text_out out;
     uint64_t loaded = 0;
-    int rc = mcs_parse_ranged(argc, argv, &usage_stat, NULL, 2, pos, &list);
+    int rc = mcs_parse_ranged(run, argc, argv, &usage_stat, NULL, 2, pos, &list);
     if (rc != MCS_EXIT_OK)
         return rc;
     tool_note_input(pos[0]);
-    rc = mcs_text_open(&out, pos[1]);
+    rc = mcs_text_open(run, &out, pos[1]);
     if (rc == 0) {
         stat_out s = {out.stream, false};
-        rc = mcs_for_each_context(pos[0], &list, "stat", stat_row, &s, &loaded);
-        stat_header(&s, mcs_forced_jit_ee());
+        rc = mcs_for_each_context(run, pos[0], &list, "stat", stat_row, &s, &loaded);
+        stat_header(&s, run->forced_jit_ee);
         if (rc == 0)
             rc = mcs_text_commit(&out);
         else

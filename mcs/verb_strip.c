@@ -68,19 +68,19 @@ static int strip_all(strip_run *s)
     return rc < 0 ? -1 : 0;
 }
 
-int cmd_strip(int argc, char **argv)
+int cmd_strip(mcs_run *run, int argc, char **argv)
 {
     strip_run s = {0};
     const char *pos[3];
     mcz_list list;
     mcz_writer_options opt = MCZ_WRITER_OPTIONS_INIT;
-    int rc = mcs_parse_list_verb(argc, argv, &usage_strip, pos, &list, &s.thin, &opt);
+    int rc = mcs_parse_list_verb(run, argc, argv, &usage_strip, pos, &list, &s.thin, &opt);
     if (rc != MCS_EXIT_OK)
         return rc;
     s.list = &list;
-    rc = mcs_input_open(&s.in, pos[1]);
+    rc = mcs_input_open(run, &s.in, pos[1]);
     if (rc == 0) {
-        s.out = mcs_output_open(pos[2], MCS_OUTPUT_BY_EXTENSION, &opt, true);
+        s.out = mcs_output_open(run, pos[2], MCS_OUTPUT_BY_EXTENSION, &opt, true);
         rc = s.out ? strip_all(&s) : -1;
         mcs_input_close(&s.in); /* before the output's index is made: mcs_output_commit */
         if (rc == 0)

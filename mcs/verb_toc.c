@@ -31,6 +31,7 @@ const mcs_usage usage_toc = {
  * (which cannot go back), counted by a first walk over the headers.
  */
 typedef struct toc_writer {
+    mcs_run *run;
     const char *path;   /* the table's, for messages */
     mcz_outfile *out;
     uint32_t announced; /* the count the header holds */
@@ -47,7 +48,7 @@ static int toc_write_failed(toc_writer *w)
     mcz_diag d;
     mcz_diag_clear(&d);
     if (mcz_outfile_commit(w->out, &d) != MCZ_OK)
-        mcs_error_diag(w->path, &d);
+        mcs_error_diag(w->run, w->path, &d);
     w->out = NULL;
     return -1;
 }
@@ -90,7 +91,7 @@ static int toc_finish(toc_writer *w)
     int rc = mcz_outfile_commit(w->out, &d);
     w->out = NULL;
     if (rc != MCZ_OK) {
-        mcs_error_diag(w->path, &d);
+        mcs_error_diag(w->run, w->path, &d);
         return -1;
     }
     return 0;
@@ -193,7 +194,8 @@ static void report_without_identity(const char *path, const toc_writer *w)
              path, w->without_identity);
     char text[MCS_DIAG_TEXT_SIZE];
     if (w->first_without.code != MCZ_OK)
-        tool_warn("the first: %s", mcs_diag_text(path, &w->first_without, text, sizeof text));
+        tool_warn("the first: %s",
+                  mcs_diag_text(w->run, path, &w->first_without, text, sizeof text));
     tool_warn("what that means: they replay as any other and are found by number; -removeDup "
               "takes one for a duplicate only of a byte-identical copy; an .exc file (identity "
               "hashes) cannot exclude them. Release collections hold such contexts too: it is "
@@ -229,7 +231,7 @@ static int toc_run(mcs_input *in, toc_writer *w)
     mcz_diag_clear(&d);
     w->out = mcz_outfile_open(w->path, &d);
     if (!w->out) {
-        mcs_error_diag(w->path, &d);
+        mcs_error_diag(w->run, w->path, &d);
         return -1;
     }
     int rc = in->archive ? toc_from_index(in, w) : toc_from_mch(in, w);
@@ -240,15 +242,15 @@ static int toc_run(mcs_input *in, toc_writer *w)
     return -1;
 }
 
-int cmd_toc(int argc, char **argv)
+int cmd_toc(mcs_run *run, int argc, char **argv)
 {
     const char *pos[1];
-    if (mcs_parse_args(argc, argv, &usage_toc, NULL, pos, 1, 1) < 0)
+    if (mcs_parse_args(run, argc, argv, &usage_toc, NULL, pos, 1, 1) < 0)
         return MCS_EXIT_USAGE;
     char *toc_path = toc_name(pos[0]);
     if (!toc_path)
         return MCS_EXIT_FAIL;
-    toc_writer w = {.path = toc_path};
+    toc_writer w = {.run = run, .path = toc_path};
     mcs_input in = {0};
     int rc = -1;
     /* Opened quietly first to learn what it is, then again by mcs_input_open_input, which
@@ -260,7 +262,7 @@ int cmd_toc(int argc, char **argv)
         tool_error("%s: -toc writes its table beside the file: it needs a file, not a stream",
                   tool_display_name(pos[0], false));
     } else if (mcs_output_check(toc_path) == 0) {
-        rc = mcs_input_open_input(&in, pos[0], NULL);
+        rc = mcs_input_open_input(run, &in, pos[0], NULL);
     }
     mcz_input_close(input);
     if (rc == 0) {

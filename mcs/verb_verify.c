@@ -19,7 +19,7 @@ static void verify_progress(void *arg, uint64_t done, uint64_t total)
 }
 
 /* Chunk checksums, the containers and the stored hashes; *chunks receives the chunk count. */
-static int verify_archive(const char *path, const mcz_reader *r, uint64_t *chunks)
+static int verify_archive(mcs_run *run, const char *path, const mcz_reader *r, uint64_t *chunks)
 {
     mcz_archive_info info;
     mcz_reader_get_info(r, &info);
@@ -33,21 +33,21 @@ static int verify_archive(const char *path, const mcz_reader *r, uint64_t *chunk
     if (rc != MCZ_OK) {
         if (d.code == MCZ_OK)
             d.code = rc;
-        mcs_error_diag(path, &d);
+        mcs_error_diag(run, path, &d);
         return -1;
     }
     return 0;
 }
 
-int cmd_verify(int argc, char **argv)
+int cmd_verify(mcs_run *run, int argc, char **argv)
 {
     mcs_input in;
     bool strict;
-    int exit_code = mcs_check_args(argc, argv, &usage_verify, &in, &strict);
+    int exit_code = mcs_check_args(run, argc, argv, &usage_verify, &in, &strict);
     if (exit_code != MCS_EXIT_OK)
         return exit_code;
     uint64_t chunks = 0, checked = 0;
-    int rc = in.archive ? verify_archive(in.path, in.archive, &chunks) : 0;
+    int rc = in.archive ? verify_archive(run, in.path, in.archive, &chunks) : 0;
     if (rc == 0) /* then what -integ checks, the same way */
         rc = mcs_check_contexts(&in, "verifying", strict, &checked);
     if (rc == 0 && in.archive)

@@ -165,7 +165,7 @@ test-windows: $(BIN)/mcz-superpmi $(BUILD)/tests/spmi_today
 # linked against it, collects under Wine (tests/cross/windows-writer.sh) what the same program
 # linked against libmcz-writer.so collects here, byte for byte.
 ifdef WIN_CROSS
-$(WRITER_OBJ): CPPFLAGS += -include io/win32_compat.h
+$(filter $(BUILD)/writer-obj/%,$(WRITER_OBJ)): CPPFLAGS += -include io/win32_compat.h
 $(BUILD)/libmcz-writer.def: Makefile packaging/windows.mk
 	@mkdir -p $(@D)
 	@{ echo EXPORTS; printf '    %s\n' $(COLLECTOR_API); } >$@

@@ -40,7 +40,8 @@ done
 # time is waiting on servers, timeouts and signals. Each one's output is printed whole, in the
 # list's order (unit tests, then scripts, each by name), with its wall time; the slowest ten
 # close the run. The slowest of the last run (BUILD/test-times) start first, so that the run
-# does not end waiting on one long test started last.
+# does not end waiting on one long test started last; a build that has run none yet (a clean
+# clone) takes the order from tests/test-times, the times of a whole run kept in the tree.
 #
 # A test that hangs fails alone instead of stopping the run: each has MCZ_TEST_LIMIT seconds
 # (900). timeout runs it in a process group of its own, so that what the test started goes too;
@@ -142,10 +143,11 @@ report_ready() { # prints, in order, every test whose predecessors have all been
 }
 
 launch_order() { # indexes of tests, the slowest of the last run first
-    local i
+    local i times=$BUILD/test-times
+    [ -s "$times" ] || times=$MCZ_ROOT/tests/test-times
     for i in "${!tests[@]}"; do
         echo "$(awk -v n="$(basename "${tests[$i]}")" '$2 == n { print $1 }' \
-                    "$BUILD/test-times" 2>/dev/null | head -n1) $i"
+                    "$times" 2>/dev/null | head -n1) $i"
     done | sort -k1,1rn -k2,2n | awk '{ print $NF }'
 }
 

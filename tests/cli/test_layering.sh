@@ -111,7 +111,7 @@ printf 'int cmd_concat(int argc, char **argv);
 static char state[1024];
 %s
 ' \
-    'void *mcs_run_context(void) { cmd_concat(0, 0); return state; }' >"$T/run.c"
+    'void *mcs_run_noted_size(void) { cmd_concat(0, 0); return state; }' >"$T/run.c"
 rm -f "$T/b4/obj/mcs/mcs_run.o"
 "$CC" -c -o "$T/b4/obj/mcs/mcs_run.o" "$T/run.c"
 check_refuses "mcs's run state calling a verb back is refused" \

@@ -7,8 +7,9 @@
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 M=$BIN/mcs
 
-"$BIN/mchgen" --seed 11 --contexts 400 --preset small --out "$T/a.mch" >/dev/null 2>&1 &&
-    "$BIN/mchgen" --seed 12 --contexts 300 --preset small --out "$T/b.mch" >/dev/null 2>&1 ||
+# 200 contexts in 64K chunks: some 30 chunks, each spilling its rows.
+"$BIN/mchgen" --seed 11 --contexts 200 --preset small --out "$T/a.mch" >/dev/null 2>&1 &&
+    "$BIN/mchgen" --seed 12 --contexts 150 --preset small --out "$T/b.mch" >/dev/null 2>&1 ||
     fail "mchgen writes two collections"
 ok_run "-convert a.mch" "$M" -convert --chunk-size 64K "$T/a.mch" "$T/a.mcz"
 ok_run "-convert b.mch" "$M" -convert --chunk-size 64K "$T/b.mch" "$T/b.mcz"
@@ -29,9 +30,9 @@ spilled "-convert --codec xz" x.mcz "$M" -convert --chunk-size 64K --codec xz "$
 spilled "-removeDup" x.mcz "$M" -removeDup "$T/a.mcz" "$T/x.mcz"
 spilled "-merge -dedup" x.mcz "$M" -merge "$T/x.mcz" "$T/m/*" -dedup
 spilled "-strip" x.mcz "$M" -strip 5-50 "$T/a.mcz" "$T/x.mcz"
-spilled "-copy" x.mcz "$M" -copy 100-350 "$T/a.mcz" "$T/x.mcz"
+spilled "-copy" x.mcz "$M" -copy 50-175 "$T/a.mcz" "$T/x.mcz"
 
-# --- TMPDIR without room: a tmpfs of 64 KiB; the rows of 400 contexts (14,400 bytes) are made
+# --- TMPDIR without room: a tmpfs of 64 KiB; the rows of 200 contexts (7,200 bytes) are made
 # larger than it by a filler leaving 4 KiB.
 mkdir "$T/small" "$T/dest"
 full_tmp() { # CMD...: runs CMD with TMPDIR on the small tmpfs, filled but for 4 KiB

@@ -94,8 +94,10 @@ received() {
     fi
     if [ "${kept:-0}" -gt 0 ]; then # what was kept is the archive's first contexts
         "$M" -copy "1-$kept" "$T/r.mcz" "$T/kept.mch" >/dev/null 2>&1
-        "$M" -copy "1-$kept" "$T/a.mcz" "$T/first.mch" >/dev/null 2>&1
-        cmp -s "$T/kept.mch" "$T/first.mch" || fail "$name: the $kept contexts kept are not the first"
+        [ -s "$T/first.$kept.mch" ] || # the archive's first $kept, copied once for every case
+            "$M" -copy "1-$kept" "$T/a.mcz" "$T/first.$kept.mch" >/dev/null 2>&1
+        cmp -s "$T/kept.mch" "$T/first.$kept.mch" ||
+            fail "$name: the $kept contexts kept are not the first"
     fi
 }
 

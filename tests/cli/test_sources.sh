@@ -20,7 +20,7 @@ SP=$(cd "${BUILD:-build}" && pwd)/tests/spmi_today
 # command's stderr, passed through as written, interleaves with other workers' otherwise
 EXEC=(--exec-batch 0 --exec-word "$SP" --exec-word -v --exec-word ewi --exec-word "$T/base.so")
 
-"$BIN/mchgen" --seed 11 --contexts 400 --out "$T/c.mch" >/dev/null 2>&1
+"$BIN/mchgen" --seed 11 --contexts 200 --out "$T/c.mch" >/dev/null 2>&1
 "$M" -convert "$T/c.mch" "$T/c.mcz" --chunk-size 64K >/dev/null 2>&1
 [ -s "$T/c.mcz" ] || { fail "setup: mchgen, mcs -convert"; cli_done; exit; }
 
@@ -67,7 +67,7 @@ for f in c.mch c.mcz; do
     for verb in -info -dumpMap -stat -verify -dump -integ -jitflags -printJITEEVersion; do
         alike "mcs $verb $f" "$T/$f" "stdin fifo" "$M" $verb IN
     done
-    alike "mcs -copy $f" "$T/$f" "stdin fifo" "$M" -copy 7-300 IN OUT.mch
+    alike "mcs -copy $f" "$T/$f" "stdin fifo" "$M" -copy 7-150 IN OUT.mch
     alike "mcs -removeDup $f" "$T/$f" "stdin fifo" "$M" -removeDup IN OUT.mch
     alike "mcs -strip $f" "$T/$f" "stdin fifo" "$M" -strip 5-9 IN OUT.mch
     alike "mcs -export $f" "$T/$f" "stdin fifo" "$M" -export IN OUT.mch
@@ -122,7 +122,7 @@ cp "$T/c.mch" "$T/c.mcz" "$T/cut.mcz" "$T/cut.mch" "$T/www/"
 for verb in -info -dumpMap -stat -verify; do
     alike "mcs $verb of an MCH" "$T/www/c.mch" url "$M" $verb IN
 done
-alike "mcs -copy of an MCH" "$T/www/c.mch" url "$M" -copy 7-300 IN OUT.mch
+alike "mcs -copy of an MCH" "$T/www/c.mch" url "$M" -copy 7-150 IN OUT.mch
 for f in c.mch c.mcz; do
     alike "mcz-replay of a URL, $f" "$T/www/$f" url "$R" -q -j 2 --details OUT.csv IN
     alike "mcz-replay --exec of a URL, $f" "$T/www/$f" url "$R" -q -j 1 -f OUT.mcl \
@@ -138,12 +138,12 @@ contains "mcs -info of an MCH's URL: its toc: line" "$T/got" "toc:           X.m
 
 # --- its .mct over HTTP: a context by number is found through it
 : >"$T/logs/access.log"
-alike "mcs -dump 250 of an MCH, with its .mct" "$T/www/c.mch" url "$M" -dump 250 IN
-grep -q '^/c.mch.mct 206 ' "$T/logs/access.log" && pass "mcs -dump 250 of a URL: reads the .mct beside it" ||
-    fail "mcs -dump 250 of a URL: no request for its .mct ($(cat "$T/logs/access.log" | tr '\n' ' '))"
+alike "mcs -dump 150 of an MCH, with its .mct" "$T/www/c.mch" url "$M" -dump 150 IN
+grep -q '^/c.mch.mct 206 ' "$T/logs/access.log" && pass "mcs -dump 150 of a URL: reads the .mct beside it" ||
+    fail "mcs -dump 150 of a URL: no request for its .mct ($(cat "$T/logs/access.log" | tr '\n' ' '))"
 printf 'INDX\1\0\0\0' >"$T/bad.mct"
 cat "$T/bad.mct" >"$T/www/c.mch.mct" # a table that cannot be this file's: not used
-alike "mcs -dump 250 of an MCH, with a wrong .mct" "$T/www/c.mch" url "$M" -dump 250 IN
+alike "mcs -dump 150 of an MCH, with a wrong .mct" "$T/www/c.mch" url "$M" -dump 150 IN
 "$M" -toc "$T/www/c.mch" >/dev/null 2>&1
 
 # --- mcs -toc of a URL: the table in the current directory, as the file's
