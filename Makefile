@@ -15,7 +15,8 @@
 #
 # Sources are found by directory (sources.mk, the list CMakeLists.txt reads too), so a new file
 # needs no Makefile change:
-#   common/ io/ superpmi/ format/ writer/ reader/  (the library's layers, ARCHITECTURE.md)
+#   common/ platform/ io/ superpmi/ format/ writer/ reader/  (the library's layers,
+#                            ARCHITECTURE.md; platform/ one system's files, sources.mk)
 #                            -> build/libmcz.a, libmcz.so.MAJOR.MINOR.PATCH (public symbols only)
 #   mcs/*.c                  -> bin/mcs
 #   parallel-replay/*.c      -> bin/mcz-replay
@@ -60,7 +61,19 @@ endif
 # The sources of the library, the collector, the programs and the unit tests: sources.mk, which
 # CMakeLists.txt reads too.
 include sources.mk
-LIB_SRC    := $(wildcard $(MCZ_LIB_SRC))
+# A POSIX system without glibc's extensions (make test-posix, below, says which).
+ifeq ($(shell uname -s),Darwin)
+POSIX_COMPAT := 1
+endif
+# The platform layer's files of the system built for (sources.mk): Windows' in the sub-make of
+# packaging/windows.mk (WIN_CROSS), POSIX's otherwise; each file holds one system's code.
+ifdef WIN_CROSS
+PLATFORM_SRC := $(wildcard $(MCZ_PLATFORM_WIN32) $(MCZ_PLATFORM_COMPAT))
+else
+PLATFORM_SRC := $(wildcard $(MCZ_PLATFORM_POSIX) $(if $(POSIX_COMPAT),$(MCZ_PLATFORM_COMPAT)))
+endif
+LIB_LAYERS := common platform io superpmi format writer reader
+LIB_SRC    := $(wildcard $(MCZ_LIB_SRC)) $(PLATFORM_SRC)
 MCS_SRC    := $(wildcard $(MCZ_SRC_mcs))
 REPLAY_SRC := $(wildcard $(MCZ_SRC_mcz-replay))
 DROPIN_SRC := $(wildcard $(MCZ_SRC_mcz-superpmi))
@@ -178,7 +191,7 @@ $(foreach f,$(FUZZERS),$(eval $(f): $(call obj,$(call fuzz_with,$(f)))))
 # tests/collector/*.c -> build/tests/<name> (programs the CLI tests drive, e.g. crash_harness).
 COLLECTOR_SRC := $(wildcard tests/collector/*.c)
 COLLECTOR     := $(patsubst tests/collector/%.c,$(BUILD)/tests/%,$(COLLECTOR_SRC))
-WRITER_SRC    := $(filter-out $(MCZ_WRITER_NOT),$(wildcard $(MCZ_WRITER_SRC)))
+WRITER_SRC    := $(filter-out $(MCZ_WRITER_NOT),$(wildcard $(MCZ_WRITER_SRC)) $(PLATFORM_SRC))
 WRITER_OBJ    := $(patsubst %.c,$(BUILD)/writer-obj/%.o,$(WRITER_SRC))
 WRITER_SO     := $(BUILD)/libmcz-writer.so
 LIB_SO_STRIP  := $(BUILD)/libmcz-stripped.so
@@ -501,20 +514,17 @@ $(addprefix test-,$(CROSS_MACHINES)): test-%: % all $(COLLECTOR)
 # ---- POSIX systems without glibc's extensions (macOS, the BSDs: not tested here) ----
 #   make test-posix   the library as such a system builds it, in build/posix/: the layers above
 #                     io/ in C11 and POSIX.1-2008 with XSI only (no _GNU_SOURCE, -Wpedantic,
-#                     -Werror), io/posix_compat.h's fallbacks (io/compat.c) in place of glibc's
-#                     calls; then the unit tests, the fuzz corpora and the archive's round trips
+#                     -Werror), platform/posix_compat.h's fallbacks (platform/compat.c) in
+#                     place of glibc's calls; then the unit tests, the fuzz corpora and the archive's round trips
 #                     (POSIX_CLI) run against it, so the fallbacks run on this machine too
-ifeq ($(shell uname -s),Darwin)
-POSIX_COMPAT := 1
-endif
 POSIX_STRICT := -U_GNU_SOURCE -D_POSIX_C_SOURCE=200809L -D_XOPEN_SOURCE=700 \
-                -include io/posix_compat.h -Wpedantic
-# io/ keeps glibc's extensions where it has them (_GNU_SOURCE) but is ISO C11 too (-Wpedantic):
-# with the layers above it, every file the collector compiles is strict C11.
+                -include platform/posix_compat.h -Wpedantic
+# io/ and platform/ keep glibc's extensions where they have them (_GNU_SOURCE) but are ISO C11
+# too (-Wpedantic): with the layers above them, every file the collector compiles is strict C11.
 ifdef POSIX_COMPAT
 CPPFLAGS += -DMCZ_POSIX_COMPAT
-$(filter-out $(BUILD)/obj/io/%,$(LIB_OBJ)): CPPFLAGS += $(POSIX_STRICT)
-$(filter $(BUILD)/obj/io/%,$(LIB_OBJ)): CPPFLAGS += -Wpedantic
+$(filter-out $(BUILD)/obj/io/% $(BUILD)/obj/platform/%,$(LIB_OBJ)): CPPFLAGS += $(POSIX_STRICT)
+$(filter $(BUILD)/obj/io/% $(BUILD)/obj/platform/%,$(LIB_OBJ)): CPPFLAGS += -Wpedantic
 endif
 # For tests/cli/test_posix_strict.sh: the flags a library file above io/ is compiled with there,
 # and a file of io/.

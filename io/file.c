@@ -10,13 +10,13 @@
 #include <stdlib.h>
 #include <string.h>
 #ifndef _WIN32
-#include <sys/mman.h> /* Windows: io/win32_compat.h */
+#include <sys/mman.h> /* Windows: platform/win32_compat.h */
 #endif
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "mcz_common.h"
-#include "platform.h"
+#include "../platform/platform.h"
 
 /* What mcz_file_unmap must release. */
 typedef struct file_image {

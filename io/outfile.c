@@ -12,7 +12,7 @@
  * /dev/stdout, /dev/fd/N or /proc/self/fd/N is written in place as a stream: never renamed over,
  * never removed. A directory is refused.
  *
- * From a signal handler, mcz_outfile_raw_open and _commit (io/platform.h) do the same with
+ * From a signal handler, mcz_outfile_raw_open and _commit (platform/platform.h) do the same with
  * async-signal-safe calls only, on a temporary name the caller prepared.
  *
  * Temporaries are listed in a fixed table that mcz_remove_temporaries() walks from a signal
@@ -33,7 +33,7 @@
 #include <unistd.h>
 
 #include "mcz_common.h"
-#include "platform.h"
+#include "../platform/platform.h"
 
 #define TMP_TAG ".mcz-tmp."
 #define TMP_ATTEMPTS 100
@@ -494,7 +494,7 @@ void mcz_outfile_abort(mcz_outfile *f)
 }
 
 /* ============================================================================================ */
-/* From a signal handler (io/platform.h)                                                        */
+/* From a signal handler (platform/platform.h)                                                        */
 /* ============================================================================================ */
 
 int mcz_outfile_raw_open(const char *tmp_path)

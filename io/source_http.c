@@ -28,7 +28,7 @@
 #include <string.h>
 #include <strings.h>
 #ifndef _WIN32
-#include <sys/mman.h> /* Windows: io/win32_compat.h */
+#include <sys/mman.h> /* Windows: platform/win32_compat.h */
 #endif
 #include <sys/stat.h>
 #include <time.h>

@@ -1,7 +1,7 @@
 /*
  * tool_os_posix.c - tool.h's section "The operating system" and the signal handlers, for
  * POSIX systems. Empty on Windows, where tool_os_win32.c implements the same functions (as
- * io/os_posix.c and io/os_win32.c share io/platform.h).
+ * platform/os_posix.c and platform/os_win32.c share platform/platform.h).
  */
 #ifndef _WIN32
 #include <dirent.h>

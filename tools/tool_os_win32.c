@@ -2,7 +2,7 @@
  * tool_os_win32.c - tool.h's section "The operating system" and the console control handler,
  * for Windows. Empty on other systems, where tool_os_posix.c implements the same functions.
  *
- * Paths are UTF-8, as the library's (io/os_win32.c): they reach Windows as wide characters.
+ * Paths are UTF-8, as the library's (platform/os_win32.c): they reach Windows as wide characters.
  * Windows has no cookie streams: a stream of tool_stream_open is the write end of a pipe whose
  * read end a thread of its own drains into the write function (tool_memstream_open's into a
  * growing buffer), until tool_stream_close closes the pipe and waits for the thread.

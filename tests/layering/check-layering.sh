@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # make check-layering: the layers hold in the built objects, not only by convention
 # (ARCHITECTURE.md). The library's layers, lowest first:
-#     common  io  superpmi  format  {writer | reader}
+#     common  platform  io  superpmi  format  {writer | reader}
 #   1. no program (mcs/, parallel-replay/, superpmi-dropin/, bench/, tools/) includes a
 #      library-internal header: only include/ and its own directory's headers;
 #   2. every symbol a program's objects take from the library is one the library exports
@@ -30,7 +30,7 @@ failures=0
 say() { echo "$1"; }
 bad() { echo "not ok - $1"; failures=$((failures + 1)); }
 
-LAYERS="common io superpmi format writer reader"
+LAYERS="common platform io superpmi format writer reader"
 internal_headers=$(for l in $LAYERS; do (cd "$l" 2>/dev/null && ls *.h 2>/dev/null); done)
 public_or_own() { # the "#include" lines of program sources, one "SOURCE HEADER" a line
     awk 'match($0, /^[[:space:]]*#[[:space:]]*include[[:space:]]*"[^"]*"/) {
@@ -71,8 +71,9 @@ done
 # below_of L: the layers L may use (writer and reader share everything below them).
 below_of() {
     case $1 in
-    common) echo "" ;; io) echo "common" ;; superpmi) echo "common io" ;;
-    format) echo "common io superpmi" ;; writer | reader) echo "common io superpmi format" ;;
+    common) echo "" ;; platform) echo "common" ;; io) echo "common platform" ;;
+    superpmi) echo "common platform io" ;; format) echo "common platform io superpmi" ;;
+    writer | reader) echo "common platform io superpmi format" ;;
     esac
 }
 declare -A layer_defs
@@ -134,7 +135,7 @@ fi
 # 5. The operating system is io/'s alone.
 os_headers='unistd|fcntl|dirent|dlfcn|poll|spawn|termios|netdb|windows|winsock2|io|direct|sys/[a-z_]+|netinet/[a-z_]+|arpa/[a-z_]+|curl/[a-z_]+'
 os_hits=$(grep -nE "^[[:space:]]*#[[:space:]]*include[[:space:]]*<($os_headers)\.h>" \
-              $(for l in $LAYERS; do [ "$l" = io ] || ls "$l"/*.[ch] 2>/dev/null; done) 2>/dev/null)
+              $(for l in $LAYERS; do [ "$l" = io ] || [ "$l" = platform ] || ls "$l"/*.[ch] 2>/dev/null; done) 2>/dev/null)
 if [ -n "$os_hits" ]; then
     while IFS= read -r hit; do
         bad "${hit%%:*} includes an operating system's header outside io/: ${hit##*:}"

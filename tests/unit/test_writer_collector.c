@@ -206,7 +206,7 @@ static uint64_t stored_bytes(const char *p)
 }
 
 /* A rolling LIVE file needs holes (FORMAT.md §12): where the file system cannot punch them
- * (Wine's files, io/os_win32.c), the writer refuses to open, with MCZ_EUNSUPPORTED, and the
+ * (Wine's files, platform/os_win32.c), the writer refuses to open, with MCZ_EUNSUPPORTED, and the
  * test that needs them is skipped. */
 static void need_holes(void)
 {

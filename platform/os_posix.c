@@ -1,8 +1,7 @@
 /*
- * os_posix.c - io/platform.h for POSIX systems (Linux: fallocate punches the holes). Empty on
- * Windows, where io/os_win32.c implements the same interface.
+ * os_posix.c - platform/platform.h for POSIX systems (Linux: fallocate punches the holes). Empty on
+ * Windows, where platform/os_win32.c implements the same interface.
  */
-#ifndef _WIN32
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -280,7 +279,3 @@ int mcz_os_cores(void)
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     return cores > 0 && cores < INT_MAX ? (int)cores : 1;
 }
-
-#else
-typedef int mcz_os_posix_unused; /* ISO C allows no empty translation unit */
-#endif /* !_WIN32 */

@@ -1,7 +1,7 @@
 /*
- * os_win32.c - io/platform.h for Windows, and the functions of io/win32_compat.h (the POSIX
+ * os_win32.c - platform/platform.h for Windows, and the functions of platform/win32_compat.h (the POSIX
  * names MinGW-w64 lacks). Compiled on every target like every file of io/, empty but for
- * Windows: io/os_posix.c is its counterpart, empty there. One file per system rather than
+ * Windows: platform/os_posix.c is its counterpart, empty there. One file per system rather than
  * #ifdefs through one: the two share no code worth sharing, and each reads as what it calls.
  *
  * Not on Windows: request signals (mcz_os_signal_catch returns MCZ_EUNSUPPORTED: no signal
@@ -9,7 +9,6 @@
  * sockets as descriptors. The fatal dump runs from the unhandled-exception filter
  * (mcz_os_fatal_catch).
  */
-#ifdef _WIN32
 #include <windows.h>
 
 #include <errno.h>
@@ -85,7 +84,7 @@ static wchar_t *wide_path(const char *path, wchar_t *small, size_t cap)
 }
 
 /* ============================================================================================ */
-/* io/platform.h                                                                                */
+/* platform/platform.h                                                                                */
 /* ============================================================================================ */
 
 int mcz_os_create(const char *path, mcz_os_access access)
@@ -330,7 +329,7 @@ int mcz_os_cores(void)
 }
 
 /* ============================================================================================ */
-/* io/win32_compat.h                                                                            */
+/* platform/win32_compat.h                                                                            */
 /* ============================================================================================ */
 
 int mcz_win_fcntl(int fd, int cmd, ...)
@@ -490,7 +489,3 @@ long mcz_win_sysconf(int name)
     errno = EINVAL;
     return -1;
 }
-
-#else
-typedef int mcz_os_win32_unused; /* ISO C allows no empty translation unit */
-#endif /* _WIN32 */

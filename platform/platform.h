@@ -1,6 +1,6 @@
 /*
  * platform.h - the operating-system calls of the library's writing side, behind one small
- * interface (io/os_posix.c implements it for POSIX, io/os_win32.c for Windows; each file is
+ * interface (platform/os_posix.c implements it for POSIX, platform/os_win32.c for Windows; each file is
  * empty on the other system, so that the Makefile builds io/ alike for both).
  * The writer makes no system call of its own: its files, descriptors, streams, signal handlers
  * and clocks all go through here (threads and their locks and waits excepted).
