@@ -68,9 +68,10 @@ endif
 # The platform layer's files of the system built for (sources.mk): Windows' in the sub-make of
 # packaging/windows.mk (WIN_CROSS), POSIX's otherwise; each file holds one system's code.
 ifdef WIN_CROSS
-PLATFORM_SRC := $(wildcard $(MCZ_PLATFORM_WIN32) $(MCZ_PLATFORM_COMPAT))
+PLATFORM_SRC := $(wildcard $(MCZ_PLATFORM_WIN32) $(MCZ_PLATFORM_COMPAT) $(MCZ_PLATFORM_ANY))
 else
-PLATFORM_SRC := $(wildcard $(MCZ_PLATFORM_POSIX) $(if $(POSIX_COMPAT),$(MCZ_PLATFORM_COMPAT)))
+PLATFORM_SRC := $(wildcard $(MCZ_PLATFORM_POSIX) $(if $(POSIX_COMPAT),$(MCZ_PLATFORM_COMPAT)) \
+                           $(MCZ_PLATFORM_ANY))
 endif
 LIB_LAYERS := common platform io superpmi format writer reader
 LIB_SRC    := $(wildcard $(MCZ_LIB_SRC)) $(PLATFORM_SRC)
@@ -117,7 +118,7 @@ $(DEPS_OK): .ci/deps.sh
 $(LIB_OBJ): CFLAGS += -fPIC -fvisibility=hidden -DMCZ_BUILDING_LIBRARY
 $(LIB_OBJ): CPPFLAGS += -Icommon
 # Tests and fuzz targets that include a layer's internal header get the base header it includes.
-$(BUILD)/obj/tests/%.o: CPPFLAGS += -Icommon
+$(BUILD)/obj/tests/%.o: CPPFLAGS += -Icommon -Iplatform
 
 $(BUILD)/obj/%.o: %.c | $(DEPS_OK)
 	@mkdir -p $(@D)
@@ -127,8 +128,10 @@ $(LIB_A): $(LIB_OBJ)
 	@mkdir -p $(@D)
 	rm -f $@ && $(AR) rcs $@ $^
 
-# The programs share tools/ (tool.h): files, signals.
-$(call obj,$(MCS_SRC) $(REPLAY_SRC) $(DROPIN_SRC) $(MCHGEN_SRC) $(TOOL_SRC)): CPPFLAGS += -Itools
+# The programs share tools/ (tool.h): files, signals; and call the platform layer
+# (platform/platform.h), whose objects they take from libmcz.a.
+$(call obj,$(MCS_SRC) $(REPLAY_SRC) $(DROPIN_SRC) $(MCHGEN_SRC) $(TOOL_SRC)): \
+    CPPFLAGS += -Itools -Iplatform
 
 $(BIN)/mcs: $(call obj,$(MCS_SRC)) $(TOOL_OBJ) $(LIB_A)
 	@mkdir -p $(@D)
@@ -160,16 +163,16 @@ $(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(TOOL_OBJ) $(LIB_A)
 
 # A unit test of program code links the program objects it tests.
 $(BUILD)/tests/test_replay_span: $(BUILD)/obj/parallel-replay/replay_span.o
-$(BUILD)/obj/tests/unit/test_replay_span.o: CPPFLAGS += -Itools -Iparallel-replay
+$(BUILD)/obj/tests/unit/test_replay_span.o: CPPFLAGS += -Itools -Iplatform -Iparallel-replay
 $(BUILD)/tests/test_replay_options: $(BUILD)/obj/parallel-replay/replay_options.o
-$(BUILD)/obj/tests/unit/test_replay_options.o: CPPFLAGS += -Itools -Iparallel-replay
+$(BUILD)/obj/tests/unit/test_replay_options.o: CPPFLAGS += -Itools -Iplatform -Iparallel-replay
 # mcs's option tables: all of mcs but its main(), before the library it calls
 MCS_PARTS_OBJ := $(filter-out %/mcs/mcs.o,$(call obj,$(MCS_SRC)))
 $(BUILD)/tests/test_mcs_options: $(BUILD)/obj/tests/unit/test_mcs_options.o $(MCS_PARTS_OBJ) \
                                  $(TOOL_OBJ) $(LIB_A)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lcmocka
-$(BUILD)/obj/tests/unit/test_mcs_options.o: CPPFLAGS += -Itools -Imcs
+$(BUILD)/obj/tests/unit/test_mcs_options.o: CPPFLAGS += -Itools -Iplatform -Imcs
 
 # Fuzz targets replay their corpus through a plain main() under gcc and the sanitizers.
 # A target of program code names the program sources it links besides the library:
@@ -181,7 +184,7 @@ FUZZ_WITH_replay_ring  := $(addprefix parallel-replay/,replay_ring.c replay_reco
                           $(TOOL_SRC)
 FUZZ_WITH_replay_rows  := $(FUZZ_REPLAY_ROWS) $(TOOL_SRC)
 fuzz_with = $(FUZZ_WITH_$(patsubst fuzz_%,%,$(basename $(notdir $(1)))))
-$(call obj,$(FUZZ_SRC)): CPPFLAGS += -Itools -Iparallel-replay
+$(call obj,$(FUZZ_SRC)): CPPFLAGS += -Itools -Iplatform -Iparallel-replay
 $(BUILD)/fuzz/%: $(BUILD)/obj/tests/fuzz/%.o $(BUILD)/obj/tests/fuzz/replay_main.o $(LIB_A)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $(filter-out $(LIB_A),$^) $(LIB_A) $(LDLIBS)
@@ -281,7 +284,7 @@ FUZZ_CC ?= clang
 fuzz: | deps
 	@mkdir -p $(BUILD)/libfuzzer
 	@$(foreach f,$(FUZZ_SRC),echo "  FUZZ $(basename $(notdir $(f)))" && \
-	    $(FUZZ_CC) $(CPPFLAGS) -Icommon -Itools -Iparallel-replay -std=c11 -g -O1 \
+	    $(FUZZ_CC) $(CPPFLAGS) -Icommon -Itools -Iplatform -Iparallel-replay -std=c11 -g -O1 \
 	        -fsanitize=fuzzer,address,undefined -o $(BUILD)/libfuzzer/$(basename $(notdir $(f))) \
 	        $(f) $(call fuzz_with,$(f)) $(LIB_SRC) $(LDLIBS) &&) true
 	@echo "run: $(BUILD)/libfuzzer/fuzz_<name> tests/fuzz/corpus/<name>/"
@@ -557,6 +560,6 @@ ANALYZE_DIRS := $(LIB_LAYERS) tools mcs parallel-replay superpmi-dropin bench/mc
 analyze: | $(DEPS_OK)
 	rm -rf $(BUILD)/analyze
 	@bash tests/analyze/analyze.sh $(BUILD)/analyze/report \
-	    "-D_GNU_SOURCE -Iinclude -Icommon -Itools -Iparallel-replay $(ANALYZE_DIRS)" \
+	    "-D_GNU_SOURCE -Iinclude -Icommon -Itools -Iplatform -Iparallel-replay $(ANALYZE_DIRS)" \
 	    $(MAKE) --no-print-directory BUILD=$(BUILD)/analyze BIN=$(BUILD)/analyze/bin analyze-build
 analyze-build: $(LIB_A) $(PROGRAMS)

@@ -171,7 +171,7 @@ int main(int argc, char **argv)
     mcs_run *run = mcs_run_context();
     run->switches = mcs_switches;
     run->switch_count = mcs_switch_count;
-    tool_stdio_binary();
+    mcz_os_stdio_binary();
     /* Ctrl-C and friends remove half-written outputs; a reader that closes the pipe early ends
      * text output quietly instead of killing mcs (tool.h). */
     tool_signals_install();

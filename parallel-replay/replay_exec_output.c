@@ -264,7 +264,7 @@ static int pass_unit(run_state *s, const char *path, bool first)
     char *line = NULL;
     size_t cap = 0;
     ptrdiff_t len;
-    while ((len = tool_getline(&line, &cap, in)) > 0) {
+    while ((len = mcz_os_getline(&line, &cap, in)) > 0) {
         line_role role = role_of(line, (size_t)len);
         if (first && role == LINE_USING && s->v->interleave <= 1)
             s->verbose = banner_seen = true;
@@ -362,7 +362,7 @@ int replay_exec_output(const char *temp_dir, const replay_exec_view *v, FILE *to
         return MCZ_EIO;
     char *text = NULL;
     size_t len = 0;
-    FILE *all = v->interleave > 1 ? tool_memstream_open(&text, &len) : to;
+    FILE *all = v->interleave > 1 ? mcz_os_memstream_open(&text, &len) : to;
     double seconds = tool_now() - v->started;
     run_state s = {.v = v, .to = all, .extra = extra};
     const replay_plan *p = v->plan;
@@ -386,7 +386,7 @@ int replay_exec_output(const char *temp_dir, const replay_exec_view *v, FILE *to
     free(s.tally);
     tool_dir_list_free(names, n);
     if (all && all != to) {
-        if (tool_stream_close(all) != 0 && rc == MCZ_OK)
+        if (mcz_os_stream_close(all) != 0 && rc == MCZ_OK)
             rc = MCZ_ENOMEM;
         if (rc == MCZ_OK)
             rc = write_interleaved(text ? text : "", len, v->interleave, to);

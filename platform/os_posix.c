@@ -1,6 +1,6 @@
 /*
- * os_posix.c - platform/platform.h for POSIX systems (Linux: fallocate punches the holes). Empty on
- * Windows, where platform/os_win32.c implements the same interface.
+ * os_posix.c - platform/platform.h's library part for POSIX systems (Linux: fallocate punches
+ * the holes); built for them only (sources.mk), platform/os_win32.c is Windows'.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -67,7 +67,8 @@ int64_t mcz_os_pread(int fd, void *buf, size_t len, uint64_t off)
 
 int mcz_os_fsync(int fd)
 {
-    return fsync(fd);
+    /* A pipe or terminal cannot be synced (EINVAL): nothing to do. */
+    return fsync(fd) == 0 || errno == EINVAL ? 0 : -1;
 }
 
 int mcz_os_fdatasync(int fd)

@@ -224,7 +224,7 @@ static int translate_switch(const tool_spmi_switch *s, char **argv, int i, size_
 }
 
 /* superpmi's GetDefaultWorkerCount: the processors online */
-static long default_workers(void) { return tool_cpu_count(); }
+static long default_workers(void) { return mcz_os_cores(); }
 
 int dropin_translate(int argc, char **argv, const dropin_cmd *cmd, const char *replay,
                      const char *real, dropin_words *out, char *why, size_t cap)

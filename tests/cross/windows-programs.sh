@@ -190,7 +190,7 @@ declare -A win_cli_why=(
     [test_mcs_edges.sh]="the terminal is script(1)'s pseudo-terminal, which Wine's console
         writes with escapes of its own between the characters; a write to a pipe whose reader is
         gone fails with EINVAL (Invalid argument), and Windows cannot ask the pipe beforehand
-        (tool_stdout_reader_gone); /dev/full is taken for a terminal, or its write error is not
+        (mcz_os_stdout_reader_gone); /dev/full is taken for a terminal, or its write error is not
         named as on Linux"
     [test_mcs_empty.sh]="/dev/null is not recognised as the null device through Wine (mcs
         compares st_rdev with /dev/null's): -dumpToc and -recover word its emptiness their way"
