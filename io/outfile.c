@@ -494,7 +494,7 @@ void mcz_outfile_abort(mcz_outfile *f)
 }
 
 /* ============================================================================================ */
-/* From a signal handler (platform/platform.h)                                                        */
+/* From a signal handler (platform/platform.h)                                                    */
 /* ============================================================================================ */
 
 int mcz_outfile_raw_open(const char *tmp_path)

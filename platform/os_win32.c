@@ -86,7 +86,7 @@ static wchar_t *wide_path(const char *path, wchar_t *small, size_t cap)
 }
 
 /* ============================================================================================ */
-/* platform/platform.h                                                                                */
+/* platform/platform.h                                                                            */
 /* ============================================================================================ */
 
 int mcz_os_create(const char *path, mcz_os_access access)
@@ -336,7 +336,7 @@ int mcz_os_cores(void)
 }
 
 /* ============================================================================================ */
-/* platform/win32_compat.h                                                                            */
+/* platform/win32_compat.h                                                                        */
 /* ============================================================================================ */
 
 int mcz_win_fcntl(int fd, int cmd, ...)

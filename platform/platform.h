@@ -1,10 +1,10 @@
 /*
  * platform.h - the operating-system calls of the library and of the programs, behind one
  * interface: each system has its own files (platform/NAME_posix.c, platform/NAME_win32.c),
- * and the build compiles one set (sources.mk). The writer makes no system call of its own: its files,
- * descriptors, streams, signal handlers and clocks all go through here (threads, their locks
- * and waits: platform/threads.h). The programs' part, at the end, is linked into the programs
- * only (libmcz.a; hidden in libmcz.so, left out of the collector).
+ * and the build compiles one set (sources.mk). The writer makes no system call of its own:
+ * its files, descriptors, streams, signal handlers and clocks all go through here (threads,
+ * their locks and waits: platform/threads.h). The programs' part, at the end, is linked into
+ * the programs only (libmcz.a; hidden in libmcz.so, left out of the collector).
  *
  * Unless a function says otherwise it is async-signal-safe (a fatal-signal dump runs from a
  * handler), leaves errno as the failing call set it (callers name it in their messages), and

@@ -1,6 +1,7 @@
 /*
- * threads_posix.c - platform/threads.h on POSIX threads and semaphores; empty on Windows
- * (platform/threads_win32.c). Timed waits are on CLOCK_MONOTONIC, the clock of mcz_os_monotonic_ns:
+ * threads_posix.c - platform/threads.h on POSIX threads and semaphores, built for POSIX
+ * systems (platform/threads_win32.c is Windows'). Timed waits are on CLOCK_MONOTONIC, the
+ * clock of mcz_os_monotonic_ns:
  * glibc's pthread_cond_clockwait and sem_clockwait, platform/compat.c's on other systems.
  */
 #include <pthread.h>

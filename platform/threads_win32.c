@@ -1,6 +1,7 @@
 /*
  * threads_win32.c - platform/threads.h on Windows' own primitives (kernel32 only: no pthreads
- * library, so a collector DLL imports system DLLs alone); empty elsewhere (platform/threads_posix.c).
+ * library, so a collector DLL imports system DLLs alone), built for Windows only
+ * (platform/threads_posix.c is POSIX's).
  * Slim reader/writer locks taken exclusively are the mutexes, condition variables wait on them,
  * a semaphore object is the semaphore. Timed waits turn the monotonic deadline into whole
  * milliseconds left, rounded up (a wait never ends before its deadline for the rounding).

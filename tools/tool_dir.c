@@ -1,6 +1,6 @@
 /* tool_dir.c - a directory's names, sorted and filtered by a wildcard (tool_dir_list), and a
- * directory tree removed (tool_remove_tree); the reading itself is the platform files'
- * (tool_os_dir_*). */
+ * directory tree removed (tool_remove_tree); the reading itself is the platform layer's
+ * (mcz_os_dir_*). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>

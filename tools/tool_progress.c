@@ -29,7 +29,8 @@ void tool_progress_abandon(void)
 {
     if (line_open) {
         line_open = 0;
-        if (mcz_os_write(MCZ_OS_STDERR_FD, "\n", 1) < 0) { /* async-signal-safe; nothing else to do */
+        /* async-signal-safe; nothing else to do */
+        if (mcz_os_write(MCZ_OS_STDERR_FD, "\n", 1) < 0) {
         }
     }
 }

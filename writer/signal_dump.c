@@ -15,10 +15,10 @@
  * It takes no lock, since the crashing thread may hold it. It reads the retained list through
  * atomics; the writer never frees a chunk once a fatal dump has started, and a chunk unlinked
  * meanwhile keeps its link, so the dump is a consistent archive of the list as it was when the
- * dump started (plus, possibly, a chunk appended during it). Then platform/platform.h gives the fault
- * back to what handled it before (the previous action restored and the signal raised again, or
- * the previous exception filter), so the process dies (or the previous handler runs) as it
- * would have without mcz.
+ * dump started (plus, possibly, a chunk appended during it). Then platform/platform.h gives
+ * the fault back to what handled it before (the previous action restored and the signal raised
+ * again, or the previous exception filter), so the process dies (or the previous handler runs)
+ * as it would have without mcz.
  */
 #include <errno.h>
 #include <limits.h>

@@ -1,5 +1,5 @@
 /*
- * test_tool_os.c - the programs' files and descriptors (tools/tool.h, "The operating system"),
+ * test_tool_os.c - the programs' files and descriptors (platform/platform.h, the programs' part),
  * the same contract on every system: what mcz_os_stat tells apart, how mcz_os_open's flags open,
  * positions and lengths, removals (a whole tree, its links not followed), and the case-blind
  * comparisons that stand in for <strings.h>.
@@ -93,15 +93,15 @@ static void test_open_flags(void **state)
     assert_int_equal(mcz_os_open(path, MCZ_OS_OPEN_READ, 0), -1);
     assert_int_equal(errno, ENOENT);
 
-    int fd = mcz_os_open(path, MCZ_OS_OPEN_WRITE | MCZ_OS_OPEN_CREATE | MCZ_OS_OPEN_EXCLUSIVE, 0600);
+    int fd =
+        mcz_os_open(path, MCZ_OS_OPEN_WRITE | MCZ_OS_OPEN_CREATE | MCZ_OS_OPEN_EXCLUSIVE, 0600);
     assert_true(fd >= 0);
     assert_int_equal(mcz_os_write(fd, "abc", 3), 3);
     assert_int_equal(mcz_os_position(fd), 3);
     assert_int_equal(mcz_os_close(fd), 0);
     errno = 0;
-    assert_int_equal(mcz_os_open(path, MCZ_OS_OPEN_WRITE | MCZ_OS_OPEN_CREATE | MCZ_OS_OPEN_EXCLUSIVE,
-                               0600),
-                     -1);
+    int how = MCZ_OS_OPEN_WRITE | MCZ_OS_OPEN_CREATE | MCZ_OS_OPEN_EXCLUSIVE;
+    assert_int_equal(mcz_os_open(path, how, 0600), -1);
     assert_int_equal(errno, EEXIST);
     assert_true(mcz_os_exists(path));
 
