@@ -17,6 +17,7 @@
 
 #include "mcz_common.h"
 #include "platform.h"
+#include "posix_names.h"
 
 int mcz_os_create(const char *path, mcz_os_access access)
 {
@@ -279,4 +280,23 @@ int mcz_os_cores(void)
 {
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     return cores > 0 && cores < INT_MAX ? (int)cores : 1;
+}
+
+/* ---- posix_names.h ---- */
+
+size_t mcz_os_dir_length(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash ? (size_t)(slash - path) + 1 : 0;
+}
+
+void mcz_os_remove_in(DIR *d, const char *dir, const char *name)
+{
+    (void)dir;
+    unlinkat(dirfd(d), name, 0);
+}
+
+void mcz_os_stdin_binary(int fd)
+{
+    (void)fd;
 }

@@ -25,6 +25,7 @@
 #include "mcz_common.h"
 #include "os_win32.h"
 #include "platform.h"
+#include "posix_names.h"
 
 /* The largest count one ReadFile or WriteFile is asked for. */
 #define IO_CHUNK (1u << 30)
@@ -495,4 +496,30 @@ long mcz_win_sysconf(int name)
         return (long)si.dwPageSize;
     errno = EINVAL;
     return -1;
+}
+
+/* ============================================================================================ */
+/* platform/posix_names.h                                                                       */
+/* ============================================================================================ */
+
+size_t mcz_os_dir_length(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    const char *backslash = strrchr(path, '\\'); /* Windows separates with either */
+    slash = !slash || (backslash && backslash > slash) ? backslash : slash;
+    return slash ? (size_t)(slash - path) + 1 : 0;
+}
+
+/* Windows has no dirfd: by path. */
+void mcz_os_remove_in(DIR *d, const char *dir, const char *name)
+{
+    (void)d;
+    char path[PATH_MAX];
+    if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, name) < sizeof path)
+        unlink(path);
+}
+
+void mcz_os_stdin_binary(int fd)
+{
+    _setmode(fd, _O_BINARY); /* standard input starts in text mode there */
 }
