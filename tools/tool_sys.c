@@ -2,15 +2,12 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 #include "tool.h"
 
 double tool_now(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+    return (double)mcz_os_monotonic_ns() / 1e9;
 }
 
 int tool_write_all(int fd, const void *buf, size_t len)

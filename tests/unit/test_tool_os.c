@@ -1,8 +1,9 @@
 /*
  * test_tool_os.c - the programs' files and descriptors (platform/platform.h, the programs' part),
  * the same contract on every system: what mcz_os_stat tells apart, how mcz_os_open's flags open,
- * positions and lengths, removals (a whole tree, its links not followed), and the case-blind
- * comparisons that stand in for <strings.h>.
+ * positions and lengths, the positional read, removals (a whole tree, its links not
+ * followed), the one table of Windows errors, and the case-blind comparisons that stand in for
+ * <strings.h>.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -14,11 +15,16 @@
 #include <string.h>
 #ifndef _WIN32
 #include <unistd.h> /* symlink, to plant a link in a tree */
+#else
+#include <windows.h> /* the error codes of the Windows error table */
 #endif
 
 #include <cmocka.h>
 
 #include "../../tools/tool.h"
+#ifdef _WIN32
+#include "../../platform/os_win32.h"
+#endif
 
 /* A private directory under TMPDIR for each test, and paths in it. */
 typedef struct scratch {
@@ -135,6 +141,41 @@ static void test_open_flags(void **state)
     assert_false(mcz_os_exists(path));
 }
 
+/* The one positional read (the library's and the programs'): the bytes at the offset, the
+ * descriptor's position where it was, and 0 past the end. */
+static void test_pread_keeps_position(void **state)
+{
+    scratch *s = *state;
+    char buf[8] = {0};
+    put_file(in(s, "bytes"), "abcdef");
+    int fd = mcz_os_open(s->path, MCZ_OS_OPEN_READ, 0);
+    assert_true(fd >= 0);
+    assert_int_equal(mcz_os_read(fd, buf, 2), 2);
+    assert_int_equal(mcz_os_pread(fd, buf, 3, 3), 3);
+    assert_memory_equal(buf, "def", 3);
+    assert_int_equal(mcz_os_position(fd), 2);
+    assert_int_equal(mcz_os_pread(fd, buf, 3, 6), 0);
+    assert_int_equal(mcz_os_read(fd, buf, 1), 1);
+    assert_int_equal(buf[0], 'c');
+    assert_int_equal(mcz_os_close(fd), 0);
+}
+
+#ifdef _WIN32
+/* The one table of Windows errors: a full disk is ENOSPC (the programs once said EIO), the
+ * programs' codes (an existing file, no hard links across volumes) are kept, and a code
+ * without a counterpart is EIO. */
+static void test_windows_errors(void **state)
+{
+    (void)state;
+    assert_int_equal(mcz_os_errno_of_win32(ERROR_DISK_FULL), ENOSPC);
+    assert_int_equal(mcz_os_errno_of_win32(ERROR_HANDLE_DISK_FULL), ENOSPC);
+    assert_int_equal(mcz_os_errno_of_win32(ERROR_FILE_EXISTS), EEXIST);
+    assert_int_equal(mcz_os_errno_of_win32(ERROR_NOT_SAME_DEVICE), EXDEV);
+    assert_int_equal(mcz_os_errno_of_win32(ERROR_BROKEN_PIPE), EPIPE);
+    assert_int_equal(mcz_os_errno_of_win32(ERROR_INVALID_DATA), EIO);
+}
+#endif
+
 static void test_remove_tree(void **state)
 {
     scratch *s = *state;
@@ -202,6 +243,11 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_stat_types, scratch_setup, scratch_teardown),
         cmocka_unit_test_setup_teardown(test_open_flags, scratch_setup, scratch_teardown),
         cmocka_unit_test_setup_teardown(test_remove_tree, scratch_setup, scratch_teardown),
+        cmocka_unit_test_setup_teardown(test_pread_keeps_position, scratch_setup,
+                                        scratch_teardown),
+#ifdef _WIN32
+        cmocka_unit_test(test_windows_errors),
+#endif
         cmocka_unit_test(test_getcwd),
         cmocka_unit_test(test_case_blind),
     };
