@@ -1,5 +1,6 @@
 /*
- * tool.h - what the mcz programs (mcs, mcz-replay, mchgen) share, built on mcz.h alone.
+ * tool.h - what the mcz programs (mcs, mcz-replay, mchgen) share, built on mcz.h and the
+ * platform layer (platform/platform.h).
  *
  * Files a user names: "-" and other streams as inputs are spooled to a temporary file so that
  * every program can map and reopen them; outputs are checked before any work (directory
