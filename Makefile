@@ -15,7 +15,8 @@
 #
 # Sources are found by directory (sources.mk, the list CMakeLists.txt reads too), so a new file
 # needs no Makefile change:
-#   common/ io/ superpmi/ format/ writer/ reader/  (the library's layers, ARCHITECTURE.md)
+#   common/ platform/ io/ superpmi/ format/ writer/ reader/  (the library's layers,
+#                            ARCHITECTURE.md; platform/ one system's files, sources.mk)
 #                            -> build/libmcz.a, libmcz.so.MAJOR.MINOR.PATCH (public symbols only)
 #   mcs/*.c                  -> bin/mcs
 #   parallel-replay/*.c      -> bin/mcz-replay
@@ -60,7 +61,20 @@ endif
 # The sources of the library, the collector, the programs and the unit tests: sources.mk, which
 # CMakeLists.txt reads too.
 include sources.mk
-LIB_SRC    := $(wildcard $(MCZ_LIB_SRC))
+# A POSIX system without glibc's extensions (make test-posix, below, says which).
+ifeq ($(shell uname -s),Darwin)
+POSIX_COMPAT := 1
+endif
+# The platform layer's files of the system built for (sources.mk): Windows' in the sub-make of
+# packaging/windows.mk (WIN_CROSS), POSIX's otherwise; each file holds one system's code.
+ifdef WIN_CROSS
+PLATFORM_SRC := $(wildcard $(MCZ_PLATFORM_WIN32) $(MCZ_PLATFORM_COMPAT) $(MCZ_PLATFORM_ANY))
+else
+PLATFORM_SRC := $(wildcard $(MCZ_PLATFORM_POSIX) $(if $(POSIX_COMPAT),$(MCZ_PLATFORM_COMPAT)) \
+                           $(MCZ_PLATFORM_ANY))
+endif
+LIB_LAYERS := common platform io superpmi format writer reader
+LIB_SRC    := $(wildcard $(MCZ_LIB_SRC)) $(PLATFORM_SRC)
 MCS_SRC    := $(wildcard $(MCZ_SRC_mcs))
 REPLAY_SRC := $(wildcard $(MCZ_SRC_mcz-replay))
 DROPIN_SRC := $(wildcard $(MCZ_SRC_mcz-superpmi))
@@ -106,7 +120,7 @@ $(LIB_OBJ): CFLAGS += -fPIC -fvisibility=hidden -DMCZ_BUILDING_LIBRARY \
                       -ffunction-sections -fdata-sections
 $(LIB_OBJ): CPPFLAGS += -Icommon
 # Tests and fuzz targets that include a layer's internal header get the base header it includes.
-$(BUILD)/obj/tests/%.o: CPPFLAGS += -Icommon
+$(BUILD)/obj/tests/%.o: CPPFLAGS += -Icommon -Iplatform
 # Test programs (unit tests, fuzz replayers, collector harnesses) are compiled with TEST_OPT:
 # -Og compiles in a third of -O2's time and keeps the flow analysis -Wmaybe-uninitialized needs;
 # their work is the library's, which keeps OPT. An OPT given on the command line (make asan's)
@@ -122,8 +136,10 @@ $(LIB_A): $(LIB_OBJ)
 	@mkdir -p $(@D)
 	rm -f $@ && $(AR) rcs $@ $^
 
-# The programs share tools/ (tool.h): files, signals.
-$(call obj,$(MCS_SRC) $(REPLAY_SRC) $(DROPIN_SRC) $(MCHGEN_SRC) $(TOOL_SRC)): CPPFLAGS += -Itools
+# The programs share tools/ (tool.h): files, signals; and call the platform layer
+# (platform/platform.h), whose objects they take from libmcz.a.
+$(call obj,$(MCS_SRC) $(REPLAY_SRC) $(DROPIN_SRC) $(MCHGEN_SRC) $(TOOL_SRC)): \
+    CPPFLAGS += -Itools -Iplatform
 
 $(BIN)/mcs: $(call obj,$(MCS_SRC)) $(TOOL_OBJ) $(LIB_A)
 	@mkdir -p $(@D)
@@ -155,16 +171,16 @@ $(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(TOOL_OBJ) $(LIB_A)
 
 # A unit test of program code links the program objects it tests.
 $(BUILD)/tests/test_replay_span: $(BUILD)/obj/parallel-replay/replay_span.o
-$(BUILD)/obj/tests/unit/test_replay_span.o: CPPFLAGS += -Itools -Iparallel-replay
+$(BUILD)/obj/tests/unit/test_replay_span.o: CPPFLAGS += -Itools -Iplatform -Iparallel-replay
 $(BUILD)/tests/test_replay_options: $(BUILD)/obj/parallel-replay/replay_options.o
-$(BUILD)/obj/tests/unit/test_replay_options.o: CPPFLAGS += -Itools -Iparallel-replay
+$(BUILD)/obj/tests/unit/test_replay_options.o: CPPFLAGS += -Itools -Iplatform -Iparallel-replay
 # mcs's option tables: all of mcs but its main(), before the library it calls
 MCS_PARTS_OBJ := $(filter-out %/mcs/mcs.o,$(call obj,$(MCS_SRC)))
 $(BUILD)/tests/test_mcs_options: $(BUILD)/obj/tests/unit/test_mcs_options.o $(MCS_PARTS_OBJ) \
                                  $(TOOL_OBJ) $(LIB_A)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lcmocka
-$(BUILD)/obj/tests/unit/test_mcs_options.o: CPPFLAGS += -Itools -Imcs
+$(BUILD)/obj/tests/unit/test_mcs_options.o: CPPFLAGS += -Itools -Iplatform -Imcs
 
 # Fuzz targets replay their corpus through a plain main() under gcc and the sanitizers.
 # A target of program code names the program sources it links besides the library:
@@ -176,7 +192,7 @@ FUZZ_WITH_replay_ring  := $(addprefix parallel-replay/,replay_ring.c replay_reco
                           $(TOOL_SRC)
 FUZZ_WITH_replay_rows  := $(FUZZ_REPLAY_ROWS) $(TOOL_SRC)
 fuzz_with = $(FUZZ_WITH_$(patsubst fuzz_%,%,$(basename $(notdir $(1)))))
-$(call obj,$(FUZZ_SRC)): CPPFLAGS += -Itools -Iparallel-replay
+$(call obj,$(FUZZ_SRC)): CPPFLAGS += -Itools -Iplatform -Iparallel-replay
 $(BUILD)/fuzz/%: $(BUILD)/obj/tests/fuzz/%.o $(BUILD)/obj/tests/fuzz/replay_main.o $(LIB_A)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $(filter-out $(LIB_A),$^) $(LIB_A) $(LDLIBS)
@@ -186,7 +202,7 @@ $(foreach f,$(FUZZERS),$(eval $(f): $(call obj,$(call fuzz_with,$(f)))))
 # tests/collector/*.c -> build/tests/<name> (programs the CLI tests drive, e.g. crash_harness).
 COLLECTOR_SRC := $(wildcard tests/collector/*.c)
 COLLECTOR     := $(patsubst tests/collector/%.c,$(BUILD)/tests/%,$(COLLECTOR_SRC))
-WRITER_SRC    := $(filter-out $(MCZ_WRITER_NOT),$(wildcard $(MCZ_WRITER_SRC)))
+WRITER_SRC    := $(filter-out $(MCZ_WRITER_NOT),$(wildcard $(MCZ_WRITER_SRC)) $(PLATFORM_SRC))
 # The collector is built without xz: the sources whose code depends on it (MCZ_HAVE_XZ,
 # common/mcz_common.h) are compiled again for it, into writer-obj/; it shares the library's
 # objects of all the others, compiled with the same flags (an xz call left in one would fail
@@ -289,7 +305,7 @@ FUZZ_CC ?= clang
 fuzz: | deps
 	@mkdir -p $(BUILD)/libfuzzer
 	@$(foreach f,$(FUZZ_SRC),echo "  FUZZ $(basename $(notdir $(f)))" && \
-	    $(FUZZ_CC) $(CPPFLAGS) -Icommon -Itools -Iparallel-replay -std=c11 -g -O1 \
+	    $(FUZZ_CC) $(CPPFLAGS) -Icommon -Itools -Iplatform -Iparallel-replay -std=c11 -g -O1 \
 	        -fsanitize=fuzzer,address,undefined -o $(BUILD)/libfuzzer/$(basename $(notdir $(f))) \
 	        $(f) $(call fuzz_with,$(f)) $(LIB_SRC) $(LDLIBS) &&) true
 	@echo "run: $(BUILD)/libfuzzer/fuzz_<name> tests/fuzz/corpus/<name>/"
@@ -522,20 +538,17 @@ $(addprefix test-,$(CROSS_MACHINES)): test-%: % all $(COLLECTOR)
 # ---- POSIX systems without glibc's extensions (macOS, the BSDs: not tested here) ----
 #   make test-posix   the library as such a system builds it, in build/posix/: the layers above
 #                     io/ in C11 and POSIX.1-2008 with XSI only (no _GNU_SOURCE, -Wpedantic,
-#                     -Werror), io/posix_compat.h's fallbacks (io/compat.c) in place of glibc's
-#                     calls; then the unit tests, the fuzz corpora and the archive's round trips
+#                     -Werror), platform/posix_compat.h's fallbacks (platform/compat.c) in
+#                     place of glibc's calls; then the unit tests, the fuzz corpora and the archive's round trips
 #                     (POSIX_CLI) run against it, so the fallbacks run on this machine too
-ifeq ($(shell uname -s),Darwin)
-POSIX_COMPAT := 1
-endif
 POSIX_STRICT := -U_GNU_SOURCE -D_POSIX_C_SOURCE=200809L -D_XOPEN_SOURCE=700 \
-                -include io/posix_compat.h -Wpedantic
-# io/ keeps glibc's extensions where it has them (_GNU_SOURCE) but is ISO C11 too (-Wpedantic):
-# with the layers above it, every file the collector compiles is strict C11.
+                -include platform/posix_compat.h -Wpedantic
+# io/ and platform/ keep glibc's extensions where they have them (_GNU_SOURCE) but are ISO C11
+# too (-Wpedantic): with the layers above them, every file the collector compiles is strict C11.
 ifdef POSIX_COMPAT
 CPPFLAGS += -DMCZ_POSIX_COMPAT
-$(filter-out $(BUILD)/obj/io/%,$(LIB_OBJ)): CPPFLAGS += $(POSIX_STRICT)
-$(filter $(BUILD)/obj/io/%,$(LIB_OBJ)): CPPFLAGS += -Wpedantic
+$(filter-out $(BUILD)/obj/io/% $(BUILD)/obj/platform/%,$(LIB_OBJ)): CPPFLAGS += $(POSIX_STRICT)
+$(filter $(BUILD)/obj/io/% $(BUILD)/obj/platform/%,$(LIB_OBJ)): CPPFLAGS += -Wpedantic
 endif
 # For tests/cli/test_posix_strict.sh: the flags a library file above io/ is compiled with there,
 # and a file of io/.
@@ -568,6 +581,6 @@ ANALYZE_DIRS := $(LIB_LAYERS) tools mcs parallel-replay superpmi-dropin bench/mc
 analyze: | $(DEPS_OK)
 	rm -rf $(BUILD)/analyze
 	@bash tests/analyze/analyze.sh $(BUILD)/analyze/report \
-	    "-D_GNU_SOURCE -Iinclude -Icommon -Itools -Iparallel-replay $(ANALYZE_DIRS)" \
+	    "-D_GNU_SOURCE -Iinclude -Icommon -Itools -Iplatform -Iparallel-replay $(ANALYZE_DIRS)" \
 	    $(MAKE) --no-print-directory BUILD=$(BUILD)/analyze BIN=$(BUILD)/analyze/bin analyze-build
 analyze-build: $(LIB_A) $(PROGRAMS)

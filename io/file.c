@@ -5,18 +5,13 @@
  * for empty files (mmap of length 0 fails).
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#ifndef _WIN32
-#include <sys/mman.h> /* Windows: io/win32_compat.h */
-#endif
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "mcz_common.h"
-#include "platform.h"
+#include "../platform/platform.h"
+#include "../platform/posix_names.h"
 
 /* What mcz_file_unmap must release. */
 typedef struct file_image {
@@ -258,10 +253,8 @@ int mcz_file_map(const char *path, mcz_file *out, mcz_diag *diag)
     out->impl_ = NULL;
     bool std_in = strcmp(path, "-") == 0;
     int fd = std_in ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
-#ifdef _WIN32
     if (std_in)
-        _setmode(fd, _O_BINARY); /* standard input starts in text mode there */
-#endif
+        mcz_os_stdin_binary(fd);
     if (fd < 0)
         return mcz_fail_at(diag, path, MCZ_EIO, MCZ_NO_OFFSET, MCZ_NO_CONTEXT, "%s",
                            strerror(errno));

@@ -18,18 +18,16 @@
  * archive is read without it. Nothing is ever removed: delete the directory to reclaim space.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "mcz_common.h"
 #include "mcz_xxhash.h"
 #include "source.h"
+#include "../platform/posix_names.h"
 
 #define CACHE_TRAILER 8u /* XXH3-64 of the piece */
 

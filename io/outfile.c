@@ -12,28 +12,25 @@
  * /dev/stdout, /dev/fd/N or /proc/self/fd/N is written in place as a stream: never renamed over,
  * never removed. A directory is refused.
  *
- * From a signal handler, mcz_outfile_raw_open and _commit (io/platform.h) do the same with
+ * From a signal handler, mcz_outfile_raw_open and _commit (platform/platform.h) do the same with
  * async-signal-safe calls only, on a temporary name the caller prepared.
  *
  * Temporaries are listed in a fixed table that mcz_remove_temporaries() walks from a signal
  * handler. The PID in a temporary's name lets a later open beside it recognise one left by a
  * process that was killed outright (SIGKILL, power loss) and remove it.
  */
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "mcz_common.h"
-#include "platform.h"
+#include "../platform/platform.h"
+#include "../platform/posix_names.h"
 
 #define TMP_TAG ".mcz-tmp."
 #define TMP_ATTEMPTS 100
@@ -104,16 +101,6 @@ unsigned mcz_remove_temporaries(void)
 /* Names                                                                                        */
 /* ============================================================================================ */
 
-static size_t dir_length(const char *path)
-{
-    const char *slash = strrchr(path, '/');
-#ifdef _WIN32
-    const char *backslash = strrchr(path, '\\'); /* Windows separates with either */
-    slash = !slash || (backslash && backslash > slash) ? backslash : slash;
-#endif
-    return slash ? (size_t)(slash - path) + 1 : 0;
-}
-
 /* path with its symbolic links followed to the final name (which need not exist yet); NULL
  * with errno set on a loop or out of memory. */
 static char *resolve_links(const char *path)
@@ -130,7 +117,7 @@ static char *resolve_links(const char *path)
             return NULL;
         }
         link[n] = '\0';
-        size_t dir_len = link[0] == '/' ? 0 : dir_length(cur);
+        size_t dir_len = link[0] == '/' ? 0 : mcz_os_dir_length(cur);
         char *next = malloc(dir_len + (size_t)n + 1);
         if (next) {
             memcpy(next, cur, dir_len);
@@ -167,7 +154,7 @@ static int named_descriptor(const char *path)
 
 static void temp_name(const char *target, unsigned attempt, char *out, size_t cap)
 {
-    size_t dir_len = dir_length(target);
+    size_t dir_len = mcz_os_dir_length(target);
     unsigned long salt = (unsigned long)getpid() * 2654435761u ^ (unsigned long)time(NULL) ^
                          ((unsigned long)attempt * 40503u) ^ (unsigned long)clock();
     snprintf(out, cap, "%.*s.%s" TMP_TAG "%ld.%06lx", (int)dir_len, target, target + dir_len,
@@ -193,26 +180,12 @@ static long temp_owner(const char *name)
     return strspn(end + 1, "0123456789abcdef") == 6 ? pid : 0;
 }
 
-/* Removes name from the directory d, open from dir (Windows has no dirfd: by path there). */
-static void remove_in(DIR *d, const char *dir, const char *name)
-{
-#ifdef _WIN32
-    (void)d;
-    char path[PATH_MAX];
-    if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, name) < sizeof path)
-        unlink(path);
-#else
-    (void)dir;
-    unlinkat(dirfd(d), name, 0);
-#endif
-}
-
 /* Removes the temporaries in target's directory whose process is gone (killed before it could
  * clean up). A PID is only meaningful on this machine: a directory shared with another machine
  * running mcz at the same moment could lose that machine's temporary. */
 static void remove_stale_temporaries(const char *target)
 {
-    size_t dir_len = dir_length(target);
+    size_t dir_len = mcz_os_dir_length(target);
     char dir[PATH_MAX];
     if (dir_len >= sizeof dir)
         return;
@@ -224,7 +197,7 @@ static void remove_stale_temporaries(const char *target)
     while ((e = readdir(d)) != NULL) {
         long pid = temp_owner(e->d_name);
         if (pid > 0 && pid != (long)getpid() && kill((pid_t)pid, 0) != 0 && errno == ESRCH)
-            remove_in(d, dir, e->d_name);
+            mcz_os_remove_in(d, dir, e->d_name);
     }
     closedir(d);
 }
@@ -298,7 +271,7 @@ static void outfile_free(mcz_outfile *f)
 /* A new file in target's directory needs it to exist and be writable. */
 static int check_directory(const char *path, const char *target, mcz_diag *diag)
 {
-    size_t dir_len = dir_length(target);
+    size_t dir_len = mcz_os_dir_length(target);
     char dir[PATH_MAX];
     if (dir_len >= sizeof dir)
         return mcz_fail_at(diag, path, MCZ_EINVAL, MCZ_NO_OFFSET, MCZ_NO_CONTEXT, "name too long");
@@ -494,7 +467,7 @@ void mcz_outfile_abort(mcz_outfile *f)
 }
 
 /* ============================================================================================ */
-/* From a signal handler (io/platform.h)                                                        */
+/* From a signal handler (platform/platform.h)                                                    */
 /* ============================================================================================ */
 
 int mcz_outfile_raw_open(const char *tmp_path)

@@ -3,14 +3,13 @@
  * shares (views, references), and the local backends: a mapped file (a stream spooled first,
  * file.c) and bytes in memory.
  */
-#include <fcntl.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <unistd.h>
 
 #include "source.h"
+#include "../platform/posix_names.h"
 
 bool mcz_src_is_url(const char *name)
 {

@@ -20,22 +20,16 @@
  */
 #include <curl/curl.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#ifndef _WIN32
-#include <sys/mman.h> /* Windows: io/win32_compat.h */
-#endif
-#include <sys/stat.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "mcz_xxhash.h"
 #include "source.h"
+#include "../platform/posix_names.h"
 
 #define MCZ_HTTP_TRIES 4
 #define MCZ_HTTP_PAUSE_MS 100

@@ -171,7 +171,7 @@ int main(int argc, char **argv)
     tool_set_program("mcs");
     mcs_run run;
     mcs_run_init(&run, mcs_switches, mcs_switch_count);
-    tool_stdio_binary();
+    mcz_os_stdio_binary();
     /* Ctrl-C and friends remove half-written outputs; a reader that closes the pipe early ends
      * text output quietly instead of killing mcs (tool.h). */
     tool_signals_install();

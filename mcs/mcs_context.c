@@ -780,7 +780,7 @@ int mcs_text_open(mcs_run *run, mcs_text_out *t, const char *path)
         mcs_error_diag(run, path, &d);
         return -1;
     }
-    t->stream = tool_stream_open(text_write, t->file);
+    t->stream = mcz_os_stream_open(text_write, t->file);
     if (!t->stream) {
         tool_error("%s: out of memory", path);
         mcz_outfile_abort(t->file);
@@ -791,7 +791,7 @@ int mcs_text_open(mcs_run *run, mcs_text_out *t, const char *path)
 
 int mcs_text_commit(mcs_text_out *t)
 {
-    tool_stream_close(t->stream); /* a write failure is sticky in the outfile: commit says it */
+    mcz_os_stream_close(t->stream); /* a write failure is sticky in the outfile: commit says it */
     mcz_diag d;
     mcz_diag_clear(&d);
     int rc = mcz_outfile_commit(t->file, &d);
@@ -806,7 +806,7 @@ int mcs_text_commit(mcs_text_out *t)
 void mcs_text_abort(mcs_text_out *t)
 {
     if (t->stream)
-        tool_stream_close(t->stream);
+        mcz_os_stream_close(t->stream);
     mcz_outfile_abort(t->file);
     t->stream = NULL;
     t->file = NULL;

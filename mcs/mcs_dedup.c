@@ -63,7 +63,7 @@ static void run_set_free(run_set *r)
     if (r->path)
         remove(r->path); /* again: a system that keeps open files from removal */
     if (r->dir)
-        tool_rmdir(r->dir);
+        mcz_os_rmdir(r->dir);
     free(r->path);
     free(r->dir);
     free(r->buf);
@@ -75,7 +75,7 @@ static void run_set_free(run_set *r)
  * open file go (so nothing is left behind, however the process ends). 0, or -1 (printed). */
 static int run_file_open(run_set *r)
 {
-    const char *base = tool_temp_base();
+    const char *base = mcz_os_temp_dir();
     size_t len = strlen(base) + sizeof "/mcs-dedup-XXXXXX/runs";
     r->dir = malloc(len);
     r->path = malloc(len);
@@ -84,7 +84,7 @@ static int run_file_open(run_set *r)
         return -1;
     }
     snprintf(r->dir, len, "%s/mcs-dedup-XXXXXX", base);
-    if (!tool_mkdtemp(r->dir)) {
+    if (!mcz_os_mkdtemp(r->dir)) {
         tool_error("%s: cannot make a temporary directory for the keys: %s", base,
                    strerror(errno));
         free(r->dir);
@@ -97,7 +97,7 @@ static int run_file_open(run_set *r)
         tool_error("%s: %s", r->path, strerror(errno));
         return -1;
     }
-    if (remove(r->path) == 0 && tool_rmdir(r->dir) == 0) {
+    if (remove(r->path) == 0 && mcz_os_rmdir(r->dir) == 0) {
         free(r->path);
         free(r->dir);
         r->path = r->dir = NULL;

@@ -14,10 +14,10 @@
 /* An empty regular file, or /dev/null (the same device, whatever its name). */
 static bool is_empty_input(const char *path)
 {
-    tool_file_info st;
-    if (tool_stat(path, &st) != 0)
+    mcz_os_file_info st;
+    if (mcz_os_stat(path, &st) != 0)
         return false;
-    return st.type == TOOL_FILE_NULL || (st.type == TOOL_FILE_REGULAR && st.size == 0);
+    return st.type == MCZ_OS_FILE_NULL || (st.type == MCZ_OS_FILE_REGULAR && st.size == 0);
 }
 
 int mcs_input_refuse_empty(const char *path)
@@ -301,7 +301,7 @@ struct mcs_output {
 /* Binary output on a terminal is refused unless forced (--force), as zstd and xz refuse it. */
 static int refuse_terminal(const mcs_run *run, const char *path)
 {
-    if (!tool_output_is_stdout(path) || !tool_isatty(TOOL_STDOUT_FD) ||
+    if (!tool_output_is_stdout(path) || !mcz_os_isatty(MCZ_OS_STDOUT_FD) ||
         run->output_forced)
         return 0;
     tool_error("%s: refusing to write binary output to a terminal (redirect it, or give "
@@ -498,7 +498,7 @@ static void inherit_settings(mcz_writer_options *opt, const mcz_reader *model)
  * so): quietly when it is standard output and its reader is gone (| head), as -dump stops. */
 void mcs_output_error(mcs_run *run, const char *file_name, const char *path, mcz_diag *d)
 {
-    if (tool_output_is_stdout(file_name) && tool_stdout_reader_gone()) {
+    if (tool_output_is_stdout(file_name) && mcz_os_stdout_reader_gone()) {
         run->reader_gone = true;
         return;
     }

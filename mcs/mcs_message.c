@@ -11,8 +11,8 @@
 
 uint64_t mcs_file_size(const char *path)
 {
-    tool_file_info st;
-    return tool_stat(path, &st) == 0 ? st.size : 0; /* 0 for all but regular files */
+    mcz_os_file_info st;
+    return mcz_os_stat(path, &st) == 0 ? st.size : 0; /* 0 for all but regular files */
 }
 
 bool mcs_set_verbosity(const char *chars)

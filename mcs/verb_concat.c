@@ -38,7 +38,7 @@ static int check_target_kind(const concat_target *t)
     uint8_t head[2];
     if (t->original_size == 0)
         return 0;
-    if (t->original_size >= 2 && tool_pread(t->fd, head, 2, 0) == 2 && head[0] == 'm' &&
+    if (t->original_size >= 2 && mcz_os_pread(t->fd, head, 2, 0) == 2 && head[0] == 'm' &&
         head[1] == 'c')
         return 0;
     tool_error("%s: at offset 0: not an MCH file (no method context at its start)", t->path);
@@ -49,20 +49,20 @@ static int target_open(concat_target *t, const char *path)
 {
     t->path = path;
     t->created = false;
-    t->fd = tool_open(path, TOOL_OPEN_READ_WRITE | TOOL_OPEN_APPEND, 0);
+    t->fd = mcz_os_open(path, MCZ_OS_OPEN_READ_WRITE | MCZ_OS_OPEN_APPEND, 0);
     if (t->fd < 0 && errno == ENOENT) {
-        t->fd = tool_open(path,
-                          TOOL_OPEN_READ_WRITE | TOOL_OPEN_APPEND | TOOL_OPEN_CREATE |
-                              TOOL_OPEN_EXCLUSIVE,
+        t->fd = mcz_os_open(path,
+                          MCZ_OS_OPEN_READ_WRITE | MCZ_OS_OPEN_APPEND | MCZ_OS_OPEN_CREATE |
+                              MCZ_OS_OPEN_EXCLUSIVE,
                           0666);
         t->created = t->fd >= 0;
     }
-    tool_file_info st;
-    if (t->fd < 0 || tool_fstat(t->fd, &st) != 0) {
+    mcz_os_file_info st;
+    if (t->fd < 0 || mcz_os_fstat(t->fd, &st) != 0) {
         tool_error("%s: %s", path, strerror(errno));
         return -1;
     }
-    if (st.type != TOOL_FILE_REGULAR) {
+    if (st.type != MCZ_OS_FILE_REGULAR) {
         tool_error("%s: not a regular file", path);
         return -1;
     }
@@ -87,22 +87,22 @@ static void target_restore(concat_target *t)
     if (t->fd < 0)
         return;
     target_forget_undo(t);
-    if (!t->created && tool_truncate(t->fd, t->original_size) != 0)
+    if (!t->created && mcz_os_truncate(t->fd, t->original_size) != 0)
         tool_error("%s: could not restore the original length %lld: %s", t->path,
                   (long long)t->original_size, strerror(errno));
-    tool_close(t->fd); /* first: Windows removes no open file */
+    mcz_os_close(t->fd); /* first: Windows removes no open file */
     t->fd = -1;
     if (t->created)
-        tool_unlink(t->path);
+        mcz_os_unlink(t->path);
 }
 
 static int target_finish(concat_target *t)
 {
-    if (tool_fsync(t->fd) != 0) {
+    if (mcz_os_fsync(t->fd) != 0) {
         tool_error("%s: fsync failed: %s", t->path, strerror(errno));
         return -1;
     }
-    int rc = tool_close(t->fd);
+    int rc = mcz_os_close(t->fd);
     t->fd = -1;
     target_forget_undo(t);
     if (rc != 0) {
@@ -114,8 +114,8 @@ static int target_finish(concat_target *t)
 
 static bool same_file(const char *a, const char *b)
 {
-    tool_file_id ia, ib;
-    return tool_file_id_of(a, &ia) == 0 && tool_file_id_of(b, &ib) == 0 &&
+    mcz_os_file_id ia, ib;
+    return mcz_os_file_id_of(a, &ia) == 0 && mcz_os_file_id_of(b, &ib) == 0 &&
            tool_file_id_equal(&ia, &ib);
 }
 
@@ -147,7 +147,7 @@ static int concat_archive(mcs_run *run, const char *path, mcs_input *in, uint64_
     if (!out)
         return -1;
     mcs_input base = {0};
-    bool exists = tool_exists(path);
+    bool exists = mcz_os_exists(path);
     int rc = exists ? mcs_input_open(run, &base, path) : 0;
     if (rc == 0 && exists && !base.archive) {
         tool_error("%s: not an archive, though its name ends in .mcz", path);

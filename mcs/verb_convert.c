@@ -61,9 +61,9 @@ static int writer_options_of(const convert_args *a, mcz_writer_options *opt)
  * after a usage error. */
 static int archive_name_check(mcs_run *run, const char *out)
 {
-    tool_file_info st;
+    mcz_os_file_info st;
     if (!mcs_has_extension(out, ".mch") || run->output_forced ||
-        (tool_stat(out, &st) == 0 && st.type != TOOL_FILE_REGULAR))
+        (mcz_os_stat(out, &st) == 0 && st.type != MCZ_OS_FILE_REGULAR))
         return 0;
     mcs_usage_error(&usage_convert,
                     "%s: an archive would be written under an .mch name; name it .mcz "
@@ -101,7 +101,7 @@ static mcz_reader *dictionary_source(mcs_run *run, const char *path, mcz_writer_
 /* Where standard output stands: its offset when it is a file (> out.mcz), -1 for a pipe. */
 static int64_t stdout_offset(void)
 {
-    return tool_position(TOOL_STDOUT_FD);
+    return mcz_os_position(MCZ_OS_STDOUT_FD);
 }
 
 static int convert_file(mcs_run *run, const char *in_path, const char *out_path,

@@ -44,7 +44,7 @@ static char *full_signature(const mcz_jit_ee *v, const mcz_mc *mc, const mcs_met
 {
     char *text = NULL;
     size_t len = 0;
-    FILE *f = tool_memstream_open(&text, &len);
+    FILE *f = mcz_os_memstream_open(&text, &len);
     if (!f)
         return NULL;
     if (method) {
@@ -62,7 +62,7 @@ static char *full_signature(const mcz_jit_ee *v, const mcz_mc *mc, const mcs_met
         fputs(MCS_UNKNOWN, f);
     }
     bool failed = ferror(f) != 0;
-    if (tool_stream_close(f) != 0 || failed) {
+    if (mcz_os_stream_close(f) != 0 || failed) {
         free(text);
         return NULL;
     }

@@ -14,9 +14,9 @@ const mcs_usage usage_export = {
  * the mirror case, unless the name is a device or FIFO (a stream, whatever its name). */
 static int mch_name_check(const char *out)
 {
-    tool_file_info st;
+    mcz_os_file_info st;
     if (!mcs_has_extension(out, ".mcz") ||
-        (tool_stat(out, &st) == 0 && st.type != TOOL_FILE_REGULAR))
+        (mcz_os_stat(out, &st) == 0 && st.type != MCZ_OS_FILE_REGULAR))
         return 0;
     return mcs_usage_error(&usage_export,
                            "%s: an MCH file would be written under an .mcz name; name it .mch, "

@@ -83,7 +83,7 @@ static void pieces_remove(fracture_run *f)
     for (uint64_t i = 0; i < f->pieces; i++) {
         char *path = piece_name(f, i);
         if (path)
-            tool_unlink(path);
+            mcz_os_unlink(path);
         free(path);
     }
 }

@@ -47,7 +47,7 @@ typedef struct merge_run {
     mcs_dedup *dedup; /* NULL: plain concatenation */
     bool recording;   /* -dedup's first pass over the files: their keys (mcs_dedup.h) */
     mcs_output *out;
-    tool_file_id out_id; /* OUT as it was before the run, so it is not merged into itself */
+    mcz_os_file_id out_id; /* OUT as it was before the run, so it is not merged into itself */
     bool out_existed;
     uint64_t files;
     mcs_copy_counts counts;
@@ -59,10 +59,10 @@ static int append_plain(merge_run *m, mcs_input *in)
     return mcs_copy_all(in, m->out, &rules, &m->counts);
 }
 
-static int merge_file(merge_run *m, const char *path, const tool_file_info *st)
+static int merge_file(merge_run *m, const char *path, const mcz_os_file_info *st)
 {
-    tool_file_id id;
-    if (m->out_existed && tool_file_id_of(path, &id) == 0 && tool_file_id_equal(&id, &m->out_id))
+    mcz_os_file_id id;
+    if (m->out_existed && mcz_os_file_id_of(path, &id) == 0 && tool_file_id_equal(&id, &m->out_id))
         return 0;
     if (st->size == 0) {
         if (!m->recording)
@@ -107,7 +107,7 @@ static int merge_entries(merge_run *m, const char *dir, char **names, size_t cou
         for (size_t i = 0; i < count; i++) {
             size_t len = strlen(dir) + strlen(names[i]) + 2;
             char *path = malloc(len);
-            tool_file_info st;
+            mcz_os_file_info st;
             if (!path) {
                 tool_error("out of memory");
                 return -1;
@@ -115,10 +115,10 @@ static int merge_entries(merge_run *m, const char *dir, char **names, size_t cou
             snprintf(path, len, "%s/%s", dir, names[i]);
             /* Files are followed through symbolic links; directories are not (no loops). */
             int rc = 0;
-            if (pass == 0 && tool_stat(path, &st) == 0 && st.type == TOOL_FILE_REGULAR &&
-                tool_glob_match(m->glob, names[i]))
+            if (pass == 0 && mcz_os_stat(path, &st) == 0 && st.type == MCZ_OS_FILE_REGULAR &&
+                mcz_os_glob_match(m->glob, names[i]))
                 rc = merge_file(m, path, &st);
-            else if (pass == 1 && m->recursive && tool_is_directory_not_link(path))
+            else if (pass == 1 && m->recursive && mcz_os_is_directory_not_link(path))
                 rc = merge_dir(m, path, depth + 1);
             free(path);
             if (rc != 0)
@@ -146,15 +146,15 @@ static int merge_dir(merge_run *m, const char *dir, int depth)
 /* PATTERN: a directory, DIR/WILDCARD, or a single file. */
 static int merge_pattern(merge_run *m, const char *pattern)
 {
-    tool_file_info st;
-    if (tool_stat(pattern, &st) == 0 && st.type == TOOL_FILE_DIRECTORY) {
+    mcz_os_file_info st;
+    if (mcz_os_stat(pattern, &st) == 0 && st.type == MCZ_OS_FILE_DIRECTORY) {
         m->glob = "*";
         return merge_dir(m, pattern, 0);
     }
     const char *slash = strrchr(pattern, '/');
     m->glob = slash ? slash + 1 : pattern;
     if (!strpbrk(m->glob, "*?[") && !m->recursive) {
-        if (tool_stat(pattern, &st) != 0)
+        if (mcz_os_stat(pattern, &st) != 0)
             return 0; /* nothing matches: reported by the caller */
         return merge_file(m, pattern, &st);
     }
@@ -183,7 +183,7 @@ int cmd_merge(mcs_run *run, int argc, char **argv)
     if (a.thin && !a.dedup)
         return mcs_usage_error(&usage_merge, "-thin needs -dedup");
     merge_run m = {.run = run, .recursive = a.recursive};
-    m.out_existed = tool_file_id_of(pos[0], &m.out_id) == 0;
+    m.out_existed = mcz_os_file_id_of(pos[0], &m.out_id) == 0;
     if (a.dedup && !(m.dedup = mcs_dedup_create(false, a.thin)))
         return MCS_EXIT_FAIL;
     m.out = mcs_output_open(run, pos[0], MCS_OUTPUT_BY_EXTENSION, &opt, true);

@@ -40,12 +40,12 @@ int replay_exec_file_begin(const replay_config *cfg, const char *work_dir, repla
         return MCZ_OK;
     uf->lead = cfg->exec_toc && !toc_refused;
     snprintf(uf->path, sizeof uf->path, "%s/unit.mch", work_dir);
-    int fd = tool_open(uf->path, TOOL_OPEN_WRITE | TOOL_OPEN_CREATE, 0600);
+    int fd = mcz_os_open(uf->path, MCZ_OS_OPEN_WRITE | MCZ_OS_OPEN_CREATE, 0600);
     uf->f = fd >= 0 ? fdopen(fd, "wb") : NULL;
     if (!uf->f) {
         uf->err = errno ? errno : EIO;
         if (fd >= 0)
-            tool_close(fd);
+            mcz_os_close(fd);
         return MCZ_OK;
     }
     static char buf[1 << 20]; /* one unit file open at a time per worker */
@@ -71,7 +71,7 @@ static int file_end(replay_exec_file *uf)
 {
     if (!uf->f)
         return uf->err;
-    if (!uf->err && (fflush(uf->f) != 0 || tool_truncate(fileno(uf->f), (int64_t)uf->size) != 0))
+    if (!uf->err && (fflush(uf->f) != 0 || mcz_os_truncate(fileno(uf->f), (int64_t)uf->size) != 0))
         uf->err = errno ? errno : EIO;
     if (fclose(uf->f) != 0 && !uf->err)
         uf->err = errno ? errno : EIO;
@@ -110,7 +110,7 @@ static int file_drop_lead(const char *path, uint64_t size)
         at += len;
     }
     if (!err &&
-        (fflush(f) != 0 || tool_truncate(fileno(f), (int64_t)(size - sizeof toc_lead)) != 0))
+        (fflush(f) != 0 || mcz_os_truncate(fileno(f), (int64_t)(size - sizeof toc_lead)) != 0))
         err = errno ? errno : EIO;
     if (fclose(f) != 0 && !err)
         err = errno ? errno : EIO;
@@ -176,7 +176,7 @@ static int read_list(const char *path, mcz_list *l, mcz_diag *d)
 {
     mcz_file f;
     memset(l, 0, sizeof *l);
-    if (!tool_exists(path))
+    if (!mcz_os_exists(path))
         return 0;
     int rc = mcz_file_map(path, &f, d);
     if (rc != MCZ_OK)
@@ -222,7 +222,7 @@ static void pass_output(const char *path, FILE *f, bool renumber, const mcz_mc *
     char *line = NULL;
     size_t cap = 0;
     ptrdiff_t len;
-    while ((len = tool_getline(&line, &cap, in)) > 0) {
+    while ((len = mcz_os_getline(&line, &cap, in)) > 0) {
         /* a unit's own summary: the run's, summed over every unit, is printed at the end (as
          * superpmi -p sums its children's instead of passing them on) */
         if (ctx && strncmp(line, "Loaded ", 7) == 0)
@@ -544,8 +544,8 @@ static int start_once(const replay_config *cfg, exec_files *ef, char ***argv, in
                       char *why, size_t cap)
 {
     why[0] = '\0';
-    tool_unlink(ef->list);
-    tool_unlink(ef->details);
+    mcz_os_unlink(ef->list);
+    mcz_os_unlink(ef->details);
     free(*argv);
     *argv = build_argv(cfg, ef);
     if (!*argv)
@@ -563,10 +563,10 @@ static int start_once(const replay_config *cfg, exec_files *ef, char ***argv, in
 static void unit_files_remove(const exec_files *ef, bool all)
 {
     if (all)
-        tool_unlink(ef->unit);
+        mcz_os_unlink(ef->unit);
     const char *const paths[] = {ef->toc, ef->list, ef->details, ef->out, ef->err};
     for (size_t i = 0; i < sizeof paths / sizeof *paths; i++)
-        tool_unlink(paths[i]);
+        mcz_os_unlink(paths[i]);
 }
 
 /* Stops the run over a failure of mcz-replay's own on this unit: why, behind the unit's
@@ -693,7 +693,7 @@ static int job_wait(replay_exec_job *job, unit_details *d, int *code_out, replay
         free(ef->ranges);
         ef->ranges = NULL;
         ef->lead = false;
-        tool_unlink(ef->toc);
+        mcz_os_unlink(ef->toc);
         details_free(d, job->n);
         char why[EXEC_WHY_MAX];
         int err = file_drop_lead(ef->unit, job->size);

@@ -264,7 +264,7 @@ static int pass_unit(run_state *s, const char *path, bool first)
     char *line = NULL;
     size_t cap = 0;
     ptrdiff_t len;
-    while ((len = tool_getline(&line, &cap, in)) > 0) {
+    while ((len = mcz_os_getline(&line, &cap, in)) > 0) {
         line_role role = role_of(line, (size_t)len);
         if (first && role == LINE_USING && s->v->interleave <= 1)
             s->verbose = banner_seen = true;
@@ -298,12 +298,12 @@ static int write_interleaved(FILE *all, uint32_t interleave, FILE *to)
     FILE **group = calloc(interleave, sizeof *group);
     int rc = group && fseek(all, 0, SEEK_SET) == 0 ? MCZ_OK : MCZ_EIO;
     for (uint32_t g = 0; g < interleave && rc == MCZ_OK; g++)
-        rc = (group[g] = tool_temp_file()) ? MCZ_OK : MCZ_EIO;
+        rc = (group[g] = mcz_os_temp_file()) ? MCZ_OK : MCZ_EIO;
     char *line = NULL;
     size_t cap = 0;
     ptrdiff_t len;
     uint32_t current = 1;
-    while (rc == MCZ_OK && (len = tool_getline(&line, &cap, all)) > 0) {
+    while (rc == MCZ_OK && (len = mcz_os_getline(&line, &cap, all)) > 0) {
         size_t at, digits;
         uint64_t number = exec_line_number(line, (size_t)len, &at, &digits);
         if (number >= 1 && number <= UINT32_MAX)
@@ -337,7 +337,7 @@ int replay_exec_output(const char *temp_dir, const replay_exec_view *v, FILE *to
     size_t n;
     if (tool_dir_list(temp_dir, "out.*", &names, &n) != 0)
         return MCZ_EIO;
-    FILE *all = v->interleave > 1 ? tool_temp_file() : to; /* superpmi -p's order: below */
+    FILE *all = v->interleave > 1 ? mcz_os_temp_file() : to; /* superpmi -p's order: below */
     double seconds = tool_now() - v->started;
     run_state s = {.v = v, .to = all, .extra = extra};
     const replay_plan *p = v->plan;

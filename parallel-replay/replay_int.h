@@ -383,7 +383,7 @@ typedef struct replay_run replay_run;
  * collection, so the table holds at most REPLAY_HOLD_BYTES of entries (strings included; the
  * hidden MCZ_REPLAY_HOLD_BYTES in the environment sets another bound, which the tests make
  * tiny); past it they are sorted and spilled as a run to a temporary file under TMPDIR that no
- * name reaches (tool_temp_file: gone however the process ends). A walk merges the runs and
+ * name reaches (mcz_os_temp_file: gone however the process ends). A walk merges the runs and
  * what is held (a k-way merge); REPLAY_RUN_FAN runs of one level are merged into one of the
  * next as they appear, so a walk reads at most REPLAY_RUN_FAN - 1 runs a level (and, for
  * --merge-results, one per results file, which are runs already). Per context, nothing stays

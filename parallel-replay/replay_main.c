@@ -194,9 +194,9 @@ static int temp_prepare(exec_setup *es)
         es->borrowed = true;
         return -1;
     }
-    const char *tmp = tool_temp_base();
+    const char *tmp = mcz_os_temp_dir();
     snprintf(es->temp_dir, sizeof es->temp_dir, "%s/mcz-replay.XXXXXX", tmp);
-    if (!tool_mkdtemp(es->temp_dir)) {
+    if (!mcz_os_mkdtemp(es->temp_dir)) {
         es->temp_dir[0] = '\0';
         return replay_fail("%s: cannot create a temporary directory in it: %s", tmp, strerror(errno));
     }
@@ -312,7 +312,7 @@ static uint32_t exec_repeat(char **argv)
 
 static unsigned workers_wanted(const replay_options *o)
 {
-    return o->workers ? o->workers : (unsigned)tool_cpu_count();
+    return o->workers ? o->workers : (unsigned)mcz_os_cores();
 }
 
 /*
@@ -330,9 +330,9 @@ static int worker_cache_prepare(const char *path, char *dir, size_t cap)
     if (replay_proc_workers_share_input() || replay_proc_is_worker() || !mcz_path_is_url(path) ||
         getenv("MCZ_CACHE_DIR"))
         return -1;
-    const char *tmp = tool_temp_base();
+    const char *tmp = mcz_os_temp_dir();
     snprintf(dir, cap, "%s/mcz-replay-cache.XXXXXX", tmp);
-    if (!tool_mkdtemp(dir) || tool_setenv("MCZ_CACHE_DIR", dir) != 0) {
+    if (!mcz_os_mkdtemp(dir) || mcz_os_setenv("MCZ_CACHE_DIR", dir) != 0) {
         int err = errno;
         if (dir[strlen(dir) - 1] != 'X')
             tool_remove_tree(dir);
@@ -391,7 +391,7 @@ static int replay_main(const replay_options *o, const char *path)
     if (code < 0) {
         replay_run_options ro = {.workers = workers_wanted(o),
                                  .timeout = o->timeout, .stride = o->stride,
-                                 .progress = !o->quiet && tool_isatty(TOOL_STDERR_FD),
+                                 .progress = !o->quiet && mcz_os_isatty(MCZ_OS_STDERR_FD),
                                  .stats = o->stats,
                                  .failure_limit = o->failure_limit,
                                  .exec_bound = o->exec ? o->exec_batch : 0};
@@ -430,7 +430,7 @@ int main(int argc, char **argv)
     /* The same bytes as on Linux, and --exec commands' output passed on unchanged (a worker
      * started again gets it too). Workers' lines are passed on as they come: msvcrt buffers a
      * stderr that is not a console, which C's stderr never is elsewhere. */
-    tool_stdio_binary();
+    mcz_os_stdio_binary();
     setvbuf(stderr, NULL, _IONBF, 0);
     tool_signals_install(); /* the run itself installs its own (replay_proc.c) */
     if (tool_check_library() != 0)

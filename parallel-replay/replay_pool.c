@@ -44,7 +44,7 @@ int replay_read_full(int fd, void *buf, size_t len)
     uint8_t *p = buf;
     size_t got = 0;
     while (got < len) {
-        ptrdiff_t n = tool_read(fd, p + got, len - got);
+        ptrdiff_t n = mcz_os_read(fd, p + got, len - got);
         if (n < 0 && errno == EINTR)
             continue;
         if (n < 0)

@@ -40,7 +40,7 @@
 #include <sys/stat.h>
 
 #include "replay_proc.h"
-#include "tool_os.h"
+#include "os_win32.h"
 
 #define WORKER_ENV "MCZ_REPLAY_WORKER" /* "SLOT REQ MSG RING TEMP_DIR" (TEMP_DIR "-": none) */
 #define PIPE_BYTES 65536
@@ -249,16 +249,16 @@ static bool launch(replay_proc *p, size_t slot, const char *temp_dir, const work
     SetEnvironmentVariableA(WORKER_ENV, NULL);
     free(line);
     if (!ok) {
-        errno = tool_errno_of_win32(error);
+        errno = mcz_os_errno_of_win32(error);
         return false;
     }
     p->process = pi.hProcess;
-    p->job = tool_job_kill_on_close();
+    p->job = mcz_os_job_kill_on_close();
     if (!p->job || !AssignProcessToJobObject(p->job, pi.hProcess)) {
         error = GetLastError();
         TerminateProcess(pi.hProcess, KILLED_STATUS);
         CloseHandle(pi.hThread);
-        errno = tool_errno_of_win32(error);
+        errno = mcz_os_errno_of_win32(error);
         return false;
     }
     ResumeThread(pi.hThread);
@@ -297,7 +297,7 @@ replay_proc *replay_proc_start(size_t slot, const replay_pool_ops *ops)
               (h.in = CreateFileW(L"NUL", GENERIC_READ, FILE_SHARE_READ | FILE_SHARE_WRITE, &sa,
                                   OPEN_EXISTING, 0, NULL)) != INVALID_HANDLE_VALUE;
     if (!ok)
-        errno = tool_errno_of_win32(GetLastError());
+        errno = mcz_os_errno_of_win32(GetLastError());
     fflush(NULL);
     ok = ok && launch(p, slot, ops->temp_dir, &h);
     int err = errno;
@@ -498,7 +498,7 @@ int replay_proc_command_start(char *const argv[], const char *out_path, const ch
                               int64_t *handle, int *exec_errno)
 {
     *exec_errno = 0;
-    char *line = tool_command_line(argv);
+    char *line = mcz_os_command_line(argv);
     HANDLE out = output_for_child(out_path, STD_OUTPUT_HANDLE);
     HANDLE err = output_for_child(err_path, STD_ERROR_HANDLE);
     int rc = MCZ_EIO;
@@ -519,7 +519,7 @@ int replay_proc_command_start(char *const argv[], const char *out_path, const ch
             *handle = (int64_t)(intptr_t)pi.hProcess;
             rc = MCZ_OK;
         } else {
-            *exec_errno = tool_errno_of_win32(GetLastError());
+            *exec_errno = mcz_os_errno_of_win32(GetLastError());
             rc = 127;
         }
     }

@@ -86,7 +86,7 @@ void replay_rows_path(const char *temp_dir, size_t slot, char *buf, size_t cap)
 static int rows_put(replay_chan *ch, const char *text, char *where, size_t cap)
 {
     size_t len = strlen(text);
-    int64_t at = ch->rows_fd >= 0 ? tool_seek_end(ch->rows_fd) : -1;
+    int64_t at = ch->rows_fd >= 0 ? mcz_os_seek_end(ch->rows_fd) : -1;
     if (at < 0 || tool_write_all(ch->rows_fd, text, len) != 0)
         return MCZ_EIO;
     snprintf(where, cap, "%lld %zu", (long long)at, len);

@@ -149,7 +149,7 @@ static int output_open(output *o, const char *path, mcz_diag *diag)
     *o = (output){mcz_outfile_open(path, diag), NULL, 0};
     if (!o->file)
         return diag && diag->code ? diag->code : MCZ_EIO;
-    if (!(o->f = tool_stream_open(output_write, o))) {
+    if (!(o->f = mcz_os_stream_open(output_write, o))) {
         mcz_outfile_abort(o->file);
         return mcz_diag_set(diag, MCZ_ENOMEM, MCZ_NO_OFFSET, MCZ_NO_CONTEXT, "out of memory");
     }
@@ -160,7 +160,7 @@ static int output_open(output *o, const char *path, mcz_diag *diag)
  * untouched. A reader that stopped early (| head) is not an error, as for stdout. */
 static int output_close(output *o, int rc, const char *path, mcz_diag *diag)
 {
-    if (tool_stream_close(o->f) != 0 && rc == MCZ_OK) {
+    if (mcz_os_stream_close(o->f) != 0 && rc == MCZ_OK) {
         if (o->err == EPIPE) {
             mcz_outfile_abort(o->file);
             return MCZ_OK;
@@ -353,13 +353,13 @@ static int results_take(replay_table *t, FILE *f, const char *path, replay_shard
 int replay_table_parse_results(replay_table *t, const char *path, const void *text, size_t size,
                                replay_shard_id *id, mcz_diag *diag)
 {
-    FILE *f = tool_temp_file();
+    FILE *f = mcz_os_temp_file();
     if (!f || fwrite(text, 1, size, f) != size || fflush(f) != 0 || fseek(f, 0, SEEK_SET) != 0) {
         int err = errno;
         if (f)
             fclose(f);
         return mcz_diag_set(diag, MCZ_EIO, MCZ_NO_OFFSET, MCZ_NO_CONTEXT,
-                            "%s: cannot write a temporary file in it: %s", tool_temp_base(),
+                            "%s: cannot write a temporary file in it: %s", mcz_os_temp_dir(),
                             strerror(err ? err : EIO));
     }
     return results_take(t, f, path, id, diag);

@@ -178,7 +178,7 @@ static _Noreturn void worker_main(void *arg, size_t index, int req_fd, replay_ch
         char path[4200];
         replay_rows_path(cfg->temp_dir, index, path, sizeof path);
         ch->rows_fd =
-            tool_open(path, TOOL_OPEN_WRITE | TOOL_OPEN_CREATE | TOOL_OPEN_APPEND, 0600);
+            mcz_os_open(path, MCZ_OS_OPEN_WRITE | MCZ_OS_OPEN_CREATE | MCZ_OS_OPEN_APPEND, 0600);
     }
     if (replay_worker_open(cfg, &w, msg, sizeof msg) != MCZ_OK)
         replay_chan_fatal(ch, msg);
@@ -380,11 +380,11 @@ static char *rows_take(run *r, slot *s, const char *where)
     if (s->rows_fd < 0) {
         char path[4200];
         replay_rows_path(r->cfg->temp_dir, slot_index(r, s), path, sizeof path);
-        s->rows_fd = tool_open(path, TOOL_OPEN_READ, 0);
+        s->rows_fd = mcz_os_open(path, MCZ_OS_OPEN_READ, 0);
     }
     char *text = malloc(len + 1);
     if (!text || s->rows_fd < 0 ||
-        tool_pread(s->rows_fd, text, len, (int64_t)at) != (ptrdiff_t)len) {
+        mcz_os_pread(s->rows_fd, text, len, (int64_t)at) != (ptrdiff_t)len) {
         free(text);
         fatal(r, MCZ_EIO, "cannot read the details rows its worker wrote");
         return NULL;
@@ -695,7 +695,7 @@ int replay_proc_run(const replay_config *cfg, const replay_run_options *o, repla
     for (size_t i = 0; i < nslots; i++) {
         free(r.slots[i].reported);
         if (r.slots[i].rows_fd >= 0)
-            tool_close(r.slots[i].rows_fd);
+            mcz_os_close(r.slots[i].rows_fd);
     }
     free(r.slots);
     return r.error;

@@ -32,7 +32,7 @@ struct replay_run {
 int replay_line_read(FILE *f, char **buf, size_t *cap)
 {
     errno = 0;
-    ptrdiff_t n = tool_getline(buf, cap, f);
+    ptrdiff_t n = mcz_os_getline(buf, cap, f);
     if (n < 0)
         return ferror(f) ? MCZ_EIO : 0;
     if ((*buf)[n - 1] != '\n')
@@ -125,7 +125,7 @@ static size_t hold_bound(void)
 static int spill_failed(replay_table *t, int err)
 {
     snprintf(t->error, sizeof t->error, "%s: cannot write a run of results to a temporary file "
-             "in it: %s", tool_temp_base(), strerror(err ? err : EIO));
+             "in it: %s", mcz_os_temp_dir(), strerror(err ? err : EIO));
     return MCZ_EIO;
 }
 
@@ -161,7 +161,7 @@ static int write_visit(void *arg, const replay_entry *e)
 static int run_make(replay_table *t, const replay_run *runs, size_t n, const replay_entry *held,
                     size_t held_n, unsigned level)
 {
-    FILE *f = tool_temp_file();
+    FILE *f = mcz_os_temp_file();
     if (!f)
         return spill_failed(t, errno);
     mcz_diag d;
@@ -314,7 +314,7 @@ static int cursor_bad(const cursor *c, mcz_diag *diag, const char *what)
     if (!c->run->path)
         return mcz_diag_set(diag, MCZ_EIO, MCZ_NO_OFFSET, MCZ_NO_CONTEXT,
                             "a run of results read back from %s is damaged: %s",
-                            tool_temp_base(), what);
+                            mcz_os_temp_dir(), what);
     return mcz_diag_set(diag, MCZ_ECORRUPT, MCZ_NO_OFFSET, MCZ_NO_CONTEXT, "%s:%llu: %s",
                         c->run->path, (unsigned long long)(c->run->lines + c->line_no), what);
 }
@@ -368,7 +368,7 @@ static int cursor_next(const replay_table *t, cursor *c, mcz_diag *diag)
     int rc = replay_line_read(c->run->f, &c->line, &c->cap);
     if (rc == MCZ_EIO)
         return mcz_diag_set(diag, MCZ_EIO, MCZ_NO_OFFSET, MCZ_NO_CONTEXT, "%s: %s",
-                            c->run->path ? c->run->path : tool_temp_base(),
+                            c->run->path ? c->run->path : mcz_os_temp_dir(),
                             strerror(errno ? errno : EIO));
     if (rc == 0 && !c->run->path) {
         c->live = false;
@@ -395,7 +395,7 @@ static int cursor_open(const replay_table *t, cursor *c, mcz_diag *diag)
 {
     if (c->run && fseek(c->run->f, c->run->start, SEEK_SET) != 0)
         return mcz_diag_set(diag, MCZ_EIO, MCZ_NO_OFFSET, MCZ_NO_CONTEXT, "%s: %s",
-                            c->run->path ? c->run->path : tool_temp_base(), strerror(errno));
+                            c->run->path ? c->run->path : mcz_os_temp_dir(), strerror(errno));
     return cursor_next(t, c, diag);
 }
 

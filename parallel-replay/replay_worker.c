@@ -80,8 +80,8 @@ static int open_replayer(replay_worker *w, char *msg, size_t cap)
     }
     for (int i = 0; i < 2 && cfg->mode == REPLAY_MODE_EXEC; i++) {
         snprintf(w->slots[i].dir, sizeof w->slots[i].dir, "%s/w%ld%s", cfg->temp_dir,
-                 tool_process_id(), i ? ".next" : "");
-        if (tool_mkdir_private(w->slots[i].dir) != 0) {
+                 mcz_os_process_id(), i ? ".next" : "");
+        if (mcz_os_mkdir_private(w->slots[i].dir) != 0) {
             snprintf(msg, cap, "%s: cannot create it: %s", w->slots[i].dir, strerror(errno));
             return MCZ_EIO;
         }
@@ -129,8 +129,8 @@ void replay_worker_close(replay_worker *w, replay_stats *stats)
         if (sl->dir[0]) {
             char path[4200];
             snprintf(path, sizeof path, "%s/unit.mch", sl->dir);
-            tool_unlink(path);
-            tool_rmdir(sl->dir);
+            mcz_os_unlink(path);
+            mcz_os_rmdir(sl->dir);
         }
         free(sl->batch);
         free(sl->excluded);

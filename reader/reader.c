@@ -121,7 +121,7 @@ static int head_end_of(const mcz_reader *r, const uint8_t *img, const mcz_arc_fo
  * one before it: the index keeps no offsets.
  */
 struct rd_columns {
-    pthread_mutex_t lock;
+    mcz_mutex lock;
     mcz_arc_column_stream stream[MCZ_ARC_COLUMNS]; /* indexed by mcz_arc_column */
     uint64_t dropped[MCZ_ARC_COLUMNS];             /* where each stream last let pages go */
     uint64_t frame_offset;                         /* of the zstd frame in the file */
@@ -170,7 +170,7 @@ static int columns_open(mcz_reader *r, uint64_t index_offset, mcz_diag *diag)
     r->columns = calloc(1, sizeof *r->columns);
     if (!r->columns)
         return mcz_diag_set(diag, MCZ_ENOMEM, MCZ_NO_OFFSET, MCZ_NO_CONTEXT, "out of memory");
-    pthread_mutex_init(&r->columns->lock, NULL);
+    mcz_mutex_init(&r->columns->lock);
     r->columns->frame_offset = index_offset + MCZ_ARC_INDEX_PACKED_HEAD;
     return MCZ_OK;
 }
@@ -183,7 +183,7 @@ static void columns_close(struct rd_columns *c)
         mcz_arc_column_free(&c->stream[i]);
     free(c->lengths);
     free(c->hashes);
-    pthread_mutex_destroy(&c->lock);
+    mcz_mutex_destroy(&c->lock);
     free(c);
 }
 
@@ -223,7 +223,7 @@ int mcz_rd_place(const mcz_reader *r, uint64_t chunk, uint64_t pos, uint32_t *of
     struct rd_columns *c = r->columns;
     uint64_t base = r->context_base[chunk];
     assert(pos >= base && pos < r->index.context_count);
-    pthread_mutex_lock(&c->lock);
+    mcz_mutex_lock(&c->lock);
     uint32_t off = 0, len = 0;
     int rc = MCZ_OK;
     if (c->placed && pos == c->last_pos)
@@ -239,7 +239,7 @@ int mcz_rd_place(const mcz_reader *r, uint64_t chunk, uint64_t pos, uint32_t *of
     c->last_pos = pos;
     c->last_offset = off;
     c->last_length = len;
-    pthread_mutex_unlock(&c->lock);
+    mcz_mutex_unlock(&c->lock);
     *offset = off;
     *length = len;
     return rc;
@@ -247,10 +247,10 @@ int mcz_rd_place(const mcz_reader *r, uint64_t chunk, uint64_t pos, uint32_t *of
 
 bool mcz_rd_column_whole(const mcz_reader *r, mcz_arc_column c)
 {
-    pthread_mutex_lock(&r->columns->lock);
+    mcz_mutex_lock(&r->columns->lock);
     bool whole = c == MCZ_ARC_COL_LENGTHS ? r->columns->lengths != NULL
                                           : r->columns->hashes != NULL;
-    pthread_mutex_unlock(&r->columns->lock);
+    mcz_mutex_unlock(&r->columns->lock);
     return whole;
 }
 
@@ -288,7 +288,7 @@ int mcz_rd_hashes_at(const mcz_reader *r, uint64_t pos, mcz_hash128 *identity,
         return MCZ_OK;
     }
     struct rd_columns *c = r->columns;
-    pthread_mutex_lock(&c->lock);
+    mcz_mutex_lock(&c->lock);
     hashes_settle(r, c);
     int rc = MCZ_OK;
     if (c->hashes)
@@ -298,7 +298,7 @@ int mcz_rd_hashes_at(const mcz_reader *r, uint64_t pos, mcz_hash128 *identity,
         rc = stream_entry(r, c, MCZ_ARC_COL_IDENTITY, pos, identity->bytes);
     if (rc == MCZ_OK && !c->hashes && dedup)
         rc = stream_entry(r, c, MCZ_ARC_COL_DEDUP, pos, dedup->bytes);
-    pthread_mutex_unlock(&c->lock);
+    mcz_mutex_unlock(&c->lock);
     return rc;
 }
 
@@ -557,13 +557,13 @@ int mcz_rd_lengths_match(const mcz_reader *r, uint64_t index, const mcz_arc_chun
     uint64_t base = r->context_base[index];
     int rc = MCZ_OK;
     uint32_t i = 0, len = 0;
-    pthread_mutex_lock(&c->lock);
+    mcz_mutex_lock(&c->lock);
     for (; i < h->count && rc == MCZ_OK; i++) {
         rc = length_at(r, c, base + i, &len);
         if (rc == MCZ_OK && len != mcz_arc_chunk_head_length(h, i))
             break;
     }
-    pthread_mutex_unlock(&c->lock);
+    mcz_mutex_unlock(&c->lock);
     if (rc != MCZ_OK)
         return mcz_diag_set(diag, rc, mcz_at_offset((int64_t)e.offset),
                             mcz_in_context((int64_t)e.first_number + i),

@@ -5,11 +5,11 @@
 #ifndef MCZ_READER_IMPL_H
 #define MCZ_READER_IMPL_H
 
-#include <pthread.h>
 #include <zstd.h>
 
 #include "../format/archive.h"
 #include "../io/source.h"
+#include "../platform/threads.h"
 #include "../superpmi/toc.h"
 
 struct mcz_reader {

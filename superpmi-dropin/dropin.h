@@ -1,7 +1,7 @@
 /*
  * dropin.h - mcz-superpmi, a drop-in for superpmi: over an mcz archive it runs mcz-replay, which
  * runs the real superpmi once per unit of the archive; over anything else it is the real
- * superpmi (tool_exec, the same words).
+ * superpmi (mcz_os_exec, the same words).
  */
 #ifndef MCZ_DROPIN_H
 #define MCZ_DROPIN_H

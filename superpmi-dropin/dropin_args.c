@@ -225,7 +225,7 @@ static int translate_switch(const tool_spmi_switch *s, char **argv, int i, size_
 
 long dropin_workers(const dropin_cmd *cmd)
 {
-    return !cmd->parallel ? 1 : cmd->workers ? cmd->workers : tool_cpu_count();
+    return !cmd->parallel ? 1 : cmd->workers ? cmd->workers : mcz_os_cores();
 }
 
 int dropin_translate(int argc, char **argv, const dropin_cmd *cmd, const char *replay,

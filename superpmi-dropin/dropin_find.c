@@ -25,24 +25,24 @@ char *dropin_join(const char *dir, const char *name)
     return p;
 }
 
-/* path opened as tool_open opens it (how), as a stream of mode. */
+/* path opened as mcz_os_open opens it (how), as a stream of mode. */
 static FILE *open_stream(const char *path, int how, const char *mode)
 {
-    int fd = tool_open(path, how, 0644);
+    int fd = mcz_os_open(path, how, 0644);
     FILE *f = fd >= 0 ? fdopen(fd, mode) : NULL;
     if (!f && fd >= 0) {
         int saved = errno;
-        tool_close(fd);
+        mcz_os_close(fd);
         errno = saved;
     }
     return f;
 }
 
-FILE *dropin_fopen_read(const char *path) { return open_stream(path, TOOL_OPEN_READ, "rb"); }
+FILE *dropin_fopen_read(const char *path) { return open_stream(path, MCZ_OS_OPEN_READ, "rb"); }
 
 FILE *dropin_fopen_create(const char *path)
 {
-    return open_stream(path, TOOL_OPEN_WRITE | TOOL_OPEN_CREATE | TOOL_OPEN_TRUNCATE, "wb");
+    return open_stream(path, MCZ_OS_OPEN_WRITE | MCZ_OS_OPEN_CREATE | MCZ_OS_OPEN_TRUNCATE, "wb");
 }
 
 char *dropin_program_in(const char *dir, const char *name)
@@ -88,11 +88,11 @@ char *dropin_path_dir_of(const char *name)
  * superpmi would then run itself for ever). Only a file of this program's size is read. */
 static bool is_self(const char *path)
 {
-    char *self = tool_self_path();
-    tool_file_info a, b;
-    tool_file_id ia, ib;
-    bool known = self && tool_stat(path, &a) == 0 && tool_stat(self, &b) == 0;
-    bool same = known && tool_file_id_of(path, &ia) == 0 && tool_file_id_of(self, &ib) == 0 &&
+    char *self = mcz_os_self_path();
+    mcz_os_file_info a, b;
+    mcz_os_file_id ia, ib;
+    bool known = self && mcz_os_stat(path, &a) == 0 && mcz_os_stat(self, &b) == 0;
+    bool same = known && mcz_os_file_id_of(path, &ia) == 0 && mcz_os_file_id_of(self, &ib) == 0 &&
                 tool_file_id_equal(&ia, &ib);
     free(self);
     return same || (known && a.size == b.size && dropin_is_ours(path) == 1);
@@ -102,7 +102,7 @@ static bool is_self(const char *path)
  * was asked for), so a command run elsewhere finds it too. Takes path; malloc'd. */
 static char *absolute(char *path)
 {
-    char *cwd = dropin_is_absolute(path) ? NULL : tool_getcwd();
+    char *cwd = dropin_is_absolute(path) ? NULL : mcz_os_getcwd();
     if (!cwd)
         return path;
     char *full = dropin_join(cwd, path);
@@ -132,7 +132,7 @@ int dropin_find_real(const char *argv0, char **path)
         return -1;
     }
     const char *why = NULL;
-    if (!tool_exists(real))
+    if (!mcz_os_exists(real))
         why = "no such file (mcz-superpmi --install DIR puts the real superpmi there; or set "
               "MCZ_SUPERPMI)";
     else if (!dropin_is_executable_file(real))

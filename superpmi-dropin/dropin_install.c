@@ -34,7 +34,7 @@ static bool holds_marker(const char *buf, size_t len)
 
 int dropin_is_ours(const char *path)
 {
-    int fd = tool_open(path, TOOL_OPEN_READ, 0);
+    int fd = mcz_os_open(path, MCZ_OS_OPEN_READ, 0);
     if (fd < 0)
         return -1;
     size_t mlen = sizeof marker - 1, have = 0, total = 0;
@@ -42,7 +42,7 @@ int dropin_is_ours(const char *path)
     int found = 0;
     ptrdiff_t got;
     while (!found && total < MARKER_SCAN_MAX &&
-           (got = tool_read(fd, buf + have, sizeof buf - have)) > 0) {
+           (got = mcz_os_read(fd, buf + have, sizeof buf - have)) > 0) {
         have += (size_t)got;
         total += (size_t)got;
         found = holds_marker(buf, have);
@@ -52,7 +52,7 @@ int dropin_is_ours(const char *path)
         }
     }
     int saved = errno;
-    tool_close(fd);
+    mcz_os_close(fd);
     errno = saved;
     return found;
 }
@@ -60,14 +60,14 @@ int dropin_is_ours(const char *path)
 /* The running program's bytes, malloc'd. */
 static char *read_self(size_t *len)
 {
-    char *self = tool_self_path();
-    int fd = self ? tool_open(self, TOOL_OPEN_READ, 0) : -1;
-    tool_file_info st;
-    if (fd < 0 || tool_fstat(fd, &st) != 0) {
+    char *self = mcz_os_self_path();
+    int fd = self ? mcz_os_open(self, MCZ_OS_OPEN_READ, 0) : -1;
+    mcz_os_file_info st;
+    if (fd < 0 || mcz_os_fstat(fd, &st) != 0) {
         tool_error("cannot read this program (%s): %s", self ? self : "its path",
                    strerror(errno));
         if (fd >= 0)
-            tool_close(fd);
+            mcz_os_close(fd);
         free(self);
         return NULL;
     }
@@ -75,9 +75,9 @@ static char *read_self(size_t *len)
     size_t have = 0;
     ptrdiff_t got = 1;
     while (bytes && have < (size_t)st.size &&
-           (got = tool_read(fd, bytes + have, (size_t)st.size - have)) > 0)
+           (got = mcz_os_read(fd, bytes + have, (size_t)st.size - have)) > 0)
         have += (size_t)got;
-    tool_close(fd);
+    mcz_os_close(fd);
     if (!bytes || have != (size_t)st.size) {
         tool_error("cannot read this program (%s): %s", self,
                    bytes ? "short read" : "out of memory");
@@ -108,13 +108,13 @@ static char *write_copy(const char *dir)
     }
     int rc = tool_write_all(fd, bytes, len);
     rc = rc == 0 ? dropin_make_executable(fd) : rc;
-    rc = rc == 0 ? tool_fsync(fd) : rc;
+    rc = rc == 0 ? mcz_os_fsync(fd) : rc;
     int saved = errno;
-    rc = tool_close(fd) == 0 ? rc : -1;
+    rc = mcz_os_close(fd) == 0 ? rc : -1;
     free(bytes);
     if (rc != 0) {
         tool_error("%s: %s", tmp, strerror(saved ? saved : errno));
-        tool_unlink(tmp);
+        mcz_os_unlink(tmp);
         free(tmp);
         return NULL;
     }
@@ -124,12 +124,12 @@ static char *write_copy(const char *dir)
 /* dir must be a directory holding superpmi. */
 static int check_dir(const char *dir, const char *spmi)
 {
-    tool_file_info st;
-    if (tool_stat(dir, &st) != 0) {
+    mcz_os_file_info st;
+    if (mcz_os_stat(dir, &st) != 0) {
         tool_error("%s: %s", dir, strerror(errno));
         return -1;
     }
-    if (st.type != TOOL_FILE_DIRECTORY) {
+    if (st.type != MCZ_OS_FILE_DIRECTORY) {
         tool_error("%s: not a directory", dir);
         return -1;
     }
@@ -153,7 +153,7 @@ static int ours_or_say(const char *spmi)
  * rename (superpmi is then missing until the copy takes its place). 1: linked, 0: renamed. */
 static int keep_real(const char *spmi, const char *real)
 {
-    if (tool_link(spmi, real) == 0)
+    if (mcz_os_link(spmi, real) == 0)
         return 1;
     if (errno == EEXIST || (errno != EPERM && errno != ENOTSUP && errno != EMLINK &&
                             errno != EXDEV)) {
@@ -173,17 +173,17 @@ static int place_copy(const char *dir, const char *spmi, const char *real, bool 
         return DROPIN_FATAL;
     int linked = keep ? keep_real(spmi, real) : 1;
     if (linked < 0) {
-        tool_unlink(tmp);
+        mcz_os_unlink(tmp);
         free(tmp);
         return DROPIN_FATAL;
     }
-    if (tool_rename_over(tmp, spmi) != 0) {
+    if (mcz_os_rename(tmp, spmi) != 0) {
         tool_error("%s: %s", spmi, strerror(errno));
         if (keep && linked)
-            tool_unlink(real); /* the second name only: superpmi is untouched */
+            mcz_os_unlink(real); /* the second name only: superpmi is untouched */
         else if (keep && rename(real, spmi) != 0)
             tool_error("%s: could not be put back: the real superpmi is %s", spmi, real);
-        tool_unlink(tmp);
+        mcz_os_unlink(tmp);
         free(tmp);
         return DROPIN_FATAL;
     }
@@ -198,7 +198,7 @@ static void record_replay(const char *dir, const char *argv0)
     char *replay = NULL, *resolved = NULL;
     char *note = dropin_join(dir, DROPIN_REPLAY_NOTE);
     FILE *f = NULL;
-    if (dropin_find_replay(argv0, &replay) == 0 && (resolved = tool_absolute_path(replay)) &&
+    if (dropin_find_replay(argv0, &replay) == 0 && (resolved = mcz_os_absolute_path(replay)) &&
         (f = dropin_fopen_create(note)) && fprintf(f, "%s\n", resolved) > 0 && fclose(f) == 0) {
         f = NULL;
         printf("%s: runs %s\n", note, resolved);
@@ -252,12 +252,12 @@ int dropin_uninstall(const char *dir)
         tool_error("%s is not mcz-superpmi: nothing to uninstall", spmi);
     else if (!dropin_name_exists(real))
         tool_error("%s: %s: the real superpmi is not there to restore", real, strerror(errno));
-    else if (tool_rename_over(real, spmi) != 0)
+    else if (mcz_os_rename(real, spmi) != 0)
         tool_error("%s: %s", spmi, strerror(errno));
     else {
         printf("%s: the real superpmi restored\n", spmi);
         char *note = dropin_join(dir, DROPIN_REPLAY_NOTE);
-        if (tool_unlink(note) != 0 && errno != ENOENT)
+        if (mcz_os_unlink(note) != 0 && errno != ENOENT)
             tool_warn("%s: %s", note, strerror(errno));
         free(note);
         rc = 0;

@@ -77,13 +77,13 @@ static int trace(char *const words[])
     return 0;
 }
 
-/* Runs path in this process's place (tool_exec: on Windows it waits and exits with the
+/* Runs path in this process's place (mcz_os_exec: on Windows it waits and exits with the
  * program's code); returns only when it cannot be run. */
 static int run(const char *path, char *const words[])
 {
     if (trace(words) != 0)
         return DROPIN_FATAL;
-    tool_exec(path, words);
+    mcz_os_exec(path, words);
     tool_error("cannot run %s: %s", path, strerror(errno));
     return DROPIN_FATAL;
 }
@@ -94,14 +94,14 @@ static int run(const char *path, char *const words[])
 static bool is_archive(const char *path)
 {
     unsigned char head[MCZ_ARCHIVE_HEAD_SIZE];
-    tool_file_info st;
-    if (tool_stat(path, &st) != 0 || st.type != TOOL_FILE_REGULAR)
+    mcz_os_file_info st;
+    if (mcz_os_stat(path, &st) != 0 || st.type != MCZ_OS_FILE_REGULAR)
         return false;
     int fd = dropin_open_to_read(path);
     if (fd < 0)
         return false;
-    ptrdiff_t got = tool_read(fd, head, sizeof head);
-    tool_close(fd);
+    ptrdiff_t got = mcz_os_read(fd, head, sizeof head);
+    mcz_os_close(fd);
     return got > 0 && mcz_looks_like_archive(head, (size_t)got);
 }
 
@@ -119,7 +119,7 @@ static int archive_main(int argc, char **argv, const dropin_cmd *cmd, const char
     if (rc != 0)
         tool_error("%s", why);
     if (rc == 0) { /* superpmi -p's parent prints it before its workers start */
-        char *self = tool_self_path(), *file = self ? tool_absolute_path(self) : NULL;
+        char *self = mcz_os_self_path(), *file = self ? mcz_os_absolute_path(self) : NULL;
         dropin_parallel_banner(argc, argv, cmd, file ? file : argv[0], dropin_workers(cmd),
                                stdout);
         free(file);

@@ -24,7 +24,7 @@ static bool is_separator(char c) { return c == '\\' || c == '/'; }
 char *dropin_run_dir(const char *argv0)
 {
     (void)argv0;
-    char *self = tool_self_path();
+    char *self = mcz_os_self_path();
     if (!self)
         return NULL;
     size_t end = strlen(self);
@@ -64,7 +64,7 @@ bool dropin_name_exists(const char *path)
 
 int dropin_open_to_read(const char *path)
 {
-    return tool_open(path, TOOL_OPEN_READ, 0);
+    return mcz_os_open(path, MCZ_OS_OPEN_READ, 0);
 }
 
 int dropin_make_executable(int fd)

@@ -104,9 +104,9 @@ static int stream_index(stream *st, const char *archive)
 /* The temporary directory, the sparse file of the collection's size, its .mct. */
 static int stream_open(stream *st, const char *archive)
 {
-    const char *tmp = tool_temp_base();
+    const char *tmp = mcz_os_temp_dir();
     snprintf(st->dir, sizeof st->dir, "%s/mcz-superpmi.XXXXXX", tmp);
-    if (!tool_mkdtemp(st->dir)) {
+    if (!mcz_os_mkdtemp(st->dir)) {
         st->dir[0] = '\0';
         return fail_on(tmp, "cannot create a temporary directory in it");
     }
@@ -124,11 +124,11 @@ static int stream_open(stream *st, const char *archive)
 static void stream_close(stream *st)
 {
     if (st->fd > 0)
-        tool_close(st->fd);
+        mcz_os_close(st->fd);
     if (st->dir[0]) {
-        tool_unlink(st->mch);
-        tool_unlink(st->toc);
-        tool_rmdir(st->dir);
+        mcz_os_unlink(st->mch);
+        mcz_os_unlink(st->toc);
+        mcz_os_rmdir(st->dir);
     }
     mcz_cursor_free(st->cursor);
     mcz_reader_close(st->reader);
@@ -192,7 +192,7 @@ static int serve(stream *st, FILE *in, int to_superpmi)
     ptrdiff_t len;
     int rc = 0;
     uint64_t first = st->info.first_number, count = st->info.contexts;
-    while (rc == 0 && !dropin_stopped() && (len = tool_getline(&line, &cap, in)) > 0) {
+    while (rc == 0 && !dropin_stopped() && (len = mcz_os_getline(&line, &cap, in)) > 0) {
         long n = request_number(line);
         bool stop = line[0] != '#' && (strncmp(line, "quit", 4) == 0 || n == 0);
         if (n > 0 && (uint64_t)n >= first && (uint64_t)n - first < count)
@@ -215,6 +215,12 @@ static void stream_words(int argc, char **argv, const char *real, const char *in
         dropin_words_add(w, i == value ? "stdin" : argv[i] == input ? mch : argv[i]);
 }
 
+/* In the child started for the real superpmi, when it cannot be run. */
+static void cannot_run(const char *path, int err)
+{
+    tool_error("cannot run %s: %s", path, strerror(err));
+}
+
 int dropin_stream(int argc, char **argv, const dropin_cmd *cmd, const char *real)
 {
     int value = dropin_streaming_value(argv);
@@ -231,13 +237,13 @@ int dropin_stream(int argc, char **argv, const dropin_cmd *cmd, const char *real
     if (rc == 0)
         stream_words(argc, argv, real, cmd->input, value, st.mch, &words);
     int to_superpmi = -1;
-    if (rc == 0 && tool_spawn_piped(real, words.word, &to_superpmi) != 0)
+    if (rc == 0 && mcz_os_spawn_piped(real, words.word, &to_superpmi, cannot_run) != 0)
         rc = fail_on("cannot start superpmi", strerror(errno));
     if (rc == 0) {
         dropin_catch_stops();
         int served = serve(&st, in, to_superpmi);
-        tool_close(to_superpmi);
-        int code = tool_spawn_wait(dropin_stopped());
+        mcz_os_close(to_superpmi);
+        int code = mcz_os_spawn_wait(dropin_stopped());
         rc = dropin_stopped() ? 128 + dropin_stopped() : served != 0 ? served : code;
     }
     if (!from_stdin)

@@ -22,7 +22,9 @@
  * as zeros all the same. */
 int dropin_create_sparse(const char *path, uint64_t size)
 {
-    int fd = tool_open(path, TOOL_OPEN_READ_WRITE | TOOL_OPEN_CREATE | TOOL_OPEN_EXCLUSIVE, 0600);
+    int fd = mcz_os_open(path,
+                         MCZ_OS_OPEN_READ_WRITE | MCZ_OS_OPEN_CREATE | MCZ_OS_OPEN_EXCLUSIVE,
+                         0600);
     if (fd < 0)
         return -1;
     HANDLE h = (HANDLE)_get_osfhandle(fd);

@@ -11,7 +11,7 @@
 
 #include "mcz_common.h"
 #include "toc.h"
-#include "../io/platform.h"
+#include "../platform/platform.h"
 
 #define TOC_TAG "INDX"
 #define TOC_TAG_SIZE 4u

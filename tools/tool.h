@@ -1,5 +1,6 @@
 /*
- * tool.h - what the mcz programs (mcs, mcz-replay, mchgen) share, built on mcz.h alone.
+ * tool.h - what the mcz programs (mcs, mcz-replay, mchgen) share, built on mcz.h and the
+ * platform layer (platform/platform.h).
  *
  * Files a user names: "-" and other streams as inputs are spooled to a temporary file so that
  * every program can map and reopen them; outputs are checked before any work (directory
@@ -19,6 +20,8 @@
 #define MCZ_STATIC_LINKING_ONLY
 #include "mcz.h"
 #include "mcz_superpmi.h"
+/* The system: the platform layer (platform/platform.h), which the programs call directly. */
+#include "platform.h"
 
 #define TOOL_ERROR_SIZE 1024
 
@@ -115,6 +118,7 @@ void tool_progress_abandon(void);
 
 /* ---- Words (tool_text.c) ---- */
 
+char *tool_strndup(const char *s, size_t n); /* NULL: out of memory */
 /* Levenshtein distance between a[0..alen) and b, case-insensitive; SIZE_MAX when either is 64
  * characters or longer (names are short). */
 size_t tool_edit_distance(const char *a, size_t alen, const char *b);
@@ -165,182 +169,18 @@ int tool_write_all(int fd, const void *buf, size_t len);
  * that a write failed (a full disk). A reader that closed its pipe early is not an error. */
 int tool_close_stdout(void);
 
-/* ---- The operating system (tool_os_posix.c, tool_os_win32.c) ----
- * What the programs ask of the system beyond C11, behind one interface: each function is
- * implemented once per system, so that no other file of tools/ or of the programs holds
- * OS-specific code. */
+/* ---- Files and directories, on the platform's calls (tool_dir.c, tool_files.c) ---- */
 
-char *tool_strndup(const char *s, size_t n);             /* NULL: out of memory */
-ptrdiff_t tool_getline(char **line, size_t *cap, FILE *f); /* as getline(3) */
-long tool_cpu_count(void);                               /* processors online, >= 1 */
-typedef long (*tool_stream_write_fn)(void *cookie, const char *buf, size_t len);
-/* A write-only stdio stream whose bytes reach write(cookie, buf, len) (returns len or -1);
- * NULL on failure. Closed by tool_stream_close only. */
-FILE *tool_stream_open(tool_stream_write_fn write, void *cookie);
-/* A stream into memory (open_memstream(3)); *text (malloc'ed, NUL-terminated) and *len are
- * set once tool_stream_close returned. */
-FILE *tool_memstream_open(char **text, size_t *len);
-/* Flushes and closes either stream: 0, or EOF when a write failed. */
-int tool_stream_close(FILE *f);
 /* The names in dir (not . and ..), sorted by strcmp; only those matching glob when glob is
- * not NULL (* ? [...] wildcards; a leading dot matched only by a dot, as FNM_PERIOD).
- * 0, or -1 with errno set. */
+ * not NULL (mcz_os_glob_match). 0, or -1 with errno set. */
 int tool_dir_list(const char *dir, const char *glob, char ***names, size_t *count);
 void tool_dir_list_free(char **names, size_t count);
-/* True when name matches glob as tool_dir_list matches them. */
-bool tool_glob_match(const char *glob, const char *name);
-
-/* Standard input, output and error carry bytes unchanged: Windows' C runtime starts them in
- * text mode (LF written as CR LF, CR LF read as LF, Ctrl-Z read as the end), so that the same
- * run would print other bytes there. Called at the start of main; nothing to do elsewhere. */
-void tool_stdio_binary(void);
-
-/* True when stdout is a pipe or socket whose reader is gone (a write would fail with EPIPE):
- * a program that stops early for that, as `| head` asks, is not failing. */
-bool tool_stdout_reader_gone(void);
-/* True when stdout is a pipe or socket (whose reader may close it early). */
-bool tool_stdout_is_pipe(void);
-
-/* Which file a name or a descriptor reaches: two names of one file (links, a different
- * spelling) give equal identities. Windows' stat has no inode numbers: its identity is the
- * volume's serial number and the file's index. */
-typedef struct tool_file_id {
-    uint64_t volume;
-    uint64_t file;
-} tool_file_id;
-/* 0, or -1 with errno set (the file cannot be reached, or has no identity: a pipe on
- * Windows). The path's symbolic links are followed. */
-int tool_file_id_of(const char *path, tool_file_id *id);
-int tool_file_id_of_fd(int fd, tool_file_id *id);
-bool tool_file_id_equal(const tool_file_id *a, const tool_file_id *b);
-
-/* True when path is a directory itself, not a symbolic link (or junction) to one. */
-bool tool_is_directory_not_link(const char *path);
-
-/* The file's data on disk (fsync); 0 for what is not a disk file (a pipe, a terminal). 0, or
- * -1 with errno set. */
-int tool_fsync(int fd);
-/* Reads up to len bytes at offset off without moving the file position (pread); the count, or
- * -1 with errno set. Not safe against another thread using the descriptor's position on
- * Windows, where the position is saved and put back. */
-ptrdiff_t tool_pread(int fd, void *buf, size_t len, int64_t off);
-
-/* Files and descriptors: the POSIX calls the programs make, under one name on every system.
- * Each returns as its POSIX call does (-1 with errno set on failure); paths are the C
- * runtime's, as fopen's. */
-
-/* What a name (its symbolic links followed) or a descriptor reaches. */
-typedef enum tool_file_type {
-    TOOL_FILE_REGULAR,   /* a disk file */
-    TOOL_FILE_DIRECTORY,
-    TOOL_FILE_NULL,      /* the null device, whatever its name (POSIX: /dev/null's device;
-                          * Windows reports it as TOOL_FILE_OTHER) */
-    TOOL_FILE_OTHER      /* a FIFO, another device, a socket, a terminal */
-} tool_file_type;
-typedef struct tool_file_info {
-    tool_file_type type;
-    uint64_t size; /* a regular file's length in bytes; 0 for the others */
-} tool_file_info;
-int tool_stat(const char *path, tool_file_info *info); /* stat(2) */
-int tool_fstat(int fd, tool_file_info *info);          /* fstat(2) */
-
-/* The standard streams' descriptors. */
-enum { TOOL_STDIN_FD = 0, TOOL_STDOUT_FD = 1, TOOL_STDERR_FD = 2 };
-/* How tool_open opens: one of READ, WRITE and READ_WRITE, with any of the others (O_CREAT,
- * O_EXCL, O_TRUNC, O_APPEND). */
-enum {
-    TOOL_OPEN_READ = 1,
-    TOOL_OPEN_WRITE = 2,
-    TOOL_OPEN_READ_WRITE = 3,
-    TOOL_OPEN_CREATE = 4,
-    TOOL_OPEN_EXCLUSIVE = 8,
-    TOOL_OPEN_TRUNCATE = 16,
-    TOOL_OPEN_APPEND = 32
-};
-/* open(2), the descriptor never inherited by the programs this one starts and, on Windows,
- * binary (no line-end translation). mode: the permissions of a file it creates (POSIX's,
- * before the umask; Windows has none). */
-int tool_open(const char *path, int how, int mode);
-int tool_close(int fd);                                   /* close(2) */
-ptrdiff_t tool_read(int fd, void *buf, size_t len);       /* read(2): 0 at the end */
-/* write(2): may write fewer. Async-signal-safe. */
-ptrdiff_t tool_write(int fd, const void *buf, size_t len);
-/* The descriptor's position (lseek(fd, 0, SEEK_CUR)), or -1 (a pipe has none). */
-int64_t tool_position(int fd);
-/* Moves the position to the end (lseek(fd, 0, SEEK_END)): the file's length, or -1. */
-int64_t tool_seek_end(int fd);
-/* ftruncate(2): the file cut (or extended) to size bytes. Async-signal-safe. */
-int tool_truncate(int fd, int64_t size);
-bool tool_isatty(int fd);                      /* isatty(3) */
-bool tool_exists(const char *path);            /* access(path, F_OK) == 0 */
-/* unlink(2): a file's name removed. Async-signal-safe, which ISO C's remove is not said to be. */
-int tool_unlink(const char *path);
-/* rmdir(2): an empty directory removed (ISO C's remove removes files everywhere, directories
- * on POSIX only). */
-int tool_rmdir(const char *path);
 /* A directory and everything in it removed, depth first, a symbolic link removed as a file
  * and never followed; what cannot be removed is left and the rest still removed. 0 when all
- * is gone, else -1 with errno of the first failure. Built on the calls above (tool_dir.c). */
+ * is gone, else -1 with errno of the first failure. */
 int tool_remove_tree(const char *path);
-/* The working directory (getcwd(3)), malloc'd; NULL with errno set. */
-char *tool_getcwd(void);
-/* This process's id (getpid(2); Windows: GetCurrentProcessId). */
-long tool_process_id(void);
-/* How the name of a shared library (a JIT) ends on this system: ".so", ".dylib" or ".dll". */
-const char *tool_shared_library_suffix(void);
-
-/* Programs and files (tool_proc_posix.c, tool_proc_win32.c; tool_command_line in
- * tool_cmdline.c). */
-/* Runs the program at path with argv (argv[0] the name it sees) in this process's place, with
- * this process's standard streams and environment: execv on POSIX. Windows has no exec (its
- * _execv starts a new process and ends the caller at once, so whoever waits for the caller
- * would see it end before the work is done): the program is started, this process waits and
- * exits with the program's exit code, unchanged. A console control event meanwhile reaches
- * the program too (it shares the console); this process outlives it to pass its code on. The
- * program runs in a job object that ends it when this process ends, so none is left running.
- * Returns only when the program cannot be started: -1 with errno set. */
-int tool_exec(const char *path, char *const argv[]);
-/* Starts path with argv, its standard input the read end of a new pipe whose write end is
- * *to_child (a descriptor, not inherited), its standard output and error this process's. One
- * such program at a time. 0, or -1 with errno set. */
-int tool_spawn_piped(const char *path, char *const argv[], int *to_child);
-/* Waits for that program and returns its exit code (128+N when signal N ended it). With
- * stop_signal (a signal number, 0: none) it is ended first: POSIX sends it that signal;
- * Windows, where the console gave it the event too, terminates it. */
-int tool_spawn_wait(int stop_signal);
-/* argv as one Windows command line, which Windows' C runtimes split back into the same words.
- * Malloc'd; NULL when out of memory. */
-char *tool_command_line(char *const argv[]);
-/* The running program's file (POSIX: /proc/self/exe; Windows: GetModuleFileNameW, the name it
- * was started by). Malloc'd; NULL with errno set. */
-char *tool_self_path(void);
-/* path as an absolute name (POSIX: realpath, links resolved, the file must exist; Windows:
- * GetFullPathNameW, against the working directory). Malloc'd; NULL with errno set. */
-char *tool_absolute_path(const char *path);
-/* A second name `to` for the file `from` (a hard link). 0, or -1 with errno set: EEXIST when
- * `to` exists; EPERM, ENOTSUP, EMLINK or EXDEV when the file system cannot link it there. */
-int tool_link(const char *from, const char *to);
-/* Renames from to `to`, replacing a file there (atomically where the system can). 0, or -1
- * with errno set. */
-int tool_rename_over(const char *from, const char *to);
-/* Where a program's private temporary directories go: $TMPDIR, else the system's place (/tmp;
- * Windows: GetTempPath, which looks at %TMP% and %TEMP%). */
-const char *tool_temp_base(void);
-/* mkdtemp(3): tmpl ends in XXXXXX, which is replaced; a directory only this user may enter
- * (mode 0700 on POSIX). tmpl, or NULL with errno set. */
-char *tool_mkdtemp(char *tmpl);
-/* A temporary file under tool_temp_base(), open for reading and writing in binary mode, that
- * no name reaches: it is gone when it is closed or the process ends, however it ends (POSIX:
- * unlinked at once; Windows: deleted on its last close). NULL with errno set. */
-FILE *tool_temp_file(void);
-/* A directory only this user may enter (mode 0700 on POSIX): 0, or -1 with errno set. */
-int tool_mkdir_private(const char *path);
-/* Sets an environment variable for this process and the programs it starts: 0, or -1. */
-int tool_setenv(const char *name, const char *value);
-/* Windows: a job object that ends the processes put in it when its last handle closes (this
- * process's, when it ends however it ends), as a HANDLE; NULL when none can be made. NULL
- * always on POSIX, which has none (process groups serve there). */
-void *tool_job_kill_on_close(void);
+/* Whether two identities (mcz_os_file_id_of) are one file's. */
+bool tool_file_id_equal(const mcz_os_file_id *a, const mcz_os_file_id *b);
 
 /* ---- Counts ---- */
 
@@ -359,7 +199,7 @@ void tool_print_version(void);
  * at least as new); otherwise says which was loaded, on stderr, and returns -1. */
 int tool_check_library(void);
 
-/* ---- Signals (tool_os_posix.c, tool_os_win32.c) ---- */
+/* ---- Signals (tool_undo.c; the handlers are the platform's: mcz_os_stop_catch) ---- */
 
 /*
  * SIGINT, SIGTERM and SIGHUP remove this process's uncommitted temporaries

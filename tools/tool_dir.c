@@ -1,11 +1,11 @@
 /* tool_dir.c - a directory's names, sorted and filtered by a wildcard (tool_dir_list), and a
- * directory tree removed (tool_remove_tree); the reading itself is the platform files'
- * (tool_os_dir_*). */
+ * directory tree removed (tool_remove_tree); the reading itself is the platform layer's
+ * (mcz_os_dir_*). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "tool_os.h"
+#include "tool.h"
 
 static int by_name(const void *a, const void *b)
 {
@@ -16,7 +16,7 @@ static bool wanted(const char *glob, const char *name)
 {
     if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
         return false;
-    return !glob || tool_glob_match(glob, name);
+    return !glob || mcz_os_glob_match(glob, name);
 }
 
 /* Appends a copy of name to *names: 0, or -1 (out of memory). */
@@ -40,19 +40,19 @@ int tool_dir_list(const char *dir, const char *glob, char ***names, size_t *coun
 {
     *names = NULL;
     *count = 0;
-    tool_os_dir *d = tool_os_dir_open(dir);
+    mcz_os_dir *d = mcz_os_dir_open(dir);
     if (!d)
         return -1;
     size_t cap = 0;
     const char *name;
     int rc = 0;
-    while (rc == 0 && (name = tool_os_dir_next(d)) != NULL)
+    while (rc == 0 && (name = mcz_os_dir_next(d)) != NULL)
         if (wanted(glob, name) && add_name(names, count, &cap, name) != 0) {
             errno = ENOMEM;
             rc = -1;
         }
     int err = rc == 0 ? errno : ENOMEM; /* 0 at the end of the directory */
-    tool_os_dir_close(d);
+    mcz_os_dir_close(d);
     if (rc == 0 && err != 0)
         rc = -1;
     if (rc != 0) {
@@ -96,14 +96,14 @@ static void remove_tree(const char *dir, int *first)
             continue;
         }
         snprintf(path, len, "%s/%s", dir, names[i]);
-        if (tool_is_directory_not_link(path))
+        if (mcz_os_is_directory_not_link(path))
             remove_tree(path, first);
         else
             note_failure(remove(path), first);
         free(path);
     }
     tool_dir_list_free(names, count);
-    note_failure(tool_rmdir(dir), first);
+    note_failure(mcz_os_rmdir(dir), first);
 }
 
 int tool_remove_tree(const char *path)

@@ -9,11 +9,11 @@
 
 bool tool_input_is_stream(const char *path)
 {
-    tool_file_info st;
+    mcz_os_file_info st;
     if (strcmp(path, "-") == 0)
         return true;
-    return tool_stat(path, &st) == 0 && st.type != TOOL_FILE_REGULAR &&
-           st.type != TOOL_FILE_DIRECTORY;
+    return mcz_os_stat(path, &st) == 0 && st.type != MCZ_OS_FILE_REGULAR &&
+           st.type != MCZ_OS_FILE_DIRECTORY;
 }
 
 const char *tool_display_name(const char *path, bool output)
@@ -25,34 +25,34 @@ const char *tool_display_name(const char *path, bool output)
 
 /* ---- Outputs ---- */
 
-bool tool_file_id_equal(const tool_file_id *a, const tool_file_id *b)
+bool tool_file_id_equal(const mcz_os_file_id *a, const mcz_os_file_id *b)
 {
     return a->volume == b->volume && a->file == b->file;
 }
 
 bool tool_output_is_stdout(const char *path)
 {
-    tool_file_id out, id;
+    mcz_os_file_id out, id;
     if (strcmp(path, "-") == 0)
         return true;
-    return tool_file_id_of_fd(TOOL_STDOUT_FD, &out) == 0 && tool_file_id_of(path, &id) == 0 &&
+    return mcz_os_file_id_of_fd(MCZ_OS_STDOUT_FD, &out) == 0 && mcz_os_file_id_of(path, &id) == 0 &&
            tool_file_id_equal(&out, &id);
 }
 
 #define NOTED_MAX 64
 
 static struct noted_input {
-    tool_file_id id;
+    mcz_os_file_id id;
     const char *path;
 } noted[NOTED_MAX];
 static size_t noted_count;
 
 void tool_note_input(const char *path)
 {
-    tool_file_info st;
-    tool_file_id id;
-    if (noted_count == NOTED_MAX || tool_stat(path, &st) != 0 || st.type != TOOL_FILE_REGULAR ||
-        tool_file_id_of(path, &id) != 0)
+    mcz_os_file_info st;
+    mcz_os_file_id id;
+    if (noted_count == NOTED_MAX || mcz_os_stat(path, &st) != 0 || st.type != MCZ_OS_FILE_REGULAR ||
+        mcz_os_file_id_of(path, &id) != 0)
         return;
     noted[noted_count++] = (struct noted_input){id, path};
 }
@@ -61,11 +61,11 @@ void tool_note_input(const char *path)
 static const struct noted_input *noted_as(const char *path)
 {
     bool out = strcmp(path, "-") == 0;
-    tool_file_info st;
-    tool_file_id id;
-    if ((out ? tool_fstat(TOOL_STDOUT_FD, &st) : tool_stat(path, &st)) != 0 ||
-        st.type != TOOL_FILE_REGULAR ||
-        (out ? tool_file_id_of_fd(TOOL_STDOUT_FD, &id) : tool_file_id_of(path, &id)) != 0)
+    mcz_os_file_info st;
+    mcz_os_file_id id;
+    if ((out ? mcz_os_fstat(MCZ_OS_STDOUT_FD, &st) : mcz_os_stat(path, &st)) != 0 ||
+        st.type != MCZ_OS_FILE_REGULAR ||
+        (out ? mcz_os_file_id_of_fd(MCZ_OS_STDOUT_FD, &id) : mcz_os_file_id_of(path, &id)) != 0)
         return NULL;
     for (size_t i = 0; i < noted_count; i++)
         if (tool_file_id_equal(&noted[i].id, &id))

@@ -29,7 +29,8 @@ void tool_progress_abandon(void)
 {
     if (line_open) {
         line_open = 0;
-        if (tool_write(TOOL_STDERR_FD, "\n", 1) < 0) { /* async-signal-safe; nothing else to do */
+        /* async-signal-safe; nothing else to do */
+        if (mcz_os_write(MCZ_OS_STDERR_FD, "\n", 1) < 0) {
         }
     }
 }
@@ -41,7 +42,7 @@ void tool_progress_start(tool_progress *p, const char *what, uint64_t total_cont
     p->total_contexts = total_contexts;
     p->total_bytes = total_bytes;
     p->start = p->last_shown = tool_now();
-    p->enabled = tool_info_shown() && tool_isatty(TOOL_STDERR_FD);
+    p->enabled = tool_info_shown() && mcz_os_isatty(MCZ_OS_STDERR_FD);
     p->shown = false;
 }
 

@@ -128,7 +128,7 @@ tool_spmi_file tool_spmi_classify(const char *word)
     const char *dot = strrchr(word, '.');
     if (!dot)
         return TOOL_SPMI_FILE_UNKNOWN;
-    if (tool_strcasecmp(dot, tool_shared_library_suffix()) == 0)
+    if (tool_strcasecmp(dot, mcz_os_shared_library_suffix()) == 0)
         return TOOL_SPMI_FILE_JIT;
     if (tool_strcasecmp(dot, ".mc") == 0 || tool_strcasecmp(dot, ".mch") == 0 ||
         tool_strcasecmp(dot, ".mct") == 0)

@@ -2,22 +2,19 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 #include "tool.h"
 
 double tool_now(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+    return (double)mcz_os_monotonic_ns() / 1e9;
 }
 
 int tool_write_all(int fd, const void *buf, size_t len)
 {
     const unsigned char *p = buf;
     while (len > 0) {
-        ptrdiff_t n = tool_write(fd, p, len);
+        ptrdiff_t n = mcz_os_write(fd, p, len);
         if (n < 0 && errno == EINTR)
             continue;
         if (n < 0)
@@ -34,7 +31,7 @@ int tool_write_all(int fd, const void *buf, size_t len)
 
 int tool_close_stdout(void)
 {
-    bool pipe = tool_stdout_is_pipe();
+    bool pipe = mcz_os_stdout_is_pipe();
     bool failed = ferror(stdout) != 0;
     int err = 0;
     if (fflush(stdout) != 0) {

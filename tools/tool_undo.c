@@ -1,17 +1,16 @@
 /*
  * tool_undo.c - what a signal (on Windows, a console control event) undoes before the process
- * ends by it; the handlers themselves are the platform files' (tool_os_posix.c,
- * tool_os_win32.c).
+ * ends by it; the handlers themselves are the platform layer's (platform.h mcz_os_stop_catch).
  *
  * The tables are fixed arrays of atomics so that the handler only reads memory that is never
- * freed, and calls only async-signal-safe functions (tool_unlink, tool_truncate).
+ * freed, and calls only async-signal-safe functions (mcz_os_unlink, mcz_os_truncate).
  */
 #include <limits.h>
 #include <stdlib.h>
 #include <stdatomic.h>
 #include <string.h>
 
-#include "tool_os.h"
+#include "tool.h"
 
 #define UNDO_SLOTS 8
 
@@ -82,12 +81,14 @@ void tool_undo_remove_forget(const char *path)
     }
 }
 
-unsigned tool_undo_truncations(void)
+/* The handlers' hooks (platform.h mcz_os_stop_catch): async-signal-safe, each thing undone
+ * once; how many things each undid. */
+static unsigned undo_truncations(void)
 {
     unsigned undone = 0;
     for (int i = 0; i < UNDO_SLOTS; i++) {
         if (claim(&truncations[i].state)) {
-            if (tool_truncate(truncations[i].fd, truncations[i].size) != 0) {
+            if (mcz_os_truncate(truncations[i].fd, truncations[i].size) != 0) {
                 /* nothing more a handler can do */
             }
             undone++;
@@ -96,22 +97,23 @@ unsigned tool_undo_truncations(void)
     return undone;
 }
 
-unsigned tool_undo_removals(void)
+static unsigned undo_removals(void)
 {
     unsigned undone = mcz_remove_temporaries();
     for (int i = 0; i < UNDO_SLOTS; i++) {
         if (claim(&removals[i].state)) {
-            tool_unlink(removals[i].path);
+            mcz_os_unlink(removals[i].path);
             undone++;
         }
     }
     return undone;
 }
 
-unsigned tool_undo_all(void)
+void tool_signals_install(void)
 {
-    unsigned undone = tool_undo_truncations();
-    return undone + tool_undo_removals();
+    static const mcz_os_stop_hooks hooks = {undo_truncations, undo_removals,
+                                            tool_progress_abandon};
+    mcz_os_stop_catch(&hooks);
 }
 
 /* MCZ_TEST_SIGNAL=NAME@N: the signal arrives right after the Nth unit of work, the same way in
@@ -131,5 +133,5 @@ void tool_test_signal_point(uint64_t done)
         }
     }
     if (name[0] && done == at)
-        tool_os_test_signal(name);
+        mcz_os_test_signal(tool_program(), name);
 }

@@ -24,17 +24,17 @@ struct tool_zip {
 
 bool tool_is_zip(const char *path)
 {
-    tool_file_info st;
-    if (tool_stat(path, &st) != 0 || st.type != TOOL_FILE_REGULAR)
+    mcz_os_file_info st;
+    if (mcz_os_stat(path, &st) != 0 || st.type != MCZ_OS_FILE_REGULAR)
         return false;
-    int fd = tool_open(path, TOOL_OPEN_READ, 0);
+    int fd = mcz_os_open(path, MCZ_OS_OPEN_READ, 0);
     if (fd < 0)
         return false;
     unsigned char magic[4];
-    bool zip = tool_read(fd, magic, sizeof magic) == (ptrdiff_t)sizeof magic && magic[0] == 'P' &&
+    bool zip = mcz_os_read(fd, magic, sizeof magic) == (ptrdiff_t)sizeof magic && magic[0] == 'P' &&
                magic[1] == 'K' && ((magic[2] == 3 && magic[3] == 4) || /* a local header */
                                    (magic[2] == 5 && magic[3] == 6));  /* an empty zip */
-    tool_close(fd);
+    mcz_os_close(fd);
     return zip;
 }
 

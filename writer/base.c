@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../io/platform.h"
+#include "../platform/platform.h"
 #include "mcz_common.h"
 #include "writer_impl.h"
 

@@ -2,7 +2,7 @@
  * lock.h - the writer's mutex, with its contract checkable: in a debug build (no NDEBUG) it
  * records which thread holds it, so a function documented "lock held" asserts it
  * (MCZ_LOCK_HELD) and one that must run without it asserts that (MCZ_LOCK_FREE). A release
- * build compiles both to nothing and the wrapper to the bare io/threads.h calls.
+ * build compiles both to nothing and the wrapper to the bare platform/threads.h calls.
  */
 #ifndef MCZ_WRITER_LOCK_H
 #define MCZ_WRITER_LOCK_H
@@ -12,7 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "../io/threads.h"
+#include "../platform/threads.h"
 
 typedef struct mcz_lock {
     mcz_mutex mutex;

@@ -13,7 +13,7 @@
  * running), and with its lock not held but for those marked "lock held": one thread at a time,
  * so an output needs no lock of its own. An output reads the retained
  * list (the chunks that reached it, oldest first, with their index rows) through retained.c and
- * calls the system only through io/platform.h and io/outfile.c. A new mode (appending to an
+ * calls the system only through platform/platform.h and io/outfile.c. A new mode (appending to an
  * existing archive, uploading chunks) is one more file here and one more row in writer.c's
  * table of modes.
  */

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../io/platform.h"
+#include "../platform/platform.h"
 #include "mcz_common.h"
 #include "out.h"
 

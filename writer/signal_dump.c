@@ -8,17 +8,17 @@
  *
  * A fatal fault (a signal on POSIX; on Windows an unhandled exception, or abort) writes the
  * chunks already compressed from the handler itself, with the async-signal-safe calls of
- * io/platform.h only (create, write, fsync, close, rename), from buffers prepared beforehand:
+ * platform/platform.h only (create, write, fsync, close, rename), from buffers prepared beforehand:
  * the header and dictionary, and each retained chunk's frames and index rows (a MEMORY ring
  * never spills them to a file, writer/spill.c; the index is streamed through a stack buffer,
  * in its raw form: compressing it would allocate).
  * It takes no lock, since the crashing thread may hold it. It reads the retained list through
  * atomics; the writer never frees a chunk once a fatal dump has started, and a chunk unlinked
  * meanwhile keeps its link, so the dump is a consistent archive of the list as it was when the
- * dump started (plus, possibly, a chunk appended during it). Then io/platform.h gives the fault
- * back to what handled it before (the previous action restored and the signal raised again, or
- * the previous exception filter), so the process dies (or the previous handler runs) as it
- * would have without mcz.
+ * dump started (plus, possibly, a chunk appended during it). Then platform/platform.h gives
+ * the fault back to what handled it before (the previous action restored and the signal raised
+ * again, or the previous exception filter), so the process dies (or the previous handler runs)
+ * as it would have without mcz.
  */
 #include <errno.h>
 #include <limits.h>
@@ -27,7 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../io/platform.h"
+#include "../platform/platform.h"
 #include "mcz_common.h"
 #include "writer_impl.h"
 
@@ -52,7 +52,7 @@ static void request_handler(int sig)
     errno = saved;
 }
 
-/* The fault hook (io/platform.h mcz_os_fatal_catch): the first fault dumps, a later one (in
+/* The fault hook (platform/platform.h mcz_os_fatal_catch): the first fault dumps, a later one (in
  * another thread, or in the dump itself) leaves the file as it is. */
 static void fatal_dump(void)
 {

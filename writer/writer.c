@@ -20,7 +20,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "../io/platform.h"
+#include "../platform/platform.h"
 #include "mcz_common.h"
 #include "writer_impl.h"
 

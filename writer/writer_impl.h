@@ -23,7 +23,7 @@
 
 #include "../format/archive.h"
 #include "../format/layout.h"
-#include "../io/threads.h"
+#include "../platform/threads.h"
 #include "chunk.h"
 #include "lock.h"
 #include "out.h"
@@ -233,7 +233,7 @@ int mcz_wr_checkpoint(mcz_writer *w, bool index, mcz_diag *d);
 int mcz_wr_finish(mcz_writer *w, mcz_diag *d);
 /* A complete archive of the retained chunks to path, atomically. Output token held. */
 int mcz_wr_dump_retained(mcz_writer *w, const char *path, mcz_diag *d);
-/* The same, from a fatal-signal handler: async-signal-safe (io/platform.h: create, write,
+/* The same, from a fatal-signal handler: async-signal-safe (platform/platform.h: create, write,
  * fsync, rename). */
 void mcz_wr_dump_fatal(mcz_writer *w, const char *tmp_path, const char *path);
 /* Frees the retained list (closing). */

@@ -227,7 +227,7 @@ static int generate(const options *o, mcz_outfile *out, image *im, image *train)
 int main(int argc, char **argv)
 {
     tool_set_program("mchgen");
-    tool_stdio_binary();
+    mcz_os_stdio_binary();
     if (tool_check_library() != 0)
         return 1;
     tool_signals_install();

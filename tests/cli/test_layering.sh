@@ -20,7 +20,8 @@ check_refuses() {
 # 1. A program that includes an internal header.
 src="$T/src"
 mkdir -p "$src"
-for d in include common io superpmi format writer reader tools mcs parallel-replay bench; do
+for d in include common platform io superpmi format writer reader tools mcs parallel-replay \
+         superpmi-dropin bench; do
     cp -r "$MCZ_ROOT/$d" "$src/"
 done
 echo '#include "reader_impl.h"' >>"$src/mcs/mcs.c"
@@ -39,34 +40,51 @@ check_refuses "the writer spelling a tag's text is refused" \
 check_refuses "the reader spelling the frame magic's bytes is refused" \
     "reader/cursor.c spells a frame literal of format/archive.h" "$BUILD_DIR" "$src"
 
-# 1c. An operating system's header outside io/: the reader reaching for POSIX itself.
+# 1c. An operating system's header outside platform/: the reader reaching for POSIX itself,
+# the writer for POSIX threads; a Windows branch in the writer; a second table of Windows
+# errors, in a program's own Windows file.
 echo '#include <unistd.h>' >>"$src/reader/verify.c"
+echo '#include <pthread.h>' >>"$src/writer/lock.h"
+printf '#ifdef _WIN32\nstatic const int probe_windows = 1;\n#endif\n' >>"$src/writer/queue.c"
+printf 'static int probe_errno(unsigned long e)\n{\n    switch (e) {\n    case ERROR_FILE_NOT_FOUND: return 2;\n    default: return 5;\n    }\n}\n' \
+    >>"$src/parallel-replay/replay_proc_win32.c"
 check_refuses "the reader including unistd.h is refused" \
-    "reader/verify.c includes an operating system's header outside io/" "$BUILD_DIR" "$src"
+    "reader/verify.c includes an operating system's header outside platform/" "$BUILD_DIR" "$src"
+check_refuses "the writer including pthread.h is refused" \
+    "writer/lock.h includes an operating system's header outside platform/" "$BUILD_DIR" "$src"
+check_refuses "an #ifdef _WIN32 in the writer is refused" \
+    "writer/queue.c tests a system (line" "$BUILD_DIR" "$src"
+check_refuses "a second table of Windows errors is refused" \
+    "parallel-replay/replay_proc_win32.c turns Windows' errors into errno: a second table" \
+    "$BUILD_DIR" "$src"
 
-# 1d. System code in a program outside its platform files: mcs reaching for a POSIX header, a
-# Windows branch in mcz-replay, a system test in tools/'s header; the platform files themselves
-# may do both.
+# 1d. System code in a program outside the platform layer: mcs reaching for a POSIX header, a
+# Windows branch in mcz-replay, a system test in tools/'s header, tools/ reaching for Windows;
+# the platform layer itself may do all of them.
 echo '#include <fcntl.h>' >>"$src/mcs/mcs.c"
 printf '#ifdef _WIN32\nstatic const int probe_windows = 1;\n#endif\n' >>"$src/parallel-replay/replay_plan.c"
 printf '#if defined(__APPLE__)\n#endif\n' >>"$src/tools/tool.h"
-echo '#include <sys/mman.h>' >>"$src/tools/tool_os_posix.c"
+echo '#include <windows.h>' >>"$src/tools/tool_dir.c"
+echo '#include <sys/mman.h>' >>"$src/platform/sys_posix.c"
 check_refuses "mcs.c including fcntl.h is refused" \
-    "mcs/mcs.c includes <fcntl.h>, a system's header outside the platform files" "$BUILD_DIR" "$src"
+    "mcs/mcs.c includes <fcntl.h>, a system's header outside the platform layer" "$BUILD_DIR" "$src"
 check_refuses "an #ifdef _WIN32 in mcz-replay is refused" \
     "parallel-replay/replay_plan.c tests a system (line" "$BUILD_DIR" "$src"
 check_refuses "a system test in tools/tool.h is refused" \
     "tools/tool.h tests a system (line" "$BUILD_DIR" "$src"
+check_refuses "tools/ including windows.h is refused" \
+    "tools/tool_dir.c includes <windows.h>, a system's header outside the platform layer" \
+    "$BUILD_DIR" "$src"
 bash "$CHECK" "$BUILD_DIR" "$src" >"$T/layer.out" 2>&1
-if grep -q "tool_os_posix.c" "$T/layer.out"; then fail "a platform file's own header is refused"
-else pass "a platform file may include the system's headers"; fi
+if grep -q "platform/sys_posix.c" "$T/layer.out"; then fail "platform/'s own header is refused"
+else pass "the platform layer may include the system's headers"; fi
 
 # A build directory of links to the real objects, where one directory can be doctored.
 fake_build() {
     local dir=$1
     mkdir -p "$dir/obj"
     ln -s "$BUILD_DIR/libmcz.so" "$dir/libmcz.so"
-    for d in common io superpmi format writer reader mcs parallel-replay bench tools; do
+    for d in common platform io superpmi format writer reader mcs parallel-replay bench tools; do
         mkdir -p "$dir/obj/$d"
         find "$BUILD_DIR/obj/$d" -maxdepth 1 -name '*.o' -exec ln -s {} "$dir/obj/$d/" \;
     done
@@ -90,6 +108,15 @@ else
     check_refuses "a program calling the internal $hidden is refused" \
         "mcs/ uses library internals: $hidden" "$T/b1" "$MCZ_ROOT"
 fi
+
+# 2b. A program calling the platform layer (hidden in libmcz.so, in libmcz.a) is not refused.
+platform_fn=$(defined "$BUILD_DIR"/obj/platform/*.o | grep '^mcz_os_' | head -1)
+fake_build "$T/b5"
+caller_object "$T/b5/obj/mcs" "$platform_fn"
+bash "$CHECK" "$T/b5" "$MCZ_ROOT" >"$T/layer.out" 2>&1
+if [ -n "$platform_fn" ] && ! grep -q "uses library internals" "$T/layer.out"; then
+    pass "a program calling the platform's $platform_fn is admitted"
+else fail "a program calling the platform's ${platform_fn:-(none found)} is admitted"; fi
 
 # 3. The writer calling into the reader.
 reader_fn=$(defined "$BUILD_DIR"/obj/reader/*.o | head -1)

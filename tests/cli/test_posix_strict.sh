@@ -18,13 +18,14 @@ for f in writer/output.c reader/recover.c writer/collector.c; do
 done
 
 # Every source of the collector (sources.mk) is strict C11: above io/ in POSIX.1-2008 too; io/
-# with glibc's extensions where it has them, but no extension of the language.
+# and platform/ with glibc's extensions where they have them, but no extension of the language.
 read -r -a io_flags <<<"$(make -s -C "$MCZ_ROOT" --no-print-directory posix-io-flags)"
 read -r -a collector <<<"$(make -s -C "$MCZ_ROOT" --no-print-directory collector-sources)"
 bad=()
 for f in "${collector[@]}"; do
     case $f in
-    io/*) (cd "$MCZ_ROOT" && "$CC" "${io_flags[@]}" -fsyntax-only "$f") >"$T/cc.out" 2>&1 ;;
+    io/* | platform/*)
+        (cd "$MCZ_ROOT" && "$CC" "${io_flags[@]}" -fsyntax-only "$f") >"$T/cc.out" 2>&1 ;;
     *) compiles "$f" ;;
     esac || bad+=("$f")
 done

@@ -2,7 +2,7 @@
 # The writer's structure (writer/out.h, writer_impl.h), checked on the source and the objects
 # this test run built: the mode is looked at in one place only (writer.c's table of modes picks
 # the output), no file of writer/ calls a file that calls it back, and the writer makes no
-# system call of its own (io/platform.h). Each check is then shown a violation and must fail.
+# system call of its own (platform/platform.h). Each check is then shown a violation and must fail.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 OBJ=$(cd "${BUILD:-build}" && pwd)/obj/writer
 CC=${CC:-cc}
@@ -31,7 +31,7 @@ calls() {
 # a_cycle DIR: prints a cycle of calls between DIR's objects, if there is one (tsort names it).
 a_cycle() { calls "$1" | tsort 2>&1 >/dev/null | grep -v '^tsort: -:'; }
 
-# System calls the writer leaves to io/platform.h, and the thread calls it leaves to io/threads.h
+# System calls the writer leaves to platform/platform.h, and the thread calls it leaves to platform/threads.h
 # (pthreads on POSIX, Win32's primitives on Windows).
 SYSCALLS='open|openat|close|read|write|pread|pread64|pwrite|pwrite64|fsync|fdatasync|fallocate|fallocate64|ftruncate|ftruncate64|send|sendmsg|poll|sigaction|pthread_sigmask|sigprocmask|sigtimedwait|sigpending|raise|kill|rename|renameat|unlink|unlinkat|fstat|fstat64|stat|nanosleep|clock_gettime|sysconf|mmap|munmap'
 THREADCALLS='pthread_[a-z_]+|sem_[a-z_]+'

@@ -149,7 +149,7 @@ declare -A known_failing=(
         file, so the tests after them fail too (the program stops in test_damaged_mch, its
         closing counts unprinted)"
     [test_meta]="test_every_mode: a rolling LIVE file (max_bytes) needs holes, and Wine answers
-        ERROR_NOT_SUPPORTED to FSCTL_SET_ZERO_DATA, which io/os_win32.c punches them with
+        ERROR_NOT_SUPPORTED to FSCTL_SET_ZERO_DATA, which platform/os_win32.c punches them with
         (NTFS has it: not tested here), so the writer refuses with MCZ_EUNSUPPORTED"
     [test_toc]="test_find: Windows' file names ignore case (B.MCT and B.mct are one file)"
 )

@@ -40,14 +40,14 @@ win_programs_dll() {
         return
     fi
     exports_as_so "$dll" "$host_build/libmcz.so"
-    # The library's own POSIX names (io/win32_compat.h) are not exported: no program calls one.
+    # The library's own POSIX names (platform/win32_compat.h) are not exported: no program calls one.
     local internal
     internal=$(x86_64-w64-mingw32-nm -u "$win"/obj/tools/*.o "$win"/obj/mcs/*.o \
         "$win"/obj/bench/mchgen/*.o 2>/dev/null | grep -c ' mcz_win_')
     if [ "$internal" -eq 0 ] && [ -f "$win/obj/mcs/mcs.o" ]; then
-        pass "tools/, mcs/ and mchgen call none of io/win32_compat.h's mcz_win_* functions"
+        pass "tools/, mcs/ and mchgen call none of platform/win32_compat.h's mcz_win_* functions"
     else
-        fail "tools/, mcs/ and mchgen call none of io/win32_compat.h's mcz_win_* ($internal do)"
+        fail "tools/, mcs/ and mchgen call none of platform/win32_compat.h's mcz_win_* ($internal do)"
     fi
     if x86_64-w64-mingw32-objdump -p "$probe" | grep -q 'DLL Name: libmcz.dll'; then
         pass "windows_dll_probe.exe imports libmcz.dll"
@@ -190,7 +190,7 @@ declare -A win_cli_why=(
     [test_mcs_edges.sh]="the terminal is script(1)'s pseudo-terminal, which Wine's console
         writes with escapes of its own between the characters; a write to a pipe whose reader is
         gone fails with EINVAL (Invalid argument), and Windows cannot ask the pipe beforehand
-        (tool_stdout_reader_gone); /dev/full is taken for a terminal, or its write error is not
+        (mcz_os_stdout_reader_gone); /dev/full is taken for a terminal, or its write error is not
         named as on Linux"
     [test_mcs_empty.sh]="/dev/null is not recognised as the null device through Wine (mcs
         compares st_rdev with /dev/null's): -dumpToc and -recover word its emptiness their way"

@@ -27,9 +27,9 @@ UNIT_TESTS = ["tests/unit"]
 FLAGS = ["-std=c11", "-Wall", "-Wextra", "-Wformat=2", "-D_GNU_SOURCE", "-Iinclude", "-pthread",
          "-D__USE_MINGW_ANSI_STDIO=1", "-DCURL_STATICLIB", "-DLZMA_API_STATIC", "-DZIP_STATIC",
          "-D_FILE_OFFSET_BITS=64", "-DMCZ_NO_LIBMURMURHASH"]
-# io/win32_compat.h is the library's own, and the unit tests': the programs get none of it
+# platform/win32_compat.h is the library's own, and the unit tests': the programs get none of it
 # (packaging/windows.mk), their system calls are tools/'s.
-COMPAT = ["-include", "io/win32_compat.h"]
+COMPAT = ["-include", "platform/win32_compat.h"]
 LIBRARY_FLAGS = ["-Icommon", "-DMCZ_BUILDING_LIBRARY"] + COMPAT
 PROGRAM_FLAGS = ["-Itools"]
 MAX_PASSES = 40

@@ -2,7 +2,7 @@
 # tests/cross/run-windows.sh, whose win, host_build, T, wine, pass, fail, unix_lines and
 # exports_as_so it uses; this machine's programs are MCZ_HOST_BIN's. Checks:
 #   - it imports Windows' system DLLs only (zstd, the compiler's runtime and the threads are
-#     inside it: io/threads.h on Win32's own primitives), and exports the collector API alone,
+#     inside it: platform/threads.h on Win32's own primitives), and exports the collector API alone,
 #     the functions libmcz-writer.so exports;
 #   - tests/cmake-host/collect_host.c linked against its import library, under Wine, collects a
 #     collection into the archive the same program linked against libmcz-writer.so writes

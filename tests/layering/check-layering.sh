@@ -1,24 +1,31 @@
 #!/usr/bin/env bash
 # make check-layering: the layers hold in the built objects, not only by convention
 # (ARCHITECTURE.md). The library's layers, lowest first:
-#     common  io  superpmi  format  {writer | reader}
+#     common  platform  io  superpmi  format  {writer | reader}
 #   1. no program (mcs/, parallel-replay/, superpmi-dropin/, bench/, tools/) includes a
-#      library-internal header: only include/ and its own directory's headers;
+#      library-internal header: only include/, the platform layer's (platform/) and its own
+#      directory's headers;
 #   2. every symbol a program's objects take from the library is one the library exports
-#      (MCZ_API): nothing reaches a hidden internal;
+#      (MCZ_API) or the platform layer's (the programs link libmcz.a, which holds it; hidden in
+#      libmcz.so): nothing reaches another hidden internal;
 #   3. each layer's objects take symbols only from the layers below it: never from a layer
 #      above, and writer/ and reader/ never from each other;
 #   4. the frame magic numbers and tags (format/archive.h) are spelled only in the container
 #      layer: no other layer or program writes one as a number, a byte list or its text;
-#   5. no library file outside io/ includes an operating system's header (POSIX's, Windows'),
-#      so a port to another system fills io/ alone (ISO C's headers and <pthread.h>, which
-#      Windows has as winpthreads, are everyone's);
+#   5. no library file outside platform/ includes an operating system's header (POSIX's,
+#      Windows', threads') or tests a system in its #if lines (the public header's export
+#      macros aside), and none but platform/os_win32.c turns Windows' error codes into errno
+#      (a switch over ERROR_* names): a port to another system fills platform/ alone (io/'s
+#      files that still call POSIX names get them from platform/posix_names.h; libcurl's
+#      header is io/'s, the HTTP source's);
 #   6. no object of mcs/ calls (or takes data from) one that calls it back, however far round:
 #      mcs is layered (ARCHITECTURE.md "mcs"), the messages and the run's state at the bottom;
-#   7. the programs' system code is their platform files' alone (tools/tool_os_*.c,
-#      tools/tool_proc_*.c, and a program's own *_posix.c and *_win32.c): every other program
-#      file includes only ISO C's headers, the libraries' it links (zstd's, libzip's) and its
-#      own ("..."), and tests no system (_WIN32, __APPLE__, __linux__...) in its #if lines.
+#   7. the programs reach the system through the platform layer (platform/platform.h): no
+#      program file includes more than ISO C's headers, the libraries' it links (zstd's,
+#      libzip's) and its own ("..."), or tests a system (_WIN32, __APPLE__, __linux__...) in
+#      its #if lines, or turns Windows' errors into errno, but the program-specific pairs
+#      (parallel-replay/replay_proc_*.c, superpmi-dropin/dropin_os_*.c, dropin_stream_*.c),
+#      which stay beside the platform layer for now.
 #      The benchmarks' drivers (bench/*.c) and the test plugins (parallel-replay/plugins/) are
 #      no programs a user runs: they are outside it.
 # Usage: check-layering.sh BUILD_DIR [SOURCE_DIR]  (the source tree defaults to this checkout;
@@ -30,7 +37,7 @@ failures=0
 say() { echo "$1"; }
 bad() { echo "not ok - $1"; failures=$((failures + 1)); }
 
-LAYERS="common io superpmi format writer reader"
+LAYERS="common platform io superpmi format writer reader"
 internal_headers=$(for l in $LAYERS; do (cd "$l" 2>/dev/null && ls *.h 2>/dev/null); done)
 public_or_own() { # the "#include" lines of program sources, one "SOURCE HEADER" a line
     awk 'match($0, /^[[:space:]]*#[[:space:]]*include[[:space:]]*"[^"]*"/) {
@@ -40,7 +47,8 @@ public_or_own() { # the "#include" lines of program sources, one "SOURCE HEADER"
 found=
 while read -r src h; do
     base=$(basename "$h")
-    if [[ "$h" != *..* ]] && { [ -e "include/$h" ] || [ -e "$(dirname "$src")/$h" ]; }; then
+    if [[ "$h" != *..* ]] && { [ -e "include/$h" ] || [ -e "platform/$h" ] ||
+                                [ -e "$(dirname "$src")/$h" ]; }; then
         continue
     fi
     if grep -qx "$base" <<<"$internal_headers" || [[ "$h" == */* ]]; then
@@ -49,30 +57,37 @@ while read -r src h; do
 done < <(public_or_own $(ls mcs/*.[ch] parallel-replay/*.[ch] parallel-replay/plugins/*.c \
                             superpmi-dropin/*.[ch] bench/*.c bench/mchgen/*.[ch] tools/*.[ch] \
                             2>/dev/null))
-[ -z "$found" ] && say "ok - programs include only public headers and their own"
+[ -z "$found" ] && say "ok - programs include only public headers, the platform's and their own"
 
 defined_in() { nm --defined-only "$@" 2>/dev/null | awk 'NF==3 && $2 ~ /[TDBRCV]/ {print $3}' | sort -u; }
 undefined_in() { nm -u "$@" 2>/dev/null | awk '{print $NF}' | sort -u; }
 
-layer_objects() { ls "$BUILD"/obj/"$1"/*.o 2>/dev/null; }
+# The objects of sources that still exist: a file moved or removed leaves its old object in an
+# incremental build, which would speak for code that is no longer there.
+current() { while read -r o; do s=${o#"$BUILD"/obj/}; [ -f "${s%.o}.c" ] && echo "$o"; done; }
+layer_objects() { ls "$BUILD"/obj/"$1"/*.o 2>/dev/null | current; }
 library_symbols=$(for l in $LAYERS; do layer_objects "$l"; done | xargs -r nm --defined-only 2>/dev/null |
                  awk 'NF==3 && $2 ~ /[TDBRCV]/ {print $3}' | sort -u)
 exported=$(nm -D --defined-only "$BUILD/libmcz.so" | awk '{print $3}' | sort -u)
+platform_symbols=$(layer_objects platform | xargs -r nm --defined-only 2>/dev/null |
+                   awk 'NF==3 && $2 ~ /[TDBRCV]/ {print $3}' | sort -u)
+allowed=$(sort -u <(echo "$exported") <(echo "$platform_symbols"))
 for prog in mcs parallel-replay superpmi-dropin bench tools; do
-    objs=$(find "$BUILD/obj/$prog" -name '*.o' 2>/dev/null)
+    objs=$(find "$BUILD/obj/$prog" -name '*.o' 2>/dev/null | current)
     [ -n "$objs" ] || continue
     taken=$(comm -12 <(undefined_in $objs) <(echo "$library_symbols"))
-    hidden=$(comm -23 <(echo "$taken") <(echo "$exported"))
+    hidden=$(comm -23 <(echo "$taken") <(echo "$allowed"))
     if [ -n "$hidden" ]; then bad "$prog/ uses library internals: $(echo $hidden)"
-    else say "ok - $prog/ uses only the library's exported symbols ($(echo "$taken" | grep -c .))"; fi
+    else say "ok - $prog/ uses only the library's exported symbols and the platform's ($(echo "$taken" | grep -c .))"; fi
 done
 
 # Layer by layer: what each takes from the library's other layers must come from below.
 # below_of L: the layers L may use (writer and reader share everything below them).
 below_of() {
     case $1 in
-    common) echo "" ;; io) echo "common" ;; superpmi) echo "common io" ;;
-    format) echo "common io superpmi" ;; writer | reader) echo "common io superpmi format" ;;
+    common) echo "" ;; platform) echo "common" ;; io) echo "common platform" ;;
+    superpmi) echo "common platform io" ;; format) echo "common platform io superpmi" ;;
+    writer | reader) echo "common platform io superpmi format" ;;
     esac
 }
 declare -A layer_defs
@@ -131,16 +146,44 @@ else
         say "ok - frame magic numbers and tags are spelled only in format/"
     fi
 fi
-# 5. The operating system is io/'s alone.
-os_headers='unistd|fcntl|dirent|dlfcn|poll|spawn|termios|netdb|windows|winsock2|io|direct|sys/[a-z_]+|netinet/[a-z_]+|arpa/[a-z_]+|curl/[a-z_]+'
+# 5. The operating system is platform/'s alone: its headers, its #if tests, its errors.
+os_headers='unistd|fcntl|dirent|dlfcn|poll|spawn|termios|netdb|windows|winsock2|io|direct|pthread|semaphore|sys/[a-z_]+|netinet/[a-z_]+|arpa/[a-z_]+|curl/[a-z_]+'
+system_tests='_WIN32|_WIN64|__MINGW32__|_MSC_VER|__APPLE__|__linux__|__unix__|__CYGWIN__'
+library_files=$(for l in $LAYERS; do [ "$l" = platform ] || ls "$l"/*.[ch] 2>/dev/null; done)
 os_hits=$(grep -nE "^[[:space:]]*#[[:space:]]*include[[:space:]]*<($os_headers)\.h>" \
-              $(for l in $LAYERS; do [ "$l" = io ] || ls "$l"/*.[ch] 2>/dev/null; done) 2>/dev/null)
+              $library_files /dev/null 2>/dev/null | grep -vE '^io/[^:]*:[0-9]+:.*<curl/')
 if [ -n "$os_hits" ]; then
     while IFS= read -r hit; do
-        bad "${hit%%:*} includes an operating system's header outside io/: ${hit##*:}"
+        bad "${hit%%:*} includes an operating system's header outside platform/: ${hit##*:}"
     done <<<"$os_hits"
 else
-    say "ok - only io/ includes an operating system's headers"
+    say "ok - only platform/ includes an operating system's headers"
+fi
+# The public header tests the system for its export and printf macros only (MCZ_DLL,
+# MCZ_BUILDING_LIBRARY, MinGW's gnu_printf).
+test_hits=$({ grep -nHE "^[[:space:]]*#[[:space:]]*(if|ifdef|ifndef|elif)\b.*\b($system_tests)\b" \
+                  $library_files /dev/null
+              grep -nHE "^[[:space:]]*#[[:space:]]*(if|ifdef|ifndef|elif)\b.*\b($system_tests)\b" \
+                  include/*.h /dev/null | grep -vE 'MCZ_DLL|MCZ_BUILDING_LIBRARY|__GNUC__'; } 2>/dev/null)
+if [ -n "$test_hits" ]; then
+    while IFS= read -r hit; do
+        file=${hit%%:*} rest=${hit#*:}
+        bad "$file tests a system (line ${rest%%:*}: ${rest#*:}): system-specific code belongs in platform/"
+    done <<<"$test_hits"
+else
+    say "ok - only platform/ tests a system in its #if lines (the public header's export macros aside)"
+fi
+# One table of Windows errors (platform/os_win32.c mcz_os_errno_of_win32): a case label of an
+# ERROR_* name anywhere else is a second one.
+win_error_files() { grep -lE "^[[:space:]]*case[[:space:]]+ERROR_[A-Z_]+[[:space:]]*:" "$@" 2>/dev/null; }
+tables=$(win_error_files $(ls common/*.[ch] platform/*.[ch] io/*.[ch] superpmi/*.[ch] format/*.[ch] \
+                              writer/*.[ch] reader/*.[ch] include/*.h mcs/*.[ch] \
+                              parallel-replay/*.[ch] superpmi-dropin/*.[ch] bench/mchgen/*.[ch] \
+                              tools/*.[ch] 2>/dev/null) | grep -vx platform/os_win32.c)
+if [ -n "$tables" ]; then
+    for t in $tables; do bad "$t turns Windows' errors into errno: a second table (platform/os_win32.c mcz_os_errno_of_win32 is the one)"; done
+else
+    say "ok - one table of Windows errors (platform/os_win32.c)"
 fi
 # 6. mcs's modules in no circle: "caller callee" for each object using a symbol another one
 # defines (functions and data: the switch table names the verbs), then tsort finds a loop.
@@ -152,31 +195,32 @@ object_edges() { # two nm runs over all the objects (nm -A names each line's obj
              END {for (k in use) {split(k, p, " "); if ((p[2] in def) && def[p[2]] != p[1])
                   print p[1], def[p[2]]}}' | sort -u
 }
-mcs_objects=$(ls "$BUILD"/obj/mcs/*.o 2>/dev/null)
+mcs_objects=$(layer_objects mcs)
 if [ -n "$mcs_objects" ]; then
     loop=$(object_edges $mcs_objects | tsort 2>&1 >/dev/null | grep -v '^tsort: -:' |
            sed 's/^tsort: //')
     if [ -n "$loop" ]; then bad "mcs/ calls in a circle: $(echo $loop)"
     else say "ok - no object of mcs/ calls one that calls it back"; fi
 fi
-# 7. The programs reach the system through tools/tool.h alone.
+# 7. The programs reach the system through the platform layer alone.
 iso_c_headers='assert|complex|ctype|errno|fenv|float|inttypes|iso646|limits|locale|math|setjmp|signal|stdalign|stdarg|stdatomic|stdbool|stddef|stdint|stdio|stdlib|stdnoreturn|string|tgmath|threads|time|uchar|wchar|wctype'
 linked_headers='zstd|zdict|zip'
 program_files=$(ls mcs/*.[ch] parallel-replay/*.[ch] superpmi-dropin/*.[ch] bench/mchgen/*.[ch] \
-                    tools/*.[ch] 2>/dev/null | grep -vE '_(posix|win32)\.c$')
+                    tools/*.[ch] 2>/dev/null |
+               grep -vE '^(parallel-replay/replay_proc|superpmi-dropin/dropin_(os|stream))_(posix|win32)\.c$')
 found=
 while IFS= read -r hit; do
     [ -n "$hit" ] || continue
-    bad "${hit%%:*} includes <$(sed 's/.*<//; s/>.*//' <<<"${hit#*:}")>, a system's header outside the platform files (tools/tool.h reaches the system)"
+    bad "${hit%%:*} includes <$(sed 's/.*<//; s/>.*//' <<<"${hit#*:}")>, a system's header outside the platform layer (platform/platform.h reaches the system)"
     found=1
 done < <(grep -HE "^[[:space:]]*#[[:space:]]*include[[:space:]]*<" $program_files /dev/null |
          grep -vE "<($iso_c_headers|$linked_headers)\.h>")
 while IFS= read -r hit; do
     [ -n "$hit" ] || continue
     file=${hit%%:*} rest=${hit#*:}
-    bad "$file tests a system (line ${rest%%:*}: ${rest#*:}): system-specific code belongs in the platform files"
+    bad "$file tests a system (line ${rest%%:*}: ${rest#*:}): system-specific code belongs in the platform layer"
     found=1
 done < <(grep -nHE "^[[:space:]]*#[[:space:]]*(if|ifdef|ifndef|elif)\b.*\b(_WIN32|_WIN64|__MINGW32__|_MSC_VER|__APPLE__|__linux__|__unix__|__CYGWIN__)\b" \
              $program_files /dev/null)
-[ -z "$found" ] && say "ok - only the programs' platform files (*_posix.c, *_win32.c) reach the system"
+[ -z "$found" ] && say "ok - the programs reach the system through platform/ (and their program-specific pairs)"
 [ "$failures" -eq 0 ]

@@ -18,7 +18,7 @@
 #include "../../format/archive.h"
 #include "archive_testlib.h"
 #include "../../writer/writer_test.h"
-#include "../../tools/tool.h" /* tool_setenv: POSIX and Windows */
+#include "../../tools/tool.h" /* mcz_os_setenv: POSIX and Windows */
 
 /* The version these tests' contexts are written in (their CorInfoType numbering). */
 #define VB mcz_jit_ee_find("B")
@@ -457,9 +457,9 @@ static int watch_spill(mcz_writer *w, uint64_t index, void *arg)
 static int write_spilling(const char *p, const tl_corpus *c, const mcz_writer_options *o,
                           const char *bound, uint64_t *spilled, mcz_diag *d)
 {
-    assert_int_equal(tool_setenv("MCZ_INDEX_SPILL_MIN", bound), 0);
+    assert_int_equal(mcz_os_setenv("MCZ_INDEX_SPILL_MIN", bound), 0);
     mcz_writer *w = mcz_writer_open(p, o, d);
-    assert_int_equal(tool_setenv("MCZ_INDEX_SPILL_MIN", ""), 0); /* read at open */
+    assert_int_equal(mcz_os_setenv("MCZ_INDEX_SPILL_MIN", ""), 0); /* read at open */
     assert_non_null(w);
     *spilled = 0;
     mcz_wr_test_on_write(w, watch_spill, spilled);
@@ -526,13 +526,13 @@ static void test_index_rows_spill_fails(void **state)
     for (int i = 0; i < 2; i++) {
         const char *value = getenv(names[i]);
         saved[i] = value ? strdup(value) : NULL;
-        assert_int_equal(tool_setenv(names[i], missing), 0);
+        assert_int_equal(mcz_os_setenv(names[i], missing), 0);
     }
     uint64_t spilled;
     mcz_diag d;
     int rc = write_spilling(path, &c, &o, "0", &spilled, &d);
     for (int i = 0; i < 2; i++) { /* "": the system's default */
-        assert_int_equal(tool_setenv(names[i], saved[i] ? saved[i] : ""), 0);
+        assert_int_equal(mcz_os_setenv(names[i], saved[i] ? saved[i] : ""), 0);
         free(saved[i]);
     }
     assert_int_equal(rc, MCZ_EIO);
@@ -559,10 +559,10 @@ static void test_index_frame_spill_fails(void **state)
     o.mode = MCZ_WRITE_STREAM;
     o.stream_fd = open("/dev/null", O_WRONLY);
     assert_true(o.stream_fd >= 0);
-    assert_int_equal(tool_setenv("MCZ_INDEX_SPILL_MIN", "0"), 0);
+    assert_int_equal(mcz_os_setenv("MCZ_INDEX_SPILL_MIN", "0"), 0);
     mcz_diag d;
     mcz_writer *w = mcz_writer_open(NULL, &o, &d);
-    assert_int_equal(tool_setenv("MCZ_INDEX_SPILL_MIN", ""), 0);
+    assert_int_equal(mcz_os_setenv("MCZ_INDEX_SPILL_MIN", ""), 0);
     assert_non_null(w);
     for (uint32_t i = 0; i < c.n; i++)
         assert_int_equal(mcz_writer_append(w, c.bytes + c.offsets[i], c.sizes[i], NULL), MCZ_OK);

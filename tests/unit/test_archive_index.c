@@ -14,7 +14,7 @@
 #include <cmocka.h>
 #include <zstd.h>
 
-#include "../../tools/tool.h" /* tool_setenv: POSIX and Windows */
+#include "../../tools/tool.h" /* mcz_os_setenv: POSIX and Windows */
 #include "../../reader/reader_impl.h"
 #include "../../format/archive.h"
 #include "archive_testlib.h"
@@ -56,7 +56,7 @@ static void pair_free(pair *p)
 static int setup(void **state)
 {
     (void)state;
-    assert_int_equal(tool_setenv("MCZ_INDEX_STREAM_MIN", "0"), 0); /* every reader streams its hash columns */
+    assert_int_equal(mcz_os_setenv("MCZ_INDEX_STREAM_MIN", "0"), 0); /* every reader streams its hash columns */
     tl_tmpdir(dir, sizeof dir);
     snprintf(path, sizeof path, "%s/a.mcz", dir);
     tl_corpus_make(&corpus, 40, 0);
@@ -480,9 +480,9 @@ static void test_lengths_damage_same_error(void **state)
             uint8_t *z = compress(cols, len, true, &z_len);
             uint8_t *p = with_frame(pairs[k], len, z, z_len, &size);
             mcz_diag held, streamed;
-            assert_int_equal(tool_setenv("MCZ_INDEX_STREAM_MIN", "18446744073709551615"), 0);
+            assert_int_equal(mcz_os_setenv("MCZ_INDEX_STREAM_MIN", "18446744073709551615"), 0);
             assert_null(mcz_reader_open_image(p, size, &held));
-            assert_int_equal(tool_setenv("MCZ_INDEX_STREAM_MIN", "0"), 0);
+            assert_int_equal(mcz_os_setenv("MCZ_INDEX_STREAM_MIN", "0"), 0);
             assert_null(mcz_reader_open_image(p, size, &streamed));
             assert_int_equal(held.code, MCZ_ECORRUPT);
             assert_int_equal(streamed.code, held.code);
@@ -568,7 +568,7 @@ static void test_frame_with_checksum(void **state)
         uint8_t *p = with_frame(&with, len, z, z_len, &size);
         const char *bounds[] = {"18446744073709551615", "0"}; /* held whole, streamed */
         for (int b = 0; b < 2; b++) {
-            assert_int_equal(tool_setenv("MCZ_INDEX_STREAM_MIN", bounds[b]), 0);
+            assert_int_equal(mcz_os_setenv("MCZ_INDEX_STREAM_MIN", bounds[b]), 0);
             mcz_diag d;
             mcz_reader *r = mcz_reader_open_image(p, size, &d);
             assert_int_equal(r != NULL, !damaged);

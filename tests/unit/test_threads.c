@@ -1,5 +1,5 @@
 /*
- * test_threads.c - io/threads.h, the writer's threads and their waits, on whichever
+ * test_threads.c - platform/threads.h, the writer's threads and their waits, on whichever
  * implementation this build has (pthreads, or Win32's own primitives under Wine): a thread
  * runs its function on its argument; a condition wakes its waiters; a semaphore counts its
  * posts; waits until a deadline return at a deadline that is over.
@@ -12,8 +12,8 @@
 
 #include <cmocka.h>
 
-#include "../../io/platform.h"
-#include "../../io/threads.h"
+#include "../../platform/platform.h"
+#include "../../platform/threads.h"
 
 #define WAITERS 4
 

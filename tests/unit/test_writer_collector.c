@@ -30,7 +30,7 @@
 #include "../../format/archive.h"
 #include "archive_testlib.h"
 #include "../../writer/writer_test.h"
-#include "../../tools/tool.h" /* tool_setenv: POSIX and Windows */
+#include "../../tools/tool.h" /* mcz_os_setenv: POSIX and Windows */
 
 static char dir[64];
 static char path[128];
@@ -206,7 +206,7 @@ static uint64_t stored_bytes(const char *p)
 }
 
 /* A rolling LIVE file needs holes (FORMAT.md §12): where the file system cannot punch them
- * (Wine's files, io/os_win32.c), the writer refuses to open, with MCZ_EUNSUPPORTED, and the
+ * (Wine's files, platform/os_win32.c), the writer refuses to open, with MCZ_EUNSUPPORTED, and the
  * test that needs them is skipped. */
 static void need_holes(void)
 {
@@ -693,11 +693,11 @@ static void test_stream(void **state)
     check_holds(path3, &c, 1, (uint32_t)kept, NULL);
     free(bytes);
     /* Every chunk's index rows spilled to a temporary file (writer/spill.c): the same archive. */
-    assert_int_equal(tool_setenv("MCZ_INDEX_SPILL_MIN", "0"), 0);
+    assert_int_equal(mcz_os_setenv("MCZ_INDEX_SPILL_MIN", "0"), 0);
     o.stream_fd = open(path2, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     assert_true(o.stream_fd >= 0);
     assert_int_equal(tl_write(NULL, &c, &o), MCZ_OK);
-    assert_int_equal(tool_setenv("MCZ_INDEX_SPILL_MIN", ""), 0);
+    assert_int_equal(mcz_os_setenv("MCZ_INDEX_SPILL_MIN", ""), 0);
     assert_int_equal(close(o.stream_fd), 0);
     check_holds(path2, &c, 1, c.n, NULL);
     tl_corpus_free(&c);

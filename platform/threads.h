@@ -3,15 +3,16 @@
  * its service thread and its appenders use, and nothing else does. POSIX threads and
  * semaphores on POSIX; on Windows the system's own primitives (SRWLOCK, CONDITION_VARIABLE,
  * CreateThread, a semaphore object), so a Windows collector imports system DLLs only, not a
- * pthreads library. zstd's lib/common/threading.h is the model. io/threads.c implements both;
- * the writer calls no thread function of its own (tests/cli/test_writer_layers.sh).
+ * pthreads library. zstd's lib/common/threading.h is the model. platform/threads_posix.c and
+ * threads_win32.c implement it; the writer calls no thread function of its own
+ * (tests/cli/test_writer_layers.sh).
  *
- * Deadlines are mcz_os_monotonic_ns() times (io/platform.h). Failures: create returns non-zero
- * when no thread could be started; the waits return when woken, spuriously (the caller
+ * Deadlines are mcz_os_monotonic_ns() times (platform/platform.h). Failures: create returns
+ * non-zero when no thread could be started; the waits return when woken, spuriously (the caller
  * rechecks its condition), or at the deadline. Not async-signal-safe but for
  * mcz_sem_post on POSIX (sem_post is; a fatal-signal dump posts the writer's semaphore).
  * On Windows the types hold the system's objects by their pointer-sized values, so this header
- * needs no <windows.h> (io/threads.c checks the sizes).
+ * needs no <windows.h> (platform/threads_win32.c checks the sizes).
  */
 #ifndef MCZ_IO_THREADS_H
 #define MCZ_IO_THREADS_H

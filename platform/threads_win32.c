@@ -1,11 +1,11 @@
 /*
- * threads_win32.c - io/threads.h on Windows' own primitives (kernel32 only: no pthreads
- * library, so a collector DLL imports system DLLs alone); empty elsewhere (io/threads_posix.c).
+ * threads_win32.c - platform/threads.h on Windows' own primitives (kernel32 only: no pthreads
+ * library, so a collector DLL imports system DLLs alone), built for Windows only
+ * (platform/threads_posix.c is POSIX's).
  * Slim reader/writer locks taken exclusively are the mutexes, condition variables wait on them,
  * a semaphore object is the semaphore. Timed waits turn the monotonic deadline into whole
  * milliseconds left, rounded up (a wait never ends before its deadline for the rounding).
  */
-#ifdef _WIN32
 #include <windows.h>
 
 #include <limits.h>
@@ -134,6 +134,3 @@ void mcz_sem_wait_until(mcz_sem *s, uint64_t deadline_ns)
 {
     WaitForSingleObject(s->handle, ms_until(deadline_ns));
 }
-#else
-typedef int mcz_threads_win32_unused; /* ISO C allows no empty translation unit */
-#endif /* _WIN32 */

@@ -1,15 +1,15 @@
 /*
- * os_win32.c - io/platform.h for Windows, and the functions of io/win32_compat.h (the POSIX
- * names MinGW-w64 lacks). Compiled on every target like every file of io/, empty but for
- * Windows: io/os_posix.c is its counterpart, empty there. One file per system rather than
- * #ifdefs through one: the two share no code worth sharing, and each reads as what it calls.
+ * os_win32.c - platform/platform.h's library part for Windows, the one table of Windows errors
+ * (platform/os_win32.h), and the functions of platform/win32_compat.h (the POSIX names
+ * MinGW-w64 lacks). Built for Windows only (sources.mk): platform/os_posix.c is its
+ * counterpart. One file per system rather than #ifdefs through one: the two share no code
+ * worth sharing, and each reads as what it calls.
  *
  * Not on Windows: request signals (mcz_os_signal_catch returns MCZ_EUNSUPPORTED: no signal
  * comes to a process from outside; the writer then refuses a request signal, as it says), and
  * sockets as descriptors. The fatal dump runs from the unhandled-exception filter
  * (mcz_os_fatal_catch).
  */
-#ifdef _WIN32
 #include <windows.h>
 
 #include <errno.h>
@@ -23,44 +23,46 @@
 #include <sys/stat.h>
 
 #include "mcz_common.h"
+#include "os_win32.h"
 #include "platform.h"
+#include "posix_names.h"
 
 /* The largest count one ReadFile or WriteFile is asked for. */
 #define IO_CHUNK (1u << 30)
 
-/* errno for the thread's last Win32 error, roughly: the messages name it. */
-static void set_errno_from_win32(void)
+/* The one table of Windows errors: errno for a Win32 error code, roughly (the messages name
+ * it); EIO for one without a counterpart. */
+int mcz_os_errno_of_win32(unsigned long error)
 {
-    switch (GetLastError()) {
+    switch (error) {
     case ERROR_FILE_NOT_FOUND:
-    case ERROR_PATH_NOT_FOUND:
-        errno = ENOENT;
-        break;
+    case ERROR_PATH_NOT_FOUND: return ENOENT;
     case ERROR_ACCESS_DENIED:
     case ERROR_SHARING_VIOLATION:
-    case ERROR_LOCK_VIOLATION:
-        errno = EACCES;
-        break;
+    case ERROR_LOCK_VIOLATION: return EACCES;
+    case ERROR_ALREADY_EXISTS:
+    case ERROR_FILE_EXISTS: return EEXIST;
+    case ERROR_DIRECTORY: return ENOTDIR;
+    case ERROR_NOT_SAME_DEVICE: return EXDEV;
+    case ERROR_TOO_MANY_LINKS: return EMLINK;
     case ERROR_NOT_ENOUGH_MEMORY:
     case ERROR_OUTOFMEMORY:
-    case ERROR_COMMITMENT_LIMIT:
-        errno = ENOMEM;
-        break;
+    case ERROR_COMMITMENT_LIMIT: return ENOMEM;
     case ERROR_DISK_FULL:
-    case ERROR_HANDLE_DISK_FULL:
-        errno = ENOSPC;
-        break;
+    case ERROR_HANDLE_DISK_FULL: return ENOSPC;
     case ERROR_NOT_SUPPORTED:
-    case ERROR_INVALID_FUNCTION:
-        errno = EOPNOTSUPP;
-        break;
+    case ERROR_INVALID_FUNCTION: return ENOTSUP;
     case ERROR_BROKEN_PIPE:
-    case ERROR_NO_DATA:
-        errno = EPIPE;
-        break;
-    default:
-        errno = EIO;
+    case ERROR_NO_DATA: return EPIPE;
+    case ERROR_BAD_EXE_FORMAT: return ENOEXEC;
+    default: return EIO;
     }
+}
+
+/* errno for the thread's last Win32 error. */
+static void set_errno_from_win32(void)
+{
+    errno = mcz_os_errno_of_win32(GetLastError());
 }
 
 static HANDLE os_handle(int fd)
@@ -85,7 +87,7 @@ static wchar_t *wide_path(const char *path, wchar_t *small, size_t cap)
 }
 
 /* ============================================================================================ */
-/* io/platform.h                                                                                */
+/* platform/platform.h                                                                            */
 /* ============================================================================================ */
 
 int mcz_os_create(const char *path, mcz_os_access access)
@@ -197,8 +199,16 @@ int mcz_os_rename(const char *from, const char *to)
 
 const char *mcz_os_temp_dir(void)
 {
-    const char *dir = getenv("TEMP"); /* Windows' temporary directory, always set */
-    return dir && *dir ? dir : ".";
+    static char dir[MAX_PATH + 1];
+    const char *tmp = getenv("TMPDIR");
+    if (tmp && tmp[0])
+        return tmp;
+    DWORD len = GetTempPathA(sizeof dir, dir);
+    if (len == 0 || len >= sizeof dir)
+        return ".";
+    if (len > 3 && (dir[len - 1] == '\\' || dir[len - 1] == '/'))
+        dir[len - 1] = '\0'; /* without its final separator, but a drive's root keeps it */
+    return dir;
 }
 
 int mcz_os_temp_create(const char *dir, const char *prefix)
@@ -322,15 +332,12 @@ uint64_t mcz_os_thread_cpu_ns(void)
 
 int mcz_os_cores(void)
 {
-    SYSTEM_INFO si;
-    GetSystemInfo(&si);
-    return si.dwNumberOfProcessors > 0 && si.dwNumberOfProcessors < INT_MAX
-               ? (int)si.dwNumberOfProcessors
-               : 1;
+    DWORD n = GetActiveProcessorCount(ALL_PROCESSOR_GROUPS); /* every group's, past 64 */
+    return n >= 1 && n < INT_MAX ? (int)n : 1;
 }
 
 /* ============================================================================================ */
-/* io/win32_compat.h                                                                            */
+/* platform/win32_compat.h                                                                        */
 /* ============================================================================================ */
 
 int mcz_win_fcntl(int fd, int cmd, ...)
@@ -491,6 +498,28 @@ long mcz_win_sysconf(int name)
     return -1;
 }
 
-#else
-typedef int mcz_os_win32_unused; /* ISO C allows no empty translation unit */
-#endif /* _WIN32 */
+/* ============================================================================================ */
+/* platform/posix_names.h                                                                       */
+/* ============================================================================================ */
+
+size_t mcz_os_dir_length(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    const char *backslash = strrchr(path, '\\'); /* Windows separates with either */
+    slash = !slash || (backslash && backslash > slash) ? backslash : slash;
+    return slash ? (size_t)(slash - path) + 1 : 0;
+}
+
+/* Windows has no dirfd: by path. */
+void mcz_os_remove_in(DIR *d, const char *dir, const char *name)
+{
+    (void)d;
+    char path[PATH_MAX];
+    if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, name) < sizeof path)
+        unlink(path);
+}
+
+void mcz_os_stdin_binary(int fd)
+{
+    _setmode(fd, _O_BINARY); /* standard input starts in text mode there */
+}

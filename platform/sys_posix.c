@@ -1,9 +1,8 @@
 /*
- * tool_os_posix.c - tool.h's section "The operating system" and the signal handlers, for
- * POSIX systems. Empty on Windows, where tool_os_win32.c implements the same functions (as
- * io/os_posix.c and io/os_win32.c share io/platform.h).
+ * sys_posix.c - platform/platform.h's programs' part for POSIX systems: streams, directories,
+ * files, the signals that end a program, temporary directories. Built for POSIX systems only
+ * (sources.mk); platform/sys_win32.c is Windows'.
  */
-#ifndef _WIN32
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -15,23 +14,18 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "tool_os.h"
+#include "mcz_common.h"
+#include "platform.h"
 
-ssize_t tool_getline(char **line, size_t *cap, FILE *f)
+ptrdiff_t mcz_os_getline(char **line, size_t *cap, FILE *f)
 {
     return getline(line, cap, f);
-}
-
-long tool_cpu_count(void)
-{
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n >= 1 ? n : 1;
 }
 
 /* ---- Streams ---- */
 
 typedef struct write_cookie {
-    tool_stream_write_fn write;
+    mcz_os_stream_write_fn write;
     void *cookie;
 } write_cookie;
 
@@ -47,7 +41,7 @@ static int cookie_close(void *c)
     return 0;
 }
 
-FILE *tool_stream_open(tool_stream_write_fn write, void *cookie)
+FILE *mcz_os_stream_open(mcz_os_stream_write_fn write, void *cookie)
 {
     write_cookie *w = malloc(sizeof *w);
     if (!w)
@@ -60,25 +54,25 @@ FILE *tool_stream_open(tool_stream_write_fn write, void *cookie)
     return f;
 }
 
-FILE *tool_memstream_open(char **text, size_t *len)
+FILE *mcz_os_memstream_open(char **text, size_t *len)
 {
     return open_memstream(text, len);
 }
 
-int tool_stream_close(FILE *f)
+int mcz_os_stream_close(FILE *f)
 {
     return fclose(f);
 }
 
 /* ---- Directories ---- */
 
-struct tool_os_dir {
+struct mcz_os_dir {
     DIR *d;
 };
 
-tool_os_dir *tool_os_dir_open(const char *dir)
+mcz_os_dir *mcz_os_dir_open(const char *dir)
 {
-    tool_os_dir *d = malloc(sizeof *d);
+    mcz_os_dir *d = malloc(sizeof *d);
     if (!d)
         return NULL;
     d->d = opendir(dir);
@@ -91,50 +85,50 @@ tool_os_dir *tool_os_dir_open(const char *dir)
     return d;
 }
 
-const char *tool_os_dir_next(tool_os_dir *d)
+const char *mcz_os_dir_next(mcz_os_dir *d)
 {
     errno = 0;
     struct dirent *e = readdir(d->d);
     return e ? e->d_name : NULL;
 }
 
-void tool_os_dir_close(tool_os_dir *d)
+void mcz_os_dir_close(mcz_os_dir *d)
 {
     closedir(d->d);
     free(d);
 }
 
-bool tool_glob_match(const char *glob, const char *name)
+bool mcz_os_glob_match(const char *glob, const char *name)
 {
     return fnmatch(glob, name, FNM_PERIOD) == 0;
 }
 
 /* ---- Files ---- */
 
-void tool_stdio_binary(void)
+void mcz_os_stdio_binary(void)
 {
 }
 
-bool tool_stdout_is_pipe(void)
+bool mcz_os_stdout_is_pipe(void)
 {
     struct stat st;
     return fstat(STDOUT_FILENO, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode));
 }
 
-bool tool_stdout_reader_gone(void)
+bool mcz_os_stdout_reader_gone(void)
 {
     /* The write end of a pipe without a reader polls as an error (POLLERR), at once. */
     struct pollfd p = {STDOUT_FILENO, POLLOUT, 0};
-    return tool_stdout_is_pipe() && poll(&p, 1, 0) == 1 && (p.revents & POLLERR);
+    return mcz_os_stdout_is_pipe() && poll(&p, 1, 0) == 1 && (p.revents & POLLERR);
 }
 
-static void file_id_of_stat(const struct stat *st, tool_file_id *id)
+static void file_id_of_stat(const struct stat *st, mcz_os_file_id *id)
 {
     id->volume = (uint64_t)st->st_dev;
     id->file = (uint64_t)st->st_ino;
 }
 
-int tool_file_id_of(const char *path, tool_file_id *id)
+int mcz_os_file_id_of(const char *path, mcz_os_file_id *id)
 {
     struct stat st;
     if (stat(path, &st) != 0)
@@ -143,7 +137,7 @@ int tool_file_id_of(const char *path, tool_file_id *id)
     return 0;
 }
 
-int tool_file_id_of_fd(int fd, tool_file_id *id)
+int mcz_os_file_id_of_fd(int fd, mcz_os_file_id *id)
 {
     struct stat st;
     if (fstat(fd, &st) != 0)
@@ -152,82 +146,69 @@ int tool_file_id_of_fd(int fd, tool_file_id *id)
     return 0;
 }
 
-bool tool_is_directory_not_link(const char *path)
+bool mcz_os_is_directory_not_link(const char *path)
 {
     struct stat st;
     return lstat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-int tool_fsync(int fd)
-{
-    /* A pipe or terminal cannot be synced (EINVAL): nothing to do. */
-    return fsync(fd) == 0 || errno == EINVAL ? 0 : -1;
-}
-
-ptrdiff_t tool_pread(int fd, void *buf, size_t len, int64_t off)
-{
-    return pread(fd, buf, len, (off_t)off);
-}
-
 /* What st is: the null device is told from other character devices by its device number,
  * whatever its name. */
-static tool_file_type type_of_stat(const struct stat *st)
+static mcz_os_file_type type_of_stat(const struct stat *st)
 {
     struct stat null;
     if (S_ISREG(st->st_mode))
-        return TOOL_FILE_REGULAR;
+        return MCZ_OS_FILE_REGULAR;
     if (S_ISDIR(st->st_mode))
-        return TOOL_FILE_DIRECTORY;
+        return MCZ_OS_FILE_DIRECTORY;
     if (S_ISCHR(st->st_mode) && stat("/dev/null", &null) == 0 && st->st_rdev == null.st_rdev)
-        return TOOL_FILE_NULL;
-    return TOOL_FILE_OTHER;
+        return MCZ_OS_FILE_NULL;
+    return MCZ_OS_FILE_OTHER;
 }
 
-static int info_of_stat(int rc, const struct stat *st, tool_file_info *info)
+static int info_of_stat(int rc, const struct stat *st, mcz_os_file_info *info)
 {
     if (rc != 0)
         return -1;
     info->type = type_of_stat(st);
-    info->size = info->type == TOOL_FILE_REGULAR ? (uint64_t)st->st_size : 0;
+    info->size = info->type == MCZ_OS_FILE_REGULAR ? (uint64_t)st->st_size : 0;
     return 0;
 }
 
-int tool_stat(const char *path, tool_file_info *info)
+int mcz_os_stat(const char *path, mcz_os_file_info *info)
 {
     struct stat st;
     return info_of_stat(stat(path, &st), &st, info);
 }
 
-int tool_fstat(int fd, tool_file_info *info)
+int mcz_os_fstat(int fd, mcz_os_file_info *info)
 {
     struct stat st;
     return info_of_stat(fstat(fd, &st), &st, info);
 }
 
-int tool_open(const char *path, int how, int mode)
+int mcz_os_open(const char *path, int how, int mode)
 {
     static const int access_modes[] = {0, O_RDONLY, O_WRONLY, O_RDWR};
-    int flags = access_modes[how & TOOL_OPEN_READ_WRITE] | O_CLOEXEC;
-    flags |= how & TOOL_OPEN_CREATE ? O_CREAT : 0;
-    flags |= how & TOOL_OPEN_EXCLUSIVE ? O_EXCL : 0;
-    flags |= how & TOOL_OPEN_TRUNCATE ? O_TRUNC : 0;
-    flags |= how & TOOL_OPEN_APPEND ? O_APPEND : 0;
+    int flags = access_modes[how & MCZ_OS_OPEN_READ_WRITE] | O_CLOEXEC;
+    flags |= how & MCZ_OS_OPEN_CREATE ? O_CREAT : 0;
+    flags |= how & MCZ_OS_OPEN_EXCLUSIVE ? O_EXCL : 0;
+    flags |= how & MCZ_OS_OPEN_TRUNCATE ? O_TRUNC : 0;
+    flags |= how & MCZ_OS_OPEN_APPEND ? O_APPEND : 0;
     return open(path, flags, (mode_t)mode);
 }
 
-int tool_close(int fd) { return close(fd); }
-ptrdiff_t tool_read(int fd, void *buf, size_t len) { return read(fd, buf, len); }
-ptrdiff_t tool_write(int fd, const void *buf, size_t len) { return write(fd, buf, len); }
-int64_t tool_position(int fd) { return (int64_t)lseek(fd, 0, SEEK_CUR); }
-int64_t tool_seek_end(int fd) { return (int64_t)lseek(fd, 0, SEEK_END); }
-int tool_truncate(int fd, int64_t size) { return ftruncate(fd, (off_t)size); }
-bool tool_isatty(int fd) { return isatty(fd) == 1; }
-bool tool_exists(const char *path) { return access(path, F_OK) == 0; }
-int tool_unlink(const char *path) { return unlink(path); }
-int tool_rmdir(const char *path) { return rmdir(path); }
-long tool_process_id(void) { return (long)getpid(); }
+ptrdiff_t mcz_os_read(int fd, void *buf, size_t len) { return read(fd, buf, len); }
+ptrdiff_t mcz_os_write(int fd, const void *buf, size_t len) { return write(fd, buf, len); }
+int64_t mcz_os_position(int fd) { return (int64_t)lseek(fd, 0, SEEK_CUR); }
+int64_t mcz_os_seek_end(int fd) { return (int64_t)lseek(fd, 0, SEEK_END); }
+bool mcz_os_isatty(int fd) { return isatty(fd) == 1; }
+bool mcz_os_exists(const char *path) { return access(path, F_OK) == 0; }
+int mcz_os_unlink(const char *path) { return unlink(path); }
+int mcz_os_rmdir(const char *path) { return rmdir(path); }
+long mcz_os_process_id(void) { return (long)getpid(); }
 
-const char *tool_shared_library_suffix(void)
+const char *mcz_os_shared_library_suffix(void)
 {
 #if defined(__APPLE__)
     return ".dylib";
@@ -236,7 +217,7 @@ const char *tool_shared_library_suffix(void)
 #endif
 }
 
-char *tool_getcwd(void)
+char *mcz_os_getcwd(void)
 {
     for (size_t cap = 256;; cap *= 2) {
         char *dir = malloc(cap);
@@ -253,20 +234,25 @@ char *tool_getcwd(void)
     }
 }
 
-/* ---- Signals ---- */
+/* ---- The signals that end a program ---- */
+
+static const mcz_os_stop_hooks *stop_hooks; /* set before the handlers are installed */
 
 static void on_signal(int sig)
 {
-    if (tool_undo_all() == 0 && sig == SIGPIPE)
+    unsigned undone = stop_hooks->undo_truncations(); /* first: they need their descriptors */
+    undone += stop_hooks->undo_removals();
+    if (undone == 0 && sig == SIGPIPE)
         return; /* the write fails with EPIPE instead */
-    tool_progress_abandon();
+    stop_hooks->abandon();
     signal(sig, SIG_DFL);
     raise(sig); /* delivered when the handler returns: the process ends by sig */
 }
 
-void tool_signals_install(void)
+void mcz_os_stop_catch(const mcz_os_stop_hooks *hooks)
 {
     static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE};
+    stop_hooks = hooks;
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
@@ -284,10 +270,11 @@ void tool_signals_install(void)
     }
 }
 
-void tool_os_test_signal(const char *name)
+void mcz_os_test_signal(const char *program, const char *name)
 {
     static const struct { const char *name; int sig; } names[] = {
         {"INT", SIGINT}, {"TERM", SIGTERM}, {"HUP", SIGHUP}, {"PIPE", SIGPIPE}};
+    (void)program; /* a raised signal says nothing */
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (strcmp(name, names[i].name) == 0)
             raise(names[i].sig);
@@ -295,18 +282,12 @@ void tool_os_test_signal(const char *name)
 
 /* ---- Temporary directories, the environment ---- */
 
-const char *tool_temp_base(void)
-{
-    const char *tmp = getenv("TMPDIR");
-    return tmp && tmp[0] ? tmp : "/tmp";
-}
+char *mcz_os_mkdtemp(char *tmpl) { return mkdtemp(tmpl); }
 
-char *tool_mkdtemp(char *tmpl) { return mkdtemp(tmpl); }
-
-FILE *tool_temp_file(void)
+FILE *mcz_os_temp_file(void)
 {
     char name[4096];
-    if ((size_t)snprintf(name, sizeof name, "%s/mcz-temp.XXXXXX", tool_temp_base()) >=
+    if ((size_t)snprintf(name, sizeof name, "%s/mcz-temp.XXXXXX", mcz_os_temp_dir()) >=
         sizeof name) {
         errno = ENAMETOOLONG;
         return NULL;
@@ -324,10 +305,8 @@ FILE *tool_temp_file(void)
     return f;
 }
 
-int tool_mkdir_private(const char *path) { return mkdir(path, 0700); }
+int mcz_os_mkdir_private(const char *path) { return mkdir(path, 0700); }
 
-int tool_setenv(const char *name, const char *value) { return setenv(name, value, 1); }
+int mcz_os_setenv(const char *name, const char *value) { return setenv(name, value, 1); }
 
-void *tool_job_kill_on_close(void) { return NULL; }
-
-#endif /* !_WIN32 */
+void *mcz_os_job_kill_on_close(void) { return NULL; }

@@ -1,5 +1,5 @@
 /*
- * tool_cmdline.c - an argument vector as one Windows command line. Windows hands a program one
+ * cmdline.c - an argument vector as one Windows command line. Windows hands a program one
  * string, which its C runtime (and CommandLineToArgvW) splits into words: a word is quoted
  * when it is empty or holds a blank or a quote; inside quotes a quote is escaped by a
  * backslash, and backslashes are doubled only where a quote (or the closing one) follows
@@ -8,7 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tool.h"
+#include "mcz_common.h"
+#include "platform.h"
 
 /* Appends word to o, quoted when it must be; returns the end. */
 static char *put_word(char *o, const char *a)
@@ -37,7 +38,7 @@ static char *put_word(char *o, const char *a)
     return o;
 }
 
-char *tool_command_line(char *const argv[])
+char *mcz_os_command_line(char *const argv[])
 {
     size_t cap = 1;
     for (size_t i = 0; argv[i]; i++)

@@ -1,7 +1,8 @@
 /*
- * compat.h - io/compat.c: the waits and memmem of the systems whose C library lacks them. The
- * names are mapped onto these by io/win32_compat.h (Windows) and io/posix_compat.h (POSIX
- * systems without glibc's extensions), each included ahead of every library file there.
+ * compat.h - platform/compat.c: the waits and memmem of the systems whose C library lacks
+ * them. The names are mapped onto these by platform/win32_compat.h (Windows) and
+ * platform/posix_compat.h (POSIX systems without glibc's extensions), each included ahead of
+ * every library file there.
  */
 #ifndef MCZ_IO_COMPAT_H
 #define MCZ_IO_COMPAT_H

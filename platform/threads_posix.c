@@ -1,9 +1,9 @@
 /*
- * threads_posix.c - io/threads.h on POSIX threads and semaphores; empty on Windows
- * (io/threads_win32.c). Timed waits are on CLOCK_MONOTONIC, the clock of mcz_os_monotonic_ns:
- * glibc's pthread_cond_clockwait and sem_clockwait, io/compat.c's on other systems.
+ * threads_posix.c - platform/threads.h on POSIX threads and semaphores, built for POSIX
+ * systems (platform/threads_win32.c is Windows'). Timed waits are on CLOCK_MONOTONIC, the
+ * clock of mcz_os_monotonic_ns:
+ * glibc's pthread_cond_clockwait and sem_clockwait, platform/compat.c's on other systems.
  */
-#ifndef _WIN32
 #include <pthread.h>
 #include <semaphore.h>
 #include <time.h>
@@ -106,6 +106,3 @@ void mcz_sem_wait_until(mcz_sem *s, uint64_t deadline_ns)
     struct timespec at = timespec_of(deadline_ns);
     sem_clockwait(s, CLOCK_MONOTONIC, &at);
 }
-#else
-typedef int mcz_threads_posix_unused; /* ISO C allows no empty translation unit */
-#endif /* !_WIN32 */

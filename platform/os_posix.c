@@ -1,8 +1,7 @@
 /*
- * os_posix.c - io/platform.h for POSIX systems (Linux: fallocate punches the holes). Empty on
- * Windows, where io/os_win32.c implements the same interface.
+ * os_posix.c - platform/platform.h's library part for POSIX systems (Linux: fallocate punches
+ * the holes); built for them only (sources.mk), platform/os_win32.c is Windows'.
  */
-#ifndef _WIN32
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -18,6 +17,7 @@
 
 #include "mcz_common.h"
 #include "platform.h"
+#include "posix_names.h"
 
 int mcz_os_create(const char *path, mcz_os_access access)
 {
@@ -68,7 +68,8 @@ int64_t mcz_os_pread(int fd, void *buf, size_t len, uint64_t off)
 
 int mcz_os_fsync(int fd)
 {
-    return fsync(fd);
+    /* A pipe or terminal cannot be synced (EINVAL): nothing to do. */
+    return fsync(fd) == 0 || errno == EINVAL ? 0 : -1;
 }
 
 int mcz_os_fdatasync(int fd)
@@ -281,6 +282,21 @@ int mcz_os_cores(void)
     return cores > 0 && cores < INT_MAX ? (int)cores : 1;
 }
 
-#else
-typedef int mcz_os_posix_unused; /* ISO C allows no empty translation unit */
-#endif /* !_WIN32 */
+/* ---- posix_names.h ---- */
+
+size_t mcz_os_dir_length(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash ? (size_t)(slash - path) + 1 : 0;
+}
+
+void mcz_os_remove_in(DIR *d, const char *dir, const char *name)
+{
+    (void)dir;
+    unlinkat(dirfd(d), name, 0);
+}
+
+void mcz_os_stdin_binary(int fd)
+{
+    (void)fd;
+}

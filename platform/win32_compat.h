@@ -2,7 +2,7 @@
  * win32_compat.h - the POSIX and GNU names the library uses that MinGW-w64 lacks, for the
  * Windows build only: packaging/windows.mk includes it ahead of every source file (-include),
  * so that the layers keep their POSIX spelling and Linux compiles exactly as before. What is a
- * function is implemented with Win32 calls in io/os_win32.c; what Windows has no counterpart
+ * function is implemented with Win32 calls in platform/os_win32.c; what Windows has no counterpart
  * for says so here. Each name is one the library needs now, not a general POSIX layer: the
  * layers above io/ use only the thread waits, SIGBUS and memmem; the rest is io/'s.
  *
@@ -92,7 +92,7 @@ int mcz_win_madvise(void *addr, size_t len, int advice); /* lets the pages go fr
 long mcz_win_sysconf(int name); /* _SC_PAGESIZE only */
 
 /* ---- threads: waits until a CLOCK_MONOTONIC deadline, on winpthreads' relative waits
- * (io/compat.c) ---- */
+ * (platform/compat.c) ---- */
 #define pthread_cond_clockwait(c, m, clk, at) mcz_compat_cond_clockwait(c, m, clk, at)
 #define sem_clockwait(s, clk, at) mcz_compat_sem_clockwait(s, clk, at)
 

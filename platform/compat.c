@@ -1,15 +1,15 @@
 /*
  * compat.c - the few calls beyond POSIX.1-2008 that the layers above io/ make (a wait until a
  * CLOCK_MONOTONIC deadline on a condition or a semaphore, memmem), for the systems whose C
- * library lacks them: Windows (io/win32_compat.h) and POSIX systems other than glibc's
- * (io/posix_compat.h, MCZ_POSIX_COMPAT). Empty elsewhere: glibc has them all.
+ * library lacks them: Windows (platform/win32_compat.h) and POSIX systems other than glibc's
+ * (platform/posix_compat.h, MCZ_POSIX_COMPAT); built for those alone (sources.mk
+ * MCZ_PLATFORM_COMPAT): glibc has them all.
  *
  * A monotonic deadline becomes a relative wait where the system has one
  * (pthread_cond_timedwait_relative_np: winpthreads, macOS), else a CLOCK_REALTIME deadline: a
  * change of the wall clock during the wait then lengthens or shortens it, which a wait of the
  * writer's (a flush interval, a shutdown) tolerates.
  */
-#if defined(_WIN32) || defined(MCZ_POSIX_COMPAT)
 #include <pthread.h>
 #include <semaphore.h>
 #include <stdint.h>
@@ -81,7 +81,3 @@ void *mcz_compat_memmem(const void *haystack, size_t hay_len, const void *needle
     }
     return NULL;
 }
-
-#else
-typedef int mcz_compat_unused; /* ISO C allows no empty translation unit */
-#endif /* _WIN32 || MCZ_POSIX_COMPAT */

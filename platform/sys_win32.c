@@ -1,13 +1,13 @@
 /*
- * tool_os_win32.c - tool.h's section "The operating system" and the console control handler,
- * for Windows. Empty on other systems, where tool_os_posix.c implements the same functions.
+ * sys_win32.c - platform/platform.h's programs' part for Windows: streams, directories, files,
+ * the console control events that end a program, temporary directories; platform/sys_posix.c
+ * is POSIX's.
  *
- * Paths are UTF-8, as the library's (io/os_win32.c): they reach Windows as wide characters.
- * Windows has no cookie streams: a stream of tool_stream_open is the write end of a pipe whose
- * read end a thread of its own drains into the write function (tool_memstream_open's into a
- * growing buffer), until tool_stream_close closes the pipe and waits for the thread.
+ * Paths are UTF-8, as the library's (platform/os_win32.c): they reach Windows as wide characters.
+ * Windows has no cookie streams: a stream of mcz_os_stream_open is the write end of a pipe whose
+ * read end a thread of its own drains into the write function (mcz_os_memstream_open's into a
+ * growing buffer), until mcz_os_stream_close closes the pipe and waits for the thread.
  */
-#ifdef _WIN32
 #include <windows.h>
 
 #include <direct.h>
@@ -22,9 +22,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "tool_os.h"
+#include "mcz_common.h"
+#include "os_win32.h"
+#include "platform.h"
 
-wchar_t *tool_os_wide(const char *text)
+wchar_t *mcz_os_wide(const char *text)
 {
     int n = MultiByteToWideChar(CP_UTF8, MB_ERR_INVALID_CHARS, text, -1, NULL, 0);
     wchar_t *w = n > 0 ? malloc((size_t)n * sizeof *w) : NULL;
@@ -36,7 +38,7 @@ wchar_t *tool_os_wide(const char *text)
     return w;
 }
 
-char *tool_os_utf8(const wchar_t *w)
+char *mcz_os_utf8(const wchar_t *w)
 {
     int n = WideCharToMultiByte(CP_UTF8, 0, w, -1, NULL, 0, NULL, NULL);
     char *s = n > 0 ? malloc((size_t)n) : NULL;
@@ -50,21 +52,7 @@ char *tool_os_utf8(const wchar_t *w)
 
 /* ---- Temporary directories, the environment ---- */
 
-const char *tool_temp_base(void)
-{
-    static char dir[MAX_PATH + 1];
-    const char *tmp = getenv("TMPDIR");
-    if (tmp && tmp[0])
-        return tmp;
-    DWORD len = GetTempPathA(sizeof dir, dir);
-    if (len == 0 || len >= sizeof dir)
-        return ".";
-    if (len > 3 && (dir[len - 1] == '\\' || dir[len - 1] == '/'))
-        dir[len - 1] = '\0'; /* without its final separator, but a drive's root keeps it */
-    return dir;
-}
-
-char *tool_mkdtemp(char *tmpl)
+char *mcz_os_mkdtemp(char *tmpl)
 {
     size_t len = strlen(tmpl);
     if (len < 6 || strcmp(tmpl + len - 6, "XXXXXX") != 0) {
@@ -84,13 +72,13 @@ char *tool_mkdtemp(char *tmpl)
     return NULL;
 }
 
-int tool_mkdir_private(const char *path) { return _mkdir(path); }
+int mcz_os_mkdir_private(const char *path) { return _mkdir(path); }
 
-FILE *tool_temp_file(void)
+FILE *mcz_os_temp_file(void)
 {
     char name[MAX_PATH + 32];
     for (int attempt = 0; attempt < 26; attempt++) {
-        if ((size_t)snprintf(name, sizeof name, "%s\\mcz-temp.XXXXXX", tool_temp_base()) >=
+        if ((size_t)snprintf(name, sizeof name, "%s\\mcz-temp.XXXXXX", mcz_os_temp_dir()) >=
                 sizeof name ||
             _mktemp_s(name, strlen(name) + 1) != 0)
             return NULL;
@@ -110,12 +98,12 @@ FILE *tool_temp_file(void)
 
 /* Both environments: the C runtime's (getenv, the library's) and the system's (inherited by
  * the processes CreateProcessW starts). */
-int tool_setenv(const char *name, const char *value)
+int mcz_os_setenv(const char *name, const char *value)
 {
     return _putenv_s(name, value) == 0 && SetEnvironmentVariableA(name, value) ? 0 : -1;
 }
 
-ptrdiff_t tool_getline(char **line, size_t *cap, FILE *f)
+ptrdiff_t mcz_os_getline(char **line, size_t *cap, FILE *f)
 {
     if (!line || !cap) {
         errno = EINVAL;
@@ -144,12 +132,6 @@ ptrdiff_t tool_getline(char **line, size_t *cap, FILE *f)
     return (ptrdiff_t)len;
 }
 
-long tool_cpu_count(void)
-{
-    DWORD n = GetActiveProcessorCount(ALL_PROCESSOR_GROUPS);
-    return n >= 1 ? (long)n : 1;
-}
-
 /* ---- Streams: a pipe drained by a thread ---- */
 
 #define PIPE_BYTES (64 * 1024)
@@ -158,7 +140,7 @@ typedef struct pump {
     FILE *stream; /* the pipe's write end, the caller's */
     int read_fd;
     HANDLE thread;
-    tool_stream_write_fn write;
+    mcz_os_stream_write_fn write;
     void *cookie;
     bool failed;      /* a write failed: the rest is drained and dropped */
     char **text;      /* a memory stream's result, set at close; NULL: a cookie stream */
@@ -209,7 +191,7 @@ static FILE *pump_start(pump *p)
 
 /* A pump into write(cookie, ...); with text set, a memory stream (write is memory_write, whose
  * cookie is the pump itself). */
-static FILE *pump_open(tool_stream_write_fn write, void *cookie, char **text, size_t *len)
+static FILE *pump_open(mcz_os_stream_write_fn write, void *cookie, char **text, size_t *len)
 {
     pump *p = calloc(1, sizeof *p);
     if (!p)
@@ -224,7 +206,7 @@ static FILE *pump_open(tool_stream_write_fn write, void *cookie, char **text, si
     return f;
 }
 
-FILE *tool_stream_open(tool_stream_write_fn write, void *cookie)
+FILE *mcz_os_stream_open(mcz_os_stream_write_fn write, void *cookie)
 {
     return pump_open(write, cookie, NULL, NULL);
 }
@@ -247,7 +229,7 @@ static long memory_write(void *cookie, const char *buf, size_t len)
     return (long)len;
 }
 
-FILE *tool_memstream_open(char **text, size_t *len)
+FILE *mcz_os_memstream_open(char **text, size_t *len)
 {
     return pump_open(memory_write, NULL, text, len);
 }
@@ -266,7 +248,7 @@ static pump *pump_take(FILE *f)
     return p;
 }
 
-int tool_stream_close(FILE *f)
+int mcz_os_stream_close(FILE *f)
 {
     pump *p = pump_take(f);
     if (!p)
@@ -293,14 +275,14 @@ int tool_stream_close(FILE *f)
 
 /* ---- Directories ---- */
 
-struct tool_os_dir {
+struct mcz_os_dir {
     HANDLE find;
     WIN32_FIND_DATAW entry;
     bool first;     /* entry holds the first name, not yet returned */
     char name[MAX_PATH * 3 + 1]; /* UTF-8 of a name of at most MAX_PATH wide characters */
 };
 
-tool_os_dir *tool_os_dir_open(const char *dir)
+mcz_os_dir *mcz_os_dir_open(const char *dir)
 {
     size_t len = strlen(dir);
     char *pattern = malloc(len + 3);
@@ -309,9 +291,9 @@ tool_os_dir *tool_os_dir_open(const char *dir)
         return NULL;
     }
     snprintf(pattern, len + 3, "%s%s*", dir, len && strchr("/\\", dir[len - 1]) ? "" : "\\");
-    wchar_t *w = tool_os_wide(pattern);
+    wchar_t *w = mcz_os_wide(pattern);
     free(pattern);
-    tool_os_dir *d = w ? calloc(1, sizeof *d) : NULL;
+    mcz_os_dir *d = w ? calloc(1, sizeof *d) : NULL;
     if (!d) {
         free(w);
         errno = ENOMEM;
@@ -322,14 +304,14 @@ tool_os_dir *tool_os_dir_open(const char *dir)
     if (d->find == INVALID_HANDLE_VALUE) {
         DWORD err = GetLastError();
         free(d);
-        errno = tool_errno_of_win32(err);
+        errno = mcz_os_errno_of_win32(err);
         return NULL;
     }
     d->first = true;
     return d;
 }
 
-const char *tool_os_dir_next(tool_os_dir *d)
+const char *mcz_os_dir_next(mcz_os_dir *d)
 {
     errno = 0;
     if (!d->first && !FindNextFileW(d->find, &d->entry)) {
@@ -346,7 +328,7 @@ const char *tool_os_dir_next(tool_os_dir *d)
     return d->name;
 }
 
-void tool_os_dir_close(tool_os_dir *d)
+void mcz_os_dir_close(mcz_os_dir *d)
 {
     FindClose(d->find);
     free(d);
@@ -375,7 +357,7 @@ static const char *bracket_match(const char *p, unsigned char c, bool *in)
 
 /* fnmatch(glob, name, FNM_PERIOD) for the wildcards tool.h names: '*' backtracks to the last
  * star only, which suffices for a pattern without path separators. */
-bool tool_glob_match(const char *glob, const char *name)
+bool mcz_os_glob_match(const char *glob, const char *name)
 {
     if (name[0] == '.' && glob[0] != '.')
         return false;
@@ -409,7 +391,7 @@ bool tool_glob_match(const char *glob, const char *name)
 
 /* ---- Files ---- */
 
-void tool_stdio_binary(void)
+void mcz_os_stdio_binary(void)
 {
     _setmode(_fileno(stdin), _O_BINARY);
     _setmode(_fileno(stdout), _O_BINARY);
@@ -421,19 +403,19 @@ static bool handle_is_pipe(HANDLE h)
     return h != INVALID_HANDLE_VALUE && GetFileType(h) == FILE_TYPE_PIPE;
 }
 
-bool tool_stdout_is_pipe(void)
+bool mcz_os_stdout_is_pipe(void)
 {
     return handle_is_pipe((HANDLE)_get_osfhandle(_fileno(stdout)));
 }
 
 /* Windows has no way to ask a pipe's write end whether its reader is gone without writing:
  * the write fails instead (EPIPE, EINVAL), and is reported. */
-bool tool_stdout_reader_gone(void)
+bool mcz_os_stdout_reader_gone(void)
 {
     return false;
 }
 
-static int file_id_of_handle(HANDLE h, tool_file_id *id)
+static int file_id_of_handle(HANDLE h, mcz_os_file_id *id)
 {
     BY_HANDLE_FILE_INFORMATION info;
     if (h == INVALID_HANDLE_VALUE || GetFileType(h) != FILE_TYPE_DISK ||
@@ -446,9 +428,9 @@ static int file_id_of_handle(HANDLE h, tool_file_id *id)
     return 0;
 }
 
-int tool_file_id_of(const char *path, tool_file_id *id)
+int mcz_os_file_id_of(const char *path, mcz_os_file_id *id)
 {
-    wchar_t *w = tool_os_wide(path);
+    wchar_t *w = mcz_os_wide(path);
     if (!w)
         return -1;
     /* No access asked (attributes only), every sharing mode: opens what another process holds
@@ -465,108 +447,78 @@ int tool_file_id_of(const char *path, tool_file_id *id)
     return rc;
 }
 
-int tool_file_id_of_fd(int fd, tool_file_id *id)
+int mcz_os_file_id_of_fd(int fd, mcz_os_file_id *id)
 {
     return file_id_of_handle((HANDLE)_get_osfhandle(fd), id);
 }
 
-bool tool_is_directory_not_link(const char *path)
+bool mcz_os_is_directory_not_link(const char *path)
 {
-    wchar_t *w = tool_os_wide(path);
+    wchar_t *w = mcz_os_wide(path);
     DWORD attributes = w ? GetFileAttributesW(w) : INVALID_FILE_ATTRIBUTES;
     free(w);
     return attributes != INVALID_FILE_ATTRIBUTES && (attributes & FILE_ATTRIBUTE_DIRECTORY) &&
            !(attributes & FILE_ATTRIBUTE_REPARSE_POINT);
 }
 
-int tool_fsync(int fd)
-{
-    HANDLE h = (HANDLE)_get_osfhandle(fd);
-    if (h == INVALID_HANDLE_VALUE) {
-        errno = EBADF;
-        return -1;
-    }
-    /* A pipe would wait for its reader, a console cannot be flushed: nothing to do. */
-    if (GetFileType(h) != FILE_TYPE_DISK || FlushFileBuffers(h))
-        return 0;
-    errno = EIO;
-    return -1;
-}
-
-ptrdiff_t tool_pread(int fd, void *buf, size_t len, int64_t off)
-{
-    int64_t was = _lseeki64(fd, 0, SEEK_CUR);
-    if (was < 0 || _lseeki64(fd, off, SEEK_SET) < 0)
-        return -1;
-    unsigned count = len > INT_MAX ? INT_MAX : (unsigned)len;
-    int n = _read(fd, buf, count);
-    int err = errno;
-    if (_lseeki64(fd, was, SEEK_SET) < 0 && n >= 0)
-        return -1;
-    errno = err;
-    return n;
-}
-
 /* The C runtime's POSIX names (narrow paths, as fopen's), with Windows' counterparts where it
  * has none. */
 
-static int info_of_stat(int rc, const struct stat *st, tool_file_info *info)
+static int info_of_stat(int rc, const struct stat *st, mcz_os_file_info *info)
 {
     if (rc != 0)
         return -1;
-    info->type = S_ISREG(st->st_mode)   ? TOOL_FILE_REGULAR
-                 : S_ISDIR(st->st_mode) ? TOOL_FILE_DIRECTORY
-                                        : TOOL_FILE_OTHER;
-    info->size = info->type == TOOL_FILE_REGULAR ? (uint64_t)st->st_size : 0;
+    info->type = S_ISREG(st->st_mode)   ? MCZ_OS_FILE_REGULAR
+                 : S_ISDIR(st->st_mode) ? MCZ_OS_FILE_DIRECTORY
+                                        : MCZ_OS_FILE_OTHER;
+    info->size = info->type == MCZ_OS_FILE_REGULAR ? (uint64_t)st->st_size : 0;
     return 0;
 }
 
-int tool_stat(const char *path, tool_file_info *info)
+int mcz_os_stat(const char *path, mcz_os_file_info *info)
 {
     struct stat st;
     return info_of_stat(stat(path, &st), &st, info);
 }
 
-int tool_fstat(int fd, tool_file_info *info)
+int mcz_os_fstat(int fd, mcz_os_file_info *info)
 {
     struct stat st;
     return info_of_stat(fstat(fd, &st), &st, info);
 }
 
-int tool_open(const char *path, int how, int mode)
+int mcz_os_open(const char *path, int how, int mode)
 {
     static const int access_modes[] = {0, _O_RDONLY, _O_WRONLY, _O_RDWR};
-    int flags = access_modes[how & TOOL_OPEN_READ_WRITE] | _O_NOINHERIT | _O_BINARY;
-    flags |= how & TOOL_OPEN_CREATE ? _O_CREAT : 0;
-    flags |= how & TOOL_OPEN_EXCLUSIVE ? _O_EXCL : 0;
-    flags |= how & TOOL_OPEN_TRUNCATE ? _O_TRUNC : 0;
-    flags |= how & TOOL_OPEN_APPEND ? _O_APPEND : 0;
+    int flags = access_modes[how & MCZ_OS_OPEN_READ_WRITE] | _O_NOINHERIT | _O_BINARY;
+    flags |= how & MCZ_OS_OPEN_CREATE ? _O_CREAT : 0;
+    flags |= how & MCZ_OS_OPEN_EXCLUSIVE ? _O_EXCL : 0;
+    flags |= how & MCZ_OS_OPEN_TRUNCATE ? _O_TRUNC : 0;
+    flags |= how & MCZ_OS_OPEN_APPEND ? _O_APPEND : 0;
     return open(path, flags, mode);
 }
 
-int tool_close(int fd) { return close(fd); }
 
-ptrdiff_t tool_read(int fd, void *buf, size_t len)
+ptrdiff_t mcz_os_read(int fd, void *buf, size_t len)
 {
     return read(fd, buf, len > INT_MAX ? INT_MAX : (unsigned)len);
 }
 
-ptrdiff_t tool_write(int fd, const void *buf, size_t len)
+ptrdiff_t mcz_os_write(int fd, const void *buf, size_t len)
 {
     return write(fd, buf, len > INT_MAX ? INT_MAX : (unsigned)len);
 }
 
-int64_t tool_position(int fd) { return _lseeki64(fd, 0, SEEK_CUR); }
-int64_t tool_seek_end(int fd) { return _lseeki64(fd, 0, SEEK_END); }
-int tool_truncate(int fd, int64_t size) { return ftruncate(fd, (off_t)size); }
-bool tool_isatty(int fd) { return isatty(fd) != 0; }
-bool tool_exists(const char *path) { return access(path, F_OK) == 0; }
-int tool_unlink(const char *path) { return unlink(path); }
-int tool_rmdir(const char *path) { return rmdir(path); }
-long tool_process_id(void) { return (long)GetCurrentProcessId(); }
-const char *tool_shared_library_suffix(void) { return ".dll"; }
+int64_t mcz_os_position(int fd) { return _lseeki64(fd, 0, SEEK_CUR); }
+int64_t mcz_os_seek_end(int fd) { return _lseeki64(fd, 0, SEEK_END); }
+bool mcz_os_isatty(int fd) { return isatty(fd) != 0; }
+bool mcz_os_exists(const char *path) { return access(path, F_OK) == 0; }
+int mcz_os_unlink(const char *path) { return unlink(path); }
+int mcz_os_rmdir(const char *path) { return rmdir(path); }
+long mcz_os_process_id(void) { return (long)GetCurrentProcessId(); }
+const char *mcz_os_shared_library_suffix(void) { return ".dll"; }
 
-char *tool_getcwd(void)
+char *mcz_os_getcwd(void)
 {
     return _getcwd(NULL, 0); /* msvcrt allocates a buffer of the length needed */
 }
@@ -590,26 +542,29 @@ static void close_descriptors(void)
  * left half-done, then ends the process as the system's default handler does (every event
  * ends a console program with STATUS_CONTROL_C_EXIT). A Ctrl-C the parent disabled
  * (CREATE_NEW_PROCESS_GROUP) never reaches the handlers. */
+static const mcz_os_stop_hooks *stop_hooks; /* set before the handler is installed */
+
 static BOOL WINAPI on_console_event(DWORD event)
 {
     (void)event;
-    tool_progress_abandon();
-    tool_undo_truncations();
+    stop_hooks->abandon();
+    stop_hooks->undo_truncations();
     close_descriptors();
-    tool_undo_removals();
+    stop_hooks->undo_removals();
     ExitProcess(STATUS_CONTROL_C_EXIT);
     return TRUE;
 }
 
-void tool_signals_install(void)
+void mcz_os_stop_catch(const mcz_os_stop_hooks *hooks)
 {
+    stop_hooks = hooks;
     SetConsoleCtrlHandler(on_console_event, TRUE);
 }
 
 /* Seconds the test event is waited for before the run says it never came. */
 #define TEST_EVENT_WAIT_MS 30000
 
-void tool_os_test_signal(const char *name)
+void mcz_os_test_signal(const char *program, const char *name)
 {
     DWORD event;
     if (strcmp(name, "INT") == 0)
@@ -625,10 +580,10 @@ void tool_os_test_signal(const char *name)
      * process, which Wine turns into the console's Ctrl-C, as it does a terminal's). */
     if (!GenerateConsoleCtrlEvent(event, 0))
         fprintf(stderr, "%s: MCZ_TEST_SIGNAL=%s: waiting for the console control event\n",
-                tool_program(), name);
+                program, name);
     Sleep(TEST_EVENT_WAIT_MS);
-    tool_error("MCZ_TEST_SIGNAL=%s: no console control event ended the process", name);
+    fprintf(stderr, "%s: MCZ_TEST_SIGNAL=%s: no console control event ended the process\n",
+            program, name);
     exit(125);
 }
 
-#endif /* _WIN32 */

@@ -2,7 +2,7 @@
  * posix_compat.h - the library on a POSIX system whose C library lacks glibc's extensions
  * (macOS, the BSDs): included ahead of every library file above io/ (-include) when
  * MCZ_POSIX_COMPAT is defined. Those layers use C11 and POSIX.1-2008 with XSI, and beyond them
- * only the names below, mapped onto io/compat.c. `make test-posix` builds them here so (no
+ * only the names below, mapped onto platform/compat.c. `make test-posix` builds them here so (no
  * _GNU_SOURCE, -Wpedantic) and runs the unit tests against that library, so the fallbacks run
  * on this machine too; io/ itself guards each system-specific call with its own fallback.
  */

@@ -1,8 +1,7 @@
 /*
- * tool_proc_posix.c - tool.h's programs and files (tool_exec, tool_self_path, ...) for POSIX
- * systems. Empty on Windows, where tool_proc_win32.c implements the same functions.
+ * proc_posix.c - platform/platform.h's programs and files (mcz_os_exec, mcz_os_self_path, ...)
+ * for POSIX systems; platform/proc_win32.c is Windows'.
  */
-#ifndef _WIN32
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -12,18 +11,20 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "tool.h"
+#include "mcz_common.h"
+#include "platform.h"
 
-int tool_exec(const char *path, char *const argv[])
+int mcz_os_exec(const char *path, char *const argv[])
 {
     fflush(NULL);
     execv(path, argv);
     return -1;
 }
 
-static pid_t spawned = -1; /* the program tool_spawn_piped started */
+static pid_t spawned = -1; /* the program mcz_os_spawn_piped started */
 
-int tool_spawn_piped(const char *path, char *const argv[], int *to_child)
+int mcz_os_spawn_piped(const char *path, char *const argv[], int *to_child,
+                       void (*cannot_run)(const char *path, int err))
 {
     int fds[2];
     if (pipe2(fds, O_CLOEXEC) != 0)
@@ -33,7 +34,7 @@ int tool_spawn_piped(const char *path, char *const argv[], int *to_child)
     if (spawned == 0) {
         dup2(fds[0], 0);
         execv(path, argv);
-        tool_error("cannot run %s: %s", path, strerror(errno));
+        cannot_run(path, errno);
         _exit(255);
     }
     int saved = errno;
@@ -47,7 +48,7 @@ int tool_spawn_piped(const char *path, char *const argv[], int *to_child)
     return 0;
 }
 
-int tool_spawn_wait(int stop_signal)
+int mcz_os_spawn_wait(int stop_signal)
 {
     if (stop_signal)
         kill(spawned, stop_signal);
@@ -59,23 +60,17 @@ int tool_spawn_wait(int stop_signal)
                                  : 255;
 }
 
-char *tool_self_path(void)
+char *mcz_os_self_path(void)
 {
     return strdup("/proc/self/exe");
 }
 
-char *tool_absolute_path(const char *path)
+char *mcz_os_absolute_path(const char *path)
 {
     return realpath(path, NULL);
 }
 
-int tool_link(const char *from, const char *to)
+int mcz_os_link(const char *from, const char *to)
 {
     return link(from, to);
 }
-
-int tool_rename_over(const char *from, const char *to)
-{
-    return rename(from, to);
-}
-#endif /* !_WIN32 */

@@ -1,9 +1,8 @@
 /*
- * tool_proc_win32.c - tool.h's programs and files (tool_exec, tool_self_path, ...) for
- * Windows. Empty on other systems, where tool_proc_posix.c implements the same functions.
+ * proc_win32.c - platform/platform.h's programs and files (mcz_os_exec, mcz_os_self_path, ...)
+ * for Windows; platform/proc_posix.c is POSIX's.
  * Paths are UTF-8, as everywhere in mcz: they reach Windows as wide characters.
  */
-#ifdef _WIN32
 #include <windows.h>
 
 #include <errno.h>
@@ -13,32 +12,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tool_os.h"
+#include "mcz_common.h"
+#include "os_win32.h"
+#include "platform.h"
 
 #define PATH_CHARS 32768 /* the longest path Windows has */
 
-int tool_errno_of_win32(unsigned long error)
-{
-    switch (error) {
-    case ERROR_FILE_NOT_FOUND:
-    case ERROR_PATH_NOT_FOUND: return ENOENT;
-    case ERROR_ACCESS_DENIED:
-    case ERROR_SHARING_VIOLATION: return EACCES;
-    case ERROR_ALREADY_EXISTS:
-    case ERROR_FILE_EXISTS: return EEXIST;
-    case ERROR_DIRECTORY: return ENOTDIR;
-    case ERROR_NOT_SAME_DEVICE: return EXDEV;
-    case ERROR_TOO_MANY_LINKS: return EMLINK;
-    case ERROR_INVALID_FUNCTION:
-    case ERROR_NOT_SUPPORTED: return ENOTSUP;
-    case ERROR_NOT_ENOUGH_MEMORY:
-    case ERROR_OUTOFMEMORY: return ENOMEM;
-    case ERROR_BAD_EXE_FORMAT: return ENOEXEC;
-    default: return EIO;
-    }
-}
-
-/* ---- tool_exec ---- */
+/* ---- mcz_os_exec ---- */
 
 /* The program shares this process's console, so a console control event reaches it too: it
  * decides what the event means, and this process waits on to pass its exit code on. For the
@@ -50,7 +30,7 @@ static BOOL WINAPI while_waiting(DWORD event)
     return TRUE;
 }
 
-void *tool_job_kill_on_close(void)
+void *mcz_os_job_kill_on_close(void)
 {
     HANDLE job = CreateJobObjectW(NULL, NULL);
     JOBOBJECT_EXTENDED_LIMIT_INFORMATION limit;
@@ -83,12 +63,12 @@ static void share_std_handles(STARTUPINFOW *si)
 static int start(const char *path, char *const argv[], STARTUPINFOW *si, DWORD flags,
                  PROCESS_INFORMATION *pi)
 {
-    char *line = tool_command_line(argv);
-    wchar_t *wpath = tool_os_wide(path), *wline = line ? tool_os_wide(line) : NULL;
+    char *line = mcz_os_command_line(argv);
+    wchar_t *wpath = mcz_os_wide(path), *wline = line ? mcz_os_wide(line) : NULL;
     free(line);
     BOOL started = wpath && wline &&
                    CreateProcessW(wpath, wline, NULL, NULL, TRUE, flags, NULL, NULL, si, pi);
-    int saved = wpath && wline ? tool_errno_of_win32(GetLastError()) : ENOMEM;
+    int saved = wpath && wline ? mcz_os_errno_of_win32(GetLastError()) : ENOMEM;
     free(wpath);
     free(wline);
     if (started)
@@ -97,14 +77,14 @@ static int start(const char *path, char *const argv[], STARTUPINFOW *si, DWORD f
     return -1;
 }
 
-int tool_exec(const char *path, char *const argv[])
+int mcz_os_exec(const char *path, char *const argv[])
 {
     STARTUPINFOW si;
     memset(&si, 0, sizeof si);
     si.cb = sizeof si;
     share_std_handles(&si);
     PROCESS_INFORMATION pi;
-    HANDLE job = tool_job_kill_on_close(); /* NULL: the program runs outside one */
+    HANDLE job = mcz_os_job_kill_on_close(); /* NULL: the program runs outside one */
     fflush(NULL);
     /* suspended until it is in the job: nothing it starts escapes the job */
     if (start(path, argv, &si, CREATE_SUSPENDED, &pi) != 0) {
@@ -125,14 +105,16 @@ int tool_exec(const char *path, char *const argv[])
     exit((int)code); /* the job's handle closes with the process */
 }
 
-static HANDLE spawned; /* the program tool_spawn_piped started */
+static HANDLE spawned; /* the program mcz_os_spawn_piped started */
 
-int tool_spawn_piped(const char *path, char *const argv[], int *to_child)
+int mcz_os_spawn_piped(const char *path, char *const argv[], int *to_child,
+                       void (*cannot_run)(const char *path, int err))
 {
+    (void)cannot_run; /* CreateProcessW fails in this process instead: -1 and errno */
     SECURITY_ATTRIBUTES sa = {sizeof sa, NULL, TRUE};
     HANDLE rd, wr;
     if (!CreatePipe(&rd, &wr, &sa, 0)) {
-        errno = tool_errno_of_win32(GetLastError());
+        errno = mcz_os_errno_of_win32(GetLastError());
         return -1;
     }
     SetHandleInformation(wr, HANDLE_FLAG_INHERIT, 0); /* the program gets the read end only */
@@ -163,7 +145,7 @@ int tool_spawn_piped(const char *path, char *const argv[], int *to_child)
     return 0;
 }
 
-int tool_spawn_wait(int stop_signal)
+int mcz_os_spawn_wait(int stop_signal)
 {
     if (stop_signal)
         TerminateProcess(spawned, (UINT)(128 + stop_signal));
@@ -177,49 +159,36 @@ int tool_spawn_wait(int stop_signal)
 
 /* ---- Files ---- */
 
-char *tool_self_path(void)
+char *mcz_os_self_path(void)
 {
     wchar_t *w = malloc(PATH_CHARS * sizeof *w);
     DWORD n = w ? GetModuleFileNameW(NULL, w, PATH_CHARS) : 0;
-    char *path = n > 0 && n < PATH_CHARS ? tool_os_utf8(w) : NULL;
+    char *path = n > 0 && n < PATH_CHARS ? mcz_os_utf8(w) : NULL;
     if (!path && w)
-        errno = n == 0 ? tool_errno_of_win32(GetLastError()) : ENAMETOOLONG;
+        errno = n == 0 ? mcz_os_errno_of_win32(GetLastError()) : ENAMETOOLONG;
     free(w);
     return path;
 }
 
-char *tool_absolute_path(const char *path)
+char *mcz_os_absolute_path(const char *path)
 {
-    wchar_t *wpath = tool_os_wide(path), *full = malloc(PATH_CHARS * sizeof *full);
+    wchar_t *wpath = mcz_os_wide(path), *full = malloc(PATH_CHARS * sizeof *full);
     DWORD n = wpath && full ? GetFullPathNameW(wpath, PATH_CHARS, full, NULL) : 0;
-    char *abs = n > 0 && n < PATH_CHARS ? tool_os_utf8(full) : NULL;
+    char *abs = n > 0 && n < PATH_CHARS ? mcz_os_utf8(full) : NULL;
     if (!abs && wpath && full)
-        errno = n == 0 ? tool_errno_of_win32(GetLastError()) : ENAMETOOLONG;
+        errno = n == 0 ? mcz_os_errno_of_win32(GetLastError()) : ENAMETOOLONG;
     free(wpath);
     free(full);
     return abs;
 }
 
-int tool_link(const char *from, const char *to)
+int mcz_os_link(const char *from, const char *to)
 {
-    wchar_t *wfrom = tool_os_wide(from), *wto = tool_os_wide(to);
+    wchar_t *wfrom = mcz_os_wide(from), *wto = mcz_os_wide(to);
     BOOL ok = wfrom && wto && CreateHardLinkW(wto, wfrom, NULL);
     if (!ok && wfrom && wto)
-        errno = tool_errno_of_win32(GetLastError());
+        errno = mcz_os_errno_of_win32(GetLastError());
     free(wfrom);
     free(wto);
     return ok ? 0 : -1;
 }
-
-int tool_rename_over(const char *from, const char *to)
-{
-    wchar_t *wfrom = tool_os_wide(from), *wto = tool_os_wide(to);
-    BOOL ok = wfrom && wto &&
-              MoveFileExW(wfrom, wto, MOVEFILE_REPLACE_EXISTING | MOVEFILE_WRITE_THROUGH);
-    if (!ok && wfrom && wto)
-        errno = tool_errno_of_win32(GetLastError());
-    free(wfrom);
-    free(wto);
-    return ok ? 0 : -1;
-}
-#endif /* _WIN32 */
