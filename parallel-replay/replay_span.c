@@ -22,6 +22,8 @@
 /* While the samples cannot tell a start from a context's cost: each worker's command that many
  * times its last (1, 4, 16 units: the bound after two, a spread the line can use after one) */
 #define SPAN_RAMP 4
+/* A start is dear when it is at least 1/SPAN_DEAR_SHARE of its command's time */
+#define SPAN_DEAR_SHARE 10
 
 void replay_span_sample(replay_span_model *m, uint64_t contexts, double seconds)
 {
@@ -34,20 +36,38 @@ void replay_span_sample(replay_span_model *m, uint64_t contexts, double seconds)
     m->samples++;
 }
 
-/* The contexts a command should get; 0: unknown yet (the samples do not tell S from c). */
-static double contexts_wanted(const replay_span_model *m)
+/* The start S and the cost per context c by the samples; false while they cannot tell. */
+static bool start_and_cost(const replay_span_model *m, double *s, double *c)
 {
     double k = (double)m->samples;
     double var = m->sum_nn - m->sum_n * m->sum_n / k;
     double mean = m->sum_n / (k > 0 ? k : 1);
     /* sizes too alike (a spread under a quarter of the mean) give a line of noise */
     if (m->samples < 2 || var < k * (mean / 4) * (mean / 4))
+        return false;
+    *c = (m->sum_nt - m->sum_n * m->sum_t / k) / var;
+    *s = (m->sum_t - *c * m->sum_n) / k;
+    return true;
+}
+
+/* The contexts a command should get; 0: unknown yet (the samples do not tell S from c). */
+static double contexts_wanted(const replay_span_model *m)
+{
+    double s, c;
+    if (!start_and_cost(m, &s, &c))
         return 0;
-    double c = (m->sum_nt - m->sum_n * m->sum_t / k) / var;
-    double s = (m->sum_t - c * m->sum_n) / k;
     if (c <= 0)
         return 1e18; /* no cost per context seen: as large as the bound allows */
     return s <= 0 ? 1 : SPAN_START_SHARE * s / c;
+}
+
+bool replay_span_start_dear(const replay_span_model *m, uint64_t contexts)
+{
+    double s, c;
+    if (!start_and_cost(m, &s, &c) || s <= 0)
+        return false;
+    double t = s + (c > 0 ? c : 0) * (double)contexts;
+    return s * SPAN_DEAR_SHARE >= t;
 }
 
 uint32_t replay_span_next(const replay_span_model *m, const replay_plan *p, size_t next,
