@@ -465,6 +465,13 @@ void replay_table_free(replay_table *t);
  * cannot be read back, a results file changed or a context comes twice. */
 typedef int (*replay_visit)(void *arg, const replay_entry *e);
 int replay_table_walk(const replay_table *t, replay_visit visit, void *arg, mcz_diag *diag);
+/* The same for a visitor that reads the rows of some entries only: wants(arg, number, kind)
+ * says which (NULL: none). The others come with row NULL where a spilled run holds them, so
+ * a walk pays for unescaping only the rows it reads (results files' are checked whole on
+ * every walk all the same). */
+typedef bool (*replay_wants_row)(void *arg, uint32_t number, int kind);
+int replay_table_walk_rows(const replay_table *t, replay_visit visit, replay_wants_row wants,
+                           void *arg, mcz_diag *diag);
 
 /* Takes f, open for reading at the first entry of a results file named path (lines: the lines
  * before it), as a run of t; closed by replay_table_free. */
