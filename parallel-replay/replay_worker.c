@@ -45,7 +45,8 @@ struct replay_worker {
     replay_worker_peek peek; /* the next request, when it has come already */
     void *peek_arg;
     uint64_t commands;   /* --exec: commands run */
-    replay_span_model alone; /* --exec: what its commands that ran alone took, start to end */
+    replay_span_model alone; /* --exec: what its commands started on their turn (not ahead)
+                              * took, start to end */
 };
 
 static int open_collection(replay_worker *w, char *msg, size_t cap)
@@ -377,7 +378,7 @@ static exec_slot *ahead_for(replay_worker *w, const replay_unit *u, uint32_t res
 
 /* The next request, when it has come, read and written ahead in the other slot while the
  * command runs. When starts are dear (at least a tenth of a command, by what this worker's
- * commands took when they ran alone) its command is started at once: two commands in flight,
+ * commands started on their turn took) its command is started at once: two commands in flight,
  * the next one's start (a process, a JIT loaded: idle time) under the current one's work.
  * Nothing is sent for it until its turn. Never with one worker (-j 1: one command at a time,
  * as superpmi without -p, so what a JIT writes to one file stays in context order), nor while
