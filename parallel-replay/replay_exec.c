@@ -581,21 +581,8 @@ static _Noreturn void unit_broken(const exec_files *ef, const mcz_mc *ctx, size_
     replay_chan_broken(ch, msg);
 }
 
-/* The unit file finished (uf), or the run stopped naming the file and the errno. */
-static void unit_write(const exec_files *ef, replay_exec_file *uf, const mcz_mc *ctx, size_t n,
-                       replay_chan *ch)
-{
-    int err = file_end(uf);
-    if (!err)
-        return;
-    char why[EXEC_WHY_MAX];
-    snprintf(why, sizeof why, "cannot write the unit's temporary .mch %s: %s", ef->unit,
-             strerror(err));
-    unit_broken(ef, ctx, n, why, ch);
-}
-
-/* A command started over a unit (replay_exec_launch), to be waited for and accounted
- * (replay_exec_finish). */
+/* A command started over a unit (replay_exec_spawn), announced on the unit's turn
+ * (replay_exec_announce), then waited for and accounted (replay_exec_finish). */
 struct replay_exec_job {
     const replay_config *cfg;
     exec_files ef;
@@ -604,6 +591,7 @@ struct replay_exec_job {
     uint64_t size; /* of the unit file */
     const mcz_mc *ctx;
     size_t n;
+    char why[EXEC_WHY_MAX]; /* why it could not start, said on its turn; empty: it runs */
 };
 
 static void job_free(replay_exec_job *job)
@@ -619,14 +607,54 @@ static _Noreturn void job_broken(replay_exec_job *job, const char *why, replay_c
     unit_broken(&job->ef, job->ctx, job->n, why, ch);
 }
 
-replay_exec_job *replay_exec_launch(const replay_config *cfg, const char *work_dir,
-                                    replay_exec_file *uf, const mcz_mc *ctx, size_t n,
-                                    replay_chan *ch)
+/* The unit file finished, its table written, the command started: what was in the way goes to
+ * job->why, for replay_exec_announce to say on the unit's turn. MCZ_OK, or MCZ_ENOMEM. */
+static int job_start(replay_exec_job *job, replay_exec_file *uf)
+{
+    const replay_config *cfg = job->cfg;
+    exec_files *ef = &job->ef;
+    ef->lead = uf->lead;
+    int err = cfg->exec_original ? 0 : file_end(uf);
+    if (err) {
+        snprintf(job->why, sizeof job->why, "cannot write the unit's temporary .mch %s: %s",
+                 ef->unit, strerror(err));
+        return MCZ_OK;
+    }
+    if (ef->lead && toc_refused) { /* written ahead, before the table was refused */
+        err = file_drop_lead(ef->unit, job->size);
+        job->size -= sizeof toc_lead;
+        ef->lead = false;
+        if (err) {
+            snprintf(job->why, sizeof job->why, "cannot write the unit's temporary .mch %s: %s",
+                     ef->unit, strerror(err));
+            return MCZ_OK;
+        }
+    }
+    if (ef->lead) {
+        int rc = write_toc(ef->toc, job->ctx, job->n);
+        if (rc == MCZ_ENOMEM || !(ef->ranges = global_ranges(job->ctx, job->n)))
+            return MCZ_ENOMEM;
+        if (rc != MCZ_OK) {
+            snprintf(job->why, sizeof job->why, "cannot write the unit's temporary table %s: %s",
+                     ef->toc, strerror(errno ? errno : EIO));
+            return MCZ_OK;
+        }
+        snprintf(ef->original, sizeof ef->original, "%s", ef->unit);
+    }
+    int rc = start_once(cfg, ef, &job->argv, &job->proc, job->why, sizeof job->why);
+    return rc == MCZ_ENOMEM || (rc != MCZ_OK && !job->why[0]) ? MCZ_ENOMEM : MCZ_OK;
+}
+
+replay_exec_job *replay_exec_spawn(const replay_config *cfg, const char *work_dir,
+                                   replay_exec_file *uf, const mcz_mc *ctx, size_t n)
 {
     replay_exec_job *job = calloc(1, sizeof *job);
     if (!job)
         return NULL;
-    *job = (replay_exec_job){.cfg = cfg, .ctx = ctx, .n = n, .size = uf->size};
+    job->cfg = cfg;
+    job->ctx = ctx;
+    job->n = n;
+    job->size = uf->size;
     exec_files *ef = &job->ef;
     snprintf(ef->unit, sizeof ef->unit, "%s/unit.mch", work_dir);
     snprintf(ef->toc, sizeof ef->toc, "%s/unit.mch.mct", work_dir);
@@ -635,46 +663,37 @@ replay_exec_job *replay_exec_launch(const replay_config *cfg, const char *work_d
     snprintf(ef->out, sizeof ef->out, "%s/stdout", work_dir);
     snprintf(ef->err, sizeof ef->err, "%s/stderr", work_dir);
     snprintf(ef->original, sizeof ef->original, "%s", cfg->plan->path);
-    if (cfg->exec_original && !(ef->ranges = global_ranges(ctx, n))) {
+    if ((cfg->exec_original && !(ef->ranges = global_ranges(ctx, n))) ||
+        job_start(job, uf) != MCZ_OK) {
+        replay_exec_file_end_unused(uf);
         job_free(job);
         return NULL;
     }
-    ef->lead = uf->lead;
-    if (!cfg->exec_original)
-        unit_write(ef, uf, ctx, n, ch);
-    char why[EXEC_WHY_MAX] = "";
-    if (ef->lead && toc_refused) { /* written ahead, before the table was refused */
-        int err = file_drop_lead(ef->unit, job->size);
-        job->size -= sizeof toc_lead;
-        ef->lead = false;
-        if (err) {
-            snprintf(why, sizeof why, "cannot write the unit's temporary .mch %s: %s",
-                     ef->unit, strerror(err));
-            job_broken(job, why, ch);
-        }
-    }
-    if (ef->lead) {
-        int err = write_toc(ef->toc, ctx, n);
-        if (err == MCZ_ENOMEM || !(ef->ranges = global_ranges(ctx, n))) {
-            job_free(job);
-            return NULL;
-        }
-        if (err != MCZ_OK) {
-            snprintf(why, sizeof why, "cannot write the unit's temporary table %s: %s", ef->toc,
-                     strerror(errno ? errno : EIO));
-            job_broken(job, why, ch);
-        }
-        snprintf(ef->original, sizeof ef->original, "%s", ef->unit);
-    }
-    int rc = replay_chan_start(ch, ctx[0].number, 0, true);
-    if (rc == MCZ_OK)
-        rc = start_once(cfg, ef, &job->argv, &job->proc, why, sizeof why);
-    if (rc == MCZ_ENOMEM || (rc != MCZ_OK && !why[0])) {
+    return job;
+}
+
+int replay_exec_announce(replay_exec_job *job, replay_chan *ch)
+{
+    if (job->why[0])
+        job_broken(job, job->why, ch);
+    return replay_chan_start(ch, job->ctx[0].number, 0, true);
+}
+
+void replay_exec_drop(replay_exec_job *job)
+{
+    if (job)
         job_free(job);
+}
+
+replay_exec_job *replay_exec_launch(const replay_config *cfg, const char *work_dir,
+                                    replay_exec_file *uf, const mcz_mc *ctx, size_t n,
+                                    replay_chan *ch)
+{
+    replay_exec_job *job = replay_exec_spawn(cfg, work_dir, uf, ctx, n);
+    if (job && replay_exec_announce(job, ch) != MCZ_OK) {
+        replay_exec_drop(job);
         return NULL;
     }
-    if (rc != MCZ_OK)
-        job_broken(job, why, ch);
     return job;
 }
 

@@ -180,6 +180,8 @@ typedef struct replay_config {
     char **exec_argv;     /* the --exec command split into words, NULL-terminated */
     bool exec_original;   /* MCH: pass the original file with -c instead of a unit file */
     bool exec_toc;        /* give each unit an .mct of global numbers and -c them */
+    bool exec_overlap;    /* a worker may start its next command while one runs (-j > 1: with
+                           * one worker, one command at a time, as superpmi without -p) */
     const char *temp_dir; /* a directory the parent owns and removes (exec, plugin) */
     const char *repro;    /* exec: write PREFIX-N.mc for each context that failed (-r) */
     bool strict;          /* verify: an unknown packet id fails the context */
@@ -283,14 +285,25 @@ void replay_exec_file_end_unused(replay_exec_file *uf);
  * whose exit status 254 (superpmi: the JIT failed to initialize) stops the run. */
 int replay_exec_unit(const replay_config *cfg, const char *work_dir, bool first,
                      replay_exec_file *uf, const mcz_mc *contexts, size_t n, replay_chan *ch);
-/* The same in two steps, so that the worker reads and writes its next unit while the command
- * runs: the command started over the unit (NULL: out of memory; a command that cannot start
- * stops the run), then waited for and its unit accounted. contexts must live until then. */
+/* The same in steps, so that the worker reads and writes its next unit, and starts its
+ * command, while the current one runs. Spawn: the unit file finished and the command started
+ * over it, nothing sent (NULL: out of memory); announce, on the unit's turn: the unit said to
+ * be in flight, or (a file that could not be written, a command that could not start) the
+ * run stopped naming the path and the errno; finish: the command waited for and its unit
+ * accounted. Launch is spawn and announce at once (NULL: out of memory, or the channel
+ * failed). contexts must live until finish. */
 typedef struct replay_exec_job replay_exec_job;
+replay_exec_job *replay_exec_spawn(const replay_config *cfg, const char *work_dir,
+                                   replay_exec_file *uf, const mcz_mc *contexts, size_t n);
+int replay_exec_announce(replay_exec_job *job, replay_chan *ch);
 replay_exec_job *replay_exec_launch(const replay_config *cfg, const char *work_dir,
                                     replay_exec_file *uf, const mcz_mc *contexts, size_t n,
                                     replay_chan *ch);
 int replay_exec_finish(replay_exec_job *job, bool first, replay_chan *ch);
+/* A job left without its turn, on the worker's way out (its channel failed): freed, its command
+ * not waited for. The worker stops, and the parent then ends its process group, the command
+ * included. NULL: nothing. */
+void replay_exec_drop(replay_exec_job *job);
 struct replay_counts; /* below, with the results */
 
 /* What the run's stdout must say as one superpmi over the collection would (replay_exec_output.c). */
@@ -454,6 +467,13 @@ void replay_table_free(replay_table *t);
  * cannot be read back, a results file changed or a context comes twice. */
 typedef int (*replay_visit)(void *arg, const replay_entry *e);
 int replay_table_walk(const replay_table *t, replay_visit visit, void *arg, mcz_diag *diag);
+/* The same for a visitor that reads the rows of some entries only: wants(arg, number, kind)
+ * says which (NULL: none). The others come with row NULL where a spilled run holds them, so
+ * a walk pays for unescaping only the rows it reads (results files' are checked whole on
+ * every walk all the same). */
+typedef bool (*replay_wants_row)(void *arg, uint32_t number, int kind);
+int replay_table_walk_rows(const replay_table *t, replay_visit visit, replay_wants_row wants,
+                           void *arg, mcz_diag *diag);
 
 /* Takes f, open for reading at the first entry of a results file named path (lines: the lines
  * before it), as a run of t; closed by replay_table_free. */

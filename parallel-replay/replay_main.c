@@ -212,6 +212,11 @@ static void exec_cleanup(exec_setup *es)
         free(es->argv);
 }
 
+static unsigned workers_wanted(const replay_options *o)
+{
+    return o->workers ? o->workers : (unsigned)mcz_os_cores();
+}
+
 static int configure(const replay_options *o, const replay_plan *plan, replay_config *cfg,
                      exec_setup *es)
 {
@@ -259,6 +264,7 @@ static int configure(const replay_options *o, const replay_plan *plan, replay_co
             return replay_fail_usage("%s", why);
         cfg->exec_toc = o->exec_toc && !o->exec_original &&
                         !tool_spmi_find(es->argv, TOOL_SPMI_MATCH_HASH);
+        cfg->exec_overlap = workers_wanted(o) > 1;
     }
     return -1;
 }
@@ -308,11 +314,6 @@ static uint32_t exec_repeat(char **argv)
     size_t i = argv ? tool_spmi_find(argv, TOOL_SPMI_REPEAT_COUNT) : 0;
     uint64_t n;
     return i && argv[i + 1] && replay_parse_count(argv[i + 1], 1, INT32_MAX, &n) ? (uint32_t)n : 0;
-}
-
-static unsigned workers_wanted(const replay_options *o)
-{
-    return o->workers ? o->workers : (unsigned)mcz_os_cores();
 }
 
 /*

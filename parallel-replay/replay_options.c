@@ -146,8 +146,9 @@ static const replay_option options_table[] = {
              "while a command runs) hold at most 2 x -j x SIZE (default\n"
              REPLAY_EXEC_BATCH_TEXT "; 0: a chunk each). Within it the\n"
              "batch is sized from what the first commands took: a start that\n"
-             "costs much against its contexts gets more of them per command\n"
-             "(see parallel-replay/README.md)"},
+             "costs much against its contexts gets more of them per command,\n"
+             "and with -j over 1 the next command starts while one runs (two\n"
+             "in flight a worker; see parallel-replay/README.md)"},
     {.name = "jit-ee", .arg = "VERSION", SETTER(set_jit_ee),
      .want = "not a JIT-EE version or GUID mcz knows (mcs -printJITEEVersion --list lists them)",
      .help = "read the collection as this JIT-EE version (name or GUID) instead\n"

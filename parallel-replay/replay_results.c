@@ -116,7 +116,7 @@ int replay_table_report(const replay_table *t, FILE *err, size_t limit, bool los
     static tool_check check; /* large; one use per run */
     memset(&check, 0, sizeof check);
     report r = {err, limit, 0, 0, lost_only, details, &check};
-    int rc = replay_table_walk(t, report_visit, &r, diag);
+    int rc = replay_table_walk_rows(t, report_visit, NULL, &r, diag);
     if (r.more)
         fprintf(err, "mcz-replay: ... and %zu more%s\n", r.more,
                 details ? " (see --details)" : "");
@@ -200,6 +200,14 @@ typedef struct mcl_state {
     bool with_details;
 } mcl_state;
 
+/* Rows are read for the failed only (how many of their compiles failed). */
+static bool mcl_wants_row(void *arg, uint32_t number, int kind)
+{
+    (void)arg;
+    (void)number;
+    return kind_failed(kind);
+}
+
 static int mcl_visit(void *arg, const replay_entry *e)
 {
     mcl_state *m = arg;
@@ -218,7 +226,8 @@ int replay_table_write_mcl(const replay_table *t, const char *path, bool with_de
     if (rc != MCZ_OK)
         return rc;
     mcl_state m = {t, o.f, with_details};
-    return output_close(&o, replay_table_walk(t, mcl_visit, &m, diag), path, diag);
+    return output_close(&o, replay_table_walk_rows(t, mcl_visit, mcl_wants_row, &m, diag), path,
+                        diag);
 }
 
 int replay_table_write_details(const replay_table *t, const char *path, mcz_diag *diag)

@@ -147,9 +147,16 @@ static int run_push(replay_table *t, replay_run run)
     return MCZ_OK;
 }
 
+/* Which entries of a walk come with their rows: all, or those wants(arg, ...) says. */
+typedef struct rows_wanted {
+    bool all;
+    replay_wants_row wants; /* NULL: none */
+    void *arg;
+} rows_wanted;
+
 static int merge(const replay_table *t, const replay_run *runs, size_t n,
-                 const replay_entry *held, size_t held_n, replay_visit visit, void *arg,
-                 mcz_diag *diag);
+                 const replay_entry *held, size_t held_n, const rows_wanted *rows,
+                 replay_visit visit, void *arg, mcz_diag *diag);
 
 static int write_visit(void *arg, const replay_entry *e)
 {
@@ -167,7 +174,8 @@ static int run_make(replay_table *t, const replay_run *runs, size_t n, const rep
     mcz_diag d;
     mcz_diag_clear(&d);
     errno = 0;
-    int rc = merge(t, runs, n, held, held_n, write_visit, f, &d);
+    const rows_wanted all = {.all = true};
+    int rc = merge(t, runs, n, held, held_n, &all, write_visit, f, &d);
     if (rc == MCZ_OK && fflush(f) != 0)
         rc = MCZ_EIO;
     if (rc != MCZ_OK) {
@@ -307,6 +315,7 @@ typedef struct cursor {
     uint32_t previous;
     bool live;
     replay_entry e;
+    const rows_wanted *rows; /* which entries' rows a spilled run unescapes */
 } cursor;
 
 static int cursor_bad(const cursor *c, mcz_diag *diag, const char *what)
@@ -342,6 +351,11 @@ static int cursor_parse(const replay_table *t, cursor *c, char **f, size_t nf, m
         return cursor_bad(c, diag, "expected \"NUMBER KIND MISS SIZE MESSAGE\", numbers "
                                    "increasing");
     char *row = nf == 6 ? f[5] : NULL;
+    /* a spilled run's rows (this run's own, escaped when added) only for a visitor that reads
+     * them */
+    if (row && !c->run->path && !c->rows->all &&
+        !(c->rows->wants && c->rows->wants(c->rows->arg, (uint32_t)number, kind)))
+        row = NULL;
     bool row_miss;
     if (row && (!replay_unescape(row) ||
                 (c->run->path && (!t->columns.header ||
@@ -412,16 +426,16 @@ static cursor *cursor_min(cursor *c, size_t n)
 /* Runs before held: n + 1 sources, few (REPLAY_RUN_FAN a level), so the lowest is found by a
  * scan rather than a heap. */
 static int merge(const replay_table *t, const replay_run *runs, size_t n,
-                 const replay_entry *held, size_t held_n, replay_visit visit, void *arg,
-                 mcz_diag *diag)
+                 const replay_entry *held, size_t held_n, const rows_wanted *rows,
+                 replay_visit visit, void *arg, mcz_diag *diag)
 {
     cursor *c = calloc(n + 1, sizeof *c);
     if (!c)
         return mcz_diag_set(diag, MCZ_ENOMEM, MCZ_NO_OFFSET, MCZ_NO_CONTEXT, "out of memory");
-    c[n] = (cursor){.held = held, .held_n = held_n};
     int rc = MCZ_OK;
     for (size_t i = 0; rc == MCZ_OK && i <= n; i++) {
-        c[i].run = i < n ? &runs[i] : NULL;
+        c[i] = (cursor){.run = i < n ? &runs[i] : NULL, .held = i < n ? NULL : held,
+                        .held_n = i < n ? 0 : held_n, .rows = rows};
         rc = cursor_open(t, &c[i], diag);
     }
     bool any = false;
@@ -447,7 +461,16 @@ static int merge(const replay_table *t, const replay_run *runs, size_t n,
 int replay_table_walk(const replay_table *t, replay_visit visit, void *arg, mcz_diag *diag)
 {
     assert(t->finished);
-    return merge(t, t->runs, t->run_count, t->entries, t->held, visit, arg, diag);
+    const rows_wanted all = {.all = true};
+    return merge(t, t->runs, t->run_count, t->entries, t->held, &all, visit, arg, diag);
+}
+
+int replay_table_walk_rows(const replay_table *t, replay_visit visit, replay_wants_row wants,
+                           void *arg, mcz_diag *diag)
+{
+    assert(t->finished);
+    const rows_wanted some = {false, wants, arg};
+    return merge(t, t->runs, t->run_count, t->entries, t->held, &some, visit, arg, diag);
 }
 
 /* ---- Counting ------------------------------------------------------------------------------ */
@@ -470,7 +493,7 @@ int replay_table_finish(replay_table *t, mcz_diag *diag)
     t->finished = true;
     replay_counts *c = &t->counts;
     memset(c, 0, sizeof *c);
-    int rc = replay_table_walk(t, count_visit, c, diag);
+    int rc = replay_table_walk_rows(t, count_visit, NULL, c, diag);
     c->style = t->style;
     c->excluded = c->by_kind[REPLAY_EXCLUDED];
     c->jitted = c->loaded - c->excluded;

@@ -6,20 +6,22 @@
  * A unit that cannot be read (a chunk failing its checksum, a damaged MCH container) accounts
  * each of its wanted contexts as an error naming the damage; the run goes on with other units.
  */
+#include <assert.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "replay_int.h"
+#include "replay_proc.h"
 
-/* --exec: a unit read and written to its file in a directory of its own, its command not yet
- * started. */
+/* --exec: a unit read and written to its file in a directory of its own, its command started
+ * ahead or not yet. */
 typedef struct exec_slot {
     char dir[4096];
     mcz_mc *batch;       /* the unit's contexts (their bytes are in the unit file) */
     size_t batch_cap, n;
     replay_exec_file uf;
     bool ahead;          /* written ahead: the unit below, its excluded contexts kept */
+    replay_exec_job *job; /* ahead: its command, started while the one before it runs */
     replay_unit unit;
     uint32_t resume;
     replay_filter filter;
@@ -43,6 +45,8 @@ struct replay_worker {
     replay_worker_peek peek; /* the next request, when it has come already */
     void *peek_arg;
     uint64_t commands;   /* --exec: commands run */
+    replay_span_model alone; /* --exec: what its commands started on their turn (not ahead)
+                              * took, start to end */
 };
 
 static int open_collection(replay_worker *w, char *msg, size_t cap)
@@ -125,6 +129,7 @@ void replay_worker_close(replay_worker *w, replay_stats *stats)
         w->cfg->plugin->finish(w->plugin_state);
     for (int i = 0; i < 2; i++) {
         exec_slot *sl = &w->slots[i];
+        replay_exec_drop(sl->job);
         replay_exec_file_end_unused(&sl->uf);
         if (sl->dir[0]) {
             char path[4200];
@@ -372,7 +377,13 @@ static exec_slot *ahead_for(replay_worker *w, const replay_unit *u, uint32_t res
 }
 
 /* The next request, when it has come, read and written ahead in the other slot while the
- * command runs (nothing is sent for it until its turn). */
+ * command runs. When starts are dear (at least a tenth of a command, by what this worker's
+ * commands started on their turn took) its command is started at once: two commands in flight,
+ * the next one's start (a process, a JIT loaded: idle time) under the current one's work.
+ * Nothing is sent for it until its turn. Never with one worker (-j 1: one command at a time,
+ * as superpmi without -p, so what a JIT writes to one file stays in context order), nor while
+ * the worker's first command runs: that one tells whether superpmi reads the unit's table and
+ * whether its JIT loads at all (exit 254 stops the run) before any other starts. */
 static void write_ahead(replay_worker *w)
 {
     replay_unit next;
@@ -386,6 +397,12 @@ static void write_ahead(replay_worker *w)
     if (exec_walk(w, sl, &next, resume, f, NULL) != MCZ_OK) {
         replay_exec_file_end_unused(&sl->uf);
         sl->ahead = false;
+        return;
+    }
+    if (w->cfg->exec_overlap && w->commands > 0 && sl->n > 0 &&
+        replay_span_start_dear(&w->alone, sl->n)) {
+        sl->job = replay_exec_spawn(w->cfg, sl->dir, &sl->uf, sl->batch, sl->n);
+        sl->ahead = sl->job != NULL; /* out of memory: read again on its turn */
     }
 }
 
@@ -395,6 +412,8 @@ static int exec_unit(replay_worker *w, const replay_unit *u, uint32_t resume, re
 {
     exec_slot *sl = ahead_for(w, u, resume, f);
     int rc = MCZ_OK;
+    /* a request is peeked only to be the next one taken: a command started ahead has its turn */
+    assert(sl || !w->slots[1 - w->current].job);
     if (sl) {
         w->current = 1 - w->current;
         for (size_t i = 0; i < sl->excluded_n && rc == MCZ_OK; i++)
@@ -407,16 +426,29 @@ static int exec_unit(replay_worker *w, const replay_unit *u, uint32_t resume, re
         rc = exec_walk(w, sl, u, resume, f, ch);
     }
     sl->ahead = false;
+    replay_exec_job *job = sl->job;
+    sl->job = NULL;
     if (rc != MCZ_OK || sl->n == 0) {
+        replay_exec_drop(job);
         replay_exec_file_end_unused(&sl->uf);
         return rc;
     }
     w->stats.contexts += sl->n;
-    replay_exec_job *job = replay_exec_launch(w->cfg, sl->dir, &sl->uf, sl->batch, sl->n, ch);
-    if (!job)
+    bool alone = job == NULL;
+    double t0 = tool_now();
+    if (job)
+        rc = replay_exec_announce(job, ch);
+    else if (!(job = replay_exec_launch(w->cfg, sl->dir, &sl->uf, sl->batch, sl->n, ch)))
         return MCZ_ENOMEM;
+    if (rc != MCZ_OK) {
+        replay_exec_drop(job);
+        return rc;
+    }
     write_ahead(w);
-    return replay_exec_finish(job, w->commands++ == 0, ch);
+    rc = replay_exec_finish(job, w->commands++ == 0, ch);
+    if (alone)
+        replay_span_sample(&w->alone, sl->n, tool_now() - t0);
+    return rc;
 }
 
 int replay_worker_unit(replay_worker *w, const replay_unit *u, uint32_t resume, replay_filter f,

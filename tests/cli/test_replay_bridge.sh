@@ -53,4 +53,63 @@ if grep -qv "^$T/tmp/" units; then fail "every unit file under TMPDIR"; else pas
 same "exit code as one superpmi run" ref.rc got.rc
 same "-f as one superpmi run" ref.mcl got.mcl
 same "details as one superpmi run" ref.csv got.csv
+
+# Two commands in flight when starts are dear: each command of the wrapper below first waits
+# 0.3 s (a process start, a JIT load), so once a worker's first commands have told it so, it
+# starts its next command while the current one runs. A command logs its start under its
+# worker (the unit file's directory, without .next) and, done, waits (1 s at most) for a later
+# command of its worker to start: seen, it logs "overlap". It also counts the unit files in
+# TMPDIR as it starts: two a worker at most. With -j 1, one command at a time: no start
+# between a command's start and its end.
+cat > dear.sh <<EOF
+#!/bin/sh
+for last; do :; done
+worker=\$(basename "\$(dirname "\$last")" .next)
+echo "S \$worker \$\$" >> "$T/log"
+find "$T/tmp" -name unit.mch | wc -l >> "$T/unitfiles"
+sleep 0.3
+"$SP" "\$@"
+rc=\$?
+i=0
+while [ \$i -lt \${WAIT_TENTHS:-10} ]; do
+    if sed "1,/ \$\$\\\$/d" "$T/log" | grep -q "^S \$worker "; then
+        echo "overlap \$worker" >> "$T/log"; break
+    fi
+    sleep 0.1; i=\$((i + 1))
+done
+echo "E \$worker \$\$" >> "$T/log"
+exit \$rc
+EOF
+chmod +x dear.sh
+"$BIN/mchgen" --seed 8 --contexts 600 --out d.mch >/dev/null 2>&1
+"$BIN/mcs" -convert d.mch d.mcz --chunk-size 64K >/dev/null 2>&1
+"$SP" -f dref.mcl -details dref.csv jit.so d.mch > /dev/null 2>&1
+: > log; : > unitfiles
+TMPDIR="$T/tmp" "$R" -q -j 2 --exec-batch 1M -f dgot.mcl --details dgot.csv \
+    --exec "$T/dear.sh jit.so" d.mcz > /dev/null 2> dgot.err
+starts=$(grep -c '^S ' log)
+workers=$(grep '^S ' log | cut -d' ' -f2 | sort -u | wc -l)
+overlapped=$(grep '^overlap ' log | cut -d' ' -f2 | sort -u | wc -l)
+[ "$workers" -eq 2 ] && [ "$starts" -ge 8 ] && pass "dear starts, -j 2: several commands a worker ($starts)" ||
+    fail "dear starts, -j 2: several commands a worker ($starts commands, $workers workers)"
+[ "$overlapped" -eq 2 ] &&
+    pass "dear starts, -j 2: each worker started a command while another of its ran" ||
+    fail "dear starts, -j 2: each worker started a command while another of its ran ($overlapped of 2)"
+most=$(sort -n unitfiles | tail -1)
+[ "${most:-9}" -le 4 ] && pass "dear starts, -j 2: at most two unit files a worker ($most)" ||
+    fail "dear starts, -j 2: at most two unit files a worker ($most in TMPDIR)"
+same "dear starts, -j 2: -f as one superpmi run" dref.mcl dgot.mcl
+same "dear starts, -j 2: details as one superpmi run" dref.csv dgot.csv
+[ -z "$(ls -A tmp)" ] && pass "dear starts, -j 2: TMPDIR left empty" ||
+    fail "dear starts, -j 2: TMPDIR left empty"
+: > log # -j 1: no waiting for a start that must not come
+WAIT_TENTHS=0 TMPDIR="$T/tmp" "$R" -q -j 1 --exec-batch 1M -f d1.mcl --exec "$T/dear.sh jit.so" \
+    d.mcz > /dev/null 2>&1
+if awk '$1 == "S" && open { bad = 1 } $1 == "S" { open = 1 } $1 == "E" { open = 0 }
+        END { exit bad }' log && [ "$(grep -c '^S ' log)" -ge 4 ]; then
+    pass "dear starts, -j 1: one command at a time ($(grep -c '^S ' log) commands)"
+else
+    fail "dear starts, -j 1: one command at a time"; cat log
+fi
+same "dear starts, -j 1: -f as one superpmi run" dref.mcl d1.mcl
 cli_done

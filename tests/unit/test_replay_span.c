@@ -1,8 +1,9 @@
 /*
  * test_replay_span.c - how many units an --exec command gets (parallel-replay/replay_span.c):
- * one, then twice the last while the commands' times cannot tell a start from the cost per
+ * one, then four times the last while the commands' times cannot tell a start from the cost per
  * context; then what makes a start 2% of a command, within the bound and a worker's share of
- * what remains, adjacent units only.
+ * what remains (not cut below a start's worth of work), adjacent units only; and when a start
+ * is dear enough that a worker starts its next command under the current one.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -31,21 +32,22 @@ static replay_plan plan_of(void)
     return p;
 }
 
-static void test_doubles_while_unknown(void **state)
+static void test_ramps_while_unknown(void **state)
 {
     (void)state;
     replay_plan p = plan_of();
     replay_span_model m = {0};
     assert_int_equal(replay_span_next(&m, &p, 0, 0, 64u << 20, 2), 1);
-    assert_int_equal(replay_span_next(&m, &p, 1, 1, 64u << 20, 2), 2);
-    assert_int_equal(replay_span_next(&m, &p, 3, 2, 64u << 20, 2), 4);
+    assert_int_equal(replay_span_next(&m, &p, 1, 1, 64u << 20, 2), 4);
     /* samples of one size tell nothing yet */
     replay_span_sample(&m, UNIT_CONTEXTS, 0.1);
     replay_span_sample(&m, UNIT_CONTEXTS, 0.1);
-    assert_int_equal(replay_span_next(&m, &p, 7, 4, 64u << 20, 2), 8);
+    assert_int_equal(replay_span_next(&m, &p, 5, 2, 64u << 20, 2), 8);
     /* nor of nearly one size (two units of a few contexts more or less): no line of noise */
     replay_span_sample(&m, UNIT_CONTEXTS + 4, 0.3);
-    assert_int_equal(replay_span_next(&m, &p, 7, 4, 64u << 20, 2), 8);
+    assert_int_equal(replay_span_next(&m, &p, 5, 2, 64u << 20, 2), 8);
+    /* the bound still holds while ramping: 16 units of 4 MiB */
+    assert_int_equal(replay_span_next(&m, &p, 5, 8, 64u << 20, 2), 16);
 }
 
 static void test_dear_start_fills_the_bound(void **state)
@@ -81,8 +83,9 @@ static void test_share_and_adjacency(void **state)
     (void)state;
     replay_plan p = plan_of();
     replay_span_model m = {0};
-    replay_span_sample(&m, 350, 0.094);
-    replay_span_sample(&m, 700, 0.108);
+    /* a start of 100 ms, 1 ms a context: 5,000 contexts a command, a start's worth is 100 */
+    replay_span_sample(&m, 350, 0.1 + 350 * 0.001);
+    replay_span_sample(&m, 1400, 0.1 + 1400 * 0.001);
     /* 4 units left, 2 workers: at most 2 each */
     assert_int_equal(replay_span_next(&m, &p, 60, 8, 64u << 20, 2), 2);
     /* a gap after unit 5 (a -c selection kept no unit between): the span stops there */
@@ -93,13 +96,49 @@ static void test_share_and_adjacency(void **state)
     assert_int_equal(replay_span_next(&m, &p, UNITS, 8, 64u << 20, 2), 1);
 }
 
+static void test_share_not_below_a_start(void **state)
+{
+    (void)state;
+    replay_plan p = plan_of();
+    replay_span_model m = {0};
+    /* a start of 80 ms, 0.04 ms a context: a start is worth 2,000 contexts, more than the 4
+     * units left (1,400): halving them again for a second worker costs more in its start than
+     * it balances, so the last command takes them all */
+    replay_span_sample(&m, 350, 0.080 + 350 * 0.00004);
+    replay_span_sample(&m, 700, 0.080 + 700 * 0.00004);
+    assert_int_equal(replay_span_next(&m, &p, 60, 8, 64u << 20, 2), 4);
+    /* with 20 units left (7,000 contexts) a share (10 units, 3,500) is worth its start */
+    assert_int_equal(replay_span_next(&m, &p, 44, 8, 64u << 20, 2), 10);
+}
+
+static void test_start_dear(void **state)
+{
+    (void)state;
+    replay_span_model m = {0};
+    /* nothing known yet: not dear (the next command waits for the current one) */
+    assert_false(replay_span_start_dear(&m, 1400));
+    /* 80 ms a start, 0.04 ms a context: 80 of 136 ms for 1,400 contexts */
+    replay_span_sample(&m, 350, 0.080 + 350 * 0.00004);
+    assert_false(replay_span_start_dear(&m, 1400)); /* one sample tells nothing */
+    replay_span_sample(&m, 1400, 0.080 + 1400 * 0.00004);
+    assert_true(replay_span_start_dear(&m, 1400));
+    /* 80 ms a start, 1 ms a context (a JIT's compile): 80 of 1,480 ms, not dear */
+    replay_span_model jit = {0};
+    replay_span_sample(&jit, 350, 0.080 + 350 * 0.001);
+    replay_span_sample(&jit, 1400, 0.080 + 1400 * 0.001);
+    assert_false(replay_span_start_dear(&jit, 1400));
+    assert_true(replay_span_start_dear(&jit, 400)); /* 80 of 480 ms */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_doubles_while_unknown),
+        cmocka_unit_test(test_ramps_while_unknown),
         cmocka_unit_test(test_dear_start_fills_the_bound),
         cmocka_unit_test(test_cheap_start_gives_small_commands),
         cmocka_unit_test(test_share_and_adjacency),
+        cmocka_unit_test(test_share_not_below_a_start),
+        cmocka_unit_test(test_start_dear),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
