@@ -62,10 +62,7 @@ done < <(public_or_own $(ls mcs/*.[ch] parallel-replay/*.[ch] parallel-replay/pl
 defined_in() { nm --defined-only "$@" 2>/dev/null | awk 'NF==3 && $2 ~ /[TDBRCV]/ {print $3}' | sort -u; }
 undefined_in() { nm -u "$@" 2>/dev/null | awk '{print $NF}' | sort -u; }
 
-# The objects of sources that still exist: a file moved or removed leaves its old object in an
-# incremental build, which would speak for code that is no longer there.
-current() { while read -r o; do s=${o#"$BUILD"/obj/}; [ -f "${s%.o}.c" ] && echo "$o"; done; }
-layer_objects() { ls "$BUILD"/obj/"$1"/*.o 2>/dev/null | current; }
+layer_objects() { ls "$BUILD"/obj/"$1"/*.o 2>/dev/null; }
 library_symbols=$(for l in $LAYERS; do layer_objects "$l"; done | xargs -r nm --defined-only 2>/dev/null |
                  awk 'NF==3 && $2 ~ /[TDBRCV]/ {print $3}' | sort -u)
 exported=$(nm -D --defined-only "$BUILD/libmcz.so" | awk '{print $3}' | sort -u)
@@ -73,7 +70,7 @@ platform_symbols=$(layer_objects platform | xargs -r nm --defined-only 2>/dev/nu
                    awk 'NF==3 && $2 ~ /[TDBRCV]/ {print $3}' | sort -u)
 allowed=$(sort -u <(echo "$exported") <(echo "$platform_symbols"))
 for prog in mcs parallel-replay superpmi-dropin bench tools; do
-    objs=$(find "$BUILD/obj/$prog" -name '*.o' 2>/dev/null | current)
+    objs=$(find "$BUILD/obj/$prog" -name '*.o' 2>/dev/null)
     [ -n "$objs" ] || continue
     taken=$(comm -12 <(undefined_in $objs) <(echo "$library_symbols"))
     hidden=$(comm -23 <(echo "$taken") <(echo "$allowed"))
