@@ -23,9 +23,6 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#ifdef __GLIBC__
-#include <malloc.h>
-#endif
 
 #include "replay_proc.h"
 
@@ -168,15 +165,9 @@ static _Noreturn void child_main(size_t slot, const replay_pool_ops *ops, replay
  * What the parent freed before the fork (the reader it planned with: an archive's index and hash
  * columns, about 40 bytes a context) glibc keeps in its heap, and a fork hands every worker those
  * pages: 10 MiB at 250,000 contexts in the parent for the whole run and in each worker's count.
- * Returned to the system before each fork, a worker's heap is what it allocates itself
+ * Returned to the system before each fork (mcz_os_heap_trim), a worker's heap is what it allocates itself
  * (bench/FIGURES.md §11). Other C libraries return large blocks when they are freed.
  */
-static void release_freed(void)
-{
-#ifdef __GLIBC__
-    malloc_trim(0);
-#endif
-}
 
 replay_proc *replay_proc_start(size_t slot, const replay_pool_ops *ops)
 {
@@ -197,7 +188,7 @@ replay_proc *replay_proc_start(size_t slot, const replay_pool_ops *ops)
         return NULL;
     }
     fflush(NULL);
-    release_freed();
+    mcz_os_heap_trim();
     pid_t pid = fork();
     if (pid == 0) {
         close(fds[REQ][1]), close(fds[MSG][0]), close(fds[OUT][0]);

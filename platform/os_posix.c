@@ -3,6 +3,9 @@
  * the holes); built for them only (sources.mk), platform/os_win32.c is Windows'.
  */
 #include <errno.h>
+#ifdef __GLIBC__
+#include <malloc.h> /* malloc_trim */
+#endif
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
@@ -280,6 +283,13 @@ int mcz_os_cores(void)
 {
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     return cores > 0 && cores < INT_MAX ? (int)cores : 1;
+}
+
+void mcz_os_heap_trim(void)
+{
+#ifdef __GLIBC__
+    malloc_trim(0);
+#endif
 }
 
 /* ---- posix_names.h ---- */

@@ -336,6 +336,11 @@ int mcz_os_cores(void)
     return n >= 1 && n < INT_MAX ? (int)n : 1;
 }
 
+void mcz_os_heap_trim(void)
+{
+    /* the C runtime's heap gives large blocks back to the system when they are freed */
+}
+
 /* ============================================================================================ */
 /* platform/win32_compat.h                                                                        */
 /* ============================================================================================ */

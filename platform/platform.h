@@ -124,6 +124,10 @@ uint64_t mcz_os_monotonic_ns(void);
 uint64_t mcz_os_thread_cpu_ns(void);
 /* Processors online (at least 1). Not async-signal-safe. */
 int mcz_os_cores(void);
+/* Gives the heap's freed memory back to the system where the C library keeps it for later
+ * (glibc: malloc_trim); nothing elsewhere, where large blocks go back when freed. For a process
+ * about to make its largest allocations (an archive's index) or to fork. Not async-signal-safe. */
+void mcz_os_heap_trim(void);
 
 /* ============================================================================================
  * The programs' part (sys_*.c, proc_*.c, cmdline.c; not in the collector, sources.mk): what
