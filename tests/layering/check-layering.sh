@@ -68,20 +68,19 @@ done < <(awk -v internal="$work/internal_headers" -v existing="$work/existing" '
          bench/*.c bench/mchgen/*.[ch] tools/*.[ch] 2>/dev/null))
 [ -z "$found" ] && say "ok - programs include only public headers, the platform's and their own"
 
-# The objects' symbols, read once (two nm runs) for rules 2, 3 and 6: "D OBJECT TYPE SYMBOL"
+# The objects' symbols, read once (one nm run) for rules 2, 3 and 6: "D OBJECT TYPE SYMBOL"
 # for a definition, "U OBJECT U SYMBOL" for a use, OBJECT relative to obj/ (mcs/mcs_run.o).
+# A use is what nm -u lists (U, and the weak w and v); every other type is a definition.
 # A layer's objects are those directly in obj/LAYER/ ("flat"), a program's all under obj/PROGRAM/.
-: >"$work/objects"; : >"$work/nm_defined"; : >"$work/nm_undefined"
+: >"$work/objects"; : >"$work/symbols"
 if cd "$BUILD/obj" 2>/dev/null; then
     find -H * -name '*.o' >"$work/objects" 2>/dev/null
-    xargs -r nm -A --defined-only <"$work/objects" >"$work/nm_defined" 2>/dev/null
-    xargs -r nm -A -u <"$work/objects" >"$work/nm_undefined" 2>/dev/null
+    xargs -r nm -A <"$work/objects" 2>/dev/null |
+        awk 'NF == 3 { object = $1; sub(/:[^:]*$/, "", object)
+                       if ($2 ~ /^[Uwv]$/) print "U", object, "U", $3
+                       else print "D", object, $2, $3 }' >"$work/symbols"
     cd - >/dev/null
 fi
-awk -v defined="$work/nm_defined" '
-    { object = $1; sub(/:[^:]*$/, "", object) }
-    FILENAME == defined { if (NF == 3) print "D", object, $2, $3; next }
-    { print "U", object, "U", $NF }' "$work/nm_defined" "$work/nm_undefined" >"$work/symbols"
 nm -D --defined-only "$BUILD/libmcz.so" | awk '{print $3}' >"$work/exported"
 
 # The symbol sets of rules 2 and 3, one "KEY SYMBOL..." line a key (symbols sorted):
