@@ -73,14 +73,11 @@ done < <(awk -v internal="$work/internal_headers" -v existing="$work/existing" '
 # A use is what nm -u lists (U, and the weak w and v); every other type is a definition.
 # A layer's objects are those directly in obj/LAYER/ ("flat"), a program's all under obj/PROGRAM/.
 : >"$work/objects"; : >"$work/symbols"
-if cd "$BUILD/obj" 2>/dev/null; then
-    find -H * -name '*.o' >"$work/objects" 2>/dev/null
-    xargs -r nm -A <"$work/objects" 2>/dev/null |
-        awk 'NF == 3 { object = $1; sub(/:[^:]*$/, "", object)
-                       if ($2 ~ /^[Uwv]$/) print "U", object, "U", $3
-                       else print "D", object, $2, $3 }' >"$work/symbols"
-    cd - >/dev/null
-fi
+[ -d "$BUILD/obj" ] && (cd "$BUILD/obj" && find -H -- * -name '*.o' >"$work/objects" 2>/dev/null)
+(cd "$BUILD/obj" 2>/dev/null && xargs -r nm -A <"$work/objects" 2>/dev/null) |
+    awk 'NF == 3 { object = $1; sub(/:[^:]*$/, "", object)
+                   if ($2 ~ /^[Uwv]$/) print "U", object, "U", $3
+                   else print "D", object, $2, $3 }' >"$work/symbols"
 nm -D --defined-only "$BUILD/libmcz.so" | awk '{print $3}' >"$work/exported"
 
 # The symbol sets of rules 2 and 3, one "KEY SYMBOL..." line a key (symbols sorted):
