@@ -31,54 +31,104 @@
 # Usage: check-layering.sh BUILD_DIR [SOURCE_DIR]  (the source tree defaults to this checkout;
 # tests/cli/test_layering.sh points both at doctored copies to see each check fail)
 set -u
+export LC_ALL=C # one collation for sort and comm, and bytes for grep
 BUILD=$(cd "${1:-build}" && pwd)
 cd "${2:-$(dirname "$0")/../..}"
 failures=0
 say() { echo "$1"; }
 bad() { echo "not ok - $1"; failures=$((failures + 1)); }
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
 
 LAYERS="common platform io superpmi format writer reader"
-internal_headers=$(for l in $LAYERS; do (cd "$l" 2>/dev/null && ls *.h 2>/dev/null); done)
-public_or_own() { # the "#include" lines of program sources, one "SOURCE HEADER" a line
-    awk 'match($0, /^[[:space:]]*#[[:space:]]*include[[:space:]]*"[^"]*"/) {
-             h = substr($0, RSTART, RLENGTH); sub(/^[^"]*"/, "", h); sub(/"$/, "", h)
-             print FILENAME, h }' "$@"
-}
+PROGRAMS="mcs parallel-replay superpmi-dropin bench tools"
+# 1. One awk pass over the programs' "#include "..."" lines. A header is the program's to
+# include when it names no parent (..) and exists under include/, platform/ or the including
+# file's directory; any other is refused when it is a layer's (by name) or names a path.
+find $LAYERS -maxdepth 1 -name '*.h' >"$work/internal_headers" 2>/dev/null
+find include platform $PROGRAMS >"$work/existing" 2>/dev/null
 found=
-while read -r src h; do
-    base=$(basename "$h")
-    if [[ "$h" != *..* ]] && { [ -e "include/$h" ] || [ -e "platform/$h" ] ||
-                                [ -e "$(dirname "$src")/$h" ]; }; then
-        continue
-    fi
-    if grep -qx "$base" <<<"$internal_headers" || [[ "$h" == */* ]]; then
-        bad "$src includes $h, which is not a public header"; found=1
-    fi
-done < <(public_or_own $(ls mcs/*.[ch] parallel-replay/*.[ch] parallel-replay/plugins/*.c \
-                            superpmi-dropin/*.[ch] bench/*.c bench/mchgen/*.[ch] tools/*.[ch] \
-                            2>/dev/null))
+while IFS= read -r hit; do
+    bad "$hit"; found=1
+done < <(awk -v internal="$work/internal_headers" -v existing="$work/existing" '
+    FILENAME == internal { sub(/.*\//, ""); is_internal[$0] = 1; next }
+    FILENAME == existing { exists[$0] = 1; next }
+    match($0, /^[[:space:]]*#[[:space:]]*include[[:space:]]*"[^"]*"/) {
+        h = substr($0, RSTART, RLENGTH); sub(/^[^"]*"/, "", h); sub(/"$/, "", h)
+        dir = FILENAME; sub(/\/[^\/]*$/, "", dir)
+        if (h !~ /\.\./ && (exists[path("include/" h)] || exists[path("platform/" h)] ||
+                            exists[path(dir "/" h)]))
+            next
+        base = h; sub(/.*\//, "", base)
+        if (is_internal[base] || h ~ /\//)
+            print FILENAME " includes " h ", which is not a public header" }
+    function path(p) { gsub(/\/(\.\/)+/, "/", p); gsub(/\/\/+/, "/", p); return p }' \
+    "$work/internal_headers" "$work/existing" \
+    $(ls mcs/*.[ch] parallel-replay/*.[ch] parallel-replay/plugins/*.c superpmi-dropin/*.[ch] \
+         bench/*.c bench/mchgen/*.[ch] tools/*.[ch] 2>/dev/null))
 [ -z "$found" ] && say "ok - programs include only public headers, the platform's and their own"
 
-defined_in() { nm --defined-only "$@" 2>/dev/null | awk 'NF==3 && $2 ~ /[TDBRCV]/ {print $3}' | sort -u; }
-undefined_in() { nm -u "$@" 2>/dev/null | awk '{print $NF}' | sort -u; }
+# The objects' symbols, read once (one nm run) for rules 2, 3 and 6: "D OBJECT TYPE SYMBOL"
+# for a definition, "U OBJECT U SYMBOL" for a use, OBJECT relative to obj/ (mcs/mcs_run.o).
+# A use is what nm -u lists (U, and the weak w and v); every other type is a definition.
+# A layer's objects are those directly in obj/LAYER/ ("flat"), a program's all under obj/PROGRAM/.
+: >"$work/objects"; : >"$work/symbols"
+[ -d "$BUILD/obj" ] && (cd "$BUILD/obj" && find -H -- * -name '*.o' >"$work/objects" 2>/dev/null)
+(cd "$BUILD/obj" 2>/dev/null && xargs -r nm -A <"$work/objects" 2>/dev/null) |
+    awk 'NF == 3 { object = $1; sub(/:[^:]*$/, "", object)
+                   if ($2 ~ /^[Uwv]$/) print "U", object, "U", $3
+                   else print "D", object, $2, $3 }' >"$work/symbols"
+nm -D --defined-only "$BUILD/libmcz.so" | awk '{print $3}' >"$work/exported"
 
-layer_objects() { ls "$BUILD"/obj/"$1"/*.o 2>/dev/null; }
-library_symbols=$(for l in $LAYERS; do layer_objects "$l"; done | xargs -r nm --defined-only 2>/dev/null |
-                 awk 'NF==3 && $2 ~ /[TDBRCV]/ {print $3}' | sort -u)
-exported=$(nm -D --defined-only "$BUILD/libmcz.so" | awk '{print $3}' | sort -u)
-platform_symbols=$(layer_objects platform | xargs -r nm --defined-only 2>/dev/null |
-                   awk 'NF==3 && $2 ~ /[TDBRCV]/ {print $3}' | sort -u)
-allowed=$(sort -u <(echo "$exported") <(echo "$platform_symbols"))
-for prog in mcs parallel-replay superpmi-dropin bench tools; do
-    objs=$(find "$BUILD/obj/$prog" -name '*.o' 2>/dev/null)
-    [ -n "$objs" ] || continue
-    taken=$(comm -12 <(undefined_in $objs) <(echo "$library_symbols"))
-    hidden=$(comm -23 <(echo "$taken") <(echo "$allowed"))
-    if [ -n "$hidden" ]; then bad "$prog/ uses library internals: $(echo $hidden)"
-    else say "ok - $prog/ uses only the library's exported symbols and the platform's ($(echo "$taken" | grep -c .))"; fi
+# The symbol sets of rules 2 and 3, one "KEY SYMBOL..." line a key (symbols sorted):
+#   objects:DIR         DIR has objects (flat:DIR: directly in obj/DIR/);
+#   taken:PROGRAM       the library's symbols PROGRAM's objects use;
+#   hidden:PROGRAM      those neither exported nor the platform layer's;
+#   cross:LAYER:OTHER   the symbols LAYER's objects take from another layer's.
+declare -A sets
+while read -r key symbols; do sets[$key]=$symbols; done < <(
+    awk -v layers="$LAYERS" -v programs="$PROGRAMS" -v exported="$work/exported" \
+        -v objects="$work/objects" '
+        BEGIN { n = split(layers, layer, " "); for (i = 1; i <= n; i++) is_layer[layer[i]] = 1
+                m = split(programs, program, " ")
+                for (i = 1; i <= m; i++) is_program[program[i]] = 1 }
+        FILENAME == exported { is_exported[$1] = 1; next }
+        { object = (FILENAME == objects) ? $0 : $2
+          dir = object; sub(/\/.*/, "", dir); flat = (object !~ /\/.*\//) }
+        FILENAME == objects { print "objects:" dir, "-"; if (flat) print "flat:" dir, "-"; next }
+        $1 == "D" && flat && is_layer[dir] && $3 ~ /[TDBRCV]/ {
+            library[$4] = 1; defines[dir, $4] = 1 }
+        $1 == "U" && is_program[dir] { program_uses[dir, $4] = 1 }
+        $1 == "U" && flat && is_layer[dir] { layer_uses[dir, $4] = 1 }
+        END {
+            for (k in program_uses) {
+                split(k, p, SUBSEP)
+                if (!(p[2] in library)) continue
+                print "taken:" p[1], p[2]
+                if (!(p[2] in is_exported) && !(("platform", p[2]) in defines))
+                    print "hidden:" p[1], p[2]
+            }
+            for (k in layer_uses) {
+                split(k, p, SUBSEP)
+                for (i = 1; i <= n; i++)
+                    if (layer[i] != p[1] && ((layer[i], p[2]) in defines))
+                        print "cross:" p[1] ":" layer[i], p[2]
+            } }' "$work/exported" "$work/objects" "$work/symbols" | sort -u |
+    awk '$1 != key { if (key != "") print key, list; key = $1; list = $2; next }
+         { list = list " " $2 } END { if (key != "") print key, list }')
+
+# 2. What the programs take from the library.
+for prog in $PROGRAMS; do
+    [ -n "${sets[objects:$prog]:-}" ] || continue
+    if [ -n "${sets[hidden:$prog]:-}" ]; then
+        bad "$prog/ uses library internals: ${sets[hidden:$prog]}"
+    else
+        read -ra taken <<<"${sets[taken:$prog]:-}"
+        say "ok - $prog/ uses only the library's exported symbols and the platform's (${#taken[@]})"
+    fi
 done
 
-# Layer by layer: what each takes from the library's other layers must come from below.
+# 3. Layer by layer: what each takes from the library's other layers must come from below.
 # below_of L: the layers L may use (writer and reader share everything below them).
 below_of() {
     case $1 in
@@ -87,25 +137,17 @@ below_of() {
     writer | reader) echo "common platform io superpmi format" ;;
     esac
 }
-declare -A layer_defs
 for layer in $LAYERS; do
-    objs=$(layer_objects "$layer")
-    layer_defs[$layer]=$([ -n "$objs" ] && defined_in $objs)
-done
-for layer in $LAYERS; do
-    objs=$(layer_objects "$layer")
-    [ -n "$objs" ] || continue
-    taken=$(undefined_in $objs)
+    [ -n "${sets[flat:$layer]:-}" ] || continue
+    below=$(below_of "$layer")
     before=$failures
     for other in $LAYERS; do
-        [ "$other" = "$layer" ] && continue
-        grep -qw "$other" <<<"$(below_of "$layer")" && continue
-        [ -n "${layer_defs[$other]}" ] || continue
-        up=$(comm -12 <(echo "$taken") <(echo "${layer_defs[$other]}"))
-        [ -n "$up" ] && bad "$layer/ uses $other/: $(echo $up)"
+        [[ " $below " == *" $other "* ]] && continue
+        up=${sets[cross:$layer:$other]:-}
+        [ -n "$up" ] && bad "$layer/ uses $other/: $up"
     done
     [ "$failures" -eq "$before" ] &&
-        say "ok - $layer/ takes only from the layers below it: $(below_of "$layer" | sed 's/^$/(none)/')"
+        say "ok - $layer/ takes only from the layers below it: ${below:-(none)}"
 done
 # The frame literals, from format/archive.h: each as its u32 (0x184D2A5C), its bytes in file
 # order (0x5C, 0x2A, 0x4D, 0x18) and its text ("MCZH").
@@ -184,18 +226,16 @@ else
 fi
 # 6. mcs's modules in no circle: "caller callee" for each object using a symbol another one
 # defines (functions and data: the switch table names the verbs), then tsort finds a loop.
-object_edges() { # two nm runs over all the objects (nm -A names each line's object)
-    { nm -A --defined-only "$@" | awk '$2 ~ /[TDRB]/ {print "D", $1, $3}'
-      nm -A -u "$@" | awk '{print "U", $1, $NF}'; } |
-        awk '{f = $2; sub(/:.*/, "", f); sub(/.*\//, "", f); sub(/\.o$/, "", f); $2 = f}
-             $1 == "D" {def[$3] = $2; next} {use[$2 " " $3] = 1}
-             END {for (k in use) {split(k, p, " "); if ((p[2] in def) && def[p[2]] != p[1])
-                  print p[1], def[p[2]]}}' | sort -u
+mcs_edges() {
+    awk '$2 ~ /^mcs\/[^\/]*\.o$/ {
+             f = $2; sub(/.*\//, "", f); sub(/\.o$/, "", f)
+             if ($1 == "D") { if ($3 ~ /[TDRB]/) def[$4] = f } else use[f " " $4] = 1 }
+         END { for (k in use) { split(k, p, " ")
+                   if ((p[2] in def) && def[p[2]] != p[1]) print p[1], def[p[2]] } }' \
+        "$work/symbols" | sort -u
 }
-mcs_objects=$(layer_objects mcs)
-if [ -n "$mcs_objects" ]; then
-    loop=$(object_edges $mcs_objects | tsort 2>&1 >/dev/null | grep -v '^tsort: -:' |
-           sed 's/^tsort: //')
+if [ -n "${sets[flat:mcs]:-}" ]; then
+    loop=$(mcs_edges | tsort 2>&1 >/dev/null | grep -v '^tsort: -:' | sed 's/^tsort: //')
     if [ -n "$loop" ]; then bad "mcs/ calls in a circle: $(echo $loop)"
     else say "ok - no object of mcs/ calls one that calls it back"; fi
 fi
