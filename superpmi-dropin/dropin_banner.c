@@ -36,6 +36,15 @@ static const struct child_switch {
     {TOOL_SPMI_REPEAT_COUNT, "-repeatCount", true, 1},
 };
 
+/* The switch argv[i] names (NULL: none superpmi knows; the command line was read before, so
+ * there is none) and, in *n, how many value words follow it. */
+static const tool_spmi_switch *switch_at(char **argv, int i, size_t *n)
+{
+    const tool_spmi_switch *s = tool_spmi_lookup(argv[i] + 1);
+    *n = s ? tool_spmi_value_words(s, argv, (size_t)i) : 0;
+    return s;
+}
+
 /* The word after the last occurrence of switch id (its value), or "" for a switch without one;
  * NULL when it is not given. */
 static const char *last_value(int argc, char **argv, tool_spmi_id id)
@@ -44,8 +53,8 @@ static const char *last_value(int argc, char **argv, tool_spmi_id id)
     for (int i = 1; i < argc; i++) {
         if (argv[i][0] != '-')
             continue;
-        const tool_spmi_switch *s = tool_spmi_lookup(argv[i] + 1);
-        size_t n = tool_spmi_value_words(s, argv, (size_t)i);
+        size_t n;
+        const tool_spmi_switch *s = switch_at(argv, i, &n);
         if (s && s->id == id)
             found = n && i + 1 < argc ? argv[i + 1] : "";
         i += (int)n;
@@ -60,8 +69,8 @@ static void print_options(FILE *to, int argc, char **argv, tool_spmi_id id, bool
     for (int i = 1; i < argc; i++) {
         if (argv[i][0] != '-')
             continue;
-        const tool_spmi_switch *s = tool_spmi_lookup(argv[i] + 1);
-        size_t n = tool_spmi_value_words(s, argv, (size_t)i);
+        size_t n;
+        const tool_spmi_switch *s = switch_at(argv, i, &n);
         if (s && s->id == id && i + (int)n < argc && (n == 2) == force)
             fprintf(to, force ? " %s force %s" : " %s %s", word, argv[i + (int)n]);
         i += (int)n;
@@ -87,7 +96,9 @@ static void print_child_args(FILE *to, int argc, char **argv, const dropin_cmd *
     print_options(to, argc, argv, TOOL_SPMI_JIT2OPTION, false);
     for (int i = 1; i < argc; i++) {
         if (argv[i][0] == '-') {
-            i += (int)tool_spmi_value_words(tool_spmi_lookup(argv[i] + 1), argv, (size_t)i);
+            size_t n;
+            switch_at(argv, i, &n);
+            i += (int)n;
             continue;
         }
         if (tool_spmi_classify(argv[i]) == TOOL_SPMI_FILE_JIT)
