@@ -27,10 +27,12 @@ host_bin=${MCZ_HOST_BIN:-$root/bin}
 DT=$T/dropin
 
 # win_dropin_text FILE: the lines of a run's output as both systems would print them: no CR,
-# no line naming mcz-replay's temporary unit files, the JIT named JIT, and the figures that
-# vary by run (wall time: "Total time: Tms", "at N per second") as words.
+# no line naming mcz-replay's temporary unit files, the JIT named JIT, the program superpmi -p's
+# banner names as SUPERPMI (its own file, a path of each system's), and the figures that vary by
+# run (wall time: "Total time: Tms", "at N per second") as words.
 win_dropin_text() {
     tr -d '\r' <"$1" | grep -v 'mcz-replay\.' | sed -E 's/jit\.dll/JIT/g; s/jit\.so/JIT/g;
+        s/^Using child \(.*\) with args \(/Using child (SUPERPMI) with args (/;
         s/ at [0-9]+ per second$/ at N per second/; s/^Total time: [0-9.]+ms$/Total time: Tms/'
 }
 
