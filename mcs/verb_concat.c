@@ -126,7 +126,7 @@ static int append_all(mcs_input *in, concat_target *t, uint64_t *appended)
     mcz_mc mc;
     int rc;
     while ((rc = mcs_input_next(in, &mc)) > 0) {
-        if (tool_write_all(t->fd, mc.bytes, mc.size) != 0) {
+        if (mcz_os_write_all(t->fd, mc.bytes, mc.size) != 0) {
             tool_progress_end(&progress);
             tool_error("%s: write failed: %s", t->path, strerror(errno));
             return -1;

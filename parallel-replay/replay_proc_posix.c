@@ -125,7 +125,7 @@ void replay_proc_kill(replay_proc *p)
 
 int replay_proc_send(replay_proc *p, const void *buf, size_t len)
 {
-    return tool_write_all(p->req_fd, buf, len);
+    return mcz_os_write_all(p->req_fd, buf, len) == MCZ_OK ? 0 : -1;
 }
 
 void replay_proc_close_input(replay_proc *p) { close_fd(&p->req_fd); }

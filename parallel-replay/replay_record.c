@@ -32,7 +32,7 @@ _Static_assert(REPLAY_RING_SIZE >= 2 * REC_MAX, "a ring holds two records");
 static int chan_wake(replay_chan *ch)
 {
     static const uint8_t doorbell = 0;
-    return tool_write_all(ch->fd, &doorbell, 1) == 0 ? MCZ_OK : MCZ_EIO;
+    return mcz_os_write_all(ch->fd, &doorbell, 1);
 }
 
 /* While the ring is full: wake the parent, then pause. */
@@ -87,7 +87,7 @@ static int rows_put(replay_chan *ch, const char *text, char *where, size_t cap)
 {
     size_t len = strlen(text);
     int64_t at = ch->rows_fd >= 0 ? mcz_os_seek_end(ch->rows_fd) : -1;
-    if (at < 0 || tool_write_all(ch->rows_fd, text, len) != 0)
+    if (at < 0 || mcz_os_write_all(ch->rows_fd, text, len) != 0)
         return MCZ_EIO;
     snprintf(where, cap, "%lld %zu", (long long)at, len);
     return MCZ_OK;

@@ -41,6 +41,8 @@ static int write_fully(int fd, const void *data, size_t len, int64_t off)
         ssize_t n = off < 0 ? write(fd, p, len) : pwrite(fd, p, len, (off_t)off);
         if (n < 0 && errno == EINTR)
             continue;
+        if (n == 0)
+            errno = EIO; /* nothing written, nothing said */
         if (n <= 0)
             return MCZ_EIO;
         p += n;

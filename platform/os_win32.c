@@ -106,6 +106,8 @@ int mcz_os_write_all(int fd, const void *data, size_t len)
     const uint8_t *p = data;
     while (len > 0) {
         int n = write(fd, p, (unsigned)(len < IO_CHUNK ? len : IO_CHUNK));
+        if (n == 0)
+            errno = EIO; /* nothing written, nothing said */
         if (n <= 0)
             return MCZ_EIO;
         p += n;

@@ -27,7 +27,8 @@ typedef enum { MCZ_OS_WRITE_ONLY, MCZ_OS_READ_WRITE } mcz_os_access;
 int mcz_os_create(const char *path, mcz_os_access access);
 /* 0, or -1. */
 int mcz_os_close(int fd);
-/* Writes all of data at the file position (MCZ_OK, or MCZ_EIO). */
+/* Writes all of data at the file position, again after EINTR and short writes (MCZ_OK, or
+ * MCZ_EIO with errno set). Async-signal-safe: a child between fork and exec may use it. */
 int mcz_os_write_all(int fd, const void *data, size_t len);
 /* Writes all of data at off (MCZ_OK, or MCZ_EIO). */
 int mcz_os_pwrite_all(int fd, const void *data, size_t len, uint64_t off);

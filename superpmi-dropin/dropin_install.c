@@ -106,7 +106,7 @@ static char *write_copy(const char *dir)
         free(tmp);
         return NULL;
     }
-    int rc = tool_write_all(fd, bytes, len);
+    int rc = mcz_os_write_all(fd, bytes, len);
     rc = rc == 0 ? dropin_make_executable(fd) : rc;
     rc = rc == 0 ? mcz_os_fsync(fd) : rc;
     int saved = errno;

@@ -197,7 +197,7 @@ static int serve(stream *st, FILE *in, int to_superpmi)
         bool stop = line[0] != '#' && (strncmp(line, "quit", 4) == 0 || n == 0);
         if (n > 0 && (uint64_t)n >= first && (uint64_t)n - first < count)
             rc = materialize(st, (uint32_t)n);
-        if (rc == 0 && tool_write_all(to_superpmi, line, (size_t)len) != 0)
+        if (rc == 0 && mcz_os_write_all(to_superpmi, line, (size_t)len) != 0)
             break; /* superpmi ended: its exit code says why */
         if (stop)
             break;

@@ -162,9 +162,6 @@ bool tool_csv_is(const tool_csv_span *f, const char *text);
 
 /* Seconds on the monotonic clock. */
 double tool_now(void);
-/* Writes all of buf, again after EINTR and short writes. 0, or -1 with errno set.
- * Async-signal-safe: a child between fork and exec may use it. */
-int tool_write_all(int fd, const void *buf, size_t len);
 /* Flushes and closes stdout at the end of main: 0, or -1 after saying on stderr (prog: ...)
  * that a write failed (a full disk). A reader that closed its pipe early is not an error. */
 int tool_close_stdout(void);

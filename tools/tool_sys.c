@@ -10,25 +10,6 @@ double tool_now(void)
     return (double)mcz_os_monotonic_ns() / 1e9;
 }
 
-int tool_write_all(int fd, const void *buf, size_t len)
-{
-    const unsigned char *p = buf;
-    while (len > 0) {
-        ptrdiff_t n = mcz_os_write(fd, p, len);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0)
-            return -1;
-        if (n == 0) {
-            errno = EIO;
-            return -1;
-        }
-        p += n;
-        len -= (size_t)n;
-    }
-    return 0;
-}
-
 int tool_close_stdout(void)
 {
     bool pipe = mcz_os_stdout_is_pipe();
