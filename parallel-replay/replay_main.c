@@ -411,8 +411,7 @@ static int replay_main(const replay_options *o, const char *path)
         if (rc != MCZ_OK && !out.init_failed && !out.broken)
             code = replay_fail("%s", out.message[0] ? out.message : mcz_error_name(rc));
         else if (output_rc != MCZ_OK) /* a fault of the run's own, never a JIT's result */
-            code = replay_fail("cannot pass the commands' output on to stdout%s: %s",
-                               o->interleave > 1 ? " (through temporary files in TMPDIR)" : "",
+            code = replay_fail("cannot pass the commands' output on to stdout: %s",
                                strerror(output_errno));
         else
             code = outcome_code(o, &t, &plan, &out);
