@@ -174,6 +174,7 @@ $(BUILD)/tests/test_replay_span: $(BUILD)/obj/parallel-replay/replay_span.o
 $(BUILD)/obj/tests/unit/test_replay_span.o: CPPFLAGS += -Itools -Iplatform -Iparallel-replay
 $(BUILD)/tests/test_replay_options: $(BUILD)/obj/parallel-replay/replay_options.o
 $(BUILD)/obj/tests/unit/test_replay_options.o: CPPFLAGS += -Itools -Iplatform -Iparallel-replay
+$(BUILD)/obj/tests/unit/test_tool_options.o: CPPFLAGS += -Itools -Iplatform
 # mcs's option tables: all of mcs but its main(), before the library it calls
 MCS_PARTS_OBJ := $(filter-out %/mcs/mcs.o,$(call obj,$(MCS_SRC)))
 $(BUILD)/tests/test_mcs_options: $(BUILD)/obj/tests/unit/test_mcs_options.o $(MCS_PARTS_OBJ) \

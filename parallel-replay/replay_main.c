@@ -37,7 +37,7 @@ static int outputs_check(const replay_options *o, char *const *inputs, size_t n)
 {
     for (size_t i = 0; i < n; i++)
         tool_note_input(inputs[i]);
-    return replay_options_each_output(o, output_check);
+    return tool_options_each_output(&replay_options_def, o, output_check);
 }
 
 /* ---- Results ------------------------------------------------------------------------------- */

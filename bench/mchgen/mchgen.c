@@ -3,8 +3,10 @@
  *
  *   mchgen --seed N --contexts N --out F.mch [--preset NAME] [--report]
  *
- * Same seed and options give the same bytes. Exit codes: 0 success, 1 failure, 2 usage.
+ * Same seed and options give the same bytes. Exit codes: 0 success, 1 failure, 2 usage. Its
+ * options: one table (tools/tool_options.h), --help made from it.
  */
+#include <assert.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -13,6 +15,7 @@
 
 #include "mchgen_model.h"
 #include "tool.h"
+#include "tool_options.h"
 
 #define EXIT_USAGE 2
 
@@ -73,45 +76,82 @@ typedef struct options {
     bool report;
 } options;
 
-static void usage(FILE *f)
+static bool set_out(void *arg, const char *value)
 {
-    fprintf(f,
-            "usage: mchgen [--seed N] [--contexts N] [--out F.mch] [--preset NAME] [--jit-ee V]\n"
-            "              [--report]\n"
-            "\n"
-            "Writes a synthetic SuperPMI collection (.mch): method contexts with the packets,\n"
-            "sizes and redundancy of real collections, deterministic per seed and options.\n"
-            "\n"
-            "  --seed N       seed of the collection: runs, handles, methods (default 1)\n"
-            "  --contexts N   number of contexts (default: the preset's, 20000 for default)\n"
-            "  --out F.mch    output file, written atomically (nothing there unless complete)\n"
-            "  --preset NAME  model variant (default: default)\n"
-            "  --jit-ee V     JIT-EE version to write (name or GUID; default B): its packet\n"
-            "                 table, write order and CorInfoType numbering\n"
-            "  --report       validate every context and print size, IL and compression figures\n"
-            "                 (zstd level 3: per context, with a dictionary, 1 MiB chunks)\n"
-            "                 next to the published targets (dictionary trained on 300\n"
-            "                 held-out contexts of other runs); alone, works in memory\n"
-            "  --help         this text\n"
-            "  --version      the version of mchgen and of its libraries\n"
-            "\n"
-            "presets:\n");
-    for (size_t i = 0; presets[i]; i++)
-        fprintf(f, "  %-8s %s\n", presets[i]->name, presets[i]->help);
-    fprintf(f, "\nAt least one of --out and --report is required. Exit codes: 0 success,\n"
-               "1 failure, 2 usage error.\n");
+    options *o = arg;
+    if (value[0] == '-' && value[1] == '-')
+        return false; /* "--out --report": the name forgotten (--out=./--x names such a file) */
+    o->out = value;
+    return *value != '\0';
 }
 
-static bool parse_u64(const char *text, uint64_t max, uint64_t *out)
+static bool set_preset(void *arg, const char *value)
 {
-    return tool_parse_count(text, false, 0, max, out) == MCZ_OK;
+    options *o = arg;
+    o->preset = mg_preset_find(value);
+    return o->preset != NULL;
 }
 
-static int usage_error(const char *what, const char *arg)
+#define FLAG(f) TOOL_FLAG(options, f)
+#define COUNT(f, lo, hi) TOOL_COUNT(options, f, lo, hi)
+
+/* In --help's order. */
+static const tool_option options_table[] = {
+    {.name = "seed", .arg = "N", COUNT(seed, 0, UINT64_MAX), .want = "want a number from 0",
+     .help = "seed of the collection: runs, handles, methods (default 1)"},
+    {.name = "contexts", .arg = "N", COUNT(contexts, 1, 100000000),
+     .want = "want a number of contexts from 1 to 100000000",
+     .help = "number of contexts (default: the preset's, 20000 for default)"},
+    {.name = "out", .arg = "F.mch", TOOL_SETTER(set_out), .want = "want a file name",
+     .help = "output file, written atomically (nothing there unless complete)"},
+    {.name = "preset", .arg = "NAME", TOOL_SETTER(set_preset),
+     .want = "want one of the presets (mchgen --help lists them)",
+     .help = "model variant (default: default; the presets below)"},
+    {.name = "jit-ee", .arg = "V", TOOL_JIT_EE(options, jit_ee),
+     .help = "JIT-EE version to write (name or GUID; default B): its packet\n"
+             "table, write order and CorInfoType numbering"},
+    {.name = "report", FLAG(report),
+     .help = "validate every context and print size, IL and compression figures\n"
+             "(zstd level 3: per context, with a dictionary, 1 MiB chunks)\n"
+             "next to the published targets (dictionary trained on 300\n"
+             "held-out contexts of other runs); alone, works in memory"},
+    {.name = "h", .alias = "help", .type = TOOL_OPT_HELP, .help = "this text"},
+    {.name = "version", .type = TOOL_OPT_VERSION,
+     .help = "the version of mchgen and of its libraries"},
+};
+
+static const char help_head[] =
+    "Usage: mchgen [options]\n"
+    "\n"
+    "Writes a synthetic SuperPMI collection (.mch): method contexts with the packets,\n"
+    "sizes and redundancy of real collections, deterministic per seed and options.\n"
+    "\n"
+    "options:\n";
+
+/* --help's text after the options: the presets, from their table. */
+static char help_tail[1024];
+
+static tool_options_def options_def = {
+    .options = options_table,
+    .count = sizeof options_table / sizeof *options_table,
+    .help_head = help_head,
+    .help_tail = help_tail,
+    .usage_exit = EXIT_USAGE,
+    .fail_exit = 1,
+    .usage_hint = "try 'mchgen --help'",
+};
+
+static void help_tail_make(void)
 {
-    tool_error("%s%s%s", what, arg ? ": " : "", arg ? arg : "");
-    fprintf(stderr, "try 'mchgen --help'\n");
-    return EXIT_USAGE;
+    size_t len = (size_t)snprintf(help_tail, sizeof help_tail, "\npresets:\n");
+    for (size_t i = 0; presets[i] && len < sizeof help_tail; i++)
+        len += (size_t)snprintf(help_tail + len, sizeof help_tail - len, "  %-8s %s\n",
+                                presets[i]->name, presets[i]->help);
+    if (len < sizeof help_tail)
+        snprintf(help_tail + len, sizeof help_tail - len,
+                 "\nAt least one of --out and --report is required. Exit codes: 0 success,\n"
+                 "1 failure, 2 usage error.\n");
+    assert(len < sizeof help_tail); /* the presets fit */
 }
 
 /* Returns -1 to go on, or an exit code. */
@@ -120,46 +160,22 @@ static int parse_args(int argc, char **argv, options *o)
     o->seed = 1;
     o->preset = &preset_default;
     o->jit_ee = mcz_jit_ee_find("B");
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        const char *v = i + 1 < argc && strncmp(argv[i + 1], "--", 2) != 0 ? argv[i + 1] : NULL;
-        uint64_t n;
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            usage(stdout);
-            return 0;
-        } else if (strcmp(a, "--version") == 0) {
-            tool_print_version();
-            return 0;
-        } else if (strcmp(a, "--report") == 0) {
-            o->report = true;
-            continue;
-        } else if (!v) {
-            return usage_error(strncmp(a, "--", 2) == 0 ? "missing value for" : "unknown argument",
-                               a);
-        } else if (strcmp(a, "--seed") == 0) {
-            if (!parse_u64(v, UINT64_MAX, &o->seed))
-                return usage_error("bad seed", v);
-        } else if (strcmp(a, "--contexts") == 0) {
-            if (!parse_u64(v, 100000000, &n) || n == 0)
-                return usage_error("bad context count (1..100000000)", v);
-            o->contexts = (uint32_t)n;
-        } else if (strcmp(a, "--out") == 0) {
-            o->out = v;
-        } else if (strcmp(a, "--jit-ee") == 0) {
-            o->jit_ee = mcz_jit_ee_find(v);
-            if (!o->jit_ee)
-                return usage_error("unknown JIT-EE version", v);
-        } else if (strcmp(a, "--preset") == 0) {
-            o->preset = mg_preset_find(v);
-            if (!o->preset)
-                return usage_error("unknown preset", v);
-        } else {
-            return usage_error("unknown argument", a);
-        }
-        i++;
+    help_tail_make();
+    char **operands = calloc((size_t)argc + 1, sizeof *operands);
+    if (!operands) {
+        tool_error("out of memory");
+        return 1;
     }
+    size_t operand_count;
+    int code = tool_options_parse(&options_def, argc, argv, o, operands, &operand_count);
+    if (code < 0 && operand_count)
+        code = tool_options_usage_error(&options_def, "unexpected argument '%s'", operands[0]);
+    free(operands);
+    if (code >= 0)
+        return code;
     if (!o->out && !o->report)
-        return usage_error("nothing to do: give --out, --report or both", NULL);
+        return tool_options_usage_error(&options_def,
+                                        "nothing to do: give --out, --report or both");
     if (!o->contexts)
         o->contexts = o->preset->default_contexts;
     return -1;

@@ -33,7 +33,7 @@ static bool meant_hidden(const char *name)
 static const char *option_line(const char *help, const char *name)
 {
     char start[80];
-    snprintf(start, sizeof start, "\n  %s%s", replay_option_dashes(name), name);
+    snprintf(start, sizeof start, "\n  %s%s", tool_option_dashes(name), name);
     size_t len = strlen(start);
     for (const char *at = strstr(help, start); at; at = strstr(at + 1, start))
         if (strchr(" ,\n", at[len]))
@@ -44,18 +44,18 @@ static const char *option_line(const char *help, const char *name)
 static void test_every_option_in_help(void **state)
 {
     (void)state;
-    for (size_t i = 0; i < replay_option_count(); i++) {
-        const replay_option *opt = replay_option_at(i);
+    for (size_t i = 0; i < replay_options_def.count; i++) {
+        const tool_option *opt = tool_option_at(&replay_options_def, i);
         if (!opt->help || !*opt->help)
             fail_msg("option %s has no help", opt->name);
         if (opt->hidden != meant_hidden(opt->name))
             fail_msg("option %s is %s --help", opt->name, opt->hidden ? "left out of" : "in");
     }
-    char *help = replay_options_help();
+    char *help = tool_options_help(&replay_options_def);
     assert_non_null(help);
     size_t shown = 0;
-    for (size_t i = 0; i < replay_option_count(); i++) {
-        const replay_option *opt = replay_option_at(i);
+    for (size_t i = 0; i < replay_options_def.count; i++) {
+        const tool_option *opt = tool_option_at(&replay_options_def, i);
         const char *line = option_line(help, opt->name);
         if (opt->hidden) {
             if (line)
@@ -85,20 +85,20 @@ static void test_every_option_in_help(void **state)
 static void test_entries_whole(void **state)
 {
     (void)state;
-    for (size_t i = 0; i < replay_option_count(); i++) {
-        const replay_option *opt = replay_option_at(i);
-        bool takes_value = opt->type != REPLAY_OPT_FLAG && opt->type != REPLAY_OPT_HELP;
+    for (size_t i = 0; i < replay_options_def.count; i++) {
+        const tool_option *opt = tool_option_at(&replay_options_def, i);
+        bool takes_value = opt->type != TOOL_OPT_FLAG && opt->type != TOOL_OPT_HELP;
         if ((opt->arg != NULL) != takes_value)
             fail_msg("option %s: a value named in help iff it takes one", opt->name);
-        bool can_refuse = opt->type == REPLAY_OPT_COUNT || opt->type == REPLAY_OPT_SIZE ||
-                          opt->type == REPLAY_OPT_SECONDS || opt->type == REPLAY_OPT_SETTER ||
-                          (opt->type == REPLAY_OPT_STRING && opt->min > 0);
+        bool can_refuse = opt->type == TOOL_OPT_COUNT || opt->type == TOOL_OPT_SIZE ||
+                          opt->type == TOOL_OPT_SECONDS || opt->type == TOOL_OPT_SETTER ||
+                          (opt->type == TOOL_OPT_STRING && opt->min > 0);
         if (can_refuse != (opt->want != NULL))
             fail_msg("option %s: a refusal text iff a value can be refused", opt->name);
-        if ((opt->type == REPLAY_OPT_SETTER) != (opt->set != NULL))
+        if ((opt->type == TOOL_OPT_SETTER) != (opt->set != NULL))
             fail_msg("option %s: a setter iff its type says so", opt->name);
         for (size_t k = 0; k < i; k++) {
-            const replay_option *other = replay_option_at(k);
+            const tool_option *other = tool_option_at(&replay_options_def, k);
             const char *names[] = {other->name, other->alias};
             for (size_t n = 0; n < 2; n++)
                 if (names[n] && (strcmp(names[n], opt->name) == 0 ||
@@ -106,7 +106,7 @@ static void test_entries_whole(void **state)
                     fail_msg("option name %s twice", names[n]);
         }
     }
-    assert_null(replay_option_at(replay_option_count()));
+    assert_null(tool_option_at(&replay_options_def, replay_options_def.count));
 }
 
 static int parse(replay_options *o, char **argv)
@@ -198,12 +198,12 @@ static void test_nearest(void **state)
     };
     char buf[64];
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-        const char *got = replay_options_nearest(cases[i][0], buf, sizeof buf);
+        const char *got = tool_options_nearest(&replay_options_def, cases[i][0], buf, sizeof buf);
         if (!got || strcmp(got, cases[i][1]) != 0)
             fail_msg("%s: offered %s, not %s", cases[i][0], got ? got : "nothing", cases[i][1]);
     }
-    assert_null(replay_options_nearest("xyzzy", buf, sizeof buf));
-    assert_null(replay_options_nearest("foo", buf, sizeof buf));
+    assert_null(tool_options_nearest(&replay_options_def, "xyzzy", buf, sizeof buf));
+    assert_null(tool_options_nearest(&replay_options_def, "foo", buf, sizeof buf));
 }
 
 int main(void)
