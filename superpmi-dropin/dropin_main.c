@@ -13,17 +13,36 @@
 #include <string.h>
 
 #include "dropin.h"
+#include "tool_options.h"
 
-static const char usage_text[] =
+/* mcz-superpmi's own options: words of two dashes, so never one of superpmi's single-dash
+ * switches, and read only as the first word (the rest of a command line is superpmi's). */
+typedef struct own_options {
+    const char *install, *uninstall;
+} own_options;
+
+static const tool_option own_table[] = {
+    {.name = "install", .arg = "DIR", TOOL_STRING(own_options, install), .min = 1,
+     .want = "want the directory of the superpmi to stand in for",
+     .help = "make DIR/superpmi mcz-superpmi (the real one is kept as\n"
+             "DIR/superpmi.real)"},
+    {.name = "uninstall", .arg = "DIR", TOOL_STRING(own_options, uninstall), .min = 1,
+     .want = "want the directory mcz-superpmi was installed into",
+     .help = "put DIR/superpmi.real back as DIR/superpmi"},
+    {.name = "help", .type = TOOL_OPT_HELP, .help = "this text"},
+    {.name = "version", .type = TOOL_OPT_VERSION,
+     .help = "the version of mcz-superpmi and of its libraries"},
+};
+
+static const char help_head[] =
     "Usage: mcz-superpmi --install DIR\n"
     "   or: mcz-superpmi --uninstall DIR\n"
     "   or: superpmi ARGS...\n"
-    "\n"
-    "  --install DIR     make DIR/superpmi mcz-superpmi (the real one is kept as\n"
-    "                    DIR/superpmi.real)\n"
-    "  --uninstall DIR   put DIR/superpmi.real back as DIR/superpmi\n"
-    "  superpmi ARGS...  (once installed as DIR/superpmi) superpmi, over .mch files and mcz\n"
-    "                    archives alike\n"
+    "\n";
+
+static const char help_tail[] =
+    "  superpmi ARGS...   (once installed as DIR/superpmi) superpmi, over .mch files and mcz\n"
+    "                     archives alike\n"
     "\n"
     "A drop-in for superpmi, so that superpmi.py (which runs the superpmi of Core_Root) replays\n"
     "and asm-diffs mcz archives unchanged. It reads superpmi's command line as superpmi does.\n"
@@ -56,6 +75,17 @@ static const char usage_text[] =
     "switch not served over archives, --install or --uninstall refused (nothing changed), a\n"
     "failure of the run's own (a full TMPDIR, a real superpmi that cannot start, replays none\n"
     "of its unit, writes no -details, or is killed by SIGKILL): never a JIT's result.\n";
+
+
+static const tool_options_def own_def = {
+    .options = own_table,
+    .count = sizeof own_table / sizeof *own_table,
+    .help_head = help_head,
+    .help_tail = help_tail,
+    .usage_exit = DROPIN_FATAL,
+    .fail_exit = DROPIN_FATAL,
+    .usage_hint = "(mcz-superpmi --help lists its options; superpmi's switches take one dash)",
+};
 
 /* MCZ_SUPERPMI_TRACE: the words about to run. 0, or -1 after saying why. */
 static int trace(char *const words[])
@@ -144,58 +174,36 @@ static int superpmi_main(int argc, char **argv)
     return rc;
 }
 
-/* mcz-superpmi's own options. superpmi's switches take one dash, so a word of two that is none
- * of these is a mistyped one of them, answered as mcs and mcz-replay answer, never superpmi's
- * (whose "no such file" for superpmi.real would not say what went wrong). */
-static const char *const own_options[] = {"--install", "--uninstall", "--help", "--version"};
-
-static bool is_own_option(const char *word)
+/* A command line of mcz-superpmi's own options (its first word has two dashes): one of them,
+ * done. A word of two dashes that is none of them is a mistyped one, answered as mcz-replay
+ * answers, never by superpmi (whose "no such file" for superpmi.real would not say what went
+ * wrong). */
+static int own_main(int argc, char **argv)
 {
-    for (size_t i = 0; i < sizeof own_options / sizeof own_options[0]; i++)
-        if (strcmp(word, own_options[i]) == 0)
-            return true;
-    return false;
-}
-
-static int unknown_own_option(const char *word)
-{
-    const char *near = NULL;
-    size_t best = 4; /* farther than 3 edits is no typo */
-    for (size_t i = 0; i < sizeof own_options / sizeof own_options[0]; i++) {
-        size_t d = tool_edit_distance(word, strlen(word), own_options[i]);
-        if (d < best) {
-            best = d;
-            near = own_options[i];
-        }
+    own_options o = {NULL, NULL};
+    char **operands = calloc((size_t)argc + 1, sizeof *operands);
+    size_t operand_count = 0;
+    if (!operands) {
+        tool_error("out of memory");
+        return DROPIN_FATAL;
     }
-    if (near)
-        tool_error("unknown option '%s'; did you mean %s?", word, near);
-    else
-        tool_error("unknown option '%s' (mcz-superpmi takes --install DIR, --uninstall DIR, "
-                   "--help, --version; superpmi's switches take one dash)", word);
-    return 2;
+    int rc = tool_options_parse(&own_def, argc, argv, &o, operands, &operand_count);
+    if (rc < 0 && operand_count)
+        rc = tool_options_usage_error(&own_def, "unexpected argument '%s'", operands[0]);
+    free(operands);
+    if (rc < 0 && (!o.install == !o.uninstall))
+        rc = tool_options_usage_error(&own_def, "give one of --install DIR and --uninstall DIR");
+    if (rc == 0) /* --help or --version printed */
+        return tool_close_stdout() == 0 ? 0 : DROPIN_FATAL;
+    if (rc > 0)
+        return rc;
+    return o.install ? dropin_install(o.install, argv[0]) : dropin_uninstall(o.uninstall);
 }
 
 int main(int argc, char **argv)
 {
     tool_set_program("mcz-superpmi");
-    if (argc == 2 && strcmp(argv[1], "--help") == 0) {
-        fputs(usage_text, stdout);
-        return tool_close_stdout() == 0 ? 0 : DROPIN_FATAL;
-    }
-    if (tool_wants_version(argc, argv)) {
-        tool_print_version();
-        return tool_close_stdout() == 0 ? 0 : DROPIN_FATAL;
-    }
-    if (argc == 3 && strcmp(argv[1], "--install") == 0)
-        return dropin_install(argv[2], argv[0]);
-    if (argc == 3 && strcmp(argv[1], "--uninstall") == 0)
-        return dropin_uninstall(argv[2]);
-    if (argc >= 2 && (strcmp(argv[1], "--install") == 0 || strcmp(argv[1], "--uninstall") == 0)) {
-        tool_error("usage: mcz-superpmi %s DIR", argv[1]);
-        return DROPIN_FATAL;
-    }
-    if (argc >= 2 && strncmp(argv[1], "--", 2) == 0 && argv[1][2] && !is_own_option(argv[1]))
-        return unknown_own_option(argv[1]);
+    if (argc >= 2 && strncmp(argv[1], "--", 2) == 0 && argv[1][2])
+        return own_main(argc, argv);
     return superpmi_main(argc, argv);
 }
