@@ -145,8 +145,8 @@ $(BIN)/mcs: $(call obj,$(MCS_SRC)) $(TOOL_OBJ) $(LIB_A)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-# Plugins are loaded with dlopen and see the program's symbols (-rdynamic); Windows' LoadLibrary
-# needs neither (packaging/windows.mk empties both).
+# Plugins are loaded with dlopen (platform/program_posix.c) and see the program's symbols
+# (-rdynamic); Windows' LoadLibrary needs neither (packaging/windows.mk empties both).
 REPLAY_LDFLAGS ?= -rdynamic
 REPLAY_LDLIBS ?= -ldl
 $(BIN)/mcz-replay: $(call obj,$(REPLAY_SRC)) $(TOOL_OBJ) $(LIB_A)

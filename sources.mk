@@ -18,11 +18,13 @@ MCZ_LIB_SRC := common/*.c io/*.c superpmi/*.c format/*.c writer/*.c reader/*.c
 # The collector (CMake's mcz::writer; libmcz-writer.so, libmcz-writer.dll): the layers below the
 # reader, without what reads collections (sources: files, HTTP with its cache and libcurl; the
 # .mcl and TOC readers), which no collector reaches, nor the platform's files that only the
-# programs call (their processes, directories, streams). The platform set is the build's.
+# programs call (their processes and workers, directories, streams, program files). The
+# platform set is the build's.
 MCZ_WRITER_SRC := common/*.c io/*.c superpmi/*.c format/*.c writer/*.c
 MCZ_WRITER_NOT := io/source.c io/file.c io/source_http.c io/http_cache.c superpmi/mcl.c superpmi/toc.c \
                   platform/sys_posix.c platform/sys_win32.c platform/proc_posix.c \
-                  platform/proc_win32.c platform/cmdline.c
+                  platform/proc_win32.c platform/cmdline.c platform/worker_posix.c \
+                  platform/worker_win32.c platform/program_posix.c platform/program_win32.c
 # The programs (bin/NAME from MCZ_SRC_NAME), each linked with tools/ and the library.
 MCZ_PROGRAMS := mcs mcz-replay mcz-superpmi mchgen
 MCZ_SRC_mcs := mcs/*.c

@@ -140,8 +140,8 @@ endif
 # windows-programs.sh): mcs, mchgen and libmcz.so are built first, and found in MCZ_HOST_BIN.
 test-windows: $(BIN)/mcs $(BIN)/mchgen $(LIB_SO)
 
-# ---- mcz-replay.exe (parallel-replay/replay_proc_win32.c: workers are the program started
-# again, in job objects); plugins are DLLs, loaded with LoadLibrary: no -rdynamic, no -ldl.
+# ---- mcz-replay.exe (platform/worker_win32.c: workers are the program started again, in job
+# objects); plugins are DLLs, loaded with LoadLibrary: no -rdynamic, no -ldl.
 ifdef WIN_CROSS
 REPLAY_LDFLAGS :=
 REPLAY_LDLIBS :=

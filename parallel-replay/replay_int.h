@@ -4,8 +4,8 @@
  * The pieces: replay_plan.c turns a collection into work units (archive chunks, or runs of about
  * 1 MiB of contexts of an MCH file); replay_proc_run is the one process module (workers, pipes,
  * rings, timeouts, crashes, signals: replay_ring.c, replay_record.c, replay_sched.c,
- * replay_pool.c and the system's replay_proc_posix.c or replay_proc_win32.c, see
- * replay_proc.h); replay_worker.c is what a worker does with a unit; the replayers are
+ * replay_pool.c and replay_proc.c on the platform's workers, see replay_proc.h);
+ * replay_worker.c is what a worker does with a unit; the replayers are
  * replay_verify.c, replay_plugin.c and replay_exec.c; replay_table.c accounts results (spilled
  * as sorted runs, never held whole) and replay_results.c writes every output from a merge of
  * them; replay_options.c reads the command line (its option table), replay_main.c runs it.
@@ -215,7 +215,7 @@ int replay_plugin_context(const mcz_replay_plugin_desc *p, void *state, const mc
 /* ---- Worker side -------------------------------------------------------------------------------- */
 
 /* The worker's end of its channel to the parent: a shared record ring and a wake-up pipe
- * (replay_proc_posix.c, replay_proc_win32.c). */
+ * (replay_proc.c). */
 typedef struct replay_chan replay_chan;
 
 /* Announces the context about to be replayed (the parent blames it if the worker dies or runs
@@ -331,7 +331,7 @@ int replay_exec_output(const char *temp_dir, const replay_exec_view *v, FILE *to
  * under --order-as-parallel, at the verbose level (superpmi -p's parent prints it). */
 void replay_exec_trailer(const replay_exec_view *v, FILE *to);
 
-/* ---- Process module (replay_sched.c, replay_pool.c, replay_proc_*.c) ------------------------- */
+/* ---- Process module (replay_sched.c, replay_pool.c, replay_proc.c) --------------------------- */
 
 /* Starts a command (argv[0] looked up in PATH): MCZ_OK and *handle to wait for; 127 with
  * *exec_errno, the errno of an exec that failed (as a shell's status); MCZ_EIO when no process
@@ -342,7 +342,7 @@ int replay_proc_command_start(char *const argv[], const char *out_path, const ch
                               int64_t *handle, int *exec_errno);
 int replay_proc_command_wait(int64_t handle);
 
-/* ---- The system beside processes (replay_proc_posix.c, replay_proc_win32.c) ---------------- */
+/* ---- The system beside processes (replay_proc.c, on platform/) ------------------------------- */
 
 /* True when a worker reads the collection through the parent's input (a fork); false when it
  * opens the collection again itself (Windows), which a stream (-) cannot give it twice. */

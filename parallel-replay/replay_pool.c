@@ -1,8 +1,8 @@
 /*
  * replay_pool.c - the process pool of mcz-replay, the same on every system: which slots hold a
  * worker, their output passed on a whole line at a time, deadlines, and the loop that waits
- * for them. Every system call on processes is in the pair below it (replay_proc_posix.c forks;
- * replay_proc_win32.c starts the program again); nothing here knows units or records
+ * for them. Every system call on processes is the platform's, below replay_proc.c (a fork
+ * on POSIX; on Windows the program started again); nothing here knows units or records
  * (replay_sched.c gives the work through callbacks).
  *
  * The loop looks at the rings when it wakes: a wake-up byte, worker output, the progress tick,

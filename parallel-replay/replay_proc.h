@@ -5,19 +5,20 @@
  *   replay_record.c  the records a worker sends through it (the protocol, both ends)
  *   replay_sched.c   the scheduler: work units handed out, results accounted, deaths blamed
  *   replay_pool.c    the process pool: slots, output lines, deadlines, the wait loop
- *   replay_proc_posix.c, replay_proc_win32.c
- *                    the worker processes: start, pipes, rings, waits, kills, stop signals,
- *                    reaping (POSIX: fork; Windows: the program started again, in a job)
+ *   replay_proc.c    the worker processes: start, pipes, rings, waits, kills, stop signals,
+ *                    reaping, on the platform's worker facility (platform/worker.h: a fork
+ *                    on POSIX; on Windows the program started again, in a job object)
  *
  * The process pool knows nothing of units or records (its callbacks carry them, as git's
  * run_processes_parallel does for its tasks); the scheduler makes no system call on processes,
- * nor does the pool: each system's calls are in its replay_proc_*.c, each compiled everywhere
- * and empty on the other system.
+ * nor does the pool, nor replay_proc.c: every system call is the platform's (platform/), which
+ * knows nothing of rings or records in turn.
  */
 #ifndef MCZ_REPLAY_PROC_H
 #define MCZ_REPLAY_PROC_H
 
 #include "replay_int.h"
+#include "worker.h"
 
 /* ---- Shared-memory ring (replay_ring.c) ----------------------------------------------------- */
 
@@ -26,9 +27,9 @@
 
 typedef struct replay_ring replay_ring;
 
-/* The size of a ring's memory (positions and bytes), which the platform files map: in memory a
- * forked child shares (replay_proc_posix.c), in a section the worker inherits
- * (replay_proc_win32.c). The memory starts zero-filled: both positions 0. */
+/* The size of a ring's memory (positions and bytes): a worker's shared region (platform/worker.h,
+ * memory a forked child shares, or a section the worker inherits), which starts zero-filled:
+ * both positions 0. */
 size_t replay_ring_bytes(void);
 /* Worker: appends a then b as one piece once the parent has left room for it, calling
  * wait(arg) while the ring is full (a nonzero return gives up: MCZ_EIO). */
@@ -165,10 +166,11 @@ void replay_pool_kill_all(void);
 /* A whole read: 1 read, 0 end of file before any byte, negative an error or partial read. */
 int replay_read_full(int fd, void *buf, size_t len);
 
-/* ---- Worker processes (replay_proc_posix.c, replay_proc_win32.c) ----------------------------- */
+/* ---- Worker processes (replay_proc.c) -------------------------------------------------------- */
 
-/* One worker process: its pipes (requests to it, wake-ups and output from it) and its ring. */
-typedef struct replay_proc replay_proc;
+/* One worker process: its pipes (requests to it, wake-ups and output from it) and its ring,
+ * the platform's worker (platform/worker.h), its shared region the ring. */
+typedef struct mcz_os_worker replay_proc;
 
 /* Starts the worker of slot with a fresh ring, the end of its request pipe that it reads and
  * the pipes it writes; NULL with errno set when it cannot. POSIX: the forked child runs
@@ -179,8 +181,8 @@ replay_proc *replay_proc_start(size_t slot, const replay_pool_ops *ops);
 bool replay_proc_attach(size_t *slot, int *req_fd, replay_chan *ch);
 replay_ring *replay_proc_ring(const replay_proc *p);
 
-#define REPLAY_PROC_OUTPUT 1u /* the worker printed something */
-#define REPLAY_PROC_WAKE 2u   /* a wake-up byte, or the end of the wake-up pipe */
+#define REPLAY_PROC_OUTPUT MCZ_OS_WORKER_OUTPUT /* the worker printed something */
+#define REPLAY_PROC_WAKE MCZ_OS_WORKER_WAKE     /* a wake-up byte, or the end of the wake-up pipe */
 /* Waits at most timeout_ms (-1: no limit) until one of the n workers (NULL: an empty slot)
  * prints or wakes the parent, or a stop signal comes. MCZ_OK, or MCZ_EIO with why set. */
 int replay_proc_wait(replay_proc *const *procs, size_t n, int timeout_ms, char *why,

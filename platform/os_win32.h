@@ -1,8 +1,7 @@
 /*
- * os_win32.h - what the Windows files of platform/ share, and the program-specific Windows
- * files (parallel-replay/replay_proc_win32.c, superpmi-dropin/dropin_*_win32.c) use: the one
- * table of Windows errors, and UTF-8 paths as Windows' wide characters. Included by Windows
- * files only (its functions are built for Windows alone).
+ * os_win32.h - what the Windows files of platform/ share: the one table of Windows errors,
+ * and UTF-8 paths as Windows' wide characters. Included by platform/'s Windows files only (its
+ * functions are built for Windows alone).
  */
 #ifndef MCZ_PLATFORM_OS_WIN32_H
 #define MCZ_PLATFORM_OS_WIN32_H

@@ -10,7 +10,9 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "program.h"
 #include "tool.h"
+#include "worker.h"
 
 /* superpmi's exit code for bad arguments and fatal errors (-1). */
 #define DROPIN_FATAL 255
@@ -68,25 +70,15 @@ int dropin_streaming_value(char **argv);
  * into a sparse stand-in file as it is requested. Returns superpmi's exit code, 128+N when
  * stopped by signal N, DROPIN_FATAL when the archive cannot be read. */
 int dropin_stream(int argc, char **argv, const dropin_cmd *cmd, const char *real);
-
-/* Its system part (dropin_stream_posix.c, dropin_stream_win32.c). */
-/* A new file at path (not there before), read-write and not inherited, of size bytes that take
- * no disk until written where the file system can. The descriptor, or -1 with errno set. */
-int dropin_create_sparse(const char *path, uint64_t size);
-/* Writes len bytes at offset at (the file position unused). 0, or -1 with errno set. */
-int dropin_write_at(int fd, const void *bytes, size_t len, uint64_t at);
-/* From now on a stop (SIGINT, SIGTERM, SIGHUP; Windows: a console control event) ends the
- * request loop rather than the process; a write to a superpmi that ended fails (no SIGPIPE). */
-void dropin_catch_stops(void);
-/* The stop's signal number, 0 while none came. */
-int dropin_stopped(void);
+/* Its system part is the platform's (platform/program.h: the sparse stand-in file; worker.h:
+ * the stop signals watched, which end the request loop rather than the process). */
 
 /* ---- Finding programs (dropin_find.c) ---- */
 
 /* The PATH entry holding the executable file name (searched as execvp does; an empty entry is
  * "."): malloc'd, NULL when none does. */
 char *dropin_path_dir_of(const char *name);
-/* dir/name, with the system's suffix of program files (dropin_exe); malloc'd. */
+/* dir/name, with the system's suffix of program files (mcz_os_program_suffix); malloc'd. */
 char *dropin_program_in(const char *dir, const char *name);
 /* The real superpmi: $MCZ_SUPERPMI, else superpmi.real beside the program. 0 with *path
  * malloc'd, or -1 after saying why on stderr (missing, not executable, mcz-superpmi itself). */
@@ -100,37 +92,6 @@ char *dropin_join(const char *dir, const char *name);
  * created (replacing one there) to write. NULL with errno set. */
 FILE *dropin_fopen_read(const char *path);
 FILE *dropin_fopen_create(const char *path);
-
-/* ---- The system (dropin_os_posix.c, dropin_os_win32.c) ---- */
-
-/* The suffix of program files: "" on POSIX, ".exe" on Windows (superpmi.exe,
- * superpmi.real.exe, mcz-replay.exe). */
-extern const char dropin_exe[];
-/* What separates PATH's entries: ':' on POSIX, ';' on Windows. */
-extern const char dropin_path_sep;
-
-/* The directory the program was run from, the one the installed copy and a link to
- * mcz-superpmi alike sit in (Core_Root), not a link's target's. POSIX: argv0's when it holds
- * a '/', else the PATH entry execvp would have taken it from. Windows: the directory of the
- * program's file (GetModuleFileNameW: the name it was started by). Malloc'd; NULL when
- * neither tells. */
-char *dropin_run_dir(const char *argv0);
-/* When the program was run through a symbolic link named dir/base(argv0): the directory of
- * the link's target, malloc'd; else NULL (always on Windows, where dropin_run_dir is the
- * file's own directory). */
-char *dropin_target_dir(const char *dir, const char *argv0);
-/* A regular file the system would run (POSIX: executable by us; Windows: any). */
-bool dropin_is_executable_file(const char *path);
-/* Whether path is absolute ("/..."; Windows: "X:\..." or "\\server\..."). */
-bool dropin_is_absolute(const char *path);
-/* Whether a name exists, itself (a dangling symbolic link does); false with errno set. */
-bool dropin_name_exists(const char *path);
-/* A descriptor to read path, not inherited, and (POSIX) not waiting for a FIFO's writer;
- * -1 with errno set. */
-int dropin_open_to_read(const char *path);
-/* Makes the open file fd executable (POSIX: mode 0755; Windows: nothing to do). 0, or -1
- * with errno set. */
-int dropin_make_executable(int fd);
 
 /* ---- Installing into a Core_Root (dropin_install.c) ---- */
 

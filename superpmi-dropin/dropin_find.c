@@ -4,7 +4,7 @@
  * Not /proc/self/exe: the installed copy of mcz-superpmi sits in Core_Root beside
  * superpmi.real, and so does a symbolic link to an mcz-superpmi elsewhere, whose target's
  * directory holds no superpmi.real. The directory the program was run from is the one
- * (dropin_run_dir). Program files are named with the system's suffix (dropin_exe).
+ * (run_dir). Program files are named with the system's suffix (mcz_os_program_suffix).
  */
 #include <errno.h>
 #include <limits.h>
@@ -47,13 +47,13 @@ FILE *dropin_fopen_create(const char *path)
 
 char *dropin_program_in(const char *dir, const char *name)
 {
-    size_t len = strlen(name) + strlen(dropin_exe) + 1;
+    size_t len = strlen(name) + strlen(mcz_os_program_suffix()) + 1;
     char *file = malloc(len);
     if (!file) {
         tool_error("out of memory");
         exit(DROPIN_FATAL);
     }
-    snprintf(file, len, "%s%s", name, dropin_exe);
+    snprintf(file, len, "%s%s", name, mcz_os_program_suffix());
     char *path = dropin_join(dir, file);
     free(file);
     return path;
@@ -65,7 +65,7 @@ char *dropin_path_dir_of(const char *name)
     if (!path)
         return NULL;
     for (const char *p = path;; p++) {
-        const char *end = strchr(p, dropin_path_sep);
+        const char *end = strchr(p, mcz_os_path_list_separator());
         size_t len = end ? (size_t)(end - p) : strlen(p);
         char *dir = len ? tool_strndup(p, len) : strdup(".");
         if (!dir) {
@@ -73,7 +73,7 @@ char *dropin_path_dir_of(const char *name)
             exit(DROPIN_FATAL);
         }
         char *file = dropin_program_in(dir, name);
-        bool found = dropin_is_executable_file(file);
+        bool found = mcz_os_is_executable_file(file);
         free(file);
         if (found)
             return dir;
@@ -82,6 +82,45 @@ char *dropin_path_dir_of(const char *name)
             return NULL;
         p = end;
     }
+}
+
+/* The directory the program was run from, the one the installed copy and a link to
+ * mcz-superpmi alike sit in (Core_Root), not a link's target's: that of the name the system
+ * says the program was started by (Windows), else argv0's when it names a directory, else the
+ * PATH entry execvp would have taken it from. Malloc'd; NULL when none tells. */
+static char *run_dir(const char *argv0)
+{
+    char *started = mcz_os_started_path();
+    if (started) {
+        char *dir = mcz_os_dir_name(started);
+        free(started);
+        return dir;
+    }
+    if (mcz_os_base_name(argv0) == argv0)
+        return dropin_path_dir_of(argv0);
+    char *dir = mcz_os_dir_name(argv0);
+    if (!dir) {
+        tool_error("out of memory");
+        exit(DROPIN_FATAL);
+    }
+    return dir;
+}
+
+/* When the program was run through a symbolic link named dir/base(argv0): the directory of
+ * the link's target, malloc'd; else NULL (also where the system names the program's own file,
+ * whose directory run_dir already is). */
+static char *target_dir(const char *dir, const char *argv0)
+{
+    char *self = dropin_join(dir, mcz_os_base_name(argv0));
+    char *resolved = mcz_os_absolute_path(self);
+    char *target = resolved ? mcz_os_dir_name(resolved) : NULL;
+    free(self);
+    free(resolved);
+    if (target && strcmp(target, dir) == 0) {
+        free(target);
+        target = NULL;
+    }
+    return target;
 }
 
 /* Whether path is this program (the same file, a link to it, or a copy of it: the real
@@ -102,7 +141,7 @@ static bool is_self(const char *path)
  * was asked for), so a command run elsewhere finds it too. Takes path; malloc'd. */
 static char *absolute(char *path)
 {
-    char *cwd = dropin_is_absolute(path) ? NULL : mcz_os_getcwd();
+    char *cwd = mcz_os_path_is_absolute(path) ? NULL : mcz_os_getcwd();
     if (!cwd)
         return path;
     char *full = dropin_join(cwd, path);
@@ -118,7 +157,7 @@ int dropin_find_real(const char *argv0, char **path)
     if (env && *env) {
         real = strdup(env);
     } else {
-        char *dir = dropin_run_dir(argv0);
+        char *dir = run_dir(argv0);
         if (!dir) {
             tool_error("cannot tell which directory %s was run from (not on PATH): set "
                        "MCZ_SUPERPMI to the real superpmi", argv0);
@@ -135,7 +174,7 @@ int dropin_find_real(const char *argv0, char **path)
     if (!mcz_os_exists(real))
         why = "no such file (mcz-superpmi --install DIR puts the real superpmi there; or set "
               "MCZ_SUPERPMI)";
-    else if (!dropin_is_executable_file(real))
+    else if (!mcz_os_is_executable_file(real))
         why = "not an executable file";
     else if (is_self(real))
         why = "that is mcz-superpmi itself, not the real superpmi";
@@ -154,7 +193,7 @@ static char *replay_in(const char *dir)
     if (!dir)
         return NULL;
     char *p = dropin_program_in(dir, "mcz-replay");
-    if (dropin_is_executable_file(p))
+    if (mcz_os_is_executable_file(p))
         return p;
     free(p);
     return NULL;
@@ -175,7 +214,7 @@ static char *replay_recorded(const char *dir)
     char *found = NULL;
     if (fgets(line, sizeof line, f)) {
         line[strcspn(line, "\r\n")] = '\0';
-        if (dropin_is_absolute(line) && dropin_is_executable_file(line))
+        if (mcz_os_path_is_absolute(line) && mcz_os_is_executable_file(line))
             found = strdup(line);
     }
     fclose(f);
@@ -186,19 +225,19 @@ int dropin_find_replay(const char *argv0, char **path)
 {
     const char *env = getenv("MCZ_REPLAY");
     if (env && *env) {
-        if (!dropin_is_executable_file(env)) {
+        if (!mcz_os_is_executable_file(env)) {
             tool_error("MCZ_REPLAY=%s: not an executable file", env);
             return -1;
         }
         *path = strdup(env);
         return *path ? 0 : -1;
     }
-    char *dir = dropin_run_dir(argv0);
+    char *dir = run_dir(argv0);
     char *found = replay_in(dir);
     if (!found) /* a copy installed in a Core_Root: the one recorded then */
         found = replay_recorded(dir);
     if (!found && dir) { /* a link to mcz-superpmi: beside its target */
-        char *target = dropin_target_dir(dir, argv0);
+        char *target = target_dir(dir, argv0);
         found = replay_in(target);
         free(target);
     }

@@ -107,7 +107,7 @@ static char *write_copy(const char *dir)
         return NULL;
     }
     int rc = mcz_os_write_all(fd, bytes, len);
-    rc = rc == 0 ? dropin_make_executable(fd) : rc;
+    rc = rc == 0 ? mcz_os_make_executable(fd) : rc;
     rc = rc == 0 ? mcz_os_fsync(fd) : rc;
     int saved = errno;
     rc = mcz_os_close(fd) == 0 ? rc : -1;
@@ -133,7 +133,7 @@ static int check_dir(const char *dir, const char *spmi)
         tool_error("%s: not a directory", dir);
         return -1;
     }
-    if (!dropin_name_exists(spmi)) {
+    if (!mcz_os_name_exists(spmi)) {
         tool_error("%s: %s (DIR must be the directory holding superpmi, e.g. Core_Root)", spmi,
                    strerror(errno));
         return -1;
@@ -218,7 +218,7 @@ int dropin_install(const char *dir, const char *argv0)
     char *spmi = dropin_program_in(dir, "superpmi");
     char *real = dropin_program_in(dir, "superpmi.real");
     int rc = DROPIN_FATAL, ours = -1;
-    bool has_real = dropin_name_exists(real);
+    bool has_real = mcz_os_name_exists(real);
     if (check_dir(dir, spmi) != 0 || (ours = ours_or_say(spmi)) < 0)
         goto out;
     if (ours && !has_real) {
@@ -250,7 +250,7 @@ int dropin_uninstall(const char *dir)
         goto out;
     if (!ours)
         tool_error("%s is not mcz-superpmi: nothing to uninstall", spmi);
-    else if (!dropin_name_exists(real))
+    else if (!mcz_os_name_exists(real))
         tool_error("%s: %s: the real superpmi is not there to restore", real, strerror(errno));
     else if (mcz_os_rename(real, spmi) != 0)
         tool_error("%s: %s", spmi, strerror(errno));

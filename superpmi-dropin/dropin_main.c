@@ -127,7 +127,7 @@ static bool is_archive(const char *path)
     mcz_os_file_info st;
     if (mcz_os_stat(path, &st) != 0 || st.type != MCZ_OS_FILE_REGULAR)
         return false;
-    int fd = dropin_open_to_read(path);
+    int fd = mcz_os_open_to_read(path);
     if (fd < 0)
         return false;
     ptrdiff_t got = mcz_os_read(fd, head, sizeof head);

@@ -1,7 +1,7 @@
 /*
  * dropin_stream.c - superpmi's -streaming over an mcz archive, served by random access. The
  * system's part (the temporary directory, the sparse file, the real superpmi behind a pipe, the
- * stops) is dropin_stream_posix.c's and dropin_stream_win32.c's.
+ * stops watched) is the platform's (platform/platform.h, program.h, worker.h).
  *
  * In streaming mode (streamingsuperpmi.cpp at dotnet/runtime@227b5367) one superpmi process
  * with one JIT reads request lines "N!Key=Value!..." from a file or stdin, fetches context N
@@ -115,7 +115,7 @@ static int stream_open(stream *st, const char *archive)
     int rc = stream_index(st, archive);
     if (rc != 0)
         return rc;
-    st->fd = dropin_create_sparse(st->mch, st->info.raw_bytes);
+    st->fd = mcz_os_create_sparse(st->mch, st->info.raw_bytes);
     if (st->fd < 0)
         return fail_on(st->mch, strerror(errno));
     return 0;
@@ -137,7 +137,7 @@ static void stream_close(stream *st)
 
 static int write_at(stream *st, const void *bytes, size_t len, uint64_t at)
 {
-    return dropin_write_at(st->fd, bytes, len, at);
+    return mcz_os_pwrite_all(st->fd, bytes, len, at) == MCZ_OK ? 0 : -1;
 }
 
 /* Context `number` and the headers before it in the sparse file. 0, or -1 after saying why. */
@@ -192,7 +192,7 @@ static int serve(stream *st, FILE *in, int to_superpmi)
     ptrdiff_t len;
     int rc = 0;
     uint64_t first = st->info.first_number, count = st->info.contexts;
-    while (rc == 0 && !dropin_stopped() && (len = mcz_os_getline(&line, &cap, in)) > 0) {
+    while (rc == 0 && !mcz_os_stop_watched() && (len = mcz_os_getline(&line, &cap, in)) > 0) {
         long n = request_number(line);
         bool stop = line[0] != '#' && (strncmp(line, "quit", 4) == 0 || n == 0);
         if (n > 0 && (uint64_t)n >= first && (uint64_t)n - first < count)
@@ -240,11 +240,11 @@ int dropin_stream(int argc, char **argv, const dropin_cmd *cmd, const char *real
     if (rc == 0 && mcz_os_spawn_piped(real, words.word, &to_superpmi, cannot_run) != 0)
         rc = fail_on("cannot start superpmi", strerror(errno));
     if (rc == 0) {
-        dropin_catch_stops();
+        mcz_os_stop_watch_begin();
         int served = serve(&st, in, to_superpmi);
         mcz_os_close(to_superpmi);
-        int code = mcz_os_spawn_wait(dropin_stopped());
-        rc = dropin_stopped() ? 128 + dropin_stopped() : served != 0 ? served : code;
+        int code = mcz_os_spawn_wait(mcz_os_stop_watched());
+        rc = mcz_os_stop_watched() ? 128 + mcz_os_stop_watched() : served != 0 ? served : code;
     }
     if (!from_stdin)
         fclose(in);

@@ -53,7 +53,7 @@ source_refuses "the reader spelling the frame magic's bytes is refused" \
 
 # 1c. An operating system's header outside platform/: the reader reaching for POSIX itself,
 # the writer for POSIX threads; a Windows branch in the writer; a second table of Windows
-# errors, in a program's own Windows file.
+# errors, in a program's process module.
 source_refuses "the reader including unistd.h is refused" \
     "reader/verify.c includes an operating system's header outside platform/" \
     reader/verify.c '#include <unistd.h>\n'
@@ -64,8 +64,8 @@ source_refuses "an #ifdef _WIN32 in the writer is refused" \
     "writer/queue.c tests a system (line" \
     writer/queue.c '#ifdef _WIN32\nstatic const int probe_windows = 1;\n#endif\n'
 source_refuses "a second table of Windows errors is refused" \
-    "parallel-replay/replay_proc_win32.c turns Windows' errors into errno: a second table" \
-    parallel-replay/replay_proc_win32.c \
+    "parallel-replay/replay_proc.c turns Windows' errors into errno: a second table" \
+    parallel-replay/replay_proc.c \
     'static int probe_errno(unsigned long e)\n{\n    switch (e) {\n    case ERROR_FILE_NOT_FOUND: return 2;\n    default: return 5;\n    }\n}\n'
 
 # 1d. System code in a program outside the platform layer: mcs reaching for a POSIX header, a
@@ -82,6 +82,14 @@ source_refuses "a system test in tools/tool.h is refused" \
 source_refuses "tools/ including windows.h is refused" \
     "tools/tool_dir.c includes <windows.h>, a system's header outside the platform layer" \
     tools/tool_dir.c '#include <windows.h>\n'
+# The program-specific system code has no exception any more: mcz-replay's worker processes and
+# the drop-in's stand-in file are the platform's (platform/worker.h, platform/program.h).
+source_refuses "mcz-replay's process module including poll.h is refused" \
+    "parallel-replay/replay_proc.c includes <poll.h>, a system's header outside the platform layer" \
+    parallel-replay/replay_proc.c '#include <poll.h>\n'
+source_refuses "an #ifdef _WIN32 in the drop-in's -streaming is refused" \
+    "superpmi-dropin/dropin_stream.c tests a system (line" \
+    superpmi-dropin/dropin_stream.c '#ifdef _WIN32\nstatic const int probe_windows = 1;\n#endif\n'
 plant platform/sys_posix.c '#include <sys/mman.h>\n'
 ok_run "the platform layer may include the system's headers" bash "$CHECK" "$BUILD_DIR" "$src"
 unplant platform/sys_posix.c

@@ -201,7 +201,7 @@ wine_temp() { ls -d "$WINEPREFIX"/drive_c/users/*/Temp 2>/dev/null | head -n1; }
 # The programs (mcs.exe, mchgen.exe) and libmcz.dll: their own file.
 source "$root/tests/cross/windows-programs.sh"
 
-# mcz-replay.exe (parallel-replay/replay_proc_win32.c) against the Linux mcz-replay.
+# mcz-replay.exe (platform/worker_win32.c) against the Linux mcz-replay.
 source "$root/tests/cross/windows-replay.sh"
 
 # The collector (tests/collector/windows_collector.c): its fatal dump and a minidump.

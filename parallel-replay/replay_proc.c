@@ -1,0 +1,125 @@
+/*
+ * replay_proc.c - mcz-replay's worker processes (replay_proc.h), on the platform's worker
+ * facility (platform/worker.h: forked on POSIX, the program started again on Windows): each
+ * worker's shared region is its ring, its wake-up pipe and the ring its channel. Also the
+ * --exec commands, the stop signals and the plugins' libraries, each the platform's call
+ * under the name the rest of mcz-replay knows.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "program.h"
+#include "replay_proc.h"
+
+/* The pool's callbacks, for the worker a fork starts (a run at a time). */
+static const replay_pool_ops *worker_ops;
+
+int replay_proc_stop_signal(void) { return mcz_os_stop_watched(); }
+
+bool replay_proc_workers_share_input(void) { return mcz_os_workers_fork(); }
+
+bool replay_proc_is_worker(void) { return mcz_os_worker_started_again(); }
+
+const char *replay_proc_worker_temp_dir(void) { return mcz_os_worker_note(); }
+
+static void worker_main(void *arg, const mcz_os_worker_self *self)
+{
+    (void)arg;
+    replay_chan ch = {self->wake_fd, self->shared, -1, NULL};
+    worker_ops->child(worker_ops->arg, self->slot, self->in_fd, &ch);
+}
+
+bool replay_proc_attach(size_t *slot, int *req_fd, replay_chan *ch)
+{
+    mcz_os_worker_self self;
+    if (!mcz_os_worker_attach(&self))
+        return false;
+    *slot = self.slot;
+    *req_fd = self.in_fd;
+    *ch = (replay_chan){self.wake_fd, self.shared, -1, NULL};
+    return true;
+}
+
+replay_proc *replay_proc_start(size_t slot, const replay_pool_ops *ops)
+{
+    worker_ops = ops;
+    return mcz_os_worker_start(slot, replay_ring_bytes(), ops->temp_dir, worker_main, NULL);
+}
+
+replay_ring *replay_proc_ring(const replay_proc *p) { return mcz_os_worker_shared(p); }
+
+int replay_proc_wait(replay_proc *const *procs, size_t n, int timeout_ms, char *why,
+                     size_t cap)
+{
+    if (mcz_os_worker_wait(procs, n, timeout_ms) == 0)
+        return MCZ_OK;
+    snprintf(why, cap, "waiting for the workers: %s", strerror(errno));
+    return MCZ_EIO;
+}
+
+unsigned replay_proc_events(const replay_proc *p) { return mcz_os_worker_events(p); }
+
+long replay_proc_output(replay_proc *p, char *buf, size_t cap)
+{
+    return mcz_os_worker_output(p, buf, cap);
+}
+
+bool replay_proc_output_open(const replay_proc *p) { return mcz_os_worker_output_open(p); }
+
+bool replay_proc_wakeups(replay_proc *p) { return mcz_os_worker_wakeups(p); }
+
+int replay_proc_send(replay_proc *p, const void *buf, size_t len)
+{
+    return mcz_os_worker_send(p, buf, len);
+}
+
+void replay_proc_close_input(replay_proc *p) { mcz_os_worker_close_input(p); }
+
+void replay_proc_kill(replay_proc *p) { mcz_os_worker_kill(p); }
+
+int replay_proc_reap(replay_proc *p, char *how, size_t cap)
+{
+    char ended[128];
+    int status = mcz_os_worker_reap(p, ended, sizeof ended);
+    snprintf(how, cap, "worker %s", ended);
+    return status;
+}
+
+void replay_proc_free(replay_proc **p) { mcz_os_worker_free(p); }
+
+void replay_proc_run_begin(void) { mcz_os_stop_watch_begin(); }
+
+void replay_proc_run_end(void) { mcz_os_stop_watch_end(); }
+
+double replay_proc_cpu_seconds(bool workers) { return mcz_os_cpu_seconds(workers); }
+
+bool replay_proc_readable(int fd, int wait_ms) { return mcz_os_readable(fd, wait_ms); }
+
+/* ---- --exec commands ---- */
+
+int replay_proc_command_start(char *const argv[], const char *out_path, const char *err_path,
+                              int64_t *handle, int *exec_errno)
+{
+    return mcz_os_command_start(argv, out_path, err_path, handle, exec_errno);
+}
+
+int replay_proc_command_wait(int64_t handle) { return mcz_os_command_wait(handle); }
+
+/* ---- The plugins' libraries ---- */
+
+void *replay_os_library_open(const char *path, char *msg, size_t cap)
+{
+    char why[512];
+    void *lib = mcz_os_library_open(path, why, sizeof why);
+    if (!lib)
+        snprintf(msg, cap, "cannot load plugin: %s", why);
+    return lib;
+}
+
+void *replay_os_library_symbol(void *lib, const char *name)
+{
+    return mcz_os_library_symbol(lib, name);
+}
+
+void replay_os_library_close(void *lib) { mcz_os_library_close(lib); }
