@@ -41,7 +41,7 @@ target_setup() {
         LINK=(); EXE= ;;
     windows-x64)
         CC=x86_64-w64-mingw32-gcc-posix; SIZE=x86_64-w64-mingw32-size
-        SYS_FLAGS=(-D_FILE_OFFSET_BITS=64 -D__USE_MINGW_ANSI_STDIO=1 -include platform/win32_compat.h)
+        SYS_FLAGS=(-D_FILE_OFFSET_BITS=64 -D__USE_MINGW_ANSI_STDIO=1)
         LINK=(-static); EXE=.exe ;;
     *) echo "collector-size.sh: unknown target $1" >&2; exit 2 ;;
     esac

@@ -11,7 +11,6 @@
 
 #include "mcz_common.h"
 #include "../platform/platform.h"
-#include "../platform/posix_names.h"
 
 /* What mcz_file_unmap must release. */
 typedef struct file_image {
@@ -32,7 +31,7 @@ static int set_image(mcz_file *out, void *base, size_t size, bool mapped)
     file_image *img = malloc(sizeof *img);
     if (!img) {
         if (mapped)
-            munmap(base, size);
+            mcz_os_unmap(base, size);
         else
             free(base);
         return MCZ_ENOMEM;
@@ -61,7 +60,7 @@ static int read_all(int fd, const char *path, mcz_file *out, mcz_diag *diag)
             buf = grown;
             cap = grown_cap;
         }
-        ssize_t got = read(fd, buf + len, cap - len);
+        ptrdiff_t got = mcz_os_read(fd, buf + len, cap - len);
         if (got < 0 && errno == EINTR)
             continue;
         if (got < 0) {
@@ -82,33 +81,29 @@ static int read_all(int fd, const char *path, mcz_file *out, mcz_diag *diag)
     return set_image(out, buf, len, false);
 }
 
-/* The data extents of a mapped file, when it has holes. A file system without SEEK_DATA, or
- * any failure, leaves the whole image as data: the extents only save a scan work. */
+/* The data extents of a mapped file, when it has holes. A system that cannot tell them
+ * (mcz_os_data_extent: no SEEK_DATA, Windows), or any failure, leaves the whole image as
+ * data: the extents only save a scan work. */
 static void find_extents(int fd, file_image *img)
 {
-#ifndef SEEK_DATA
-    (void)fd, (void)img; /* Windows: no SEEK_DATA (FSCTL_QUERY_ALLOCATED_RANGES, later) */
-#else
-    off_t end = (off_t)img->size, data = lseek(fd, 0, SEEK_DATA);
-    off_t hole = data < 0 ? -1 : lseek(fd, data, SEEK_HOLE);
-    if (data < 0 ? errno != ENXIO : (data == 0 && (hole < 0 || hole >= end)))
+    uint64_t end = img->size, data = 0, hole = 0;
+    int found = mcz_os_data_extent(fd, 0, &data, &hole);
+    if (found < 0 || (found == 1 && data == 0 && hole >= end))
         return; /* no holes, or they cannot be told */
     uint64_t *ext = malloc(2 * MAX_EXTENTS * sizeof *ext);
     if (!ext)
         return;
     size_t n = 0;
-    while (data >= 0 && data < end && hole > data) {
+    while (found == 1 && data < end && hole > data) {
         if (n == MAX_EXTENTS - 1)
             hole = end; /* the last extent runs to the end */
-        ext[2 * n] = (uint64_t)data;
-        ext[2 * n + 1] = (uint64_t)(hole < end ? hole : end);
+        ext[2 * n] = data;
+        ext[2 * n + 1] = hole < end ? hole : end;
         n++;
-        data = hole < end ? lseek(fd, hole, SEEK_DATA) : -1;
-        hole = data < 0 ? -1 : lseek(fd, data, SEEK_HOLE);
+        found = hole < end ? mcz_os_data_extent(fd, hole, &data, &hole) : 0;
     }
     img->extents = ext;
     img->extent_count = n;
-#endif
 }
 
 uint64_t mcz_file_data_end(const mcz_file *f, uint64_t *at)
@@ -147,21 +142,15 @@ static int temp_file(void)
 static int copy_through(int in, int out, uint8_t *buf)
 {
     for (;;) {
-        ssize_t n = read(in, buf, COPY_BUFFER);
+        ptrdiff_t n = mcz_os_read(in, buf, COPY_BUFFER);
         if (n < 0 && errno == EINTR)
             continue;
         if (n < 0)
             return errno;
         if (n == 0)
             return 0;
-        for (ssize_t done = 0; done < n;) {
-            ssize_t w = write(out, buf + done, (size_t)(n - done));
-            if (w < 0 && errno == EINTR)
-                continue;
-            if (w <= 0)
-                return w < 0 ? errno : EIO;
-            done += w;
-        }
+        if (mcz_os_write_all(out, buf, (size_t)n) != MCZ_OK)
+            return errno; /* EIO for a write that took nothing */
     }
 }
 
@@ -177,7 +166,7 @@ static int copy_stream(int in, int out)
     return err;
 }
 
-static int map_regular(int fd, const struct stat *st, const char *path, mcz_file *out,
+static int map_regular(int fd, const mcz_os_file_info *st, const char *path, mcz_file *out,
                        mcz_diag *diag);
 
 /* Notes that out's image holds a stream's bytes, when rc says it was made. Returns rc. */
@@ -197,45 +186,46 @@ static int map_stream(int fd, const char *path, mcz_file *out, mcz_diag *diag)
     if (tmp < 0)
         return mark_spooled(out, read_all(fd, path, out, diag));
     int err = copy_stream(fd, tmp);
-    struct stat st;
-    if (!err && (fstat(tmp, &st) != 0 || lseek(tmp, 0, SEEK_SET) != 0)) /* read from its start,
-                                                                      * should mapping fail */
+    mcz_os_file_info st;
+    if (!err && (mcz_os_fstat(tmp, &st) != 0 || mcz_os_rewind(tmp) != 0)) /* read from its
+                                                                         * start, should
+                                                                         * mapping fail */
         err = errno;
     int rc = err ? mcz_fail_at(diag, path, MCZ_EIO, MCZ_NO_OFFSET, MCZ_NO_CONTEXT,
                                "cannot copy it to a temporary file: %s", strerror(err))
                  : map_regular(tmp, &st, path, out, diag);
-    close(tmp);
+    mcz_os_close(tmp);
     mark_spooled(out, rc);
     return rc;
 }
 
 static int map_fd(int fd, const char *path, mcz_file *out, mcz_diag *diag)
 {
-    struct stat st;
-    if (fstat(fd, &st) != 0)
+    mcz_os_file_info st;
+    if (mcz_os_fstat(fd, &st) != 0)
         return mcz_fail_at(diag, path, MCZ_EIO, MCZ_NO_OFFSET, MCZ_NO_CONTEXT, "%s",
                            strerror(errno));
-    if (S_ISDIR(st.st_mode))
+    if (st.type == MCZ_OS_FILE_DIRECTORY)
         return mcz_fail_at(diag, path, MCZ_EIO, MCZ_NO_OFFSET, MCZ_NO_CONTEXT, "%s",
                            strerror(EISDIR));
-    if (!S_ISREG(st.st_mode))
+    if (st.type != MCZ_OS_FILE_REGULAR)
         return map_stream(fd, path, out, diag);
     return map_regular(fd, &st, path, out, diag);
 }
 
-static int map_regular(int fd, const struct stat *st, const char *path, mcz_file *out,
+static int map_regular(int fd, const mcz_os_file_info *st, const char *path, mcz_file *out,
                        mcz_diag *diag)
 {
-    if (st->st_size == 0) {
+    if (st->size == 0) {
         out->data = empty_image;
         return MCZ_OK;
     }
-    if ((uint64_t)st->st_size > SIZE_MAX)
+    if (st->size > SIZE_MAX)
         return mcz_fail_at(diag, path, MCZ_ELIMIT, MCZ_NO_OFFSET, MCZ_NO_CONTEXT,
                            "too large to map");
-    size_t size = (size_t)st->st_size;
-    void *base = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
-    if (base == MAP_FAILED)
+    size_t size = (size_t)st->size;
+    void *base = mcz_os_map_file(fd, size);
+    if (!base)
         return read_all(fd, path, out, diag);
     int rc = set_image(out, base, size, true);
     if (rc == MCZ_OK)
@@ -252,7 +242,7 @@ int mcz_file_map(const char *path, mcz_file *out, mcz_diag *diag)
     out->size = 0;
     out->impl_ = NULL;
     bool std_in = strcmp(path, "-") == 0;
-    int fd = std_in ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
+    int fd = std_in ? MCZ_OS_STDIN_FD : mcz_os_open(path, MCZ_OS_OPEN_READ, 0);
     if (std_in)
         mcz_os_stdin_binary(fd);
     if (fd < 0)
@@ -260,7 +250,7 @@ int mcz_file_map(const char *path, mcz_file *out, mcz_diag *diag)
                            strerror(errno));
     int rc = map_fd(fd, path, out, diag);
     if (!std_in)
-        close(fd);
+        mcz_os_close(fd);
     return rc;
 }
 
@@ -277,7 +267,7 @@ void mcz_file_unmap(mcz_file *f)
     file_image *img = f->impl_;
     if (img) {
         if (img->mapped)
-            munmap(img->base, img->size);
+            mcz_os_unmap(img->base, img->size);
         else
             free(img->base);
         free(img->extents);
@@ -288,18 +278,7 @@ void mcz_file_unmap(mcz_file *f)
     f->impl_ = NULL;
 }
 
-#define DROP_BATCH (8u << 20) /* one madvise per 8 MiB walked */
-
-/* Lets a read-only mapping's pages go from memory. MADV_DONTNEED where the system has it;
- * POSIX's own advice elsewhere (glibc ignores that one, hence not used there). */
-static void drop_pages(void *at, size_t len)
-{
-#ifdef MADV_DONTNEED
-    madvise(at, len, MADV_DONTNEED);
-#else
-    posix_madvise(at, len, POSIX_MADV_DONTNEED);
-#endif
-}
+#define DROP_BATCH (8u << 20) /* one drop (madvise) per 8 MiB walked */
 
 void mcz_file_drop_behind(const mcz_file *f, uint64_t *dropped, uint64_t pos)
 {
@@ -308,9 +287,9 @@ void mcz_file_drop_behind(const mcz_file *f, uint64_t *dropped, uint64_t pos)
         *dropped = pos; /* the walk went back: a new one starts here */
     if (!img || !img->mapped || pos > img->size || pos - *dropped < DROP_BATCH)
         return;
-    uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+    uint64_t page = mcz_os_page_size();
     uint64_t from = *dropped / page * page, to = pos / page * page; /* both behind pos */
     if (to > from)
-        drop_pages((uint8_t *)img->base + from, (size_t)(to - from));
+        mcz_os_map_drop((uint8_t *)img->base + from, (size_t)(to - from));
     *dropped = to;
 }

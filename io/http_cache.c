@@ -27,7 +27,7 @@
 #include "mcz_common.h"
 #include "mcz_xxhash.h"
 #include "source.h"
-#include "../platform/posix_names.h"
+#include "../platform/platform.h"
 
 #define CACHE_TRAILER 8u /* XXH3-64 of the piece */
 
@@ -59,13 +59,13 @@ static const char *write_atomic(const char *path, const uint8_t *a, size_t alen,
 }
 
 /* The whole of a small file into buf (NUL-terminated): its length, or -1. */
-static ssize_t read_small(const char *path, char *buf, size_t cap)
+static ptrdiff_t read_small(const char *path, char *buf, size_t cap)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd = mcz_os_open(path, MCZ_OS_OPEN_READ, 0);
     if (fd < 0)
         return -1;
-    ssize_t n = read(fd, buf, cap - 1);
-    close(fd);
+    ptrdiff_t n = mcz_os_read(fd, buf, cap - 1);
+    mcz_os_close(fd);
     if (n >= 0)
         buf[n] = '\0';
     return n;
@@ -93,7 +93,7 @@ mcz_http_cache *mcz_http_cache_open(const char *root, const char *key)
         free(c);
         return NULL;
     }
-    ssize_t n = read_small(key_path, held, sizeof held);
+    ptrdiff_t n = read_small(key_path, held, sizeof held);
     if (n >= 0 && strcmp(held, key) != 0) { /* another archive's pieces under this name */
         cache_warn("holds another archive under the same key", c->dir, strerror(EEXIST));
         free(c);
@@ -104,7 +104,8 @@ mcz_http_cache *mcz_http_cache_open(const char *root, const char *key)
         return c;
     const char *why = "";
     mcz_diag d;
-    if ((mkdir(root, 0755) != 0 && errno != EEXIST) || (mkdir(c->dir, 0755) != 0 && errno != EEXIST))
+    if ((mcz_os_mkdir(root) != 0 && errno != EEXIST) ||
+        (mcz_os_mkdir(c->dir) != 0 && errno != EEXIST))
         why = strerror(errno);
     else
         why = write_atomic(key_path, (const uint8_t *)key, strlen(key), NULL, 0, &d);
@@ -137,22 +138,23 @@ bool mcz_http_cache_load(const mcz_http_cache *c, uint64_t off, uint8_t *dst, ui
         return false;
     char path[4200];
     mcz_http_cache_piece_path(c, off, len, path, sizeof path);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd = mcz_os_open(path, MCZ_OS_OPEN_READ, 0);
     if (fd < 0)
         return false;
-    struct stat st;
+    mcz_os_file_info st;
     uint8_t trailer[CACHE_TRAILER];
-    bool ok = fstat(fd, &st) == 0 && (uint64_t)st.st_size == len + CACHE_TRAILER;
+    bool ok = mcz_os_fstat(fd, &st) == 0 && st.type == MCZ_OS_FILE_REGULAR &&
+              st.size == len + CACHE_TRAILER;
     for (uint64_t done = 0; ok && done < len;) {
-        ssize_t n = pread(fd, dst + done, len - done, (off_t)done);
+        int64_t n = mcz_os_pread(fd, dst + done, (size_t)(len - done), done);
         if (n > 0)
             done += (uint64_t)n;
-        else if (n == 0 || errno != EINTR)
-            ok = false;
+        else
+            ok = false; /* mcz_os_pread retried an interrupted read itself */
     }
-    ok = ok && pread(fd, trailer, sizeof trailer, (off_t)len) == (ssize_t)sizeof trailer &&
+    ok = ok && mcz_os_pread(fd, trailer, sizeof trailer, len) == (int64_t)sizeof trailer &&
          mcz_get_le64(trailer) == XXH3_64bits(dst, len);
-    close(fd);
+    mcz_os_close(fd);
     return ok; /* a damaged piece: the caller fetches it and stores it again */
 }
 

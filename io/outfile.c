@@ -30,7 +30,6 @@
 
 #include "mcz_common.h"
 #include "../platform/platform.h"
-#include "../platform/posix_names.h"
 
 #define TMP_TAG ".mcz-tmp."
 #define TMP_ATTEMPTS 100
@@ -90,7 +89,7 @@ unsigned mcz_remove_temporaries(void)
     for (int i = 0; i < TMP_SLOTS; i++) {
         int expect = SLOT_LIVE;
         if (atomic_compare_exchange_strong(&tmp_slots[i].state, &expect, SLOT_BUSY)) {
-            unlink(tmp_slots[i].path); /* async-signal-safe */
+            mcz_os_unlink(tmp_slots[i].path); /* async-signal-safe */
             removed++;
         }
     }
@@ -107,11 +106,10 @@ static char *resolve_links(const char *path)
 {
     char *cur = strdup(path);
     for (int hop = 0; cur && hop < LINK_HOPS_MAX; hop++) {
-        struct stat st;
-        if (lstat(cur, &st) != 0 || !S_ISLNK(st.st_mode))
+        if (!mcz_os_is_link(cur))
             return cur;
         char link[PATH_MAX];
-        ssize_t n = readlink(cur, link, sizeof link - 1);
+        ptrdiff_t n = mcz_os_readlink(cur, link, sizeof link - 1);
         if (n < 0) {
             free(cur);
             return NULL;
@@ -155,10 +153,11 @@ static int named_descriptor(const char *path)
 static void temp_name(const char *target, unsigned attempt, char *out, size_t cap)
 {
     size_t dir_len = mcz_os_dir_length(target);
-    unsigned long salt = (unsigned long)getpid() * 2654435761u ^ (unsigned long)time(NULL) ^
+    long pid = mcz_os_process_id();
+    unsigned long salt = (unsigned long)pid * 2654435761u ^ (unsigned long)time(NULL) ^
                          ((unsigned long)attempt * 40503u) ^ (unsigned long)clock();
-    snprintf(out, cap, "%.*s.%s" TMP_TAG "%ld.%06lx", (int)dir_len, target, target + dir_len,
-             (long)getpid(), salt & 0xFFFFFFu);
+    snprintf(out, cap, "%.*s.%s" TMP_TAG "%ld.%06lx", (int)dir_len, target, target + dir_len, pid,
+             salt & 0xFFFFFFu);
 }
 
 /* PID of the process that made temporary `name` (a directory entry), or 0 when name is not one
@@ -190,16 +189,16 @@ static void remove_stale_temporaries(const char *target)
     if (dir_len >= sizeof dir)
         return;
     snprintf(dir, sizeof dir, "%.*s", dir_len ? (int)dir_len : 1, dir_len ? target : ".");
-    DIR *d = opendir(dir);
+    mcz_os_dir *d = mcz_os_dir_open(dir);
     if (!d)
         return;
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL) {
-        long pid = temp_owner(e->d_name);
-        if (pid > 0 && pid != (long)getpid() && kill((pid_t)pid, 0) != 0 && errno == ESRCH)
-            mcz_os_remove_in(d, dir, e->d_name);
+    const char *name;
+    while ((name = mcz_os_dir_next(d)) != NULL) {
+        long pid = temp_owner(name);
+        if (pid > 0 && pid != mcz_os_process_id() && mcz_os_process_gone(pid))
+            mcz_os_remove_in(d, dir, name);
     }
-    closedir(d);
+    mcz_os_dir_close(d);
 }
 
 /* ============================================================================================ */
@@ -208,30 +207,24 @@ static void remove_stale_temporaries(const char *target)
 
 static int open_stream(mcz_outfile *f, int named_fd, mcz_diag *diag)
 {
-    f->fd = named_fd >= 0 ? fcntl(named_fd, F_DUPFD_CLOEXEC, 3)
-                          : open(f->target, O_WRONLY | O_CLOEXEC | O_NOCTTY);
+    f->fd = named_fd >= 0 ? mcz_os_dup(named_fd)
+                          : mcz_os_open(f->target, MCZ_OS_OPEN_WRITE, 0);
     if (f->fd < 0)
         return mcz_fail_at(diag, f->path, MCZ_EIO, MCZ_NO_OFFSET, MCZ_NO_CONTEXT, "%s",
                            strerror(errno));
     return MCZ_OK;
 }
 
-/* Gives the temporary the mode (and, when we may, the owner) of the file it will replace. */
-static void keep_attributes(int fd, const struct stat *old)
-{
-    if (geteuid() == 0 && fchown(fd, old->st_uid, old->st_gid) != 0) {
-        /* the file system may not keep owners: the mode below still applies */
-    }
-    (void)fchmod(fd, old->st_mode & 07777);
-}
-
-static int open_temp(mcz_outfile *f, const struct stat *old, mcz_diag *diag)
+/* exists: the temporary gets the mode (and, when we may, the owner) of the file it will
+ * replace. */
+static int open_temp(mcz_outfile *f, bool exists, mcz_diag *diag)
 {
     char name[PATH_MAX + 64];
     for (unsigned attempt = 0; attempt < TMP_ATTEMPTS; attempt++) {
         temp_name(f->target, attempt, name, sizeof name);
         f->slot = slot_take(name); /* before the file exists: a signal cannot miss it */
-        f->fd = open(name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        f->fd = mcz_os_open(name, MCZ_OS_OPEN_WRITE | MCZ_OS_OPEN_CREATE | MCZ_OS_OPEN_EXCLUSIVE,
+                            0666);
         if (f->fd >= 0)
             break;
         int err = errno;
@@ -248,8 +241,8 @@ static int open_temp(mcz_outfile *f, const struct stat *old, mcz_diag *diag)
     if (!f->tmp_path)
         return mcz_fail_at(diag, f->path, MCZ_ENOMEM, MCZ_NO_OFFSET, MCZ_NO_CONTEXT,
                            "out of memory");
-    if (old)
-        keep_attributes(f->fd, old);
+    if (exists)
+        (void)mcz_os_copy_attributes(f->fd, f->target);
     return MCZ_OK;
 }
 
@@ -258,9 +251,9 @@ static void outfile_free(mcz_outfile *f)
     if (f->fp)
         fclose(f->fp);
     else if (f->fd >= 0)
-        close(f->fd);
+        mcz_os_close(f->fd);
     if (f->tmp_path)
-        unlink(f->tmp_path);
+        mcz_os_unlink(f->tmp_path);
     slot_release(f->slot);
     free(f->tmp_path);
     free(f->target);
@@ -278,15 +271,15 @@ static int check_directory(const char *path, const char *target, mcz_diag *diag)
     if (dir_len > 1)
         dir_len--; /* "a/b/x" lies in "a/b", "/x" in "/" */
     snprintf(dir, sizeof dir, "%.*s", dir_len ? (int)dir_len : 1, dir_len ? target : ".");
-    struct stat st;
-    int err = stat(dir, &st) != 0 ? errno : 0;
-    if (err == ENOTDIR || (!err && !S_ISDIR(st.st_mode)))
+    mcz_os_file_info st;
+    int err = mcz_os_stat(dir, &st) != 0 ? errno : 0;
+    if (err == ENOTDIR || (!err && st.type != MCZ_OS_FILE_DIRECTORY))
         return mcz_fail_at(diag, path, MCZ_EIO, MCZ_NO_OFFSET, MCZ_NO_CONTEXT,
                            "%s is not a directory", dir);
     if (err)
         return mcz_fail_at(diag, path, MCZ_EIO, MCZ_NO_OFFSET, MCZ_NO_CONTEXT, "directory %s: %s",
                            dir, strerror(err));
-    if (access(dir, W_OK | X_OK) != 0)
+    if (mcz_os_may_write_in(dir) != 0)
         return mcz_fail_at(diag, path, MCZ_EIO, MCZ_NO_OFFSET, MCZ_NO_CONTEXT,
                            "cannot write in directory %s: %s", dir, strerror(errno));
     return MCZ_OK;
@@ -294,7 +287,7 @@ static int check_directory(const char *path, const char *target, mcz_diag *diag)
 
 /* What opening path would do: *named_fd >= 0 for a descriptor's name, else *target (malloc'd)
  * with *st filled when it exists (*exists). Fails on a directory or an unwritable place. */
-static int classify(const char *path, int *named_fd, char **target, struct stat *st,
+static int classify(const char *path, int *named_fd, char **target, mcz_os_file_info *st,
                     bool *exists, mcz_diag *diag)
 {
     *target = NULL;
@@ -304,11 +297,11 @@ static int classify(const char *path, int *named_fd, char **target, struct stat 
     if (!(*target = resolve_links(path)))
         return mcz_fail_at(diag, path, MCZ_EIO, MCZ_NO_OFFSET, MCZ_NO_CONTEXT, "%s",
                            strerror(errno));
-    *exists = stat(*target, st) == 0;
+    *exists = mcz_os_stat(*target, st) == 0;
     size_t len = strlen(*target);
-    if ((*exists && S_ISDIR(st->st_mode)) || (*target)[len - 1] == '/')
+    if ((*exists && st->type == MCZ_OS_FILE_DIRECTORY) || (*target)[len - 1] == '/')
         return mcz_fail_at(diag, path, MCZ_EINVAL, MCZ_NO_OFFSET, MCZ_NO_CONTEXT, "is a directory");
-    if (*exists && !S_ISREG(st->st_mode))
+    if (*exists && st->type != MCZ_OS_FILE_REGULAR)
         return MCZ_OK;
     return check_directory(path, *target, diag);
 }
@@ -320,11 +313,11 @@ int mcz_outfile_check(const char *path, bool *stream, mcz_diag *diag)
                             "mcz_outfile_check: empty path");
     int named_fd;
     char *target;
-    struct stat st;
+    mcz_os_file_info st;
     bool exists;
     int rc = classify(path, &named_fd, &target, &st, &exists, diag);
     if (stream)
-        *stream = named_fd >= 0 || (exists && !S_ISREG(st.st_mode));
+        *stream = named_fd >= 0 || (exists && st.type != MCZ_OS_FILE_REGULAR);
     free(target);
     return rc;
 }
@@ -332,15 +325,15 @@ int mcz_outfile_check(const char *path, bool *stream, mcz_diag *diag)
 static int open_output(mcz_outfile *f, mcz_diag *diag)
 {
     int named_fd;
-    struct stat st;
+    mcz_os_file_info st;
     bool exists;
     int rc = classify(f->path, &named_fd, &f->target, &st, &exists, diag);
     if (rc != MCZ_OK)
         return rc;
-    if (named_fd >= 0 || (exists && !S_ISREG(st.st_mode)))
+    if (named_fd >= 0 || (exists && st.type != MCZ_OS_FILE_REGULAR))
         return open_stream(f, named_fd, diag);
     remove_stale_temporaries(f->target);
-    return open_temp(f, exists ? &st : NULL, diag);
+    return open_temp(f, exists, diag);
 }
 
 mcz_outfile *mcz_outfile_open(const char *path, mcz_diag *diag)
@@ -362,7 +355,7 @@ mcz_outfile *mcz_outfile_open(const char *path, mcz_diag *diag)
         return NULL;
     }
     mcz_diag_clear(&f->error);
-    if (open_output(f, diag) != MCZ_OK || !(f->fp = fdopen(f->fd, "wb"))) {
+    if (open_output(f, diag) != MCZ_OK || !(f->fp = mcz_os_fdopen(f->fd, "wb"))) {
         if (!f->fp && diag && diag->code == MCZ_OK)
             mcz_fail_at(diag, path, MCZ_EIO, MCZ_NO_OFFSET, MCZ_NO_CONTEXT, "%s", strerror(errno));
         outfile_free(f);
@@ -431,7 +424,7 @@ static int flush_and_close(mcz_outfile *f)
 {
     if (fflush(f->fp) != 0)
         outfile_error(f, MCZ_EIO, "write failed", errno);
-    else if (fsync(fileno(f->fp)) != 0 && errno != EINVAL && errno != EROFS)
+    else if (mcz_os_fsync(f->fd) != 0 && errno != EROFS) /* EINVAL: a stream, no error */
         outfile_error(f, MCZ_EIO, "fsync failed", errno);
     if (fclose(f->fp) != 0)
         outfile_error(f, MCZ_EIO, "close failed", errno);

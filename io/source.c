@@ -9,7 +9,6 @@
 #include <strings.h>
 
 #include "source.h"
-#include "../platform/posix_names.h"
 
 bool mcz_src_is_url(const char *name)
 {

@@ -25,11 +25,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <time.h>
 
 #include "mcz_xxhash.h"
 #include "source.h"
-#include "../platform/posix_names.h"
+#include "../platform/platform.h"
+#include "../platform/threads.h"
 
 #define MCZ_HTTP_TRIES 4
 #define MCZ_HTTP_PAUSE_MS 100
@@ -37,7 +37,7 @@
 
 typedef struct mcz_http {
     CURL *curl;           /* owner's: a process forked after the open makes its own (own_handle) */
-    pid_t owner;
+    long owner;           /* the process id of the handle's owner */
     const char *url;
     uint8_t *image; /* size bytes, anonymous: pages never fetched stay zero and unbacked */
     size_t size;
@@ -45,7 +45,7 @@ typedef struct mcz_http {
     bool from_memo;       /* opened from the memo: nothing to keep again */
     mcz_src_range *present; /* sorted, disjoint, not adjacent: the bytes fetched */
     size_t present_count, present_cap;
-    pthread_mutex_t lock; /* one transfer at a time; the source is shared by threads */
+    mcz_mutex lock;       /* one transfer at a time; the source is shared by threads */
     char etag[128];       /* the validators of the version opened, as the probe's answer gave */
     char modified[64];    /* them ("" when the server sends none) */
     mcz_http_cache *cache; /* MCZ_CACHE_DIR's pieces of this version; NULL without one */
@@ -126,8 +126,7 @@ static bool transient(CURLcode cc, long status)
 
 static void pause_ms(long ms)
 {
-    struct timespec t = {ms / 1000, (ms % 1000) * 1000000L};
-    nanosleep(&t, NULL);
+    mcz_os_nap(ms * 1000000L);
 }
 
 /* The reason phrase of an HTTP status, for messages. */
@@ -286,19 +285,24 @@ static void http_free(mcz_http *h)
 {
     if (!h)
         return;
-    if (h->curl && h->owner == getpid()) /* an inherited handle is the parent's (own_handle) */
+    if (h->curl && h->owner == mcz_os_process_id()) /* an inherited handle is the parent's */
         curl_easy_cleanup(h->curl);
     if (h->image && h->size)
-        munmap(h->image, h->mapped ? h->mapped : h->size);
-    pthread_mutex_destroy(&h->lock);
+        mcz_os_unmap(h->image, h->mapped ? h->mapped : h->size);
+    mcz_mutex_destroy(&h->lock);
     mcz_http_cache_free(h->cache);
     free(h->present);
     free(h);
 }
 
-static void curl_init_once(void)
+static void memo_init(void);
+
+/* What a process does once, before its first source: libcurl's global state, the memo's
+ * lock. */
+static void init_once(void)
 {
     curl_global_init(CURL_GLOBAL_DEFAULT);
+    memo_init();
 }
 
 static void configure(mcz_http *h)
@@ -316,8 +320,8 @@ static void configure(mcz_http *h)
 
 static mcz_http *http_create(const char *url, mcz_diag *diag)
 {
-    static pthread_once_t once = PTHREAD_ONCE_INIT;
-    pthread_once(&once, curl_init_once);
+    static mcz_once once = MCZ_ONCE_INIT;
+    mcz_once_run(&once, init_once);
     mcz_http *h = calloc(1, sizeof *h);
     if (!h || !(h->curl = curl_easy_init())) {
         free(h);
@@ -325,8 +329,8 @@ static mcz_http *http_create(const char *url, mcz_diag *diag)
         return NULL;
     }
     h->url = url;
-    h->owner = getpid();
-    pthread_mutex_init(&h->lock, NULL);
+    h->owner = mcz_os_process_id();
+    mcz_mutex_init(&h->lock);
     configure(h);
     return h;
 }
@@ -338,7 +342,7 @@ static mcz_http *http_create(const char *url, mcz_diag *diag)
  * up would end the parent's TLS session on their shared socket). */
 static int own_handle(mcz_http *h, mcz_diag *diag)
 {
-    pid_t me = getpid();
+    long me = mcz_os_process_id();
     if (h->owner == me)
         return MCZ_OK;
     CURL *fresh = curl_easy_init();
@@ -419,22 +423,12 @@ static int mark_present(mcz_http *h, uint64_t off, uint64_t len)
 
 /* ---- Opening ---- */
 
-/* Anonymous memory whose pages are made only when written: MAP_ANON is its older name (macOS
- * has both); MAP_NORESERVE is Linux's (no swap reserved for the whole image). */
-#if !defined(MAP_ANONYMOUS) && defined(MAP_ANON)
-#define MAP_ANONYMOUS MAP_ANON
-#endif
-#ifndef MAP_NORESERVE
-#define MAP_NORESERVE 0
-#endif
-
-/* The sparse image of a file of total bytes. */
+/* The sparse image of a file of total bytes: anonymous memory whose pages are made only when
+ * written (mcz_os_map_zeroed). */
 static int image_map(mcz_http *h, uint64_t total, mcz_diag *diag)
 {
-    void *m = total ? mmap(NULL, (size_t)total, PROT_READ | PROT_WRITE,
-                           MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0)
-                    : MAP_FAILED;
-    if (m == MAP_FAILED)
+    void *m = total ? mcz_os_map_zeroed((size_t)total) : NULL;
+    if (!m)
         return mcz_fail_at(diag, h->url, MCZ_ENOMEM, MCZ_NO_OFFSET, MCZ_NO_CONTEXT,
                            "cannot map %" PRIu64 " bytes", total);
     h->image = m;
@@ -516,10 +510,10 @@ static const char *whole_root_ready(char *path)
     for (char *p = path + 1; *p; p++)
         if (*p == '/') {
             *p = '\0';
-            mkdir(path, 0755);
+            mcz_os_mkdir(path);
             *p = '/';
         }
-    if ((mkdir(path, 0755) != 0 && errno != EEXIST) || access(path, W_OK) != 0)
+    if ((mcz_os_mkdir(path) != 0 && errno != EEXIST) || mcz_os_may_write_in(path) != 0)
         return strerror(errno);
     return NULL;
 }
@@ -538,18 +532,18 @@ static int whole_refused(const mcz_http *h, const char *root, const char *why, m
 /* Maps the cached body at path when it is whole and its checksum holds: true when it did. */
 static bool whole_map(mcz_http *h, const char *path)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    struct stat st;
+    int fd = mcz_os_open(path, MCZ_OS_OPEN_READ, 0);
+    mcz_os_file_info st;
     if (fd < 0)
         return false;
-    bool fits = fstat(fd, &st) == 0 && (uint64_t)st.st_size == (uint64_t)h->size + 8;
+    bool fits = mcz_os_fstat(fd, &st) == 0 && st.size == (uint64_t)h->size + 8;
     /* read only: every byte is present, so nothing is ever written into this image */
-    void *m = fits ? mmap(NULL, h->size + 8, PROT_READ, MAP_PRIVATE, fd, 0) : MAP_FAILED;
-    close(fd);
-    if (m == MAP_FAILED)
+    void *m = fits ? mcz_os_map_file(fd, h->size + 8) : NULL;
+    mcz_os_close(fd);
+    if (!m)
         return false;
     if (mcz_get_le64((uint8_t *)m + h->size) != XXH3_64bits(m, h->size)) {
-        munmap(m, h->size + 8);
+        mcz_os_unmap(m, h->size + 8);
         return false;
     }
     h->image = m;
@@ -666,16 +660,21 @@ static int whole_open(mcz_http *h, uint64_t total, mcz_diag *diag)
  * kept): workers open one collection.
  */
 static struct {
-    pthread_mutex_t lock;
+    mcz_mutex lock; /* made by init_once, before the first source */
     char *url;
     size_t size;
     uint32_t probe;
     mcz_src_range *ranges; /* each with its bytes, at bytes + the sum of the lengths before */
     size_t count;
     uint8_t *bytes;
-    pid_t pid; /* the process that last found it current */
+    long pid; /* the process that last found it current */
     char etag[128], modified[64];
-} memo = {.lock = PTHREAD_MUTEX_INITIALIZER};
+} memo;
+
+static void memo_init(void)
+{
+    mcz_mutex_init(&memo.lock);
+}
 
 /* Copies the memo's ranges into h's image, present. Caller holds memo.lock. */
 static bool memo_fill(mcz_http *h)
@@ -688,15 +687,15 @@ static bool memo_fill(mcz_http *h)
         p += memo.ranges[i].len;
     }
     h->from_memo = true;
-    memo.pid = getpid();
+    memo.pid = mcz_os_process_id();
     return true;
 }
 
 /* Opens h from a memo inherited through fork: true when it did. */
 static bool memo_inherit(mcz_http *h)
 {
-    pthread_mutex_lock(&memo.lock);
-    bool ok = memo.url && strcmp(memo.url, h->url) == 0 && memo.pid != getpid() &&
+    mcz_mutex_lock(&memo.lock);
+    bool ok = memo.url && strcmp(memo.url, h->url) == 0 && memo.pid != mcz_os_process_id() &&
               image_map(h, memo.size, NULL) == MCZ_OK;
     if (ok) {
         h->probe = memo.probe;
@@ -704,7 +703,7 @@ static bool memo_inherit(mcz_http *h)
         memcpy(h->modified, memo.modified, sizeof h->modified);
         ok = memo_fill(h);
     }
-    pthread_mutex_unlock(&memo.lock);
+    mcz_mutex_unlock(&memo.lock);
     return ok;
 }
 
@@ -712,7 +711,7 @@ static bool memo_inherit(mcz_http *h)
  * the last of the memo's ranges): true when it did. */
 static bool memo_reuse(mcz_http *h)
 {
-    pthread_mutex_lock(&memo.lock);
+    mcz_mutex_lock(&memo.lock);
     const uint8_t *tail = h->image + h->size - h->probe;
     size_t total = 0;
     for (size_t i = 0; i < memo.count; i++)
@@ -727,7 +726,7 @@ static bool memo_reuse(mcz_http *h)
         memcpy(memo.etag, h->etag, sizeof memo.etag);
         memcpy(memo.modified, h->modified, sizeof memo.modified);
     }
-    pthread_mutex_unlock(&memo.lock);
+    mcz_mutex_unlock(&memo.lock);
     return same;
 }
 
@@ -748,7 +747,7 @@ static void http_keep(mcz_src *s, const mcz_src_range *ranges, size_t n)
     mcz_http *h = s->impl;
     if (h->from_memo || h->ignores_ranges) /* the whole body is in the cache already */
         return;
-    pthread_mutex_lock(&memo.lock);
+    mcz_mutex_lock(&memo.lock);
     memo_clear();
     size_t total = h->probe;
     for (size_t i = 0; i < n; i++)
@@ -768,13 +767,13 @@ static void http_keep(mcz_src *s, const mcz_src_range *ranges, size_t n)
         memo.count = n + 1;
         memo.size = h->size;
         memo.probe = h->probe;
-        memo.pid = getpid();
+        memo.pid = mcz_os_process_id();
         memcpy(memo.etag, h->etag, sizeof memo.etag);
         memcpy(memo.modified, h->modified, sizeof memo.modified);
     } else {
         memo_clear();
     }
-    pthread_mutex_unlock(&memo.lock);
+    mcz_mutex_unlock(&memo.lock);
 }
 
 /* ---- Fetching ---- */
@@ -842,12 +841,12 @@ static int fetch_locked(mcz_http *h, const mcz_src_range *ranges, size_t n, mcz_
 static int http_fetch(mcz_src *s, const mcz_src_range *ranges, size_t n, mcz_diag *diag)
 {
     mcz_http *h = s->impl;
-    pthread_mutex_lock(&h->lock);
+    mcz_mutex_lock(&h->lock);
     int rc = MCZ_OK;
     if (n != 1 || next_gap(h, ranges[0].off, ranges[0].off + ranges[0].len, &(uint64_t){0},
                            &(uint64_t){0}))
         rc = fetch_locked(h, ranges, n, diag);
-    pthread_mutex_unlock(&h->lock);
+    mcz_mutex_unlock(&h->lock);
     return rc;
 }
 

@@ -19,9 +19,8 @@ WIN_BUILD   := build/windows
 WIN_SYSROOT := $(WIN_BUILD)/sysroot
 # The headers of static libraries on Windows must be told so, or they declare dllimport; and
 # stdio is mingw's own C99 one (%zu, %lld, %ju as on Linux), not the system's msvcrt printf.
-# platform/win32_compat.h comes ahead of every library and unit-test file (below): the POSIX
-# names MinGW lacks, implemented by platform/os_win32.c and platform/compat.c. 64-bit file
-# offsets (off_t, lseek).
+# 64-bit file offsets (off_t, lseek). No header is forced ahead of any file: the library and the
+# programs reach the system through platform/'s mcz_os_* (platform/os_win32.c and the others).
 WIN_CPPFLAGS := -DCURL_STATICLIB -DLZMA_API_STATIC -DZIP_STATIC -D__USE_MINGW_ANSI_STDIO=1 \
                 -D_FILE_OFFSET_BITS=64
 WIN_PKG     := PKG_CONFIG_LIBDIR=$(abspath $(WIN_SYSROOT))/lib/pkgconfig pkg-config --static
@@ -80,12 +79,6 @@ windows-todo: windows-deps
 # unit tests.
 ifdef WIN_CROSS
 CPPFLAGS += -isystem $(WIN_SYSROOT)/include $(WIN_CPPFLAGS)
-# platform/win32_compat.h is the library's own (its functions are not exported from
-# libmcz.dll): the library's objects (platform/'s Windows files among them: sources.mk's
-# MCZ_PLATFORM_WIN32, which the Makefile picks under WIN_CROSS) and the test programs that test
-# it from inside (tests/unit/, tests/collector/) get it; the programs, which call platform/'s
-# mcz_os_* functions, do not.
-$(LIB_OBJ) $(call obj,$(UNIT_SRC) $(COLLECTOR_SRC)): CPPFLAGS += -include platform/win32_compat.h
 LDFLAGS  += -static -L$(WIN_SYSROOT)/lib
 LDLIBS   += $(shell $(WIN_PKG) --libs-only-l libcurl libzip 2>/dev/null)
 endif
@@ -124,7 +117,7 @@ ifdef WIN_CROSS
 WIN_DLL_OBJ := $(patsubst %.c,$(BUILD)/dll-obj/%.o,$(LIB_SRC))
 $(BUILD)/dll-obj/%.o: %.c
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) -Icommon -include platform/win32_compat.h -DMCZ_DLL -DMCZ_BUILDING_LIBRARY \
+	$(CC) $(CPPFLAGS) -Icommon -DMCZ_DLL -DMCZ_BUILDING_LIBRARY \
 	    $(CFLAGS) -c $< -o $@
 $(BIN)/libmcz.dll: $(WIN_DLL_OBJ)
 	@mkdir -p $(@D)
@@ -167,7 +160,6 @@ test-windows: $(BIN)/mcz-superpmi $(BUILD)/tests/spmi_today
 # linked against it, collects under Wine (tests/cross/windows-writer.sh) what the same program
 # linked against libmcz-writer.so collects here, byte for byte.
 ifdef WIN_CROSS
-$(filter $(BUILD)/writer-obj/%,$(WRITER_OBJ)): CPPFLAGS += -include platform/win32_compat.h
 $(BUILD)/libmcz-writer.def: Makefile packaging/windows.mk
 	@mkdir -p $(@D)
 	@{ echo EXPORTS; printf '    %s\n' $(COLLECTOR_API); } >$@

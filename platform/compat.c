@@ -1,9 +1,9 @@
 /*
- * compat.c - the few calls beyond POSIX.1-2008 that the layers above io/ make (a wait until a
+ * compat.c - the few calls beyond POSIX.1-2008 that platform/'s own files make (a wait until a
  * CLOCK_MONOTONIC deadline on a condition or a semaphore, memmem), for the systems whose C
- * library lacks them: Windows (platform/win32_compat.h) and POSIX systems other than glibc's
- * (platform/posix_compat.h, MCZ_POSIX_COMPAT); built for those alone (sources.mk
- * MCZ_PLATFORM_COMPAT): glibc has them all.
+ * library lacks them: POSIX systems other than glibc's (platform/posix_compat.h,
+ * MCZ_POSIX_COMPAT: threads_posix.c's waits) and Windows (os_win32.c's mcz_os_memmem); built
+ * for those alone (sources.mk MCZ_PLATFORM_COMPAT): glibc has them all.
  *
  * A monotonic deadline becomes a relative wait where the system has one
  * (pthread_cond_timedwait_relative_np: winpthreads, macOS), else a CLOCK_REALTIME deadline: a

@@ -1,8 +1,8 @@
 /*
  * compat.h - platform/compat.c: the waits and memmem of the systems whose C library lacks
- * them. The names are mapped onto these by platform/win32_compat.h (Windows) and
- * platform/posix_compat.h (POSIX systems without glibc's extensions), each included ahead of
- * every library file there.
+ * them, for platform/'s own files: platform/posix_compat.h maps the waits' names onto these
+ * for platform/threads_posix.c on POSIX systems without glibc's extensions; Windows'
+ * mcz_os_memmem (platform/os_win32.c) is mcz_compat_memmem.
  */
 #ifndef MCZ_IO_COMPAT_H
 #define MCZ_IO_COMPAT_H

@@ -6,13 +6,16 @@
 #ifdef __GLIBC__
 #include <malloc.h> /* malloc_trim */
 #endif
+#include <dirent.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
 #include <stdio.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -20,7 +23,6 @@
 
 #include "mcz_common.h"
 #include "platform.h"
-#include "posix_names.h"
 
 int mcz_os_create(const char *path, mcz_os_access access)
 {
@@ -294,7 +296,95 @@ void mcz_os_heap_trim(void)
 #endif
 }
 
-/* ---- posix_names.h ---- */
+/* ---- Files, directories and maps ---- */
+
+/* What st is: the null device is told from other character devices by its device number,
+ * whatever its name. */
+static mcz_os_file_type type_of_stat(const struct stat *st)
+{
+    struct stat null;
+    if (S_ISREG(st->st_mode))
+        return MCZ_OS_FILE_REGULAR;
+    if (S_ISDIR(st->st_mode))
+        return MCZ_OS_FILE_DIRECTORY;
+    if (S_ISCHR(st->st_mode) && stat("/dev/null", &null) == 0 && st->st_rdev == null.st_rdev)
+        return MCZ_OS_FILE_NULL;
+    return MCZ_OS_FILE_OTHER;
+}
+
+static int info_of_stat(int rc, const struct stat *st, mcz_os_file_info *info)
+{
+    if (rc != 0)
+        return -1;
+    info->type = type_of_stat(st);
+    info->size = info->type == MCZ_OS_FILE_REGULAR ? (uint64_t)st->st_size : 0;
+    return 0;
+}
+
+int mcz_os_stat(const char *path, mcz_os_file_info *info)
+{
+    struct stat st;
+    return info_of_stat(stat(path, &st), &st, info);
+}
+
+int mcz_os_fstat(int fd, mcz_os_file_info *info)
+{
+    struct stat st;
+    return info_of_stat(fstat(fd, &st), &st, info);
+}
+
+int mcz_os_open(const char *path, int how, int mode)
+{
+    static const int access_modes[] = {0, O_RDONLY, O_WRONLY, O_RDWR};
+    int flags = access_modes[how & MCZ_OS_OPEN_READ_WRITE] | O_CLOEXEC | O_NOCTTY;
+    flags |= how & MCZ_OS_OPEN_CREATE ? O_CREAT : 0;
+    flags |= how & MCZ_OS_OPEN_EXCLUSIVE ? O_EXCL : 0;
+    flags |= how & MCZ_OS_OPEN_TRUNCATE ? O_TRUNC : 0;
+    flags |= how & MCZ_OS_OPEN_APPEND ? O_APPEND : 0;
+    return open(path, flags, (mode_t)mode);
+}
+
+ptrdiff_t mcz_os_read(int fd, void *buf, size_t len) { return read(fd, buf, len); }
+int mcz_os_unlink(const char *path) { return unlink(path); }
+long mcz_os_process_id(void) { return (long)getpid(); }
+
+struct mcz_os_dir {
+    DIR *d;
+};
+
+mcz_os_dir *mcz_os_dir_open(const char *dir)
+{
+    mcz_os_dir *d = malloc(sizeof *d);
+    if (!d)
+        return NULL;
+    d->d = opendir(dir);
+    if (!d->d) {
+        int err = errno;
+        free(d);
+        errno = err;
+        return NULL;
+    }
+    return d;
+}
+
+const char *mcz_os_dir_next(mcz_os_dir *d)
+{
+    errno = 0;
+    struct dirent *e = readdir(d->d);
+    return e ? e->d_name : NULL;
+}
+
+void mcz_os_dir_close(mcz_os_dir *d)
+{
+    closedir(d->d);
+    free(d);
+}
+
+void mcz_os_remove_in(mcz_os_dir *d, const char *dir, const char *name)
+{
+    (void)dir;
+    unlinkat(dirfd(d->d), name, 0);
+}
 
 size_t mcz_os_dir_length(const char *path)
 {
@@ -302,13 +392,128 @@ size_t mcz_os_dir_length(const char *path)
     return slash ? (size_t)(slash - path) + 1 : 0;
 }
 
-void mcz_os_remove_in(DIR *d, const char *dir, const char *name)
-{
-    (void)dir;
-    unlinkat(dirfd(d), name, 0);
-}
-
 void mcz_os_stdin_binary(int fd)
 {
     (void)fd;
+}
+
+FILE *mcz_os_fdopen(int fd, const char *mode)
+{
+    return fdopen(fd, mode);
+}
+
+int mcz_os_dup(int fd)
+{
+    return fcntl(fd, F_DUPFD_CLOEXEC, 3);
+}
+
+int mcz_os_rewind(int fd)
+{
+    return lseek(fd, 0, SEEK_SET) == 0 ? 0 : -1;
+}
+
+bool mcz_os_is_link(const char *path)
+{
+    struct stat st;
+    return lstat(path, &st) == 0 && S_ISLNK(st.st_mode);
+}
+
+ptrdiff_t mcz_os_readlink(const char *path, char *buf, size_t cap)
+{
+    return readlink(path, buf, cap);
+}
+
+int mcz_os_copy_attributes(int fd, const char *path)
+{
+    struct stat old;
+    if (stat(path, &old) != 0)
+        return -1;
+    if (geteuid() == 0 && fchown(fd, old.st_uid, old.st_gid) != 0) {
+        /* the file system may not keep owners: the mode below still applies */
+    }
+    return fchmod(fd, old.st_mode & 07777);
+}
+
+int mcz_os_may_write_in(const char *dir)
+{
+    return access(dir, W_OK | X_OK);
+}
+
+int mcz_os_mkdir(const char *path)
+{
+    return mkdir(path, 0755);
+}
+
+bool mcz_os_process_gone(long pid)
+{
+    return kill((pid_t)pid, 0) != 0 && errno == ESRCH;
+}
+
+/* Anonymous memory: MAP_ANON is its older name (macOS has both); MAP_NORESERVE is Linux's (no
+ * swap reserved for the whole map). */
+#if !defined(MAP_ANONYMOUS) && defined(MAP_ANON)
+#define MAP_ANONYMOUS MAP_ANON
+#endif
+#ifndef MAP_NORESERVE
+#define MAP_NORESERVE 0
+#endif
+
+void *mcz_os_map_file(int fd, size_t len)
+{
+    void *m = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
+    return m == MAP_FAILED ? NULL : m;
+}
+
+void *mcz_os_map_zeroed(size_t len)
+{
+    void *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+                   -1, 0);
+    return m == MAP_FAILED ? NULL : m;
+}
+
+int mcz_os_unmap(void *at, size_t len)
+{
+    return munmap(at, len);
+}
+
+/* MADV_DONTNEED where the system has it; POSIX's own advice elsewhere (glibc ignores that one,
+ * hence not used there). */
+void mcz_os_map_drop(void *at, size_t len)
+{
+#ifdef MADV_DONTNEED
+    madvise(at, len, MADV_DONTNEED);
+#else
+    posix_madvise(at, len, POSIX_MADV_DONTNEED);
+#endif
+}
+
+size_t mcz_os_page_size(void)
+{
+    long page = sysconf(_SC_PAGESIZE);
+    return page > 0 ? (size_t)page : 4096;
+}
+
+int mcz_os_data_extent(int fd, uint64_t from, uint64_t *start, uint64_t *end)
+{
+#ifdef SEEK_DATA
+    off_t data = lseek(fd, (off_t)from, SEEK_DATA);
+    if (data < 0)
+        return errno == ENXIO ? 0 : -1;
+    off_t hole = lseek(fd, data, SEEK_HOLE);
+    if (hole < 0)
+        return -1;
+    *start = (uint64_t)data;
+    *end = (uint64_t)hole;
+    return 1;
+#else
+    (void)fd, (void)from, (void)start, (void)end;
+    errno = EOPNOTSUPP;
+    return -1;
+#endif
+}
+
+/* The C library's: glibc's, musl's, macOS's and the BSDs' (POSIX.1-2024 has it). */
+void *mcz_os_memmem(const void *haystack, size_t hay_len, const void *needle, size_t len)
+{
+    return memmem(haystack, hay_len, needle, len);
 }

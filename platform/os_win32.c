@@ -1,7 +1,6 @@
 /*
  * os_win32.c - platform/platform.h's library part for Windows, the one table of Windows errors
- * (platform/os_win32.h), and the functions of platform/win32_compat.h (the POSIX names
- * MinGW-w64 lacks). Built for Windows only (sources.mk): platform/os_posix.c is its
+ * and UTF-8 paths as wide characters (platform/os_win32.h). Built for Windows only (sources.mk): platform/os_posix.c is its
  * counterpart. One file per system rather than #ifdefs through one: the two share no code
  * worth sharing, and each reads as what it calls.
  *
@@ -12,6 +11,7 @@
  */
 #include <windows.h>
 
+#include <direct.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <io.h>
@@ -21,11 +21,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/types.h>
+#include <unistd.h>
 
 #include "mcz_common.h"
 #include "os_win32.h"
 #include "platform.h"
-#include "posix_names.h"
+#include "compat.h"
 
 /* The largest count one ReadFile or WriteFile is asked for. */
 #define IO_CHUNK (1u << 30)
@@ -86,14 +88,70 @@ static wchar_t *wide_path(const char *path, wchar_t *small, size_t cap)
     return w;
 }
 
+wchar_t *mcz_os_wide(const char *text)
+{
+    return wide_path(text, NULL, 0); /* no small buffer: always malloc'd */
+}
+
+char *mcz_os_utf8(const wchar_t *w)
+{
+    int n = WideCharToMultiByte(CP_UTF8, 0, w, -1, NULL, 0, NULL, NULL);
+    char *s = n > 0 ? malloc((size_t)n) : NULL;
+    if (!s || WideCharToMultiByte(CP_UTF8, 0, w, -1, s, n, NULL, NULL) != n) {
+        free(s);
+        errno = n > 0 ? ENOMEM : EINVAL;
+        return NULL;
+    }
+    return s;
+}
+
+/* One ReadFile or WriteFile at off, the file position saved and put back: the positioned call
+ * moves it, so not safe against another thread using the position of the same descriptor. */
+static ssize_t transfer_at(int fd, void *buf, size_t len, int64_t off, bool writing)
+{
+    HANDLE h = os_handle(fd);
+    LARGE_INTEGER zero = {0}, pos;
+    if (h == INVALID_HANDLE_VALUE || off < 0 || !SetFilePointerEx(h, zero, &pos, FILE_CURRENT)) {
+        errno = EBADF;
+        return -1;
+    }
+    OVERLAPPED at;
+    memset(&at, 0, sizeof at);
+    at.Offset = (DWORD)((uint64_t)off & 0xFFFFFFFFu);
+    at.OffsetHigh = (DWORD)((uint64_t)off >> 32);
+    DWORD want = (DWORD)(len < IO_CHUNK ? len : IO_CHUNK), done = 0;
+    BOOL ok = writing ? WriteFile(h, buf, want, &done, &at) : ReadFile(h, buf, want, &done, &at);
+    DWORD err = ok ? 0 : GetLastError();
+    SetFilePointerEx(h, pos, NULL, FILE_BEGIN);
+    if (!ok && err == ERROR_HANDLE_EOF && !writing)
+        return 0;
+    if (!ok) {
+        SetLastError(err);
+        set_errno_from_win32();
+        return -1;
+    }
+    return (ssize_t)done;
+}
+
+/* A new file of the name tmpl (ending in XXXXXX, replaced), for reading and writing, deleted
+ * when its last descriptor closes (_O_TEMPORARY): Windows cannot unlink an open file, which is
+ * what the POSIX side does next to the same end. */
+static int temp_open(char *tmpl)
+{
+    if (_mktemp_s(tmpl, strlen(tmpl) + 1) != 0)
+        return -1;
+    return _open(tmpl, _O_RDWR | _O_CREAT | _O_EXCL | _O_TEMPORARY | _O_NOINHERIT | _O_BINARY,
+                 _S_IREAD | _S_IWRITE);
+}
+
 /* ============================================================================================ */
 /* platform/platform.h                                                                            */
 /* ============================================================================================ */
 
 int mcz_os_create(const char *path, mcz_os_access access)
 {
-    int how = access == MCZ_OS_READ_WRITE ? O_RDWR : O_WRONLY;
-    return open(path, how | O_CREAT | O_TRUNC | O_CLOEXEC, _S_IREAD | _S_IWRITE);
+    int how = access == MCZ_OS_READ_WRITE ? MCZ_OS_OPEN_READ_WRITE : MCZ_OS_OPEN_WRITE;
+    return mcz_os_open(path, how | MCZ_OS_OPEN_CREATE | MCZ_OS_OPEN_TRUNCATE, _S_IREAD | _S_IWRITE);
 }
 
 int mcz_os_close(int fd)
@@ -120,7 +178,7 @@ int mcz_os_pwrite_all(int fd, const void *data, size_t len, uint64_t off)
 {
     const uint8_t *p = data;
     while (len > 0) {
-        ssize_t n = mcz_win_pwrite(fd, p, len, (int64_t)off);
+        ssize_t n = transfer_at(fd, (void *)(uintptr_t)p, len, (int64_t)off, true);
         if (n <= 0)
             return MCZ_EIO;
         p += n;
@@ -132,17 +190,31 @@ int mcz_os_pwrite_all(int fd, const void *data, size_t len, uint64_t off)
 
 int64_t mcz_os_pread(int fd, void *buf, size_t len, uint64_t off)
 {
-    return mcz_win_pread(fd, buf, len, (int64_t)off);
+    return transfer_at(fd, buf, len, (int64_t)off, false);
 }
 
+/* The file's data on disk (FlushFileBuffers); 0 at once for what is not a disk file (a pipe,
+ * where flushing would wait for the reader, or a console, which cannot be): as fsync is for a
+ * stream on Linux, where the callers accept EINVAL. */
 int mcz_os_fsync(int fd)
 {
-    return mcz_win_fsync(fd);
+    HANDLE h = os_handle(fd);
+    if (h == INVALID_HANDLE_VALUE) {
+        errno = EBADF;
+        return -1;
+    }
+    if (GetFileType(h) != FILE_TYPE_DISK)
+        return 0;
+    if (!FlushFileBuffers(h)) {
+        set_errno_from_win32();
+        return -1;
+    }
+    return 0;
 }
 
 int mcz_os_fdatasync(int fd)
 {
-    return mcz_win_fsync(fd);
+    return mcz_os_fsync(fd);
 }
 
 int mcz_os_truncate(int fd, uint64_t size)
@@ -220,7 +292,7 @@ int mcz_os_temp_create(const char *dir, const char *prefix)
         errno = ENAMETOOLONG;
         return -1;
     }
-    return mcz_win_mkostemp(name, O_CLOEXEC); /* deleted when closed */
+    return temp_open(name); /* deleted when closed */
 }
 
 bool mcz_os_is_file(const char *path)
@@ -343,171 +415,127 @@ void mcz_os_heap_trim(void)
     /* the C runtime's heap gives large blocks back to the system when they are freed */
 }
 
-/* ============================================================================================ */
-/* platform/win32_compat.h                                                                        */
-/* ============================================================================================ */
+/* ---- Files, directories and maps ---- */
 
-int mcz_win_fcntl(int fd, int cmd, ...)
-{
-    if (cmd != F_DUPFD_CLOEXEC) {
-        errno = EINVAL;
-        return -1;
-    }
-    int dup = _dup(fd);
-    if (dup >= 0)
-        _setmode(dup, _O_BINARY); /* standard output starts in text mode; archives are bytes */
-    return dup;
-}
+/* The C runtime's POSIX names (narrow paths, as fopen's), with Windows' counterparts where it
+ * has none. */
 
-int mcz_win_fsync(int fd)
+static int info_of_stat(int rc, const struct stat *st, mcz_os_file_info *info)
 {
-    HANDLE h = os_handle(fd);
-    if (h == INVALID_HANDLE_VALUE) {
-        errno = EBADF;
+    if (rc != 0)
         return -1;
-    }
-    if (GetFileType(h) != FILE_TYPE_DISK)
-        return 0;
-    if (!FlushFileBuffers(h)) {
-        set_errno_from_win32();
-        return -1;
-    }
+    info->type = S_ISREG(st->st_mode)   ? MCZ_OS_FILE_REGULAR
+                 : S_ISDIR(st->st_mode) ? MCZ_OS_FILE_DIRECTORY
+                                        : MCZ_OS_FILE_OTHER;
+    info->size = info->type == MCZ_OS_FILE_REGULAR ? (uint64_t)st->st_size : 0;
     return 0;
 }
 
-/* One ReadFile or WriteFile at off, the file position saved and put back. */
-static ssize_t transfer_at(int fd, void *buf, size_t len, int64_t off, bool writing)
+int mcz_os_stat(const char *path, mcz_os_file_info *info)
 {
-    HANDLE h = os_handle(fd);
-    LARGE_INTEGER zero = {0}, pos;
-    if (h == INVALID_HANDLE_VALUE || off < 0 || !SetFilePointerEx(h, zero, &pos, FILE_CURRENT)) {
-        errno = EBADF;
-        return -1;
+    struct stat st;
+    return info_of_stat(stat(path, &st), &st, info);
+}
+
+int mcz_os_fstat(int fd, mcz_os_file_info *info)
+{
+    struct stat st;
+    return info_of_stat(fstat(fd, &st), &st, info);
+}
+
+int mcz_os_open(const char *path, int how, int mode)
+{
+    static const int access_modes[] = {0, _O_RDONLY, _O_WRONLY, _O_RDWR};
+    int flags = access_modes[how & MCZ_OS_OPEN_READ_WRITE] | _O_NOINHERIT | _O_BINARY;
+    flags |= how & MCZ_OS_OPEN_CREATE ? _O_CREAT : 0;
+    flags |= how & MCZ_OS_OPEN_EXCLUSIVE ? _O_EXCL : 0;
+    flags |= how & MCZ_OS_OPEN_TRUNCATE ? _O_TRUNC : 0;
+    flags |= how & MCZ_OS_OPEN_APPEND ? _O_APPEND : 0;
+    return open(path, flags, mode);
+}
+
+ptrdiff_t mcz_os_read(int fd, void *buf, size_t len)
+{
+    return read(fd, buf, len > INT_MAX ? INT_MAX : (unsigned)len);
+}
+
+int mcz_os_unlink(const char *path) { return unlink(path); }
+long mcz_os_process_id(void) { return (long)GetCurrentProcessId(); }
+
+/* ---- Directories ---- */
+
+struct mcz_os_dir {
+    HANDLE find;
+    WIN32_FIND_DATAW entry;
+    bool first;     /* entry holds the first name, not yet returned */
+    char name[MAX_PATH * 3 + 1]; /* UTF-8 of a name of at most MAX_PATH wide characters */
+};
+
+mcz_os_dir *mcz_os_dir_open(const char *dir)
+{
+    size_t len = strlen(dir);
+    char *pattern = malloc(len + 3);
+    if (!pattern) {
+        errno = ENOMEM;
+        return NULL;
     }
-    OVERLAPPED at;
-    memset(&at, 0, sizeof at);
-    at.Offset = (DWORD)((uint64_t)off & 0xFFFFFFFFu);
-    at.OffsetHigh = (DWORD)((uint64_t)off >> 32);
-    DWORD want = (DWORD)(len < IO_CHUNK ? len : IO_CHUNK), done = 0;
-    BOOL ok = writing ? WriteFile(h, buf, want, &done, &at) : ReadFile(h, buf, want, &done, &at);
-    DWORD err = ok ? 0 : GetLastError();
-    SetFilePointerEx(h, pos, NULL, FILE_BEGIN);
-    if (!ok && err == ERROR_HANDLE_EOF && !writing)
-        return 0;
-    if (!ok) {
-        SetLastError(err);
-        set_errno_from_win32();
-        return -1;
+    snprintf(pattern, len + 3, "%s%s*", dir, len && strchr("/\\", dir[len - 1]) ? "" : "\\");
+    wchar_t *w = mcz_os_wide(pattern);
+    free(pattern);
+    mcz_os_dir *d = w ? calloc(1, sizeof *d) : NULL;
+    if (!d) {
+        free(w);
+        errno = ENOMEM;
+        return NULL;
     }
-    return (ssize_t)done;
-}
-
-ssize_t mcz_win_pread(int fd, void *buf, size_t len, int64_t off)
-{
-    return transfer_at(fd, buf, len, off, false);
-}
-
-ssize_t mcz_win_pwrite(int fd, const void *buf, size_t len, int64_t off)
-{
-    return transfer_at(fd, (void *)(uintptr_t)buf, len, off, true); /* WriteFile reads it */
-}
-
-/* The file is deleted when its last descriptor closes (_O_TEMPORARY): Windows cannot unlink an
- * open file, which is what the POSIX caller does next to the same end. */
-int mcz_win_mkostemp(char *tmpl, int flags)
-{
-    if (_mktemp_s(tmpl, strlen(tmpl) + 1) != 0)
-        return -1;
-    return _open(tmpl, O_RDWR | O_CREAT | O_EXCL | _O_TEMPORARY | flags, _S_IREAD | _S_IWRITE);
-}
-
-char *mcz_win_mkdtemp(char *tmpl)
-{
-    return _mktemp_s(tmpl, strlen(tmpl) + 1) == 0 && _mkdir(tmpl) == 0 ? tmpl : NULL;
-}
-
-ssize_t mcz_win_readlink(const char *path, char *buf, size_t cap)
-{
-    (void)path, (void)buf, (void)cap;
-    errno = EINVAL;
-    return -1;
-}
-
-int mcz_win_process_exists(long pid, int sig)
-{
-    HANDLE p = sig == 0 && pid > 0 ? OpenProcess(PROCESS_QUERY_LIMITED_INFORMATION, FALSE,
-                                                 (DWORD)pid)
-                                   : NULL;
-    if (!p) {
-        errno = sig != 0 || GetLastError() == ERROR_INVALID_PARAMETER ? ESRCH : EPERM;
-        return -1;
+    d->find = FindFirstFileW(w, &d->entry);
+    free(w);
+    if (d->find == INVALID_HANDLE_VALUE) {
+        DWORD err = GetLastError();
+        free(d);
+        errno = mcz_os_errno_of_win32(err);
+        return NULL;
     }
-    DWORD code = 0;
-    bool alive = GetExitCodeProcess(p, &code) && code == STILL_ACTIVE;
-    CloseHandle(p);
-    errno = alive ? errno : ESRCH;
-    return alive ? 0 : -1;
+    d->first = true;
+    return d;
 }
 
-void *mcz_win_mmap(void *addr, size_t len, int prot, int flags, int fd, int64_t off)
+const char *mcz_os_dir_next(mcz_os_dir *d)
 {
-    (void)addr;
-    if (len == 0 || off != 0) {
-        errno = EINVAL;
-        return MAP_FAILED;
+    errno = 0;
+    if (!d->first && !FindNextFileW(d->find, &d->entry)) {
+        if (GetLastError() != ERROR_NO_MORE_FILES)
+            errno = EIO;
+        return NULL;
     }
-    if (flags & MAP_ANONYMOUS) {
-        void *m = VirtualAlloc(NULL, len, MEM_RESERVE | MEM_COMMIT, PAGE_READWRITE);
-        if (!m)
-            errno = ENOMEM;
-        return m ? m : MAP_FAILED;
+    d->first = false;
+    if (!WideCharToMultiByte(CP_UTF8, 0, d->entry.cFileName, -1, d->name, sizeof d->name, NULL,
+                             NULL)) {
+        errno = EILSEQ;
+        return NULL;
     }
-    if (prot != PROT_READ) {
-        errno = EINVAL;
-        return MAP_FAILED;
-    }
-    HANDLE map = CreateFileMappingW(os_handle(fd), NULL, PAGE_READONLY, 0, 0, NULL);
-    void *view = map ? MapViewOfFile(map, FILE_MAP_READ, 0, 0, len) : NULL;
-    if (!view)
-        set_errno_from_win32();
-    if (map)
-        CloseHandle(map); /* the view keeps the mapping alive */
-    return view ? view : MAP_FAILED;
+    return d->name;
 }
 
-int mcz_win_munmap(void *addr, size_t len)
+void mcz_os_dir_close(mcz_os_dir *d)
 {
-    (void)len;
-    MEMORY_BASIC_INFORMATION info;
-    if (VirtualQuery(addr, &info, sizeof info) == 0) {
-        errno = EINVAL;
-        return -1;
-    }
-    BOOL ok = info.Type == MEM_MAPPED ? UnmapViewOfFile(addr) : VirtualFree(addr, 0, MEM_RELEASE);
-    return ok ? 0 : -1;
+    FindClose(d->find);
+    free(d);
 }
 
-/* io/ advises only that pages already read will not be again (mcz_file_drop_behind): a hint
- * Windows takes from its own memory pressure. */
-int mcz_win_madvise(void *addr, size_t len, int advice)
+/* Windows has no dirfd: by path (the UTF-8 name mcz_os_dir_next gave, as wide characters). */
+void mcz_os_remove_in(mcz_os_dir *d, const char *dir, const char *name)
 {
-    (void)addr, (void)len, (void)advice;
-    return 0;
+    (void)d;
+    char path[PATH_MAX];
+    if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, name) >= sizeof path)
+        return;
+    wchar_t small[MAX_PATH], *w = wide_path(path, small, MAX_PATH);
+    if (w)
+        DeleteFileW(w);
+    if (w != small)
+        free(w);
 }
-
-long mcz_win_sysconf(int name)
-{
-    SYSTEM_INFO si;
-    GetSystemInfo(&si);
-    if (name == _SC_PAGESIZE)
-        return (long)si.dwPageSize;
-    errno = EINVAL;
-    return -1;
-}
-
-/* ============================================================================================ */
-/* platform/posix_names.h                                                                       */
-/* ============================================================================================ */
 
 size_t mcz_os_dir_length(const char *path)
 {
@@ -517,16 +545,129 @@ size_t mcz_os_dir_length(const char *path)
     return slash ? (size_t)(slash - path) + 1 : 0;
 }
 
-/* Windows has no dirfd: by path. */
-void mcz_os_remove_in(DIR *d, const char *dir, const char *name)
-{
-    (void)d;
-    char path[PATH_MAX];
-    if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, name) < sizeof path)
-        unlink(path);
-}
-
 void mcz_os_stdin_binary(int fd)
 {
     _setmode(fd, _O_BINARY); /* standard input starts in text mode there */
+}
+
+FILE *mcz_os_fdopen(int fd, const char *mode)
+{
+    return _fdopen(fd, mode);
+}
+
+/* Windows' descriptors are not a table a child inherits: no lowest number to keep. */
+int mcz_os_dup(int fd)
+{
+    int dup = _dup(fd);
+    if (dup >= 0)
+        _setmode(dup, _O_BINARY); /* standard output starts in text mode; archives are bytes */
+    return dup;
+}
+
+int mcz_os_rewind(int fd)
+{
+    return _lseeki64(fd, 0, SEEK_SET) == 0 ? 0 : -1;
+}
+
+bool mcz_os_is_link(const char *path)
+{
+    (void)path;
+    return false;
+}
+
+ptrdiff_t mcz_os_readlink(const char *path, char *buf, size_t cap)
+{
+    (void)path, (void)buf, (void)cap;
+    errno = EINVAL;
+    return -1;
+}
+
+/* No POSIX modes and no owners to carry over. */
+int mcz_os_copy_attributes(int fd, const char *path)
+{
+    (void)fd, (void)path;
+    return 0;
+}
+
+int mcz_os_may_write_in(const char *dir)
+{
+    return _access(dir, 2); /* W_OK: no execute permission on Windows */
+}
+
+int mcz_os_mkdir(const char *path)
+{
+    return _mkdir(path);
+}
+
+bool mcz_os_process_gone(long pid)
+{
+    HANDLE p = pid > 0 ? OpenProcess(PROCESS_QUERY_LIMITED_INFORMATION, FALSE, (DWORD)pid) : NULL;
+    if (!p)
+        return GetLastError() == ERROR_INVALID_PARAMETER; /* else it exists, denied to us */
+    DWORD code = 0;
+    bool alive = GetExitCodeProcess(p, &code) && code == STILL_ACTIVE;
+    CloseHandle(p);
+    return !alive;
+}
+
+void *mcz_os_map_file(int fd, size_t len)
+{
+    if (len == 0) {
+        errno = EINVAL;
+        return NULL;
+    }
+    HANDLE map = CreateFileMappingW(os_handle(fd), NULL, PAGE_READONLY, 0, 0, NULL);
+    void *view = map ? MapViewOfFile(map, FILE_MAP_READ, 0, 0, len) : NULL;
+    if (!view)
+        set_errno_from_win32();
+    if (map)
+        CloseHandle(map); /* the view keeps the mapping alive */
+    return view;
+}
+
+void *mcz_os_map_zeroed(size_t len)
+{
+    void *m = len ? VirtualAlloc(NULL, len, MEM_RESERVE | MEM_COMMIT, PAGE_READWRITE) : NULL;
+    if (!m)
+        errno = len ? ENOMEM : EINVAL;
+    return m;
+}
+
+int mcz_os_unmap(void *at, size_t len)
+{
+    (void)len;
+    MEMORY_BASIC_INFORMATION info;
+    if (VirtualQuery(at, &info, sizeof info) == 0) {
+        errno = EINVAL;
+        return -1;
+    }
+    BOOL ok = info.Type == MEM_MAPPED ? UnmapViewOfFile(at) : VirtualFree(at, 0, MEM_RELEASE);
+    return ok ? 0 : -1;
+}
+
+/* A hint Windows takes from its own memory pressure. */
+void mcz_os_map_drop(void *at, size_t len)
+{
+    (void)at, (void)len;
+}
+
+size_t mcz_os_page_size(void)
+{
+    SYSTEM_INFO si;
+    GetSystemInfo(&si);
+    return si.dwPageSize;
+}
+
+/* No SEEK_DATA (FSCTL_QUERY_ALLOCATED_RANGES would tell, later): every byte counts as data. */
+int mcz_os_data_extent(int fd, uint64_t from, uint64_t *start, uint64_t *end)
+{
+    (void)fd, (void)from, (void)start, (void)end;
+    errno = EOPNOTSUPP;
+    return -1;
+}
+
+/* MinGW-w64's C runtime has no memmem. */
+void *mcz_os_memmem(const void *haystack, size_t hay_len, const void *needle, size_t len)
+{
+    return mcz_compat_memmem(haystack, hay_len, needle, len);
 }

@@ -11,7 +11,7 @@
 /* errno for a Windows error code (GetLastError's) of a file or process call; EIO for one
  * without a counterpart (os_win32.c). */
 int mcz_os_errno_of_win32(unsigned long error);
-/* UTF-8 as wide characters, and back (malloc'ed), or NULL with errno set (sys_win32.c). */
+/* UTF-8 as wide characters, and back (malloc'ed), or NULL with errno set. */
 wchar_t *mcz_os_wide(const char *text);
 char *mcz_os_utf8(const wchar_t *w);
 

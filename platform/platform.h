@@ -130,6 +130,107 @@ int mcz_os_cores(void);
  * about to make its largest allocations (an archive's index) or to fork. Not async-signal-safe. */
 void mcz_os_heap_trim(void);
 
+/* ---- Files, directories and maps: the POSIX calls of io/ (and of the programs), under one
+ * name on every system. Each returns as its POSIX call does (-1 with errno set on failure)
+ * unless it says otherwise; paths are the C runtime's, as fopen's. Not async-signal-safe
+ * unless a function says so. ---- */
+
+/* What a name (its symbolic links followed) or a descriptor reaches. */
+typedef enum mcz_os_file_type {
+    MCZ_OS_FILE_REGULAR,   /* a disk file */
+    MCZ_OS_FILE_DIRECTORY,
+    MCZ_OS_FILE_NULL,      /* the null device, whatever its name (POSIX: /dev/null's device;
+                          * Windows reports it as MCZ_OS_FILE_OTHER) */
+    MCZ_OS_FILE_OTHER      /* a FIFO, another device, a socket, a terminal */
+} mcz_os_file_type;
+typedef struct mcz_os_file_info {
+    mcz_os_file_type type;
+    uint64_t size; /* a regular file's length in bytes; 0 for the others */
+} mcz_os_file_info;
+int mcz_os_stat(const char *path, mcz_os_file_info *info); /* stat(2) */
+int mcz_os_fstat(int fd, mcz_os_file_info *info);          /* fstat(2) */
+
+/* The standard streams' descriptors. */
+enum { MCZ_OS_STDIN_FD = 0, MCZ_OS_STDOUT_FD = 1, MCZ_OS_STDERR_FD = 2 };
+/* How mcz_os_open opens: one of READ, WRITE and READ_WRITE, with any of the others (O_CREAT,
+ * O_EXCL, O_TRUNC, O_APPEND). */
+enum {
+    MCZ_OS_OPEN_READ = 1,
+    MCZ_OS_OPEN_WRITE = 2,
+    MCZ_OS_OPEN_READ_WRITE = 3,
+    MCZ_OS_OPEN_CREATE = 4,
+    MCZ_OS_OPEN_EXCLUSIVE = 8,
+    MCZ_OS_OPEN_TRUNCATE = 16,
+    MCZ_OS_OPEN_APPEND = 32
+};
+/* open(2), the descriptor never inherited by the programs this one starts, never the process's
+ * controlling terminal (O_NOCTTY) and, on Windows, binary (no line-end translation). mode: the permissions of a file it creates (POSIX's,
+ * before the umask; Windows has none). */
+int mcz_os_open(const char *path, int how, int mode);
+ptrdiff_t mcz_os_read(int fd, void *buf, size_t len);       /* read(2): 0 at the end */
+/* unlink(2): a file's name removed. Async-signal-safe, which ISO C's remove is not said to be. */
+int mcz_os_unlink(const char *path);
+/* This process's id (getpid(2); Windows: GetCurrentProcessId). */
+long mcz_os_process_id(void);
+/* The entries of a directory, one at a time, in the system's order. */
+typedef struct mcz_os_dir mcz_os_dir;
+mcz_os_dir *mcz_os_dir_open(const char *dir); /* NULL with errno set */
+/* The next name (valid until the next call), . and .. included; NULL at the end (errno 0)
+ * or on an error (errno set). */
+const char *mcz_os_dir_next(mcz_os_dir *d);
+void mcz_os_dir_close(mcz_os_dir *d);
+/* Removes name from the directory d, open from dir (by path where the system has no dirfd). */
+void mcz_os_remove_in(mcz_os_dir *d, const char *dir, const char *name);
+/* The directory part of path: the length up to and including its last separator ('/', and on
+ * Windows '\\' too); 0 when it has none. Async-signal-safe. */
+size_t mcz_os_dir_length(const char *path);
+/* Standard input as bytes (Windows' C runtime starts it in text mode; nothing to do on POSIX). */
+void mcz_os_stdin_binary(int fd);
+/* A stdio stream over descriptor fd (fdopen(3); binary on Windows), NULL with errno set. */
+FILE *mcz_os_fdopen(int fd, const char *mode);
+/* A duplicate of fd (sharing its position), not inherited by the programs this one starts:
+ * POSIX: fcntl F_DUPFD_CLOEXEC, above the standard three; Windows: in binary mode, as standard
+ * output starts in text mode. */
+int mcz_os_dup(int fd);
+/* Moves the position to the start (lseek(fd, 0, SEEK_SET)): 0, or -1. */
+int mcz_os_rewind(int fd);
+/* Whether path itself is a symbolic link (lstat(2); Windows: never, none is followed). */
+bool mcz_os_is_link(const char *path);
+/* The text of the symbolic link path (readlink(2), not NUL-terminated): its length, or -1
+ * (EINVAL: not a link; always on Windows). */
+ptrdiff_t mcz_os_readlink(const char *path, char *buf, size_t cap);
+/* Gives the file open as fd the permission bits and, when this process may (root), the owner
+ * of the file at path; 0, or -1. Windows has no POSIX modes or owners: 0 at once. */
+int mcz_os_copy_attributes(int fd, const char *path);
+/* Whether this process may create files in directory dir (access(dir, W_OK | X_OK); Windows:
+ * W_OK, its directories have no execute permission): 0, or -1. */
+int mcz_os_may_write_in(const char *dir);
+/* A directory others may read (mode 0755 on POSIX, before the umask): 0, or -1 (EEXIST when
+ * something has that name). */
+int mcz_os_mkdir(const char *path);
+/* True when no process has the id pid (kill(pid, 0) fails with ESRCH; Windows: none opens,
+ * or it has ended): false when one exists, or cannot be told. */
+bool mcz_os_process_gone(long pid);
+/* Maps: a read-only, copy-on-write view of the first len bytes of the file open as fd, or
+ * fresh anonymous memory of len bytes (zeroes; POSIX: pages made when first written, no swap
+ * reserved where the system can); NULL with errno set. mcz_os_unmap releases either. */
+void *mcz_os_map_file(int fd, size_t len);
+void *mcz_os_map_zeroed(size_t len);
+int mcz_os_unmap(void *at, size_t len);
+/* Lets pages of a file's map go from memory (read again from the file if touched): advice,
+ * which a system may ignore (Windows takes it from its own memory pressure). */
+void mcz_os_map_drop(void *at, size_t len);
+/* The size of a page of memory, a map's unit. */
+size_t mcz_os_page_size(void);
+/* The first extent of data at or after from in the file open as fd: [*start, *end), *end where
+ * the next hole starts; 1 when found, 0 when only a hole follows from (ENXIO), -1 when the
+ * system cannot tell (errno EOPNOTSUPP where it has no SEEK_DATA: Windows) or fails. Moves the
+ * file position. */
+int mcz_os_data_extent(int fd, uint64_t from, uint64_t *start, uint64_t *end);
+/* memmem(3): the first place needle[0, len) occurs in haystack[0, hay_len), or NULL (the C
+ * library's where it has one; platform/compat.c's elsewhere). Async-signal-safe. */
+void *mcz_os_memmem(const void *haystack, size_t hay_len, const void *needle, size_t len);
+
 /* ============================================================================================
  * The programs' part (sys_*.c, proc_*.c, cmdline.c; not in the collector, sources.mk): what
  * mcs, mcz-replay, mcz-superpmi and mchgen ask of the system beyond C11. Not
@@ -147,13 +248,6 @@ FILE *mcz_os_stream_open(mcz_os_stream_write_fn write, void *cookie);
 FILE *mcz_os_memstream_open(char **text, size_t *len);
 /* Flushes and closes either stream: 0, or EOF when a write failed. */
 int mcz_os_stream_close(FILE *f);
-/* The entries of a directory, one at a time, in the system's order. */
-typedef struct mcz_os_dir mcz_os_dir;
-mcz_os_dir *mcz_os_dir_open(const char *dir); /* NULL with errno set */
-/* The next name (valid until the next call), . and .. included; NULL at the end (errno 0)
- * or on an error (errno set). */
-const char *mcz_os_dir_next(mcz_os_dir *d);
-void mcz_os_dir_close(mcz_os_dir *d);
 /* True when name matches glob (* ? [...] wildcards; a leading dot matched only by a dot, as
  * fnmatch's FNM_PERIOD). */
 bool mcz_os_glob_match(const char *glob, const char *name);
@@ -184,43 +278,8 @@ int mcz_os_file_id_of_fd(int fd, mcz_os_file_id *id);
 /* True when path is a directory itself, not a symbolic link (or junction) to one. */
 bool mcz_os_is_directory_not_link(const char *path);
 
-/* Files and descriptors: the POSIX calls the programs make, under one name on every system.
- * Each returns as its POSIX call does (-1 with errno set on failure); paths are the C
- * runtime's, as fopen's. */
-
-/* What a name (its symbolic links followed) or a descriptor reaches. */
-typedef enum mcz_os_file_type {
-    MCZ_OS_FILE_REGULAR,   /* a disk file */
-    MCZ_OS_FILE_DIRECTORY,
-    MCZ_OS_FILE_NULL,      /* the null device, whatever its name (POSIX: /dev/null's device;
-                          * Windows reports it as MCZ_OS_FILE_OTHER) */
-    MCZ_OS_FILE_OTHER      /* a FIFO, another device, a socket, a terminal */
-} mcz_os_file_type;
-typedef struct mcz_os_file_info {
-    mcz_os_file_type type;
-    uint64_t size; /* a regular file's length in bytes; 0 for the others */
-} mcz_os_file_info;
-int mcz_os_stat(const char *path, mcz_os_file_info *info); /* stat(2) */
-int mcz_os_fstat(int fd, mcz_os_file_info *info);          /* fstat(2) */
-
-/* The standard streams' descriptors. */
-enum { MCZ_OS_STDIN_FD = 0, MCZ_OS_STDOUT_FD = 1, MCZ_OS_STDERR_FD = 2 };
-/* How mcz_os_open opens: one of READ, WRITE and READ_WRITE, with any of the others (O_CREAT,
- * O_EXCL, O_TRUNC, O_APPEND). */
-enum {
-    MCZ_OS_OPEN_READ = 1,
-    MCZ_OS_OPEN_WRITE = 2,
-    MCZ_OS_OPEN_READ_WRITE = 3,
-    MCZ_OS_OPEN_CREATE = 4,
-    MCZ_OS_OPEN_EXCLUSIVE = 8,
-    MCZ_OS_OPEN_TRUNCATE = 16,
-    MCZ_OS_OPEN_APPEND = 32
-};
-/* open(2), the descriptor never inherited by the programs this one starts and, on Windows,
- * binary (no line-end translation). mode: the permissions of a file it creates (POSIX's,
- * before the umask; Windows has none). */
-int mcz_os_open(const char *path, int how, int mode);
-ptrdiff_t mcz_os_read(int fd, void *buf, size_t len);       /* read(2): 0 at the end */
+/* More of the POSIX calls the programs make (the library part's "Files, directories and maps"
+ * has the others), under one name on every system. */
 /* write(2): may write fewer. Async-signal-safe. */
 ptrdiff_t mcz_os_write(int fd, const void *buf, size_t len);
 /* The descriptor's position (lseek(fd, 0, SEEK_CUR)), or -1 (a pipe has none). */
@@ -229,15 +288,11 @@ int64_t mcz_os_position(int fd);
 int64_t mcz_os_seek_end(int fd);
 bool mcz_os_isatty(int fd);                      /* isatty(3) */
 bool mcz_os_exists(const char *path);            /* access(path, F_OK) == 0 */
-/* unlink(2): a file's name removed. Async-signal-safe, which ISO C's remove is not said to be. */
-int mcz_os_unlink(const char *path);
 /* rmdir(2): an empty directory removed (ISO C's remove removes files everywhere, directories
  * on POSIX only). */
 int mcz_os_rmdir(const char *path);
 /* The working directory (getcwd(3)), malloc'd; NULL with errno set. */
 char *mcz_os_getcwd(void);
-/* This process's id (getpid(2); Windows: GetCurrentProcessId). */
-long mcz_os_process_id(void);
 /* How the name of a shared library (a JIT) ends on this system: ".so", ".dylib" or ".dll". */
 const char *mcz_os_shared_library_suffix(void);
 

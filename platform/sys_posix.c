@@ -1,9 +1,9 @@
 /*
  * sys_posix.c - platform/platform.h's programs' part for POSIX systems: streams, directories,
- * files, the signals that end a program, temporary directories. Built for POSIX systems only
+ * files, the signals that end a program, temporary directories (what io/ calls too is in
+ * platform/os_posix.c). Built for POSIX systems only
  * (sources.mk); platform/sys_win32.c is Windows'.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
@@ -64,39 +64,7 @@ int mcz_os_stream_close(FILE *f)
     return fclose(f);
 }
 
-/* ---- Directories ---- */
-
-struct mcz_os_dir {
-    DIR *d;
-};
-
-mcz_os_dir *mcz_os_dir_open(const char *dir)
-{
-    mcz_os_dir *d = malloc(sizeof *d);
-    if (!d)
-        return NULL;
-    d->d = opendir(dir);
-    if (!d->d) {
-        int err = errno;
-        free(d);
-        errno = err;
-        return NULL;
-    }
-    return d;
-}
-
-const char *mcz_os_dir_next(mcz_os_dir *d)
-{
-    errno = 0;
-    struct dirent *e = readdir(d->d);
-    return e ? e->d_name : NULL;
-}
-
-void mcz_os_dir_close(mcz_os_dir *d)
-{
-    closedir(d->d);
-    free(d);
-}
+/* ---- Names ---- */
 
 bool mcz_os_glob_match(const char *glob, const char *name)
 {
@@ -152,61 +120,12 @@ bool mcz_os_is_directory_not_link(const char *path)
     return lstat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-/* What st is: the null device is told from other character devices by its device number,
- * whatever its name. */
-static mcz_os_file_type type_of_stat(const struct stat *st)
-{
-    struct stat null;
-    if (S_ISREG(st->st_mode))
-        return MCZ_OS_FILE_REGULAR;
-    if (S_ISDIR(st->st_mode))
-        return MCZ_OS_FILE_DIRECTORY;
-    if (S_ISCHR(st->st_mode) && stat("/dev/null", &null) == 0 && st->st_rdev == null.st_rdev)
-        return MCZ_OS_FILE_NULL;
-    return MCZ_OS_FILE_OTHER;
-}
-
-static int info_of_stat(int rc, const struct stat *st, mcz_os_file_info *info)
-{
-    if (rc != 0)
-        return -1;
-    info->type = type_of_stat(st);
-    info->size = info->type == MCZ_OS_FILE_REGULAR ? (uint64_t)st->st_size : 0;
-    return 0;
-}
-
-int mcz_os_stat(const char *path, mcz_os_file_info *info)
-{
-    struct stat st;
-    return info_of_stat(stat(path, &st), &st, info);
-}
-
-int mcz_os_fstat(int fd, mcz_os_file_info *info)
-{
-    struct stat st;
-    return info_of_stat(fstat(fd, &st), &st, info);
-}
-
-int mcz_os_open(const char *path, int how, int mode)
-{
-    static const int access_modes[] = {0, O_RDONLY, O_WRONLY, O_RDWR};
-    int flags = access_modes[how & MCZ_OS_OPEN_READ_WRITE] | O_CLOEXEC;
-    flags |= how & MCZ_OS_OPEN_CREATE ? O_CREAT : 0;
-    flags |= how & MCZ_OS_OPEN_EXCLUSIVE ? O_EXCL : 0;
-    flags |= how & MCZ_OS_OPEN_TRUNCATE ? O_TRUNC : 0;
-    flags |= how & MCZ_OS_OPEN_APPEND ? O_APPEND : 0;
-    return open(path, flags, (mode_t)mode);
-}
-
-ptrdiff_t mcz_os_read(int fd, void *buf, size_t len) { return read(fd, buf, len); }
 ptrdiff_t mcz_os_write(int fd, const void *buf, size_t len) { return write(fd, buf, len); }
 int64_t mcz_os_position(int fd) { return (int64_t)lseek(fd, 0, SEEK_CUR); }
 int64_t mcz_os_seek_end(int fd) { return (int64_t)lseek(fd, 0, SEEK_END); }
 bool mcz_os_isatty(int fd) { return isatty(fd) == 1; }
 bool mcz_os_exists(const char *path) { return access(path, F_OK) == 0; }
-int mcz_os_unlink(const char *path) { return unlink(path); }
 int mcz_os_rmdir(const char *path) { return rmdir(path); }
-long mcz_os_process_id(void) { return (long)getpid(); }
 
 const char *mcz_os_shared_library_suffix(void)
 {

@@ -1,7 +1,7 @@
 /*
  * sys_win32.c - platform/platform.h's programs' part for Windows: streams, directories, files,
- * the console control events that end a program, temporary directories; platform/sys_posix.c
- * is POSIX's.
+ * the console control events that end a program, temporary directories (what io/ calls too is
+ * in platform/os_win32.c); platform/sys_posix.c is POSIX's.
  *
  * Paths are UTF-8, as the library's (platform/os_win32.c): they reach Windows as wide characters.
  * Windows has no cookie streams: a stream of mcz_os_stream_open is the write end of a pipe whose
@@ -25,30 +25,6 @@
 #include "mcz_common.h"
 #include "os_win32.h"
 #include "platform.h"
-
-wchar_t *mcz_os_wide(const char *text)
-{
-    int n = MultiByteToWideChar(CP_UTF8, MB_ERR_INVALID_CHARS, text, -1, NULL, 0);
-    wchar_t *w = n > 0 ? malloc((size_t)n * sizeof *w) : NULL;
-    if (!w || MultiByteToWideChar(CP_UTF8, MB_ERR_INVALID_CHARS, text, -1, w, n) != n) {
-        free(w);
-        errno = n > 0 ? ENOMEM : EINVAL;
-        return NULL;
-    }
-    return w;
-}
-
-char *mcz_os_utf8(const wchar_t *w)
-{
-    int n = WideCharToMultiByte(CP_UTF8, 0, w, -1, NULL, 0, NULL, NULL);
-    char *s = n > 0 ? malloc((size_t)n) : NULL;
-    if (!s || WideCharToMultiByte(CP_UTF8, 0, w, -1, s, n, NULL, NULL) != n) {
-        free(s);
-        errno = n > 0 ? ENOMEM : EINVAL;
-        return NULL;
-    }
-    return s;
-}
 
 /* ---- Temporary directories, the environment ---- */
 
@@ -273,66 +249,7 @@ int mcz_os_stream_close(FILE *f)
     return failed ? EOF : 0;
 }
 
-/* ---- Directories ---- */
-
-struct mcz_os_dir {
-    HANDLE find;
-    WIN32_FIND_DATAW entry;
-    bool first;     /* entry holds the first name, not yet returned */
-    char name[MAX_PATH * 3 + 1]; /* UTF-8 of a name of at most MAX_PATH wide characters */
-};
-
-mcz_os_dir *mcz_os_dir_open(const char *dir)
-{
-    size_t len = strlen(dir);
-    char *pattern = malloc(len + 3);
-    if (!pattern) {
-        errno = ENOMEM;
-        return NULL;
-    }
-    snprintf(pattern, len + 3, "%s%s*", dir, len && strchr("/\\", dir[len - 1]) ? "" : "\\");
-    wchar_t *w = mcz_os_wide(pattern);
-    free(pattern);
-    mcz_os_dir *d = w ? calloc(1, sizeof *d) : NULL;
-    if (!d) {
-        free(w);
-        errno = ENOMEM;
-        return NULL;
-    }
-    d->find = FindFirstFileW(w, &d->entry);
-    free(w);
-    if (d->find == INVALID_HANDLE_VALUE) {
-        DWORD err = GetLastError();
-        free(d);
-        errno = mcz_os_errno_of_win32(err);
-        return NULL;
-    }
-    d->first = true;
-    return d;
-}
-
-const char *mcz_os_dir_next(mcz_os_dir *d)
-{
-    errno = 0;
-    if (!d->first && !FindNextFileW(d->find, &d->entry)) {
-        if (GetLastError() != ERROR_NO_MORE_FILES)
-            errno = EIO;
-        return NULL;
-    }
-    d->first = false;
-    if (!WideCharToMultiByte(CP_UTF8, 0, d->entry.cFileName, -1, d->name, sizeof d->name, NULL,
-                             NULL)) {
-        errno = EILSEQ;
-        return NULL;
-    }
-    return d->name;
-}
-
-void mcz_os_dir_close(mcz_os_dir *d)
-{
-    FindClose(d->find);
-    free(d);
-}
+/* ---- Names ---- */
 
 /* The end of the bracket expression at p (just past '['), with whether c is in it; NULL when
  * the bracket is not closed (it is then an ordinary character, as fnmatch has it). */
@@ -464,46 +381,6 @@ bool mcz_os_is_directory_not_link(const char *path)
 /* The C runtime's POSIX names (narrow paths, as fopen's), with Windows' counterparts where it
  * has none. */
 
-static int info_of_stat(int rc, const struct stat *st, mcz_os_file_info *info)
-{
-    if (rc != 0)
-        return -1;
-    info->type = S_ISREG(st->st_mode)   ? MCZ_OS_FILE_REGULAR
-                 : S_ISDIR(st->st_mode) ? MCZ_OS_FILE_DIRECTORY
-                                        : MCZ_OS_FILE_OTHER;
-    info->size = info->type == MCZ_OS_FILE_REGULAR ? (uint64_t)st->st_size : 0;
-    return 0;
-}
-
-int mcz_os_stat(const char *path, mcz_os_file_info *info)
-{
-    struct stat st;
-    return info_of_stat(stat(path, &st), &st, info);
-}
-
-int mcz_os_fstat(int fd, mcz_os_file_info *info)
-{
-    struct stat st;
-    return info_of_stat(fstat(fd, &st), &st, info);
-}
-
-int mcz_os_open(const char *path, int how, int mode)
-{
-    static const int access_modes[] = {0, _O_RDONLY, _O_WRONLY, _O_RDWR};
-    int flags = access_modes[how & MCZ_OS_OPEN_READ_WRITE] | _O_NOINHERIT | _O_BINARY;
-    flags |= how & MCZ_OS_OPEN_CREATE ? _O_CREAT : 0;
-    flags |= how & MCZ_OS_OPEN_EXCLUSIVE ? _O_EXCL : 0;
-    flags |= how & MCZ_OS_OPEN_TRUNCATE ? _O_TRUNC : 0;
-    flags |= how & MCZ_OS_OPEN_APPEND ? _O_APPEND : 0;
-    return open(path, flags, mode);
-}
-
-
-ptrdiff_t mcz_os_read(int fd, void *buf, size_t len)
-{
-    return read(fd, buf, len > INT_MAX ? INT_MAX : (unsigned)len);
-}
-
 ptrdiff_t mcz_os_write(int fd, const void *buf, size_t len)
 {
     return write(fd, buf, len > INT_MAX ? INT_MAX : (unsigned)len);
@@ -513,9 +390,7 @@ int64_t mcz_os_position(int fd) { return _lseeki64(fd, 0, SEEK_CUR); }
 int64_t mcz_os_seek_end(int fd) { return _lseeki64(fd, 0, SEEK_END); }
 bool mcz_os_isatty(int fd) { return isatty(fd) != 0; }
 bool mcz_os_exists(const char *path) { return access(path, F_OK) == 0; }
-int mcz_os_unlink(const char *path) { return unlink(path); }
 int mcz_os_rmdir(const char *path) { return rmdir(path); }
-long mcz_os_process_id(void) { return (long)GetCurrentProcessId(); }
 const char *mcz_os_shared_library_suffix(void) { return ".dll"; }
 
 char *mcz_os_getcwd(void)

@@ -1,9 +1,9 @@
 /*
- * threads.h - threads, mutexes, condition variables and a semaphore: what the writer's workers,
- * its service thread and its appenders use, and nothing else does. POSIX threads and
- * semaphores on POSIX; on Windows the system's own primitives (SRWLOCK, CONDITION_VARIABLE,
- * CreateThread, a semaphore object), so a Windows collector imports system DLLs only, not a
- * pthreads library. zstd's lib/common/threading.h is the model. platform/threads_posix.c and
+ * threads.h - threads, mutexes, condition variables, a semaphore and a once: what the writer's
+ * workers, its service thread and its appenders use (io/'s HTTP source: a mutex and a once).
+ * POSIX threads and semaphores on POSIX; on Windows the system's own primitives (SRWLOCK,
+ * CONDITION_VARIABLE, CreateThread, a semaphore object, INIT_ONCE), so a Windows collector
+ * imports system DLLs only, not a pthreads library. zstd's lib/common/threading.h is the model. platform/threads_posix.c and
  * threads_win32.c implement it; the writer calls no thread function of its own
  * (tests/cli/test_writer_layers.sh).
  *
@@ -23,6 +23,8 @@
 typedef struct { void *srw; } mcz_mutex;        /* SRWLOCK */
 typedef struct { void *cv; } mcz_cond;          /* CONDITION_VARIABLE */
 typedef struct { void *handle; } mcz_sem;       /* a semaphore object's HANDLE */
+typedef struct { void *init; } mcz_once;        /* INIT_ONCE */
+#define MCZ_ONCE_INIT {0}
 typedef struct mcz_thread {
     void *handle;                               /* the thread's HANDLE */
     void *(*fn)(void *);
@@ -34,6 +36,8 @@ typedef struct mcz_thread {
 typedef pthread_mutex_t mcz_mutex;
 typedef pthread_cond_t mcz_cond;
 typedef sem_t mcz_sem;
+typedef pthread_once_t mcz_once;
+#define MCZ_ONCE_INIT PTHREAD_ONCE_INIT
 typedef struct mcz_thread {
     pthread_t id;
 } mcz_thread;
@@ -64,5 +68,9 @@ void mcz_sem_destroy(mcz_sem *s);
 void mcz_sem_post(mcz_sem *s);
 void mcz_sem_wait(mcz_sem *s);
 void mcz_sem_wait_until(mcz_sem *s, uint64_t deadline_ns);
+
+/* Runs fn once in the process, however many threads get here at once (once starts as
+ * MCZ_ONCE_INIT): the others wait until it has run. */
+void mcz_once_run(mcz_once *once, void (*fn)(void));
 
 #endif /* MCZ_IO_THREADS_H */

@@ -106,3 +106,8 @@ void mcz_sem_wait_until(mcz_sem *s, uint64_t deadline_ns)
     struct timespec at = timespec_of(deadline_ns);
     sem_clockwait(s, CLOCK_MONOTONIC, &at);
 }
+
+void mcz_once_run(mcz_once *once, void (*fn)(void))
+{
+    pthread_once(once, fn);
+}

@@ -18,6 +18,7 @@
 _Static_assert(sizeof(mcz_mutex) == sizeof(SRWLOCK), "mcz_mutex holds an SRWLOCK");
 _Static_assert(sizeof(mcz_cond) == sizeof(CONDITION_VARIABLE),
                "mcz_cond holds a CONDITION_VARIABLE");
+_Static_assert(sizeof(mcz_once) == sizeof(INIT_ONCE), "mcz_once holds an INIT_ONCE");
 
 #define SRW(m) ((PSRWLOCK)(void *)&(m)->srw)
 #define CV(c) ((PCONDITION_VARIABLE)(void *)&(c)->cv)
@@ -133,4 +134,16 @@ void mcz_sem_wait(mcz_sem *s)
 void mcz_sem_wait_until(mcz_sem *s, uint64_t deadline_ns)
 {
     WaitForSingleObject(s->handle, ms_until(deadline_ns));
+}
+
+static BOOL CALLBACK once_call(PINIT_ONCE once, void *fn, void **context)
+{
+    (void)once, (void)context;
+    ((void (*)(void))(uintptr_t)fn)();
+    return TRUE;
+}
+
+void mcz_once_run(mcz_once *once, void (*fn)(void))
+{
+    InitOnceExecuteOnce((PINIT_ONCE)(void *)&once->init, once_call, (void *)(uintptr_t)fn, NULL);
 }

@@ -18,6 +18,7 @@
 
 #include "mcz_common.h"
 #include "reader_impl.h"
+#include "../platform/platform.h"
 
 /* A verified chunk of an image, kept for the second pass. */
 typedef struct found_chunk {
@@ -81,7 +82,7 @@ static const uint8_t *find_stored(const recovery *r, uint64_t *at, const void *p
     while (*at < r->size) {
         uint64_t end = stored_end(r, at);
         const uint8_t *hit =
-            end > *at ? memmem(r->data + *at, (size_t)(end - *at), pattern, len) : NULL;
+            end > *at ? mcz_os_memmem(r->data + *at, (size_t)(end - *at), pattern, len) : NULL;
         if (hit)
             return hit;
         *at = end;

@@ -52,14 +52,17 @@ source_refuses "the reader spelling the frame magic's bytes is refused" \
     reader/cursor.c 'static const unsigned char probe_magic[] = {0x5C, 0x2A, 0x4D, 0x18};\n'
 
 # 1c. An operating system's header outside platform/: the reader reaching for POSIX itself,
-# the writer for POSIX threads; a Windows branch in the writer; a second table of Windows
-# errors, in a program's process module.
+# the writer for POSIX threads, io/ for maps; a Windows branch in the writer; a second table of
+# Windows errors, in a program's process module.
 source_refuses "the reader including unistd.h is refused" \
     "reader/verify.c includes an operating system's header outside platform/" \
     reader/verify.c '#include <unistd.h>\n'
 source_refuses "the writer including pthread.h is refused" \
     "writer/lock.h includes an operating system's header outside platform/" \
     writer/lock.h '#include <pthread.h>\n'
+source_refuses "io/ including sys/mman.h is refused" \
+    "io/file.c includes an operating system's header outside platform/" \
+    io/file.c '#include <sys/mman.h>\n'
 source_refuses "an #ifdef _WIN32 in the writer is refused" \
     "writer/queue.c tests a system (line" \
     writer/queue.c '#ifdef _WIN32\nstatic const int probe_windows = 1;\n#endif\n'

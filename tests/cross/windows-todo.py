@@ -27,10 +27,8 @@ UNIT_TESTS = ["tests/unit"]
 FLAGS = ["-std=c11", "-Wall", "-Wextra", "-Wformat=2", "-D_GNU_SOURCE", "-Iinclude", "-pthread",
          "-D__USE_MINGW_ANSI_STDIO=1", "-DCURL_STATICLIB", "-DLZMA_API_STATIC", "-DZIP_STATIC",
          "-D_FILE_OFFSET_BITS=64", "-DMCZ_NO_LIBMURMURHASH"]
-# platform/win32_compat.h is the library's own, and the unit tests': the programs get none of it
-# (packaging/windows.mk), their system calls are tools/'s.
-COMPAT = ["-include", "platform/win32_compat.h"]
-LIBRARY_FLAGS = ["-Icommon", "-DMCZ_BUILDING_LIBRARY"] + COMPAT
+# No header is forced ahead of any file (packaging/windows.mk): every system call is platform/'s.
+LIBRARY_FLAGS = ["-Icommon", "-DMCZ_BUILDING_LIBRARY"]
 PROGRAM_FLAGS = ["-Itools"]
 MAX_PASSES = 40
 # Headers of the libraries .ci/deps-windows.sh builds: missing means not in the sysroot.
@@ -71,7 +69,7 @@ def sources():
 
 def compile_once(cc, sysroot, group, path, stubs):
     group_flags = {"library": LIBRARY_FLAGS, "programs": PROGRAM_FLAGS,
-                   "tests": ["-Icommon"] + COMPAT}
+                   "tests": ["-Icommon"]}
     flags = FLAGS + group_flags[group]
     cmd = [cc, "-fsyntax-only", "-fno-diagnostics-show-caret", "-fdiagnostics-color=never",
            *flags, "-isystem", os.path.join(sysroot, "include"), "-idirafter", stubs, path]

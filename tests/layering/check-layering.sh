@@ -15,9 +15,10 @@
 #   5. no library file outside platform/ includes an operating system's header (POSIX's,
 #      Windows', threads') or tests a system in its #if lines (the public header's export
 #      macros aside), and none but platform/os_win32.c turns Windows' error codes into errno
-#      (a switch over ERROR_* names): a port to another system fills platform/ alone (io/'s
-#      files that still call POSIX names get them from platform/posix_names.h; libcurl's
-#      header is io/'s, the HTTP source's);
+#      (a switch over ERROR_* names): a port to another system fills platform/ alone (libcurl's
+#      header is io/'s, the HTTP source's). A POSIX call (open, mmap, pthread_mutex_lock...)
+#      outside platform/ then has no declaration: the build refuses it
+#      (-Werror=implicit-function-declaration, the Makefile's and CMake's warnings);
 #   6. no object of mcs/ calls (or takes data from) one that calls it back, however far round:
 #      mcs is layered (ARCHITECTURE.md "mcs"), the messages and the run's state at the bottom;
 #   7. the programs reach the system through the platform layer (platform/platform.h): no

@@ -15,6 +15,7 @@
 #include <xxhash.h>
 
 #include "../../common/mcz_common.h"
+#include "../../platform/platform.h"
 #include "../../common/mcz_common.h"
 
 /* A corpus: n contexts back to back (an MCH image), context i at offsets[i]. */
@@ -181,7 +182,7 @@ static inline int tl_write(const char *path, const tl_corpus *c, const mcz_write
 static inline void tl_tmpdir(char *dir, size_t cap)
 {
     snprintf(dir, cap, "/tmp/mcz-test-XXXXXX");
-    if (!mkdtemp(dir))
+    if (!mcz_os_mkdtemp(dir))
         abort();
 }
 

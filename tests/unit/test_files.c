@@ -20,6 +20,7 @@
 #include <cmocka.h>
 
 #include "../../common/mcz_common.h"
+#include "../../platform/platform.h"
 
 typedef struct test_dir {
     char path[64];
@@ -31,7 +32,7 @@ static int dir_setup(void **state)
     if (!d)
         return -1;
     snprintf(d->path, sizeof d->path, "/tmp/mcz_test_files.XXXXXX");
-    if (!mkdtemp(d->path)) {
+    if (!mcz_os_mkdtemp(d->path)) {
         free(d);
         return -1;
     }

@@ -17,6 +17,7 @@
 #include "archive_testlib.h"
 #include "../../format/archive.h"
 #include "../../format/layout.h"
+#include "../../platform/platform.h"
 
 #define AS_COR_INFO_TYPE 2 /* a sparse packet with 8-byte keys and 4-byte values (both versions) */
 #define GET_METHOD_NAME 99 /* a packet with a pool (its values index buffers) */
@@ -160,8 +161,8 @@ static void test_streams_group_by_id(void **state)
     uint8_t *layout;
     size_t len;
     encode(c, &layout, &len);
-    assert_non_null(memmem(layout, len, keys, sizeof keys));
-    assert_non_null(memmem(layout, len, "Method0\x07\0\0\0Method1\x07\0\0\0Method2", 29));
+    assert_non_null(mcz_os_memmem(layout, len, keys, sizeof keys));
+    assert_non_null(mcz_os_memmem(layout, len, "Method0\x07\0\0\0Method1\x07\0\0\0Method2", 29));
     free(layout);
     free(c);
 }

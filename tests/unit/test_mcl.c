@@ -293,7 +293,7 @@ static void test_from_arg(void **state)
 {
     (void)state;
     char dir[] = "/tmp/mcz_test_mcl_XXXXXX";
-    assert_non_null(mkdtemp(dir));
+    assert_non_null(mcz_os_mkdtemp(dir));
     char path[512];
     mcz_list l;
     mcz_diag d;

@@ -10,11 +10,11 @@
 #include <stddef.h>
 
 #include <cmocka.h>
-#include <fcntl.h>
 
 #include "../../format/archive.h"
 #include "../../reader/reader_impl.h"
 #include "archive_testlib.h"
+#include "../../platform/platform.h"
 
 #define GUID_UPPER "28808A0E-5DC5-48BD-A7EB-27DEF284EFF0"
 #define GUID_LOWER "28808a0e-5dc5-48bd-a7eb-27def284eff0"
@@ -128,10 +128,10 @@ static void test_writer_records_and_reader_reads(void **state)
     size_t with = 0, without = 0;
     uint8_t *a = tl_read(path, &with), *b = tl_read(plain_path, &without);
     assert_true(with > without);
-    assert_non_null(memmem(a + MCZ_ARC_HEADER_SIZE, MCZ_ARC_META_SIZE, "MCZM", 4)); /* the frame */
+    assert_non_null(mcz_os_memmem(a + MCZ_ARC_HEADER_SIZE, MCZ_ARC_META_SIZE, "MCZM", 4)); /* the frame */
     assert_memory_equal(a + MCZ_ARC_HEADER_SIZE + MCZ_ARC_META_SIZE, b + MCZ_ARC_HEADER_SIZE,
                         mcz_get_le64(b + without - 40) - MCZ_ARC_HEADER_SIZE); /* the chunks */
-    assert_null(memmem(b, without, "MCZM", 4));
+    assert_null(mcz_os_memmem(b, without, "MCZM", 4));
     r = mcz_reader_open(plain_path, NULL);
     assert_null(mcz_reader_jit_ee_guid(r));
     mcz_reader_target(r, &os, &arch);
@@ -302,7 +302,7 @@ static void check_mode(mcz_writer_mode mode, uint64_t max_bytes, bool dict)
     o.target_arch = "arm64";
     int fd = -1;
     if (mode == MCZ_WRITE_STREAM) {
-        fd = open(out_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+        fd = mcz_os_open(out_path, MCZ_OS_OPEN_WRITE | MCZ_OS_OPEN_CREATE | MCZ_OS_OPEN_TRUNCATE, 0666);
         assert_true(fd >= 0);
         o.stream_fd = fd;
     }

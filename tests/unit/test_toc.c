@@ -17,6 +17,7 @@
 #include <cmocka.h>
 
 #include "../../common/mcz_common.h"
+#include "../../platform/platform.h"
 
 static const mcz_toc_entry sample[] = {
     {0, 1, "0F60B52288C2088CC03239DB7A1C15CE"},
@@ -295,7 +296,7 @@ static void test_find(void **state)
 {
     (void)state;
     char dir[] = "/tmp/mcz_test_toc_XXXXXX";
-    assert_non_null(mkdtemp(dir));
+    assert_non_null(mcz_os_mkdtemp(dir));
     char mch[512], buf[512], want[512];
     in_dir(mch, dir, "a.mch");
     touch(dir, "a.mct");
@@ -311,7 +312,7 @@ static void test_find(void **state)
     /* the .mch extension in any case (the added .mct is lower case); a directory is no TOC */
     in_dir(mch, dir, "B.MCH");
     touch(dir, "B.MCH");
-    assert_int_equal(mkdir(in_dir(want, dir, "B.MCH.mct"), 0700), 0);
+    assert_int_equal(mcz_os_mkdir_private(in_dir(want, dir, "B.MCH.mct")), 0);
     assert_int_equal(mcz_toc_find(mch, buf, sizeof buf), 0);
     touch(dir, "B.MCT");
     assert_int_equal(mcz_toc_find(mch, buf, sizeof buf), 0); /* not B.MCT */
@@ -329,7 +330,7 @@ static void test_find(void **state)
         assert_int_equal(mcz_toc_find(in_dir(mch, dir, unpaired[i]), buf, sizeof buf), 0);
     }
     /* a directory is no .mch; a name whose only '.' starts it pairs with nothing */
-    assert_int_equal(mkdir(in_dir(mch, dir, "d.mch"), 0700), 0);
+    assert_int_equal(mcz_os_mkdir_private(in_dir(mch, dir, "d.mch")), 0);
     touch(dir, "d.mch.mct");
     assert_int_equal(mcz_toc_find(mch, buf, sizeof buf), 0);
     assert_int_equal(mcz_paired_find(".mch", ".mch", ".mct", buf, sizeof buf), 0);

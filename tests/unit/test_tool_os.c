@@ -3,7 +3,8 @@
  * the same contract on every system: what mcz_os_stat tells apart, how mcz_os_open's flags open,
  * positions and lengths, the positional read, removals (a whole tree, its links not
  * followed), the one table of Windows errors, and the case-blind comparisons that stand in for
- * <strings.h>.
+ * <strings.h>; and the library part io/ calls: maps, a duplicate, data extents, memmem, links,
+ * directories and a removal in one.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -210,6 +211,101 @@ static void test_remove_tree(void **state)
     assert_false(mcz_os_exists(outside));
 }
 
+/* A file's map and fresh memory, a duplicate descriptor (sharing the position), the rewind,
+ * the data extents, memmem. */
+static void test_maps(void **state)
+{
+    scratch *s = *state;
+    put_file(in(s, "mapped"), "0123456789");
+    int fd = mcz_os_open(s->path, MCZ_OS_OPEN_READ, 0);
+    assert_true(fd >= 0);
+    uint8_t *m = mcz_os_map_file(fd, 10);
+    assert_non_null(m);
+    assert_memory_equal(m, "0123456789", 10);
+    assert_ptr_equal(mcz_os_memmem(m, 10, "456", 3), m + 4);
+    assert_ptr_equal(mcz_os_memmem(m, 10, "89", 2), m + 8);
+    assert_null(mcz_os_memmem(m, 10, "465", 3));
+    assert_null(mcz_os_memmem(m, 10, "9a", 2)); /* not past the end */
+    assert_ptr_equal(mcz_os_memmem(m, 10, "", 0), m);
+    size_t page = mcz_os_page_size();
+    assert_true(page >= 4096 && (page & (page - 1)) == 0);
+    mcz_os_map_drop(m, page);
+    assert_memory_equal(m, "0123456789", 10); /* read again from the file */
+    assert_int_equal(mcz_os_unmap(m, 10), 0);
+
+    uint8_t *z = mcz_os_map_zeroed(3 * page);
+    assert_non_null(z);
+    assert_int_equal(z[0] | z[2 * page + 5], 0);
+    z[page] = 7;
+    assert_int_equal(z[page], 7);
+    assert_int_equal(mcz_os_unmap(z, 3 * page), 0);
+
+    int dup = mcz_os_dup(fd);
+    assert_true(dup >= 0 && dup != fd);
+    char buf[4];
+    assert_int_equal(mcz_os_read(dup, buf, 4), 4);
+    assert_int_equal(mcz_os_position(fd), 4); /* one open file, two descriptors */
+    assert_int_equal(mcz_os_rewind(fd), 0);
+    assert_int_equal(mcz_os_position(dup), 0);
+    assert_int_equal(mcz_os_close(dup), 0);
+
+    uint64_t start = 1, end = 0;
+#ifndef _WIN32
+    assert_int_equal(mcz_os_data_extent(fd, 0, &start, &end), 1);
+    assert_int_equal(start, 0);
+    assert_int_equal(end, 10);
+    assert_int_equal(mcz_os_data_extent(fd, 10, &start, &end), 0); /* nothing past the end */
+#else
+    errno = 0;
+    assert_int_equal(mcz_os_data_extent(fd, 0, &start, &end), -1); /* no SEEK_DATA */
+    assert_int_equal(errno, EOPNOTSUPP);
+#endif
+    assert_int_equal(mcz_os_close(fd), 0);
+}
+
+/* Links (none on Windows), a directory's names and a removal among them, a new directory, the
+ * right to write in one, this process. */
+static void test_names(void **state)
+{
+    scratch *s = *state;
+    char buf[64];
+    put_file(in(s, "a"), "a");
+    assert_false(mcz_os_is_link(s->path));
+    errno = 0;
+    assert_int_equal(mcz_os_readlink(s->path, buf, sizeof buf), -1);
+    assert_int_equal(errno, EINVAL);
+#ifndef _WIN32
+    assert_int_equal(symlink("a", in(s, "link")), 0);
+    assert_true(mcz_os_is_link(s->path));
+    assert_int_equal(mcz_os_readlink(s->path, buf, sizeof buf), 1);
+    assert_int_equal(buf[0], 'a');
+#endif
+    assert_int_equal(mcz_os_mkdir(in(s, "d")), 0);
+    errno = 0;
+    assert_int_equal(mcz_os_mkdir(s->path), -1);
+    assert_int_equal(errno, EEXIST);
+    assert_int_equal(mcz_os_may_write_in(s->dir), 0);
+
+    mcz_os_dir *d = mcz_os_dir_open(s->dir);
+    assert_non_null(d);
+    unsigned seen = 0;
+    for (const char *name; (name = mcz_os_dir_next(d)) != NULL;) {
+        seen += strcmp(name, "d") == 0;
+        if (strcmp(name, "a") == 0) {
+            mcz_os_remove_in(d, s->dir, name);
+            seen++;
+        }
+    }
+    mcz_os_dir_close(d);
+    assert_int_equal(seen, 2);
+    assert_false(mcz_os_exists(in(s, "a")));
+    assert_true(mcz_os_exists(in(s, "d")));
+
+    assert_int_equal(mcz_os_dir_length("dir/sub/name"), 8);
+    assert_int_equal(mcz_os_dir_length("name"), 0);
+    assert_false(mcz_os_process_gone(mcz_os_process_id()));
+}
+
 static void test_getcwd(void **state)
 {
     (void)state;
@@ -245,6 +341,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_remove_tree, scratch_setup, scratch_teardown),
         cmocka_unit_test_setup_teardown(test_pread_keeps_position, scratch_setup,
                                         scratch_teardown),
+        cmocka_unit_test_setup_teardown(test_maps, scratch_setup, scratch_teardown),
+        cmocka_unit_test_setup_teardown(test_names, scratch_setup, scratch_teardown),
 #ifdef _WIN32
         cmocka_unit_test(test_windows_errors),
 #endif

@@ -678,7 +678,7 @@ static void test_stream(void **state)
     o.no_dict = false;
     o.train_bytes = 32 << 10;
     o.dict_size = 2048;
-    o.stream_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    o.stream_fd = mcz_os_open(path, MCZ_OS_OPEN_WRITE | MCZ_OS_OPEN_CREATE | MCZ_OS_OPEN_TRUNCATE, 0644);
     assert_true(o.stream_fd >= 0);
     assert_int_equal(tl_write(NULL, &c, &o), MCZ_OK);
     assert_int_equal(close(o.stream_fd), 0);
@@ -694,7 +694,7 @@ static void test_stream(void **state)
     free(bytes);
     /* Every chunk's index rows spilled to a temporary file (writer/spill.c): the same archive. */
     assert_int_equal(mcz_os_setenv("MCZ_INDEX_SPILL_MIN", "0"), 0);
-    o.stream_fd = open(path2, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    o.stream_fd = mcz_os_open(path2, MCZ_OS_OPEN_WRITE | MCZ_OS_OPEN_CREATE | MCZ_OS_OPEN_TRUNCATE, 0644);
     assert_true(o.stream_fd >= 0);
     assert_int_equal(tl_write(NULL, &c, &o), MCZ_OK);
     assert_int_equal(mcz_os_setenv("MCZ_INDEX_SPILL_MIN", ""), 0);
