@@ -20,7 +20,7 @@ import sys
 import tempfile
 
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
-LIBRARY = ["common", "io", "superpmi", "format", "writer", "reader"]
+LIBRARY = ["common", "platform", "io", "superpmi", "format", "writer", "reader"]
 PROGRAMS = ["tools", "mcs", "parallel-replay", "superpmi-dropin", "bench/mchgen"]
 UNIT_TESTS = ["tests/unit"]
 # The Makefile's flags: every file, then the library's own, then what programs add.
@@ -28,8 +28,8 @@ FLAGS = ["-std=c11", "-Wall", "-Wextra", "-Wformat=2", "-D_GNU_SOURCE", "-Iinclu
          "-D__USE_MINGW_ANSI_STDIO=1", "-DCURL_STATICLIB", "-DLZMA_API_STATIC", "-DZIP_STATIC",
          "-D_FILE_OFFSET_BITS=64", "-DMCZ_NO_LIBMURMURHASH"]
 # No header is forced ahead of any file (packaging/windows.mk): every system call is platform/'s.
-LIBRARY_FLAGS = ["-Icommon", "-DMCZ_BUILDING_LIBRARY"]
-PROGRAM_FLAGS = ["-Itools"]
+LIBRARY_FLAGS = ["-Icommon", "-Iplatform", "-DMCZ_BUILDING_LIBRARY"]
+PROGRAM_FLAGS = ["-Itools", "-Iplatform"]
 MAX_PASSES = 40
 # Headers of the libraries .ci/deps-windows.sh builds: missing means not in the sysroot.
 DEPENDENCY_HEADERS = {"zstd.h", "zdict.h", "zstd_errors.h", "lzma.h", "xxhash.h",
@@ -63,13 +63,15 @@ def sources():
         for d in dirs:
             path = os.path.join(ROOT, d)
             for name in sorted(os.listdir(path)) if os.path.isdir(path) else []:
-                if name.endswith(".c"):
+                # the Windows build compiles platform/'s Windows files, not its POSIX ones
+                # (sources.mk: MCZ_PLATFORM_WIN32, not MCZ_PLATFORM_POSIX)
+                if name.endswith(".c") and not (d == "platform" and name.endswith("_posix.c")):
                     yield group, os.path.join(d, name)
 
 
 def compile_once(cc, sysroot, group, path, stubs):
     group_flags = {"library": LIBRARY_FLAGS, "programs": PROGRAM_FLAGS,
-                   "tests": ["-Icommon"]}
+                   "tests": ["-Icommon", "-Itools", "-Iplatform", "-Iparallel-replay", "-Imcs"]}
     flags = FLAGS + group_flags[group]
     cmd = [cc, "-fsyntax-only", "-fno-diagnostics-show-caret", "-fdiagnostics-color=never",
            *flags, "-isystem", os.path.join(sysroot, "include"), "-idirafter", stubs, path]
