@@ -140,14 +140,23 @@ static void test_stop_watch(void **state)
 static void test_command(void **state)
 {
     (void)state;
+    int64_t handle = 0;
+    int exec_errno = -1;
+    char missing[] = "mcz-no-such-program-here";
+    char *gone[] = {missing, NULL};
+    assert_int_equal(mcz_os_command_start(gone, NULL, NULL, &handle, &exec_errno), 127);
+    assert_int_equal(exec_errno, ENOENT);
+
+    /* Under qemu-user (tests/cross/run.sh) this program cannot start itself again: the system
+     * runs only its own machine's programs. */
+    if (getenv("MCZ_TEST_EMULATED"))
+        skip();
     char *self = mcz_os_self_path();
     assert_non_null(self);
     char out_path[1024];
     snprintf(out_path, sizeof out_path, "%s/mcz-test-worker.%ld.out", mcz_os_temp_dir(),
              mcz_os_process_id());
     char *argv[] = {self, NULL};
-    int64_t handle = 0;
-    int exec_errno = -1;
     assert_int_equal(mcz_os_setenv(COMMAND_EXIT_ENV, "5"), 0);
     assert_int_equal(mcz_os_command_start(argv, out_path, NULL, &handle, &exec_errno), MCZ_OK);
     assert_int_equal(exec_errno, 0);
@@ -161,11 +170,6 @@ static void test_command(void **state)
     mcz_os_unlink(out_path);
     text[n] = '\0';
     assert_non_null(strstr(text, "command output"));
-
-    char missing[] = "mcz-no-such-program-here";
-    char *gone[] = {missing, NULL};
-    assert_int_equal(mcz_os_command_start(gone, NULL, NULL, &handle, &exec_errno), 127);
-    assert_int_equal(exec_errno, ENOENT);
     free(self);
 }
 
