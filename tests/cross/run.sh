@@ -33,7 +33,8 @@ if [ -f "$cross/sysroot/.complete" ]; then
     qemu+=(-E "LD_LIBRARY_PATH=$cross/sysroot/usr/lib/$triplet:$cross/sysroot/lib/$triplet")
 fi
 # A test program there cannot start itself again (the system runs its own machine's programs
-# only): test_worker's command test asks MCZ_TEST_EMULATED and skips that part.
+# only), nor learn from its spawn that a program is missing: test_worker's command test asks
+# MCZ_TEST_EMULATED and is skipped.
 qemu+=(-E MCZ_TEST_EMULATED=1)
 mkdir -p "$T/bin"
 for p in mcs mcz-replay mchgen; do
