@@ -63,19 +63,19 @@ void replay_pool_kill_all(void)
     pool.killing = true;
     for (size_t i = 0; i < pool.n; i++)
         if (pool.w[i].proc)
-            replay_proc_kill(pool.w[i].proc);
+            mcz_os_worker_kill(pool.w[i].proc);
 }
 
 void replay_pool_send(size_t slot, const void *buf, size_t len)
 {
     if (pool.w[slot].proc)
-        (void)replay_proc_send(pool.w[slot].proc, buf, len);
+        (void)mcz_os_worker_send(pool.w[slot].proc, buf, len);
 }
 
 void replay_pool_close_input(size_t slot)
 {
     if (pool.w[slot].proc)
-        replay_proc_close_input(pool.w[slot].proc);
+        mcz_os_worker_close_input(pool.w[slot].proc);
 }
 
 void replay_pool_deadline(size_t slot, double when) { pool.w[slot].deadline = when; }
@@ -98,7 +98,7 @@ int replay_pool_start(size_t slot)
 static bool drain(size_t slot)
 {
     worker *w = &pool.w[slot];
-    bool open = replay_proc_wakeups(w->proc);
+    bool open = mcz_os_worker_wakeups(w->proc);
     if (w->ring)
         pool.ops->drain(pool.ops->arg, slot, w->ring);
     return open;
@@ -128,7 +128,7 @@ static void emit_output(worker *w, bool all)
 static void read_output(worker *w)
 {
     for (;;) {
-        long n = replay_proc_output(w->proc, w->out + w->out_len, sizeof w->out - w->out_len);
+        long n = mcz_os_worker_output(w->proc, w->out + w->out_len, sizeof w->out - w->out_len);
         if (n < 0)
             return;
         if (n == 0) {
@@ -147,10 +147,10 @@ static void reap(size_t slot, bool killed)
     char how[128];
     int status = replay_proc_reap(w->proc, how, sizeof how);
     (void)drain(slot);
-    if (replay_proc_output_open(w->proc))
+    if (mcz_os_worker_output_open(w->proc))
         read_output(w);
     emit_output(w, true);
-    replay_proc_free(&w->proc);
+    mcz_os_worker_free(&w->proc);
     w->ring = NULL;
     w->deadline = 0;
     pool.ops->ended(pool.ops->arg, slot, status, how, killed);
@@ -191,7 +191,7 @@ static void check_deadlines(void)
         if (w->deadline <= 0 || now < w->deadline)
             continue;
         pool.ops->overdue(pool.ops->arg, i);
-        replay_proc_kill(w->proc);
+        mcz_os_worker_kill(w->proc);
         reap(i, true);
     }
 }
@@ -215,13 +215,13 @@ static bool wait_once(char *why, size_t cap)
     /* Output first, so a worker's last lines come out before its records are acted on. */
     for (size_t i = 0; i < pool.n; i++) {
         worker *w = &pool.w[i];
-        if (w->proc && (replay_proc_events(w->proc) & REPLAY_PROC_OUTPUT) &&
-            replay_proc_output_open(w->proc))
+        if (w->proc && (mcz_os_worker_events(w->proc) & MCZ_OS_WORKER_OUTPUT) &&
+            mcz_os_worker_output_open(w->proc))
             read_output(w);
     }
     for (size_t i = 0; i < pool.n; i++) {
         worker *w = &pool.w[i];
-        if (w->proc && (replay_proc_events(w->proc) & REPLAY_PROC_WAKE) && !drain(i))
+        if (w->proc && (mcz_os_worker_events(w->proc) & MCZ_OS_WORKER_WAKE) && !drain(i))
             reap(i, false);
     }
     for (size_t i = 0; i < pool.n; i++)
@@ -288,7 +288,7 @@ int replay_pool_run(size_t *slots, bool few_ok, int tick_ms, double scan_s,
     pool.tick_ms = tick_ms;
     pool.scan_s = scan_s;
     pool.killing = false;
-    replay_proc_run_begin();
+    mcz_os_stop_watch_begin();
     int rc = start_all(slots, few_ok);
     if (rc == MCZ_OK)
         rc = run_loop(stop_sig, why, cap);
@@ -299,7 +299,7 @@ int replay_pool_run(size_t *slots, bool few_ok, int tick_ms, double scan_s,
     for (size_t i = 0; i < pool.n; i++)
         if (w[i].proc)
             reap(i, false);
-    replay_proc_run_end();
+    mcz_os_stop_watch_end();
     free(w);
     free(procs);
     memset(&pool, 0, sizeof pool);

@@ -58,26 +58,6 @@ int replay_proc_wait(replay_proc *const *procs, size_t n, int timeout_ms, char *
     return MCZ_EIO;
 }
 
-unsigned replay_proc_events(const replay_proc *p) { return mcz_os_worker_events(p); }
-
-long replay_proc_output(replay_proc *p, char *buf, size_t cap)
-{
-    return mcz_os_worker_output(p, buf, cap);
-}
-
-bool replay_proc_output_open(const replay_proc *p) { return mcz_os_worker_output_open(p); }
-
-bool replay_proc_wakeups(replay_proc *p) { return mcz_os_worker_wakeups(p); }
-
-int replay_proc_send(replay_proc *p, const void *buf, size_t len)
-{
-    return mcz_os_worker_send(p, buf, len);
-}
-
-void replay_proc_close_input(replay_proc *p) { mcz_os_worker_close_input(p); }
-
-void replay_proc_kill(replay_proc *p) { mcz_os_worker_kill(p); }
-
 int replay_proc_reap(replay_proc *p, char *how, size_t cap)
 {
     char ended[128];
@@ -85,12 +65,6 @@ int replay_proc_reap(replay_proc *p, char *how, size_t cap)
     snprintf(how, cap, "worker %s", ended);
     return status;
 }
-
-void replay_proc_free(replay_proc **p) { mcz_os_worker_free(p); }
-
-void replay_proc_run_begin(void) { mcz_os_stop_watch_begin(); }
-
-void replay_proc_run_end(void) { mcz_os_stop_watch_end(); }
 
 double replay_proc_cpu_seconds(bool workers) { return mcz_os_cpu_seconds(workers); }
 

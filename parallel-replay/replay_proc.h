@@ -181,33 +181,15 @@ replay_proc *replay_proc_start(size_t slot, const replay_pool_ops *ops);
 bool replay_proc_attach(size_t *slot, int *req_fd, replay_chan *ch);
 replay_ring *replay_proc_ring(const replay_proc *p);
 
-#define REPLAY_PROC_OUTPUT MCZ_OS_WORKER_OUTPUT /* the worker printed something */
-#define REPLAY_PROC_WAKE MCZ_OS_WORKER_WAKE     /* a wake-up byte, or the end of the wake-up pipe */
 /* Waits at most timeout_ms (-1: no limit) until one of the n workers (NULL: an empty slot)
  * prints or wakes the parent, or a stop signal comes. MCZ_OK, or MCZ_EIO with why set. */
 int replay_proc_wait(replay_proc *const *procs, size_t n, int timeout_ms, char *why,
                      size_t cap);
-/* What the last wait saw of the worker (REPLAY_PROC_*); both where the system cannot tell. */
-unsigned replay_proc_events(const replay_proc *p);
-/* Reads what the worker printed without waiting: the count; 0 at the end of its output (which
- * is then closed); -1 when there is nothing more now. */
-long replay_proc_output(replay_proc *p, char *buf, size_t cap);
-bool replay_proc_output_open(const replay_proc *p);
-/* Takes the worker's wake-up bytes; false once it is gone (its wake-up pipe ended). */
-bool replay_proc_wakeups(replay_proc *p);
-/* Writes to its request pipe (0, or -1: it died meanwhile, which is noticed later). */
-int replay_proc_send(replay_proc *p, const void *buf, size_t len);
-void replay_proc_close_input(replay_proc *p);
-/* Kills the worker and whatever it started (its process group, its job). */
-void replay_proc_kill(replay_proc *p);
+/* What the last wait saw, the output, the requests, kills, freeing: platform/worker.h's
+ * mcz_os_worker_* on the worker itself; around a run, its stop watch (mcz_os_stop_watch_*). */
 /* Waits for the worker's end: its status as a shell's (-1: lost track of it), and how it ended
- * in words. Its pipes and ring stay to be read until replay_proc_free. */
+ * in words ("worker ..."). Its pipes and ring stay to be read until mcz_os_worker_free. */
 int replay_proc_reap(replay_proc *p, char *how, size_t cap);
-void replay_proc_free(replay_proc **p);
-/* Around a run: the stop signals (SIGINT, SIGTERM, SIGHUP; on Windows the console's control
- * events) caught, and put back. */
-void replay_proc_run_begin(void);
-void replay_proc_run_end(void);
 /* The stop signal that came during the run (a console event counts as SIGINT); 0: none. */
 int replay_proc_stop_signal(void);
 /* CPU seconds used by this process, or by the workers that ended (workers true). */
