@@ -244,6 +244,10 @@ typedef struct replay_stats {
     uint64_t contexts;      /* contexts replayed (results sent) */
     uint64_t bytes_read;    /* bytes of the collection file read (compressed for an archive) */
     uint64_t bytes_decoded; /* bytes decompressed */
+    /* --exec: the commands that ran alone (none of the worker's others in flight), the only
+     * ones whose wall time tells a start from a context's cost (replay_span.c) */
+    uint64_t alone_contexts;
+    double alone_seconds;
 } replay_stats;
 
 typedef struct replay_worker replay_worker;

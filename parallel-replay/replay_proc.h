@@ -113,10 +113,6 @@ void replay_span_sample(replay_span_model *m, uint64_t contexts, double seconds)
  * bound 0: one. */
 uint32_t replay_span_next(const replay_span_model *m, const replay_plan *p, size_t next,
                           uint32_t last, uint64_t bound, size_t workers);
-/* True when the samples tell that a start is at least a tenth of a command of that many
- * contexts: worth starting the next command under the current one's work (replay_worker.c);
- * false while they cannot tell. */
-bool replay_span_start_dear(const replay_span_model *m, uint64_t contexts);
 
 /* True when a read of fd (a pipe) would not wait, waiting up to wait_ms for it (false at its
  * end too). */

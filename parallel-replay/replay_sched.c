@@ -198,16 +198,18 @@ static _Noreturn void worker_main(void *arg, size_t index, int req_fd, replay_ch
         errno = 0;
         replay_stats before;
         replay_worker_stats(w, &before);
-        double t0 = tool_now();
         if (replay_worker_unit(w, &u, req[1], f, ch) != MCZ_OK)
             worker_broken(cfg, index, &u, ch);
         fflush(NULL);
-        /* what the unit took, and how many contexts it replayed: the run sizes commands by it */
+        /* what its command took, and how many contexts it replayed, when it ran alone (0 0
+         * else: a command started ahead shares its time with the one before): the run sizes
+         * commands by it */
         replay_stats after;
         replay_worker_stats(w, &after);
         char took[64];
-        int len = snprintf(took, sizeof took, "%.6f %llu", tool_now() - t0,
-                           (unsigned long long)(after.contexts - before.contexts));
+        int len = snprintf(took, sizeof took, "%.6f %llu",
+                           after.alone_seconds - before.alone_seconds,
+                           (unsigned long long)(after.alone_contexts - before.alone_contexts));
         replay_chan_send(ch, REPLAY_REC_UNIT_DONE, 0, req[0], 0, took, (size_t)len);
     }
     replay_stats st;

@@ -3,10 +3,11 @@
  * run's first commands took.
  *
  * A command costs a start S (a process, a JIT loaded: tens of milliseconds for superpmi) and c
- * per context. Starts are measured, not guessed: every command's wall time and contexts are a
- * sample (the worker reports them with the unit's end), and while the samples cannot tell S from
- * c (all of about one size) each worker's next command gets SPAN_RAMP times the units of its
- * last; then S and c come from a least-squares line through the samples, and a command gets the
+ * per context. Starts are measured, not guessed: the wall time and contexts of every command
+ * that ran alone (none of its worker's others in flight; a command started ahead shares its
+ * time) are a sample, reported by the worker with the unit's end. While the samples cannot
+ * tell S from c (all of about one size, or a line that puts S at or below nothing) each
+ * worker's next command gets SPAN_RAMP times the units of its last; then S and c come from a least-squares line through the samples, and a command gets the
  * contexts that make its start at most 1/SPAN_START_SHARE of its time (n = SHARE * S / c).
  * Always within the bound (--exec-batch: bytes of contexts, so of unit file in TMPDIR, per
  * command) and leaving each worker a share of what remains (no worker idles at the end while
@@ -22,8 +23,6 @@
 /* While the samples cannot tell a start from a context's cost: each worker's command that many
  * times its last (1, 4, 16 units: the bound after two, a spread the line can use after one) */
 #define SPAN_RAMP 4
-/* A start is dear when it is at least 1/SPAN_DEAR_SHARE of its command's time */
-#define SPAN_DEAR_SHARE 10
 
 void replay_span_sample(replay_span_model *m, uint64_t contexts, double seconds)
 {
@@ -58,16 +57,9 @@ static double contexts_wanted(const replay_span_model *m)
         return 0;
     if (c <= 0)
         return 1e18; /* no cost per context seen: as large as the bound allows */
-    return s <= 0 ? 1 : SPAN_START_SHARE * s / c;
-}
-
-bool replay_span_start_dear(const replay_span_model *m, uint64_t contexts)
-{
-    double s, c;
-    if (!start_and_cost(m, &s, &c) || s <= 0)
-        return false;
-    double t = s + (c > 0 ? c : 0) * (double)contexts;
-    return s * SPAN_DEAR_SHARE >= t;
+    /* a start the samples put at or below nothing is noise (a replayer always costs its process):
+     * unknown, so commands keep growing to the bound */
+    return s <= 0 ? 0 : SPAN_START_SHARE * s / c;
 }
 
 uint32_t replay_span_next(const replay_span_model *m, const replay_plan *p, size_t next,

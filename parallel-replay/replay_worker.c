@@ -45,8 +45,6 @@ struct replay_worker {
     replay_worker_peek peek; /* the next request, when it has come already */
     void *peek_arg;
     uint64_t commands;   /* --exec: commands run */
-    replay_span_model alone; /* --exec: what its commands started on their turn (not ahead)
-                              * took, start to end */
 };
 
 static int open_collection(replay_worker *w, char *msg, size_t cap)
@@ -377,10 +375,13 @@ static exec_slot *ahead_for(replay_worker *w, const replay_unit *u, uint32_t res
 }
 
 /* The next request, when it has come, read and written ahead in the other slot while the
- * command runs. When starts are dear (at least a tenth of a command, by what this worker's
- * commands started on their turn took) its command is started at once: two commands in flight,
- * the next one's start (a process, a JIT loaded: idle time) under the current one's work.
- * Nothing is sent for it until its turn. Never with one worker (-j 1: one command at a time,
+ * command runs, and its command started at once: two commands in flight, the next one's start
+ * (a process, a JIT loaded: time a core may idle) under the current one's work. Always, not
+ * when a start looks dear: a worker's commands share the cores with the other workers', so
+ * what one took on its own tells the start apart from the load only now and then, and a rule
+ * on it flipped from command to command (bench/FIGURES.md §12); the cost is one more replayer
+ * process a worker, its unit file written ahead in any case. Nothing is sent for it until its
+ * turn. Never with one worker (-j 1: one command at a time,
  * as superpmi without -p, so what a JIT writes to one file stays in context order), nor while
  * the worker's first command runs: that one tells whether superpmi reads the unit's table and
  * whether its JIT loads at all (exit 254 stops the run) before any other starts. */
@@ -399,8 +400,7 @@ static void write_ahead(replay_worker *w)
         sl->ahead = false;
         return;
     }
-    if (w->cfg->exec_overlap && w->commands > 0 && sl->n > 0 &&
-        replay_span_start_dear(&w->alone, sl->n)) {
+    if (w->cfg->exec_overlap && w->commands > 0 && sl->n > 0) {
         sl->job = replay_exec_spawn(w->cfg, sl->dir, &sl->uf, sl->batch, sl->n);
         sl->ahead = sl->job != NULL; /* out of memory: read again on its turn */
     }
@@ -446,8 +446,10 @@ static int exec_unit(replay_worker *w, const replay_unit *u, uint32_t resume, re
     }
     write_ahead(w);
     rc = replay_exec_finish(job, w->commands++ == 0, ch);
-    if (alone)
-        replay_span_sample(&w->alone, sl->n, tool_now() - t0);
+    if (alone) {
+        w->stats.alone_contexts += sl->n;
+        w->stats.alone_seconds += tool_now() - t0;
+    }
     return rc;
 }
 

@@ -2,8 +2,8 @@
  * test_replay_span.c - how many units an --exec command gets (parallel-replay/replay_span.c):
  * one, then four times the last while the commands' times cannot tell a start from the cost per
  * context; then what makes a start 2% of a command, within the bound and a worker's share of
- * what remains (not cut below a start's worth of work), adjacent units only; and when a start
- * is dear enough that a worker starts its next command under the current one.
+ * what remains (not cut below a start's worth of work), adjacent units only; a start the
+ * samples put at or below nothing counts as unknown.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -111,23 +111,18 @@ static void test_share_not_below_a_start(void **state)
     assert_int_equal(replay_span_next(&m, &p, 44, 8, 64u << 20, 2), 10);
 }
 
-static void test_start_dear(void **state)
+static void test_start_at_or_below_nothing(void **state)
 {
     (void)state;
+    replay_plan p = plan_of();
     replay_span_model m = {0};
-    /* nothing known yet: not dear (the next command waits for the current one) */
-    assert_false(replay_span_start_dear(&m, 1400));
-    /* 80 ms a start, 0.04 ms a context: 80 of 136 ms for 1,400 contexts */
-    replay_span_sample(&m, 350, 0.080 + 350 * 0.00004);
-    assert_false(replay_span_start_dear(&m, 1400)); /* one sample tells nothing */
-    replay_span_sample(&m, 1400, 0.080 + 1400 * 0.00004);
-    assert_true(replay_span_start_dear(&m, 1400));
-    /* 80 ms a start, 1 ms a context (a JIT's compile): 80 of 1,480 ms, not dear */
-    replay_span_model jit = {0};
-    replay_span_sample(&jit, 350, 0.080 + 350 * 0.001);
-    replay_span_sample(&jit, 1400, 0.080 + 1400 * 0.001);
-    assert_false(replay_span_start_dear(&jit, 1400));
-    assert_true(replay_span_start_dear(&jit, 400)); /* 80 of 480 ms */
+    /* commands measured beside other work: 350 contexts in 0.22 s, 1,400 in 0.94 s, a line
+     * through nothing (a start of -0.02 s): noise, not a free start, so the commands keep
+     * growing (four times the last) instead of shrinking to one unit each */
+    replay_span_sample(&m, 350, 0.22);
+    replay_span_sample(&m, 1400, 0.94);
+    assert_int_equal(replay_span_next(&m, &p, 10, 4, 64u << 20, 2), 16);
+    assert_int_equal(replay_span_next(&m, &p, 10, 1, 64u << 20, 2), 4);
 }
 
 int main(void)
@@ -138,7 +133,7 @@ int main(void)
         cmocka_unit_test(test_cheap_start_gives_small_commands),
         cmocka_unit_test(test_share_and_adjacency),
         cmocka_unit_test(test_share_not_below_a_start),
-        cmocka_unit_test(test_start_dear),
+        cmocka_unit_test(test_start_at_or_below_nothing),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
