@@ -551,7 +551,7 @@ static int start_once(const replay_config *cfg, exec_files *ef, char ***argv, in
     if (!*argv)
         return MCZ_ENOMEM;
     int exec_errno;
-    int rc = replay_proc_command_start(*argv, ef->out, ef->err, proc, &exec_errno);
+    int rc = mcz_os_command_start(*argv, ef->out, ef->err, proc, &exec_errno);
     if (rc != MCZ_OK)
         snprintf(why, cap, "cannot %s %s: %s", exec_errno ? "run" : "start", (*argv)[0],
                  strerror(exec_errno ? exec_errno : errno));
@@ -703,7 +703,7 @@ static int job_wait(replay_exec_job *job, unit_details *d, int *code_out, replay
 {
     const replay_config *cfg = job->cfg;
     exec_files *ef = &job->ef;
-    int code = replay_proc_command_wait(job->proc);
+    int code = mcz_os_command_wait(job->proc);
     int rc = details_load(cfg, ef, job->ctx, job->n, d);
     /* checked on every unit: a superpmi that read no table must never pass for one that
      * compiled nothing and succeeded */
@@ -724,7 +724,7 @@ static int job_wait(replay_exec_job *job, unit_details *d, int *code_out, replay
         rc = start_once(cfg, ef, &job->argv, &job->proc, why, sizeof why);
         if (rc != MCZ_OK && why[0])
             job_broken(job, why, ch);
-        code = rc == MCZ_OK ? replay_proc_command_wait(job->proc) : rc;
+        code = rc == MCZ_OK ? mcz_os_command_wait(job->proc) : rc;
         rc = rc == MCZ_OK ? details_load(cfg, ef, job->ctx, job->n, d) : rc;
     }
     if (rc == MCZ_OK && code < 0) {

@@ -18,8 +18,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "tool.h"
 #include "mcz_replay.h"
+#include "program.h"
+#include "tool.h"
+#include "worker.h"
 
 /* SuperPMI's exit codes (superpmi.h SpmiResult; -1 and -2 as a Unix shell sees them). */
 enum {
@@ -335,33 +337,12 @@ int replay_exec_output(const char *temp_dir, const replay_exec_view *v, FILE *to
  * under --order-as-parallel, at the verbose level (superpmi -p's parent prints it). */
 void replay_exec_trailer(const replay_exec_view *v, FILE *to);
 
-/* ---- Process module (replay_sched.c, replay_pool.c, replay_proc.c) --------------------------- */
+/* ---- The system: platform/worker.h (workers, commands, stop signals) and platform/program.h
+ * (shared libraries), called directly; replay_proc.c adds only what says more ---------------- */
 
-/* Starts a command (argv[0] looked up in PATH): MCZ_OK and *handle to wait for; 127 with
- * *exec_errno, the errno of an exec that failed (as a shell's status); MCZ_EIO when no process
- * could be made (errno says why). Its stdout and stderr go to new files out_path and err_path
- * (NULL: this process's). Waiting returns its exit status, 128+signal when a signal killed
- * it, or MCZ_EIO. */
-int replay_proc_command_start(char *const argv[], const char *out_path, const char *err_path,
-                              int64_t *handle, int *exec_errno);
-int replay_proc_command_wait(int64_t handle);
-
-/* ---- The system beside processes (replay_proc.c, on platform/) ------------------------------- */
-
-/* True when a worker reads the collection through the parent's input (a fork); false when it
- * opens the collection again itself (Windows), which a stream (-) cannot give it twice. */
-bool replay_proc_workers_share_input(void);
-/* True in a worker the pool started again (Windows): it repeats the parent's setup on its way
- * to its work. Always false on POSIX, where workers are forked. */
-bool replay_proc_is_worker(void);
-/* In such a worker: the parent's temporary directory, which the worker uses as its own; NULL
- * in the parent, and always on POSIX. */
-const char *replay_proc_worker_temp_dir(void);
-/* A shared library (a plugin): loaded, NULL with the system's reason in msg; one of its
- * symbols (NULL: none); unloaded. */
+/* A plugin's shared library loaded, NULL with "cannot load plugin: " and the system's reason
+ * in msg. */
 void *replay_os_library_open(const char *path, char *msg, size_t cap);
-void *replay_os_library_symbol(void *lib, const char *name);
-void replay_os_library_close(void *lib);
 
 /* A details file's columns: its header record as written (no line end) and where superpmi's
  * result columns are (field positions, Context being 0; -1: none). */

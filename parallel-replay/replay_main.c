@@ -188,7 +188,7 @@ static int exec_prepare(const replay_options *o, exec_setup *es)
 /* The run's private temporary directory: the units' files, the workers' details rows. */
 static int temp_prepare(exec_setup *es)
 {
-    const char *inherited = replay_proc_worker_temp_dir();
+    const char *inherited = mcz_os_worker_note();
     if (inherited) { /* a worker started again works in its parent's, which removes it */
         snprintf(es->temp_dir, sizeof es->temp_dir, "%s", inherited);
         es->borrowed = true;
@@ -328,7 +328,7 @@ static uint32_t exec_repeat(char **argv)
 static int worker_cache_prepare(const char *path, char *dir, size_t cap)
 {
     dir[0] = '\0';
-    if (replay_proc_workers_share_input() || replay_proc_is_worker() || !mcz_path_is_url(path) ||
+    if (mcz_os_workers_fork() || mcz_os_worker_started_again() || !mcz_path_is_url(path) ||
         getenv("MCZ_CACHE_DIR"))
         return -1;
     const char *tmp = mcz_os_temp_dir();
@@ -348,13 +348,13 @@ static int worker_cache_prepare(const char *path, char *dir, size_t cap)
  * through its source), so the program has no stream or URL branch of its own. */
 static int replay_main(const replay_options *o, const char *path)
 {
-    if (!replay_proc_workers_share_input() && tool_input_is_stream(path))
+    if (!mcz_os_workers_fork() && tool_input_is_stream(path))
         return replay_fail_usage("%s: a stream cannot be replayed here: each worker process reads the "
                           "collection itself (no fork); save it to a file first",
                           tool_display_name(path, false));
     /* A worker started again repeats the parent's setup: its warnings were the parent's. */
     bool shown = tool_info_shown();
-    if (replay_proc_is_worker())
+    if (mcz_os_worker_started_again())
         tool_set_levels(true, false, false);
     replay_plan plan;
     mcz_diag d;
@@ -387,7 +387,7 @@ static int replay_main(const replay_options *o, const char *path)
     replay_config cfg;
     exec_setup es = {NULL, NULL, false, "", false};
     int code = configure(o, &plan, &cfg, &es);
-    if (replay_proc_is_worker())
+    if (mcz_os_worker_started_again())
         tool_set_levels(true, shown, shown);
     if (code < 0) {
         replay_run_options ro = {.workers = workers_wanted(o),

@@ -15,10 +15,10 @@ int replay_plugin_load(const char *path, const mcz_replay_plugin_desc **out, cha
     void *lib = replay_os_library_open(path, msg, cap);
     if (!lib)
         return MCZ_EINVAL;
-    void *sym = replay_os_library_symbol(lib, MCZ_REPLAY_ENTRY_SYMBOL);
+    void *sym = mcz_os_library_symbol(lib, MCZ_REPLAY_ENTRY_SYMBOL);
     if (!sym) {
         snprintf(msg, cap, "plugin %s does not export %s()", path, MCZ_REPLAY_ENTRY_SYMBOL);
-        replay_os_library_close(lib);
+        mcz_os_library_close(lib);
         return MCZ_EINVAL;
     }
     mcz_replay_plugin_fn entry;
@@ -30,7 +30,7 @@ int replay_plugin_load(const char *path, const mcz_replay_plugin_desc **out, cha
         given->struct_size < need) {
         snprintf(msg, cap, "plugin %s: ABI version %u, mcz-replay speaks versions %u to %u",
                  path, version, MCZ_REPLAY_ABI_VERSION_MIN, MCZ_REPLAY_ABI_VERSION);
-        replay_os_library_close(lib);
+        mcz_os_library_close(lib);
         return MCZ_EVERSION;
     }
     /* a version 1 struct ends before the version 2 members: they read as NULL (one plugin per
@@ -41,12 +41,12 @@ int replay_plugin_load(const char *path, const mcz_replay_plugin_desc **out, cha
     memcpy(desc, given, need);
     if (!desc->init || !desc->replay) {
         snprintf(msg, cap, "plugin %s: init() and replay() are required", path);
-        replay_os_library_close(lib);
+        mcz_os_library_close(lib);
         return MCZ_EINVAL;
     }
     if (desc->diffs && !desc->replay_diff) {
         snprintf(msg, cap, "plugin %s: diffs() without replay_diff()", path);
-        replay_os_library_close(lib);
+        mcz_os_library_close(lib);
         return MCZ_EINVAL;
     }
     *out = desc; /* it and the library stay for the life of the process */

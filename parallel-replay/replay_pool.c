@@ -56,7 +56,7 @@ int replay_read_full(int fd, void *buf, size_t len)
     return 1;
 }
 
-bool replay_pool_stopping(void) { return replay_proc_stop_signal() != 0; }
+bool replay_pool_stopping(void) { return mcz_os_stop_watched() != 0; }
 
 void replay_pool_kill_all(void)
 {
@@ -87,7 +87,7 @@ int replay_pool_start(size_t slot)
     w->proc = replay_proc_start(slot, pool.ops);
     if (!w->proc)
         return MCZ_EIO;
-    w->ring = replay_proc_ring(w->proc);
+    w->ring = mcz_os_worker_shared(w->proc);
     w->deadline = 0;
     w->out_len = 0;
     return MCZ_OK;
@@ -247,8 +247,8 @@ static int run_loop(int *stopped, char *why, size_t cap)
 {
     int rc = MCZ_OK;
     while (live_workers() > 0) {
-        if (replay_proc_stop_signal() && !*stopped) {
-            *stopped = replay_proc_stop_signal();
+        if (mcz_os_stop_watched() && !*stopped) {
+            *stopped = mcz_os_stop_watched();
             replay_pool_kill_all();
         }
         if (!wait_once(why, cap)) {

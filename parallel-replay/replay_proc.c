@@ -1,27 +1,19 @@
 /*
  * replay_proc.c - mcz-replay's worker processes (replay_proc.h), on the platform's worker
  * facility (platform/worker.h: forked on POSIX, the program started again on Windows): each
- * worker's shared region is its ring, its wake-up pipe and the ring its channel. Also the
- * --exec commands, the stop signals and the plugins' libraries, each the platform's call
- * under the name the rest of mcz-replay knows.
+ * worker's shared region is its ring, its wake-up pipe and the ring its channel. Also a
+ * plugin's library opened with mcz-replay's words for a failure. The rest of mcz-replay calls
+ * the platform's functions that need no words of its own (commands, stop signals, CPU time)
+ * directly.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "program.h"
 #include "replay_proc.h"
 
 /* The pool's callbacks, for the worker a fork starts (a run at a time). */
 static const replay_pool_ops *worker_ops;
-
-int replay_proc_stop_signal(void) { return mcz_os_stop_watched(); }
-
-bool replay_proc_workers_share_input(void) { return mcz_os_workers_fork(); }
-
-bool replay_proc_is_worker(void) { return mcz_os_worker_started_again(); }
-
-const char *replay_proc_worker_temp_dir(void) { return mcz_os_worker_note(); }
 
 static void worker_main(void *arg, const mcz_os_worker_self *self)
 {
@@ -47,8 +39,6 @@ replay_proc *replay_proc_start(size_t slot, const replay_pool_ops *ops)
     return mcz_os_worker_start(slot, replay_ring_bytes(), ops->temp_dir, worker_main, NULL);
 }
 
-replay_ring *replay_proc_ring(const replay_proc *p) { return mcz_os_worker_shared(p); }
-
 int replay_proc_wait(replay_proc *const *procs, size_t n, int timeout_ms, char *why,
                      size_t cap)
 {
@@ -66,20 +56,6 @@ int replay_proc_reap(replay_proc *p, char *how, size_t cap)
     return status;
 }
 
-double replay_proc_cpu_seconds(bool workers) { return mcz_os_cpu_seconds(workers); }
-
-bool replay_proc_readable(int fd, int wait_ms) { return mcz_os_readable(fd, wait_ms); }
-
-/* ---- --exec commands ---- */
-
-int replay_proc_command_start(char *const argv[], const char *out_path, const char *err_path,
-                              int64_t *handle, int *exec_errno)
-{
-    return mcz_os_command_start(argv, out_path, err_path, handle, exec_errno);
-}
-
-int replay_proc_command_wait(int64_t handle) { return mcz_os_command_wait(handle); }
-
 /* ---- The plugins' libraries ---- */
 
 void *replay_os_library_open(const char *path, char *msg, size_t cap)
@@ -91,9 +67,3 @@ void *replay_os_library_open(const char *path, char *msg, size_t cap)
     return lib;
 }
 
-void *replay_os_library_symbol(void *lib, const char *name)
-{
-    return mcz_os_library_symbol(lib, name);
-}
-
-void replay_os_library_close(void *lib) { mcz_os_library_close(lib); }

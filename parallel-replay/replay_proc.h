@@ -114,9 +114,6 @@ void replay_span_sample(replay_span_model *m, uint64_t contexts, double seconds)
 uint32_t replay_span_next(const replay_span_model *m, const replay_plan *p, size_t next,
                           uint32_t last, uint64_t bound, size_t workers);
 
-/* True when a read of fd (a pipe) would not wait, waiting up to wait_ms for it (false at its
- * end too). */
-bool replay_proc_readable(int fd, int wait_ms);
 
 typedef struct replay_pool replay_pool;
 
@@ -175,7 +172,6 @@ replay_proc *replay_proc_start(size_t slot, const replay_pool_ops *ops);
 /* True in a worker the pool started again (Windows), with its slot, its request descriptor and
  * its channel; false in the parent, and always on POSIX, where workers are forked. */
 bool replay_proc_attach(size_t *slot, int *req_fd, replay_chan *ch);
-replay_ring *replay_proc_ring(const replay_proc *p);
 
 /* Waits at most timeout_ms (-1: no limit) until one of the n workers (NULL: an empty slot)
  * prints or wakes the parent, or a stop signal comes. MCZ_OK, or MCZ_EIO with why set. */
@@ -186,9 +182,5 @@ int replay_proc_wait(replay_proc *const *procs, size_t n, int timeout_ms, char *
 /* Waits for the worker's end: its status as a shell's (-1: lost track of it), and how it ended
  * in words ("worker ..."). Its pipes and ring stay to be read until mcz_os_worker_free. */
 int replay_proc_reap(replay_proc *p, char *how, size_t cap);
-/* The stop signal that came during the run (a console event counts as SIGINT); 0: none. */
-int replay_proc_stop_signal(void);
-/* CPU seconds used by this process, or by the workers that ended (workers true). */
-double replay_proc_cpu_seconds(bool workers);
 
 #endif /* MCZ_REPLAY_PROC_H */

@@ -159,7 +159,7 @@ static int next_request(requests *q, uint32_t *req)
 static int peek_request(void *arg, replay_unit *u, uint32_t *resume, replay_filter *f)
 {
     requests *q = arg;
-    if (q->stashed || !replay_proc_readable(q->fd, PEEK_WAIT_MS) ||
+    if (q->stashed || !mcz_os_readable(q->fd, PEEK_WAIT_MS) ||
         replay_read_full(q->fd, q->req, REQUEST_SIZE) != 1 || !request_valid(q->plan, q->req))
         return 0;
     q->stashed = true;
@@ -648,8 +648,8 @@ static void on_tick(void *arg)
 
 static void print_stats(const run *r)
 {
-    fprintf(stderr, "cpu: parent %.3f s, workers %.3f s\n", replay_proc_cpu_seconds(false),
-            replay_proc_cpu_seconds(true));
+    fprintf(stderr, "cpu: parent %.3f s, workers %.3f s\n", mcz_os_cpu_seconds(false),
+            mcz_os_cpu_seconds(true));
     for (size_t i = 0; i < r->nslots; i++) {
         const replay_stats *st = &r->slots[i].stats;
         fprintf(stderr,
