@@ -102,6 +102,39 @@ same "dear starts, -j 2: -f as one superpmi run" dref.mcl dgot.mcl
 same "dear starts, -j 2: details as one superpmi run" dref.csv dgot.csv
 [ -z "$(ls -A tmp)" ] && pass "dear starts, -j 2: TMPDIR left empty" ||
     fail "dear starts, -j 2: TMPDIR left empty"
+# Starts that cost nothing, 1 ms a context: still two in flight a worker (a rule that started
+# the next command only when a start looked dear left a core idle in every start of a JIT's).
+# A worker's first command runs alone; its second (the second to log, the log taken under a
+# lock) waits at its end (3 s at most) for a third of its worker to have started, which comes at
+# once when the next command starts under the current one, and never while it runs otherwise.
+cat > cheap.sh <<EOF
+#!/bin/sh
+for last; do :; done
+worker=\$(basename "\$(dirname "\$last")" .next)
+n=\$(flock "$T/clog" sh -c 'echo "S \$0 \$1" >> "$T/clog"; grep -c "^S \$0 " "$T/clog"' \
+    "\$worker" \$\$)
+"$SP" "\$@"
+rc=\$?
+if [ "\$n" -eq 2 ]; then
+    i=0
+    while [ \$i -lt 30 ]; do
+        if [ "\$(grep -c "^S \$worker " "$T/clog")" -gt 2 ]; then
+            echo "overlap \$worker" >> "$T/clog"; break
+        fi
+        sleep 0.1; i=\$((i + 1))
+    done
+fi
+exit \$rc
+EOF
+chmod +x cheap.sh
+: > clog
+STANDIN_SLEEP_MS=1 TMPDIR="$T/tmp" "$R" -q -j 2 --exec-batch 1M -f c.mcl --details c.csv \
+    --exec "$T/cheap.sh jit.so" d.mcz > /dev/null 2>&1
+overlapped=$(grep '^overlap ' clog | cut -d' ' -f2 | sort -u | wc -l)
+[ "$overlapped" -eq 2 ] &&
+    pass "cheap starts, -j 2: each worker's third command started under its second" ||
+    fail "cheap starts, -j 2: each worker's third command started under its second ($overlapped of 2)"
+same "cheap starts, -j 2: details as one superpmi run" dref.csv c.csv
 : > log # -j 1: no waiting for a start that must not come
 WAIT_TENTHS=0 TMPDIR="$T/tmp" "$R" -q -j 1 --exec-batch 1M -f d1.mcl --exec "$T/dear.sh jit.so" \
     d.mcz > /dev/null 2>&1
