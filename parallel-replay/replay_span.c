@@ -7,8 +7,9 @@
  * that ran alone (none of its worker's others in flight; a command started ahead shares its
  * time) are a sample, reported by the worker with the unit's end. While the samples cannot
  * tell S from c (all of about one size, or a line that puts S at or below nothing) each
- * worker's next command gets SPAN_RAMP times the units of its last; then S and c come from a least-squares line through the samples, and a command gets the
- * contexts that make its start at most 1/SPAN_START_SHARE of its time (n = SHARE * S / c).
+ * worker's next command gets SPAN_RAMP times the units of its last; then S and c come from a
+ * least-squares line through the samples, and a command gets the contexts that make its start
+ * at most 1/SPAN_START_SHARE of its time (n = SHARE * S / c).
  * Always within the bound (--exec-batch: bytes of contexts, so of unit file in TMPDIR, per
  * command) and leaving each worker a share of what remains (no worker idles at the end while
  * one runs a long last command), but the share is not cut below the contexts whose work costs

@@ -381,10 +381,10 @@ static exec_slot *ahead_for(replay_worker *w, const replay_unit *u, uint32_t res
  * what one took on its own tells the start apart from the load only now and then, and a rule
  * on it flipped from command to command (bench/FIGURES.md §12); the cost is one more replayer
  * process a worker, its unit file written ahead in any case. Nothing is sent for it until its
- * turn. Never with one worker (-j 1: one command at a time,
- * as superpmi without -p, so what a JIT writes to one file stays in context order), nor while
- * the worker's first command runs: that one tells whether superpmi reads the unit's table and
- * whether its JIT loads at all (exit 254 stops the run) before any other starts. */
+ * turn. Never with one worker (-j 1: one command at a time, as superpmi without -p, so what a
+ * JIT writes to one file stays in context order), nor while the worker's first command runs:
+ * that one tells whether superpmi reads the unit's table and whether its JIT loads at all
+ * (exit 254 stops the run) before any other starts. */
 static void write_ahead(replay_worker *w)
 {
     replay_unit next;
