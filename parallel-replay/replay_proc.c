@@ -66,4 +66,3 @@ void *replay_os_library_open(const char *path, char *msg, size_t cap)
         snprintf(msg, cap, "cannot load plugin: %s", why);
     return lib;
 }
-

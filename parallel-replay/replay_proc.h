@@ -95,11 +95,9 @@ int replay_records_take(replay_record_reader *rd, replay_ring *g,
                         void (*on_record)(void *arg, const replay_record *rec), void *arg,
                         const char **why);
 
-/* ---- Process pool (replay_pool.c) ------------------------------------------------------------ */
-
 /* ---- How many units an --exec command gets (replay_span.c) ---- */
 
-/* The run's commands so far: sums over (contexts, wall seconds) of each. */
+/* The run's commands that ran alone so far: sums over (contexts, wall seconds) of each. */
 typedef struct replay_span_model {
     double sum_n, sum_t, sum_nn, sum_nt;
     size_t samples;
@@ -114,6 +112,7 @@ void replay_span_sample(replay_span_model *m, uint64_t contexts, double seconds)
 uint32_t replay_span_next(const replay_span_model *m, const replay_plan *p, size_t next,
                           uint32_t last, uint64_t bound, size_t workers);
 
+/* ---- Process pool (replay_pool.c) ------------------------------------------------------------ */
 
 typedef struct replay_pool replay_pool;
 
